@@ -1,0 +1,162 @@
+/*
+ * cublas_ref.c -- cuBLAS as a same-run reference for the device GEMM benchmark.
+ *
+ * Plain C on the CUDA runtime and the cuBLAS v2 C API. The math mode is set to
+ * CUBLAS_DEFAULT_MATH explicitly, which keeps SGEMM on FP32 arithmetic (TF32 tensor cores are
+ * used only under CUBLAS_TF32_TENSOR_OP_MATH, or when NVIDIA_TF32_OVERRIDE / emulation
+ * environment variables ask for it: the benchmark warns about those). DGEMM may use the FP64
+ * tensor cores, which are full double precision. Timing: one cudaEvent pair around each call,
+ * median of the reps, like the OpenCL columns.
+ */
+#include "cublas_ref.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+
+static char g_err[256];
+static char g_desc[320];
+
+static int cuda_fail(const char *what, cudaError_t e)
+{
+    snprintf(g_err, sizeof g_err, "%s: %s", what, cudaGetErrorString(e));
+    return -1;
+}
+
+static int cublas_fail(const char *what, cublasStatus_t s)
+{
+    snprintf(g_err, sizeof g_err, "%s: %s", what, cublasGetStatusString(s));
+    return -1;
+}
+
+const char *cublas_ref_last_error(void) { return g_err; }
+
+const char *cublas_ref_description(void) { return g_desc; }
+
+int cublas_ref_available(void)
+{
+    int count = 0;
+    cudaError_t e = cudaGetDeviceCount(&count);
+    if (e != cudaSuccess) {
+        cuda_fail("cudaGetDeviceCount", e);
+        return 0;
+    }
+    if (count <= 0) {
+        snprintf(g_err, sizeof g_err, "no CUDA device");
+        return 0;
+    }
+    struct cudaDeviceProp prop;
+    e = cudaGetDeviceProperties(&prop, 0);
+    if (e != cudaSuccess) {
+        cuda_fail("cudaGetDeviceProperties", e);
+        return 0;
+    }
+    int major = 0, minor = 0, patch = 0;
+    cublasGetProperty(MAJOR_VERSION, &major);
+    cublasGetProperty(MINOR_VERSION, &minor);
+    cublasGetProperty(PATCH_LEVEL, &patch);
+    snprintf(g_desc, sizeof g_desc, "%s (sm_%d%d), cuBLAS %d.%d.%d", prop.name, prop.major,
+             prop.minor, major, minor, patch);
+    g_err[0] = '\0';
+    return 1;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+int cublas_ref_gemm(int dbl, int m, int n, int k, const void *A, const void *B, const void *C0,
+                    double alpha, double beta, int warmup, int reps, double *median_ms)
+{
+    return cublas_ref_gemm_ex(dbl, 0, 0, m, n, k, A, m, B, k, C0, m, alpha, beta, warmup, reps,
+                              median_ms, NULL, NULL, NULL);
+}
+
+int cublas_ref_gemm_ex(int dbl, int transa, int transb, int m, int n, int k, const void *A, int lda,
+                       const void *B, int ldb, const void *C0, int ldc, double alpha, double beta,
+                       int warmup, int reps, double *median_ms, double *min_ms, double *max_ms,
+                       void *C_out)
+{
+    const size_t es = dbl ? sizeof(double) : sizeof(float);
+    const size_t na = (size_t)lda * (size_t)(transa ? m : k);
+    const size_t nb = (size_t)ldb * (size_t)(transb ? k : n);
+    const size_t nc = (size_t)ldc * (size_t)n;
+    const cublasOperation_t opa = transa ? CUBLAS_OP_T : CUBLAS_OP_N;
+    const cublasOperation_t opb = transb ? CUBLAS_OP_T : CUBLAS_OP_N;
+    const float fa = (float)alpha, fb = (float)beta;
+    void *dA = NULL, *dB = NULL, *dC = NULL;
+    cublasHandle_t h = NULL;
+    cudaEvent_t e0 = NULL, e1 = NULL;
+    double *times = NULL;
+    int rc = -1;
+    cudaError_t ce;
+    cublasStatus_t cs;
+
+    g_err[0] = '\0';
+    if (reps < 1) reps = 1;
+    if (warmup < 0) warmup = 0;
+    times = (double *)malloc(sizeof(double) * (size_t)reps);
+    if (!times) {
+        snprintf(g_err, sizeof g_err, "out of host memory");
+        return -1;
+    }
+    if ((ce = cudaSetDevice(0)) != cudaSuccess) { cuda_fail("cudaSetDevice", ce); goto done; }
+    if ((ce = cudaMalloc(&dA, na * es)) != cudaSuccess) { cuda_fail("cudaMalloc(A)", ce); goto done; }
+    if ((ce = cudaMalloc(&dB, nb * es)) != cudaSuccess) { cuda_fail("cudaMalloc(B)", ce); goto done; }
+    if ((ce = cudaMalloc(&dC, nc * es)) != cudaSuccess) { cuda_fail("cudaMalloc(C)", ce); goto done; }
+    if ((ce = cudaMemcpy(dA, A, na * es, cudaMemcpyHostToDevice)) != cudaSuccess) { cuda_fail("cudaMemcpy(A)", ce); goto done; }
+    if ((ce = cudaMemcpy(dB, B, nb * es, cudaMemcpyHostToDevice)) != cudaSuccess) { cuda_fail("cudaMemcpy(B)", ce); goto done; }
+    if ((ce = cudaMemcpy(dC, C0, nc * es, cudaMemcpyHostToDevice)) != cudaSuccess) { cuda_fail("cudaMemcpy(C)", ce); goto done; }
+    if ((cs = cublasCreate(&h)) != CUBLAS_STATUS_SUCCESS) { cublas_fail("cublasCreate", cs); goto done; }
+    /* FP32 stays FP32: no TF32 tensor-op math. */
+    if ((cs = cublasSetMathMode(h, CUBLAS_DEFAULT_MATH)) != CUBLAS_STATUS_SUCCESS) { cublas_fail("cublasSetMathMode", cs); goto done; }
+    if ((ce = cudaEventCreate(&e0)) != cudaSuccess) { cuda_fail("cudaEventCreate", ce); goto done; }
+    if ((ce = cudaEventCreate(&e1)) != cudaSuccess) { cuda_fail("cudaEventCreate", ce); goto done; }
+
+#define CALL_GEMM()                                                                             \
+    (dbl ? cublasDgemm(h, opa, opb, m, n, k, &alpha, (const double *)dA, lda, (const double *)dB, \
+                       ldb, &beta, (double *)dC, ldc)                                           \
+         : cublasSgemm(h, opa, opb, m, n, k, &fa, (const float *)dA, lda, (const float *)dB,    \
+                       ldb, &fb, (float *)dC, ldc))
+
+    if (C_out) { /* one call on C0 for the caller's correctness check */
+        if ((cs = CALL_GEMM()) != CUBLAS_STATUS_SUCCESS) { cublas_fail("cublas gemm", cs); goto done; }
+        if ((ce = cudaMemcpy(C_out, dC, nc * es, cudaMemcpyDeviceToHost)) != cudaSuccess) { cuda_fail("cudaMemcpy(C back)", ce); goto done; }
+        if ((ce = cudaMemcpy(dC, C0, nc * es, cudaMemcpyHostToDevice)) != cudaSuccess) { cuda_fail("cudaMemcpy(C)", ce); goto done; }
+    }
+    for (int i = 0; i < warmup; i++) {
+        if ((cs = CALL_GEMM()) != CUBLAS_STATUS_SUCCESS) { cublas_fail("cublas gemm", cs); goto done; }
+    }
+    if ((ce = cudaDeviceSynchronize()) != cudaSuccess) { cuda_fail("warm-up", ce); goto done; }
+    for (int i = 0; i < reps; i++) {
+        float ms = 0.0f;
+        cudaEventRecord(e0, 0);
+        if ((cs = CALL_GEMM()) != CUBLAS_STATUS_SUCCESS) { cublas_fail("cublas gemm", cs); goto done; }
+        cudaEventRecord(e1, 0);
+        if ((ce = cudaEventSynchronize(e1)) != cudaSuccess) { cuda_fail("cudaEventSynchronize", ce); goto done; }
+        if ((ce = cudaEventElapsedTime(&ms, e0, e1)) != cudaSuccess) { cuda_fail("cudaEventElapsedTime", ce); goto done; }
+        times[i] = ms;
+    }
+#undef CALL_GEMM
+    qsort(times, (size_t)reps, sizeof(double), cmp_double);
+    if (median_ms)
+        *median_ms = reps % 2 ? times[reps / 2] : 0.5 * (times[reps / 2 - 1] + times[reps / 2]);
+    if (min_ms) *min_ms = times[0];
+    if (max_ms) *max_ms = times[reps - 1];
+    rc = 0;
+
+done:
+    if (e0) cudaEventDestroy(e0);
+    if (e1) cudaEventDestroy(e1);
+    if (h) cublasDestroy(h);
+    if (dA) cudaFree(dA);
+    if (dB) cudaFree(dB);
+    if (dC) cudaFree(dC);
+    free(times);
+    return rc;
+}

@@ -1,0 +1,174 @@
+/*
+ * clhgemm.h -- the one public header of libclhgemm.
+ *
+ * clhgemm computes BLAS level-3 matrix products with OpenCL on whatever devices a machine has.
+ * This header declares the status codes, the version query, device discovery, and the
+ * device-buffer GEMM entry points (clhgemm_{s,d}gemm_cl) that take cl_mem operands and enqueue
+ * asynchronously on the caller's command queue.
+ *
+ * Conventions: argument order and enum values follow CBLAS, so CBLAS users need no translation
+ * (CLHGEMM_COL_MAJOR == CblasColMajor == 102, CLHGEMM_TRANS == CblasTrans == 112, ...).
+ * Every fallible call returns clhgemm_status_t; OpenCL error codes pass through at their own
+ * (negative) values, the library's own codes live in the range -2000..-2999.
+ */
+#ifndef CLHGEMM_H
+#define CLHGEMM_H
+
+#include <stddef.h>
+
+#ifndef CL_TARGET_OPENCL_VERSION
+#define CL_TARGET_OPENCL_VERSION 120
+#endif
+#include <CL/cl.h>
+
+#include "clhgemm_version.h"
+
+#if defined(_WIN32)
+#  if defined(CLHGEMM_BUILDING)
+#    define CLHGEMM_API __declspec(dllexport)
+#  else
+#    define CLHGEMM_API __declspec(dllimport)
+#  endif
+#elif defined(__GNUC__)
+#  define CLHGEMM_API __attribute__((visibility("default")))
+#else
+#  define CLHGEMM_API
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- enums (CBLAS values) --------------------------------------------------------------- */
+typedef enum clhgemm_layout_e {
+    CLHGEMM_ROW_MAJOR = 101,
+    CLHGEMM_COL_MAJOR = 102
+} clhgemm_layout_t;
+
+typedef enum clhgemm_transpose_e {
+    CLHGEMM_NO_TRANS = 111,
+    CLHGEMM_TRANS = 112,
+    CLHGEMM_CONJ_TRANS = 113 /* same as CLHGEMM_TRANS for real data */
+} clhgemm_transpose_t;
+
+/* ---- status ----------------------------------------------------------------------------- */
+/* X-macro: name, value, message. Library codes only; OpenCL codes (CL_*) are returned as they
+ * are and clhgemm_status_string() names them too. */
+#define CLHGEMM_STATUS_LIST(X)                                                                  \
+    X(CLHGEMM_SUCCESS, 0, "success")                                                            \
+    X(CLHGEMM_INVALID_LAYOUT, -2001, "layout is not CLHGEMM_ROW_MAJOR or CLHGEMM_COL_MAJOR")    \
+    X(CLHGEMM_INVALID_TRANS_A, -2002, "transA is not a CLHGEMM_*TRANS value")                   \
+    X(CLHGEMM_INVALID_TRANS_B, -2003, "transB is not a CLHGEMM_*TRANS value")                   \
+    X(CLHGEMM_INVALID_M, -2004, "m is negative")                                                \
+    X(CLHGEMM_INVALID_N, -2005, "n is negative")                                                \
+    X(CLHGEMM_INVALID_K, -2006, "k is negative")                                                \
+    X(CLHGEMM_INVALID_LDA, -2007, "lda is smaller than the rows of A as stored")                \
+    X(CLHGEMM_INVALID_LDB, -2008, "ldb is smaller than the rows of B as stored")                \
+    X(CLHGEMM_INVALID_LDC, -2009, "ldc is smaller than the rows of C as stored")                \
+    X(CLHGEMM_NULL_BUFFER_A, -2010, "buffer A is NULL")                                         \
+    X(CLHGEMM_NULL_BUFFER_B, -2011, "buffer B is NULL")                                         \
+    X(CLHGEMM_NULL_BUFFER_C, -2012, "buffer C is NULL")                                         \
+    X(CLHGEMM_INSUFFICIENT_BUFFER_A, -2013, "buffer A is too small for offset plus extent")     \
+    X(CLHGEMM_INSUFFICIENT_BUFFER_B, -2014, "buffer B is too small for offset plus extent")     \
+    X(CLHGEMM_INSUFFICIENT_BUFFER_C, -2015, "buffer C is too small for offset plus extent")     \
+    X(CLHGEMM_INVALID_QUEUE, -2016, "command queue is NULL or not valid")                       \
+    X(CLHGEMM_CONTEXT_MISMATCH, -2017, "a buffer belongs to another context than the queue")   \
+    X(CLHGEMM_FP64_NOT_SUPPORTED, -2018, "the device has no double precision (cl_khr_fp64)")    \
+    X(CLHGEMM_KERNEL_BUILD_FAILED, -2019, "an OpenCL kernel failed to build on this device")    \
+    X(CLHGEMM_OUT_OF_HOST_MEMORY, -2020, "a host memory allocation failed")                     \
+    X(CLHGEMM_NO_DEVICE, -2021, "no OpenCL device matches")                                     \
+    X(CLHGEMM_INVALID_ARGUMENT, -2022, "an argument is NULL or out of range")                   \
+    X(CLHGEMM_INVALID_DEVICE_SPEC, -2023, "device selection string matches no device")          \
+    X(CLHGEMM_WORKSPACE_TOO_SMALL, -2024, "the device cannot hold even one tile of temporaries")\
+    X(CLHGEMM_INTERNAL_ERROR, -2099, "internal error (please report)")
+
+typedef enum clhgemm_status_e {
+#define CLHGEMM_STATUS_ENUM_(name, value, msg) name = value,
+    CLHGEMM_STATUS_LIST(CLHGEMM_STATUS_ENUM_)
+#undef CLHGEMM_STATUS_ENUM_
+    CLHGEMM_STATUS_FORCE_INT_ = 0x7fffffff
+} clhgemm_status_t;
+
+/* Name of a status (library or OpenCL code), e.g. "CLHGEMM_INVALID_LDA" or
+ * "CL_OUT_OF_RESOURCES". Never NULL; unknown codes give "CLHGEMM_UNKNOWN_STATUS". */
+CLHGEMM_API const char *clhgemm_status_string(int status);
+/* One-line human description of a status. Never NULL. */
+CLHGEMM_API const char *clhgemm_status_message(int status);
+
+/* ---- version ---------------------------------------------------------------------------- */
+/* "MAJOR.MINOR.PATCH" of the library actually loaded (compare with CLHGEMM_VERSION_STRING). */
+CLHGEMM_API const char *clhgemm_version(void);
+
+/* ---- devices ---------------------------------------------------------------------------- */
+typedef enum clhgemm_device_kind_e {
+    CLHGEMM_DEVICE_GPU = 1,
+    CLHGEMM_DEVICE_CPU = 2,
+    CLHGEMM_DEVICE_ACCELERATOR = 3,
+    CLHGEMM_DEVICE_OTHER = 4
+} clhgemm_device_kind_t;
+
+typedef struct clhgemm_device_info_s {
+    int index;                 /* position in the full enumeration (all platforms, in order) */
+    cl_platform_id platform;
+    cl_device_id device;
+    clhgemm_device_kind_t kind;
+    char name[256];
+    char vendor[256];
+    char platform_name[256];
+    char driver_version[128];
+    char device_version[128];  /* CL_DEVICE_VERSION, e.g. "OpenCL 3.0 CUDA" */
+    int has_fp64;
+    unsigned compute_units;
+    size_t max_work_group_size;
+    unsigned long long local_mem_bytes;
+    unsigned long long global_mem_bytes;
+    unsigned long long max_alloc_bytes;
+    int nv_compute_capability; /* e.g. 90 for sm_90; 0 when not an NVIDIA device */
+    char features[512];        /* kernel feature macros derived from the above, space-separated */
+} clhgemm_device_info_t;
+
+/* Lists the OpenCL devices of all platforms, filtered by `spec` (NULL: the environment variable
+ * CLHGEMM_DEVICES, or every device when it is unset or empty). A spec is a comma-separated list
+ * of items, each a device index (as in `index`) or a case-insensitive substring of the device
+ * name, vendor or platform name; "gpu" / "cpu" select by kind. Up to `capacity` entries are
+ * written to `out` (which may be NULL when capacity is 0); *count receives how many matched.
+ * Returns CLHGEMM_INVALID_DEVICE_SPEC if a non-empty spec matches nothing and CLHGEMM_NO_DEVICE
+ * when the machine has no OpenCL device at all. */
+CLHGEMM_API clhgemm_status_t clhgemm_devices_get(const char *spec, clhgemm_device_info_t *out,
+                                                 size_t capacity, size_t *count);
+
+/* Fills *info for one device (any device, selected or not). */
+CLHGEMM_API clhgemm_status_t clhgemm_device_info(cl_device_id device, clhgemm_device_info_t *info);
+
+/* ---- device-buffer GEMM ----------------------------------------------------------------- */
+/* C := alpha * op(A) * op(B) + beta * C on buffers that live on the queue's device.
+ * Offsets and leading dimensions are in elements. The work is enqueued on `queue` and the call
+ * returns without waiting; if `event` is not NULL it receives an event (to be released by the
+ * caller) that completes when C is final. All argument checks happen before anything is
+ * enqueued: on any error nothing is written to C. beta == 0 never reads C (NaN in C does not
+ * propagate). Safe to call from several threads, also on one queue. */
+CLHGEMM_API clhgemm_status_t clhgemm_sgemm_cl(clhgemm_layout_t layout, clhgemm_transpose_t transA,
+                                              clhgemm_transpose_t transB, int m, int n, int k,
+                                              float alpha, cl_mem A, size_t offA, int lda, cl_mem B,
+                                              size_t offB, int ldb, float beta, cl_mem C,
+                                              size_t offC, int ldc, cl_command_queue queue,
+                                              cl_event *event);
+
+CLHGEMM_API clhgemm_status_t clhgemm_dgemm_cl(clhgemm_layout_t layout, clhgemm_transpose_t transA,
+                                              clhgemm_transpose_t transB, int m, int n, int k,
+                                              double alpha, cl_mem A, size_t offA, int lda, cl_mem B,
+                                              size_t offB, int ldb, double beta, cl_mem C,
+                                              size_t offC, int ldc, cl_command_queue queue,
+                                              cl_event *event);
+
+/* Releases every cached program and temporary buffer held for any context (and the references
+ * the library holds on contexts and queues). Waits for work the library enqueued to finish.
+ * Optional: without it the driver reclaims everything at process exit. (The library does not
+ * call OpenCL from a destructor: drivers may already be gone at that point.) */
+CLHGEMM_API void clhgemm_release_resources(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* CLHGEMM_H */

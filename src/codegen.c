@@ -1,0 +1,197 @@
+/*
+ * codegen.c -- generates the copy/pack kernels (see codegen.h for the kinds and parameters).
+ *
+ * Why generated rather than a fixed .cl file: each variant is specialised on its direction of
+ * contiguity and on beta == 0, and its blocking (work-group tile, work-item tile) is a tuning
+ * parameter (seed 002 tunes exactly these); emitting the loops with compile-time trip counts
+ * lets every compiler unroll them. Index arithmetic on user buffers is 64-bit (ulong: a user
+ * matrix may exceed 2^31 elements); on workspace buffers it is 32-bit (src/gemm.c keeps them
+ * below 2^31 elements).
+ */
+#include "codegen.h"
+
+#include <stdio.h>
+#include <string.h>
+
+void chg_copy_params_default(const chg_device_t *dev, chg_copy_kind_t kind, chg_precision_t prec,
+                             chg_copy_params_t *p)
+{
+    memset(p, 0, sizeof(*p));
+    p->kind = kind;
+    p->prec = prec;
+    p->src_contig_i = 1;
+    if (dev->features & CHG_FEAT_GPU) {
+        /* 32x32 tiles, 256 work-items, 4 elements each: a 128-byte row per warp. */
+        p->tile_i = 32;
+        p->tile_p = 32;
+        p->wpt_i = 1;
+        p->wpt_p = 4;
+        p->pad = 1;
+    } else {
+        p->tile_i = 16;
+        p->tile_p = 16;
+        p->wpt_i = 1;
+        p->wpt_p = 4;
+        p->pad = 0;
+    }
+    while ((size_t)(p->tile_i / p->wpt_i) * (p->tile_p / p->wpt_p) > dev->info.max_work_group_size) {
+        p->tile_i /= 2;
+        p->tile_p /= 2;
+        if (p->wpt_p > p->tile_p) p->wpt_p = p->tile_p;
+    }
+}
+
+#define INVALID(...) do { if (why) snprintf(why, why_len, __VA_ARGS__); return 0; } while (0)
+
+int chg_copy_params_valid(const chg_device_t *dev, const chg_copy_params_t *p, char *why,
+                          size_t why_len)
+{
+    if (p->kind < CHG_COPY_PACK || p->kind > CHG_COPY_SCALE) INVALID("unknown kind");
+    if (p->tile_i <= 0 || p->tile_p <= 0 || p->wpt_i <= 0 || p->wpt_p <= 0 || p->pad < 0)
+        INVALID("sizes must be positive");
+    if (p->tile_i % p->wpt_i || p->tile_p % p->wpt_p) INVALID("tiles must be multiples of WPT");
+    const size_t threads = (size_t)(p->tile_i / p->wpt_i) * (p->tile_p / p->wpt_p);
+    if (threads > dev->info.max_work_group_size) INVALID("work-group of %zu too large", threads);
+    if (p->kind == CHG_COPY_PACK && !p->src_contig_i) {
+        const size_t lmem = (size_t)p->tile_i * (p->tile_p + p->pad) * chg_elem_size(p->prec);
+        if (lmem > dev->info.local_mem_bytes) INVALID("local tile of %zu bytes too large", lmem);
+        if ((size_t)p->tile_i * p->tile_p % threads) INVALID("tile not divisible by threads");
+    }
+    if (p->prec == CHG_F64 && !(dev->features & CHG_FEAT_FP64)) INVALID("device has no FP64");
+    return 1;
+}
+
+static void emit_header(const chg_device_t *dev, const chg_copy_params_t *p, chg_str_t *s)
+{
+    chg_str_printf(s, "/* clhgemm generated copy kernel: kind=%d prec=%d src_contig_i=%d "
+                      "beta_zero=%d tile=%dx%d wpt=%dx%d pad=%d */\n",
+                   p->kind, p->prec == CHG_F64 ? 64 : 32, p->src_contig_i, p->beta_zero, p->tile_i,
+                   p->tile_p, p->wpt_i, p->wpt_p, p->pad);
+    chg_device_feature_defines(dev, s);
+    if (p->prec == CHG_F64)
+        chg_str_append(s, "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\ntypedef double real;\n");
+    else
+        chg_str_append(s, "typedef float real;\n");
+    chg_str_printf(s, "#define TILE_I %d\n#define TILE_P %d\n#define WPT_I %d\n#define WPT_P %d\n"
+                      "#define LX (TILE_I / WPT_I)\n#define LY (TILE_P / WPT_P)\n",
+                   p->tile_i, p->tile_p, p->wpt_i, p->wpt_p);
+    chg_str_append(s, "#define UNROLL _Pragma(\"unroll\")\n");
+}
+
+/* PACK: dst[(i/blk)*ppad*blk + p*blk + i%blk] = X(i,p) (zero outside rows x cols). */
+static void emit_pack(const chg_copy_params_t *p, chg_str_t *s)
+{
+    chg_str_append(s,
+        "__kernel __attribute__((reqd_work_group_size(LX, LY, 1)))\n"
+        "void clhgemm_pack(const int rows, const int cols, const int ipad, const int ppad,\n"
+        "                  const int blk, __global const real *restrict src, const ulong off,\n"
+        "                  const ulong ld, __global real *restrict dst)\n"
+        "{\n"
+        "    const int i0 = get_group_id(0) * TILE_I;\n"
+        "    const int p0 = get_group_id(1) * TILE_P;\n");
+    if (p->src_contig_i) {
+        /* Reads and writes both run along i: no staging needed. */
+        chg_str_append(s,
+            "    UNROLL for (int b = 0; b < WPT_P; b++) {\n"
+            "        const int pp = p0 + get_local_id(1) + b * LY;\n"
+            "        UNROLL for (int a = 0; a < WPT_I; a++) {\n"
+            "            const int i = i0 + get_local_id(0) + a * LX;\n"
+            "            if (i < ipad && pp < ppad) {\n"
+            "                real v = (real)0;\n"
+            "                if (i < rows && pp < cols) v = src[off + (ulong)i + (ulong)pp * ld];\n"
+            "                dst[(i / blk) * (ppad * blk) + pp * blk + i % blk] = v;\n"
+            "            }\n"
+            "        }\n"
+            "    }\n"
+            "}\n");
+    } else {
+        /* The source runs along p, the destination along i: read rows of the tile along p,
+         * transpose through local memory (padded against bank conflicts), write along i. */
+        chg_str_printf(s,
+            "    __local real tile[TILE_I][TILE_P + %d];\n"
+            "    const int t = get_local_id(0) + get_local_id(1) * LX;\n"
+            "    UNROLL for (int r = 0; r < WPT_I * WPT_P; r++) {\n"
+            "        const int e = t + r * (LX * LY);\n"
+            "        const int pi = e %% TILE_P, ii = e / TILE_P;\n"
+            "        const int i = i0 + ii, pp = p0 + pi;\n"
+            "        real v = (real)0;\n"
+            "        if (i < rows && pp < cols) v = src[off + (ulong)pp + (ulong)i * ld];\n"
+            "        tile[ii][pi] = v;\n"
+            "    }\n"
+            "    barrier(CLK_LOCAL_MEM_FENCE);\n"
+            "    UNROLL for (int r = 0; r < WPT_I * WPT_P; r++) {\n"
+            "        const int e = t + r * (LX * LY);\n"
+            "        const int ii = e %% TILE_I, pi = e / TILE_I;\n"
+            "        const int i = i0 + ii, pp = p0 + pi;\n"
+            "        if (i < ipad && pp < ppad)\n"
+            "            dst[(i / blk) * (ppad * blk) + pp * blk + i %% blk] = tile[ii][pi];\n"
+            "    }\n"
+            "}\n",
+            p->pad);
+    }
+}
+
+/* WRITEBACK: C = alpha*Cp + beta*C;  SCALE: C = beta*C. Column-major C, i along rows. */
+static void emit_update(const chg_copy_params_t *p, chg_str_t *s)
+{
+    const int wb = p->kind == CHG_COPY_WRITEBACK;
+    chg_str_printf(s,
+        "__kernel __attribute__((reqd_work_group_size(LX, LY, 1)))\n"
+        "void %s(const int m, const int n, const real alpha, const real beta,\n"
+        "        __global const real *restrict cp, const int ldcp,\n"
+        "        __global real *c, const ulong off, const ulong ldc)\n"
+        "{\n"
+        "    const int i0 = get_group_id(0) * TILE_I + get_local_id(0);\n"
+        "    const int j0 = get_group_id(1) * TILE_P + get_local_id(1);\n"
+        "    UNROLL for (int b = 0; b < WPT_P; b++) {\n"
+        "        const int j = j0 + b * LY;\n"
+        "        UNROLL for (int a = 0; a < WPT_I; a++) {\n"
+        "            const int i = i0 + a * LX;\n"
+        "            if (i < m && j < n) {\n"
+        "                const ulong ci = off + (ulong)i + (ulong)j * ldc;\n",
+        wb ? "clhgemm_writeback" : "clhgemm_scale");
+    if (wb && p->beta_zero)
+        chg_str_append(s, "                c[ci] = alpha * cp[i + j * ldcp];\n");
+    else if (wb)
+        chg_str_append(s, "                c[ci] = alpha * cp[i + j * ldcp] + beta * c[ci];\n");
+    else if (p->beta_zero)
+        chg_str_append(s, "                c[ci] = (real)0;\n");
+    else
+        chg_str_append(s, "                c[ci] = beta * c[ci];\n");
+    chg_str_append(s,
+        "            }\n"
+        "        }\n"
+        "    }\n"
+        "}\n");
+}
+
+int chg_copy_generate(const chg_device_t *dev, const chg_copy_params_t *p, chg_str_t *s,
+                      const char **kernel_name)
+{
+    if (!chg_copy_params_valid(dev, p, NULL, 0)) return -1;
+    emit_header(dev, p, s);
+    switch (p->kind) {
+    case CHG_COPY_PACK:
+        emit_pack(p, s);
+        *kernel_name = "clhgemm_pack";
+        break;
+    case CHG_COPY_WRITEBACK:
+        emit_update(p, s);
+        *kernel_name = "clhgemm_writeback";
+        break;
+    case CHG_COPY_SCALE:
+        emit_update(p, s);
+        *kernel_name = "clhgemm_scale";
+        break;
+    }
+    return s->failed ? -1 : 0;
+}
+
+void chg_copy_work_size(const chg_copy_params_t *p, size_t extent_i, size_t extent_p,
+                        size_t global[2], size_t local[2])
+{
+    local[0] = (size_t)(p->tile_i / p->wpt_i);
+    local[1] = (size_t)(p->tile_p / p->wpt_p);
+    global[0] = (extent_i + p->tile_i - 1) / p->tile_i * local[0];
+    global[1] = (extent_p + p->tile_p - 1) / p->tile_p * local[1];
+}

@@ -1,0 +1,50 @@
+/*
+ * codegen.h -- generator of the copy/pack kernels (codegen.c owns it).
+ *
+ * The GEMM kernel wants its operands packed (params.h). These kernels put them there and put
+ * the result back, and they are generated at run time from a small explicit parameter set in
+ * the spirit of seed 002: a two-level blocking (work-group tile TILE_I x TILE_P, work-item tile
+ * WPT_I x WPT_P, loops over the work-item tile fully unrolled) plus a local-memory padding for
+ * the transposing variant. Kinds:
+ *   PACK      dst[(i/blk)][p][i%blk] = X(i,p) for i < rows, p < cols, zero elsewhere up to the
+ *             padded extents; X(i,p) = src[off + i + p*ld] (SRC_CONTIG_I) or
+ *             src[off + p + i*ld] (transposing, staged through local memory for coalescing).
+ *   WRITEBACK C(i,j) = alpha*Cp(i,j) + beta*C(i,j) on column-major C; BETA_ZERO never reads C.
+ *   SCALE     C(i,j) = beta*C(i,j); BETA_ZERO writes zeros without reading C.
+ * CLHGEMM_DUMP_KERNELS=dir writes every generated source (through the program cache).
+ */
+#ifndef CHG_CODEGEN_H
+#define CHG_CODEGEN_H
+
+#include "params.h"
+
+typedef enum { CHG_COPY_PACK = 0, CHG_COPY_WRITEBACK = 1, CHG_COPY_SCALE = 2 } chg_copy_kind_t;
+
+typedef struct chg_copy_params_s {
+    chg_copy_kind_t kind;
+    chg_precision_t prec;
+    int src_contig_i;  /* PACK: source contiguous along i (no transpose on the way) */
+    int beta_zero;     /* WRITEBACK/SCALE: beta == 0, C is never read */
+    int tile_i, tile_p; /* work-group tile in elements (i is the contiguous output dimension) */
+    int wpt_i, wpt_p;   /* elements per work-item in each dimension */
+    int pad;            /* extra local-memory columns for the transposing PACK (bank conflicts) */
+} chg_copy_params_t;
+
+/* Defaults for a device class. */
+void chg_copy_params_default(const chg_device_t *dev, chg_copy_kind_t kind, chg_precision_t prec,
+                             chg_copy_params_t *p);
+
+/* 1 when the parameter set is consistent and fits the device (why gets the reason if not). */
+int chg_copy_params_valid(const chg_device_t *dev, const chg_copy_params_t *p, char *why,
+                          size_t why_len);
+
+/* Generates the kernel source into s (feature macros included). *kernel_name receives the
+ * entry point (static string). Returns 0, or -1 on invalid parameters. */
+int chg_copy_generate(const chg_device_t *dev, const chg_copy_params_t *p, chg_str_t *s,
+                      const char **kernel_name);
+
+/* Work sizes for a launch covering an extent_i x extent_p index space. */
+void chg_copy_work_size(const chg_copy_params_t *p, size_t extent_i, size_t extent_p,
+                        size_t global[2], size_t local[2]);
+
+#endif

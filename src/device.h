@@ -1,0 +1,39 @@
+/*
+ * device.h -- device discovery and capabilities (device.c owns them).
+ *
+ * Every vendor decision in the library is made here, once: chg_device_query() reads a device's
+ * facts and turns them into feature flags (CHG_FEAT_*), and chg_device_feature_defines() turns
+ * those flags into the macros that kernels test. Kernels and other modules never look at vendor
+ * strings.
+ */
+#ifndef CHG_DEVICE_H
+#define CHG_DEVICE_H
+
+#include "clhgemm.h"
+#include "util.h"
+
+enum {
+    CHG_FEAT_FP64 = 1u << 0,        /* cl_khr_fp64 (or OpenCL >= 1.2 double config) */
+    CHG_FEAT_FMA_F32 = 1u << 1,     /* CL_FP_FMA in single config: fma() is a hardware op */
+    CHG_FEAT_FMA_F64 = 1u << 2,
+    CHG_FEAT_NV_UNROLL = 1u << 3,   /* cl_nv_pragma_unroll */
+    CHG_FEAT_NV_PTX = 1u << 4,      /* NVIDIA driver: inline PTX asm accepted in OpenCL C */
+    CHG_FEAT_NV_MMA_F64 = 1u << 5,  /* NVIDIA, compute capability >= 8.0: f64 mma.sync */
+    CHG_FEAT_AMD = 1u << 6,         /* AMD GPU driver (wavefront 64 on GCN/CDNA) */
+    CHG_FEAT_CPU = 1u << 7,         /* CPU device: small tiles, no local-memory staging */
+    CHG_FEAT_GPU = 1u << 8
+};
+
+typedef struct chg_device_s {
+    clhgemm_device_info_t info;
+    unsigned features;     /* CHG_FEAT_* */
+    int cl_version;        /* 120, 200, 300 ... from CL_DEVICE_VERSION */
+} chg_device_t;
+
+/* Reads the facts of `device` and derives its features. */
+clhgemm_status_t chg_device_query(cl_device_id device, chg_device_t *out);
+
+/* Appends "#define CLHGEMM_FEATURE_X 1\n" lines for the device's features to `s`. */
+void chg_device_feature_defines(const chg_device_t *dev, chg_str_t *s);
+
+#endif

@@ -1,0 +1,547 @@
+/*
+ * gemm.c -- the device GEMM core: plan, workspace, pack, kernel, write-back.
+ *
+ * Data path of one call (column-major view; api.c has already validated and turned row-major
+ * into column-major by swapping the operands):
+ *   plan      split C into mb x nb blocks and k into kb slices so that the packed operands
+ *             (mb*kb + kb*nb) and the block result (mb*nb) fit the per-queue workspace budget;
+ *   pack      generated copy kernels put op(A)(block) and op(B)(block) into the block-major,
+ *             zero-padded layout of cl/gemm.cl (a block already packed is reused);
+ *   kernel    Cp = Ap*Bp, or Cp += Ap*Bp for the later k slices (C stays resident over k);
+ *   writeback C(block) = alpha*Cp + beta*C(block), a generated kernel (beta == 0 never reads C).
+ * Every command waits on the previous one through events, so out-of-order queues are safe, and
+ * the workspace of a queue is locked from the first command to the last enqueue of a call, so
+ * calls from several threads on one queue never share temporaries. The workspace remembers the
+ * last event of the call that used it; the next call on another thread waits on it.
+ *
+ * Temporaries are bounded: CLHGEMM_WORKSPACE_LIMIT, else a quarter of the device's memory, and
+ * every buffer stays below the device's max allocation and below 2^31 elements (the kernels
+ * use 32-bit indices there). If the device refuses an allocation, the budget is halved and the
+ * plan redone, down to one tile.
+ */
+#include "gemm.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cache.h"
+#include "codegen.h"
+
+/* ---- per-device facts ------------------------------------------------------------------- */
+
+typedef struct devrec_s {
+    cl_device_id id;
+    chg_device_t dev;
+    struct devrec_s *next;
+} devrec_t;
+
+static pthread_mutex_t g_dev_lock = PTHREAD_MUTEX_INITIALIZER;
+static devrec_t *g_devs;
+
+clhgemm_status_t chg_queue_device(cl_command_queue queue, const chg_device_t **dev,
+                                  cl_context *context)
+{
+    cl_device_id id;
+    cl_context ctx;
+    if (!queue) return CLHGEMM_INVALID_QUEUE;
+    if (clGetCommandQueueInfo(queue, CL_QUEUE_DEVICE, sizeof id, &id, NULL) != CL_SUCCESS ||
+        clGetCommandQueueInfo(queue, CL_QUEUE_CONTEXT, sizeof ctx, &ctx, NULL) != CL_SUCCESS)
+        return CLHGEMM_INVALID_QUEUE;
+    if (context) *context = ctx;
+    pthread_mutex_lock(&g_dev_lock);
+    devrec_t *r = g_devs;
+    while (r && r->id != id) r = r->next;
+    clhgemm_status_t st = CLHGEMM_SUCCESS;
+    if (!r) {
+        r = calloc(1, sizeof *r);
+        if (!r) {
+            st = CLHGEMM_OUT_OF_HOST_MEMORY;
+        } else if ((st = chg_device_query(id, &r->dev)) != CLHGEMM_SUCCESS) {
+            free(r);
+            r = NULL;
+        } else {
+            r->id = id;
+            r->next = g_devs;
+            g_devs = r;
+        }
+    }
+    pthread_mutex_unlock(&g_dev_lock);
+    if (r) *dev = &r->dev;
+    return st;
+}
+
+/* ---- workspaces ------------------------------------------------------------------------- */
+
+enum { WS_A, WS_B, WS_C, WS_COUNT };
+
+typedef struct workspace_s {
+    cl_command_queue queue;  /* retained */
+    pthread_mutex_t lock;    /* held for a whole call */
+    cl_mem buf[WS_COUNT];
+    size_t bytes[WS_COUNT];
+    cl_event last;           /* last command of the previous call (retained), or NULL */
+    int busy;                /* a call holds or waits for `lock` (protected by g_ws_lock) */
+    struct workspace_s *next;
+} workspace_t;
+
+static pthread_mutex_t g_ws_lock = PTHREAD_MUTEX_INITIALIZER;
+static workspace_t *g_ws;
+
+static void ws_free(workspace_t *w)
+{
+    if (w->last) {
+        clWaitForEvents(1, &w->last);
+        clReleaseEvent(w->last);
+    }
+    for (int i = 0; i < WS_COUNT; i++)
+        if (w->buf[i]) clReleaseMemObject(w->buf[i]);
+    clReleaseCommandQueue(w->queue);
+    pthread_mutex_destroy(&w->lock);
+    free(w);
+}
+
+/* Finds (or creates) the workspace of `queue`, marks it busy and locks it. Workspaces whose
+ * queue only the library still references (the user released it) are freed on the way. */
+static workspace_t *ws_acquire(cl_command_queue queue)
+{
+    pthread_mutex_lock(&g_ws_lock);
+    workspace_t **pp = &g_ws, *found = NULL;
+    while (*pp) {
+        workspace_t *w = *pp;
+        cl_uint refs = 0;
+        if (w->queue == queue) {
+            found = w;
+        } else if (!w->busy &&
+                   clGetCommandQueueInfo(w->queue, CL_QUEUE_REFERENCE_COUNT, sizeof refs, &refs,
+                                         NULL) == CL_SUCCESS && refs == 1) {
+            *pp = w->next;
+            ws_free(w);
+            continue;
+        }
+        pp = &w->next;
+    }
+    if (!found) {
+        found = calloc(1, sizeof *found);
+        if (found) {
+            pthread_mutex_init(&found->lock, NULL);
+            clRetainCommandQueue(queue);
+            found->queue = queue;
+            found->next = g_ws;
+            g_ws = found;
+        }
+    }
+    if (found) found->busy++;
+    pthread_mutex_unlock(&g_ws_lock);
+    if (found) pthread_mutex_lock(&found->lock);
+    return found;
+}
+
+static void ws_release(workspace_t *w)
+{
+    pthread_mutex_unlock(&w->lock);
+    pthread_mutex_lock(&g_ws_lock);
+    w->busy--;
+    pthread_mutex_unlock(&g_ws_lock);
+}
+
+void chg_gemm_release_all(void)
+{
+    pthread_mutex_lock(&g_ws_lock);
+    workspace_t *w = g_ws;
+    g_ws = NULL;
+    pthread_mutex_unlock(&g_ws_lock);
+    while (w) {
+        workspace_t *next = w->next;
+        /* A call still in flight keeps its workspace; it is leaked rather than freed under it. */
+        if (!w->busy) ws_free(w);
+        w = next;
+    }
+}
+
+/* Makes buffer `which` at least `bytes` large. Buffers only grow: a later smaller call reuses
+ * them. Releasing an old buffer is safe while commands still use it (OpenCL defers it). */
+static cl_int ws_reserve(workspace_t *w, cl_context ctx, int which, size_t bytes)
+{
+    if (w->bytes[which] >= bytes) return CL_SUCCESS;
+    if (w->buf[which]) clReleaseMemObject(w->buf[which]);
+    w->buf[which] = NULL;
+    w->bytes[which] = 0;
+    cl_int err;
+    cl_mem m = clCreateBuffer(ctx, CL_MEM_READ_WRITE, bytes, NULL, &err);
+    if (err != CL_SUCCESS) return err;
+    w->buf[which] = m;
+    w->bytes[which] = bytes;
+    return CL_SUCCESS;
+}
+
+unsigned long long chg_workspace_budget(const chg_device_t *dev)
+{
+    unsigned long long def = dev->info.global_mem_bytes / 4;
+    return chg_getenv_size("CLHGEMM_WORKSPACE_LIMIT", def);
+}
+
+/* ---- planning --------------------------------------------------------------------------- */
+
+typedef struct plan_s {
+    size_t mb, nb, kb;  /* block extents (multiples of MWG, NWG, KWG) */
+} plan_t;
+
+static size_t plan_bytes(const plan_t *p, size_t es)
+{
+    return (p->mb * p->kb + p->kb * p->nb + p->mb * p->nb) * es;
+}
+
+static size_t balance(size_t total, size_t blk, size_t tile)
+{
+    size_t nblk = (total + blk - 1) / blk;
+    return chg_round_up((total + nblk - 1) / nblk, tile);
+}
+
+/* Largest blocks that fit `budget` bytes (and per-buffer limits); 0 if one tile cannot fit. */
+static int plan_blocks(const chg_gemm_args_t *a, const chg_gemm_params_t *gp, const chg_device_t *dev,
+                       unsigned long long budget, plan_t *out)
+{
+    const size_t es = chg_elem_size(a->prec);
+    const size_t mp = chg_round_up(a->m, gp->mwg), np = chg_round_up(a->n, gp->nwg),
+                 kp = chg_round_up(a->k, gp->kwg);
+    unsigned long long per_buf = dev->info.max_alloc_bytes;
+    if (per_buf > (1ull << 31) * es - es) per_buf = (1ull << 31) * es - es;
+    plan_t p = {mp, np, kp};
+    for (;;) {
+        const int fits = plan_bytes(&p, es) <= budget && p.mb * p.kb * es <= per_buf &&
+                         p.kb * p.nb * es <= per_buf && p.mb * p.nb * es <= per_buf;
+        if (fits) break;
+        /* Halve the largest dimension that can still shrink; C blocks first, since k slices
+         * cost an extra read and write of Cp per slice. */
+        size_t *d = NULL;
+        if (p.mb >= p.nb && p.mb > (size_t)gp->mwg) d = &p.mb;
+        else if (p.nb > (size_t)gp->nwg) d = &p.nb;
+        else if (p.mb > (size_t)gp->mwg) d = &p.mb;
+        if (!d || (p.kb > 2 * CHG_MAX(p.mb, p.nb) && p.kb > (size_t)gp->kwg)) d = &p.kb;
+        if (d == &p.kb && p.kb <= (size_t)gp->kwg) return 0;
+        const size_t tile = d == &p.mb ? gp->mwg : d == &p.nb ? gp->nwg : gp->kwg;
+        *d = chg_round_up((*d + 1) / 2, tile);
+    }
+    p.mb = balance(mp, p.mb, gp->mwg);
+    p.nb = balance(np, p.nb, gp->nwg);
+    p.kb = balance(kp, p.kb, gp->kwg);
+    *out = p;
+    return 1;
+}
+
+/* ---- enqueue helpers -------------------------------------------------------------------- */
+
+typedef struct chain_s {
+    cl_command_queue q;
+    cl_event prev;  /* event of the last enqueued command (owned), or NULL */
+    cl_uint nwait;
+    const cl_event *wait;  /* caller's wait list, applied to the first command */
+} chain_t;
+
+/* Enqueues kernel k over an NDRange after everything enqueued before in this chain. */
+static cl_int chain_kernel(chain_t *ch, cl_kernel k, const size_t global[2], const size_t local[2])
+{
+    cl_event ev;
+    const cl_event *wl = ch->prev ? &ch->prev : ch->wait;
+    cl_uint nw = ch->prev ? 1 : ch->nwait;
+    cl_int err = clEnqueueNDRangeKernel(ch->q, k, 2, NULL, global, local, nw, nw ? wl : NULL, &ev);
+    if (err != CL_SUCCESS) return err;
+    if (ch->prev) clReleaseEvent(ch->prev);
+    ch->prev = ev;
+    return CL_SUCCESS;
+}
+
+static cl_int chain_marker(chain_t *ch)
+{
+    cl_event ev;
+    const cl_event *wl = ch->prev ? &ch->prev : ch->wait;
+    cl_uint nw = ch->prev ? 1 : ch->nwait;
+    cl_int err = clEnqueueMarkerWithWaitList(ch->q, nw, nw ? wl : NULL, &ev);
+    if (err != CL_SUCCESS) return err;
+    if (ch->prev) clReleaseEvent(ch->prev);
+    ch->prev = ev;
+    return CL_SUCCESS;
+}
+
+#define SETARG(k, i, v) (err = err != CL_SUCCESS ? err : clSetKernelArg(k, i, sizeof(v), &(v)))
+
+/* Kernel from a generated copy program. */
+static clhgemm_status_t copy_kernel(cl_context ctx, const chg_device_t *dev, const chg_copy_params_t *cp,
+                                    const char *name, cl_kernel *out)
+{
+    chg_str_t src;
+    chg_str_init(&src);
+    const char *entry = NULL;
+    if (chg_copy_generate(dev, cp, &src, &entry) != 0) {
+        int oom = src.failed;
+        chg_str_free(&src);
+        return oom ? CLHGEMM_OUT_OF_HOST_MEMORY : CLHGEMM_INTERNAL_ERROR;
+    }
+    cl_program prog;
+    clhgemm_status_t st = chg_program_get(ctx, dev, name, src.data, chg_build_options(dev), &prog);
+    chg_str_free(&src);
+    if (st != CLHGEMM_SUCCESS) return st;
+    cl_int err;
+    *out = clCreateKernel(prog, entry, &err);
+    return err == CL_SUCCESS ? CLHGEMM_SUCCESS : (clhgemm_status_t)err;
+}
+
+static clhgemm_status_t gemm_kernel(cl_context ctx, const chg_device_t *dev, chg_precision_t prec,
+                                    const chg_gemm_params_t *gp, cl_kernel *out)
+{
+    chg_str_t src;
+    chg_str_init(&src);
+    if (chg_gemm_source(dev, prec, gp, &src) != 0) {
+        int oom = src.failed;
+        chg_str_free(&src);
+        return oom ? CLHGEMM_OUT_OF_HOST_MEMORY : CLHGEMM_INTERNAL_ERROR;
+    }
+    cl_program prog;
+    clhgemm_status_t st = chg_program_get(ctx, dev, prec == CHG_F64 ? "dgemm" : "sgemm", src.data,
+                                          chg_build_options(dev), &prog);
+    chg_str_free(&src);
+    if (st != CLHGEMM_SUCCESS) return st;
+    cl_int err;
+    *out = clCreateKernel(prog, "clhgemm_gemm", &err);
+    return err == CL_SUCCESS ? CLHGEMM_SUCCESS : (clhgemm_status_t)err;
+}
+
+/* Sets a real-valued kernel argument in the kernel's precision. */
+static cl_int set_real(cl_kernel k, cl_uint i, chg_precision_t prec, double v)
+{
+    if (prec == CHG_F64) return clSetKernelArg(k, i, sizeof(double), &v);
+    float f = (float)v;
+    return clSetKernelArg(k, i, sizeof(float), &f);
+}
+
+/* C := beta*C (the quick path for k == 0 or alpha == 0). */
+static clhgemm_status_t enqueue_scale(const chg_gemm_args_t *a, cl_context ctx, const chg_device_t *dev,
+                                      chain_t *ch)
+{
+    if (a->beta == 1.0) return (clhgemm_status_t)chain_marker(ch);
+    chg_copy_params_t cp;
+    chg_copy_params_default(dev, CHG_COPY_SCALE, a->prec, &cp);
+    cp.beta_zero = a->beta == 0.0;
+    cl_kernel k;
+    clhgemm_status_t st = copy_kernel(ctx, dev, &cp, "scale", &k);
+    if (st != CLHGEMM_SUCCESS) return st;
+    const int m = (int)a->m, n = (int)a->n, zero = 0;
+    const cl_ulong off = a->off_c, ldc = a->ldc;
+    cl_mem none = NULL;
+    cl_int err = CL_SUCCESS;
+    SETARG(k, 0, m);
+    SETARG(k, 1, n);
+    err = err != CL_SUCCESS ? err : set_real(k, 2, a->prec, 0.0);
+    err = err != CL_SUCCESS ? err : set_real(k, 3, a->prec, a->beta);
+    SETARG(k, 4, none);
+    SETARG(k, 5, zero);
+    SETARG(k, 6, a->c);
+    SETARG(k, 7, off);
+    SETARG(k, 8, ldc);
+    size_t g[2], l[2];
+    chg_copy_work_size(&cp, a->m, a->n, g, l);
+    if (err == CL_SUCCESS) err = chain_kernel(ch, k, g, l);
+    clReleaseKernel(k);
+    return (clhgemm_status_t)err;
+}
+
+/* Packs X(i0.., p0..) (rows x cols of it) into dst, block-major with block `blk`. */
+static cl_int enqueue_pack(chain_t *ch, cl_kernel k, const chg_copy_params_t *cp, int rows, int cols,
+                           int ipad, int ppad, int blk, cl_mem src, cl_ulong off, cl_ulong ld, cl_mem dst)
+{
+    cl_int err = CL_SUCCESS;
+    SETARG(k, 0, rows);
+    SETARG(k, 1, cols);
+    SETARG(k, 2, ipad);
+    SETARG(k, 3, ppad);
+    SETARG(k, 4, blk);
+    SETARG(k, 5, src);
+    SETARG(k, 6, off);
+    SETARG(k, 7, ld);
+    SETARG(k, 8, dst);
+    size_t g[2], l[2];
+    chg_copy_work_size(cp, (size_t)ipad, (size_t)ppad, g, l);
+    return err != CL_SUCCESS ? err : chain_kernel(ch, k, g, l);
+}
+
+typedef struct kernels_s {
+    cl_kernel pack_a, pack_b, gemm, wb;
+    chg_copy_params_t cpa, cpb, cpw;
+} kernels_t;
+
+static void kernels_release(kernels_t *ks)
+{
+    if (ks->pack_a) clReleaseKernel(ks->pack_a);
+    if (ks->pack_b) clReleaseKernel(ks->pack_b);
+    if (ks->gemm) clReleaseKernel(ks->gemm);
+    if (ks->wb) clReleaseKernel(ks->wb);
+}
+
+static clhgemm_status_t kernels_get(const chg_gemm_args_t *a, cl_context ctx, const chg_device_t *dev,
+                                    const chg_gemm_params_t *gp, kernels_t *ks)
+{
+    memset(ks, 0, sizeof *ks);
+    /* op(A)(i,p) runs along i in memory when A is not transposed; op(B)^T(j,p) runs along j
+     * when B is transposed. */
+    chg_copy_params_default(dev, CHG_COPY_PACK, a->prec, &ks->cpa);
+    ks->cpa.src_contig_i = !a->trans_a;
+    chg_copy_params_default(dev, CHG_COPY_PACK, a->prec, &ks->cpb);
+    ks->cpb.src_contig_i = a->trans_b;
+    chg_copy_params_default(dev, CHG_COPY_WRITEBACK, a->prec, &ks->cpw);
+    ks->cpw.beta_zero = a->beta == 0.0;
+    clhgemm_status_t st = copy_kernel(ctx, dev, &ks->cpa, "pack", &ks->pack_a);
+    if (st == CLHGEMM_SUCCESS) st = copy_kernel(ctx, dev, &ks->cpb, "pack", &ks->pack_b);
+    if (st == CLHGEMM_SUCCESS) st = gemm_kernel(ctx, dev, a->prec, gp, &ks->gemm);
+    if (st == CLHGEMM_SUCCESS) st = copy_kernel(ctx, dev, &ks->cpw, "writeback", &ks->wb);
+    if (st != CLHGEMM_SUCCESS) kernels_release(ks);
+    return st;
+}
+
+/* The blocked GEMM proper, on an acquired workspace. */
+static clhgemm_status_t enqueue_blocked(const chg_gemm_args_t *a, cl_context ctx, const chg_device_t *dev,
+                                        const chg_gemm_params_t *gp, workspace_t *ws, chain_t *ch)
+{
+    const size_t es = chg_elem_size(a->prec);
+    unsigned long long budget = chg_workspace_budget(dev);
+    plan_t pl;
+    cl_int err;
+    for (;;) {
+        if (!plan_blocks(a, gp, dev, budget, &pl)) return CLHGEMM_WORKSPACE_TOO_SMALL;
+        err = ws_reserve(ws, ctx, WS_A, pl.mb * pl.kb * es);
+        if (err == CL_SUCCESS) err = ws_reserve(ws, ctx, WS_B, pl.kb * pl.nb * es);
+        if (err == CL_SUCCESS) err = ws_reserve(ws, ctx, WS_C, pl.mb * pl.nb * es);
+        if (err == CL_SUCCESS) break;
+        if (err != CL_MEM_OBJECT_ALLOCATION_FAILURE && err != CL_OUT_OF_RESOURCES &&
+            err != CL_OUT_OF_HOST_MEMORY && err != CL_INVALID_BUFFER_SIZE)
+            return (clhgemm_status_t)err;
+        chg_log(1, "workspace allocation failed (%d) at budget %llu bytes; halving", err, budget);
+        for (int i = 0; i < WS_COUNT; i++) {
+            if (ws->buf[i]) clReleaseMemObject(ws->buf[i]);
+            ws->buf[i] = NULL;
+            ws->bytes[i] = 0;
+        }
+        budget /= 2;
+    }
+    chg_log(2, "gemm %s m=%zu n=%zu k=%zu blocks %zux%zux%zu", a->prec == CHG_F64 ? "d" : "s",
+            a->m, a->n, a->k, pl.mb, pl.nb, pl.kb);
+
+    kernels_t ks;
+    clhgemm_status_t st = kernels_get(a, ctx, dev, gp, &ks);
+    if (st != CLHGEMM_SUCCESS) return st;
+
+    const int mwg = gp->mwg, nwg = gp->nwg, kwg = gp->kwg;
+    size_t packed_a_i = (size_t)-1, packed_a_p = (size_t)-1;  /* block held in WS_A */
+    size_t packed_b_j = (size_t)-1, packed_b_p = (size_t)-1;
+    err = CL_SUCCESS;
+    for (size_t i0 = 0; i0 < a->m && err == CL_SUCCESS; i0 += pl.mb) {
+        const size_t mc = CHG_MIN(pl.mb, a->m - i0), mpad = chg_round_up(mc, mwg);
+        for (size_t j0 = 0; j0 < a->n && err == CL_SUCCESS; j0 += pl.nb) {
+            const size_t nc = CHG_MIN(pl.nb, a->n - j0), npad = chg_round_up(nc, nwg);
+            for (size_t p0 = 0; p0 < a->k && err == CL_SUCCESS; p0 += pl.kb) {
+                const size_t kc = CHG_MIN(pl.kb, a->k - p0), kpad = chg_round_up(kc, kwg);
+                if (packed_a_i != i0 || packed_a_p != p0) {
+                    const cl_ulong off = a->trans_a ? a->off_a + p0 + i0 * a->lda
+                                                    : a->off_a + i0 + p0 * a->lda;
+                    err = enqueue_pack(ch, ks.pack_a, &ks.cpa, (int)mc, (int)kc, (int)mpad, (int)kpad,
+                                       mwg, a->a, off, a->lda, ws->buf[WS_A]);
+                    packed_a_i = i0;
+                    packed_a_p = p0;
+                }
+                if (err == CL_SUCCESS && (packed_b_j != j0 || packed_b_p != p0)) {
+                    const cl_ulong off = a->trans_b ? a->off_b + j0 + p0 * a->ldb
+                                                    : a->off_b + p0 + j0 * a->ldb;
+                    err = enqueue_pack(ch, ks.pack_b, &ks.cpb, (int)nc, (int)kc, (int)npad, (int)kpad,
+                                       nwg, a->b, off, a->ldb, ws->buf[WS_B]);
+                    packed_b_j = j0;
+                    packed_b_p = p0;
+                }
+                if (err != CL_SUCCESS) break;
+                const int kpi = (int)kpad, ldcp = (int)mpad, accumulate = p0 > 0;
+                SETARG(ks.gemm, 0, kpi);
+                SETARG(ks.gemm, 1, ldcp);
+                SETARG(ks.gemm, 2, ws->buf[WS_A]);
+                SETARG(ks.gemm, 3, ws->buf[WS_B]);
+                SETARG(ks.gemm, 4, ws->buf[WS_C]);
+                SETARG(ks.gemm, 5, accumulate);
+                const size_t g[2] = {mpad / mwg * gp->mdimc, npad / nwg * gp->ndimc};
+                const size_t l[2] = {(size_t)gp->mdimc, (size_t)gp->ndimc};
+                if (err == CL_SUCCESS) err = chain_kernel(ch, ks.gemm, g, l);
+            }
+            if (err != CL_SUCCESS) break;
+            /* Write-back of this C block. */
+            const int mi = (int)mc, ni = (int)nc, ldcp = (int)mpad;
+            const cl_ulong off = a->off_c + i0 + j0 * a->ldc, ldc = a->ldc;
+            SETARG(ks.wb, 0, mi);
+            SETARG(ks.wb, 1, ni);
+            err = err != CL_SUCCESS ? err : set_real(ks.wb, 2, a->prec, a->alpha);
+            err = err != CL_SUCCESS ? err : set_real(ks.wb, 3, a->prec, a->beta);
+            SETARG(ks.wb, 4, ws->buf[WS_C]);
+            SETARG(ks.wb, 5, ldcp);
+            SETARG(ks.wb, 6, a->c);
+            SETARG(ks.wb, 7, off);
+            SETARG(ks.wb, 8, ldc);
+            size_t g[2], l[2];
+            chg_copy_work_size(&ks.cpw, mc, nc, g, l);
+            if (err == CL_SUCCESS) err = chain_kernel(ch, ks.wb, g, l);
+        }
+    }
+    kernels_release(&ks);
+    return (clhgemm_status_t)err;
+}
+
+clhgemm_status_t chg_gemm_enqueue(const chg_gemm_args_t *a, cl_command_queue queue,
+                                  cl_uint num_wait, const cl_event *wait_list, cl_event *event)
+{
+    const chg_device_t *dev;
+    cl_context ctx;
+    clhgemm_status_t st = chg_queue_device(queue, &dev, &ctx);
+    if (st != CLHGEMM_SUCCESS) return st;
+
+    chain_t ch = {queue, NULL, num_wait, wait_list};
+    if (a->m == 0 || a->n == 0) {
+        st = (clhgemm_status_t)chain_marker(&ch);
+    } else if (a->k == 0 || a->alpha == 0.0) {
+        st = enqueue_scale(a, ctx, dev, &ch);
+    } else {
+        chg_gemm_params_t gp;
+        chg_gemm_params_select(dev, a->prec, &gp);
+        workspace_t *ws = ws_acquire(queue);
+        if (!ws) return CLHGEMM_OUT_OF_HOST_MEMORY;
+        /* Wait for the previous call's use of this workspace (a no-op on in-order queues). */
+        cl_event *joined = NULL;
+        if (ws->last) {
+            joined = malloc((num_wait + 1) * sizeof *joined);
+            if (!joined) {
+                ws_release(ws);
+                return CLHGEMM_OUT_OF_HOST_MEMORY;
+            }
+            if (num_wait) memcpy(joined, wait_list, num_wait * sizeof *joined);
+            joined[num_wait] = ws->last;
+            ch.nwait = num_wait + 1;
+            ch.wait = joined;
+        }
+        st = enqueue_blocked(a, ctx, dev, &gp, ws, &ch);
+        if (st == CLHGEMM_SUCCESS) {
+            if (ws->last) clReleaseEvent(ws->last);
+            ws->last = ch.prev;
+            clRetainEvent(ws->last);
+        }
+        ws_release(ws);
+        free(joined);
+    }
+    if (st != CLHGEMM_SUCCESS) {
+        /* Kernels and workspace are all obtained before the first command is enqueued, so
+         * build and allocation failures leave C untouched. An enqueue failing half-way (a lost
+         * device) may leave earlier C blocks final and later ones untouched. Wait for what was
+         * enqueued so the caller may free its buffers at once. */
+        if (ch.prev) {
+            clWaitForEvents(1, &ch.prev);
+            clReleaseEvent(ch.prev);
+        }
+        return st;
+    }
+    if (event) *event = ch.prev;
+    else clReleaseEvent(ch.prev);
+    return CLHGEMM_SUCCESS;
+}

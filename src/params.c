@@ -1,0 +1,164 @@
+/*
+ * params.c -- the GEMM kernel's parameters: built-in defaults per device class, the
+ * CLHGEMM_*GEMM_PARAMS override, validation against the device, and the specialised source
+ * (feature macros + parameter defines + cl/gemm.cl).
+ *
+ * Defaults are chosen for the class, not the smallest that works: on GPUs a 128x128 tile with
+ * 8x8 accumulators per work-item and float4 traffic (FP32), a 128x64 tile with 8x4 (FP64, where
+ * registers are the limit); on CPUs a modest tile read straight from the packed panels (local
+ * memory is ordinary cache there and barriers are costly). The tuner (clhgemm-tune, a later
+ * issue) will replace these per device.
+ */
+#include "params.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "embedded.h"
+
+void chg_gemm_params_default(const chg_device_t *dev, chg_precision_t prec, chg_gemm_params_t *p)
+{
+    const int gpu = (dev->features & CHG_FEAT_GPU) != 0;
+    memset(p, 0, sizeof(*p));
+    if (gpu && prec == CHG_F32) {
+        *p = (chg_gemm_params_t){.mwg = 128, .nwg = 128, .kwg = 16, .mdimc = 16, .ndimc = 16,
+                                 .vwm = 4, .vwn = 4, .sa = 1, .sb = 1, .kwi = 2};
+    } else if (gpu) {
+        *p = (chg_gemm_params_t){.mwg = 128, .nwg = 64, .kwg = 16, .mdimc = 16, .ndimc = 16,
+                                 .vwm = 2, .vwn = 2, .sa = 1, .sb = 1, .kwi = 2};
+    } else {
+        *p = (chg_gemm_params_t){.mwg = 32, .nwg = 32, .kwg = 16, .mdimc = 8, .ndimc = 8,
+                                 .vwm = 4, .vwn = 4, .sa = 0, .sb = 0, .kwi = 4};
+        if (prec == CHG_F64) p->vwm = p->vwn = 2;
+    }
+    /* Small devices: shrink until the work-group fits. */
+    while ((size_t)p->mdimc * p->ndimc > dev->info.max_work_group_size && p->mdimc > 1) {
+        p->mdimc /= 2;
+        p->ndimc /= 2;
+        p->mwg /= 2;
+        p->nwg /= 2;
+    }
+}
+
+static int *param_field(chg_gemm_params_t *p, const char *key, size_t len)
+{
+    static const struct { const char *name; size_t off; } fields[] = {
+        {"MWG", offsetof(chg_gemm_params_t, mwg)},     {"NWG", offsetof(chg_gemm_params_t, nwg)},
+        {"KWG", offsetof(chg_gemm_params_t, kwg)},     {"MDIMC", offsetof(chg_gemm_params_t, mdimc)},
+        {"NDIMC", offsetof(chg_gemm_params_t, ndimc)}, {"VWM", offsetof(chg_gemm_params_t, vwm)},
+        {"VWN", offsetof(chg_gemm_params_t, vwn)},     {"SA", offsetof(chg_gemm_params_t, sa)},
+        {"SB", offsetof(chg_gemm_params_t, sb)},       {"KWI", offsetof(chg_gemm_params_t, kwi)},
+    };
+    for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++)
+        if (strlen(fields[i].name) == len && strncasecmp(fields[i].name, key, len) == 0)
+            return (int *)((char *)p + fields[i].off);
+    return NULL;
+}
+
+int chg_gemm_params_parse(const char *text, chg_gemm_params_t *p)
+{
+    chg_gemm_params_t q = *p;
+    const char *s = text;
+    while (*s) {
+        while (*s == ' ' || *s == ',' || *s == ';') s++;
+        if (!*s) break;
+        const char *key = s;
+        while (isalnum((unsigned char)*s)) s++;
+        size_t klen = (size_t)(s - key);
+        if (*s != '=') return -1;
+        s++;
+        char *end;
+        long v = strtol(s, &end, 10);
+        if (end == s || v < 0 || v > 4096) return -1;
+        int *f = param_field(&q, key, klen);
+        if (!f) return -1;
+        *f = (int)v;
+        s = end;
+    }
+    *p = q;
+    return 0;
+}
+
+static int is_vw(int v) { return v == 1 || v == 2 || v == 4 || v == 8; }
+
+#define INVALID(...) do { if (why) snprintf(why, why_len, __VA_ARGS__); return 0; } while (0)
+
+int chg_gemm_params_valid(const chg_device_t *dev, chg_precision_t prec,
+                          const chg_gemm_params_t *p, char *why, size_t why_len)
+{
+    const size_t es = chg_elem_size(prec);
+    if (p->mwg <= 0 || p->nwg <= 0 || p->kwg <= 0 || p->mdimc <= 0 || p->ndimc <= 0 ||
+        p->kwi <= 0)
+        INVALID("all sizes must be positive");
+    if (!is_vw(p->vwm) || !is_vw(p->vwn)) INVALID("VWM and VWN must be 1, 2, 4 or 8");
+    if (p->sa < 0 || p->sa > 1 || p->sb < 0 || p->sb > 1) INVALID("SA and SB must be 0 or 1");
+    if (p->mwg % (p->mdimc * p->vwm)) INVALID("MWG must be a multiple of MDIMC*VWM");
+    if (p->nwg % (p->ndimc * p->vwn)) INVALID("NWG must be a multiple of NDIMC*VWN");
+    if (p->kwg % p->kwi) INVALID("KWG must be a multiple of KWI");
+    const size_t threads = (size_t)p->mdimc * p->ndimc;
+    if (threads > dev->info.max_work_group_size)
+        INVALID("MDIMC*NDIMC=%zu exceeds the device's work-group limit %zu", threads,
+                dev->info.max_work_group_size);
+    const size_t acc = (size_t)(p->mwg / p->mdimc) * (p->nwg / p->ndimc);
+    if (acc > 256) INVALID("%zu accumulators per work-item is beyond any register file", acc);
+    const unsigned long long lmem =
+        2ull * p->kwg * ((unsigned long long)p->sa * p->mwg + (unsigned long long)p->sb * p->nwg) * es;
+    if (lmem > dev->info.local_mem_bytes)
+        INVALID("needs %llu bytes of local memory, the device has %llu", lmem,
+                dev->info.local_mem_bytes);
+    if (prec == CHG_F64 && !(dev->features & CHG_FEAT_FP64)) INVALID("device has no FP64");
+    return 1;
+}
+
+void chg_gemm_params_select(const chg_device_t *dev, chg_precision_t prec, chg_gemm_params_t *p)
+{
+    chg_gemm_params_default(dev, prec, p);
+    const char *specific = chg_getenv(prec == CHG_F64 ? "CLHGEMM_DGEMM_PARAMS" : "CLHGEMM_SGEMM_PARAMS");
+    const char *text = specific ? specific : chg_getenv("CLHGEMM_GEMM_PARAMS");
+    if (!text) return;
+    chg_gemm_params_t q = *p;
+    char why[160] = "malformed (expected KEY=VALUE,...)";
+    if (chg_gemm_params_parse(text, &q) == 0 && chg_gemm_params_valid(dev, prec, &q, why, sizeof why)) {
+        *p = q;
+        return;
+    }
+    chg_log(1, "ignoring GEMM parameter override \"%s\": %s", text, why);
+}
+
+void chg_gemm_params_defines(chg_precision_t prec, const chg_gemm_params_t *p, chg_str_t *s)
+{
+    chg_str_printf(s,
+                   "#define PRECISION %d\n#define MWG %d\n#define NWG %d\n#define KWG %d\n"
+                   "#define MDIMC %d\n#define NDIMC %d\n#define VWM %d\n#define VWN %d\n"
+                   "#define SA %d\n#define SB %d\n#define KWI %d\n",
+                   prec == CHG_F64 ? 64 : 32, p->mwg, p->nwg, p->kwg, p->mdimc, p->ndimc, p->vwm,
+                   p->vwn, p->sa, p->sb, p->kwi);
+}
+
+void chg_gemm_params_format(const chg_gemm_params_t *p, char *buf, size_t len)
+{
+    snprintf(buf, len, "MWG=%d,NWG=%d,KWG=%d,MDIMC=%d,NDIMC=%d,VWM=%d,VWN=%d,SA=%d,SB=%d,KWI=%d",
+             p->mwg, p->nwg, p->kwg, p->mdimc, p->ndimc, p->vwm, p->vwn, p->sa, p->sb, p->kwi);
+}
+
+int chg_gemm_source(const chg_device_t *dev, chg_precision_t prec, const chg_gemm_params_t *p,
+                    chg_str_t *s)
+{
+    const char *body = chg_embedded_source("gemm.cl", NULL);
+    if (!body) return -1;
+    chg_device_feature_defines(dev, s);
+    chg_gemm_params_defines(prec, p, s);
+    chg_str_append(s, body);
+    return s->failed ? -1 : 0;
+}
+
+const char *chg_build_options(const chg_device_t *dev)
+{
+    (void)dev;
+    /* IEEE results: no fast-math, no denormal flushing; -cl-std=CL1.2 is what every
+     * supported driver accepts. */
+    return "-cl-std=CL1.2";
+}

@@ -1,0 +1,58 @@
+/*
+ * params.h -- parameters of the GEMM kernel (cl/gemm.cl) and how they are chosen (params.c).
+ *
+ * The kernel computes Cp = Ap * Bp (+ Cp when accumulating) on packed, zero-padded operands:
+ *   Ap block-major [Mp/MWG][Kp][MWG], Bp block-major [Np/NWG][Kp][NWG], Cp column-major Mp x Np.
+ * A work-group of MDIMC x NDIMC work-items owns one MWG x NWG tile of Cp and walks k in steps of
+ * KWG; each work-item owns (MWG/MDIMC) x (NWG/NDIMC) accumulators, loaded as vectors of VWM/VWN
+ * elements. SA/SB stage the A/B panels through local memory. KWI is the unroll factor of the
+ * inner k loop. The values are prepended as #defines (chg_gemm_params_defines) before the kernel.
+ */
+#ifndef CHG_PARAMS_H
+#define CHG_PARAMS_H
+
+#include "device.h"
+
+typedef enum { CHG_F32 = 0, CHG_F64 = 1 } chg_precision_t;
+static inline size_t chg_elem_size(chg_precision_t p) { return p == CHG_F64 ? 8 : 4; }
+
+typedef struct chg_gemm_params_s {
+    int mwg, nwg, kwg;  /* work-group tile of C (m, n) and k step */
+    int mdimc, ndimc;   /* work-group shape in work-items */
+    int vwm, vwn;       /* vector widths of A and B accesses (1, 2, 4 or 8) */
+    int sa, sb;         /* stage A / B through local memory (0 or 1) */
+    int kwi;            /* unroll factor of the inner k loop (divides kwg) */
+} chg_gemm_params_t;
+
+/* Built-in defaults for the device class (GPU by vendor, CPU, other). */
+void chg_gemm_params_default(const chg_device_t *dev, chg_precision_t prec, chg_gemm_params_t *p);
+
+/* Parses "MWG=128,NWG=64,..." (any subset of keys, case-insensitive) over *p.
+ * Returns 0 on success, -1 on a malformed string (p unchanged). */
+int chg_gemm_params_parse(const char *text, chg_gemm_params_t *p);
+
+/* Checks divisibility, vector widths, work-group size and local memory against the device.
+ * Returns 1 when valid; otherwise 0 with a reason in why (may be NULL). */
+int chg_gemm_params_valid(const chg_device_t *dev, chg_precision_t prec,
+                          const chg_gemm_params_t *p, char *why, size_t why_len);
+
+/* The parameters that the library uses for (dev, prec): defaults, then CLHGEMM_GEMM_PARAMS
+ * (or CLHGEMM_SGEMM_PARAMS / CLHGEMM_DGEMM_PARAMS) if set and valid (an invalid override is
+ * reported with CLHGEMM_VERBOSE and ignored). */
+void chg_gemm_params_select(const chg_device_t *dev, chg_precision_t prec, chg_gemm_params_t *p);
+
+/* Appends the #define block for (prec, p) to s. */
+void chg_gemm_params_defines(chg_precision_t prec, const chg_gemm_params_t *p, chg_str_t *s);
+
+/* "MWG=.. NWG=.. ..." for logs and benchmark output. */
+void chg_gemm_params_format(const chg_gemm_params_t *p, char *buf, size_t len);
+
+/* Full source of the GEMM kernel specialised for (dev, prec, p): feature macros, parameter
+ * defines, then cl/gemm.cl. Returns 0 on success (s->failed set on allocation failure). */
+int chg_gemm_source(const chg_device_t *dev, chg_precision_t prec, const chg_gemm_params_t *p,
+                    chg_str_t *s);
+
+/* Build options used for every library kernel on this device. */
+const char *chg_build_options(const chg_device_t *dev);
+
+#endif

@@ -1,0 +1,549 @@
+/*
+ * common.c -- the shared test harness (see common.h for the contract and the tolerance).
+ *
+ * Reference results come from OpenBLAS cblas_dgemm in double on the exact (converted) inputs,
+ * called with the same layout, transposes, leading dimensions and offsets as the library, so the
+ * oracle never re-implements the indexing that is under test. The A/B gaps are NaN, so a kernel
+ * that reads an element outside op(A) or op(B) into the product shows up as a NaN result.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "common.h"
+
+#include <cblas.h>
+#include <float.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- device ------------------------------------------------------------------------------ */
+static int count_raw_devices(void)
+{
+    cl_uint np = 0;
+    if (clGetPlatformIDs(0, NULL, &np) != CL_SUCCESS || np == 0) return 0;
+    cl_platform_id *pl = calloc(np, sizeof *pl);
+    if (!pl) return 0;
+    int total = 0;
+    if (clGetPlatformIDs(np, pl, NULL) == CL_SUCCESS) {
+        for (cl_uint i = 0; i < np; i++) {
+            cl_uint nd = 0;
+            if (clGetDeviceIDs(pl[i], CL_DEVICE_TYPE_ALL, 0, NULL, &nd) == CL_SUCCESS) total += nd;
+        }
+    }
+    free(pl);
+    return total;
+}
+
+int tc_open(tc_env_t *env)
+{
+    memset(env, 0, sizeof *env);
+    size_t count = 0;
+    clhgemm_status_t st = clhgemm_devices_get(NULL, &env->info, 1, &count);
+    if (st == CLHGEMM_NO_DEVICE) {
+        if (count_raw_devices() == 0) {
+            printf("SKIP: no OpenCL device on this machine\n");
+            return TC_SKIP;
+        }
+        fprintf(stderr, "FAIL: clhgemm_devices_get says NO_DEVICE but OpenCL lists %d device(s)\n",
+                count_raw_devices());
+        return 1;
+    }
+    if (st != CLHGEMM_SUCCESS || count == 0) {
+        fprintf(stderr, "FAIL: clhgemm_devices_get(NULL) -> %s, count %zu (CLHGEMM_DEVICES=%s)\n",
+                clhgemm_status_string(st), count,
+                getenv("CLHGEMM_DEVICES") ? getenv("CLHGEMM_DEVICES") : "(unset)");
+        return 1;
+    }
+    env->device = env->info.device;
+    env->has_fp64 = env->info.has_fp64;
+    cl_context_properties props[] = {CL_CONTEXT_PLATFORM, (cl_context_properties)env->info.platform,
+                                     0};
+    cl_int err = CL_SUCCESS;
+    env->ctx = clCreateContext(props, 1, &env->device, NULL, NULL, &err);
+    if (!env->ctx || err != CL_SUCCESS) {
+        fprintf(stderr, "FAIL: clCreateContext -> %s\n", clhgemm_status_string(err));
+        return 1;
+    }
+    env->queue = tc_queue_new(env);
+    if (!env->queue) return 1;
+    return 0;
+}
+
+cl_command_queue tc_queue_new(const tc_env_t *env)
+{
+    cl_int err = CL_SUCCESS;
+    cl_command_queue q = clCreateCommandQueue(env->ctx, env->device, 0, &err);
+    if (!q || err != CL_SUCCESS) {
+        fprintf(stderr, "FAIL: clCreateCommandQueue -> %s\n", clhgemm_status_string(err));
+        return NULL;
+    }
+    return q;
+}
+
+void tc_close(tc_env_t *env)
+{
+    if (env->queue) {
+        clFinish(env->queue);
+        clReleaseCommandQueue(env->queue);
+    }
+    if (env->ctx) clReleaseContext(env->ctx);
+    env->queue = NULL;
+    env->ctx = NULL;
+}
+
+/* ---- random numbers ---------------------------------------------------------------------- */
+void tc_rng_seed(tc_rng_t *r, uint64_t seed)
+{
+    r->s = seed ? seed : 0x9E3779B97F4A7C15ULL;
+    for (int i = 0; i < 4; i++) tc_rng_next(r);
+}
+
+uint64_t tc_rng_next(tc_rng_t *r)
+{
+    uint64_t x = r->s;
+    x ^= x >> 12;
+    x ^= x << 25;
+    x ^= x >> 27;
+    r->s = x;
+    return x * 0x2545F4914F6CDD1DULL;
+}
+
+double tc_rng_uniform(tc_rng_t *r)
+{
+    for (;;) {
+        double u = (double)(tc_rng_next(r) >> 11) * (1.0 / 9007199254740992.0);
+        double v = 2.0 * u - 1.0;
+        if (v != 0.0 && (float)v != 0.0f) return v;
+    }
+}
+
+/* ---- buffers ----------------------------------------------------------------------------- */
+cl_mem tc_buffer_from_host(cl_context ctx, const void *host, size_t bytes)
+{
+    cl_int err = CL_SUCCESS;
+    cl_mem m = clCreateBuffer(ctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, bytes, (void *)host,
+                              &err);
+    if (!m || err != CL_SUCCESS) {
+        fprintf(stderr, "FAIL: clCreateBuffer(%zu bytes) -> %s\n", bytes,
+                clhgemm_status_string(err));
+        return NULL;
+    }
+    return m;
+}
+
+int tc_read(cl_command_queue q, cl_mem m, void *host, size_t bytes)
+{
+    cl_int err = clEnqueueReadBuffer(q, m, CL_TRUE, 0, bytes, host, 0, NULL, NULL);
+    if (err != CL_SUCCESS) {
+        fprintf(stderr, "FAIL: clEnqueueReadBuffer -> %s\n", clhgemm_status_string(err));
+        return 1;
+    }
+    return 0;
+}
+
+int tc_write(cl_command_queue q, cl_mem m, const void *host, size_t bytes)
+{
+    cl_int err = clEnqueueWriteBuffer(q, m, CL_TRUE, 0, bytes, host, 0, NULL, NULL);
+    if (err != CL_SUCCESS) {
+        fprintf(stderr, "FAIL: clEnqueueWriteBuffer -> %s\n", clhgemm_status_string(err));
+        return 1;
+    }
+    return 0;
+}
+
+/* ---- geometry ---------------------------------------------------------------------------- */
+/* Column-like storage: element (i, j) of op(X) at i + j*ld. True for col-major NoTrans and for
+ * row-major Trans; the other two combinations are row-like (i*ld + j). */
+static int col_like(clhgemm_layout_t layout, clhgemm_transpose_t t)
+{
+    return (layout == CLHGEMM_COL_MAJOR) != (t != CLHGEMM_NO_TRANS);
+}
+
+void tc_stored(clhgemm_layout_t layout, clhgemm_transpose_t t, int r, int c, int *contig,
+               int *lines)
+{
+    if (col_like(layout, t)) {
+        *contig = r;
+        *lines = c;
+    } else {
+        *contig = c;
+        *lines = r;
+    }
+}
+
+size_t tc_index(clhgemm_layout_t layout, clhgemm_transpose_t t, int i, int j, int ld)
+{
+    return col_like(layout, t) ? (size_t)i + (size_t)j * (size_t)ld
+                               : (size_t)i * (size_t)ld + (size_t)j;
+}
+
+size_t tc_index_c(clhgemm_layout_t layout, int i, int j, int ld)
+{
+    return tc_index(layout, CLHGEMM_NO_TRANS, i, j, ld);
+}
+
+size_t tc_required(size_t off, int contig, int lines, int ld)
+{
+    if (contig <= 0 || lines <= 0) return off;
+    return off + (size_t)(lines - 1) * (size_t)ld + (size_t)contig;
+}
+
+void tc_sentinel(int dbl, size_t idx, void *dst)
+{
+    if (dbl) {
+        uint64_t v = 0x7FF4DEAD00000000ULL | (uint64_t)(idx & 0xFFFFFFFFu); /* signalling NaN */
+        memcpy(dst, &v, 8);
+    } else {
+        uint32_t v = 0x7FBAD000u | (uint32_t)(idx & 0xFFFu); /* signalling NaN */
+        memcpy(dst, &v, 4);
+    }
+}
+
+const char *tc_layout_name(clhgemm_layout_t l)
+{
+    return l == CLHGEMM_COL_MAJOR ? "col" : l == CLHGEMM_ROW_MAJOR ? "row" : "bad-layout";
+}
+
+const char *tc_trans_name(clhgemm_transpose_t t)
+{
+    return t == CLHGEMM_NO_TRANS ? "N" : t == CLHGEMM_TRANS ? "T" : t == CLHGEMM_CONJ_TRANS ? "C" : "?";
+}
+
+/* ---- reference --------------------------------------------------------------------------- */
+static pthread_mutex_t ref_lock = PTHREAD_MUTEX_INITIALIZER;
+
+void tc_ref_dgemm(clhgemm_layout_t layout, clhgemm_transpose_t ta, clhgemm_transpose_t tb, int m,
+                  int n, int k, double alpha, const double *A, int lda, const double *B, int ldb,
+                  double beta, double *C, int ldc)
+{
+    if (m == 0 || n == 0) return;
+    pthread_mutex_lock(&ref_lock);
+    cblas_dgemm((enum CBLAS_ORDER)layout, (enum CBLAS_TRANSPOSE)ta, (enum CBLAS_TRANSPOSE)tb, m, n,
+                k, alpha, A, lda, B, ldb, beta, C, ldc);
+    pthread_mutex_unlock(&ref_lock);
+}
+
+static double load(int dbl, const void *p, size_t i)
+{
+    return dbl ? ((const double *)p)[i] : (double)((const float *)p)[i];
+}
+
+static void store(int dbl, void *p, size_t i, double v)
+{
+    if (dbl)
+        ((double *)p)[i] = v;
+    else
+        ((float *)p)[i] = (float)v;
+}
+
+static const char *where_in_c(clhgemm_layout_t layout, int m, int n, size_t offc, int ldc,
+                              size_t idx)
+{
+    int contig, lines;
+    tc_stored(layout, CLHGEMM_NO_TRANS, m, n, &contig, &lines);
+    if (idx < offc) return "offset prefix";
+    if (idx >= tc_required(offc, contig, lines, ldc)) return "guard tail";
+    return "ld gap";
+}
+
+int tc_check_c(int dbl, clhgemm_layout_t layout, int m, int n, int k, const void *got,
+               const void *before, size_t nc, size_t offc, int ldc, const double *want,
+               const double *bound, const char *tag)
+{
+    const double eps = dbl ? DBL_EPSILON : FLT_EPSILON;
+    const double tiny = dbl ? 1e-300 : 1e-30;
+    const double tolfac = 2.0;
+    const size_t esz = dbl ? 8 : 4;
+    int rc = 0;
+
+    unsigned char *inside = calloc(nc ? nc : 1, 1);
+    if (!inside) {
+        fprintf(stderr, "FAIL %s: out of host memory\n", tag);
+        return 1;
+    }
+    size_t bad = 0, total = 0;
+    double worst = -1.0;
+    int wi = -1, wj = -1;
+    double wgot = 0, wwant = 0, wtol = 0;
+    for (int j = 0; j < n; j++) {
+        for (int i = 0; i < m; i++) {
+            size_t idx = offc + tc_index_c(layout, i, j, ldc);
+            inside[idx] = 1;
+            total++;
+            double g = load(dbl, got, idx);
+            double w = want[idx];
+            double tol = tolfac * (double)(k + 2) * eps * bound[idx] + tiny;
+            double err = fabs(g - w);
+            if (!(err <= tol)) {
+                double ratio = isfinite(err) ? err / tol : INFINITY;
+                bad++;
+                if (ratio > worst) {
+                    worst = ratio;
+                    wi = i;
+                    wj = j;
+                    wgot = g;
+                    wwant = w;
+                    wtol = tol;
+                }
+            }
+        }
+    }
+    if (bad) {
+        fprintf(stderr,
+                "FAIL %s: %zu/%zu elements out of tolerance; worst C(%d,%d) got %.17g want %.17g "
+                "tol %.3g\n",
+                tag, bad, total, wi, wj, wgot, wwant, wtol);
+        rc = 1;
+    }
+    size_t changed = 0, first = 0;
+    for (size_t idx = 0; idx < nc; idx++) {
+        if (inside[idx]) continue;
+        if (memcmp((const char *)got + idx * esz, (const char *)before + idx * esz, esz) != 0) {
+            if (!changed) first = idx;
+            changed++;
+        }
+    }
+    if (changed) {
+        fprintf(stderr,
+                "FAIL %s: %zu C-buffer elements outside the matrix changed; first at index %zu "
+                "(%s) now %.9g\n",
+                tag, changed, first, where_in_c(layout, m, n, offc, ldc, first),
+                load(dbl, got, first));
+        rc = 1;
+    }
+    free(inside);
+    return rc;
+}
+
+/* ---- one problem ------------------------------------------------------------------------- */
+void tc_case_describe(const tc_case_t *c, char *buf, size_t len)
+{
+    snprintf(buf, len,
+             "%cgemm %s %s%s m=%d n=%d k=%d alpha=%g beta=%g lda=%d ldb=%d ldc=%d offA=%zu "
+             "offB=%zu offC=%zu%s%s%s",
+             c->dbl ? 'd' : 's', tc_layout_name(c->layout), tc_trans_name(c->ta),
+             tc_trans_name(c->tb), c->m, c->n, c->k, c->alpha, c->beta, c->lda, c->ldb, c->ldc,
+             c->offa, c->offb, c->offc, c->null_a ? " A=NULL" : "", c->null_b ? " B=NULL" : "",
+             (c->c_nan || c->beta == 0.0) ? " C0=NaN" : "");
+}
+
+static int max1(int x) { return x > 1 ? x : 1; }
+
+int tc_problem_init(tc_problem_t *p, cl_context ctx, const tc_case_t *c, tc_rng_t *rng)
+{
+    memset(p, 0, sizeof *p);
+    p->c = *c;
+    tc_case_t *q = &p->c;
+    int dbl = q->dbl;
+    p->esz = dbl ? 8 : 4;
+    int ca, la, cb, lb, cc, lc;
+    tc_stored(q->layout, q->ta, q->m, q->k, &ca, &la);
+    tc_stored(q->layout, q->tb, q->k, q->n, &cb, &lb);
+    tc_stored(q->layout, CLHGEMM_NO_TRANS, q->m, q->n, &cc, &lc);
+    if (q->lda == 0) q->lda = max1(ca) + q->pad;
+    if (q->ldb == 0) q->ldb = max1(cb) + q->pad;
+    if (q->ldc == 0) q->ldc = max1(cc) + q->pad;
+    if (q->beta == 0.0) q->c_nan = 1;
+    p->na = tc_required(q->offa, ca, la, q->lda) + 5;
+    p->nb = tc_required(q->offb, cb, lb, q->ldb) + 5;
+    p->nc = tc_required(q->offc, cc, lc, q->ldc) + 13;
+    p->a0 = malloc(p->na * p->esz);
+    p->b0 = malloc(p->nb * p->esz);
+    p->c0 = malloc(p->nc * p->esz);
+    if (!p->a0 || !p->b0 || !p->c0) {
+        fprintf(stderr, "FAIL: out of host memory\n");
+        tc_problem_free(p);
+        return 1;
+    }
+    for (size_t i = 0; i < p->na; i++) store(dbl, p->a0, i, NAN);
+    for (size_t i = 0; i < p->nb; i++) store(dbl, p->b0, i, NAN);
+    for (int j = 0; j < q->k; j++)
+        for (int i = 0; i < q->m; i++)
+            store(dbl, p->a0, q->offa + tc_index(q->layout, q->ta, i, j, q->lda),
+                  tc_rng_uniform(rng));
+    for (int j = 0; j < q->n; j++)
+        for (int i = 0; i < q->k; i++)
+            store(dbl, p->b0, q->offb + tc_index(q->layout, q->tb, i, j, q->ldb),
+                  tc_rng_uniform(rng));
+    for (size_t i = 0; i < p->nc; i++) tc_sentinel(dbl, i, (char *)p->c0 + i * p->esz);
+    for (int j = 0; j < q->n; j++)
+        for (int i = 0; i < q->m; i++)
+            store(dbl, p->c0, q->offc + tc_index_c(q->layout, i, j, q->ldc),
+                  q->c_nan ? NAN : tc_rng_uniform(rng));
+    if (!q->null_a && !(p->a = tc_buffer_from_host(ctx, p->a0, p->na * p->esz))) goto fail;
+    if (!q->null_b && !(p->b = tc_buffer_from_host(ctx, p->b0, p->nb * p->esz))) goto fail;
+    if (!(p->cbuf = tc_buffer_from_host(ctx, p->c0, p->nc * p->esz))) goto fail;
+    return 0;
+fail:
+    tc_problem_free(p);
+    return 1;
+}
+
+clhgemm_status_t tc_problem_call(const tc_problem_t *p, cl_command_queue queue, cl_event *event)
+{
+    const tc_case_t *q = &p->c;
+    if (q->dbl)
+        return clhgemm_dgemm_cl(q->layout, q->ta, q->tb, q->m, q->n, q->k, q->alpha, p->a, q->offa,
+                                q->lda, p->b, q->offb, q->ldb, q->beta, p->cbuf, q->offc, q->ldc,
+                                queue, event);
+    return clhgemm_sgemm_cl(q->layout, q->ta, q->tb, q->m, q->n, q->k, (float)q->alpha, p->a,
+                            q->offa, q->lda, p->b, q->offb, q->ldb, (float)q->beta, p->cbuf,
+                            q->offc, q->ldc, queue, event);
+}
+
+static int check_operand(const tc_problem_t *p, cl_command_queue queue, cl_mem m, const void *h0,
+                         size_t n, char name, const char *tag)
+{
+    if (!m) return 0;
+    void *buf = malloc(n * p->esz);
+    if (!buf) return 1;
+    int rc = tc_read(queue, m, buf, n * p->esz);
+    if (!rc && memcmp(buf, h0, n * p->esz) != 0) {
+        fprintf(stderr, "FAIL %s: buffer %c was modified by the call\n", tag, name);
+        rc = 1;
+    }
+    free(buf);
+    return rc;
+}
+
+void tc_problem_ref_init(const tc_problem_t *p, double *want, double *bound)
+{
+    for (size_t i = 0; i < p->nc; i++) {
+        double v = load(p->c.dbl, p->c0, i);
+        if (p->c.beta == 0.0 && isnan(v)) v = 0.0; /* beta == 0: C is not read */
+        want[i] = v;
+        bound[i] = fabs(v);
+    }
+}
+
+int tc_problem_ref_apply(const tc_problem_t *p, double *want, double *bound)
+{
+    const tc_case_t *q = &p->c;
+    double *da = malloc(p->na * sizeof(double)), *db = malloc(p->nb * sizeof(double));
+    double *aa = malloc(p->na * sizeof(double)), *ab = malloc(p->nb * sizeof(double));
+    int rc = 0;
+    if (!da || !db || !aa || !ab) {
+        fprintf(stderr, "FAIL: out of host memory\n");
+        rc = 1;
+        goto out;
+    }
+    for (size_t i = 0; i < p->na; i++) {
+        da[i] = load(q->dbl, p->a0, i);
+        aa[i] = fabs(da[i]);
+    }
+    for (size_t i = 0; i < p->nb; i++) {
+        db[i] = load(q->dbl, p->b0, i);
+        ab[i] = fabs(db[i]);
+    }
+    tc_ref_dgemm(q->layout, q->ta, q->tb, q->m, q->n, q->k, q->alpha, da + q->offa, q->lda,
+                 db + q->offb, q->ldb, q->beta, want + q->offc, q->ldc);
+    tc_ref_dgemm(q->layout, q->ta, q->tb, q->m, q->n, q->k, fabs(q->alpha), aa + q->offa, q->lda,
+                 ab + q->offb, q->ldb, fabs(q->beta), bound + q->offc, q->ldc);
+out:
+    free(da);
+    free(db);
+    free(aa);
+    free(ab);
+    return rc;
+}
+
+int tc_problem_check(const tc_problem_t *p, cl_command_queue queue, const char *tag)
+{
+    const tc_case_t *q = &p->c;
+    int rc = 0;
+    void *got = malloc(p->nc * p->esz);
+    double *want = malloc(p->nc * sizeof(double)), *bound = malloc(p->nc * sizeof(double));
+    if (!got || !want || !bound) {
+        fprintf(stderr, "FAIL %s: out of host memory\n", tag);
+        rc = 1;
+        goto out;
+    }
+    if (tc_read(queue, p->cbuf, got, p->nc * p->esz)) {
+        rc = 1;
+        goto out;
+    }
+    rc |= check_operand(p, queue, p->a, p->a0, p->na, 'A', tag);
+    rc |= check_operand(p, queue, p->b, p->b0, p->nb, 'B', tag);
+    tc_problem_ref_init(p, want, bound);
+    if (tc_problem_ref_apply(p, want, bound)) {
+        rc = 1;
+        goto out;
+    }
+    rc |= tc_check_c(q->dbl, q->layout, q->m, q->n, q->k, got, p->c0, p->nc, q->offc, q->ldc,
+                     want, bound, tag);
+out:
+    free(got);
+    free(want);
+    free(bound);
+    return rc;
+}
+
+int tc_problem_check_unchanged(const tc_problem_t *p, cl_command_queue queue, const char *tag)
+{
+    void *got = malloc(p->nc * p->esz);
+    if (!got) return 1;
+    int rc = tc_read(queue, p->cbuf, got, p->nc * p->esz);
+    if (!rc) {
+        for (size_t i = 0; i < p->nc; i++) {
+            if (memcmp((char *)got + i * p->esz, (char *)p->c0 + i * p->esz, p->esz) != 0) {
+                fprintf(stderr, "FAIL %s: C changed at buffer index %zu (%.9g, was %.9g)\n", tag,
+                        i, load(p->c.dbl, got, i), load(p->c.dbl, p->c0, i));
+                rc = 1;
+                break;
+            }
+        }
+    }
+    rc |= check_operand(p, queue, p->a, p->a0, p->na, 'A', tag);
+    rc |= check_operand(p, queue, p->b, p->b0, p->nb, 'B', tag);
+    free(got);
+    return rc;
+}
+
+void tc_problem_free(tc_problem_t *p)
+{
+    if (p->a) clReleaseMemObject(p->a);
+    if (p->b) clReleaseMemObject(p->b);
+    if (p->cbuf) clReleaseMemObject(p->cbuf);
+    free(p->a0);
+    free(p->b0);
+    free(p->c0);
+    memset(p, 0, sizeof *p);
+}
+
+int tc_run_case(cl_context ctx, cl_command_queue queue, const tc_case_t *c, tc_rng_t *rng)
+{
+    char tag[256];
+    tc_problem_t p;
+    if (tc_problem_init(&p, ctx, c, rng)) {
+        tc_case_describe(c, tag, sizeof tag);
+        fprintf(stderr, "FAIL %s: setup failed\n", tag);
+        return 1;
+    }
+    tc_case_describe(&p.c, tag, sizeof tag);
+    int rc = 0;
+    cl_event ev = NULL;
+    clhgemm_status_t st = tc_problem_call(&p, queue, &ev);
+    if (st != CLHGEMM_SUCCESS) {
+        fprintf(stderr, "FAIL %s: status %s (%d)\n", tag, clhgemm_status_string(st), (int)st);
+        rc = 1;
+    } else if (!ev) {
+        fprintf(stderr, "FAIL %s: success but no event returned\n", tag);
+        clFinish(queue);
+        rc = 1;
+    } else {
+        cl_int err = clWaitForEvents(1, &ev);
+        cl_int exec = CL_COMPLETE;
+        cl_int err2 = clGetEventInfo(ev, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof exec, &exec,
+                                     NULL);
+        if (err != CL_SUCCESS || err2 != CL_SUCCESS || exec != CL_COMPLETE) {
+            fprintf(stderr, "FAIL %s: event wait %s, status %s, execution status %d\n", tag,
+                    clhgemm_status_string(err), clhgemm_status_string(err2), (int)exec);
+            rc = 1;
+        }
+        clReleaseEvent(ev);
+        rc |= tc_problem_check(&p, queue, tag);
+    }
+    tc_problem_free(&p);
+    return rc;
+}

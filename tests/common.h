@@ -1,0 +1,136 @@
+/*
+ * common.h -- shared test harness (static library clhgemm_testcommon).
+ *
+ * Every device test needs the same scaffolding: open the first device that clhgemm_devices_get
+ * selects (honouring CLHGEMM_DEVICES), make operands whose unused parts are poisoned, run one
+ * GEMM and compare it with OpenBLAS in double. The oracle's tolerance scales with k and the
+ * precision (|C - Cref| <= tolfac*(k+2)*eps*(|alpha||op(A)||op(B)| + |beta||C0|) + tiny), and
+ * every element of the C buffer that is not part of the m x n matrix must come back bit-identical,
+ * so a kernel that writes into ld gaps, before the offset or past the end is caught.
+ *
+ * Exit codes: 0 pass, 1 fail, TC_SKIP (77) only when there is no OpenCL device at all (or no fp64
+ * for a double-only test).
+ */
+#ifndef CLHGEMM_TESTS_COMMON_H
+#define CLHGEMM_TESTS_COMMON_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "clhgemm.h"
+
+#define TC_SKIP 77
+
+/* ---- device ------------------------------------------------------------------------------ */
+typedef struct tc_env_s {
+    clhgemm_device_info_t info;
+    cl_device_id device;
+    cl_context ctx;
+    cl_command_queue queue; /* in-order */
+    int has_fp64;
+} tc_env_t;
+
+/* Opens the first device of clhgemm_devices_get(NULL, ...). Returns 0, TC_SKIP when the machine
+ * has no OpenCL device, or 1 on any other error (message printed). */
+int tc_open(tc_env_t *env);
+void tc_close(tc_env_t *env);
+/* A new in-order queue on env's context and device (NULL on failure, message printed). */
+cl_command_queue tc_queue_new(const tc_env_t *env);
+
+/* ---- random numbers (xorshift64*) -------------------------------------------------------- */
+typedef struct tc_rng_s {
+    uint64_t s;
+} tc_rng_t;
+void tc_rng_seed(tc_rng_t *r, uint64_t seed);
+uint64_t tc_rng_next(tc_rng_t *r);
+/* Uniform in [-1, 1], never zero. */
+double tc_rng_uniform(tc_rng_t *r);
+
+/* ---- buffers ----------------------------------------------------------------------------- */
+/* Buffer initialised from host memory (bytes > 0). NULL on failure (message printed). */
+cl_mem tc_buffer_from_host(cl_context ctx, const void *host, size_t bytes);
+/* Blocking read / write of a whole buffer prefix on queue q. 0 on success. */
+int tc_read(cl_command_queue q, cl_mem m, void *host, size_t bytes);
+int tc_write(cl_command_queue q, cl_mem m, const void *host, size_t bytes);
+
+/* ---- storage geometry -------------------------------------------------------------------- */
+/* op(X) is r x c. *contig = extent of the stored matrix along memory (what ld must cover),
+ * *lines = number of such lines. */
+void tc_stored(clhgemm_layout_t layout, clhgemm_transpose_t t, int r, int c, int *contig,
+               int *lines);
+/* Index (from the offset) of element (i, j) of op(X). */
+size_t tc_index(clhgemm_layout_t layout, clhgemm_transpose_t t, int i, int j, int ld);
+/* Index of C(i, j). */
+size_t tc_index_c(clhgemm_layout_t layout, int i, int j, int ld);
+/* Elements that a stored matrix needs: off + (lines-1)*ld + contig (off when empty). */
+size_t tc_required(size_t off, int contig, int lines, int ld);
+
+/* Sentinel bit pattern for element idx of a C buffer outside the matrix. */
+void tc_sentinel(int dbl, size_t idx, void *dst);
+
+/* ---- reference --------------------------------------------------------------------------- */
+/* OpenBLAS cblas_dgemm (serialised by a mutex so threads may call it). */
+void tc_ref_dgemm(clhgemm_layout_t layout, clhgemm_transpose_t ta, clhgemm_transpose_t tb, int m,
+                  int n, int k, double alpha, const double *A, int lda, const double *B, int ldb,
+                  double beta, double *C, int ldc);
+
+/* Checks a C buffer after a call. got: whole buffer read back (native precision, nc elements);
+ * before: the buffer as written before the call; want/bound: whole-buffer doubles holding the
+ * reference result and |alpha||op(A)||op(B)| + |beta||C0| at the matrix positions. k sets the
+ * tolerance. Prints one line naming tag and the worst element on failure. Returns 0 on pass. */
+int tc_check_c(int dbl, clhgemm_layout_t layout, int m, int n, int k, const void *got,
+               const void *before, size_t nc, size_t offc, int ldc, const double *want,
+               const double *bound, const char *tag);
+
+/* ---- one GEMM problem -------------------------------------------------------------------- */
+typedef struct tc_case_s {
+    int dbl; /* 0: sgemm, 1: dgemm */
+    clhgemm_layout_t layout;
+    clhgemm_transpose_t ta, tb;
+    int m, n, k;
+    double alpha, beta;
+    int lda, ldb, ldc;       /* 0: tight (max(1, rows as stored)) */
+    int pad;                 /* added to each ld left at 0 */
+    size_t offa, offb, offc; /* elements */
+    int null_a, null_b;      /* pass NULL for A / B (only valid when k == 0 or alpha == 0) */
+    int c_nan;               /* matrix part of C is NaN (forced when beta == 0) */
+} tc_case_t;
+
+typedef struct tc_problem_s {
+    tc_case_t c;
+    size_t esz;
+    size_t na, nb, nc; /* elements in each buffer */
+    void *a0, *b0, *c0; /* initial buffer contents, native precision */
+    cl_mem a, b, cbuf;
+} tc_problem_t;
+
+/* One-line description of a case ("s col NT m=.. n=.. k=.. alpha=.. beta=.. ld=.. off=.."). */
+void tc_case_describe(const tc_case_t *c, char *buf, size_t len);
+
+/* Resolves the ld fields, fills host data (A/B random, gaps NaN; C random or NaN, outside the
+ * matrix the sentinel) and creates the buffers. Returns 0 on success. */
+int tc_problem_init(tc_problem_t *p, cl_context ctx, const tc_case_t *c, tc_rng_t *rng);
+/* Calls clhgemm_{s,d}gemm_cl on queue with the problem's arguments. */
+clhgemm_status_t tc_problem_call(const tc_problem_t *p, cl_command_queue queue, cl_event *event);
+/* Reads A, B, C back on queue (blocking) and checks C against OpenBLAS and the sentinels, and
+ * that A and B are unchanged. Returns 0 on pass. */
+int tc_problem_check(const tc_problem_t *p, cl_command_queue queue, const char *tag);
+/* Reference pieces: want/bound (p->nc doubles, whole C buffer) := C0 and |C0| (NaN -> 0 when
+ * beta == 0); then want := alpha*op(A)*op(B) + beta*want and bound := |alpha||A||B| +
+ * |beta|*bound with p's operands (apply may be chained over several problems sharing C's
+ * geometry). apply returns 0 on success. */
+void tc_problem_ref_init(const tc_problem_t *p, double *want, double *bound);
+int tc_problem_ref_apply(const tc_problem_t *p, double *want, double *bound);
+/* Same, but C must be bit-identical to its initial content. */
+int tc_problem_check_unchanged(const tc_problem_t *p, cl_command_queue queue, const char *tag);
+void tc_problem_free(tc_problem_t *p);
+
+/* Init + call (with event) + wait + release + check + free. Prints one line on failure.
+ * Returns 0 on pass. */
+int tc_run_case(cl_context ctx, cl_command_queue queue, const tc_case_t *c, tc_rng_t *rng);
+
+/* Printable layout/trans names. */
+const char *tc_layout_name(clhgemm_layout_t l);
+const char *tc_trans_name(clhgemm_transpose_t t);
+
+#endif

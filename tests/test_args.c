@@ -1,0 +1,843 @@
+/*
+ * test_args.c -- argument checking, quick paths, status strings, version and device selection.
+ *
+ * Every invalid argument must give its own status (compared with the exact enum), leave *event
+ * untouched and leave C bit-identical: the checks run before anything is enqueued. The order of
+ * the checks follows reference BLAS (layout, transA, transB, m, n, k, lda, ldb, ldc), then the
+ * queue, then the buffers A, B, C in turn; a few cases with two bad arguments pin that down. Buffers are made exactly as large as the contract requires, so the valid call on
+ * them must succeed and one element less (or one more offset) must not.
+ * Quick paths: m == 0 or n == 0 writes nothing; k == 0 or alpha == 0 gives C := beta*C, with A and
+ * B allowed to be NULL, and beta == 0 writes zeros without reading C.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common.h"
+
+static int g_cases, g_failures;
+
+#define EV_SENTINEL ((cl_event)(uintptr_t)0x5EB71E10)
+
+typedef struct call_s {
+    int dbl;
+    int layout, ta, tb;
+    int m, n, k;
+    double alpha, beta;
+    cl_mem A, B, C;
+    size_t offa, offb, offc;
+    int lda, ldb, ldc;
+    cl_command_queue q;
+} call_t;
+
+static clhgemm_status_t do_call(const call_t *c, cl_event *ev)
+{
+    if (c->dbl)
+        return clhgemm_dgemm_cl((clhgemm_layout_t)c->layout, (clhgemm_transpose_t)c->ta,
+                                (clhgemm_transpose_t)c->tb, c->m, c->n, c->k, c->alpha, c->A,
+                                c->offa, c->lda, c->B, c->offb, c->ldb, c->beta, c->C, c->offc,
+                                c->ldc, c->q, ev);
+    return clhgemm_sgemm_cl((clhgemm_layout_t)c->layout, (clhgemm_transpose_t)c->ta,
+                            (clhgemm_transpose_t)c->tb, c->m, c->n, c->k, (float)c->alpha, c->A,
+                            c->offa, c->lda, c->B, c->offb, c->ldb, (float)c->beta, c->C, c->offc,
+                            c->ldc, c->q, ev);
+}
+
+static void describe(const call_t *c, const char *what, char *buf, size_t len)
+{
+    snprintf(buf, len,
+             "%cgemm layout=%d ta=%d tb=%d m=%d n=%d k=%d alpha=%g beta=%g A=%s offA=%zu lda=%d "
+             "B=%s offB=%zu ldb=%d C=%s offC=%zu ldc=%d queue=%s [%s]",
+             c->dbl ? 'd' : 's', c->layout, c->ta, c->tb, c->m, c->n, c->k, c->alpha, c->beta,
+             c->A ? "buf" : "NULL", c->offa, c->lda, c->B ? "buf" : "NULL", c->offb, c->ldb,
+             c->C ? "buf" : "NULL", c->offc, c->ldc, c->q ? "q" : "NULL", what);
+}
+
+/* A buffer whose content must survive a rejected call, with the queue to read it on. */
+typedef struct watched_s {
+    cl_mem buf;
+    cl_command_queue q;
+    const void *host;
+    size_t bytes;
+} watched_t;
+
+static int unchanged(const watched_t *w, const char *tag)
+{
+    if (!w || !w->buf) return 0;
+    clFinish(w->q);
+    void *tmp = malloc(w->bytes);
+    if (!tmp) return 1;
+    int rc = tc_read(w->q, w->buf, tmp, w->bytes);
+    if (!rc && memcmp(tmp, w->host, w->bytes) != 0) {
+        fprintf(stderr, "FAIL %s: C changed although the call was rejected\n", tag);
+        rc = 1;
+    }
+    free(tmp);
+    return rc;
+}
+
+/* Rejected call: exact status, *event untouched, watched buffers bit-identical. */
+static void expect_reject(const call_t *c, clhgemm_status_t want, const watched_t *w1,
+                          const watched_t *w2, const char *what)
+{
+    char tag[512];
+    describe(c, what, tag, sizeof tag);
+    int rc = 0;
+    cl_event ev = EV_SENTINEL;
+    clhgemm_status_t st = do_call(c, &ev);
+    if (st != want) {
+        fprintf(stderr, "FAIL %s: status %s (%d), want %s (%d)\n", tag, clhgemm_status_string(st),
+                (int)st, clhgemm_status_string(want), (int)want);
+        rc = 1;
+        if (st == CLHGEMM_SUCCESS && ev != EV_SENTINEL && ev) {
+            clWaitForEvents(1, &ev);
+            clReleaseEvent(ev);
+            ev = EV_SENTINEL;
+        }
+    }
+    if (ev != EV_SENTINEL) {
+        fprintf(stderr, "FAIL %s: *event was written on a rejected call\n", tag);
+        rc = 1;
+    }
+    rc |= unchanged(w1, tag);
+    rc |= unchanged(w2, tag);
+    g_cases++;
+    if (rc) g_failures++;
+}
+
+/* Accepted call: success, a valid event that completes. Returns 0 on pass. */
+static int expect_success(const call_t *c, const char *tag)
+{
+    cl_event ev = EV_SENTINEL;
+    clhgemm_status_t st = do_call(c, &ev);
+    if (st != CLHGEMM_SUCCESS) {
+        fprintf(stderr, "FAIL %s: status %s (%d), want success\n", tag, clhgemm_status_string(st),
+                (int)st);
+        return 1;
+    }
+    if (ev == EV_SENTINEL || ev == NULL) {
+        fprintf(stderr, "FAIL %s: success but *event not set\n", tag);
+        clFinish(c->q ? c->q : NULL);
+        return 1;
+    }
+    cl_int err = clWaitForEvents(1, &ev);
+    clReleaseEvent(ev);
+    if (err != CL_SUCCESS) {
+        fprintf(stderr, "FAIL %s: clWaitForEvents -> %s\n", tag, clhgemm_status_string(err));
+        return 1;
+    }
+    return 0;
+}
+
+static cl_mem make_buf(cl_context ctx, size_t elems, size_t esz, tc_rng_t *rng, void **host)
+{
+    if (elems == 0) elems = 1;
+    unsigned char *h = malloc(elems * esz);
+    if (!h) return NULL;
+    for (size_t i = 0; i < elems; i++) {
+        if (esz == 8) {
+            double v = tc_rng_uniform(rng);
+            memcpy(h + i * 8, &v, 8);
+        } else {
+            float v = (float)tc_rng_uniform(rng);
+            memcpy(h + i * 4, &v, 4);
+        }
+    }
+    cl_mem m = tc_buffer_from_host(ctx, h, elems * esz);
+    if (host)
+        *host = h;
+    else
+        free(h);
+    return m;
+}
+
+/* ---- invalid arguments for one (precision, layout, transA, transB) ------------------------- */
+static void invalid_args(const tc_env_t *env, cl_context ctx2, cl_command_queue q2, int dbl,
+                         clhgemm_layout_t layout, clhgemm_transpose_t ta, clhgemm_transpose_t tb,
+                         tc_rng_t *rng)
+{
+    const int m = 5, n = 4, k = 3;
+    const size_t esz = dbl ? 8 : 4;
+    int ca, la, cb, lb, cc, lc;
+    tc_stored(layout, ta, m, k, &ca, &la);
+    tc_stored(layout, tb, k, n, &cb, &lb);
+    tc_stored(layout, CLHGEMM_NO_TRANS, m, n, &cc, &lc);
+    size_t ra = tc_required(0, ca, la, ca), rb = tc_required(0, cb, lb, cb),
+           rc_ = tc_required(0, cc, lc, cc);
+    void *hc = NULL, *hc2 = NULL;
+    cl_mem A = make_buf(env->ctx, ra, esz, rng, NULL), B = make_buf(env->ctx, rb, esz, rng, NULL),
+           C = make_buf(env->ctx, rc_, esz, rng, &hc);
+    cl_mem As = make_buf(env->ctx, ra - 1, esz, rng, NULL),
+           Bs = make_buf(env->ctx, rb - 1, esz, rng, NULL),
+           Cs = make_buf(env->ctx, rc_ - 1, esz, rng, NULL);
+    cl_mem A2 = make_buf(ctx2, ra, esz, rng, NULL), B2 = make_buf(ctx2, rb, esz, rng, NULL),
+           C2 = make_buf(ctx2, rc_, esz, rng, &hc2);
+    if (!A || !B || !C || !As || !Bs || !Cs || !A2 || !B2 || !C2 || !hc || !hc2) {
+        fprintf(stderr, "FAIL: buffer setup\n");
+        g_failures++;
+        goto out;
+    }
+    watched_t wc = {C, env->queue, hc, rc_ * esz};
+    watched_t wc2 = {C2, q2, hc2, rc_ * esz};
+
+    const call_t base = {dbl, layout, ta, tb, m, n, k, -1.5, 1.0, A, B, C, 0, 0, 0,
+                         ca, cb, cc, env->queue};
+    call_t c;
+
+    /* The valid call on exactly-sized buffers must pass (and compute the right thing). */
+    {
+        char tag[512];
+        describe(&base, "valid, exact buffer sizes", tag, sizeof tag);
+        int rc = expect_success(&base, tag);
+        if (!rc) {
+            /* reference */
+            double *da = malloc(ra * 8), *db = malloc(rb * 8), *want = malloc(rc_ * 8),
+                   *bound = malloc(rc_ * 8);
+            void *ha = malloc(ra * esz), *hb = malloc(rb * esz), *got = malloc(rc_ * esz);
+            if (!da || !db || !want || !bound || !ha || !hb || !got ||
+                tc_read(env->queue, A, ha, ra * esz) || tc_read(env->queue, B, hb, rb * esz) ||
+                tc_read(env->queue, C, got, rc_ * esz)) {
+                rc = 1;
+            } else {
+                for (size_t i = 0; i < ra; i++)
+                    da[i] = dbl ? ((double *)ha)[i] : ((float *)ha)[i];
+                for (size_t i = 0; i < rb; i++)
+                    db[i] = dbl ? ((double *)hb)[i] : ((float *)hb)[i];
+                for (size_t i = 0; i < rc_; i++)
+                    want[i] = dbl ? ((double *)hc)[i] : ((float *)hc)[i];
+                for (size_t i = 0; i < rc_; i++) bound[i] = fabs(want[i]);
+                tc_ref_dgemm(layout, ta, tb, m, n, k, base.alpha, da, ca, db, cb, base.beta, want,
+                             cc);
+                for (size_t i = 0; i < ra; i++) da[i] = fabs(da[i]);
+                for (size_t i = 0; i < rb; i++) db[i] = fabs(db[i]);
+                tc_ref_dgemm(layout, ta, tb, m, n, k, fabs(base.alpha), da, ca, db, cb,
+                             fabs(base.beta), bound, cc);
+                rc |= tc_check_c(dbl, layout, m, n, k, got, hc, rc_, 0, cc, want, bound, tag);
+            }
+            free(da);
+            free(db);
+            free(want);
+            free(bound);
+            free(ha);
+            free(hb);
+            free(got);
+            /* restore C for the rejection checks below */
+            rc |= tc_write(env->queue, C, hc, rc_ * esz);
+        }
+        g_cases++;
+        if (rc) g_failures++;
+    }
+
+    /* one bad argument at a time */
+    static const int bad_layouts[] = {0, 103, 111};
+    for (size_t i = 0; i < 3; i++) {
+        c = base;
+        c.layout = bad_layouts[i];
+        expect_reject(&c, CLHGEMM_INVALID_LAYOUT, &wc, NULL, "bad layout");
+    }
+    static const int bad_trans[] = {0, 110, 114, 102};
+    for (size_t i = 0; i < 4; i++) {
+        c = base;
+        c.ta = bad_trans[i];
+        expect_reject(&c, CLHGEMM_INVALID_TRANS_A, &wc, NULL, "bad transA");
+        c = base;
+        c.tb = bad_trans[i];
+        expect_reject(&c, CLHGEMM_INVALID_TRANS_B, &wc, NULL, "bad transB");
+    }
+    c = base;
+    c.m = -1;
+    expect_reject(&c, CLHGEMM_INVALID_M, &wc, NULL, "m = -1");
+    c = base;
+    c.n = -1;
+    expect_reject(&c, CLHGEMM_INVALID_N, &wc, NULL, "n = -1");
+    c = base;
+    c.k = -1;
+    expect_reject(&c, CLHGEMM_INVALID_K, &wc, NULL, "k = -1");
+    c = base;
+    c.m = -7;
+    c.alpha = 0.0;
+    expect_reject(&c, CLHGEMM_INVALID_M, &wc, NULL, "m = -7 with alpha = 0");
+
+    c = base;
+    c.lda = ca - 1;
+    expect_reject(&c, CLHGEMM_INVALID_LDA, &wc, NULL, "lda = rows as stored - 1");
+    c = base;
+    c.lda = 0;
+    expect_reject(&c, CLHGEMM_INVALID_LDA, &wc, NULL, "lda = 0");
+    c = base;
+    c.ldb = cb - 1;
+    expect_reject(&c, CLHGEMM_INVALID_LDB, &wc, NULL, "ldb = rows as stored - 1");
+    c = base;
+    c.ldb = 0;
+    expect_reject(&c, CLHGEMM_INVALID_LDB, &wc, NULL, "ldb = 0");
+    c = base;
+    c.ldc = cc - 1;
+    expect_reject(&c, CLHGEMM_INVALID_LDC, &wc, NULL, "ldc = rows as stored - 1");
+    c = base;
+    c.ldc = -1;
+    expect_reject(&c, CLHGEMM_INVALID_LDC, &wc, NULL, "ldc = -1");
+    /* ld must be >= max(1, rows) even when the matrix is empty */
+    {
+        int ca0, la0;
+        c = base;
+        c.m = 0;
+        tc_stored(layout, ta, 0, k, &ca0, &la0);
+        c.lda = ca0 == 0 ? 0 : ca0 - 1;
+        if (ca0 <= 1) expect_reject(&c, CLHGEMM_INVALID_LDA, &wc, NULL, "m = 0, lda = 0");
+        c = base;
+        c.k = 0;
+        int cb0, lb0;
+        tc_stored(layout, tb, 0, n, &cb0, &lb0);
+        c.ldb = 0;
+        if (cb0 <= 1) expect_reject(&c, CLHGEMM_INVALID_LDB, &wc, NULL, "k = 0, ldb = 0");
+    }
+
+    c = base;
+    c.q = NULL;
+    expect_reject(&c, CLHGEMM_INVALID_QUEUE, &wc, NULL, "queue NULL");
+    c = base;
+    c.A = NULL;
+    expect_reject(&c, CLHGEMM_NULL_BUFFER_A, &wc, NULL, "A NULL");
+    c = base;
+    c.B = NULL;
+    expect_reject(&c, CLHGEMM_NULL_BUFFER_B, &wc, NULL, "B NULL");
+    c = base;
+    c.C = NULL;
+    expect_reject(&c, CLHGEMM_NULL_BUFFER_C, &wc, NULL, "C NULL");
+    c = base;
+    c.C = NULL;
+    c.k = 0;
+    expect_reject(&c, CLHGEMM_NULL_BUFFER_C, &wc, NULL, "C NULL with k = 0");
+    c = base;
+    c.C = NULL;
+    c.alpha = 0.0;
+    expect_reject(&c, CLHGEMM_NULL_BUFFER_C, &wc, NULL, "C NULL with alpha = 0");
+
+    c = base;
+    c.A = As;
+    expect_reject(&c, CLHGEMM_INSUFFICIENT_BUFFER_A, &wc, NULL, "A one element short");
+    c = base;
+    c.offa = 1;
+    expect_reject(&c, CLHGEMM_INSUFFICIENT_BUFFER_A, &wc, NULL, "A exact, offA = 1");
+    c = base;
+    c.lda = ca + 1;
+    if (la > 1) expect_reject(&c, CLHGEMM_INSUFFICIENT_BUFFER_A, &wc, NULL, "A exact for tight lda, lda + 1");
+    c = base;
+    c.B = Bs;
+    expect_reject(&c, CLHGEMM_INSUFFICIENT_BUFFER_B, &wc, NULL, "B one element short");
+    c = base;
+    c.offb = 1;
+    expect_reject(&c, CLHGEMM_INSUFFICIENT_BUFFER_B, &wc, NULL, "B exact, offB = 1");
+    c = base;
+    c.ldb = cb + 1;
+    if (lb > 1) expect_reject(&c, CLHGEMM_INSUFFICIENT_BUFFER_B, &wc, NULL, "B exact for tight ldb, ldb + 1");
+    c = base;
+    c.C = Cs;
+    expect_reject(&c, CLHGEMM_INSUFFICIENT_BUFFER_C, &wc, NULL, "C one element short");
+    c = base;
+    c.offc = 1;
+    expect_reject(&c, CLHGEMM_INSUFFICIENT_BUFFER_C, &wc, NULL, "C exact, offC = 1");
+    c = base;
+    c.ldc = cc + 1;
+    if (lc > 1) expect_reject(&c, CLHGEMM_INSUFFICIENT_BUFFER_C, &wc, NULL, "C exact for tight ldc, ldc + 1");
+    c = base;
+    c.offa = (size_t)1 << 40;
+    expect_reject(&c, CLHGEMM_INSUFFICIENT_BUFFER_A, &wc, NULL, "offA = 2^40");
+
+    c = base;
+    c.A = A2;
+    expect_reject(&c, CLHGEMM_CONTEXT_MISMATCH, &wc, NULL, "A from another context");
+    c = base;
+    c.B = B2;
+    expect_reject(&c, CLHGEMM_CONTEXT_MISMATCH, &wc, NULL, "B from another context");
+    c = base;
+    c.C = C2;
+    expect_reject(&c, CLHGEMM_CONTEXT_MISMATCH, &wc, &wc2, "C from another context");
+    c = base;
+    c.A = A2;
+    c.B = B2;
+    c.C = C2;
+    expect_reject(&c, CLHGEMM_CONTEXT_MISMATCH, &wc, &wc2, "A, B, C from another context");
+
+    /* NULL event pointer on a rejected call: still the status, no crash */
+    {
+        c = base;
+        c.m = -1;
+        clhgemm_status_t st = do_call(&c, NULL);
+        g_cases++;
+        if (st != CLHGEMM_INVALID_M) {
+            fprintf(stderr, "FAIL m=-1 with event NULL: status %s\n", clhgemm_status_string(st));
+            g_failures++;
+        }
+    }
+
+    /* precedence: two bad arguments, the earlier check wins */
+    c = base;
+    c.layout = 0;
+    c.ta = 0;
+    expect_reject(&c, CLHGEMM_INVALID_LAYOUT, &wc, NULL, "precedence: layout before transA");
+    c = base;
+    c.ta = 0;
+    c.tb = 0;
+    expect_reject(&c, CLHGEMM_INVALID_TRANS_A, &wc, NULL, "precedence: transA before transB");
+    c = base;
+    c.tb = 0;
+    c.m = -1;
+    expect_reject(&c, CLHGEMM_INVALID_TRANS_B, &wc, NULL, "precedence: transB before m");
+    c = base;
+    c.m = -1;
+    c.n = -1;
+    expect_reject(&c, CLHGEMM_INVALID_M, &wc, NULL, "precedence: m before n");
+    c = base;
+    c.n = -1;
+    c.k = -1;
+    expect_reject(&c, CLHGEMM_INVALID_N, &wc, NULL, "precedence: n before k");
+    c = base;
+    c.k = -1;
+    c.lda = 0;
+    expect_reject(&c, CLHGEMM_INVALID_K, &wc, NULL, "precedence: k before lda");
+    c = base;
+    c.lda = 0;
+    c.ldb = 0;
+    expect_reject(&c, CLHGEMM_INVALID_LDA, &wc, NULL, "precedence: lda before ldb");
+    c = base;
+    c.ldb = 0;
+    c.ldc = 0;
+    expect_reject(&c, CLHGEMM_INVALID_LDB, &wc, NULL, "precedence: ldb before ldc");
+    c = base;
+    c.ldc = 0;
+    c.q = NULL;
+    expect_reject(&c, CLHGEMM_INVALID_LDC, &wc, NULL, "precedence: ldc before queue");
+    c = base;
+    c.q = NULL;
+    c.A = NULL;
+    expect_reject(&c, CLHGEMM_INVALID_QUEUE, &wc, NULL, "precedence: queue before NULL A");
+    /* Across buffers the order is A, B, C; which check of one buffer comes first (size or
+     * context) is not part of the contract, so no case mixes the two on one buffer. */
+    c = base;
+    c.A = NULL;
+    c.B = NULL;
+    expect_reject(&c, CLHGEMM_NULL_BUFFER_A, &wc, NULL, "precedence: NULL A before NULL B");
+    c = base;
+    c.B = NULL;
+    c.C = NULL;
+    expect_reject(&c, CLHGEMM_NULL_BUFFER_B, &wc, NULL, "precedence: NULL B before NULL C");
+    c = base;
+    c.A = As;
+    c.B = Bs;
+    expect_reject(&c, CLHGEMM_INSUFFICIENT_BUFFER_A, &wc, NULL,
+                  "precedence: A too small before B too small");
+    c = base;
+    c.B = Bs;
+    c.C = Cs;
+    expect_reject(&c, CLHGEMM_INSUFFICIENT_BUFFER_B, &wc, NULL,
+                  "precedence: B too small before C too small");
+
+out:
+    if (A) clReleaseMemObject(A);
+    if (B) clReleaseMemObject(B);
+    if (C) clReleaseMemObject(C);
+    if (As) clReleaseMemObject(As);
+    if (Bs) clReleaseMemObject(Bs);
+    if (Cs) clReleaseMemObject(Cs);
+    if (A2) clReleaseMemObject(A2);
+    if (B2) clReleaseMemObject(B2);
+    if (C2) clReleaseMemObject(C2);
+    free(hc);
+    free(hc2);
+}
+
+/* ---- quick paths ---------------------------------------------------------------------------- */
+static void quick_paths(const tc_env_t *env, int dbl, clhgemm_layout_t layout, tc_rng_t *rng)
+{
+    static const double betas[3] = {0.0, 1.0, -1.5};
+    /* m == 0 or n == 0: success, a valid event, C untouched; all buffers may be NULL */
+    for (int which = 0; which < 2; which++) {
+        for (int nulls = 0; nulls < 2; nulls++) {
+            tc_case_t tc = {0};
+            tc.dbl = dbl;
+            tc.layout = layout;
+            tc.ta = CLHGEMM_TRANS;
+            tc.tb = CLHGEMM_NO_TRANS;
+            tc.m = which ? 6 : 0;
+            tc.n = which ? 0 : 6;
+            tc.k = 5;
+            tc.alpha = 1.0;
+            tc.beta = -1.5;
+            tc.pad = 1;
+            tc.offa = 2;
+            tc.offb = 3;
+            tc.offc = 4;
+            tc.null_a = tc.null_b = nulls;
+            tc_problem_t p;
+            g_cases++;
+            if (tc_problem_init(&p, env->ctx, &tc, rng)) {
+                g_failures++;
+                continue;
+            }
+            char tag[400];
+            tc_case_describe(&p.c, tag, sizeof tag - 40);
+            strcat(tag, which ? " [n = 0]" : " [m = 0]");
+            call_t c = {dbl, layout, tc.ta, tc.tb, p.c.m, p.c.n, p.c.k, p.c.alpha, p.c.beta,
+                        p.a, p.b, p.cbuf, p.c.offa, p.c.offb, p.c.offc, p.c.lda, p.c.ldb,
+                        p.c.ldc, env->queue};
+            if (nulls) c.C = NULL;
+            int rc = expect_success(&c, tag);
+            rc |= tc_problem_check_unchanged(&p, env->queue, tag);
+            if (rc) g_failures++;
+            tc_problem_free(&p);
+        }
+    }
+    /* k == 0 or alpha == 0: C := beta*C */
+    for (int kind = 0; kind < 2; kind++) {
+        for (int ib = 0; ib < 3; ib++) {
+            for (int nulls = 0; nulls < 2; nulls++) {
+                tc_case_t tc = {0};
+                tc.dbl = dbl;
+                tc.layout = layout;
+                tc.ta = (ib & 1) ? CLHGEMM_TRANS : CLHGEMM_NO_TRANS;
+                tc.tb = nulls ? CLHGEMM_TRANS : CLHGEMM_NO_TRANS;
+                tc.m = 37;
+                tc.n = 9;
+                tc.k = kind ? 17 : 0;
+                tc.alpha = kind ? 0.0 : -1.5;
+                tc.beta = betas[ib];
+                tc.pad = 2;
+                tc.offa = 1;
+                tc.offb = 2;
+                tc.offc = 5;
+                tc.null_a = tc.null_b = nulls;
+                tc_problem_t p;
+                g_cases++;
+                if (tc_problem_init(&p, env->ctx, &tc, rng)) {
+                    g_failures++;
+                    continue;
+                }
+                char tag[400];
+                tc_case_describe(&p.c, tag, sizeof tag - 40);
+                strcat(tag, kind ? " [alpha = 0]" : " [k = 0]");
+                call_t c = {dbl, layout, tc.ta, tc.tb, p.c.m, p.c.n, p.c.k, p.c.alpha, p.c.beta,
+                            p.a, p.b, p.cbuf, p.c.offa, p.c.offb, p.c.offc, p.c.lda, p.c.ldb,
+                            p.c.ldc, env->queue};
+                int rc = expect_success(&c, tag);
+                if (!rc) {
+                    if (tc.beta == 1.0)
+                        rc |= tc_problem_check_unchanged(&p, env->queue, tag);
+                    else
+                        rc |= tc_problem_check(&p, env->queue, tag); /* beta 0: exact zeros */
+                }
+                if (rc) g_failures++;
+                tc_problem_free(&p);
+            }
+        }
+    }
+}
+
+/* ---- status strings, version, devices ------------------------------------------------------ */
+static void check_str(const char *got, const char *want, const char *what)
+{
+    g_cases++;
+    if (!got || strcmp(got, want) != 0) {
+        fprintf(stderr, "FAIL %s: got \"%s\", want \"%s\"\n", what, got ? got : "(null)", want);
+        g_failures++;
+    }
+}
+
+static void strings_and_version(void)
+{
+    char what[128];
+#define CHECK_STATUS_(name, value, msg)                                                          \
+    snprintf(what, sizeof what, "clhgemm_status_string(%d)", value);                              \
+    check_str(clhgemm_status_string(value), #name, what);                                         \
+    snprintf(what, sizeof what, "clhgemm_status_message(%d)", value);                             \
+    check_str(clhgemm_status_message(value), msg, what);
+    CLHGEMM_STATUS_LIST(CHECK_STATUS_)
+#undef CHECK_STATUS_
+    static const struct {
+        int code;
+        const char *name;
+    } cl_codes[] = {
+        {CL_OUT_OF_RESOURCES, "CL_OUT_OF_RESOURCES"},
+        {CL_OUT_OF_HOST_MEMORY, "CL_OUT_OF_HOST_MEMORY"},
+        {CL_MEM_OBJECT_ALLOCATION_FAILURE, "CL_MEM_OBJECT_ALLOCATION_FAILURE"},
+        {CL_BUILD_PROGRAM_FAILURE, "CL_BUILD_PROGRAM_FAILURE"},
+        {CL_INVALID_VALUE, "CL_INVALID_VALUE"},
+        {CL_INVALID_COMMAND_QUEUE, "CL_INVALID_COMMAND_QUEUE"},
+        {CL_INVALID_MEM_OBJECT, "CL_INVALID_MEM_OBJECT"},
+        {CL_INVALID_KERNEL_ARGS, "CL_INVALID_KERNEL_ARGS"},
+        {CL_INVALID_WORK_GROUP_SIZE, "CL_INVALID_WORK_GROUP_SIZE"},
+        {CL_DEVICE_NOT_FOUND, "CL_DEVICE_NOT_FOUND"},
+    };
+    for (size_t i = 0; i < sizeof cl_codes / sizeof cl_codes[0]; i++) {
+        snprintf(what, sizeof what, "clhgemm_status_string(%d)", cl_codes[i].code);
+        check_str(clhgemm_status_string(cl_codes[i].code), cl_codes[i].name, what);
+        const char *msg = clhgemm_status_message(cl_codes[i].code);
+        g_cases++;
+        if (!msg || !*msg || strchr(msg, '\n')) {
+            fprintf(stderr, "FAIL clhgemm_status_message(%d): \"%s\"\n", cl_codes[i].code,
+                    msg ? msg : "(null)");
+            g_failures++;
+        }
+    }
+    static const int unknown[] = {12345, -2500, -1999, -3000, 1, -2098};
+    for (size_t i = 0; i < sizeof unknown / sizeof unknown[0]; i++) {
+        snprintf(what, sizeof what, "clhgemm_status_string(%d)", unknown[i]);
+        check_str(clhgemm_status_string(unknown[i]), "CLHGEMM_UNKNOWN_STATUS", what);
+        const char *msg = clhgemm_status_message(unknown[i]);
+        g_cases++;
+        if (!msg || !*msg) {
+            fprintf(stderr, "FAIL clhgemm_status_message(%d) is empty\n", unknown[i]);
+            g_failures++;
+        }
+    }
+    check_str(clhgemm_version(), CLHGEMM_VERSION_STRING, "clhgemm_version()");
+}
+
+static int count_raw_devices(void)
+{
+    cl_uint np = 0;
+    if (clGetPlatformIDs(0, NULL, &np) != CL_SUCCESS || np == 0) return 0;
+    cl_platform_id pl[64];
+    if (np > 64) np = 64;
+    clGetPlatformIDs(np, pl, NULL);
+    int total = 0;
+    for (cl_uint i = 0; i < np; i++) {
+        cl_uint nd = 0;
+        if (clGetDeviceIDs(pl[i], CL_DEVICE_TYPE_ALL, 0, NULL, &nd) == CL_SUCCESS) total += nd;
+    }
+    return total;
+}
+
+#define EXPECT(cond, ...)                                                                         \
+    do {                                                                                          \
+        g_cases++;                                                                                \
+        if (!(cond)) {                                                                            \
+            fprintf(stderr, "FAIL " __VA_ARGS__);                                                 \
+            fputc('\n', stderr);                                                                  \
+            g_failures++;                                                                         \
+        }                                                                                         \
+    } while (0)
+
+static void devices(const tc_env_t *env)
+{
+    size_t count = 12345;
+    clhgemm_device_info_t info[16];
+    clhgemm_status_t st;
+    int raw = count_raw_devices();
+
+    st = clhgemm_devices_get(NULL, info, 16, NULL);
+    EXPECT(st == CLHGEMM_INVALID_ARGUMENT, "devices_get(count NULL) -> %s, want INVALID_ARGUMENT",
+           clhgemm_status_string(st));
+    count = 12345;
+    st = clhgemm_devices_get("no-such-device-xyz", info, 16, &count);
+    EXPECT(st == CLHGEMM_INVALID_DEVICE_SPEC, "devices_get(\"no-such-device-xyz\") -> %s",
+           clhgemm_status_string(st));
+
+    count = 0;
+    st = clhgemm_devices_get("", NULL, 0, &count);
+    EXPECT(st == CLHGEMM_SUCCESS && (int)count == raw,
+           "devices_get(\"\", capacity 0) -> %s count %zu, OpenCL lists %d",
+           clhgemm_status_string(st), count, raw);
+    size_t all = count;
+    memset(info, 0, sizeof info);
+    count = 0;
+    st = clhgemm_devices_get("", info, 16, &count);
+    EXPECT(st == CLHGEMM_SUCCESS && count == all, "devices_get(\"\") -> %s count %zu want %zu",
+           clhgemm_status_string(st), count, all);
+    for (size_t i = 0; i < count && i < 16; i++) {
+        EXPECT(info[i].index == (int)i && info[i].device != NULL && info[i].name[0],
+               "devices_get(\"\")[%zu]: index %d, device %p, name \"%s\"", i, info[i].index,
+               (void *)info[i].device, info[i].name);
+        clhgemm_device_info_t one;
+        memset(&one, 0, sizeof one);
+        st = clhgemm_device_info(info[i].device, &one);
+        EXPECT(st == CLHGEMM_SUCCESS && one.device == info[i].device &&
+                   !strcmp(one.name, info[i].name) && one.has_fp64 == info[i].has_fp64 &&
+                   one.kind == info[i].kind,
+               "clhgemm_device_info(device %zu) -> %s, disagrees with devices_get", i,
+               clhgemm_status_string(st));
+    }
+    st = clhgemm_device_info(env->device, NULL);
+    EXPECT(st == CLHGEMM_INVALID_ARGUMENT, "clhgemm_device_info(dev, NULL) -> %s",
+           clhgemm_status_string(st));
+
+    count = 0;
+    memset(info, 0, sizeof info);
+    st = clhgemm_devices_get("0", info, 16, &count);
+    EXPECT(st == CLHGEMM_SUCCESS && count == 1 && info[0].index == 0,
+           "devices_get(\"0\") -> %s count %zu index %d", clhgemm_status_string(st), count,
+           info[0].index);
+
+    /* capacity smaller than the match count: count is still the full number */
+    if (all >= 2) {
+        count = 0;
+        memset(info, 0, sizeof info);
+        info[1].index = -77;
+        st = clhgemm_devices_get("", info, 1, &count);
+        EXPECT(st == CLHGEMM_SUCCESS && count == all && info[1].index == -77,
+               "devices_get(\"\", capacity 1) -> %s count %zu (want %zu), wrote past capacity? %d",
+               clhgemm_status_string(st), count, all, info[1].index != -77);
+    }
+
+    /* kind selectors: either all matches are of that kind, or nothing of that kind exists */
+    static const struct {
+        const char *spec;
+        clhgemm_device_kind_t kind;
+    } kinds[] = {{"cpu", CLHGEMM_DEVICE_CPU}, {"gpu", CLHGEMM_DEVICE_GPU}, {"GPU", CLHGEMM_DEVICE_GPU}};
+    clhgemm_device_info_t every[16];
+    size_t nevery = 0;
+    clhgemm_devices_get("", every, 16, &nevery);
+    for (size_t s = 0; s < sizeof kinds / sizeof kinds[0]; s++) {
+        size_t expect_n = 0;
+        for (size_t i = 0; i < nevery && i < 16; i++) expect_n += every[i].kind == kinds[s].kind;
+        count = 0;
+        memset(info, 0, sizeof info);
+        st = clhgemm_devices_get(kinds[s].spec, info, 16, &count);
+        if (expect_n == 0) {
+            EXPECT(st == CLHGEMM_INVALID_DEVICE_SPEC, "devices_get(\"%s\") with no such device -> %s",
+                   kinds[s].spec, clhgemm_status_string(st));
+        } else {
+            int ok = st == CLHGEMM_SUCCESS && count == expect_n;
+            for (size_t i = 0; ok && i < count && i < 16; i++) ok = info[i].kind == kinds[s].kind;
+            EXPECT(ok, "devices_get(\"%s\") -> %s count %zu, want %zu devices of that kind",
+                   kinds[s].spec, clhgemm_status_string(st), count, expect_n);
+        }
+    }
+    /* a name substring (case-insensitive) finds the device it came from */
+    if (nevery >= 1) {
+        char sub[64];
+        snprintf(sub, sizeof sub, "%.6s", every[0].name);
+        for (char *p = sub; *p; p++)
+            if (*p >= 'a' && *p <= 'z')
+                *p = (char)(*p - 'a' + 'A');
+            else if (*p >= 'A' && *p <= 'Z')
+                *p = (char)(*p - 'A' + 'a');
+        count = 0;
+        memset(info, 0, sizeof info);
+        st = clhgemm_devices_get(sub, info, 16, &count);
+        EXPECT(st == CLHGEMM_SUCCESS && count >= 1 && info[0].device != NULL,
+               "devices_get(\"%s\") (case-swapped name prefix) -> %s count %zu", sub,
+               clhgemm_status_string(st), count);
+        /* list with an index and a non-matching item still selects the index */
+        count = 0;
+        st = clhgemm_devices_get("0,no-such-device-xyz", info, 16, &count);
+        EXPECT((st == CLHGEMM_SUCCESS && count == 1) || st == CLHGEMM_INVALID_DEVICE_SPEC,
+               "devices_get(\"0,no-such-device-xyz\") -> %s count %zu",
+               clhgemm_status_string(st), count);
+    }
+
+    /* NULL spec reads CLHGEMM_DEVICES */
+    const char *old = getenv("CLHGEMM_DEVICES");
+    char *saved = old ? strdup(old) : NULL;
+    setenv("CLHGEMM_DEVICES", "no-such-device-xyz", 1);
+    count = 0;
+    st = clhgemm_devices_get(NULL, info, 16, &count);
+    EXPECT(st == CLHGEMM_INVALID_DEVICE_SPEC,
+           "devices_get(NULL) with CLHGEMM_DEVICES=no-such-device-xyz -> %s",
+           clhgemm_status_string(st));
+    setenv("CLHGEMM_DEVICES", "0", 1);
+    count = 0;
+    st = clhgemm_devices_get(NULL, info, 16, &count);
+    EXPECT(st == CLHGEMM_SUCCESS && count == 1,
+           "devices_get(NULL) with CLHGEMM_DEVICES=0 -> %s count %zu", clhgemm_status_string(st),
+           count);
+    setenv("CLHGEMM_DEVICES", "", 1);
+    count = 0;
+    st = clhgemm_devices_get(NULL, info, 16, &count);
+    EXPECT(st == CLHGEMM_SUCCESS && count == all,
+           "devices_get(NULL) with CLHGEMM_DEVICES empty -> %s count %zu want %zu",
+           clhgemm_status_string(st), count, all);
+    if (saved) {
+        setenv("CLHGEMM_DEVICES", saved, 1);
+        free(saved);
+    } else {
+        unsetenv("CLHGEMM_DEVICES");
+    }
+}
+
+/* FP64_NOT_SUPPORTED on every device that lacks fp64 (none on most machines: nothing to do). */
+static void fp64_devices(tc_rng_t *rng)
+{
+    clhgemm_device_info_t every[16];
+    size_t n = 0;
+    if (clhgemm_devices_get("", every, 16, &n) != CLHGEMM_SUCCESS) return;
+    for (size_t i = 0; i < n && i < 16; i++) {
+        if (every[i].has_fp64) continue;
+        cl_int err;
+        cl_context_properties props[] = {CL_CONTEXT_PLATFORM,
+                                         (cl_context_properties)every[i].platform, 0};
+        cl_context ctx = clCreateContext(props, 1, &every[i].device, NULL, NULL, &err);
+        if (!ctx) continue;
+        cl_command_queue q = clCreateCommandQueue(ctx, every[i].device, 0, &err);
+        if (q) {
+            const int m = 4, n2 = 3, k = 2;
+            void *hc = NULL;
+            cl_mem A = make_buf(ctx, 16, 8, rng, NULL), B = make_buf(ctx, 16, 8, rng, NULL),
+                   C = make_buf(ctx, 16, 8, rng, &hc);
+            if (A && B && C && hc) {
+                watched_t w = {C, q, hc, 16 * 8};
+                call_t c = {1, CLHGEMM_COL_MAJOR, CLHGEMM_NO_TRANS, CLHGEMM_NO_TRANS, m, n2, k,
+                            1.0, 1.0, A, B, C, 0, 0, 0, m, k, m, q};
+                expect_reject(&c, CLHGEMM_FP64_NOT_SUPPORTED, &w, NULL, every[i].name);
+            }
+            if (A) clReleaseMemObject(A);
+            if (B) clReleaseMemObject(B);
+            if (C) clReleaseMemObject(C);
+            free(hc);
+            clReleaseCommandQueue(q);
+        }
+        clReleaseContext(ctx);
+    }
+}
+
+int main(void)
+{
+    /* strings and version need no device */
+    strings_and_version();
+
+    tc_env_t env;
+    int rc = tc_open(&env);
+    if (rc == TC_SKIP) {
+        printf("%d cases, %d failed (no device: device parts skipped)\n", g_cases, g_failures);
+        return g_failures ? 1 : TC_SKIP;
+    }
+    if (rc) return rc;
+    printf("device: %s (%s)\n", env.info.name, env.info.platform_name);
+    devices(&env);
+
+    cl_int err;
+    cl_context ctx2 = clCreateContext(NULL, 1, &env.device, NULL, NULL, &err);
+    cl_command_queue q2 = ctx2 ? clCreateCommandQueue(ctx2, env.device, 0, &err) : NULL;
+    if (!ctx2 || !q2) {
+        fprintf(stderr, "FAIL: second context: %s\n", clhgemm_status_string(err));
+        return 1;
+    }
+    tc_rng_t rng;
+    tc_rng_seed(&rng, 0xA7650ULL);
+    static const clhgemm_transpose_t T[3] = {CLHGEMM_NO_TRANS, CLHGEMM_TRANS, CLHGEMM_CONJ_TRANS};
+    for (int dbl = 0; dbl < 2; dbl++) {
+        if (dbl && !env.has_fp64) {
+            printf("note: no fp64 on %s, double-precision argument checks not run\n",
+                   env.info.name);
+            continue;
+        }
+        for (int l = 0; l < 2; l++) {
+            clhgemm_layout_t layout = l ? CLHGEMM_ROW_MAJOR : CLHGEMM_COL_MAJOR;
+            for (int ta = 0; ta < 3; ta++)
+                for (int tb = 0; tb < 3; tb++) {
+                    if ((ta == 2 || tb == 2) && !(ta == 2 && tb == 2)) continue;
+                    invalid_args(&env, ctx2, q2, dbl, layout, T[ta], T[tb], &rng);
+                }
+            quick_paths(&env, dbl, layout, &rng);
+        }
+    }
+    fp64_devices(&rng);
+    clReleaseCommandQueue(q2);
+    clReleaseContext(ctx2);
+    tc_close(&env);
+    printf("%d cases, %d failed\n", g_cases, g_failures);
+    return g_failures ? 1 : 0;
+}

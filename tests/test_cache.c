@@ -1,0 +1,384 @@
+/*
+ * test_cache.c -- the program cache (memory and disk levels), kernel dumps and build failures.
+ *
+ * Links clhgemm_internal for chg_cache_stats()/chg_cache_dir()/chg_cache_release_all(). Runs in
+ * its own fresh CLHGEMM_CACHE_DIR (mkdtemp, set before the first library call) and walks the
+ * cache through its life: cold build and write, memory hits, disk hits after a release, and
+ * recovery from files that are corrupt, truncated, empty or belong to another key (each must be
+ * rejected, rebuilt and replaced, with a correct result every time). CLHGEMM_CACHE_DIR=off must
+ * write nothing. CLHGEMM_FAULT_BUILD makes a kernel build fail: the call reports
+ * CLHGEMM_KERNEL_BUILD_FAILED and leaves C alone, and works again once the variable is gone.
+ */
+#define _XOPEN_SOURCE 700
+#include <dirent.h>
+#include <errno.h>
+#include <ftw.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cache.h"
+#include "common.h"
+
+static int g_cases, g_failures;
+static tc_env_t env;
+static tc_rng_t rng;
+
+#define EXPECT(cond, ...)                                                                         \
+    do {                                                                                          \
+        g_cases++;                                                                                \
+        if (!(cond)) {                                                                            \
+            fprintf(stderr, "FAIL line %d: ", __LINE__);                                          \
+            fprintf(stderr, __VA_ARGS__);                                                         \
+            fputc('\n', stderr);                                                                  \
+            g_failures++;                                                                         \
+        }                                                                                         \
+    } while (0)
+
+/* ---- files ------------------------------------------------------------------------------- */
+#define MAXF 256
+static char g_files[MAXF][1024];
+static int g_nfiles;
+static const char *g_suffix; /* NULL: every regular file */
+
+static int collect(const char *path, const struct stat *sb, int type, struct FTW *ftw)
+{
+    (void)ftw;
+    if (type == FTW_F && S_ISREG(sb->st_mode) && g_nfiles < MAXF) {
+        size_t l = strlen(path), sl = g_suffix ? strlen(g_suffix) : 0;
+        if (!g_suffix || (l >= sl && !strcmp(path + l - sl, g_suffix)))
+            snprintf(g_files[g_nfiles++], sizeof g_files[0], "%s", path);
+    }
+    return 0;
+}
+
+/* Lists regular files under dir (recursively) into g_files; returns the count. */
+static int list_files(const char *dir, const char *suffix)
+{
+    g_nfiles = 0;
+    g_suffix = suffix;
+    nftw(dir, collect, 16, FTW_PHYS);
+    return g_nfiles;
+}
+
+static int rm_entry(const char *path, const struct stat *sb, int type, struct FTW *ftw)
+{
+    (void)sb;
+    (void)type;
+    (void)ftw;
+    return remove(path);
+}
+
+static void rm_rf(const char *dir) { nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS); }
+
+static unsigned char *slurp(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    unsigned char *buf = malloc(n > 0 ? (size_t)n : 1);
+    if (buf && n > 0 && fread(buf, 1, (size_t)n, f) != (size_t)n) {
+        free(buf);
+        buf = NULL;
+    }
+    fclose(f);
+    *len = n > 0 ? (size_t)n : 0;
+    return buf;
+}
+
+static int spit(const char *path, const unsigned char *data, size_t len)
+{
+    FILE *f = fopen(path, "wb");
+    if (!f) return 1;
+    int rc = len && fwrite(data, 1, len, f) != len;
+    return fclose(f) || rc;
+}
+
+/* ---- one GEMM ---------------------------------------------------------------------------- */
+static tc_case_t the_case(int dbl)
+{
+    tc_case_t c = {0};
+    c.dbl = dbl;
+    c.layout = CLHGEMM_COL_MAJOR;
+    c.ta = CLHGEMM_NO_TRANS;
+    c.tb = CLHGEMM_TRANS;
+    c.m = 65;
+    c.n = 47;
+    c.k = 33;
+    c.alpha = -1.5;
+    c.beta = 1.0;
+    c.pad = 2;
+    c.offa = 3;
+    c.offb = 1;
+    c.offc = 7;
+    return c;
+}
+
+/* A correct SGEMM (the same shape every time, so the same programs). */
+static void run_ok(const char *step)
+{
+    tc_case_t c = the_case(0);
+    int rc = tc_run_case(env.ctx, env.queue, &c, &rng);
+    EXPECT(rc == 0, "%s: sgemm result wrong or call failed (see above)", step);
+}
+
+static void stats(chg_cache_stats_t *s) { chg_cache_stats(s); }
+
+static void print_stats(const char *step, const chg_cache_stats_t *a, const chg_cache_stats_t *b)
+{
+    fprintf(stderr,
+            "  %s: memory_hits %lu->%lu disk_hits %lu->%lu disk_rejects %lu->%lu builds %lu->%lu "
+            "disk_writes %lu->%lu\n",
+            step, a->memory_hits, b->memory_hits, a->disk_hits, b->disk_hits, a->disk_rejects,
+            b->disk_rejects, a->builds, b->builds, a->disk_writes, b->disk_writes);
+}
+
+/* Release every cached program, then run once; returns the counters before and after. */
+static void release_and_run(const char *step, chg_cache_stats_t *before, chg_cache_stats_t *after)
+{
+    clhgemm_release_resources();
+    stats(before);
+    run_ok(step);
+    stats(after);
+}
+
+/* After damaging the files: rejected, rebuilt, correct; then the rewritten files load again. */
+static void damaged_round(const char *step)
+{
+    chg_cache_stats_t a, b;
+    int f0 = g_failures;
+    release_and_run(step, &a, &b);
+    EXPECT(b.disk_rejects > a.disk_rejects, "%s: no disk_rejects", step);
+    EXPECT(b.builds > a.builds, "%s: no rebuild", step);
+    EXPECT(b.disk_writes > a.disk_writes, "%s: damaged files not replaced", step);
+    if (g_failures != f0) print_stats(step, &a, &b);
+    char again[160];
+    snprintf(again, sizeof again, "%s, then reload of the replaced files", step);
+    f0 = g_failures;
+    release_and_run(again, &a, &b);
+    EXPECT(b.disk_hits > a.disk_hits, "%s: no disk hits", again);
+    EXPECT(b.builds == a.builds, "%s: rebuilt", again);
+    EXPECT(b.disk_rejects == a.disk_rejects, "%s: rejected", again);
+    if (g_failures != f0) print_stats(again, &a, &b);
+}
+
+/* A call while CLHGEMM_FAULT_BUILD=<what> is set. must_fail: the kernel is always needed. */
+static void fault_round(const char *what, int must_fail, int alpha_zero)
+{
+    setenv("CLHGEMM_FAULT_BUILD", what, 1);
+    clhgemm_release_resources();
+    tc_case_t c = the_case(0);
+    if (alpha_zero) c.alpha = 0.0, c.beta = -1.5;
+    tc_problem_t p;
+    char tag[400];
+    if (tc_problem_init(&p, env.ctx, &c, &rng)) {
+        EXPECT(0, "setup");
+        unsetenv("CLHGEMM_FAULT_BUILD");
+        return;
+    }
+    tc_case_describe(&p.c, tag, sizeof tag - 60);
+    snprintf(tag + strlen(tag), 60, " [CLHGEMM_FAULT_BUILD=%s]", what);
+    cl_event ev = (cl_event)(uintptr_t)0x5EB71E10;
+    clhgemm_status_t st = tc_problem_call(&p, env.queue, &ev);
+    if (st == CLHGEMM_KERNEL_BUILD_FAILED) {
+        EXPECT(ev == (cl_event)(uintptr_t)0x5EB71E10, "%s: *event written on failure", tag);
+        clFinish(env.queue);
+        EXPECT(tc_problem_check_unchanged(&p, env.queue, tag) == 0, "%s: C changed on failure",
+               tag);
+    } else if (st == CLHGEMM_SUCCESS && !must_fail) {
+        /* this kernel was not needed for this call: the result must still be right */
+        int rc = 1;
+        if (ev && ev != (cl_event)(uintptr_t)0x5EB71E10) {
+            clWaitForEvents(1, &ev);
+            clReleaseEvent(ev);
+            rc = tc_problem_check(&p, env.queue, tag);
+        }
+        EXPECT(rc == 0, "%s: succeeded without a usable result", tag);
+    } else {
+        EXPECT(0, "%s: status %s, want CLHGEMM_KERNEL_BUILD_FAILED", tag,
+               clhgemm_status_string(st));
+        if (st == CLHGEMM_SUCCESS && ev) {
+            clWaitForEvents(1, &ev);
+            clReleaseEvent(ev);
+        }
+    }
+    tc_problem_free(&p);
+    unsetenv("CLHGEMM_FAULT_BUILD");
+    char step[128];
+    snprintf(step, sizeof step, "after CLHGEMM_FAULT_BUILD=%s is unset", what);
+    run_ok(step);
+}
+
+int main(void)
+{
+    char cache_dir[] = "/tmp/clhgemm-test-cache-XXXXXX";
+    char dump_dir[] = "/tmp/clhgemm-test-dump-XXXXXX";
+    const char *tmp = getenv("TMPDIR");
+    (void)tmp;
+    if (!mkdtemp(cache_dir) || !mkdtemp(dump_dir)) {
+        perror("mkdtemp");
+        return 1;
+    }
+    setenv("CLHGEMM_CACHE_DIR", cache_dir, 1);
+    setenv("CLHGEMM_DUMP_KERNELS", dump_dir, 1);
+    unsetenv("CLHGEMM_FAULT_BUILD");
+
+    int rc = tc_open(&env);
+    if (rc) {
+        rm_rf(cache_dir);
+        rm_rf(dump_dir);
+        return rc;
+    }
+    printf("device: %s; cache dir %s\n", env.info.name, cache_dir);
+    tc_rng_seed(&rng, 0xCAC4EULL);
+
+    char buf[1024];
+    const char *d = chg_cache_dir(buf, sizeof buf);
+    EXPECT(d && !strcmp(d, cache_dir), "chg_cache_dir() = %s, want %s", d ? d : "(null)",
+           cache_dir);
+
+    /* cold: builds and writes files */
+    chg_cache_stats_t a, b, c;
+    chg_cache_release_all();
+    stats(&a);
+    run_ok("cold call");
+    stats(&b);
+    int nfiles = list_files(cache_dir, NULL);
+    EXPECT(b.builds > a.builds, "cold call: no builds");
+    EXPECT(b.disk_writes > a.disk_writes, "cold call: no disk writes");
+    EXPECT(nfiles > 0, "cold call: no files in %s", cache_dir);
+    if (g_failures) print_stats("cold call", &a, &b);
+    printf("cold call: %lu builds, %d cache files\n", b.builds - a.builds, nfiles);
+
+    /* dumps */
+    int ndump = list_files(dump_dir, ".cl");
+    EXPECT(ndump > 0, "CLHGEMM_DUMP_KERNELS=%s: no .cl files after a call", dump_dir);
+
+    /* warm: memory hits only */
+    run_ok("warm call");
+    stats(&c);
+    EXPECT(c.memory_hits > b.memory_hits, "warm call: no memory hits");
+    EXPECT(c.builds == b.builds, "warm call: rebuilt");
+    EXPECT(c.disk_writes == b.disk_writes, "warm call: wrote files");
+    EXPECT(list_files(cache_dir, NULL) == nfiles, "warm call: file count changed");
+
+    /* after release: loaded from disk */
+    {
+        int f0 = g_failures;
+        release_and_run("after release", &a, &b);
+        EXPECT(b.disk_hits > a.disk_hits, "after release: no disk hits");
+        EXPECT(b.builds == a.builds, "after release: rebuilt");
+        EXPECT(b.disk_rejects == a.disk_rejects, "after release: rejected a good file");
+        if (g_failures != f0) print_stats("after release", &a, &b);
+        /* chg_cache_release_all alone also drops the memory level */
+        chg_cache_release_all();
+        stats(&a);
+        run_ok("after chg_cache_release_all");
+        stats(&b);
+        EXPECT(b.disk_hits > a.disk_hits && b.builds == a.builds,
+               "after chg_cache_release_all: want disk hits and no builds");
+    }
+
+    /* a double-precision program too, so there are files of different keys */
+    if (env.has_fp64) {
+        tc_case_t dc = the_case(1);
+        EXPECT(tc_run_case(env.ctx, env.queue, &dc, &rng) == 0, "dgemm for a second key");
+    }
+    nfiles = list_files(cache_dir, NULL);
+    int nkeep = nfiles;
+    char (*files)[1024] = malloc(sizeof(g_files[0]) * (size_t)(nfiles ? nfiles : 1));
+    memcpy(files, g_files, sizeof(g_files[0]) * (size_t)nfiles);
+
+    /* corrupt: flip bytes in the middle of every file */
+    for (int i = 0; i < nkeep; i++) {
+        size_t len;
+        unsigned char *data = slurp(files[i], &len);
+        if (!data) continue;
+        for (size_t j = len / 2; j < len && j < len / 2 + 64; j++) data[j] ^= 0xA5;
+        spit(files[i], data, len);
+        free(data);
+    }
+    damaged_round("corrupted files");
+
+    /* truncate every file to half its size */
+    for (int i = 0; i < list_files(cache_dir, NULL); i++) {
+        struct stat st;
+        if (stat(g_files[i], &st) == 0) truncate(g_files[i], st.st_size / 2);
+    }
+    damaged_round("truncated files");
+
+    /* empty files */
+    for (int i = 0; i < list_files(cache_dir, NULL); i++) truncate(g_files[i], 0);
+    damaged_round("empty files");
+
+    /* foreign: each file gets the content of another one (another key) */
+    nfiles = list_files(cache_dir, NULL);
+    if (nfiles >= 2) {
+        unsigned char *first = NULL;
+        size_t first_len = 0;
+        first = slurp(g_files[0], &first_len);
+        for (int i = 0; i < nfiles; i++) {
+            size_t len = first_len;
+            unsigned char *data = i + 1 < nfiles ? slurp(g_files[i + 1], &len) : first;
+            if (data) spit(g_files[i], data, len);
+            if (data != first) free(data);
+        }
+        free(first);
+        damaged_round("files of another key");
+    } else {
+        printf("note: only %d cache file, foreign-key case not run\n", nfiles);
+    }
+
+    /* disk level off: nothing written, nothing read */
+    {
+        nfiles = list_files(cache_dir, NULL);
+        struct stat st;
+        int had_off = stat("off", &st) == 0;
+        setenv("CLHGEMM_CACHE_DIR", "off", 1);
+        EXPECT(chg_cache_dir(buf, sizeof buf) == NULL, "CLHGEMM_CACHE_DIR=off: chg_cache_dir = %s",
+               chg_cache_dir(buf, sizeof buf));
+        int f0 = g_failures;
+        release_and_run("CLHGEMM_CACHE_DIR=off", &a, &b);
+        EXPECT(b.builds > a.builds, "CLHGEMM_CACHE_DIR=off: no builds after release");
+        EXPECT(b.disk_writes == a.disk_writes, "CLHGEMM_CACHE_DIR=off: disk writes");
+        EXPECT(b.disk_hits == a.disk_hits, "CLHGEMM_CACHE_DIR=off: disk hits");
+        EXPECT(list_files(cache_dir, NULL) == nfiles, "CLHGEMM_CACHE_DIR=off: files changed");
+        EXPECT(had_off || stat("off", &st) != 0,
+               "CLHGEMM_CACHE_DIR=off: created a directory named \"off\"");
+        if (g_failures != f0) print_stats("CLHGEMM_CACHE_DIR=off", &a, &b);
+    }
+
+    /* kernel build failures (disk level still off, so every program is built) */
+    fault_round("gemm", 1, 0);
+    fault_round("pack", 0, 0);
+    fault_round("writeback", 0, 0);
+    fault_round("scale", 0, 1);
+    fault_round("scale", 0, 0);
+
+    /* back on the disk cache */
+    setenv("CLHGEMM_CACHE_DIR", cache_dir, 1);
+    {
+        int f0 = g_failures;
+        release_and_run("back on the disk cache", &a, &b);
+        EXPECT(b.builds == a.builds && b.disk_hits > a.disk_hits,
+               "back on the disk cache: want disk hits and no builds");
+        if (g_failures != f0) print_stats("back on the disk cache", &a, &b);
+    }
+
+    free(files);
+    clhgemm_release_resources();
+    tc_close(&env);
+    if (g_failures) {
+        printf("kept %s and %s for inspection\n", cache_dir, dump_dir);
+    } else {
+        rm_rf(cache_dir);
+        rm_rf(dump_dir);
+    }
+    printf("%d checks, %d failed\n", g_cases, g_failures);
+    return g_failures ? 1 : 0;
+}

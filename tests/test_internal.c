@@ -1,0 +1,175 @@
+/*
+ * test_internal.c -- private helpers with a stated contract (util.h, params.h, gemm.h).
+ *
+ * Links clhgemm_internal. Unit checks of the size parser behind CLHGEMM_WORKSPACE_LIMIT, the
+ * FNV-1a hash that names cache files, the string builder and the kernel-parameter parser; then,
+ * on the device, that the workspace budget honours CLHGEMM_WORKSPACE_LIMIT (CTest sets 64K) and
+ * that a GEMM split under that cap is still right.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common.h"
+#include "gemm.h"
+#include "params.h"
+#include "util.h"
+
+static int g_cases, g_failures;
+
+#define EXPECT(cond, ...)                                                                         \
+    do {                                                                                          \
+        g_cases++;                                                                                \
+        if (!(cond)) {                                                                            \
+            fprintf(stderr, "FAIL line %d: ", __LINE__);                                          \
+            fprintf(stderr, __VA_ARGS__);                                                         \
+            fputc('\n', stderr);                                                                  \
+            g_failures++;                                                                         \
+        }                                                                                         \
+    } while (0)
+
+static void env_size(void)
+{
+    static const struct {
+        const char *text;
+        unsigned long long want;
+    } cases[] = {
+        {"123", 123ULL},       {"64K", 65536ULL},          {"96K", 98304ULL},
+        {"1M", 1048576ULL},    {"2G", 2147483648ULL},      {"abc", 777ULL},
+        {"", 777ULL},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        setenv("CLHGEMM_TEST_SIZE_VAR", cases[i].text, 1);
+        unsigned long long got = chg_getenv_size("CLHGEMM_TEST_SIZE_VAR", 777ULL);
+        EXPECT(got == cases[i].want, "chg_getenv_size(\"%s\") = %llu, want %llu", cases[i].text,
+               got, cases[i].want);
+    }
+    unsetenv("CLHGEMM_TEST_SIZE_VAR");
+    EXPECT(chg_getenv_size("CLHGEMM_TEST_SIZE_VAR", 777ULL) == 777ULL, "unset -> default");
+    EXPECT(chg_getenv("CLHGEMM_TEST_SIZE_VAR") == NULL, "chg_getenv(unset) != NULL");
+    setenv("CLHGEMM_TEST_SIZE_VAR", "", 1);
+    EXPECT(chg_getenv("CLHGEMM_TEST_SIZE_VAR") == NULL, "chg_getenv(empty) != NULL");
+    unsetenv("CLHGEMM_TEST_SIZE_VAR");
+}
+
+static void hash_and_strings(void)
+{
+    /* FNV-1a 64 reference values */
+    EXPECT(chg_hash(CHG_HASH_INIT, "", 0) == 0xcbf29ce484222325ULL, "fnv1a(\"\")");
+    EXPECT(chg_hash(CHG_HASH_INIT, "a", 1) == 0xaf63dc4c8601ec8cULL, "fnv1a(\"a\")");
+    EXPECT(chg_hash(CHG_HASH_INIT, "foobar", 6) == 0x85944171f73967e8ULL, "fnv1a(\"foobar\")");
+    EXPECT(chg_hash(chg_hash(CHG_HASH_INIT, "foo", 3), "bar", 3) ==
+               chg_hash(CHG_HASH_INIT, "foobar", 6),
+           "fnv1a chaining");
+
+    chg_str_t s;
+    chg_str_init(&s);
+    chg_str_append(&s, "#define X ");
+    chg_str_printf(&s, "%d\n", 42);
+    for (int i = 0; i < 2000; i++) chg_str_printf(&s, "%c", 'a' + i % 26);
+    EXPECT(!s.failed && s.data && s.len == strlen(s.data) && s.len == 13 + 2000 &&
+               !strncmp(s.data, "#define X 42\n", 13) && s.data[13 + 1999] == 'a' + 1999 % 26,
+           "chg_str: len %zu", s.len);
+    chg_str_free(&s);
+
+    EXPECT(chg_round_up(5, 4) == 8 && chg_round_up(8, 4) == 8 && chg_round_up(0, 4) == 0 &&
+               chg_round_up(1, 1) == 1,
+           "chg_round_up");
+}
+
+static void params(const chg_device_t *dev, int has_fp64)
+{
+    for (int prec = 0; prec < 2; prec++) {
+        if (prec == CHG_F64 && !has_fp64) continue;
+        chg_gemm_params_t p, q;
+        memset(&p, 0, sizeof p);
+        chg_gemm_params_default(dev, (chg_precision_t)prec, &p);
+        char why[256] = "";
+        EXPECT(chg_gemm_params_valid(dev, (chg_precision_t)prec, &p, why, sizeof why) == 1,
+               "default parameters (prec %d) not valid on the device: %s", prec, why);
+        memset(&q, 0, sizeof q);
+        chg_gemm_params_select(dev, (chg_precision_t)prec, &q);
+        EXPECT(chg_gemm_params_valid(dev, (chg_precision_t)prec, &q, why, sizeof why) == 1,
+               "selected parameters (prec %d) not valid: %s", prec, why);
+
+        q = p;
+        EXPECT(chg_gemm_params_parse("MWG=128,NWG=64", &q) == 0 && q.mwg == 128 && q.nwg == 64 &&
+                   q.kwg == p.kwg && q.mdimc == p.mdimc && q.vwm == p.vwm && q.kwi == p.kwi,
+               "parse \"MWG=128,NWG=64\"");
+        q = p;
+        EXPECT(chg_gemm_params_parse("kwg=32", &q) == 0 && q.kwg == 32 && q.mwg == p.mwg,
+               "parse is case-insensitive");
+        q = p;
+        EXPECT(chg_gemm_params_parse("MWG=abc", &q) == -1 && !memcmp(&q, &p, sizeof q),
+               "malformed \"MWG=abc\": must return -1 and leave p unchanged");
+        q = p;
+        EXPECT(chg_gemm_params_parse("MWG=64,NWG", &q) == -1 && !memcmp(&q, &p, sizeof q),
+               "malformed \"MWG=64,NWG\": must return -1 and leave p unchanged");
+
+        /* plainly impossible parameters are refused */
+        q = p;
+        q.vwm = 3;
+        EXPECT(chg_gemm_params_valid(dev, (chg_precision_t)prec, &q, NULL, 0) == 0,
+               "VWM=3 accepted");
+        q = p;
+        q.mdimc = 1 << 20;
+        EXPECT(chg_gemm_params_valid(dev, (chg_precision_t)prec, &q, NULL, 0) == 0,
+               "MDIMC=2^20 accepted");
+    }
+}
+
+int main(void)
+{
+    env_size();
+    hash_and_strings();
+
+    tc_env_t env;
+    int rc = tc_open(&env);
+    if (rc == TC_SKIP) {
+        printf("%d checks, %d failed (no device: device parts skipped)\n", g_cases, g_failures);
+        return g_failures ? 1 : TC_SKIP;
+    }
+    if (rc) return rc;
+
+    const chg_device_t *dev = NULL;
+    cl_context ctx = NULL;
+    clhgemm_status_t st = chg_queue_device(env.queue, &dev, &ctx);
+    EXPECT(st == CLHGEMM_SUCCESS && dev && ctx == env.ctx && dev->info.device == env.device,
+           "chg_queue_device -> %s", clhgemm_status_string(st));
+    if (st == CLHGEMM_SUCCESS && dev) {
+        params(dev, env.has_fp64);
+        unsigned long long limit = chg_getenv_size("CLHGEMM_WORKSPACE_LIMIT", 0);
+        unsigned long long budget = chg_workspace_budget(dev);
+        printf("workspace budget %llu bytes (CLHGEMM_WORKSPACE_LIMIT %llu)\n", budget, limit);
+        EXPECT(budget > 0, "workspace budget is 0");
+        if (limit) EXPECT(budget <= limit, "budget %llu exceeds the limit %llu", budget, limit);
+    }
+
+    /* GEMMs under the cap, a few transposes and both precisions */
+    tc_rng_t rng;
+    tc_rng_seed(&rng, 0x1A7E4ULL);
+    static const int shapes[][3] = {{200, 150, 300}, {65, 400, 129}, {333, 3, 257}};
+    for (int dbl = 0; dbl < 2; dbl++) {
+        if (dbl && !env.has_fp64) continue;
+        for (int s = 0; s < 3; s++) {
+            tc_case_t c = {0};
+            c.dbl = dbl;
+            c.layout = s == 1 ? CLHGEMM_ROW_MAJOR : CLHGEMM_COL_MAJOR;
+            c.ta = (s & 1) ? CLHGEMM_TRANS : CLHGEMM_NO_TRANS;
+            c.tb = (s & 2) ? CLHGEMM_NO_TRANS : CLHGEMM_TRANS;
+            c.m = shapes[s][0];
+            c.n = shapes[s][1];
+            c.k = shapes[s][2];
+            c.alpha = -1.5;
+            c.beta = s == 2 ? 0.0 : 1.0;
+            c.pad = 1;
+            c.offc = 2;
+            g_cases++;
+            if (tc_run_case(env.ctx, env.queue, &c, &rng)) g_failures++;
+        }
+    }
+    tc_close(&env);
+    printf("%d checks, %d failed\n", g_cases, g_failures);
+    return g_failures ? 1 : 0;
+}
