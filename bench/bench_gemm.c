@@ -67,7 +67,7 @@ typedef struct opts_s {
     shape_t squares[MAX_SHAPES];
     int nsquares, squares_set;
     shape_t rects[MAX_SHAPES];
-    int nrects, rects_set;
+    int nrects, rects_set, rects_default;
     int reps, reps_set, warmup, warmup_set;
     const char *csv;
     int clblast, cublas, openblas, openblas_all;
@@ -85,8 +85,11 @@ static void usage(FILE *f)
         "                       gpu/cpu); default: the first GPU, else the first device\n"
         "  --precision s|d|both default both (d is skipped without fp64)\n"
         "  --sizes N,N,...      square sizes (default 512,1024,2048,4096,8192)\n"
-        "  --shapes MxNxK,...   rectangular shapes run after the squares (default 8192x8192x1024,\n"
-        "                       1024x1024x8192,4096x16384x4096,2000x3000x1500; 'none' for none)\n"
+        "  --shapes MxNxK,...   rectangular shapes run after the squares; 'default' for\n"
+        "                       8192x8192x1024,1024x1024x8192,4096x16384x4096,2000x3000x1500,\n"
+        "                       which also run when neither --sizes nor --shapes is given;\n"
+        "                       'none' for none. A shape that needs over half the device\n"
+        "                       memory (or more than one allocation may hold) is skipped\n"
         "  --reps R             timed reps (default 10)       --warmup W  untimed reps (default 2)\n"
         "  --csv FILE           append result rows to FILE (header written when FILE is new/empty)\n"
         "  --layout col|row     default col                    --trans NN|NT|TN|TT  default NN\n"
@@ -134,7 +137,7 @@ static int parse_shapes(const char *s, shape_t *out, int *count)
 {
     int n = 0;
     const char *p = s;
-    if (!strcmp(s, "none")) {
+    if (!strcmp(s, "none") || !*s) {
         *count = 0;
         return 0;
     }
@@ -209,7 +212,8 @@ static int parse_args(int argc, char **argv, opts_t *o)
             }
             o->squares_set = 1;
         } else if (!strcmp(a, "--shapes")) {
-            if (parse_shapes(v, o->rects, &o->nrects)) {
+            o->rects_default = !strcmp(v, "default");
+            if (!o->rects_default && parse_shapes(v, o->rects, &o->nrects)) {
                 fprintf(stderr, "error: bad --shapes '%s' (want e.g. 8192x8192x1024,2000x3000x1500)\n", v);
                 return -1;
             }
@@ -270,7 +274,9 @@ static int parse_args(int argc, char **argv, opts_t *o)
         for (int i = 0; i < nd; i++) o->squares[i].m = o->squares[i].n = o->squares[i].k = def[i];
         o->nsquares = nd;
     }
-    if (!o->rects_set && !o->quick) {
+    /* The rectangular defaults come with the default square list only: "--sizes 4096" means
+     * just 4096 (add --shapes default to keep them). */
+    if (o->rects_default || (!o->rects_set && !o->squares_set && !o->quick)) {
         static const shape_t def[] = {
             {8192, 8192, 1024}, {1024, 1024, 8192}, {4096, 16384, 4096}, {2000, 3000, 1500}};
         memcpy(o->rects, def, sizeof def);
@@ -836,7 +842,11 @@ cl_done:
     if (!o->cublas) {
         snprintf(row.r[LIB_CUBLAS].note, sizeof row.r[LIB_CUBLAS].note, "--no-cublas");
     } else if (!c->have_cublas) {
-        snprintf(row.r[LIB_CUBLAS].note, sizeof row.r[LIB_CUBLAS].note, "%s", c->cublas_desc);
+#ifdef CLHGEMM_HAVE_CUBLAS
+        snprintf(row.r[LIB_CUBLAS].note, sizeof row.r[LIB_CUBLAS].note, "no CUDA device");
+#else
+        snprintf(row.r[LIB_CUBLAS].note, sizeof row.r[LIB_CUBLAS].note, "not built with cuBLAS");
+#endif
     } else {
 #ifdef CLHGEMM_HAVE_CUBLAS
         /* Column-major view: a row-major C = op(A) op(B) is the column-major C^T = op(B)^T op(A)^T,

@@ -7,6 +7,8 @@
  *   Ap  block-major [Mp/MWG][Kp][MWG]: a work-group's A panel is one contiguous stream,
  *   Bp  block-major [Np/NWG][Kp][NWG],
  *   Cp  column-major, leading dimension ldcp (= Mp), alpha/beta applied later by write-back.
+ * aoff/boff (elements, multiples of VWM/VWN) select a panel inside a larger buffer: the host
+ * pipeline keeps a whole band of packed A panels resident and walks it slice by slice.
  * A work-group of MDIMC x NDIMC work-items owns an MWG x NWG tile of Cp. Work-item (tx, ty)
  * owns the vectors tx + i*MDIMC of the tile's MWG/VWM A-vectors and ty + j*NDIMC of its NWG/VWN
  * B-vectors, so neighbouring work-items touch neighbouring addresses in global memory, in local
@@ -126,8 +128,8 @@ typedef real8 realN;
 
 __kernel __attribute__((reqd_work_group_size(MDIMC, NDIMC, 1)))
 void clhgemm_gemm(const int kp, const int ldcp,
-                  __global const realM *restrict ap,
-                  __global const realN *restrict bp,
+                  __global const realM *restrict ap, const ulong aoff,
+                  __global const realN *restrict bp, const ulong boff,
                   __global realM *cp,
                   const int accumulate)
 {
@@ -137,8 +139,8 @@ void clhgemm_gemm(const int kp, const int ldcp,
 
     /* This work-group's panels. Workspace buffers hold < 2^31 elements (src/gemm.c), so int
      * arithmetic is exact here. */
-    const __global realM *ag = ap + get_group_id(0) * (kp * MVECS);
-    const __global realN *bg = bp + get_group_id(1) * (kp * NVECS);
+    const __global realM *ag = ap + aoff / VWM + get_group_id(0) * (kp * MVECS);
+    const __global realN *bg = bp + boff / VWN + get_group_id(1) * (kp * NVECS);
 
     real acc[MWI][NWI];
     UNROLL for (int i = 0; i < MWI; i++)

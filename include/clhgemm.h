@@ -2,9 +2,10 @@
  * clhgemm.h -- the one public header of libclhgemm.
  *
  * clhgemm computes BLAS level-3 matrix products with OpenCL on whatever devices a machine has.
- * This header declares the status codes, the version query, device discovery, and the
+ * This header declares the status codes, the version query, device discovery, the
  * device-buffer GEMM entry points (clhgemm_{s,d}gemm_cl) that take cl_mem operands and enqueue
- * asynchronously on the caller's command queue.
+ * asynchronously on the caller's command queue, and the host-memory GEMM (clhgemm_{s,d}gemm on
+ * a handle) that tiles, stages and overlaps the transfers across every selected device.
  *
  * Conventions: argument order and enum values follow CBLAS, so CBLAS users need no translation
  * (CLHGEMM_COL_MAJOR == CblasColMajor == 102, CLHGEMM_TRANS == CblasTrans == 112, ...).
@@ -80,6 +81,8 @@ typedef enum clhgemm_transpose_e {
     X(CLHGEMM_INVALID_ARGUMENT, -2022, "an argument is NULL or out of range")                   \
     X(CLHGEMM_INVALID_DEVICE_SPEC, -2023, "device selection string matches no device")          \
     X(CLHGEMM_WORKSPACE_TOO_SMALL, -2024, "the device cannot hold even one tile of temporaries")\
+    X(CLHGEMM_NULL_HANDLE, -2025, "handle is NULL")                                            \
+    X(CLHGEMM_INVALID_OPTION, -2026, "an option (or its environment variable) is out of range") \
     X(CLHGEMM_INTERNAL_ERROR, -2099, "internal error (please report)")
 
 typedef enum clhgemm_status_e {
@@ -160,6 +163,66 @@ CLHGEMM_API clhgemm_status_t clhgemm_dgemm_cl(clhgemm_layout_t layout, clhgemm_t
                                               size_t offB, int ldb, double beta, cl_mem C,
                                               size_t offC, int ldc, cl_command_queue queue,
                                               cl_event *event);
+
+/* ---- host-memory GEMM through the pipeline ---------------------------------------------- */
+/* A handle owns the devices, contexts, command queues, pinned staging buffers and pack threads
+ * of the host pipeline. Create it once and reuse it: creation measures the bus and builds the
+ * kernels. One handle may be used by several threads at once (calls are serialised per
+ * handle; use several handles to run independent products side by side). */
+typedef struct clhgemm_handle_s *clhgemm_handle_t;
+
+typedef struct clhgemm_options_s {
+    /* Devices, as a clhgemm_devices_get spec. NULL: CLHGEMM_DEVICES, else every GPU, and the
+     * CPU devices only when there is no GPU. */
+    const char *devices;
+    /* Bytes of device memory the pipeline may use on each device. 0:
+     * CLHGEMM_DEVICE_MEMORY_LIMIT (K/M/G suffixes), else 80% of the device's global memory. */
+    unsigned long long device_memory_limit;
+    /* Command queues per device (>= 3: host->device copies, kernels, device->host copies).
+     * 0: CLHGEMM_QUEUES, else 3. */
+    int queues;
+    /* CPU threads that pack user matrices into pinned staging and unpack results.
+     * 0: CLHGEMM_CPU_THREADS, else the number of online cores (at most 16). */
+    int cpu_threads;
+    /* Chrome trace-event JSON written after every call (one track per queue and per pack
+     * thread). NULL: CLHGEMM_TRACE; unset: no trace. */
+    const char *trace_file;
+} clhgemm_options_t;
+
+/* Fills *options with the defaults (all zero / NULL: environment, then built-in). */
+CLHGEMM_API void clhgemm_options_init(clhgemm_options_t *options);
+
+/* Creates a handle. options may be NULL (defaults). On error *handle is NULL. */
+CLHGEMM_API clhgemm_status_t clhgemm_create(clhgemm_handle_t *handle,
+                                            const clhgemm_options_t *options);
+/* Destroys a handle (NULL is allowed). No call may be in progress on it. */
+CLHGEMM_API void clhgemm_destroy(clhgemm_handle_t handle);
+
+/* C := alpha * op(A) * op(B) + beta * C on matrices in ordinary host memory, of any size
+ * (larger than the devices' memory too). Synchronous: returns when C is final. On error, C
+ * blocks that were not yet written back are untouched. beta == 0 never reads C. */
+CLHGEMM_API clhgemm_status_t clhgemm_sgemm(clhgemm_handle_t handle, clhgemm_layout_t layout,
+                                           clhgemm_transpose_t transA, clhgemm_transpose_t transB,
+                                           int m, int n, int k, float alpha, const float *A,
+                                           int lda, const float *B, int ldb, float beta, float *C,
+                                           int ldc);
+CLHGEMM_API clhgemm_status_t clhgemm_dgemm(clhgemm_handle_t handle, clhgemm_layout_t layout,
+                                           clhgemm_transpose_t transA, clhgemm_transpose_t transB,
+                                           int m, int n, int k, double alpha, const double *A,
+                                           int lda, const double *B, int ldb, double beta,
+                                           double *C, int ldc);
+
+/* What the last call on this handle did (for benchmarks and CLHGEMM_VERBOSE). */
+typedef struct clhgemm_call_info_s {
+    int devices_used;
+    long long tiles;             /* C tiles computed */
+    int tile_m, tile_n, tile_k;  /* planned tile shape */
+    double seconds;              /* wall time of the call */
+    double bytes_to_device;      /* host->device bytes moved */
+    double bytes_from_device;
+} clhgemm_call_info_t;
+CLHGEMM_API clhgemm_status_t clhgemm_last_call_info(clhgemm_handle_t handle,
+                                                    clhgemm_call_info_t *info);
 
 /* Releases every cached program and temporary buffer held for any context (and the references
  * the library holds on contexts and queues). Waits for work the library enqueued to finish.

@@ -37,11 +37,8 @@ static clhgemm_status_t check_buffer(cl_mem buf, cl_context ctx, unsigned long l
     return CLHGEMM_SUCCESS;
 }
 
-static clhgemm_status_t gemm_cl(chg_precision_t prec, clhgemm_layout_t layout,
-                                clhgemm_transpose_t transA, clhgemm_transpose_t transB, int m,
-                                int n, int k, double alpha, cl_mem A, size_t offA, int lda,
-                                cl_mem B, size_t offB, int ldb, double beta, cl_mem C, size_t offC,
-                                int ldc, cl_command_queue queue, cl_event *event)
+clhgemm_status_t chg_gemm_check_shape(int layout, int transA, int transB, int m, int n, int k,
+                                      int lda, int ldb, int ldc, chg_shape_t *sh)
 {
     if (layout != CLHGEMM_ROW_MAJOR && layout != CLHGEMM_COL_MAJOR) return CLHGEMM_INVALID_LAYOUT;
     if (!valid_trans(transA)) return CLHGEMM_INVALID_TRANS_A;
@@ -60,24 +57,41 @@ static clhgemm_status_t gemm_cl(chg_precision_t prec, clhgemm_layout_t layout,
     if (lda < CHG_MAX(1, a_rows)) return CLHGEMM_INVALID_LDA;
     if (ldb < CHG_MAX(1, b_rows)) return CLHGEMM_INVALID_LDB;
     if (ldc < CHG_MAX(1, c_rows)) return CLHGEMM_INVALID_LDC;
+    *sh = (chg_shape_t){.col = col, .ta = ta, .tb = tb,
+                        .a_rows = (size_t)a_rows, .a_cols = (size_t)a_cols,
+                        .b_rows = (size_t)b_rows, .b_cols = (size_t)b_cols,
+                        .c_rows = (size_t)c_rows, .c_cols = (size_t)c_cols};
+    return CLHGEMM_SUCCESS;
+}
+
+static clhgemm_status_t gemm_cl(chg_precision_t prec, clhgemm_layout_t layout,
+                                clhgemm_transpose_t transA, clhgemm_transpose_t transB, int m,
+                                int n, int k, double alpha, cl_mem A, size_t offA, int lda,
+                                cl_mem B, size_t offB, int ldb, double beta, cl_mem C, size_t offC,
+                                int ldc, cl_command_queue queue, cl_event *event)
+{
+    chg_shape_t sh;
+    clhgemm_status_t st = chg_gemm_check_shape(layout, transA, transB, m, n, k, lda, ldb, ldc, &sh);
+    if (st != CLHGEMM_SUCCESS) return st;
+    const int col = sh.col, ta = sh.ta, tb = sh.tb;
 
     const chg_device_t *dev;
     cl_context ctx;
-    clhgemm_status_t st = chg_queue_device(queue, &dev, &ctx);
+    st = chg_queue_device(queue, &dev, &ctx);
     if (st != CLHGEMM_SUCCESS) return st;
     const size_t es = chg_elem_size(prec);
     const int touch_c = m > 0 && n > 0;
     const int read_ab = touch_c && k > 0 && alpha != 0.0;
     if (read_ab) {
-        st = check_buffer(A, ctx, extent(offA, a_rows, a_cols, lda), es, CLHGEMM_NULL_BUFFER_A,
+        st = check_buffer(A, ctx, extent(offA, sh.a_rows, sh.a_cols, lda), es, CLHGEMM_NULL_BUFFER_A,
                           CLHGEMM_INSUFFICIENT_BUFFER_A);
         if (st != CLHGEMM_SUCCESS) return st;
-        st = check_buffer(B, ctx, extent(offB, b_rows, b_cols, ldb), es, CLHGEMM_NULL_BUFFER_B,
+        st = check_buffer(B, ctx, extent(offB, sh.b_rows, sh.b_cols, ldb), es, CLHGEMM_NULL_BUFFER_B,
                           CLHGEMM_INSUFFICIENT_BUFFER_B);
         if (st != CLHGEMM_SUCCESS) return st;
     }
     if (touch_c) {
-        st = check_buffer(C, ctx, extent(offC, c_rows, c_cols, ldc), es, CLHGEMM_NULL_BUFFER_C,
+        st = check_buffer(C, ctx, extent(offC, sh.c_rows, sh.c_cols, ldc), es, CLHGEMM_NULL_BUFFER_C,
                           CLHGEMM_INSUFFICIENT_BUFFER_C);
         if (st != CLHGEMM_SUCCESS) return st;
     }

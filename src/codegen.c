@@ -85,8 +85,9 @@ static void emit_pack(const chg_copy_params_t *p, chg_str_t *s)
         "__kernel __attribute__((reqd_work_group_size(LX, LY, 1)))\n"
         "void clhgemm_pack(const int rows, const int cols, const int ipad, const int ppad,\n"
         "                  const int blk, __global const real *restrict src, const ulong off,\n"
-        "                  const ulong ld, __global real *restrict dst)\n"
+        "                  const ulong ld, __global real *restrict dst, const ulong dst_off)\n"
         "{\n"
+        "    dst += dst_off;\n"
         "    const int i0 = get_group_id(0) * TILE_I;\n"
         "    const int p0 = get_group_id(1) * TILE_P;\n");
     if (p->src_contig_i) {

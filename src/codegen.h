@@ -6,7 +6,7 @@
  * the spirit of seed 002: a two-level blocking (work-group tile TILE_I x TILE_P, work-item tile
  * WPT_I x WPT_P, loops over the work-item tile fully unrolled) plus a local-memory padding for
  * the transposing variant. Kinds:
- *   PACK      dst[(i/blk)][p][i%blk] = X(i,p) for i < rows, p < cols, zero elsewhere up to the
+ *   PACK      dst[dst_off + (i/blk)][p][i%blk] = X(i,p) for i < rows, p < cols, zero elsewhere up to the
  *             padded extents; X(i,p) = src[off + i + p*ld] (SRC_CONTIG_I) or
  *             src[off + p + i*ld] (transposing, staged through local memory for coalescing).
  *   WRITEBACK C(i,j) = alpha*Cp(i,j) + beta*C(i,j) on column-major C; BETA_ZERO never reads C.

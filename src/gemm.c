@@ -346,57 +346,147 @@ static clhgemm_status_t enqueue_scale(const chg_gemm_args_t *a, cl_context ctx, 
     return (clhgemm_status_t)err;
 }
 
-/* Packs X(i0.., p0..) (rows x cols of it) into dst, block-major with block `blk`. */
-static cl_int enqueue_pack(chain_t *ch, cl_kernel k, const chg_copy_params_t *cp, int rows, int cols,
-                           int ipad, int ppad, int blk, cl_mem src, cl_ulong off, cl_ulong ld, cl_mem dst)
-{
-    cl_int err = CL_SUCCESS;
-    SETARG(k, 0, rows);
-    SETARG(k, 1, cols);
-    SETARG(k, 2, ipad);
-    SETARG(k, 3, ppad);
-    SETARG(k, 4, blk);
-    SETARG(k, 5, src);
-    SETARG(k, 6, off);
-    SETARG(k, 7, ld);
-    SETARG(k, 8, dst);
-    size_t g[2], l[2];
-    chg_copy_work_size(cp, (size_t)ipad, (size_t)ppad, g, l);
-    return err != CL_SUCCESS ? err : chain_kernel(ch, k, g, l);
-}
+/* ---- building blocks ------------------------------------------------------------------- */
 
-typedef struct kernels_s {
-    cl_kernel pack_a, pack_b, gemm, wb;
-    chg_copy_params_t cpa, cpb, cpw;
-} kernels_t;
-
-static void kernels_release(kernels_t *ks)
+void chg_gemm_kernels_release(chg_gemm_kernels_t *ks)
 {
     if (ks->pack_a) clReleaseKernel(ks->pack_a);
     if (ks->pack_b) clReleaseKernel(ks->pack_b);
     if (ks->gemm) clReleaseKernel(ks->gemm);
     if (ks->wb) clReleaseKernel(ks->wb);
+    ks->pack_a = ks->pack_b = ks->gemm = ks->wb = NULL;
 }
 
-static clhgemm_status_t kernels_get(const chg_gemm_args_t *a, cl_context ctx, const chg_device_t *dev,
-                                    const chg_gemm_params_t *gp, kernels_t *ks)
+clhgemm_status_t chg_gemm_kernels_create(cl_context ctx, const chg_device_t *dev,
+                                         chg_precision_t prec, const chg_gemm_params_t *gp,
+                                         int trans_a, int trans_b, int beta_zero,
+                                         chg_gemm_kernels_t *ks)
 {
     memset(ks, 0, sizeof *ks);
+    ks->prec = prec;
+    ks->gp = *gp;
     /* op(A)(i,p) runs along i in memory when A is not transposed; op(B)^T(j,p) runs along j
      * when B is transposed. */
-    chg_copy_params_default(dev, CHG_COPY_PACK, a->prec, &ks->cpa);
-    ks->cpa.src_contig_i = !a->trans_a;
-    chg_copy_params_default(dev, CHG_COPY_PACK, a->prec, &ks->cpb);
-    ks->cpb.src_contig_i = a->trans_b;
-    chg_copy_params_default(dev, CHG_COPY_WRITEBACK, a->prec, &ks->cpw);
-    ks->cpw.beta_zero = a->beta == 0.0;
+    chg_copy_params_default(dev, CHG_COPY_PACK, prec, &ks->cpa);
+    ks->cpa.src_contig_i = !trans_a;
+    chg_copy_params_default(dev, CHG_COPY_PACK, prec, &ks->cpb);
+    ks->cpb.src_contig_i = trans_b;
+    chg_copy_params_default(dev, CHG_COPY_WRITEBACK, prec, &ks->cpw);
+    ks->cpw.beta_zero = beta_zero;
     clhgemm_status_t st = copy_kernel(ctx, dev, &ks->cpa, "pack", &ks->pack_a);
     if (st == CLHGEMM_SUCCESS) st = copy_kernel(ctx, dev, &ks->cpb, "pack", &ks->pack_b);
-    if (st == CLHGEMM_SUCCESS) st = gemm_kernel(ctx, dev, a->prec, gp, &ks->gemm);
+    if (st == CLHGEMM_SUCCESS) st = gemm_kernel(ctx, dev, prec, gp, &ks->gemm);
     if (st == CLHGEMM_SUCCESS) st = copy_kernel(ctx, dev, &ks->cpw, "writeback", &ks->wb);
-    if (st != CLHGEMM_SUCCESS) kernels_release(ks);
+    if (st != CLHGEMM_SUCCESS) chg_gemm_kernels_release(ks);
     return st;
 }
+
+static cl_int enqueue_2d(cl_command_queue q, cl_kernel k, const size_t g[2], const size_t l[2],
+                         cl_uint nwait, const cl_event *wait, cl_event *ev)
+{
+    return clEnqueueNDRangeKernel(q, k, 2, NULL, g, l, nwait, nwait ? wait : NULL, ev);
+}
+
+/* Packs X (rows x cols at src+off) into dst+dst_off, block-major with block `blk`, padded to
+ * whole blocks along i and to `pmult` along p. */
+static cl_int enqueue_pack(cl_command_queue q, cl_kernel k, const chg_copy_params_t *cp, int blk,
+                           int pmult, size_t rows, size_t cols, cl_mem src, size_t off, size_t ld,
+                           cl_mem dst, size_t dst_off, cl_uint nwait, const cl_event *wait,
+                           cl_event *ev)
+{
+    const int r = (int)rows, c = (int)cols;
+    const int ipad = (int)chg_round_up(rows, (size_t)blk), ppad = (int)chg_round_up(cols, (size_t)pmult);
+    const cl_ulong o = off, l = ld, doff = dst_off;
+    cl_int err = CL_SUCCESS;
+    SETARG(k, 0, r);
+    SETARG(k, 1, c);
+    SETARG(k, 2, ipad);
+    SETARG(k, 3, ppad);
+    SETARG(k, 4, blk);
+    SETARG(k, 5, src);
+    SETARG(k, 6, o);
+    SETARG(k, 7, l);
+    SETARG(k, 8, dst);
+    SETARG(k, 9, doff);
+    if (err != CL_SUCCESS) return err;
+    size_t g[2], lo[2];
+    chg_copy_work_size(cp, (size_t)ipad, (size_t)ppad, g, lo);
+    return enqueue_2d(q, k, g, lo, nwait, wait, ev);
+}
+
+cl_int chg_enqueue_pack_a(cl_command_queue q, const chg_gemm_kernels_t *ks, size_t mc, size_t kc,
+                          cl_mem src, size_t off, size_t ld, cl_mem dst, size_t dst_off,
+                          cl_uint nwait, const cl_event *wait, cl_event *ev)
+{
+    return enqueue_pack(q, ks->pack_a, &ks->cpa, ks->gp.mwg, ks->gp.kwg, mc, kc, src, off, ld, dst,
+                        dst_off, nwait, wait, ev);
+}
+
+cl_int chg_enqueue_pack_b(cl_command_queue q, const chg_gemm_kernels_t *ks, size_t nc, size_t kc,
+                          cl_mem src, size_t off, size_t ld, cl_mem dst, size_t dst_off,
+                          cl_uint nwait, const cl_event *wait, cl_event *ev)
+{
+    return enqueue_pack(q, ks->pack_b, &ks->cpb, ks->gp.nwg, ks->gp.kwg, nc, kc, src, off, ld, dst,
+                        dst_off, nwait, wait, ev);
+}
+
+cl_int chg_enqueue_kernel(cl_command_queue q, const chg_gemm_kernels_t *ks, size_t mpad,
+                          size_t npad, size_t kpad, cl_mem ap, size_t aoff, cl_mem bp,
+                          size_t boff, cl_mem cp, int accumulate, cl_uint nwait,
+                          const cl_event *wait, cl_event *ev)
+{
+    const chg_gemm_params_t *gp = &ks->gp;
+    const int kpi = (int)kpad, ldcp = (int)mpad;
+    const cl_ulong ao = aoff, bo = boff;
+    cl_int err = CL_SUCCESS;
+    SETARG(ks->gemm, 0, kpi);
+    SETARG(ks->gemm, 1, ldcp);
+    SETARG(ks->gemm, 2, ap);
+    SETARG(ks->gemm, 3, ao);
+    SETARG(ks->gemm, 4, bp);
+    SETARG(ks->gemm, 5, bo);
+    SETARG(ks->gemm, 6, cp);
+    SETARG(ks->gemm, 7, accumulate);
+    if (err != CL_SUCCESS) return err;
+    const size_t g[2] = {mpad / gp->mwg * gp->mdimc, npad / gp->nwg * gp->ndimc};
+    const size_t l[2] = {(size_t)gp->mdimc, (size_t)gp->ndimc};
+    return enqueue_2d(q, ks->gemm, g, l, nwait, wait, ev);
+}
+
+cl_int chg_enqueue_writeback(cl_command_queue q, const chg_gemm_kernels_t *ks, size_t mc,
+                             size_t nc, double alpha, double beta, cl_mem cp, size_t ldcp,
+                             cl_mem c, size_t off, size_t ldc, cl_uint nwait, const cl_event *wait,
+                             cl_event *ev)
+{
+    const int mi = (int)mc, ni = (int)nc, ld = (int)ldcp;
+    const cl_ulong o = off, l = ldc;
+    cl_int err = set_real(ks->wb, 2, ks->prec, alpha);
+    err = err != CL_SUCCESS ? err : set_real(ks->wb, 3, ks->prec, beta);
+    SETARG(ks->wb, 0, mi);
+    SETARG(ks->wb, 1, ni);
+    SETARG(ks->wb, 4, cp);
+    SETARG(ks->wb, 5, ld);
+    SETARG(ks->wb, 6, c);
+    SETARG(ks->wb, 7, o);
+    SETARG(ks->wb, 8, l);
+    if (err != CL_SUCCESS) return err;
+    size_t g[2], lo[2];
+    chg_copy_work_size(&ks->cpw, mc, nc, g, lo);
+    return enqueue_2d(q, ks->wb, g, lo, nwait, wait, ev);
+}
+
+/* Runs one building block after everything before it in the chain. */
+#define CHAIN(ch, call_with_wait)                                                               \
+    do {                                                                                        \
+        cl_event ev_;                                                                           \
+        const cl_event *wl_ = (ch)->prev ? &(ch)->prev : (ch)->wait;                            \
+        cl_uint nw_ = (ch)->prev ? 1 : (ch)->nwait;                                             \
+        err = call_with_wait;                                                                   \
+        if (err == CL_SUCCESS) {                                                                \
+            if ((ch)->prev) clReleaseEvent((ch)->prev);                                         \
+            (ch)->prev = ev_;                                                                   \
+        }                                                                                       \
+    } while (0)
 
 /* The blocked GEMM proper, on an acquired workspace. */
 static clhgemm_status_t enqueue_blocked(const chg_gemm_args_t *a, cl_context ctx, const chg_device_t *dev,
@@ -426,67 +516,48 @@ static clhgemm_status_t enqueue_blocked(const chg_gemm_args_t *a, cl_context ctx
     chg_log(2, "gemm %s m=%zu n=%zu k=%zu blocks %zux%zux%zu", a->prec == CHG_F64 ? "d" : "s",
             a->m, a->n, a->k, pl.mb, pl.nb, pl.kb);
 
-    kernels_t ks;
-    clhgemm_status_t st = kernels_get(a, ctx, dev, gp, &ks);
+    chg_gemm_kernels_t ks;
+    clhgemm_status_t st = chg_gemm_kernels_create(ctx, dev, a->prec, gp, a->trans_a, a->trans_b,
+                                                  a->beta == 0.0, &ks);
     if (st != CLHGEMM_SUCCESS) return st;
 
-    const int mwg = gp->mwg, nwg = gp->nwg, kwg = gp->kwg;
     size_t packed_a_i = (size_t)-1, packed_a_p = (size_t)-1;  /* block held in WS_A */
     size_t packed_b_j = (size_t)-1, packed_b_p = (size_t)-1;
     err = CL_SUCCESS;
     for (size_t i0 = 0; i0 < a->m && err == CL_SUCCESS; i0 += pl.mb) {
-        const size_t mc = CHG_MIN(pl.mb, a->m - i0), mpad = chg_round_up(mc, mwg);
+        const size_t mc = CHG_MIN(pl.mb, a->m - i0), mpad = chg_round_up(mc, gp->mwg);
         for (size_t j0 = 0; j0 < a->n && err == CL_SUCCESS; j0 += pl.nb) {
-            const size_t nc = CHG_MIN(pl.nb, a->n - j0), npad = chg_round_up(nc, nwg);
+            const size_t nc = CHG_MIN(pl.nb, a->n - j0), npad = chg_round_up(nc, gp->nwg);
             for (size_t p0 = 0; p0 < a->k && err == CL_SUCCESS; p0 += pl.kb) {
-                const size_t kc = CHG_MIN(pl.kb, a->k - p0), kpad = chg_round_up(kc, kwg);
+                const size_t kc = CHG_MIN(pl.kb, a->k - p0), kpad = chg_round_up(kc, gp->kwg);
                 if (packed_a_i != i0 || packed_a_p != p0) {
-                    const cl_ulong off = a->trans_a ? a->off_a + p0 + i0 * a->lda
-                                                    : a->off_a + i0 + p0 * a->lda;
-                    err = enqueue_pack(ch, ks.pack_a, &ks.cpa, (int)mc, (int)kc, (int)mpad, (int)kpad,
-                                       mwg, a->a, off, a->lda, ws->buf[WS_A]);
+                    const size_t off = a->trans_a ? a->off_a + p0 + i0 * a->lda
+                                                  : a->off_a + i0 + p0 * a->lda;
+                    CHAIN(ch, chg_enqueue_pack_a(ch->q, &ks, mc, kc, a->a, off, a->lda,
+                                                 ws->buf[WS_A], 0, nw_, wl_, &ev_));
                     packed_a_i = i0;
                     packed_a_p = p0;
                 }
                 if (err == CL_SUCCESS && (packed_b_j != j0 || packed_b_p != p0)) {
-                    const cl_ulong off = a->trans_b ? a->off_b + j0 + p0 * a->ldb
-                                                    : a->off_b + p0 + j0 * a->ldb;
-                    err = enqueue_pack(ch, ks.pack_b, &ks.cpb, (int)nc, (int)kc, (int)npad, (int)kpad,
-                                       nwg, a->b, off, a->ldb, ws->buf[WS_B]);
+                    const size_t off = a->trans_b ? a->off_b + j0 + p0 * a->ldb
+                                                  : a->off_b + p0 + j0 * a->ldb;
+                    CHAIN(ch, chg_enqueue_pack_b(ch->q, &ks, nc, kc, a->b, off, a->ldb,
+                                                 ws->buf[WS_B], 0, nw_, wl_, &ev_));
                     packed_b_j = j0;
                     packed_b_p = p0;
                 }
-                if (err != CL_SUCCESS) break;
-                const int kpi = (int)kpad, ldcp = (int)mpad, accumulate = p0 > 0;
-                SETARG(ks.gemm, 0, kpi);
-                SETARG(ks.gemm, 1, ldcp);
-                SETARG(ks.gemm, 2, ws->buf[WS_A]);
-                SETARG(ks.gemm, 3, ws->buf[WS_B]);
-                SETARG(ks.gemm, 4, ws->buf[WS_C]);
-                SETARG(ks.gemm, 5, accumulate);
-                const size_t g[2] = {mpad / mwg * gp->mdimc, npad / nwg * gp->ndimc};
-                const size_t l[2] = {(size_t)gp->mdimc, (size_t)gp->ndimc};
-                if (err == CL_SUCCESS) err = chain_kernel(ch, ks.gemm, g, l);
+                if (err == CL_SUCCESS)
+                    CHAIN(ch, chg_enqueue_kernel(ch->q, &ks, mpad, npad, kpad, ws->buf[WS_A], 0,
+                                                 ws->buf[WS_B], 0, ws->buf[WS_C], p0 > 0, nw_, wl_,
+                                                 &ev_));
             }
-            if (err != CL_SUCCESS) break;
-            /* Write-back of this C block. */
-            const int mi = (int)mc, ni = (int)nc, ldcp = (int)mpad;
-            const cl_ulong off = a->off_c + i0 + j0 * a->ldc, ldc = a->ldc;
-            SETARG(ks.wb, 0, mi);
-            SETARG(ks.wb, 1, ni);
-            err = err != CL_SUCCESS ? err : set_real(ks.wb, 2, a->prec, a->alpha);
-            err = err != CL_SUCCESS ? err : set_real(ks.wb, 3, a->prec, a->beta);
-            SETARG(ks.wb, 4, ws->buf[WS_C]);
-            SETARG(ks.wb, 5, ldcp);
-            SETARG(ks.wb, 6, a->c);
-            SETARG(ks.wb, 7, off);
-            SETARG(ks.wb, 8, ldc);
-            size_t g[2], l[2];
-            chg_copy_work_size(&ks.cpw, mc, nc, g, l);
-            if (err == CL_SUCCESS) err = chain_kernel(ch, ks.wb, g, l);
+            if (err == CL_SUCCESS)
+                CHAIN(ch, chg_enqueue_writeback(ch->q, &ks, mc, nc, a->alpha, a->beta,
+                                                ws->buf[WS_C], mpad, a->c,
+                                                a->off_c + i0 + j0 * a->ldc, a->ldc, nw_, wl_, &ev_));
         }
     }
-    kernels_release(&ks);
+    chg_gemm_kernels_release(&ks);
     return (clhgemm_status_t)err;
 }
 

@@ -4,10 +4,12 @@
  * (feature macros + parameter defines + cl/gemm.cl).
  *
  * Defaults are chosen for the class, not the smallest that works: on GPUs a 128x128 tile with
- * 8x8 accumulators per work-item and float4 traffic (FP32), a 128x64 tile with 8x4 (FP64, where
- * registers are the limit); on CPUs a modest tile read straight from the packed panels (local
- * memory is ordinary cache there and barriers are costly). The tuner (clhgemm-tune, a later
- * issue) will replace these per device.
+ * 8x8 accumulators per work-item, the KWG slice fully unrolled, float4 traffic for FP32 and
+ * double2 with a KWG = 8 slice for FP64 (local memory and registers are the limit there); on
+ * CPUs a modest tile read straight from the packed panels (local memory is ordinary cache there
+ * and barriers are costly). The GPU values won a sweep of 19 candidates on an H100
+ * (docs/PERFORMANCE.md, 2026-11-22). The tuner (clhgemm-tune, a later issue) will replace these
+ * per device.
  */
 #include "params.h"
 
@@ -25,10 +27,10 @@ void chg_gemm_params_default(const chg_device_t *dev, chg_precision_t prec, chg_
     memset(p, 0, sizeof(*p));
     if (gpu && prec == CHG_F32) {
         *p = (chg_gemm_params_t){.mwg = 128, .nwg = 128, .kwg = 16, .mdimc = 16, .ndimc = 16,
-                                 .vwm = 4, .vwn = 4, .sa = 1, .sb = 1, .kwi = 2};
+                                 .vwm = 4, .vwn = 4, .sa = 1, .sb = 1, .kwi = 16};
     } else if (gpu) {
-        *p = (chg_gemm_params_t){.mwg = 128, .nwg = 64, .kwg = 16, .mdimc = 16, .ndimc = 16,
-                                 .vwm = 2, .vwn = 2, .sa = 1, .sb = 1, .kwi = 2};
+        *p = (chg_gemm_params_t){.mwg = 128, .nwg = 128, .kwg = 8, .mdimc = 16, .ndimc = 16,
+                                 .vwm = 2, .vwn = 2, .sa = 1, .sb = 1, .kwi = 8};
     } else {
         *p = (chg_gemm_params_t){.mwg = 32, .nwg = 32, .kwg = 16, .mdimc = 8, .ndimc = 8,
                                  .vwm = 4, .vwn = 4, .sa = 0, .sb = 0, .kwi = 4};

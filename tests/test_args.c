@@ -7,7 +7,8 @@
  * queue, then the buffers A, B, C in turn; a few cases with two bad arguments pin that down. Buffers are made exactly as large as the contract requires, so the valid call on
  * them must succeed and one element less (or one more offset) must not.
  * Quick paths: m == 0 or n == 0 writes nothing; k == 0 or alpha == 0 gives C := beta*C, with A and
- * B allowed to be NULL, and beta == 0 writes zeros without reading C.
+ * B allowed to be NULL (and NaN in A and B harmless when alpha == 0), beta == 0 writes zeros
+ * without reading C, and beta == 1 leaves C bit-identical.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
@@ -536,6 +537,89 @@ static void quick_paths(const tc_env_t *env, int dbl, clhgemm_layout_t layout, t
     }
 }
 
+/* alpha == 0 does not read A or B: NaN there must not reach C. And k == 0 or alpha == 0 with
+ * beta == 1 leaves C alone, NaN included, bit for bit. */
+static void quick_paths_nan(const tc_env_t *env, int dbl, clhgemm_layout_t layout, tc_rng_t *rng)
+{
+    static const double betas[3] = {0.0, 1.0, -1.5};
+    for (int ib = 0; ib < 3; ib++) {
+        tc_case_t tc = {0};
+        tc.dbl = dbl;
+        tc.layout = layout;
+        tc.ta = CLHGEMM_TRANS;
+        tc.tb = CLHGEMM_NO_TRANS;
+        tc.m = 19;
+        tc.n = 23;
+        tc.k = 11;
+        tc.alpha = 0.0;
+        tc.beta = betas[ib];
+        tc.pad = 1;
+        tc.offc = 2;
+        tc_problem_t p;
+        g_cases++;
+        if (tc_problem_init(&p, env->ctx, &tc, rng)) {
+            g_failures++;
+            continue;
+        }
+        for (size_t i = 0; i < p.na; i++) {
+            if (dbl) ((double *)p.a0)[i] = NAN;
+            else ((float *)p.a0)[i] = NAN;
+        }
+        for (size_t i = 0; i < p.nb; i++) {
+            if (dbl) ((double *)p.b0)[i] = NAN;
+            else ((float *)p.b0)[i] = NAN;
+        }
+        int rc = tc_write(env->queue, p.a, p.a0, p.na * p.esz) |
+                 tc_write(env->queue, p.b, p.b0, p.nb * p.esz);
+        char tag[400];
+        tc_case_describe(&p.c, tag, sizeof tag - 40);
+        strcat(tag, " [alpha = 0, A and B all NaN]");
+        call_t c = {dbl, layout, tc.ta, tc.tb, p.c.m, p.c.n, p.c.k, p.c.alpha, p.c.beta,
+                    p.a, p.b, p.cbuf, p.c.offa, p.c.offb, p.c.offc, p.c.lda, p.c.ldb,
+                    p.c.ldc, env->queue};
+        rc |= expect_success(&c, tag);
+        if (!rc) {
+            if (tc.beta == 1.0)
+                rc |= tc_problem_check_unchanged(&p, env->queue, tag);
+            else
+                rc |= tc_problem_check(&p, env->queue, tag);
+        }
+        if (rc) g_failures++;
+        tc_problem_free(&p);
+    }
+    for (int kind = 0; kind < 2; kind++) {
+        tc_case_t tc = {0};
+        tc.dbl = dbl;
+        tc.layout = layout;
+        tc.ta = CLHGEMM_NO_TRANS;
+        tc.tb = CLHGEMM_TRANS;
+        tc.m = 13;
+        tc.n = 29;
+        tc.k = kind ? 7 : 0;
+        tc.alpha = kind ? 0.0 : 1.0;
+        tc.beta = 1.0;
+        tc.c_nan = 1;
+        tc.pad = 2;
+        tc.offc = 1;
+        tc_problem_t p;
+        g_cases++;
+        if (tc_problem_init(&p, env->ctx, &tc, rng)) {
+            g_failures++;
+            continue;
+        }
+        char tag[400];
+        tc_case_describe(&p.c, tag, sizeof tag - 40);
+        strcat(tag, " [beta = 1 over NaN C: unchanged]");
+        call_t c = {dbl, layout, tc.ta, tc.tb, p.c.m, p.c.n, p.c.k, p.c.alpha, p.c.beta,
+                    p.a, p.b, p.cbuf, p.c.offa, p.c.offb, p.c.offc, p.c.lda, p.c.ldb,
+                    p.c.ldc, env->queue};
+        int rc = expect_success(&c, tag);
+        if (!rc) rc |= tc_problem_check_unchanged(&p, env->queue, tag);
+        if (rc) g_failures++;
+        tc_problem_free(&p);
+    }
+}
+
 /* ---- status strings, version, devices ------------------------------------------------------ */
 static void check_str(const char *got, const char *want, const char *what)
 {
@@ -832,6 +916,7 @@ int main(void)
                     invalid_args(&env, ctx2, q2, dbl, layout, T[ta], T[tb], &rng);
                 }
             quick_paths(&env, dbl, layout, &rng);
+            quick_paths_nan(&env, dbl, layout, &rng);
         }
     }
     fp64_devices(&rng);

@@ -5,14 +5,21 @@
  *   test_gemm blocked [col|row]  large shapes for both precisions, meant to run with a small
  *                             CLHGEMM_WORKSPACE_LIMIT (set by CTest) so the library must split
  *                             the problem into blocks over m, n and k
+ *   test_gemm tinyws [col|row]   with a limit below one tile: success (correct) or
+ *                             CLHGEMM_WORKSPACE_TOO_SMALL with C untouched
  *
  * Every case poisons C (random matrix part, NaN when beta == 0, sentinel bits outside), waits on
  * the returned event, and checks C against OpenBLAS plus the untouched outside (common.c). Each
  * invocation also checks the event contract: event == NULL followed by clFinish; an event that
  * completes only when C is final (read on a different queue); and several calls queued back to
- * back on one C without waiting in between.
+ * back on one C without waiting in between. It also covers A and B as one buffer, sub-buffer
+ * operands, two contexts on one device used alternately, and independent calls in flight
+ * together on an in-order and an out-of-order queue (gemm.c promises both work), and object
+ * lifetimes (release_resources with work in flight, queues/contexts released by the caller
+ * right after a call, 64 calls queued without waiting).
  */
 #define _POSIX_C_SOURCE 200809L
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,20 +40,26 @@ static const double AB[3] = {0.0, 1.0, -1.5};
 
 /* ---- the table ----------------------------------------------------------------------------- */
 static const int sizes[][3] = {
-    {1, 1, 1},      {7, 7, 7},       {33, 33, 33},   {64, 64, 64},  {129, 129, 129}, {7, 33, 129},
-    {129, 64, 1},   {33, 1, 65},     {100, 37, 250}, {1, 129, 7},   {257, 300, 513},
+    /* the listed sweep: cubes, then rectangular shapes, then one larger */
+    {1, 1, 1},      {7, 7, 7},      {33, 33, 33},    {64, 64, 64},   {129, 129, 129},
+    {7, 33, 129},   {129, 64, 1},   {33, 1, 65},     {100, 37, 250}, {1, 129, 7},
+    {257, 300, 513},
+    /* extra edges: tiny, tile-aligned, long k with a 1x1 result, thin m/n */
+    {2, 3, 4},      {128, 96, 160}, {1, 1, 1000},    {513, 2, 3},    {3, 513, 2},
+    {70001, 1, 3},  {1, 70001, 3},  {3, 2, 70001},
 };
 
+/* (ld, offset) variants: 0 tight ld, no offset; 1 ld = rows as stored + 3 with offsets;
+ * 2 tight ld with offsets; 3 ld + 3 without offsets. */
 static void set_variant(tc_case_t *c, int variant)
 {
-    if (variant == 0) { /* tight ld, no offset */
-        c->pad = 0;
-        c->offa = c->offb = c->offc = 0;
-    } else { /* ld = rows as stored + 3, nonzero offsets */
-        c->pad = 3;
+    c->pad = (variant == 1 || variant == 3) ? 3 : 0;
+    if (variant == 1 || variant == 2) {
         c->offa = 5;
         c->offb = 11;
         c->offc = 3;
+    } else {
+        c->offa = c->offb = c->offc = 0;
     }
 }
 
@@ -54,16 +67,16 @@ static void run_table(const tc_env_t *env, int dbl, clhgemm_layout_t layout, tc_
 {
     for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
         int m = sizes[s][0], n = sizes[s][1], k = sizes[s][2];
-        int big = (double)m * n * k > 4e6;
+        /* The very thin extras (one dimension 70001) are padded to whole tiles by the library
+         * and cost ~40 ms a call on a CPU device: 2 variants x 3 (alpha, beta) pairs there. */
+        int thin = m > 10000 || n > 10000 || k > 10000;
         for (int ta = 0; ta < 2; ta++) {
             for (int tb = 0; tb < 2; tb++) {
-                for (int variant = 0; variant < 2; variant++) {
+                for (int variant = 0; variant < (thin ? 2 : 4); variant++) {
                     for (int ia = 0; ia < 3; ia++) {
                         for (int ib = 0; ib < 3; ib++) {
-                            /* The largest shape keeps three pairs (one per alpha class, beta =
-                             * 0 among them); every pair runs on all other shapes. */
-                            if (big && !((ia == 1 && ib == 0) || (ia == 2 && ib == 2) ||
-                                         (ia == 0 && ib == 1)))
+                            if (thin && !((ia == 1 && ib == 0) || (ia == 2 && ib == 2) ||
+                                          (ia == 0 && ib == 1)))
                                 continue;
                             tc_case_t c = {0};
                             c.dbl = dbl;
@@ -295,6 +308,443 @@ out:
     return rc;
 }
 
+/* A and B are one buffer (read-only aliasing is legal): C := alpha*A*A^T + beta*C, and also
+ * with op(B) taken from a different offset of the same buffer. */
+static int shared_ab(const tc_env_t *env, int dbl, clhgemm_layout_t layout, int n, tc_rng_t *rng)
+{
+    int rc = 0;
+    for (int same_off = 0; same_off < 2; same_off++) {
+        tc_case_t c = {0};
+        c.dbl = dbl;
+        c.layout = layout;
+        c.ta = CLHGEMM_NO_TRANS;
+        c.tb = CLHGEMM_TRANS;
+        c.m = c.n = c.k = n;
+        c.alpha = 1.0;
+        c.beta = -1.5;
+        set_variant(&c, 1);
+        c.offb = c.offa;
+        c.tb = same_off ? CLHGEMM_TRANS : CLHGEMM_NO_TRANS;
+        tc_problem_t p;
+        if (tc_problem_init(&p, env->ctx, &c, rng)) return 1;
+        /* B := the A buffer; the host copy follows */
+        if (p.nb != p.na) {
+            fprintf(stderr, "FAIL shared A/B: geometry mismatch\n");
+            tc_problem_free(&p);
+            return 1;
+        }
+        memcpy(p.b0, p.a0, p.na * p.esz);
+        clReleaseMemObject(p.b);
+        clRetainMemObject(p.a);
+        p.b = p.a;
+        char tag[300];
+        tc_case_describe(&p.c, tag, sizeof tag - 40);
+        strcat(tag, " [A and B one buffer]");
+        cl_event ev = NULL;
+        clhgemm_status_t st = tc_problem_call(&p, env->queue, &ev);
+        if (st != CLHGEMM_SUCCESS) {
+            fprintf(stderr, "FAIL %s: status %s\n", tag, clhgemm_status_string(st));
+            rc = 1;
+        } else {
+            rc |= wait_release(ev, tag);
+            rc |= tc_problem_check(&p, env->queue, tag);
+        }
+        tc_problem_free(&p);
+    }
+    return rc;
+}
+
+/* Operands that are sub-buffers of larger buffers (origin at the device's base alignment); the
+ * parent bytes before the origin must survive. */
+static int sub_buffers(const tc_env_t *env, int dbl, clhgemm_layout_t layout, tc_rng_t *rng)
+{
+    cl_uint align_bits = 0;
+    clGetDeviceInfo(env->device, CL_DEVICE_MEM_BASE_ADDR_ALIGN, sizeof align_bits, &align_bits,
+                    NULL);
+    size_t origin = align_bits ? align_bits / 8 : 128;
+    if (origin < 128) origin = 128;
+    tc_case_t c = {0};
+    c.dbl = dbl;
+    c.layout = layout;
+    c.ta = CLHGEMM_TRANS;
+    c.tb = CLHGEMM_TRANS;
+    c.m = 77;
+    c.n = 45;
+    c.k = 61;
+    c.alpha = -1.5;
+    c.beta = 1.0;
+    set_variant(&c, 1);
+    tc_problem_t p;
+    if (tc_problem_init(&p, env->ctx, &c, rng)) return 1;
+    char tag[300];
+    tc_case_describe(&p.c, tag, sizeof tag - 40);
+    strcat(tag, " [sub-buffers]");
+    int rc = 0;
+    cl_mem *slots[3] = {&p.a, &p.b, &p.cbuf};
+    const void *hosts[3] = {p.a0, p.b0, p.c0};
+    size_t bytes[3] = {p.na * p.esz, p.nb * p.esz, p.nc * p.esz};
+    cl_mem parents[3] = {0};
+    unsigned char *prefix = malloc(origin);
+    for (size_t i = 0; i < origin; i++) prefix[i] = (unsigned char)(0xA0 + i % 7);
+    for (int i = 0; i < 3 && !rc; i++) {
+        unsigned char *h = malloc(origin + bytes[i]);
+        memcpy(h, prefix, origin);
+        memcpy(h + origin, hosts[i], bytes[i]);
+        parents[i] = tc_buffer_from_host(env->ctx, h, origin + bytes[i]);
+        free(h);
+        cl_buffer_region reg = {origin, bytes[i]};
+        cl_int err = CL_SUCCESS;
+        cl_mem sub = parents[i] ? clCreateSubBuffer(parents[i], CL_MEM_READ_WRITE,
+                                                    CL_BUFFER_CREATE_TYPE_REGION, &reg, &err)
+                                : NULL;
+        if (!sub) {
+            fprintf(stderr, "FAIL %s: clCreateSubBuffer -> %s\n", tag, clhgemm_status_string(err));
+            rc = 1;
+            break;
+        }
+        clReleaseMemObject(*slots[i]);
+        *slots[i] = sub;
+    }
+    if (!rc) {
+        cl_event ev = NULL;
+        clhgemm_status_t st = tc_problem_call(&p, env->queue, &ev);
+        if (st != CLHGEMM_SUCCESS) {
+            fprintf(stderr, "FAIL %s: status %s\n", tag, clhgemm_status_string(st));
+            rc = 1;
+        } else {
+            rc |= wait_release(ev, tag);
+            rc |= tc_problem_check(&p, env->queue, tag);
+            unsigned char *got = malloc(origin);
+            for (int i = 0; i < 3; i++) {
+                if (!tc_read(env->queue, parents[i], got, origin) && memcmp(got, prefix, origin)) {
+                    fprintf(stderr, "FAIL %s: parent of operand %d changed before the origin\n",
+                            tag, i);
+                    rc = 1;
+                }
+            }
+            free(got);
+        }
+    }
+    tc_problem_free(&p);
+    for (int i = 0; i < 3; i++)
+        if (parents[i]) clReleaseMemObject(parents[i]);
+    free(prefix);
+    return rc;
+}
+
+/* Two contexts on the same device, calls alternating between them; the second context and its
+ * queue are released by the caller while the library may still hold resources for them. */
+static int two_contexts(const tc_env_t *env, int dbl, clhgemm_layout_t layout, tc_rng_t *rng)
+{
+    int rc = 0;
+    for (int round = 0; round < 2; round++) {
+        cl_int err = CL_SUCCESS;
+        cl_context_properties props[] = {CL_CONTEXT_PLATFORM,
+                                         (cl_context_properties)env->info.platform, 0};
+        cl_context ctx2 = clCreateContext(props, 1, &env->device, NULL, NULL, &err);
+        cl_command_queue q2 = ctx2 ? clCreateCommandQueue(ctx2, env->device, 0, &err) : NULL;
+        if (!q2) {
+            fprintf(stderr, "FAIL second context: %s\n", clhgemm_status_string(err));
+            if (ctx2) clReleaseContext(ctx2);
+            return 1;
+        }
+        for (int i = 0; i < 4; i++) {
+            tc_case_t c = {0};
+            c.dbl = dbl;
+            c.layout = layout;
+            c.ta = NT[i & 1];
+            c.tb = NT[(i >> 1) & 1];
+            c.m = 50 + 13 * i;
+            c.n = 31 + 7 * i;
+            c.k = 40 + 21 * i;
+            c.alpha = -1.5;
+            c.beta = i == 2 ? 0.0 : 1.0;
+            set_variant(&c, i & 1);
+            int r = (i & 1) ? tc_run_case(env->ctx, env->queue, &c, rng)
+                            : tc_run_case(ctx2, q2, &c, rng);
+            if (r) fprintf(stderr, "  (call %d of round %d, on %s context)\n", i, round,
+                           (i & 1) ? "the first" : "the second");
+            rc |= r;
+        }
+        clReleaseCommandQueue(q2);
+        clReleaseContext(ctx2);
+    }
+    return rc;
+}
+
+/* Workspace limit too small for one tile (mode "tinyws", CTest sets CLHGEMM_WORKSPACE_LIMIT=1K):
+ * every call either works (a path that needs no workspace) or reports
+ * CLHGEMM_WORKSPACE_TOO_SMALL with C untouched and *event not written. */
+static int g_tiny_ok, g_tiny_refused;
+
+static void run_tiny(const tc_env_t *env, int dbl, clhgemm_layout_t layout, tc_rng_t *rng)
+{
+    static const int shapes[][3] = {{33, 17, 65}, {300, 257, 64}, {5, 4, 3}, {20, 30, 0}};
+    static const double pairs[][2] = {{1.0, 0.0}, {-1.5, 1.0}, {0.0, -1.5}, {1.0, 1.0}};
+    for (int s = 0; s < 4; s++) {
+        tc_case_t c = {0};
+        c.dbl = dbl;
+        c.layout = layout;
+        c.ta = NT[s & 1];
+        c.tb = NT[(s >> 1) & 1];
+        c.m = shapes[s][0];
+        c.n = shapes[s][1];
+        c.k = shapes[s][2];
+        c.alpha = pairs[s][0];
+        c.beta = pairs[s][1];
+        set_variant(&c, s & 1);
+        tc_problem_t p;
+        if (tc_problem_init(&p, env->ctx, &c, rng)) {
+            tally(1);
+            continue;
+        }
+        char tag[300];
+        tc_case_describe(&p.c, tag, sizeof tag - 40);
+        strcat(tag, " [tiny workspace]");
+        cl_event sentinel = (cl_event)(uintptr_t)0x5EB71E10, ev = sentinel;
+        clhgemm_status_t st = tc_problem_call(&p, env->queue, &ev);
+        int rc = 0;
+        if (st == CLHGEMM_SUCCESS) {
+            g_tiny_ok++;
+            rc |= wait_release(ev == sentinel ? NULL : ev, tag);
+            rc |= tc_problem_check(&p, env->queue, tag);
+        } else if (st == CLHGEMM_WORKSPACE_TOO_SMALL) {
+            g_tiny_refused++;
+            if (ev != sentinel) {
+                fprintf(stderr, "FAIL %s: *event written on failure\n", tag);
+                rc = 1;
+            }
+            clFinish(env->queue);
+            rc |= tc_problem_check_unchanged(&p, env->queue, tag);
+            if (c.k == 0 || c.alpha == 0.0) {
+                fprintf(stderr, "note %s: quick path also refused for lack of workspace\n", tag);
+            }
+        } else {
+            fprintf(stderr, "FAIL %s: status %s, want success or WORKSPACE_TOO_SMALL\n", tag,
+                    clhgemm_status_string(st));
+            rc = 1;
+        }
+        tally(rc);
+        tc_problem_free(&p);
+    }
+}
+
+/* Several independent problems (own C each, different shapes and transposes) queued without
+ * waiting, on the in-order queue and on an out-of-order queue when the device has one; then all
+ * events are waited on and every C checked. The library reuses one workspace per queue, so this
+ * catches a call that overwrites packed operands a previous call has not consumed yet. */
+static int many_in_flight(const tc_env_t *env, int dbl, clhgemm_layout_t layout, int large,
+                          tc_rng_t *rng)
+{
+    enum { N = 6 };
+    int rc = 0;
+    for (int ooo = 0; ooo < 2; ooo++) {
+        cl_command_queue q = env->queue;
+        if (ooo) {
+            cl_command_queue_properties props = 0;
+            clGetDeviceInfo(env->device, CL_DEVICE_QUEUE_PROPERTIES, sizeof props, &props, NULL);
+            if (!(props & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE)) continue;
+            cl_int err = CL_SUCCESS;
+            q = clCreateCommandQueue(env->ctx, env->device, CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE,
+                                     &err);
+            if (!q) {
+                fprintf(stderr, "FAIL out-of-order queue: %s\n", clhgemm_status_string(err));
+                return 1;
+            }
+        }
+        tc_problem_t p[N];
+        cl_event ev[N] = {0};
+        int made = 0;
+        for (int i = 0; i < N; i++) {
+            tc_case_t c = {0};
+            c.dbl = dbl;
+            c.layout = layout;
+            c.ta = NT[i & 1];
+            c.tb = NT[(i >> 1) & 1];
+            c.m = large ? 300 - 17 * i : 60 - 7 * i;
+            c.n = large ? 200 + 9 * i : 50 + 9 * i;
+            c.k = large ? 400 - 31 * i : 70 - 9 * i;
+            c.alpha = (i % 3) ? -1.5 : 1.0;
+            c.beta = (i % 3 == 1) ? 0.0 : 1.0;
+            set_variant(&c, i % 4);
+            if (tc_problem_init(&p[i], env->ctx, &c, rng)) {
+                rc = 1;
+                break;
+            }
+            made++;
+        }
+        for (int i = 0; i < made; i++) {
+            clhgemm_status_t st = tc_problem_call(&p[i], q, &ev[i]);
+            if (st != CLHGEMM_SUCCESS) {
+                char tag[300];
+                tc_case_describe(&p[i].c, tag, sizeof tag);
+                fprintf(stderr, "FAIL %s [%s queue, %d in flight]: status %s\n", tag,
+                        ooo ? "out-of-order" : "in-order", N, clhgemm_status_string(st));
+                rc = 1;
+                ev[i] = NULL;
+            }
+        }
+        for (int i = 0; i < made; i++) {
+            char tag[300];
+            tc_case_describe(&p[i].c, tag, sizeof tag - 60);
+            strcat(tag, ooo ? " [out-of-order queue, 6 in flight]" : " [in-order queue, 6 in flight]");
+            if (ev[i]) {
+                rc |= wait_release(ev[i], tag);
+                rc |= tc_problem_check(&p[i], q, tag);
+            }
+            tc_problem_free(&p[i]);
+        }
+        if (ooo) {
+            clFinish(q);
+            clReleaseCommandQueue(q);
+        }
+    }
+    return rc;
+}
+
+/* Object lifetimes. (1) clhgemm_release_resources() while a call is still in flight: it waits
+ * for the library's work, the caller's event stays valid and C is right; the next call works.
+ * (2) The caller releases its queue (and context) right after the call, keeping only the
+ * event: the work still completes correctly. Repeated, so that new queues and contexts are
+ * likely to reuse the addresses of released ones, which a per-queue or per-context table keyed
+ * by handle would confuse. (3) Many calls queued without waiting. */
+static int lifetimes(const tc_env_t *env, int dbl, clhgemm_layout_t layout, tc_rng_t *rng)
+{
+    int rc = 0;
+    char tag[300];
+    /* (1) */
+    for (int i = 0; i < 2; i++) {
+        tc_case_t c = {0};
+        c.dbl = dbl;
+        c.layout = layout;
+        c.ta = NT[i];
+        c.tb = CLHGEMM_TRANS;
+        c.m = 257;
+        c.n = 130;
+        c.k = 300;
+        c.alpha = -1.5;
+        c.beta = 1.0;
+        set_variant(&c, 1);
+        tc_problem_t p;
+        if (tc_problem_init(&p, env->ctx, &c, rng)) return 1;
+        tc_case_describe(&p.c, tag, sizeof tag - 60);
+        strcat(tag, " [release_resources while in flight]");
+        cl_event ev = NULL;
+        clhgemm_status_t st = tc_problem_call(&p, env->queue, &ev);
+        if (st != CLHGEMM_SUCCESS) {
+            fprintf(stderr, "FAIL %s: status %s\n", tag, clhgemm_status_string(st));
+            rc = 1;
+        } else {
+            clhgemm_release_resources();
+            rc |= wait_release(ev, tag);
+            rc |= tc_problem_check(&p, env->queue, tag);
+        }
+        tc_problem_free(&p);
+        c.m = 100;
+        rc |= tc_run_case(env->ctx, env->queue, &c, rng); /* and afterwards */
+    }
+    /* (2) */
+    for (int round = 0; round < 8; round++) {
+        int new_ctx = round & 1;
+        cl_int err = CL_SUCCESS;
+        cl_context ctx = env->ctx;
+        if (new_ctx) {
+            cl_context_properties props[] = {CL_CONTEXT_PLATFORM,
+                                             (cl_context_properties)env->info.platform, 0};
+            ctx = clCreateContext(props, 1, &env->device, NULL, NULL, &err);
+            if (!ctx) {
+                fprintf(stderr, "FAIL clCreateContext: %s\n", clhgemm_status_string(err));
+                return 1;
+            }
+        }
+        cl_command_queue q = clCreateCommandQueue(ctx, env->device, 0, &err);
+        if (!q) {
+            fprintf(stderr, "FAIL clCreateCommandQueue: %s\n", clhgemm_status_string(err));
+            if (new_ctx) clReleaseContext(ctx);
+            return 1;
+        }
+        tc_case_t c = {0};
+        c.dbl = dbl;
+        c.layout = layout;
+        c.ta = NT[round & 1];
+        c.tb = NT[(round >> 1) & 1];
+        c.m = 90 + round;
+        c.n = 70 - round;
+        c.k = 150 + 3 * round;
+        c.alpha = 1.0;
+        c.beta = (round % 3) ? -1.5 : 0.0;
+        set_variant(&c, round % 4);
+        tc_problem_t p;
+        if (tc_problem_init(&p, ctx, &c, rng)) {
+            clReleaseCommandQueue(q);
+            if (new_ctx) clReleaseContext(ctx);
+            return 1;
+        }
+        tc_case_describe(&p.c, tag, sizeof tag - 60);
+        strcat(tag, new_ctx ? " [caller released queue+context]" : " [caller released queue]");
+        cl_event ev = NULL;
+        clhgemm_status_t st = tc_problem_call(&p, q, &ev);
+        clReleaseCommandQueue(q);
+        if (st != CLHGEMM_SUCCESS) {
+            fprintf(stderr, "FAIL %s: status %s\n", tag, clhgemm_status_string(st));
+            rc = 1;
+            tc_problem_free(&p);
+            if (new_ctx) clReleaseContext(ctx);
+            continue;
+        }
+        rc |= wait_release(ev, tag);
+        /* read back on a fresh queue of the same context */
+        cl_command_queue rq = clCreateCommandQueue(ctx, env->device, 0, &err);
+        if (rq) {
+            rc |= tc_problem_check(&p, rq, tag);
+            clReleaseCommandQueue(rq);
+        } else {
+            rc = 1;
+        }
+        tc_problem_free(&p);
+        if (new_ctx) clReleaseContext(ctx);
+    }
+    /* (3) */
+    {
+        enum { N = 64 };
+        tc_problem_t *p = calloc(N, sizeof *p);
+        cl_event ev[N] = {0};
+        int made = 0;
+        for (int i = 0; i < N; i++) {
+            tc_case_t c = {0};
+            c.dbl = dbl;
+            c.layout = layout;
+            c.ta = NT[i & 1];
+            c.tb = NT[(i >> 1) & 1];
+            c.m = 1 + (i * 7) % 40;
+            c.n = 1 + (i * 11) % 37;
+            c.k = 1 + (i * 13) % 50;
+            c.alpha = (i & 4) ? -1.5 : 1.0;
+            c.beta = (i % 3 == 0) ? 0.0 : 1.0;
+            set_variant(&c, i % 4);
+            if (tc_problem_init(&p[i], env->ctx, &c, rng)) break;
+            made++;
+            if (tc_problem_call(&p[i], env->queue, &ev[i]) != CLHGEMM_SUCCESS) {
+                tc_case_describe(&p[i].c, tag, sizeof tag);
+                fprintf(stderr, "FAIL %s [64 queued]: call failed\n", tag);
+                rc = 1;
+                ev[i] = NULL;
+            }
+        }
+        for (int i = made - 1; i >= 0; i--) { /* wait in reverse order */
+            tc_case_describe(&p[i].c, tag, sizeof tag - 40);
+            strcat(tag, " [64 calls queued]");
+            if (ev[i]) {
+                rc |= wait_release(ev[i], tag);
+                rc |= tc_problem_check(&p[i], env->queue, tag);
+            }
+            tc_problem_free(&p[i]);
+        }
+        free(p);
+    }
+    return rc;
+}
+
 static void run_events(const tc_env_t *env, int dbl, clhgemm_layout_t layout, int large,
                        tc_rng_t *rng)
 {
@@ -303,12 +753,18 @@ static void run_events(const tc_env_t *env, int dbl, clhgemm_layout_t layout, in
     if (large) tally(event_other_queue(env, dbl, layout, 300, 257, 700, rng));
     tally(back_to_back(env, dbl, layout, 65, 33, rng));
     if (large) tally(back_to_back(env, dbl, layout, 257, 129, rng));
+    tally(shared_ab(env, dbl, layout, large ? 300 : 65, rng));
+    tally(sub_buffers(env, dbl, layout, rng));
+    tally(two_contexts(env, dbl, layout, rng));
+    tally(many_in_flight(env, dbl, layout, large, rng));
+    tally(lifetimes(env, dbl, layout, rng));
 }
 
 int main(int argc, char **argv)
 {
-    if (argc < 2 || (strcmp(argv[1], "s") && strcmp(argv[1], "d") && strcmp(argv[1], "blocked"))) {
-        fprintf(stderr, "usage: %s s|d|blocked [col|row]\n", argv[0]);
+    if (argc < 2 || (strcmp(argv[1], "s") && strcmp(argv[1], "d") &&
+                      strcmp(argv[1], "blocked") && strcmp(argv[1], "tinyws"))) {
+        fprintf(stderr, "usage: %s s|d|blocked|tinyws [col|row]\n", argv[0]);
         return 2;
     }
     const char *mode = argv[1];
@@ -332,7 +788,7 @@ int main(int argc, char **argv)
     const char *lim = getenv("CLHGEMM_WORKSPACE_LIMIT");
     printf("device: %s (%s)%s%s\n", env.info.name, env.info.platform_name,
            lim ? ", CLHGEMM_WORKSPACE_LIMIT=" : "", lim ? lim : "");
-    if (!strcmp(mode, "blocked") && !lim)
+    if ((!strcmp(mode, "blocked") || !strcmp(mode, "tinyws")) && !lim)
         printf("note: CLHGEMM_WORKSPACE_LIMIT is not set; blocks will only split if the device "
                "budget is small\n");
 
@@ -343,10 +799,14 @@ int main(int argc, char **argv)
         clhgemm_layout_t layout = l ? CLHGEMM_ROW_MAJOR : CLHGEMM_COL_MAJOR;
         if ((layout == CLHGEMM_COL_MAJOR && !want_col) || (layout == CLHGEMM_ROW_MAJOR && !want_row))
             continue;
-        if (!strcmp(mode, "blocked")) {
+        if (!strcmp(mode, "blocked") || !strcmp(mode, "tinyws")) {
             for (int dbl = 0; dbl < 2; dbl++) {
                 if (dbl && !env.has_fp64) {
                     printf("note: no fp64 on this device, double part not run\n");
+                    continue;
+                }
+                if (!strcmp(mode, "tinyws")) {
+                    run_tiny(&env, dbl, layout, &rng);
                     continue;
                 }
                 run_blocked(&env, dbl, layout, &rng);
@@ -359,6 +819,9 @@ int main(int argc, char **argv)
         }
     }
     tc_close(&env);
+    if (!strcmp(mode, "tinyws"))
+        printf("tiny workspace: %d calls worked, %d refused with WORKSPACE_TOO_SMALL\n",
+               g_tiny_ok, g_tiny_refused);
     printf("%d cases, %d failed (%ld s)\n", g_cases, g_failures, (long)(time(NULL) - t0));
     return g_failures ? 1 : 0;
 }

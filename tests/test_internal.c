@@ -4,7 +4,8 @@
  * Links clhgemm_internal. Unit checks of the size parser behind CLHGEMM_WORKSPACE_LIMIT, the
  * FNV-1a hash that names cache files, the string builder and the kernel-parameter parser; then,
  * on the device, that the workspace budget honours CLHGEMM_WORKSPACE_LIMIT (CTest sets 64K) and
- * that a GEMM split under that cap is still right.
+ * that a GEMM split under that cap is still right. With the argument "params-required" it also
+ * checks that the CLHGEMM_*GEMM_PARAMS override in the environment is valid and in effect.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
@@ -119,8 +120,35 @@ static void params(const chg_device_t *dev, int has_fp64)
     }
 }
 
-int main(void)
+/* With CLHGEMM_{S,D,}GEMM_PARAMS set (CTest does so for the kernel-variant tests), the override
+ * must be the one in effect: an invalid override is silently ignored by design, which would
+ * leave those tests running the default kernel. */
+static void params_required(const chg_device_t *dev, int has_fp64)
 {
+    for (int prec = 0; prec < 2; prec++) {
+        if (prec == CHG_F64 && !has_fp64) continue;
+        const char *text = chg_getenv(prec ? "CLHGEMM_DGEMM_PARAMS" : "CLHGEMM_SGEMM_PARAMS");
+        if (!text) text = chg_getenv("CLHGEMM_GEMM_PARAMS");
+        if (!text) continue;
+        chg_gemm_params_t want, got;
+        chg_gemm_params_default(dev, (chg_precision_t)prec, &want);
+        int parsed = chg_gemm_params_parse(text, &want);
+        char why[256] = "";
+        int valid = parsed == 0 &&
+                    chg_gemm_params_valid(dev, (chg_precision_t)prec, &want, why, sizeof why);
+        chg_gemm_params_select(dev, (chg_precision_t)prec, &got);
+        char buf[256];
+        chg_gemm_params_format(&got, buf, sizeof buf);
+        printf("%cgemm parameters in effect: %s\n", prec ? 'd' : 's', buf);
+        EXPECT(valid && !memcmp(&want, &got, sizeof got),
+               "override \"%s\" (prec %d) not in effect: %s", text, prec,
+               parsed ? "malformed" : why);
+    }
+}
+
+int main(int argc, char **argv)
+{
+    int want_params = argc > 1 && !strcmp(argv[1], "params-required");
     env_size();
     hash_and_strings();
 
@@ -139,6 +167,7 @@ int main(void)
            "chg_queue_device -> %s", clhgemm_status_string(st));
     if (st == CLHGEMM_SUCCESS && dev) {
         params(dev, env.has_fp64);
+        if (want_params) params_required(dev, env.has_fp64);
         unsigned long long limit = chg_getenv_size("CLHGEMM_WORKSPACE_LIMIT", 0);
         unsigned long long budget = chg_workspace_budget(dev);
         printf("workspace budget %llu bytes (CLHGEMM_WORKSPACE_LIMIT %llu)\n", budget, limit);

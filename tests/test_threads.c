@@ -13,7 +13,7 @@
 
 #include "common.h"
 
-enum { NTHREADS = 4, NCALLS = 6 };
+enum { NTHREADS = 4, NCALLS = 10, NSHAPES = 8 };
 
 static tc_env_t env;
 
@@ -36,10 +36,11 @@ static void *worker(void *arg)
             return NULL;
         }
     }
-    static const int shapes[][3] = {{33, 65, 17}, {129, 7, 64}, {64, 64, 129},
-                                    {1, 100, 37}, {200, 33, 90}, {17, 129, 1}};
+    static const int shapes[NSHAPES][3] = {{33, 65, 17},  {129, 7, 64},   {64, 64, 129},
+                                           {1, 100, 37},  {200, 33, 90},  {17, 129, 1},
+                                           {300, 200, 257}, {96, 128, 160}};
     for (int i = 0; i < NCALLS; i++) {
-        int s = (i + w->id) % 6;
+        int s = (i + 3 * w->id) % NSHAPES;
         tc_case_t c = {0};
         c.dbl = env.has_fp64 ? ((i + w->id) & 1) : 0;
         c.layout = (w->id & 1) ? CLHGEMM_ROW_MAJOR : CLHGEMM_COL_MAJOR;
