@@ -330,7 +330,7 @@ void tc_case_describe(const tc_case_t *c, char *buf, size_t len)
 
 static int max1(int x) { return x > 1 ? x : 1; }
 
-int tc_problem_init(tc_problem_t *p, cl_context ctx, const tc_case_t *c, tc_rng_t *rng)
+int tc_problem_init_host(tc_problem_t *p, const tc_case_t *c, tc_rng_t *rng)
 {
     memset(p, 0, sizeof *p);
     p->c = *c;
@@ -371,6 +371,13 @@ int tc_problem_init(tc_problem_t *p, cl_context ctx, const tc_case_t *c, tc_rng_
         for (int i = 0; i < q->m; i++)
             store(dbl, p->c0, q->offc + tc_index_c(q->layout, i, j, q->ldc),
                   q->c_nan ? NAN : tc_rng_uniform(rng));
+    return 0;
+}
+
+int tc_problem_init(tc_problem_t *p, cl_context ctx, const tc_case_t *c, tc_rng_t *rng)
+{
+    if (tc_problem_init_host(p, c, rng)) return 1;
+    const tc_case_t *q = &p->c;
     if (!q->null_a && !(p->a = tc_buffer_from_host(ctx, p->a0, p->na * p->esz))) goto fail;
     if (!q->null_b && !(p->b = tc_buffer_from_host(ctx, p->b0, p->nb * p->esz))) goto fail;
     if (!(p->cbuf = tc_buffer_from_host(ctx, p->c0, p->nc * p->esz))) goto fail;
@@ -435,6 +442,18 @@ int tc_problem_ref_apply(const tc_problem_t *p, double *want, double *bound)
     for (size_t i = 0; i < p->nb; i++) {
         db[i] = load(q->dbl, p->b0, i);
         ab[i] = fabs(db[i]);
+    }
+    if (q->alpha == 0.0 || q->k == 0) {
+        /* BLAS semantics: A and B are not referenced. Done here rather than by OpenBLAS, whose
+         * kernels on some CPUs compute 0 * NaN when A or B hold NaN. */
+        for (int j = 0; j < q->n; j++) {
+            for (int i = 0; i < q->m; i++) {
+                size_t idx = q->offc + tc_index_c(q->layout, i, j, q->ldc);
+                want[idx] = q->beta == 0.0 ? 0.0 : q->beta * want[idx];
+                bound[idx] = fabs(q->beta) * bound[idx];
+            }
+        }
+        goto out;
     }
     tc_ref_dgemm(q->layout, q->ta, q->tb, q->m, q->n, q->k, q->alpha, da + q->offa, q->lda,
                  db + q->offb, q->ldb, q->beta, want + q->offc, q->ldc);

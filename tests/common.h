@@ -110,6 +110,9 @@ void tc_case_describe(const tc_case_t *c, char *buf, size_t len);
 /* Resolves the ld fields, fills host data (A/B random, gaps NaN; C random or NaN, outside the
  * matrix the sentinel) and creates the buffers. Returns 0 on success. */
 int tc_problem_init(tc_problem_t *p, cl_context ctx, const tc_case_t *c, tc_rng_t *rng);
+/* The host part of tc_problem_init alone: ld fields resolved, a0/b0/c0 filled and poisoned the
+ * same way, no OpenCL buffers (a, b, cbuf stay NULL; for tests of the host-memory API). */
+int tc_problem_init_host(tc_problem_t *p, const tc_case_t *c, tc_rng_t *rng);
 /* Calls clhgemm_{s,d}gemm_cl on queue with the problem's arguments. */
 clhgemm_status_t tc_problem_call(const tc_problem_t *p, cl_command_queue queue, cl_event *event);
 /* Reads A, B, C back on queue (blocking) and checks C against OpenBLAS and the sentinels, and

@@ -1,0 +1,28 @@
+/*
+ * pool.h -- the pack/unpack threads of the host pipeline (pool.c owns them).
+ *
+ * One primitive: chg_pool_run(pool, parts, fn, arg) runs fn(arg, part, worker) for every part in
+ * [0, parts) on the pool's threads and the calling thread, and returns when all parts are done.
+ * Several callers (one driver thread per device) may run jobs at once; parts are handed out in
+ * job order, so a job never waits behind one submitted later.
+ */
+#ifndef CHG_POOL_H
+#define CHG_POOL_H
+
+#include "trace.h"
+
+typedef struct chg_pool_s chg_pool_t;
+typedef void (*chg_pool_fn)(void *arg, int part, int worker);
+
+/* Starts `threads - 1` workers (the caller of chg_pool_run is the remaining one). NULL on
+ * failure. */
+chg_pool_t *chg_pool_create(int threads);
+void chg_pool_destroy(chg_pool_t *pool);
+int chg_pool_threads(const chg_pool_t *pool);
+
+/* Runs the parts; `trace` (may be NULL) receives one span per part on track "pack <worker>"
+ * named `name`. */
+void chg_pool_run(chg_pool_t *pool, int parts, chg_pool_fn fn, void *arg, chg_trace_t *trace,
+                  const char *name);
+
+#endif
