@@ -16,15 +16,20 @@ static int valid_trans(int t)
     return t == CLHGEMM_NO_TRANS || t == CLHGEMM_TRANS || t == CLHGEMM_CONJ_TRANS;
 }
 
-/* Elements a stored rows x cols matrix spans from offset `off` with leading dimension ld. */
-static unsigned long long extent(size_t off, size_t rows, size_t cols, size_t ld)
+/* Whether a stored rows x cols matrix at offset `off` with leading dimension ld fits in
+ * `avail` elements, without overflowing (offsets near SIZE_MAX must fail, not wrap). */
+static int fits(size_t off, size_t rows, size_t cols, size_t ld, size_t avail)
 {
-    if (rows == 0 || cols == 0) return 0;
-    return (unsigned long long)off + (unsigned long long)(cols - 1) * ld + rows;
+    if (rows == 0 || cols == 0) return 1;
+    if (off > avail) return 0;
+    avail -= off;
+    if (rows > avail) return 0;
+    return (cols - 1) <= (avail - rows) / ld;
 }
 
-static clhgemm_status_t check_buffer(cl_mem buf, cl_context ctx, unsigned long long need_elems,
-                                     size_t es, clhgemm_status_t null_st, clhgemm_status_t small_st)
+static clhgemm_status_t check_buffer(cl_mem buf, cl_context ctx, size_t off, size_t rows,
+                                     size_t cols, size_t ld, size_t es, clhgemm_status_t null_st,
+                                     clhgemm_status_t small_st)
 {
     if (!buf) return null_st;
     size_t size;
@@ -33,7 +38,7 @@ static clhgemm_status_t check_buffer(cl_mem buf, cl_context ctx, unsigned long l
     if (err == CL_SUCCESS) err = clGetMemObjectInfo(buf, CL_MEM_CONTEXT, sizeof bctx, &bctx, NULL);
     if (err != CL_SUCCESS) return (clhgemm_status_t)err;
     if (bctx != ctx) return CLHGEMM_CONTEXT_MISMATCH;
-    if (need_elems > size / es) return small_st;
+    if (!fits(off, rows, cols, ld, size / es)) return small_st;
     return CLHGEMM_SUCCESS;
 }
 
@@ -83,15 +88,15 @@ static clhgemm_status_t gemm_cl(chg_precision_t prec, clhgemm_layout_t layout,
     const int touch_c = m > 0 && n > 0;
     const int read_ab = touch_c && k > 0 && alpha != 0.0;
     if (read_ab) {
-        st = check_buffer(A, ctx, extent(offA, sh.a_rows, sh.a_cols, lda), es, CLHGEMM_NULL_BUFFER_A,
+        st = check_buffer(A, ctx, offA, sh.a_rows, sh.a_cols, (size_t)lda, es, CLHGEMM_NULL_BUFFER_A,
                           CLHGEMM_INSUFFICIENT_BUFFER_A);
         if (st != CLHGEMM_SUCCESS) return st;
-        st = check_buffer(B, ctx, extent(offB, sh.b_rows, sh.b_cols, ldb), es, CLHGEMM_NULL_BUFFER_B,
+        st = check_buffer(B, ctx, offB, sh.b_rows, sh.b_cols, (size_t)ldb, es, CLHGEMM_NULL_BUFFER_B,
                           CLHGEMM_INSUFFICIENT_BUFFER_B);
         if (st != CLHGEMM_SUCCESS) return st;
     }
     if (touch_c) {
-        st = check_buffer(C, ctx, extent(offC, sh.c_rows, sh.c_cols, ldc), es, CLHGEMM_NULL_BUFFER_C,
+        st = check_buffer(C, ctx, offC, sh.c_rows, sh.c_cols, (size_t)ldc, es, CLHGEMM_NULL_BUFFER_C,
                           CLHGEMM_INSUFFICIENT_BUFFER_C);
         if (st != CLHGEMM_SUCCESS) return st;
     }

@@ -47,9 +47,9 @@ typedef struct trace_track_s {
 typedef struct trace_event_s {
     char *name;
     int track;
-    int device;                 /* -1: host span */
-    cl_event ev;                /* device command (retained), else NULL */
-    unsigned long long t0, t1;  /* host clock ns (device events: filled at the end) */
+    int device;                /* -1: host span */
+    cl_event ev;               /* device command (retained), else NULL */
+    unsigned long long t0, t1; /* host clock ns (device events: filled at the end) */
 } trace_event_t;
 
 typedef struct trace_offset_s {
@@ -129,8 +129,8 @@ static int track_get(chg_trace_t *t, const char *name, int device)
 }
 
 /* Appends an event (name copied); 0 on success, lock held. */
-static int event_add(chg_trace_t *t, const char *track, int device, const char *name,
-                     cl_event ev, unsigned long long t0, unsigned long long t1)
+static int event_add(chg_trace_t *t, const char *track, int device, const char *name, cl_event ev,
+                     unsigned long long t0, unsigned long long t1)
 {
     int tr = track_get(t, track, device);
     if (tr < 0) return -1;
@@ -307,8 +307,8 @@ static void resolve_device_times(chg_trace_t *t)
         if (!e->ev) continue;
         const trace_offset_t *off = offset_of(t, e->device);
         cl_ulong s = 0, f = 0;
-        cl_int err1 = clGetEventProfilingInfo(e->ev, CL_PROFILING_COMMAND_START, sizeof s, &s,
-                                              NULL);
+        cl_int err1 =
+            clGetEventProfilingInfo(e->ev, CL_PROFILING_COMMAND_START, sizeof s, &s, NULL);
         cl_int err2 = clGetEventProfilingInfo(e->ev, CL_PROFILING_COMMAND_END, sizeof f, &f, NULL);
         clReleaseEvent(e->ev);
         e->ev = NULL;
@@ -352,12 +352,14 @@ static int write_json(chg_trace_t *t, FILE *f)
             "\"clhgemm\",\"skipped\":%llu,\"dropped\":%llu,\"unaligned_devices\":%d}}",
             t->skipped, t->dropped, t->align_failed);
     for (size_t i = 0; i < t->ntracks; i++) {
-        fprintf(f, ",\n{\"ph\":\"M\",\"pid\":1,\"tid\":%zu,\"name\":\"thread_name\",\"args\":{"
-                   "\"name\":",
+        fprintf(f,
+                ",\n{\"ph\":\"M\",\"pid\":1,\"tid\":%zu,\"name\":\"thread_name\",\"args\":{"
+                "\"name\":",
                 i + 1);
         put_json_string(f, t->tracks[i].name);
-        fprintf(f, "}},\n{\"ph\":\"M\",\"pid\":1,\"tid\":%zu,\"name\":\"thread_sort_index\","
-                   "\"args\":{\"sort_index\":%d}}",
+        fprintf(f,
+                "}},\n{\"ph\":\"M\",\"pid\":1,\"tid\":%zu,\"name\":\"thread_sort_index\","
+                "\"args\":{\"sort_index\":%d}}",
                 i + 1, t->tracks[i].sort);
     }
     for (size_t i = 0; i < n; i++) {

@@ -551,6 +551,13 @@ int tc_run_case(cl_context ctx, cl_command_queue queue, const tc_case_t *c, tc_r
         clFinish(queue);
         rc = 1;
     } else {
+        cl_context ev_ctx = NULL;
+        if (clGetEventInfo(ev, CL_EVENT_CONTEXT, sizeof ev_ctx, &ev_ctx, NULL) != CL_SUCCESS ||
+            ev_ctx != ctx) {
+            /* an event of another context cannot go into the caller's wait lists */
+            fprintf(stderr, "FAIL %s: the event belongs to another context\n", tag);
+            rc = 1;
+        }
         cl_int err = clWaitForEvents(1, &ev);
         cl_int exec = CL_COMPLETE;
         cl_int err2 = clGetEventInfo(ev, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof exec, &exec,

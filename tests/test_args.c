@@ -11,6 +11,7 @@
  * without reading C, and beta == 1 leaves C bit-identical.
  */
 #define _POSIX_C_SOURCE 200809L
+#include <limits.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -347,6 +348,16 @@ static void invalid_args(const tc_env_t *env, cl_context ctx2, cl_command_queue 
     c = base;
     c.offa = (size_t)1 << 40;
     expect_reject(&c, CLHGEMM_INSUFFICIENT_BUFFER_A, &wc, NULL, "offA = 2^40");
+    /* (lines-1)*ld must be computed without 32-bit overflow */
+    c = base;
+    c.lda = INT_MAX;
+    if (la > 1) expect_reject(&c, CLHGEMM_INSUFFICIENT_BUFFER_A, &wc, NULL, "lda = INT_MAX");
+    c = base;
+    c.ldb = INT_MAX;
+    if (lb > 1) expect_reject(&c, CLHGEMM_INSUFFICIENT_BUFFER_B, &wc, NULL, "ldb = INT_MAX");
+    c = base;
+    c.ldc = INT_MAX;
+    if (lc > 1) expect_reject(&c, CLHGEMM_INSUFFICIENT_BUFFER_C, &wc, NULL, "ldc = INT_MAX");
 
     c = base;
     c.A = A2;
@@ -449,6 +460,54 @@ out:
     if (C2) clReleaseMemObject(C2);
     free(hc);
     free(hc2);
+}
+
+/* Offsets near SIZE_MAX: offset + extent must not wrap around 2^64 and pass the size check
+ * (the kernels would then address memory before the buffer). Run last, C last of all, because a
+ * library that accepts these writes outside C. */
+static void offset_wraparound(const tc_env_t *env, int dbl, clhgemm_layout_t layout,
+                              tc_rng_t *rng)
+{
+    const int m = 5, n = 4, k = 3;
+    const size_t esz = dbl ? 8 : 4;
+    int ca, la, cb, lb, cc, lc;
+    tc_stored(layout, CLHGEMM_NO_TRANS, m, k, &ca, &la);
+    tc_stored(layout, CLHGEMM_NO_TRANS, k, n, &cb, &lb);
+    tc_stored(layout, CLHGEMM_NO_TRANS, m, n, &cc, &lc);
+    size_t ra = tc_required(0, ca, la, ca), rb = tc_required(0, cb, lb, cb),
+           rc_ = tc_required(0, cc, lc, cc);
+    void *hc = NULL;
+    cl_mem A = make_buf(env->ctx, ra, esz, rng, NULL), B = make_buf(env->ctx, rb, esz, rng, NULL),
+           C = make_buf(env->ctx, rc_, esz, rng, &hc);
+    if (A && B && C && hc) {
+        watched_t wc = {C, env->queue, hc, rc_ * esz};
+        const call_t base = {dbl, layout, CLHGEMM_NO_TRANS, CLHGEMM_NO_TRANS, m, n, k, -1.5, 1.0,
+                             A, B, C, 0, 0, 0, ca, cb, cc, env->queue};
+        static const size_t offs[2] = {SIZE_MAX, SIZE_MAX - 7};
+        call_t c;
+        for (int i = 0; i < 2; i++) {
+            c = base;
+            c.offa = offs[i];
+            expect_reject(&c, CLHGEMM_INSUFFICIENT_BUFFER_A, &wc, NULL,
+                          i ? "offA = SIZE_MAX - 7 (wraps)" : "offA = SIZE_MAX (wraps)");
+            c = base;
+            c.offb = offs[i];
+            expect_reject(&c, CLHGEMM_INSUFFICIENT_BUFFER_B, &wc, NULL,
+                          i ? "offB = SIZE_MAX - 7 (wraps)" : "offB = SIZE_MAX (wraps)");
+        }
+        for (int i = 0; i < 2; i++) {
+            c = base;
+            c.offc = offs[i];
+            expect_reject(&c, CLHGEMM_INSUFFICIENT_BUFFER_C, &wc, NULL,
+                          i ? "offC = SIZE_MAX - 7 (wraps)" : "offC = SIZE_MAX (wraps)");
+        }
+    } else {
+        g_failures++;
+    }
+    if (A) clReleaseMemObject(A);
+    if (B) clReleaseMemObject(B);
+    if (C) clReleaseMemObject(C);
+    free(hc);
 }
 
 /* ---- quick paths ---------------------------------------------------------------------------- */
@@ -920,6 +979,12 @@ int main(void)
         }
     }
     fp64_devices(&rng);
+    /* a library that accepts the wrapping offsets writes outside C and may not survive them */
+    printf("%d cases, %d failed before the offset-wraparound cases\n", g_cases, g_failures);
+    fflush(stdout);
+    for (int dbl = 0; dbl < 1 + env.has_fp64; dbl++)
+        for (int l = 0; l < 2; l++)
+            offset_wraparound(&env, dbl, l ? CLHGEMM_ROW_MAJOR : CLHGEMM_COL_MAJOR, &rng);
     clReleaseCommandQueue(q2);
     clReleaseContext(ctx2);
     tc_close(&env);

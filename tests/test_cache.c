@@ -3,10 +3,10 @@
  *
  * Links clhgemm_internal for chg_cache_stats()/chg_cache_dir()/chg_cache_release_all(). Runs in
  * its own fresh CLHGEMM_CACHE_DIR (mkdtemp, set before the first library call) and walks the
- * cache through its life: cold build and write, memory hits, disk hits after a release, and
+ * cache through its life: four processes filling one directory at once, cold build and write, memory hits, disk hits after a release, and
  * recovery from files that are corrupt, truncated, empty or belong to another key (each must be
- * rejected, rebuilt and replaced, with a correct result every time). CLHGEMM_CACHE_DIR=off must
- * write nothing. CLHGEMM_FAULT_BUILD makes a kernel build fail: the call reports
+ * rejected, rebuilt and replaced, with a correct result every time). An unusable or missing
+ * cache directory is no error. CLHGEMM_CACHE_DIR=off must write nothing. CLHGEMM_FAULT_BUILD makes a kernel build fail: the call reports
  * CLHGEMM_KERNEL_BUILD_FAILED and leaves C alone, and works again once the variable is gone.
  */
 #define _XOPEN_SOURCE 700
@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "cache.h"
@@ -224,14 +225,56 @@ int main(void)
         perror("mkdtemp");
         return 1;
     }
+    unsetenv("CLHGEMM_FAULT_BUILD");
+
+    /* Several processes fill one fresh cache directory at the same time (forked before this
+     * process touches OpenCL). Each must get a correct result; the files they race to write are
+     * checked below, once this process has a device. */
+    char shared_dir[] = "/tmp/clhgemm-test-cache-procs-XXXXXX";
+    if (!mkdtemp(shared_dir)) {
+        perror("mkdtemp");
+        return 1;
+    }
+    {
+        enum { NPROC = 4 };
+        pid_t pids[NPROC];
+        setenv("CLHGEMM_CACHE_DIR", shared_dir, 1);
+        for (int i = 0; i < NPROC; i++) {
+            pids[i] = fork();
+            if (pids[i] == 0) {
+                int crc = tc_open(&env);
+                if (crc) _exit(crc == TC_SKIP ? 0 : 1);
+                tc_rng_seed(&rng, 0xF0F0ULL + (uint64_t)i);
+                tc_case_t c = the_case(0);
+                crc = tc_run_case(env.ctx, env.queue, &c, &rng);
+                if (env.has_fp64 && !crc) {
+                    c = the_case(1);
+                    crc = tc_run_case(env.ctx, env.queue, &c, &rng);
+                }
+                tc_close(&env);
+                _exit(crc ? 1 : 0);
+            }
+        }
+        for (int i = 0; i < NPROC; i++) {
+            int status = 0;
+            if (pids[i] < 0 || waitpid(pids[i], &status, 0) != pids[i] || !WIFEXITED(status) ||
+                WEXITSTATUS(status) != 0) {
+                fprintf(stderr, "FAIL: process %d of %d filling one cache directory failed\n", i,
+                        NPROC);
+                g_failures++;
+            }
+            g_cases++;
+        }
+    }
+
     setenv("CLHGEMM_CACHE_DIR", cache_dir, 1);
     setenv("CLHGEMM_DUMP_KERNELS", dump_dir, 1);
-    unsetenv("CLHGEMM_FAULT_BUILD");
 
     int rc = tc_open(&env);
     if (rc) {
         rm_rf(cache_dir);
         rm_rf(dump_dir);
+        rm_rf(shared_dir);
         return rc;
     }
     printf("device: %s; cache dir %s\n", env.info.name, cache_dir);
@@ -334,6 +377,54 @@ int main(void)
         printf("note: only %d cache file, foreign-key case not run\n", nfiles);
     }
 
+    /* the directory the processes raced on: every program loads, nothing is rejected */
+    {
+        setenv("CLHGEMM_CACHE_DIR", shared_dir, 1);
+        int f0 = g_failures;
+        release_and_run("files written by 4 processes at once", &a, &b);
+        EXPECT(b.disk_hits > a.disk_hits && b.builds == a.builds &&
+                   b.disk_rejects == a.disk_rejects,
+               "files written by 4 processes at once: want disk hits only");
+        if (env.has_fp64) {
+            tc_case_t dc = the_case(1);
+            stats(&a);
+            EXPECT(tc_run_case(env.ctx, env.queue, &dc, &rng) == 0, "dgemm from the shared dir");
+            stats(&b);
+            EXPECT(b.builds == a.builds && b.disk_rejects == a.disk_rejects,
+                   "dgemm from files written by 4 processes: want no builds or rejects");
+        }
+        if (g_failures != f0) print_stats("files written by 4 processes at once", &a, &b);
+        setenv("CLHGEMM_CACHE_DIR", cache_dir, 1);
+    }
+
+    /* A cache directory that cannot be used (a regular file, a path under a regular file) or
+     * does not exist yet: disk failures are never errors, the call works from memory. */
+    {
+        char notdir[] = "/tmp/clhgemm-test-notdir-XXXXXX";
+        int fd = mkstemp(notdir);
+        if (fd >= 0) close(fd);
+        char path[1200];
+        const char *bad[3] = {notdir, path, NULL};
+        snprintf(path, sizeof path, "%s/sub", notdir);
+        char nested[1200];
+        snprintf(nested, sizeof nested, "%s/nested/a/b", cache_dir);
+        bad[2] = nested;
+        static const char *what[3] = {"CLHGEMM_CACHE_DIR is a regular file",
+                                      "CLHGEMM_CACHE_DIR is under a regular file",
+                                      "CLHGEMM_CACHE_DIR does not exist yet"};
+        for (int i = 0; i < 3; i++) {
+            setenv("CLHGEMM_CACHE_DIR", bad[i], 1);
+            clhgemm_release_resources();
+            run_ok(what[i]);
+            run_ok(what[i]); /* and again, from memory */
+        }
+        struct stat st;
+        EXPECT(stat(notdir, &st) == 0 && S_ISREG(st.st_mode),
+               "the regular file used as CLHGEMM_CACHE_DIR was replaced");
+        remove(notdir);
+        setenv("CLHGEMM_CACHE_DIR", cache_dir, 1);
+    }
+
     /* disk level off: nothing written, nothing read */
     {
         nfiles = list_files(cache_dir, NULL);
@@ -374,10 +465,11 @@ int main(void)
     clhgemm_release_resources();
     tc_close(&env);
     if (g_failures) {
-        printf("kept %s and %s for inspection\n", cache_dir, dump_dir);
+        printf("kept %s, %s and %s for inspection\n", cache_dir, dump_dir, shared_dir);
     } else {
         rm_rf(cache_dir);
         rm_rf(dump_dir);
+        rm_rf(shared_dir);
     }
     printf("%d checks, %d failed\n", g_cases, g_failures);
     return g_failures ? 1 : 0;

@@ -1,7 +1,9 @@
 /*
  * test_gemm.c -- the GEMM correctness table.
  *
- *   test_gemm s|d [col|row]   sizes x transposes x (ld, offset) variants x (alpha, beta) pairs
+ *   test_gemm s|d [col|row|both [lite]]   sizes x transposes x (ld, offset) variants x
+ *                             (alpha, beta) pairs ("lite": 2 variants x 3 pairs, for the
+ *                             kernel-variant tests, whose kernels are slow on CPU devices)
  *   test_gemm blocked [col|row]  large shapes for both precisions, meant to run with a small
  *                             CLHGEMM_WORKSPACE_LIMIT (set by CTest) so the library must split
  *                             the problem into blocks over m, n and k
@@ -28,6 +30,7 @@
 #include "common.h"
 
 static int g_cases, g_failures;
+static int g_lite; /* "lite": 2 (ld, offset) variants x 3 (alpha, beta) pairs on every shape */
 
 static void tally(int rc)
 {
@@ -69,7 +72,8 @@ static void run_table(const tc_env_t *env, int dbl, clhgemm_layout_t layout, tc_
         int m = sizes[s][0], n = sizes[s][1], k = sizes[s][2];
         /* The very thin extras (one dimension 70001) are padded to whole tiles by the library
          * and cost ~40 ms a call on a CPU device: 2 variants x 3 (alpha, beta) pairs there. */
-        int thin = m > 10000 || n > 10000 || k > 10000;
+        int very_thin = m > 10000 || n > 10000 || k > 10000;
+        int thin = very_thin || g_lite;
         for (int ta = 0; ta < 2; ta++) {
             for (int tb = 0; tb < 2; tb++) {
                 for (int variant = 0; variant < (thin ? 2 : 4); variant++) {
@@ -77,6 +81,10 @@ static void run_table(const tc_env_t *env, int dbl, clhgemm_layout_t layout, tc_
                         for (int ib = 0; ib < 3; ib++) {
                             if (thin && !((ia == 1 && ib == 0) || (ia == 2 && ib == 2) ||
                                           (ia == 0 && ib == 1)))
+                                continue;
+                            /* lite and very thin (a single work-group walking k = 70001 takes
+                             * seconds with GPU-shaped tiles on a CPU): NN and TT, one pair */
+                            if (g_lite && very_thin && (ta != tb || variant != 1 || ia != 2))
                                 continue;
                             tc_case_t c = {0};
                             c.dbl = dbl;
@@ -196,9 +204,10 @@ static int event_null(const tc_env_t *env, int dbl, clhgemm_layout_t layout, tc_
 }
 
 /* The event alone orders the result: wait on it, then read C on a second in-order queue that
- * never saw the library's commands. */
+ * never saw the library's commands. With in_wait_list, nothing waits on the host: the read of C
+ * on the second queue is enqueued with the event in its wait list. */
 static int event_other_queue(const tc_env_t *env, int dbl, clhgemm_layout_t layout, int m, int n,
-                             int k, tc_rng_t *rng)
+                             int k, int in_wait_list, tc_rng_t *rng)
 {
     cl_command_queue q2 = tc_queue_new(env);
     if (!q2) return 1;
@@ -221,12 +230,36 @@ static int event_other_queue(const tc_env_t *env, int dbl, clhgemm_layout_t layo
     }
     char tag[300];
     tc_case_describe(&p.c, tag, sizeof tag - 40);
-    strcat(tag, " [wait event, read on queue 2]");
+    strcat(tag, in_wait_list ? " [event in the wait list of a read on queue 2]"
+                             : " [wait event, read on queue 2]");
     cl_event ev = NULL;
     clhgemm_status_t st = tc_problem_call(&p, env->queue, &ev);
     if (st != CLHGEMM_SUCCESS) {
         fprintf(stderr, "FAIL %s: status %s\n", tag, clhgemm_status_string(st));
         rc = 1;
+    } else if (in_wait_list) {
+        /* copy C on queue 2 after the event, into a scratch buffer, then check the copy */
+        cl_int err = CL_SUCCESS;
+        cl_mem copy = clCreateBuffer(env->ctx, CL_MEM_READ_WRITE, p.nc * p.esz, NULL, &err);
+        if (!copy || !ev) {
+            fprintf(stderr, "FAIL %s: setup (%s)\n", tag, ev ? "buffer" : "no event");
+            rc = 1;
+        } else {
+            err = clEnqueueCopyBuffer(q2, p.cbuf, copy, 0, 0, p.nc * p.esz, 1, &ev, NULL);
+            if (err == CL_SUCCESS) err = clFinish(q2);
+            if (err != CL_SUCCESS) {
+                fprintf(stderr, "FAIL %s: copy after the event -> %s\n", tag,
+                        clhgemm_status_string(err));
+                rc = 1;
+            } else {
+                cl_mem orig = p.cbuf;
+                p.cbuf = copy;
+                rc |= tc_problem_check(&p, q2, tag);
+                p.cbuf = orig;
+            }
+        }
+        if (copy) clReleaseMemObject(copy);
+        if (ev) clReleaseEvent(ev);
     } else {
         rc |= wait_release(ev, tag);
         rc |= tc_problem_check(&p, q2, tag); /* blocking reads on q2, no clFinish(queue) */
@@ -749,8 +782,12 @@ static void run_events(const tc_env_t *env, int dbl, clhgemm_layout_t layout, in
                        tc_rng_t *rng)
 {
     tally(event_null(env, dbl, layout, rng));
-    tally(event_other_queue(env, dbl, layout, 129, 64, 65, rng));
-    if (large) tally(event_other_queue(env, dbl, layout, 300, 257, 700, rng));
+    tally(event_other_queue(env, dbl, layout, 129, 64, 65, 0, rng));
+    tally(event_other_queue(env, dbl, layout, 129, 64, 65, 1, rng));
+    if (large) {
+        tally(event_other_queue(env, dbl, layout, 300, 257, 700, 0, rng));
+        tally(event_other_queue(env, dbl, layout, 300, 257, 700, 1, rng));
+    }
     tally(back_to_back(env, dbl, layout, 65, 33, rng));
     if (large) tally(back_to_back(env, dbl, layout, 257, 129, rng));
     tally(shared_ab(env, dbl, layout, large ? 300 : 65, rng));
@@ -764,19 +801,20 @@ int main(int argc, char **argv)
 {
     if (argc < 2 || (strcmp(argv[1], "s") && strcmp(argv[1], "d") &&
                       strcmp(argv[1], "blocked") && strcmp(argv[1], "tinyws"))) {
-        fprintf(stderr, "usage: %s s|d|blocked|tinyws [col|row]\n", argv[0]);
+        fprintf(stderr, "usage: %s s|d|blocked|tinyws [col|row|both [lite]]\n", argv[0]);
         return 2;
     }
     const char *mode = argv[1];
     int want_col = 1, want_row = 1;
-    if (argc > 2) {
+    if (argc > 2 && strcmp(argv[2], "both")) {
         want_col = !strcmp(argv[2], "col");
         want_row = !strcmp(argv[2], "row");
         if (!want_col && !want_row) {
-            fprintf(stderr, "layout filter must be col or row\n");
+            fprintf(stderr, "layout filter must be col, row or both\n");
             return 2;
         }
     }
+    g_lite = argc > 3 && !strcmp(argv[3], "lite");
     tc_env_t env;
     int rc = tc_open(&env);
     if (rc) return rc;

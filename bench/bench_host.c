@@ -1,0 +1,1045 @@
+/*
+ * bench_host.c -- clhgemm-bench-host: GEMM on matrices in ordinary (pageable, malloc) host
+ * memory through the host pipeline (clhgemm_{s,d}gemm on a handle), against what the same
+ * device does with the data already on it and against the alternatives, all in the same run.
+ *
+ * Per size n (square, column-major NN by default; alpha 1, beta 0.5, inputs uniform in [-1, 1]):
+ *   ours        clhgemm_{s,d}gemm on one handle created once (CLHGEMM_DEVICES and the other
+ *               CLHGEMM_* variables honoured), median wall time of --reps calls after --warmup
+ *   device-only clhgemm_{s,d}gemm_cl on n x n buffers already on the handle's first device
+ *               (median of enqueue -> event wait), when 3 n^2 s fits in 85% of its memory
+ *   efficiency  ours / device-only: how much of the device rate the pipeline keeps
+ *   naive       blocking write of A, B, C from the pageable arrays, the device GEMM, blocking
+ *               read of C: the copy-compute-copy a user would write, end to end
+ *   cublasXt    NVIDIA's host-memory GEMM on the same pageable arrays (--xt-devices, default 1;
+ *               default block, plus --xt-block B when given), when built with CUDA and a CUDA
+ *               device is present
+ * The device-only and naive phases run first and free their buffers, and the device API's
+ * cached workspaces (clhgemm_release_resources), before ours runs (the handle keeps its own
+ * device buffers between calls; the warm-up absorbs the program-cache reload). Ours is checked once per size: against
+ * the device-only result element-wise (max|diff| / max|ref| / (k eps), WARN above 1) and with
+ * BLIS's cheap check C t = beta C0 t + alpha A (B t) for a random vector t (per-row error over
+ * its bound / (k eps)). The device comparison needs one more n x n host array; the cheap check
+ * only vectors, so --oversize (a problem larger than the device: A, B and C together exceed its
+ * memory) still gets checked. Big matrices are filled by all cores (a counter-based generator,
+ * so the result does not depend on the thread count). A size whose arrays do not fit in the
+ * available host memory is skipped with a message. The summary table is printed last; --csv
+ * appends one row per size and precision as they finish. Exit status 1 if any check warned or
+ * ours failed.
+ */
+#define _POSIX_C_SOURCE 200809L
+#ifndef CL_TARGET_OPENCL_VERSION
+#define CL_TARGET_OPENCL_VERSION 120
+#endif
+
+#include <errno.h>
+#include <float.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "clhgemm.h"
+
+#ifdef CLHGEMM_HAVE_CUBLASXT
+#include "cublasxt_ref.h"
+#endif
+
+#define MAX_SIZES 64
+
+/* ---- options ------------------------------------------------------------------------------- */
+
+typedef struct opts_s {
+    int sizes[MAX_SIZES];
+    int nsizes, sizes_given;
+    int do_s, do_d, prec_given;
+    int reps, warmup, reps_given, warmup_given;
+    const char *csv;
+    clhgemm_layout_t layout;
+    clhgemm_transpose_t ta, tb;
+    int xt_devices, xt_block, xt_reps, xt_warmup; /* xt_reps/xt_warmup < 0: --reps/--warmup */
+    int no_ours, no_devonly, no_naive, no_xt, no_check;
+    int oversize;
+    int threads;
+} opts_t;
+
+static void usage(FILE *f)
+{
+    fprintf(
+        f,
+        "usage: clhgemm-bench-host [options]\n"
+        "  --sizes N,N,...      square sizes (default 4096,8192,16384,32768)\n"
+        "  --precision s|d|both (default both)\n"
+        "  --reps R             timed calls per measurement, median reported (default 3)\n"
+        "  --warmup W           untimed calls before them (default 1)\n"
+        "  --layout col|row     (default col)\n"
+        "  --trans XY           op(A), op(B): NN, NT, TN or TT (default NN)\n"
+        "  --csv FILE           append one row per size and precision\n"
+        "  --xt-devices N       CUDA devices for cublasXt (default 1)\n"
+        "  --xt-block B         also measure cublasXt with block dimension B\n"
+        "  --xt-reps R, --xt-warmup W   for cublasXt only (default: --reps, --warmup; it is\n"
+        "                       slow from pageable memory: ~1 min per call at n=32768 d)\n"
+        "  --no-ours --no-device-only --no-naive --no-xt --no-check   skip a column / the check\n"
+        "  --oversize           one double problem larger than the device (A, B, C together\n"
+        "                       above its memory): implies --reps 1 --warmup 0 --no-device-only\n"
+        "                       --no-naive --no-xt unless those are given\n"
+        "  --threads T          threads that fill and check the matrices (default: all cores)\n"
+        "Environment: CLHGEMM_DEVICES, CLHGEMM_DEVICE_MEMORY_LIMIT, CLHGEMM_QUEUES,\n"
+        "CLHGEMM_CPU_THREADS, CLHGEMM_TRACE, CLHGEMM_VERBOSE apply to the handle.\n");
+}
+
+static int parse_int(const char *s, int *out)
+{
+    char *end = NULL;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (errno || !end || end == s || *end || v < 0 || v > 1 << 30) return -1;
+    *out = (int)v;
+    return 0;
+}
+
+static int parse_args(int argc, char **argv, opts_t *o)
+{
+    memset(o, 0, sizeof *o);
+    o->do_s = o->do_d = 1;
+    o->reps = 3;
+    o->warmup = 1;
+    o->layout = CLHGEMM_COL_MAJOR;
+    o->ta = o->tb = CLHGEMM_NO_TRANS;
+    o->xt_devices = 1;
+    o->xt_reps = o->xt_warmup = -1;
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    o->threads = cores > 0 ? (int)(cores > 128 ? 128 : cores) : 1;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+#define NEED_VALUE()                                                                               \
+    do {                                                                                           \
+        if (!v) {                                                                                  \
+            fprintf(stderr, "%s needs a value\n", a);                                              \
+            return -1;                                                                             \
+        }                                                                                          \
+        i++;                                                                                       \
+    } while (0)
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            usage(stdout);
+            exit(0);
+        } else if (!strcmp(a, "--sizes")) {
+            NEED_VALUE();
+            o->nsizes = 0;
+            o->sizes_given = 1;
+            char *copy = strdup(v), *save = NULL;
+            for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+                int n;
+                if (o->nsizes >= MAX_SIZES || parse_int(t, &n) || n < 1) {
+                    fprintf(stderr, "bad --sizes entry '%s'\n", t);
+                    free(copy);
+                    return -1;
+                }
+                o->sizes[o->nsizes++] = n;
+            }
+            free(copy);
+            if (!o->nsizes) return -1;
+        } else if (!strcmp(a, "--precision")) {
+            NEED_VALUE();
+            o->prec_given = 1;
+            o->do_s = !strcmp(v, "s") || !strcmp(v, "both");
+            o->do_d = !strcmp(v, "d") || !strcmp(v, "both");
+            if (!o->do_s && !o->do_d) {
+                fprintf(stderr, "--precision: s, d or both\n");
+                return -1;
+            }
+        } else if (!strcmp(a, "--reps")) {
+            NEED_VALUE();
+            if (parse_int(v, &o->reps) || o->reps < 1) return -1;
+            o->reps_given = 1;
+        } else if (!strcmp(a, "--warmup")) {
+            NEED_VALUE();
+            if (parse_int(v, &o->warmup)) return -1;
+            o->warmup_given = 1;
+        } else if (!strcmp(a, "--csv")) {
+            NEED_VALUE();
+            o->csv = v;
+        } else if (!strcmp(a, "--layout")) {
+            NEED_VALUE();
+            if (!strcmp(v, "col"))
+                o->layout = CLHGEMM_COL_MAJOR;
+            else if (!strcmp(v, "row"))
+                o->layout = CLHGEMM_ROW_MAJOR;
+            else {
+                fprintf(stderr, "--layout: col or row\n");
+                return -1;
+            }
+        } else if (!strcmp(a, "--trans")) {
+            NEED_VALUE();
+            if (strlen(v) != 2) return -1;
+            clhgemm_transpose_t t[2];
+            for (int j = 0; j < 2; j++) {
+                char ch = v[j] | 0x20;
+                if (ch == 'n')
+                    t[j] = CLHGEMM_NO_TRANS;
+                else if (ch == 't' || ch == 'c')
+                    t[j] = CLHGEMM_TRANS;
+                else {
+                    fprintf(stderr, "--trans: NN, NT, TN or TT\n");
+                    return -1;
+                }
+            }
+            o->ta = t[0];
+            o->tb = t[1];
+        } else if (!strcmp(a, "--xt-devices")) {
+            NEED_VALUE();
+            if (parse_int(v, &o->xt_devices) || o->xt_devices < 1) return -1;
+        } else if (!strcmp(a, "--xt-block")) {
+            NEED_VALUE();
+            if (parse_int(v, &o->xt_block) || o->xt_block < 1) return -1;
+        } else if (!strcmp(a, "--xt-reps")) {
+            NEED_VALUE();
+            if (parse_int(v, &o->xt_reps) || o->xt_reps < 1) return -1;
+        } else if (!strcmp(a, "--xt-warmup")) {
+            NEED_VALUE();
+            if (parse_int(v, &o->xt_warmup)) return -1;
+        } else if (!strcmp(a, "--threads")) {
+            NEED_VALUE();
+            if (parse_int(v, &o->threads) || o->threads < 1) return -1;
+        } else if (!strcmp(a, "--no-ours")) {
+            o->no_ours = 1;
+        } else if (!strcmp(a, "--no-device-only")) {
+            o->no_devonly = 1;
+        } else if (!strcmp(a, "--no-naive")) {
+            o->no_naive = 1;
+        } else if (!strcmp(a, "--no-xt")) {
+            o->no_xt = 1;
+        } else if (!strcmp(a, "--no-check")) {
+            o->no_check = 1;
+        } else if (!strcmp(a, "--oversize")) {
+            o->oversize = 1;
+        } else {
+            fprintf(stderr, "unknown option %s\n", a);
+            return -1;
+        }
+#undef NEED_VALUE
+    }
+    if (o->oversize) {
+        if (!o->prec_given) o->do_s = 0;
+        if (!o->reps_given) o->reps = 1;
+        if (!o->warmup_given) o->warmup = 0;
+        o->no_devonly = o->no_naive = o->no_xt = 1;
+    }
+    if (!o->sizes_given && !o->oversize) {
+        static const int def[] = {4096, 8192, 16384, 32768};
+        o->nsizes = 4;
+        memcpy(o->sizes, def, sizeof def);
+    }
+    return 0;
+}
+
+/* ---- small helpers ------------------------------------------------------------------------- */
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+typedef struct stats_s {
+    int ok;
+    double median, min, max; /* ms */
+} stats_t;
+
+static stats_t stats_of(double *v, int n)
+{
+    stats_t s = {0, 0, 0, 0};
+    if (n < 1) return s;
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    s.ok = 1;
+    s.median = n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+    s.min = v[0];
+    s.max = v[n - 1];
+    return s;
+}
+
+static double gflops(int n, double ms) { return 2.0 * (double)n * n * n / (ms * 1e-3) * 1e-9; }
+
+/* Bytes of host memory the kernel says are available (MemAvailable), 0 if unknown. */
+static unsigned long long host_available(void)
+{
+    FILE *f = fopen("/proc/meminfo", "r");
+    if (!f) return 0;
+    char line[256];
+    unsigned long long kb = 0;
+    while (fgets(line, sizeof line, f))
+        if (sscanf(line, "MemAvailable: %llu kB", &kb) == 1) break;
+    fclose(f);
+    return kb * 1024ull;
+}
+
+/* ---- parallel loops ------------------------------------------------------------------------ */
+
+typedef void (*range_fn)(void *ctx, size_t lo, size_t hi, int part);
+
+typedef struct par_job_s {
+    range_fn fn;
+    void *ctx;
+    size_t lo, hi;
+    int part;
+} par_job_t;
+
+static void *par_main(void *arg)
+{
+    par_job_t *j = arg;
+    j->fn(j->ctx, j->lo, j->hi, j->part);
+    return NULL;
+}
+
+/* Runs fn over [0, n) split into `parts` contiguous ranges, one thread each (the caller runs
+ * the first). Ranges are aligned to 64 items. */
+static void parallel_for(int parts, size_t n, range_fn fn, void *ctx)
+{
+    if (parts < 1) parts = 1;
+    if ((size_t)parts > n / 64 + 1) parts = (int)(n / 64 + 1);
+    par_job_t jobs[128];
+    pthread_t th[128];
+    int started[128] = {0};
+    if (parts > 128) parts = 128;
+    size_t chunk = (n + (size_t)parts - 1) / (size_t)parts;
+    chunk = (chunk + 63) / 64 * 64;
+    for (int p = 0; p < parts; p++) {
+        size_t lo = (size_t)p * chunk, hi = lo + chunk;
+        if (lo > n) lo = n;
+        if (hi > n) hi = n;
+        jobs[p] = (par_job_t){fn, ctx, lo, hi, p};
+    }
+    for (int p = 1; p < parts; p++)
+        started[p] = pthread_create(&th[p], NULL, par_main, &jobs[p]) == 0;
+    fn(ctx, jobs[0].lo, jobs[0].hi, 0);
+    for (int p = 1; p < parts; p++) {
+        if (started[p])
+            pthread_join(th[p], NULL);
+        else
+            fn(ctx, jobs[p].lo, jobs[p].hi, p); /* no thread: do it here */
+    }
+}
+
+/* ---- random fill (counter based: element i depends on seed and i only) ----------------------- */
+
+static inline uint64_t mix64(uint64_t x)
+{
+    x += 0x9E3779B97F4A7C15ULL;
+    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    x = (x ^ (x >> 27)) * 0x94D049BB133111EBULL;
+    return x ^ (x >> 31);
+}
+
+static inline double uniform(uint64_t seed, size_t i)
+{
+    return (double)(mix64(seed * 0x100000001B3ULL + i) >> 11) * (2.0 / 9007199254740992.0) - 1.0;
+}
+
+typedef struct fill_s {
+    void *p;
+    int dbl;
+    uint64_t seed;
+} fill_t;
+
+static void fill_range(void *ctx, size_t lo, size_t hi, int part)
+{
+    (void)part;
+    const fill_t *f = ctx;
+    if (f->dbl) {
+        double *d = f->p;
+        for (size_t i = lo; i < hi; i++) d[i] = uniform(f->seed, i);
+    } else {
+        float *s = f->p;
+        for (size_t i = lo; i < hi; i++) s[i] = (float)uniform(f->seed, i);
+    }
+}
+
+static void fill(int threads, void *p, int dbl, size_t count, uint64_t seed)
+{
+    fill_t f = {p, dbl, seed};
+    parallel_for(threads, count, fill_range, &f);
+}
+
+/* ---- checks -------------------------------------------------------------------------------- */
+
+static inline double load(const void *p, int dbl, size_t i)
+{
+    return dbl ? ((const double *)p)[i] : (double)((const float *)p)[i];
+}
+
+/* y = op(M) x and, when yabs != NULL, yabs = |op(M)| xabs, for an n x n matrix whose element
+ * (i, j) of op(M) is at M[i*si + j*sj] (one of si, sj is 1). */
+typedef struct mv_s {
+    const void *M;
+    int dbl;
+    size_t n, si, sj;
+    const double *x, *xabs;
+    double *y, *yabs;
+} mv_t;
+
+static void mv_range(void *ctx, size_t lo, size_t hi, int part)
+{
+    (void)part;
+    const mv_t *c = ctx;
+    const size_t n = c->n;
+    if (c->sj == 1) { /* rows contiguous: a dot product per row */
+        for (size_t i = lo; i < hi; i++) {
+            double s = 0, sa = 0;
+            const size_t base = i * c->si;
+            for (size_t j = 0; j < n; j++) {
+                double m = load(c->M, c->dbl, base + j);
+                s += m * c->x[j];
+                if (c->yabs) sa += fabs(m) * c->xabs[j];
+            }
+            c->y[i] = s;
+            if (c->yabs) c->yabs[i] = sa;
+        }
+    } else { /* columns contiguous: each thread sweeps its rows of every column */
+        for (size_t i = lo; i < hi; i++) {
+            c->y[i] = 0;
+            if (c->yabs) c->yabs[i] = 0;
+        }
+        for (size_t j = 0; j < n; j++) {
+            const double xj = c->x[j], xa = c->yabs ? c->xabs[j] : 0;
+            const size_t base = j * c->sj;
+            if (c->dbl) {
+                const double *col = (const double *)c->M + base;
+                for (size_t i = lo; i < hi; i++) c->y[i] += col[i] * xj;
+                if (c->yabs)
+                    for (size_t i = lo; i < hi; i++) c->yabs[i] += fabs(col[i]) * xa;
+            } else {
+                const float *col = (const float *)c->M + base;
+                for (size_t i = lo; i < hi; i++) c->y[i] += (double)col[i] * xj;
+                if (c->yabs)
+                    for (size_t i = lo; i < hi; i++) c->yabs[i] += fabs((double)col[i]) * xa;
+            }
+        }
+    }
+}
+
+static void matvec(int threads, const void *M, int dbl, size_t n, size_t si, size_t sj,
+                   const double *x, const double *xabs, double *y, double *yabs)
+{
+    mv_t c = {M, dbl, n, si, sj, x, xabs, y, yabs};
+    parallel_for(threads, n, mv_range, &c);
+}
+
+/* Strides of op(X) for an n x n matrix with ld n. */
+static void op_strides(clhgemm_layout_t layout, clhgemm_transpose_t t, size_t n, size_t *si,
+                       size_t *sj)
+{
+    const int col_like = (layout == CLHGEMM_COL_MAJOR) == (t == CLHGEMM_NO_TRANS);
+    *si = col_like ? 1 : n;
+    *sj = col_like ? n : 1;
+}
+
+/* Element-wise comparison: max|x - ref| and max|ref| over n elements. */
+typedef struct cmp_s {
+    const void *x, *ref;
+    int dbl;
+    double diff[128], mag[128];
+} cmp_t;
+
+static void cmp_range(void *ctx, size_t lo, size_t hi, int part)
+{
+    cmp_t *c = ctx;
+    double d = 0, m = 0;
+    for (size_t i = lo; i < hi; i++) {
+        double a = load(c->x, c->dbl, i), b = load(c->ref, c->dbl, i);
+        double e = fabs(a - b);
+        if (!(e <= d)) d = e; /* NaN sticks */
+        if (fabs(b) > m) m = fabs(b);
+    }
+    c->diff[part] = d;
+    c->mag[part] = m;
+}
+
+/* max|x - ref| / max|ref| / (k eps). */
+static double compare(int threads, const void *x, const void *ref, int dbl, size_t count, int k)
+{
+    cmp_t *c = calloc(1, sizeof *c);
+    if (!c) return NAN;
+    c->x = x;
+    c->ref = ref;
+    c->dbl = dbl;
+    if (threads > 128) threads = 128;
+    for (int p = 0; p < 128; p++) c->diff[p] = c->mag[p] = 0;
+    parallel_for(threads, count, cmp_range, c);
+    double d = 0, m = 0;
+    for (int p = 0; p < 128; p++) {
+        if (!(c->diff[p] <= d)) d = c->diff[p];
+        if (c->mag[p] > m) m = c->mag[p];
+    }
+    free(c);
+    const double eps = dbl ? DBL_EPSILON : FLT_EPSILON;
+    return d / (m > 0 ? m : 1.0) / ((double)k * eps);
+}
+
+/* ---- the device of the handle (for the device-only and naive columns) ------------------------ */
+
+typedef struct devctx_s {
+    int ok;
+    clhgemm_device_info_t info;
+    cl_context ctx;
+    cl_command_queue q;
+} devctx_t;
+
+/* The device the handle puts first: the CLHGEMM_DEVICES selection, else the first GPU, else
+ * the first device (clhgemm_create's rule). */
+static int open_device(devctx_t *d)
+{
+    memset(d, 0, sizeof *d);
+    size_t count = 0;
+    clhgemm_status_t st = clhgemm_devices_get(NULL, NULL, 0, &count);
+    if (st != CLHGEMM_SUCCESS || !count) {
+        fprintf(stderr, "no OpenCL device: %s\n", clhgemm_status_string(st));
+        return -1;
+    }
+    clhgemm_device_info_t *all = calloc(count, sizeof *all);
+    if (!all) return -1;
+    st = clhgemm_devices_get(NULL, all, count, &count);
+    if (st != CLHGEMM_SUCCESS || !count) {
+        free(all);
+        return -1;
+    }
+    const char *spec = getenv("CLHGEMM_DEVICES");
+    size_t pick = 0;
+    if (!spec || !*spec)
+        for (size_t i = 0; i < count; i++)
+            if (all[i].kind == CLHGEMM_DEVICE_GPU) {
+                pick = i;
+                break;
+            }
+    d->info = all[pick];
+    free(all);
+    cl_int err;
+    cl_context_properties props[] = {CL_CONTEXT_PLATFORM, (cl_context_properties)d->info.platform,
+                                     0};
+    d->ctx = clCreateContext(props, 1, &d->info.device, NULL, NULL, &err);
+    if (err != CL_SUCCESS) {
+        fprintf(stderr, "clCreateContext: %s\n", clhgemm_status_string(err));
+        return -1;
+    }
+    d->q = clCreateCommandQueue(d->ctx, d->info.device, 0, &err);
+    if (err != CL_SUCCESS) {
+        fprintf(stderr, "clCreateCommandQueue: %s\n", clhgemm_status_string(err));
+        clReleaseContext(d->ctx);
+        return -1;
+    }
+    d->ok = 1;
+    return 0;
+}
+
+static clhgemm_status_t gemm_cl(const opts_t *o, int dbl, int n, cl_mem A, cl_mem B, cl_mem C,
+                                cl_command_queue q, cl_event *ev)
+{
+    if (dbl)
+        return clhgemm_dgemm_cl(o->layout, o->ta, o->tb, n, n, n, 1.0, A, 0, n, B, 0, n, 0.5, C, 0,
+                                n, q, ev);
+    return clhgemm_sgemm_cl(o->layout, o->ta, o->tb, n, n, n, 1.0f, A, 0, n, B, 0, n, 0.5f, C, 0, n,
+                            q, ev);
+}
+
+static cl_int run_cl(const opts_t *o, int dbl, int n, cl_mem A, cl_mem B, cl_mem C,
+                     cl_command_queue q)
+{
+    cl_event ev = NULL;
+    clhgemm_status_t st = gemm_cl(o, dbl, n, A, B, C, q, &ev);
+    if (st != CLHGEMM_SUCCESS) return (cl_int)st;
+    cl_int err = clWaitForEvents(1, &ev);
+    cl_int exec = CL_COMPLETE;
+    if (err == CL_SUCCESS)
+        err = clGetEventInfo(ev, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof exec, &exec, NULL);
+    clReleaseEvent(ev);
+    if (err == CL_SUCCESS && exec < 0) err = exec;
+    return err;
+}
+
+/* ---- one size ------------------------------------------------------------------------------ */
+
+typedef struct result_s {
+    int n, dbl, skipped;
+    char why[160];
+    stats_t ours, devonly, naive, xt, xtb;
+    int xt_block_used, xtb_block;
+    char devonly_why[128], naive_why[128], xt_why[160];
+    clhgemm_call_info_t info;
+    double check_err, devcmp_err; /* NAN when not done */
+    int warn, ours_failed;
+    char ours_why[128];
+} result_t;
+
+static double ours_gf(const result_t *r) { return r->ours.ok ? gflops(r->n, r->ours.median) : 0; }
+
+static clhgemm_status_t ours_call(clhgemm_handle_t h, const opts_t *o, int dbl, int n,
+                                  const void *A, const void *B, void *C)
+{
+    if (dbl) return clhgemm_dgemm(h, o->layout, o->ta, o->tb, n, n, n, 1.0, A, n, B, n, 0.5, C, n);
+    return clhgemm_sgemm(h, o->layout, o->ta, o->tb, n, n, n, 1.0f, A, n, B, n, 0.5f, C, n);
+}
+
+static void bench_size(const opts_t *o, clhgemm_handle_t h, devctx_t *dev, int n, int dbl,
+                       result_t *r)
+{
+    memset(r, 0, sizeof *r);
+    r->n = n;
+    r->dbl = dbl;
+    r->check_err = r->devcmp_err = NAN;
+    const size_t s = dbl ? 8 : 4, count = (size_t)n * (size_t)n, bytes = count * s;
+    const int want_dev = dev->ok && (!o->no_devonly || !o->no_naive);
+    const int threads = o->threads;
+
+    /* Host memory: A, B, C always; one more n x n for the device comparison and naive reads. */
+    unsigned long long avail = host_available();
+    int use_dev = want_dev;
+    if (avail && 3.0 * (double)bytes + 64e6 > 0.95 * (double)avail) {
+        r->skipped = 1;
+        snprintf(r->why, sizeof r->why, "A, B, C need %.1f GB, %.1f GB of host memory available",
+                 3.0 * bytes * 1e-9, avail * 1e-9);
+        return;
+    }
+    if (use_dev && avail && 4.0 * (double)bytes + 64e6 > 0.95 * (double)avail) {
+        use_dev = 0;
+        snprintf(r->devonly_why, sizeof r->devonly_why, "host memory");
+        snprintf(r->naive_why, sizeof r->naive_why, "host memory");
+    }
+    void *A = malloc(bytes), *B = malloc(bytes), *C = malloc(bytes);
+    void *Cdev = use_dev ? malloc(bytes) : NULL;
+    double *vec = o->no_check ? NULL : malloc(8 * (size_t)n * sizeof(double));
+    if (!A || !B || !C || (use_dev && !Cdev) || (!o->no_check && !vec)) {
+        r->skipped = 1;
+        snprintf(r->why, sizeof r->why, "host allocation of %.1f GB failed",
+                 (3.0 + (use_dev ? 1 : 0)) * bytes * 1e-9);
+        goto out;
+    }
+    double t0 = now_ms();
+    fill(threads, A, dbl, count, 0xA0 + (uint64_t)n);
+    fill(threads, B, dbl, count, 0xB0 + (uint64_t)n);
+    fill(threads, C, dbl, count, 0xC0 + (uint64_t)n);
+    printf("  n=%d %s: filled 3 x %.2f GB in %.1f s\n", n, dbl ? "d" : "s", bytes * 1e-9,
+           (now_ms() - t0) * 1e-3);
+
+    /* Cheap-check vectors from C0. */
+    double *t = NULL, *y0 = NULL, *y0a = NULL, *ta = NULL;
+    size_t csi, csj, asi, asj, bsi, bsj;
+    op_strides(o->layout, CLHGEMM_NO_TRANS, (size_t)n, &csi, &csj);
+    op_strides(o->layout, o->ta, (size_t)n, &asi, &asj);
+    op_strides(o->layout, o->tb, (size_t)n, &bsi, &bsj);
+    if (vec) {
+        t = vec;
+        ta = vec + n;
+        y0 = vec + 2 * (size_t)n;
+        y0a = vec + 3 * (size_t)n;
+        for (int i = 0; i < n; i++) {
+            t[i] = uniform(0x7EC7, (size_t)i);
+            ta[i] = fabs(t[i]);
+        }
+        matvec(threads, C, dbl, (size_t)n, csi, csj, t, ta, y0, y0a);
+    }
+
+    const int reps = o->reps, total = o->warmup + o->reps;
+    double *times = malloc((size_t)total * sizeof(double));
+    if (!times) {
+        r->skipped = 1;
+        snprintf(r->why, sizeof r->why, "out of host memory");
+        goto out;
+    }
+
+    /* ---- device-only and naive (before ours, so their buffers are gone when it runs) ---- */
+    int have_devref = 0;
+    if (use_dev) {
+        const double gmem = (double)dev->info.global_mem_bytes;
+        if (3.0 * (double)bytes >= 0.85 * gmem ||
+            (double)bytes > (double)dev->info.max_alloc_bytes) {
+            snprintf(r->devonly_why, sizeof r->devonly_why, "3 x %.1f GB do not fit the device",
+                     bytes * 1e-9);
+            snprintf(r->naive_why, sizeof r->naive_why, "does not fit");
+        } else {
+            cl_int err = CL_SUCCESS;
+            cl_mem bA = clCreateBuffer(dev->ctx, CL_MEM_READ_WRITE, bytes, NULL, &err);
+            cl_mem bB = err == CL_SUCCESS
+                            ? clCreateBuffer(dev->ctx, CL_MEM_READ_WRITE, bytes, NULL, &err)
+                            : NULL;
+            cl_mem bC = err == CL_SUCCESS
+                            ? clCreateBuffer(dev->ctx, CL_MEM_READ_WRITE, bytes, NULL, &err)
+                            : NULL;
+            if (err == CL_SUCCESS)
+                err = clEnqueueWriteBuffer(dev->q, bA, CL_TRUE, 0, bytes, A, 0, NULL, NULL);
+            if (err == CL_SUCCESS)
+                err = clEnqueueWriteBuffer(dev->q, bB, CL_TRUE, 0, bytes, B, 0, NULL, NULL);
+            if (err == CL_SUCCESS)
+                err = clEnqueueWriteBuffer(dev->q, bC, CL_TRUE, 0, bytes, C, 0, NULL, NULL);
+            /* The reference for ours: one call on C0 (also the first, untimed, use). */
+            if (err == CL_SUCCESS) err = run_cl(o, dbl, n, bA, bB, bC, dev->q);
+            if (err == CL_SUCCESS)
+                err = clEnqueueReadBuffer(dev->q, bC, CL_TRUE, 0, bytes, Cdev, 0, NULL, NULL);
+            if (err == CL_SUCCESS) have_devref = 1;
+            if (err != CL_SUCCESS) {
+                snprintf(r->devonly_why, sizeof r->devonly_why, "%s", clhgemm_status_string(err));
+                snprintf(r->naive_why, sizeof r->naive_why, "%s", clhgemm_status_string(err));
+            }
+            if (err == CL_SUCCESS && !o->no_devonly) {
+                int nt = 0;
+                for (int i = 0; i < total && err == CL_SUCCESS; i++) {
+                    double a = now_ms();
+                    err = run_cl(o, dbl, n, bA, bB, bC, dev->q);
+                    if (i >= o->warmup) times[nt++] = now_ms() - a;
+                }
+                if (err == CL_SUCCESS)
+                    r->devonly = stats_of(times, nt);
+                else
+                    snprintf(r->devonly_why, sizeof r->devonly_why, "%s",
+                             clhgemm_status_string(err));
+            } else if (o->no_devonly) {
+                snprintf(r->devonly_why, sizeof r->devonly_why, "skipped");
+            }
+            if (r->devonly.ok)
+                printf("  n=%d %s: device-only %.1f GFLOP/s (median %.1f ms)\n", n, dbl ? "d" : "s",
+                       gflops(n, r->devonly.median), r->devonly.median);
+            if (have_devref && !o->no_naive) {
+                /* Copy in from the pageable arrays, compute, copy C out; C0 is still in C, so
+                 * every rep computes the same result (read into Cdev). */
+                int nt = 0;
+                err = CL_SUCCESS;
+                for (int i = 0; i < total && err == CL_SUCCESS; i++) {
+                    double a = now_ms();
+                    err = clEnqueueWriteBuffer(dev->q, bA, CL_TRUE, 0, bytes, A, 0, NULL, NULL);
+                    if (err == CL_SUCCESS)
+                        err = clEnqueueWriteBuffer(dev->q, bB, CL_TRUE, 0, bytes, B, 0, NULL, NULL);
+                    if (err == CL_SUCCESS)
+                        err = clEnqueueWriteBuffer(dev->q, bC, CL_TRUE, 0, bytes, C, 0, NULL, NULL);
+                    if (err == CL_SUCCESS) err = run_cl(o, dbl, n, bA, bB, bC, dev->q);
+                    if (err == CL_SUCCESS)
+                        err =
+                            clEnqueueReadBuffer(dev->q, bC, CL_TRUE, 0, bytes, Cdev, 0, NULL, NULL);
+                    if (i >= o->warmup) times[nt++] = now_ms() - a;
+                }
+                if (err == CL_SUCCESS) {
+                    r->naive = stats_of(times, nt);
+                    printf("  n=%d %s: naive copy-compute-copy %.1f GFLOP/s (median %.1f ms)\n", n,
+                           dbl ? "d" : "s", gflops(n, r->naive.median), r->naive.median);
+                } else {
+                    snprintf(r->naive_why, sizeof r->naive_why, "%s", clhgemm_status_string(err));
+                    have_devref = 0; /* Cdev may be half-read */
+                }
+            } else if (o->no_naive) {
+                snprintf(r->naive_why, sizeof r->naive_why, "skipped");
+            }
+            clFinish(dev->q);
+            if (bA) clReleaseMemObject(bA);
+            if (bB) clReleaseMemObject(bB);
+            if (bC) clReleaseMemObject(bC);
+            /* The device-buffer GEMM keeps a workspace per queue (up to a quarter of the device
+             * memory); free it so that the pipeline has the device to itself. */
+            clhgemm_release_resources();
+        }
+    } else if (!want_dev) {
+        snprintf(r->devonly_why, sizeof r->devonly_why, dev->ok ? "skipped" : "no device");
+        snprintf(r->naive_why, sizeof r->naive_why, dev->ok ? "skipped" : "no device");
+    }
+
+    /* ---- ours ---- */
+    if (!o->no_ours) {
+        int nt = 0;
+        clhgemm_status_t st = CLHGEMM_SUCCESS;
+        for (int i = 0; i < total; i++) {
+            double a = now_ms();
+            st = ours_call(h, o, dbl, n, A, B, C);
+            double ms = now_ms() - a;
+            if (st != CLHGEMM_SUCCESS) break;
+            if (i >= o->warmup) times[nt++] = ms;
+            if (i == 0) {
+                clhgemm_last_call_info(h, &r->info);
+                /* C now holds alpha op(A) op(B) + beta C0. */
+                if (have_devref) {
+                    r->devcmp_err = compare(threads, C, Cdev, dbl, count, n);
+                    if (!(r->devcmp_err <= 1.0)) r->warn = 1;
+                }
+                if (vec) {
+                    double *u = vec + 4 * (size_t)n, *ua = vec + 5 * (size_t)n;
+                    double *w = vec + 6 * (size_t)n, *wa = vec + 7 * (size_t)n;
+                    matvec(threads, B, dbl, (size_t)n, bsi, bsj, t, ta, u, ua);
+                    matvec(threads, A, dbl, (size_t)n, asi, asj, u, ua, w, wa);
+                    double *z = u; /* u is no longer needed */
+                    matvec(threads, C, dbl, (size_t)n, csi, csj, t, NULL, z, NULL);
+                    const double eps = dbl ? DBL_EPSILON : FLT_EPSILON;
+                    double worst = 0;
+                    for (int j = 0; j < n; j++) {
+                        double want = w[j] + 0.5 * y0[j], bound = wa[j] + 0.5 * y0a[j];
+                        double e =
+                            fabs(z[j] - want) / (bound > 0 ? bound : 1.0) / ((double)n * eps);
+                        if (!(e <= worst)) worst = e;
+                    }
+                    r->check_err = worst;
+                    if (!(worst <= 1.0)) r->warn = 1;
+                }
+                if (r->warn)
+                    printf("  WARN n=%d %s: ours is off: vs device-only %.3g, cheap check %.3g "
+                           "(1.0 = tolerance)\n",
+                           n, dbl ? "d" : "s", r->devcmp_err, r->check_err);
+            }
+        }
+        if (st != CLHGEMM_SUCCESS) {
+            r->ours_failed = 1;
+            snprintf(r->ours_why, sizeof r->ours_why, "%s", clhgemm_status_string(st));
+            printf("  n=%d %s: ours FAILED: %s (%d)\n", n, dbl ? "d" : "s",
+                   clhgemm_status_string(st), (int)st);
+        } else {
+            r->ours = stats_of(times, nt);
+            clhgemm_last_call_info(h, &r->info);
+            printf("  n=%d %s: ours %.1f GFLOP/s (median %.1f ms, min %.1f, max %.1f); tile "
+                   "%dx%dx%d, %lld tiles, %d device(s), %.2f GB in, %.2f GB out\n",
+                   n, dbl ? "d" : "s", ours_gf(r), r->ours.median, r->ours.min, r->ours.max,
+                   r->info.tile_m, r->info.tile_n, r->info.tile_k, r->info.tiles,
+                   r->info.devices_used, r->info.bytes_to_device * 1e-9,
+                   r->info.bytes_from_device * 1e-9);
+        }
+    } else {
+        snprintf(r->ours_why, sizeof r->ours_why, "skipped");
+    }
+    free(Cdev);
+    Cdev = NULL;
+
+    /* ---- cublasXt on the same pageable arrays ---- */
+    snprintf(r->xt_why, sizeof r->xt_why, "skipped");
+#ifdef CLHGEMM_HAVE_CUBLASXT
+    if (!o->no_xt && cublasxt_device_count() <= 0) {
+        snprintf(r->xt_why, sizeof r->xt_why, "%s", cublasxt_last_error());
+    } else if (!o->no_xt) {
+        /* Column-major only: a row-major C = op(A) op(B) is the column-major C^T = op(B)^T
+         * op(A)^T over the same memory. */
+        const int row = o->layout == CLHGEMM_ROW_MAJOR;
+        const int xa = (row ? o->tb : o->ta) != CLHGEMM_NO_TRANS;
+        const int xb = (row ? o->ta : o->tb) != CLHGEMM_NO_TRANS;
+        const void *XA = row ? B : A, *XB = row ? A : B;
+        for (int pass = 0; pass < (o->xt_block ? 2 : 1); pass++) {
+            stats_t *st = pass ? &r->xtb : &r->xt;
+            int used = 0;
+            if (cublasxt_gemm(dbl, xa, xb, (size_t)n, (size_t)n, (size_t)n, 1.0, XA, (size_t)n, XB,
+                              (size_t)n, 0.5, C, (size_t)n, o->xt_devices, pass ? o->xt_block : 0,
+                              o->xt_warmup < 0 ? o->warmup : o->xt_warmup,
+                              o->xt_reps < 0 ? reps : o->xt_reps, &st->median, &st->min, &st->max,
+                              &used) == 0) {
+                st->ok = 1;
+                if (pass)
+                    r->xtb_block = used;
+                else
+                    r->xt_block_used = used;
+                printf("  n=%d %s: cublasXt (%d GPU, block %d) %.1f GFLOP/s (median %.1f ms)\n", n,
+                       dbl ? "d" : "s", o->xt_devices, used, gflops(n, st->median), st->median);
+            } else {
+                snprintf(r->xt_why, sizeof r->xt_why, "%s", cublasxt_last_error());
+                printf("  n=%d %s: cublasXt n/a: %s\n", n, dbl ? "d" : "s", r->xt_why);
+                break;
+            }
+        }
+    }
+#else
+    if (!o->no_xt) snprintf(r->xt_why, sizeof r->xt_why, "built without CUDA");
+#endif
+    free(times);
+out:
+    free(A);
+    free(B);
+    free(C);
+    free(Cdev);
+    free(vec);
+}
+
+/* ---- output -------------------------------------------------------------------------------- */
+
+static void fmt_gf(char *buf, size_t len, const result_t *r, const stats_t *s)
+{
+    if (s->ok)
+        snprintf(buf, len, "%.1f", gflops(r->n, s->median));
+    else
+        snprintf(buf, len, "n/a");
+}
+
+static double best_xt_gf(const result_t *r)
+{
+    double a = r->xt.ok ? gflops(r->n, r->xt.median) : 0;
+    double b = r->xtb.ok ? gflops(r->n, r->xtb.median) : 0;
+    return a > b ? a : b;
+}
+
+static void print_summary(const opts_t *o, const result_t *res, int nres)
+{
+    printf("\n== summary: host-resident GEMM from pageable memory, %s %s%s, alpha 1, beta 0.5, "
+           "median of %d (warm-up %d) ==\n",
+           o->layout == CLHGEMM_COL_MAJOR ? "column-major" : "row-major",
+           o->ta == CLHGEMM_NO_TRANS ? "N" : "T", o->tb == CLHGEMM_NO_TRANS ? "N" : "T", o->reps,
+           o->warmup);
+    printf("%7s %4s %10s %11s %6s %10s %10s %8s %8s %19s %7s %4s %s\n", "n", "prec", "ours GF/s",
+           "dev-only", "eff %", "naive", "cublasXt", "Xt(B)", "ours/Xt", "tile m x n x k", "tiles",
+           "devs", "check");
+    for (int i = 0; i < nres; i++) {
+        const result_t *r = &res[i];
+        if (r->skipped) {
+            printf("%7d %4s skipped: %s\n", r->n, r->dbl ? "d" : "s", r->why);
+            continue;
+        }
+        char ours[24], dev[24], naive[24], xt[24], xtb[24], eff[16], ratio[16], tile[40], check[64];
+        fmt_gf(ours, sizeof ours, r, &r->ours);
+        fmt_gf(dev, sizeof dev, r, &r->devonly);
+        fmt_gf(naive, sizeof naive, r, &r->naive);
+        fmt_gf(xt, sizeof xt, r, &r->xt);
+        fmt_gf(xtb, sizeof xtb, r, &r->xtb);
+        if (r->ours.ok && r->devonly.ok)
+            snprintf(eff, sizeof eff, "%.1f", 100.0 * r->devonly.median / r->ours.median);
+        else
+            snprintf(eff, sizeof eff, "n/a");
+        double xg = best_xt_gf(r);
+        if (r->ours.ok && xg > 0)
+            snprintf(ratio, sizeof ratio, "%.2f", ours_gf(r) / xg);
+        else
+            snprintf(ratio, sizeof ratio, "n/a");
+        if (r->ours.ok)
+            snprintf(tile, sizeof tile, "%dx%dx%d", r->info.tile_m, r->info.tile_n, r->info.tile_k);
+        else
+            snprintf(tile, sizeof tile, "%s", r->ours_why[0] ? r->ours_why : "n/a");
+        {
+            char d1[16] = "-", d2[16] = "-";
+            if (!isnan(r->devcmp_err)) snprintf(d1, sizeof d1, "%.2g", r->devcmp_err);
+            if (!isnan(r->check_err)) snprintf(d2, sizeof d2, "%.2g", r->check_err);
+            snprintf(check, sizeof check, "%sdev %s, Ct %s", r->warn ? "WARN " : "", d1, d2);
+        }
+        printf("%7d %4s %10s %11s %6s %10s %10s %8s %8s %19s %7lld %4d %s\n", r->n,
+               r->dbl ? "d" : "s", ours, dev, eff, naive, xt, xtb, ratio, tile,
+               r->ours.ok ? r->info.tiles : 0LL, r->ours.ok ? r->info.devices_used : 0, check);
+    }
+    printf(
+        "eff %% = ours / device-only (same kernel, data already on the device); naive = write "
+        "A, B, C, GEMM, read C (blocking, pageable); Xt(B) = cublasXt with --xt-block; "
+        "ours/Xt against the better cublasXt figure; check: errors / tolerance (<= 1 is fine)\n");
+    for (int i = 0; i < nres; i++) {
+        const result_t *r = &res[i];
+        if (r->skipped) continue;
+        if (!r->devonly.ok && r->devonly_why[0] && strcmp(r->devonly_why, "skipped"))
+            printf("  n=%d %s device-only n/a: %s\n", r->n, r->dbl ? "d" : "s", r->devonly_why);
+        if (!r->naive.ok && r->naive_why[0] && strcmp(r->naive_why, "skipped"))
+            printf("  n=%d %s naive n/a: %s\n", r->n, r->dbl ? "d" : "s", r->naive_why);
+        if (!r->xt.ok && r->xt_why[0] && strcmp(r->xt_why, "skipped"))
+            printf("  n=%d %s cublasXt n/a: %s\n", r->n, r->dbl ? "d" : "s", r->xt_why);
+    }
+}
+
+static void csv_row(const opts_t *o, const result_t *r)
+{
+    if (!o->csv) return;
+    FILE *f = fopen(o->csv, "a+");
+    if (!f) {
+        fprintf(stderr, "cannot open %s: %s\n", o->csv, strerror(errno));
+        return;
+    }
+    fseek(f, 0, SEEK_END);
+    if (ftell(f) == 0)
+        fprintf(f, "n,prec,layout,trans,ours_gflops,ours_ms,ours_min_ms,ours_max_ms,"
+                   "devonly_gflops,devonly_ms,efficiency_pct,naive_gflops,naive_ms,"
+                   "xt_gflops,xt_ms,xt_block,xtb_gflops,xtb_ms,xtb_block,ours_over_xt,tile_m,"
+                   "tile_n,tile_k,tiles,devices_used,bytes_to_device,bytes_from_device,"
+                   "devcmp_err,check_err,warn,note\n");
+#define GF(s) ((s).ok ? gflops(r->n, (s).median) : NAN)
+#define MS(s) ((s).ok ? (s).median : NAN)
+    double xg = best_xt_gf(r);
+    fprintf(f,
+            "%d,%s,%s,%c%c,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.2f,%.3f,%.3f,%.3f,%.3f,%d,%.3f,%.3f,"
+            "%d,%.3f,%d,%d,%d,%lld,%d,%.0f,%.0f,%.3g,%.3g,%d,%s\n",
+            r->n, r->dbl ? "d" : "s", o->layout == CLHGEMM_COL_MAJOR ? "col" : "row",
+            o->ta == CLHGEMM_NO_TRANS ? 'N' : 'T', o->tb == CLHGEMM_NO_TRANS ? 'N' : 'T',
+            GF(r->ours), MS(r->ours), r->ours.ok ? r->ours.min : NAN,
+            r->ours.ok ? r->ours.max : NAN, GF(r->devonly), MS(r->devonly),
+            r->ours.ok && r->devonly.ok ? 100.0 * r->devonly.median / r->ours.median : NAN,
+            GF(r->naive), MS(r->naive), GF(r->xt), MS(r->xt), r->xt_block_used, GF(r->xtb),
+            MS(r->xtb), r->xtb_block, r->ours.ok && xg > 0 ? ours_gf(r) / xg : NAN, r->info.tile_m,
+            r->info.tile_n, r->info.tile_k, r->info.tiles, r->info.devices_used,
+            r->info.bytes_to_device, r->info.bytes_from_device, r->devcmp_err, r->check_err,
+            r->warn, r->skipped ? "skipped" : (r->ours_failed ? "ours failed" : ""));
+#undef GF
+#undef MS
+    fclose(f);
+}
+
+/* ---- main ---------------------------------------------------------------------------------- */
+
+int main(int argc, char **argv)
+{
+    opts_t o;
+    if (parse_args(argc, argv, &o)) {
+        usage(stderr);
+        return 2;
+    }
+    setvbuf(stdout, NULL, _IOLBF, 0);
+    devctx_t dev;
+    if (open_device(&dev)) return 1;
+    printf("clhgemm-bench-host: clhgemm %s; device-only column on %s (%s), %.1f GiB\n",
+           clhgemm_version(), dev.info.name, dev.info.platform_name,
+           dev.info.global_mem_bytes / 1073741824.0);
+    if (o.oversize && !o.sizes_given) {
+        const double s = o.do_d ? 8.0 : 4.0;
+        int n = 4096;
+        while (3.0 * (double)n * n * s <= (double)dev.info.global_mem_bytes) n += 4096;
+        o.nsizes = 1;
+        o.sizes[0] = n;
+        printf("--oversize: n = %d (A, B, C: %.1f GB; the device has %.1f GB)\n", n,
+               3.0 * n * (double)n * s * 1e-9, dev.info.global_mem_bytes * 1e-9);
+    }
+#ifdef CLHGEMM_HAVE_CUBLASXT
+    if (!o.no_xt) {
+        if (cublasxt_device_count() > 0)
+            printf("cublasXt on %d device(s): %s\n", o.xt_devices, cublasxt_description());
+        else
+            printf("cublasXt: n/a (%s)\n", cublasxt_last_error());
+        if (getenv("NVIDIA_TF32_OVERRIDE"))
+            printf("note: NVIDIA_TF32_OVERRIDE=%s is set\n", getenv("NVIDIA_TF32_OVERRIDE"));
+    }
+#else
+    if (!o.no_xt) printf("cublasXt: n/a (built without the CUDA toolkit)\n");
+#endif
+    clhgemm_handle_t h = NULL;
+    if (!o.no_ours) {
+        double a = now_ms();
+        clhgemm_status_t st = clhgemm_create(&h, NULL);
+        if (st != CLHGEMM_SUCCESS) {
+            fprintf(stderr, "clhgemm_create: %s (%d)\n", clhgemm_status_string(st), (int)st);
+            return 1;
+        }
+        printf("handle created in %.2f s\n", (now_ms() - a) * 1e-3);
+    }
+    result_t *res = calloc((size_t)o.nsizes * 2, sizeof *res);
+    if (!res) return 1;
+    int nres = 0, bad = 0;
+    for (int i = 0; i < o.nsizes; i++) {
+        for (int dbl = 0; dbl < 2; dbl++) {
+            if (dbl ? !o.do_d : !o.do_s) continue;
+            if (dbl && !dev.info.has_fp64) {
+                printf("n=%d d: skipped (the device has no fp64)\n", o.sizes[i]);
+                continue;
+            }
+            printf("n=%d %s:\n", o.sizes[i], dbl ? "double" : "single");
+            result_t *r = &res[nres++];
+            bench_size(&o, h, &dev, o.sizes[i], dbl, r);
+            if (r->skipped) printf("  n=%d %s: skipped: %s\n", r->n, dbl ? "d" : "s", r->why);
+            bad |= r->warn || r->ours_failed;
+            csv_row(&o, r);
+        }
+    }
+    clhgemm_destroy(h);
+    clReleaseCommandQueue(dev.q);
+    clReleaseContext(dev.ctx);
+    print_summary(&o, res, nres);
+    free(res);
+    return bad ? 1 : 0;
+}
