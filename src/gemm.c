@@ -315,6 +315,25 @@ static cl_int set_real(cl_kernel k, cl_uint i, chg_precision_t prec, double v)
     return clSetKernelArg(k, i, sizeof(float), &f);
 }
 
+/* Arguments of the generated WRITEBACK and SCALE kernels (one signature for both). */
+static cl_int set_update_args(cl_kernel k, chg_precision_t prec, size_t mc, size_t nc,
+                              double alpha, double beta, cl_mem cp, size_t ldcp, cl_mem c,
+                              size_t off, size_t ldc)
+{
+    const int mi = (int)mc, ni = (int)nc, ld = (int)ldcp;
+    const cl_ulong o = off, l = ldc;
+    cl_int err = set_real(k, 2, prec, alpha);
+    err = err != CL_SUCCESS ? err : set_real(k, 3, prec, beta);
+    SETARG(k, 0, mi);
+    SETARG(k, 1, ni);
+    SETARG(k, 4, cp);
+    SETARG(k, 5, ld);
+    SETARG(k, 6, c);
+    SETARG(k, 7, o);
+    SETARG(k, 8, l);
+    return err;
+}
+
 /* C := beta*C (the quick path for k == 0 or alpha == 0). */
 static clhgemm_status_t enqueue_scale(const chg_gemm_args_t *a, cl_context ctx, const chg_device_t *dev,
                                       chain_t *ch)
@@ -326,19 +345,8 @@ static clhgemm_status_t enqueue_scale(const chg_gemm_args_t *a, cl_context ctx, 
     cl_kernel k;
     clhgemm_status_t st = copy_kernel(ctx, dev, &cp, "scale", &k);
     if (st != CLHGEMM_SUCCESS) return st;
-    const int m = (int)a->m, n = (int)a->n, zero = 0;
-    const cl_ulong off = a->off_c, ldc = a->ldc;
-    cl_mem none = NULL;
-    cl_int err = CL_SUCCESS;
-    SETARG(k, 0, m);
-    SETARG(k, 1, n);
-    err = err != CL_SUCCESS ? err : set_real(k, 2, a->prec, 0.0);
-    err = err != CL_SUCCESS ? err : set_real(k, 3, a->prec, a->beta);
-    SETARG(k, 4, none);
-    SETARG(k, 5, zero);
-    SETARG(k, 6, a->c);
-    SETARG(k, 7, off);
-    SETARG(k, 8, ldc);
+    cl_int err = set_update_args(k, a->prec, a->m, a->n, 0.0, a->beta, NULL, 0, a->c, a->off_c,
+                                 a->ldc);
     size_t g[2], l[2];
     chg_copy_work_size(&cp, a->m, a->n, g, l);
     if (err == CL_SUCCESS) err = chain_kernel(ch, k, g, l);
@@ -458,17 +466,7 @@ cl_int chg_enqueue_writeback(cl_command_queue q, const chg_gemm_kernels_t *ks, s
                              cl_mem c, size_t off, size_t ldc, cl_uint nwait, const cl_event *wait,
                              cl_event *ev)
 {
-    const int mi = (int)mc, ni = (int)nc, ld = (int)ldcp;
-    const cl_ulong o = off, l = ldc;
-    cl_int err = set_real(ks->wb, 2, ks->prec, alpha);
-    err = err != CL_SUCCESS ? err : set_real(ks->wb, 3, ks->prec, beta);
-    SETARG(ks->wb, 0, mi);
-    SETARG(ks->wb, 1, ni);
-    SETARG(ks->wb, 4, cp);
-    SETARG(ks->wb, 5, ld);
-    SETARG(ks->wb, 6, c);
-    SETARG(ks->wb, 7, o);
-    SETARG(ks->wb, 8, l);
+    cl_int err = set_update_args(ks->wb, ks->prec, mc, nc, alpha, beta, cp, ldcp, c, off, ldc);
     if (err != CL_SUCCESS) return err;
     size_t g[2], lo[2];
     chg_copy_work_size(&ks->cpw, mc, nc, g, lo);
