@@ -33,6 +33,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench_util.h"
 #include "clhgemm.h"
 
 #ifdef CLHGEMM_BENCH_HAVE_INTERNAL
@@ -290,19 +291,6 @@ static int parse_args(int argc, char **argv, opts_t *o)
 /* ---- small helpers ------------------------------------------------------------------------ */
 
 #define CHG_BENCH_MAX3(a, b, c) ((a) > (b) ? ((a) > (c) ? (a) : (c)) : ((b) > (c) ? (b) : (c)))
-
-static double now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
 
 typedef struct stats_s {
     double median, min, max;

@@ -43,6 +43,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench_util.h"
 #include "clhgemm.h"
 
 #ifdef CLHGEMM_HAVE_CUBLASXT
@@ -239,19 +240,6 @@ static int parse_args(int argc, char **argv, opts_t *o)
 }
 
 /* ---- small helpers ------------------------------------------------------------------------- */
-
-static double now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
 
 typedef struct stats_s {
     int ok;

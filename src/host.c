@@ -615,16 +615,12 @@ static cl_int reserve_pinned(hdev_t *d, pinned_t st[2], size_t bytes)
     return err;
 }
 
-static cl_int prepare_device(call_t *c, hdev_t *d)
+static cl_int prepare_device(call_t *c, hdev_t *d, const chg_gemm_params_t *g)
 {
     const plan_t *p = &c->pl;
-    const chg_gemm_params_t *gp = NULL;
-    (void)gp;
     const size_t es = c->es;
-    chg_gemm_params_t g;
-    chg_gemm_params_select(&d->dev, c->prec, &g);
-    const size_t bmp = chg_round_up(p->bm, g.mwg), bnp = chg_round_up(p->bn, g.nwg),
-                 bkp = chg_round_up(p->bk, g.kwg);
+    const size_t bmp = chg_round_up(p->bm, g->mwg), bnp = chg_round_up(p->bn, g->nwg),
+                 bkp = chg_round_up(p->bk, g->kwg);
     cl_int err = reserve(d, B_ARAW, p->bm * p->bk * es, 2);
     if (err == CL_SUCCESS) err = reserve(d, B_APACK, bmp * bkp * es * (p->band ? p->kt : 2), 1);
     if (err == CL_SUCCESS) err = reserve(d, B_BRAW, p->bk * p->bn * es, 2);
@@ -707,7 +703,7 @@ static clhgemm_status_t drive(call_t *c, hdev_t *d)
     clhgemm_status_t st = chg_gemm_kernels_create(d->ctx, &d->dev, c->prec, &gp, c->ta, c->tb,
                                                   c->beta == 0.0, &ks);
     if (st != CLHGEMM_SUCCESS) return st;
-    cl_int err = prepare_device(c, d);
+    cl_int err = prepare_device(c, d, &gp);
     if (err != CL_SUCCESS) {
         chg_gemm_kernels_release(&ks);
         return (clhgemm_status_t)err;
@@ -973,17 +969,15 @@ static clhgemm_status_t host_gemm(clhgemm_handle_t h, chg_precision_t prec, clhg
         pthread_mutex_unlock(&h->call_lock);
         return CLHGEMM_OUT_OF_HOST_MEMORY;
     }
-    int started = 0;
     for (int i = 1; i < h->ndev; i++) {
         drs[i] = (driver_t){.c = &c, .d = &h->devs[i]};
-        if (pthread_create(&drs[i].th, NULL, driver_main, &drs[i]) == 0) started |= 1 << (i & 30);
-        else drs[i].d = NULL;  /* the others take its tiles */
+        if (pthread_create(&drs[i].th, NULL, driver_main, &drs[i]) != 0)
+            drs[i].d = NULL;  /* the others take its tiles */
     }
     drs[0] = (driver_t){.c = &c, .d = &h->devs[0]};
     driver_main(&drs[0]);
     for (int i = 1; i < h->ndev; i++)
         if (drs[i].d) pthread_join(drs[i].th, NULL);
-    (void)started;
     free(drs);
     st = c.status;
     if (chg_trace_end(c.trace) != 0) chg_log(1, "could not write the trace %s", h->trace_path);
