@@ -65,6 +65,7 @@ typedef struct opts_s {
     int xt_devices, xt_block, xt_reps, xt_warmup; /* xt_reps/xt_warmup < 0: --reps/--warmup */
     int no_ours, no_devonly, no_naive, no_xt, no_check;
     int oversize;
+    int one_device;
     int threads;
 } opts_t;
 
@@ -88,6 +89,8 @@ static void usage(FILE *f)
         "  --oversize           one double problem larger than the device (A, B, C together\n"
         "                       above its memory): implies --reps 1 --warmup 0 --no-device-only\n"
         "                       --no-naive --no-xt unless those are given\n"
+        "  --one-device         also time ours on a handle restricted to the first device and\n"
+        "                       print the scaling of all devices over one (same arrays, same run)\n"
         "  --threads T          threads that fill and check the matrices (default: all cores)\n"
         "Environment: CLHGEMM_DEVICES, CLHGEMM_DEVICE_MEMORY_LIMIT, CLHGEMM_QUEUES,\n"
         "CLHGEMM_CPU_THREADS, CLHGEMM_TRACE, CLHGEMM_VERBOSE apply to the handle.\n");
@@ -219,6 +222,8 @@ static int parse_args(int argc, char **argv, opts_t *o)
             o->no_check = 1;
         } else if (!strcmp(a, "--oversize")) {
             o->oversize = 1;
+        } else if (!strcmp(a, "--one-device")) {
+            o->one_device = 1;
         } else {
             fprintf(stderr, "unknown option %s\n", a);
             return -1;
@@ -561,6 +566,9 @@ typedef struct result_s {
     int n, dbl, skipped;
     char why[160];
     stats_t ours, devonly, naive, xt, xtb;
+    stats_t ours1;                /* --one-device: ours on the first device alone */
+    clhgemm_call_info_t info1;
+    char ours1_why[128];
     int xt_block_used, xtb_block;
     char devonly_why[128], naive_why[128], xt_why[160];
     clhgemm_call_info_t info;
@@ -800,6 +808,35 @@ static void bench_size(const opts_t *o, clhgemm_handle_t h, devctx_t *dev, int n
     free(Cdev);
     Cdev = NULL;
 
+    /* ---- ours on the first device alone (--one-device), for the scaling over devices ---- */
+    if (o->one_device && r->ours.ok && r->info.devices_used > 1) {
+        char spec[16];
+        snprintf(spec, sizeof spec, "%d", dev->info.index);
+        clhgemm_options_t opt;
+        clhgemm_options_init(&opt);
+        opt.devices = spec;
+        clhgemm_handle_t h1 = NULL;
+        clhgemm_status_t st = clhgemm_create(&h1, &opt);
+        int nt = 0;
+        for (int i = 0; i < total && st == CLHGEMM_SUCCESS; i++) {
+            double a = now_ms();
+            st = ours_call(h1, o, dbl, n, A, B, C);
+            if (st == CLHGEMM_SUCCESS && i >= o->warmup) times[nt++] = now_ms() - a;
+        }
+        if (st == CLHGEMM_SUCCESS) {
+            r->ours1 = stats_of(times, nt);
+            clhgemm_last_call_info(h1, &r->info1);
+            printf("  n=%d %s: ours on device %s alone %.1f GFLOP/s (median %.1f ms); all %d "
+                   "devices %.2fx\n",
+                   n, dbl ? "d" : "s", spec, gflops(n, r->ours1.median), r->ours1.median,
+                   r->info.devices_used, r->ours1.median / r->ours.median);
+        } else {
+            snprintf(r->ours1_why, sizeof r->ours1_why, "%s", clhgemm_status_string(st));
+            printf("  n=%d %s: ours on one device FAILED: %s\n", n, dbl ? "d" : "s", r->ours1_why);
+        }
+        clhgemm_destroy(h1);
+    }
+
     /* ---- cublasXt on the same pageable arrays ---- */
     snprintf(r->xt_why, sizeof r->xt_why, "skipped");
 #ifdef CLHGEMM_HAVE_CUBLASXT
@@ -914,6 +951,16 @@ static void print_summary(const opts_t *o, const result_t *res, int nres)
         "ours/Xt against the better cublasXt figure; check: errors / tolerance (<= 1 is fine)\n");
     for (int i = 0; i < nres; i++) {
         const result_t *r = &res[i];
+        if (r->ours.ok && r->ours1.ok)
+            printf("  n=%d %s scaling: %d devices %.1f GFLOP/s, first device alone %.1f GFLOP/s "
+                   "(tile %dx%dx%d): %.2fx; %lld of %lld tiles stolen\n",
+                   r->n, r->dbl ? "d" : "s", r->info.devices_used, ours_gf(r),
+                   gflops(r->n, r->ours1.median), r->info1.tile_m, r->info1.tile_n,
+                   r->info1.tile_k, r->ours1.median / r->ours.median, r->info.tiles_stolen,
+                   r->info.tiles);
+    }
+    for (int i = 0; i < nres; i++) {
+        const result_t *r = &res[i];
         if (r->skipped) continue;
         if (!r->devonly.ok && r->devonly_why[0] && strcmp(r->devonly_why, "skipped"))
             printf("  n=%d %s device-only n/a: %s\n", r->n, r->dbl ? "d" : "s", r->devonly_why);
@@ -938,13 +985,13 @@ static void csv_row(const opts_t *o, const result_t *r)
                    "devonly_gflops,devonly_ms,efficiency_pct,naive_gflops,naive_ms,"
                    "xt_gflops,xt_ms,xt_block,xtb_gflops,xtb_ms,xtb_block,ours_over_xt,tile_m,"
                    "tile_n,tile_k,tiles,devices_used,bytes_to_device,bytes_from_device,"
-                   "devcmp_err,check_err,warn,note\n");
+                   "devcmp_err,check_err,warn,a_mode,tiles_stolen,one_dev_gflops,note\n");
 #define GF(s) ((s).ok ? gflops(r->n, (s).median) : NAN)
 #define MS(s) ((s).ok ? (s).median : NAN)
     double xg = best_xt_gf(r);
     fprintf(f,
             "%d,%s,%s,%c%c,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.2f,%.3f,%.3f,%.3f,%.3f,%d,%.3f,%.3f,"
-            "%d,%.3f,%d,%d,%d,%lld,%d,%.0f,%.0f,%.3g,%.3g,%d,%s\n",
+            "%d,%.3f,%d,%d,%d,%lld,%d,%.0f,%.0f,%.3g,%.3g,%d,%d,%lld,%.3f,%s\n",
             r->n, r->dbl ? "d" : "s", o->layout == CLHGEMM_COL_MAJOR ? "col" : "row",
             o->ta == CLHGEMM_NO_TRANS ? 'N' : 'T', o->tb == CLHGEMM_NO_TRANS ? 'N' : 'T',
             GF(r->ours), MS(r->ours), r->ours.ok ? r->ours.min : NAN,
@@ -954,7 +1001,8 @@ static void csv_row(const opts_t *o, const result_t *r)
             MS(r->xtb), r->xtb_block, r->ours.ok && xg > 0 ? ours_gf(r) / xg : NAN, r->info.tile_m,
             r->info.tile_n, r->info.tile_k, r->info.tiles, r->info.devices_used,
             r->info.bytes_to_device, r->info.bytes_from_device, r->devcmp_err, r->check_err,
-            r->warn, r->skipped ? "skipped" : (r->ours_failed ? "ours failed" : ""));
+            r->warn, r->info.a_mode, r->info.tiles_stolen, GF(r->ours1),
+            r->skipped ? "skipped" : (r->ours_failed ? "ours failed" : ""));
 #undef GF
 #undef MS
     fclose(f);

@@ -220,6 +220,9 @@ typedef struct clhgemm_call_info_s {
     double seconds;              /* wall time of the call */
     double bytes_to_device;      /* host->device bytes moved */
     double bytes_from_device;
+    int a_mode;                  /* how A was held: 0 streamed per tile, 1 band resident,
+                                    2 band resident with the next band prefetched */
+    long long tiles_stolen;      /* tiles a device took from another device's band */
 } clhgemm_call_info_t;
 CLHGEMM_API clhgemm_status_t clhgemm_last_call_info(clhgemm_handle_t handle,
                                                     clhgemm_call_info_t *info);

@@ -107,7 +107,14 @@ static void pinned_free(cl_command_queue q, pinned_t *p)
 
 /* ---- devices of a handle ------------------------------------------------------------------ */
 
-enum { B_ARAW, B_APACK, B_BRAW, B_BPACK, B_CDEV, B_CP, B_COUNT };
+/* Device buffers of a call, by role. Slot counts: the A and B slice rings (raw copies from
+ * staging) have NSTAGE slots; the packed B slice and Cp one each (the kernel queue is in order,
+ * so the next slice's pack runs after the previous kernel); the packed A band one per band
+ * buffer (two when the next band is prefetched); the compact C tile two (one tile's device-to-
+ * host copy overlaps the next tile's input copy and write-back). */
+#define NSTAGE 3  /* depth of the A/B slice rings: the driver runs up to this far ahead */
+#define NCHUNK 8  /* C tile copies and unpacks are split into up to this many column chunks */
+enum { B_ARAW, B_BRAW, B_BPACK, B_APACK, B_CDEV, B_CP, B_COUNT };
 
 typedef struct hdev_s {
     int index;
@@ -119,10 +126,12 @@ typedef struct hdev_s {
     double h2d_bps, d2h_bps;   /* measured pinned bandwidths */
     double rate[2];            /* measured kernel rate per precision (flop/s), 0 = not yet */
     /* Per-call resources (kept between calls while large enough). */
-    cl_mem buf[B_COUNT][2];
+    cl_mem buf[B_COUNT][NSTAGE];
     size_t buf_bytes[B_COUNT];
     int buf_slots[B_COUNT];
-    pinned_t st_a[2], st_b[2], st_c[2];
+    pinned_t st_a[NSTAGE], st_b[NSTAGE]; /* slice staging rings */
+    pinned_t st_cin;                      /* C tile on its way in (beta != 0) */
+    pinned_t st_cout[2];                  /* C tiles on their way home */
 } hdev_t;
 
 struct clhgemm_handle_s {
@@ -138,18 +147,19 @@ struct clhgemm_handle_s {
 static void hdev_free_buffers(hdev_t *d)
 {
     for (int b = 0; b < B_COUNT; b++) {
-        for (int s = 0; s < 2; s++) {
+        for (int s = 0; s < NSTAGE; s++) {
             if (d->buf[b][s]) clReleaseMemObject(d->buf[b][s]);
             d->buf[b][s] = NULL;
         }
         d->buf_bytes[b] = 0;
         d->buf_slots[b] = 0;
     }
-    for (int s = 0; s < 2; s++) {
+    for (int s = 0; s < NSTAGE; s++) {
         pinned_free(d->q[Q_H2D], &d->st_a[s]);
         pinned_free(d->q[Q_H2D], &d->st_b[s]);
-        pinned_free(d->q[Q_H2D], &d->st_c[s]);
     }
+    pinned_free(d->q[Q_H2D], &d->st_cin);
+    for (int s = 0; s < 2; s++) pinned_free(d->q[Q_H2D], &d->st_cout[s]);
 }
 
 static void hdev_release(hdev_t *d)
@@ -425,10 +435,19 @@ static void measure_rate(hdev_t *d, chg_precision_t prec)
 
 /* ---- plan --------------------------------------------------------------------------------- */
 
+/* How a device holds A (the operand shared by the tiles of one tile row, a "band").
+ *   AMODE_STREAM    A slices are packed per tile, like B (least device memory).
+ *   AMODE_RESIDENT  the packed A band stays on the device while its tiles are computed; the
+ *                   first tile of every band loads it (a burst of A traffic at each band start).
+ *   AMODE_PREFETCH  two band buffers: while a band's tiles run, the next band's A slices are
+ *                   loaded a few per step, so only each device's first band pays the burst. */
+enum { AMODE_STREAM = 0, AMODE_RESIDENT = 1, AMODE_PREFETCH = 2 };
+static const char *const amode_name[] = {"streamed", "resident", "resident+prefetch"};
+
 typedef struct plan_s {
     size_t bm, bn, bk;     /* tile extents */
     size_t mt, nt, kt;     /* tiles along m, n and k slices */
-    int band;              /* keep the packed A band of a tile row resident */
+    int amode;             /* AMODE_* */
     double predicted;      /* model time (s) */
 } plan_t;
 
@@ -444,51 +463,82 @@ typedef struct pctx_s {
     int ndev;
 } pctx_t;
 
-/* Device bytes of a plan (per device). */
-static unsigned long long plan_mem(const pctx_t *c, size_t bm, size_t bn, size_t bk, int band,
+/* The model's terms, for CLHGEMM_VERBOSE's "why". */
+typedef struct pterms_s {
+    double compute, h2d, d2h, pack;  /* steady-state totals; the largest binds */
+    double burst, fill, drain, imbalance, steps;
+    double total;
+} pterms_t;
+
+static size_t ceil_div(size_t a, size_t b) { return (a + b - 1) / b; }
+
+/* Device bytes of a plan (per device); *largest gets the largest single buffer. */
+static unsigned long long plan_mem(const pctx_t *c, size_t bm, size_t bn, size_t bk, int amode,
                                    unsigned long long *largest)
 {
-    const size_t bmp = chg_round_up(bm, c->tile_m), bnp = chg_round_up(bn, c->tile_n),
-                 bkp = chg_round_up(bk, c->tile_k);
-    const size_t kt = (c->k + bk - 1) / bk;
-    unsigned long long araw = (unsigned long long)bm * bk * c->es,
-                       apack = (unsigned long long)bmp * bkp * c->es * (band ? kt : 2),
-                       braw = (unsigned long long)bk * bn * c->es,
-                       bpack = (unsigned long long)bkp * bnp * c->es,
-                       cdev = (unsigned long long)bm * bn * c->es,
-                       cp = (unsigned long long)bmp * bnp * c->es;
-    unsigned long long big = CHG_MAX(CHG_MAX(araw, band ? apack : apack / 2), CHG_MAX(CHG_MAX(braw, bpack), CHG_MAX(cdev, cp)));
-    if (largest) *largest = big;
-    return 2 * araw + apack + 2 * braw + 2 * bpack + 2 * cdev + 2 * cp;
+    const unsigned long long es = c->es;
+    const unsigned long long bmp = chg_round_up(bm, c->tile_m), bnp = chg_round_up(bn, c->tile_n),
+                             bkp = chg_round_up(bk, c->tile_k), kt = ceil_div(c->k, bk);
+    const unsigned long long araw = bm * bk * es, braw = bk * bn * es, bpack = bkp * bnp * es,
+                             aband = bmp * bkp * es * (amode == AMODE_STREAM ? 1 : kt),
+                             cdev = bm * bn * es, cp = bmp * bnp * es;
+    const int nbands = amode == AMODE_PREFETCH ? 2 : 1;
+    if (largest) *largest = CHG_MAX(CHG_MAX(CHG_MAX(araw, braw), CHG_MAX(bpack, aband)), CHG_MAX(cdev, cp));
+    return NSTAGE * (araw + braw) + bpack + nbands * aband + 2 * cdev + cp;
 }
 
-static double plan_time(const pctx_t *c, size_t bm, size_t bn, size_t bk, int band)
+static int plan_fits(const pctx_t *c, size_t bm, size_t bn, size_t bk, int amode)
+{
+    unsigned long long largest;
+    if (plan_mem(c, bm, bn, bk, amode, &largest) > c->mem || largest > c->max_alloc) return 0;
+    /* 32-bit indices in the kernels' workspace. */
+    return (unsigned long long)chg_round_up(bm, c->tile_m) * chg_round_up(bn, c->tile_n) < (1ull << 31);
+}
+
+/* Time model of a plan (seed 001's bound plus what the traces showed matters): the steady state
+ * is bound by the slowest of kernel, bus each way and the pack threads; on top come the bursts
+ * of A traffic when a band starts without prefetch, the pipeline's fill (first slice) and
+ * drain (last tile home), the tail imbalance between devices, and a fixed cost per k step. */
+static double plan_time(const pctx_t *c, size_t bm, size_t bn, size_t bk, int amode, pterms_t *out)
 {
     const double s = (double)c->es, m = (double)c->m, n = (double)c->n, k = (double)c->k;
-    const double mt = ceil(m / bm), nt = ceil(n / bn);
+    const double mt = ceil(m / bm), nt = ceil(n / bn), kt = ceil(k / bk), nd = c->ndev;
     /* Wave quantisation: a kernel over a tile runs in rounds of (compute units x 2) work-groups
      * (two resident per unit for the default GPU kernels); the last round may be partly idle,
      * and a tile smaller than one round leaves the device partly idle throughout. */
     const double wgs = ceil((double)bm / c->tile_m) * ceil((double)bn / c->tile_n);
     const double round_wgs = 2.0 * c->cus;
     const double fill = wgs / (ceil(wgs / round_wgs) * round_wgs);
-    const double compute = 2.0 * m * n * k / c->rate / fill;
-    /* A: once per band per device with band reuse (bands are shared among devices but each
-     * device touches roughly mt/ndev of them... at least once each), else once per tile. */
-    const double a_bytes = band ? s * m * k * CHG_MIN((double)c->ndev, nt) : s * m * k * nt;
+    const double dev_rate = c->rate / nd * fill;
+    pterms_t t = {0};
+    t.compute = 2.0 * m * n * k / (dev_rate * nd);
+    const double a_bytes = amode == AMODE_STREAM ? s * m * k * nt : s * m * k;
     const double b_bytes = s * k * n * mt;
     const double cin = c->beta_zero ? 0.0 : s * m * n, cout = s * m * n;
-    const double h2d = (a_bytes + b_bytes + cin) / c->h2d, d2h = cout / c->d2h;
-    const double pack = (a_bytes + b_bytes + cin + cout) / c->pack;
-    double steady = CHG_MAX(CHG_MAX(compute, h2d), CHG_MAX(d2h, pack));
-    /* Fill: the first slice's panels; drain: the last tile's write-back copy and unpack. */
-    const double first = s * bk * (bm + bn) * (1.0 / c->h2d * c->ndev + 1.0 / c->pack);
-    const double last = s * bm * bn * (1.0 / c->d2h * c->ndev + 1.0 / c->pack);
-    /* Imbalance: the last round of tiles may leave devices idle for up to one tile. */
-    const double tiles = mt * nt, per_tile = compute / tiles * c->ndev;
-    const double imbalance = c->ndev > 1 ? per_tile * 0.5 : 0.0;
-    const double steps = tiles * ceil(k / bk);
-    return steady + first + last + imbalance + steps * c->step_cost / c->ndev;
+    t.h2d = (a_bytes + b_bytes + cin) / c->h2d;
+    t.d2h = cout / c->d2h;
+    t.pack = (a_bytes + b_bytes + cin + cout) / c->pack;
+    /* A band start without prefetch: the tile that loads the band moves A and B slices and its
+     * C traffic through pack threads shared by all devices, against one tile's kernel time. */
+    const double tile_compute = 2.0 * bm * bn * k / dev_rate;
+    if (amode != AMODE_STREAM) {
+        const double tile_pack = s * (k * (bm + bn) + (c->beta_zero ? 1.0 : 2.0) * bm * bn) * nd / c->pack;
+        const double burst = CHG_MAX(0.0, tile_pack - tile_compute);
+        const double starts = amode == AMODE_PREFETCH ? 1.0 : ceil(mt / nd);
+        t.burst = burst * starts;
+    }
+    /* Fill: the first slice's panels through the pack threads and the bus before any kernel. */
+    t.fill = s * bk * (bm + bn) * (nd / c->pack + nd / c->h2d);
+    /* Drain: the last tile's last copy chunk home and its unpack. */
+    t.drain = s * bm * bn * (nd / c->pack + nd / c->d2h / NCHUNK);
+    /* Tail imbalance: whole tiles are handed out, so a device may finish up to one tile late. */
+    const double tiles = mt * nt;
+    t.imbalance = nd > 1 ? (ceil(tiles / nd) - tiles / nd) * tile_compute : 0.0;
+    t.steps = tiles * kt * c->step_cost / nd;
+    const double steady = CHG_MAX(CHG_MAX(t.compute, t.h2d), CHG_MAX(t.d2h, t.pack));
+    t.total = steady + t.burst + t.fill + t.drain + t.imbalance + t.steps;
+    if (out) *out = t;
+    return t.total;
 }
 
 /* Candidate extents along one dimension: multiples of the kernel tile of the forms 2^i and
@@ -515,18 +565,14 @@ static int make_plan(const pctx_t *c, plan_t *out)
     for (size_t im = 0; im < nm; im++)
         for (size_t in = 0; in < nn; in++)
             for (size_t ik = 0; ik < nk; ik++)
-                for (int band = 1; band >= 0; band--) {
+                for (int amode = AMODE_PREFETCH; amode >= AMODE_STREAM; amode--) {
                     const size_t bm = cm[im], bn = cn[in], bk = ck[ik];
-                    unsigned long long largest;
-                    if (plan_mem(c, bm, bn, bk, band, &largest) > c->mem || largest > c->max_alloc)
-                        continue;
-                    /* 32-bit indices in the kernels' workspace. */
-                    if ((unsigned long long)bm * bn >= (1ull << 31)) continue;
-                    const double t = plan_time(c, bm, bn, bk, band);
+                    if (!plan_fits(c, bm, bn, bk, amode)) continue;
+                    const double t = plan_time(c, bm, bn, bk, amode, NULL);
                     if (t < best * 0.999) {
                         best = t;
-                        *out = (plan_t){bm, bn, bk, (c->m + bm - 1) / bm, (c->n + bn - 1) / bn,
-                                        (c->k + bk - 1) / bk, band, t};
+                        *out = (plan_t){bm, bn, bk, ceil_div(c->m, bm), ceil_div(c->n, bn),
+                                        ceil_div(c->k, bk), amode, t};
                         found = 1;
                     }
                 }
@@ -534,6 +580,12 @@ static int make_plan(const pctx_t *c, plan_t *out)
 }
 
 /* ---- one call ----------------------------------------------------------------------------- */
+
+/* The tiles of one band (tile row): [front, back) are not yet taken. Its owner takes from the
+ * front; a device with nothing left of its own steals from the back of the fullest band. */
+typedef struct band_s {
+    size_t front, back;
+} band_t;
 
 typedef struct call_s {
     clhgemm_handle_t h;
@@ -548,29 +600,79 @@ typedef struct call_s {
     plan_t pl;
     /* shared work queue */
     pthread_mutex_t mu;
-    size_t next_tile, ntiles;
+    band_t *bands;
+    size_t next_band;           /* bands below this are claimed */
+    int drivers, drivers_started; /* drivers running, and how many claimed a first band */
+    size_t ntiles;
+    long long stolen;
     clhgemm_status_t status;    /* first error */
     chg_trace_t *trace;
     double bytes_h2d, bytes_d2h;
     int devices_used;
 } call_t;
 
-/* Tile t in snake order: bands of rows, alternating direction along n. */
-static void tile_coords(const call_t *c, size_t t, size_t *ti, size_t *tj)
-{
-    const size_t nt = c->pl.nt;
-    *ti = t / nt;
-    const size_t r = t % nt;
-    *tj = (*ti % 2 == 0) ? r : nt - 1 - r;
-}
+/* A driver's place in the band schedule. */
+typedef struct sched_s {
+    long cur, next;             /* band being worked on, band claimed for prefetch (-1: none) */
+    int started;
+} sched_t;
 
-static int take_tile(call_t *c, size_t *t)
+/* Takes the next tile for a device: its own band's next tile, else its claimed next band,
+ * else an unclaimed band, else a tile stolen from the back of the band with the most left.
+ * With prefetch, a device that opens a band also claims the one after it (while enough bands
+ * remain for the devices that have none yet). Tiles of a band alternate direction (seed 000's
+ * snake order). */
+static int take_tile(call_t *c, sched_t *sc, size_t *ti, size_t *tj, int *stolen)
 {
     pthread_mutex_lock(&c->mu);
-    int ok = c->status == CLHGEMM_SUCCESS && c->next_tile < c->ntiles;
-    if (ok) *t = c->next_tile++;
+    band_t *B = c->bands;
+    const size_t mt = c->pl.mt, nt = c->pl.nt;
+    long b = -1;
+    int ok = c->status == CLHGEMM_SUCCESS;
+    while (ok && b < 0) {
+        if (sc->cur >= 0 && B[sc->cur].front < B[sc->cur].back) {
+            b = sc->cur;
+            break;
+        }
+        long nb = -1;
+        if (sc->next >= 0) {
+            nb = sc->next;
+            sc->next = -1;
+        } else if (c->next_band < mt) {
+            nb = (long)c->next_band++;
+        }
+        if (nb < 0) break;
+        sc->cur = nb;
+        if (!sc->started) {
+            sc->started = 1;
+            c->drivers_started++;
+        }
+        if (c->pl.amode == AMODE_PREFETCH && c->next_band < mt &&
+            mt - c->next_band > (size_t)(c->drivers - c->drivers_started))
+            sc->next = (long)c->next_band++;
+    }
+    size_t pos = 0;
+    *stolen = 0;
+    if (ok && b >= 0) {
+        pos = B[b].front++;
+    } else if (ok) {
+        size_t most = 0;
+        for (size_t i = 0; i < mt; i++)
+            if (B[i].back - B[i].front > most) {
+                most = B[i].back - B[i].front;
+                b = (long)i;
+            }
+        if (b >= 0) {
+            pos = --B[b].back;
+            *stolen = 1;
+            c->stolen++;
+        }
+    }
     pthread_mutex_unlock(&c->mu);
-    return ok;
+    if (!ok || b < 0) return 0;
+    *ti = (size_t)b;
+    *tj = (b % 2 == 0) ? pos : nt - 1 - pos;
+    return 1;
 }
 
 static void set_error(call_t *c, clhgemm_status_t st)
@@ -584,7 +686,7 @@ static void set_error(call_t *c, clhgemm_status_t st)
 static cl_int reserve(hdev_t *d, int which, size_t bytes, int slots)
 {
     if (d->buf_bytes[which] >= bytes && d->buf_slots[which] >= slots) return CL_SUCCESS;
-    for (int s = 0; s < 2; s++) {
+    for (int s = 0; s < NSTAGE; s++) {
         if (d->buf[which][s]) clReleaseMemObject(d->buf[which][s]);
         d->buf[which][s] = NULL;
     }
@@ -593,7 +695,7 @@ static cl_int reserve(hdev_t *d, int which, size_t bytes, int slots)
     cl_int err = CL_SUCCESS;
     for (int s = 0; s < slots && err == CL_SUCCESS; s++) d->buf[which][s] = dev_alloc(d->ctx, bytes, &err);
     if (err != CL_SUCCESS) {
-        for (int s = 0; s < 2; s++) {
+        for (int s = 0; s < NSTAGE; s++) {
             if (d->buf[which][s]) clReleaseMemObject(d->buf[which][s]);
             d->buf[which][s] = NULL;
         }
@@ -604,10 +706,10 @@ static cl_int reserve(hdev_t *d, int which, size_t bytes, int slots)
     return CL_SUCCESS;
 }
 
-static cl_int reserve_pinned(hdev_t *d, pinned_t st[2], size_t bytes)
+static cl_int reserve_pinned(hdev_t *d, pinned_t *st, int slots, size_t bytes)
 {
     cl_int err = CL_SUCCESS;
-    for (int s = 0; s < 2 && err == CL_SUCCESS; s++) {
+    for (int s = 0; s < slots && err == CL_SUCCESS; s++) {
         if (st[s].buf && st[s].bytes >= bytes) continue;
         pinned_free(d->q[Q_H2D], &st[s]);
         err = pinned_alloc(d->ctx, d->q[Q_H2D], bytes, &st[s]);
@@ -621,15 +723,17 @@ static cl_int prepare_device(call_t *c, hdev_t *d, const chg_gemm_params_t *g)
     const size_t es = c->es;
     const size_t bmp = chg_round_up(p->bm, g->mwg), bnp = chg_round_up(p->bn, g->nwg),
                  bkp = chg_round_up(p->bk, g->kwg);
-    cl_int err = reserve(d, B_ARAW, p->bm * p->bk * es, 2);
-    if (err == CL_SUCCESS) err = reserve(d, B_APACK, bmp * bkp * es * (p->band ? p->kt : 2), 1);
-    if (err == CL_SUCCESS) err = reserve(d, B_BRAW, p->bk * p->bn * es, 2);
-    if (err == CL_SUCCESS) err = reserve(d, B_BPACK, bkp * bnp * es, 2);
+    const size_t aband = bmp * bkp * es * (p->amode == AMODE_STREAM ? 1 : p->kt);
+    cl_int err = reserve(d, B_ARAW, p->bm * p->bk * es, NSTAGE);
+    if (err == CL_SUCCESS) err = reserve(d, B_BRAW, p->bk * p->bn * es, NSTAGE);
+    if (err == CL_SUCCESS) err = reserve(d, B_BPACK, bkp * bnp * es, 1);
+    if (err == CL_SUCCESS) err = reserve(d, B_APACK, aband, p->amode == AMODE_PREFETCH ? 2 : 1);
     if (err == CL_SUCCESS) err = reserve(d, B_CDEV, p->bm * p->bn * es, 2);
-    if (err == CL_SUCCESS) err = reserve(d, B_CP, bmp * bnp * es, 2);
-    if (err == CL_SUCCESS) err = reserve_pinned(d, d->st_a, p->bm * p->bk * es);
-    if (err == CL_SUCCESS) err = reserve_pinned(d, d->st_b, p->bk * p->bn * es);
-    if (err == CL_SUCCESS) err = reserve_pinned(d, d->st_c, p->bm * p->bn * es);
+    if (err == CL_SUCCESS) err = reserve(d, B_CP, bmp * bnp * es, 1);
+    if (err == CL_SUCCESS) err = reserve_pinned(d, d->st_a, NSTAGE, p->bm * p->bk * es);
+    if (err == CL_SUCCESS) err = reserve_pinned(d, d->st_b, NSTAGE, p->bk * p->bn * es);
+    if (err == CL_SUCCESS && c->beta != 0.0) err = reserve_pinned(d, &d->st_cin, 1, p->bm * p->bn * es);
+    if (err == CL_SUCCESS) err = reserve_pinned(d, d->st_cout, 2, p->bm * p->bn * es);
     return err;
 }
 
@@ -639,6 +743,7 @@ static void ev_release(cl_event *e)
     *e = NULL;
 }
 
+/* Waits for an event and releases it; a command that failed gives its (negative) status. */
 static cl_int ev_wait(cl_event *e)
 {
     if (!*e) return CL_SUCCESS;
@@ -652,18 +757,38 @@ static cl_int ev_wait(cl_event *e)
     return err;
 }
 
-/* Adds an event to a small wait list if present. */
-static cl_uint wl_add(cl_event *wl, cl_uint n, cl_event e)
-{
-    if (e) wl[n++] = e;
-    return n;
-}
-
+/* A C tile on its way home: its device-to-host copy in column chunks, unpacked chunk by chunk. */
 typedef struct pending_s {
     int valid;
     size_t i0, j0, mc, nc;
-    cl_event d2h;
+    int nch, done;              /* chunks, chunks already unpacked */
+    cl_event d2h[NCHUNK];
 } pending_t;
+
+/* A ring of slice slots (staging buffer + raw device buffer): h2d[r] is the copy into raw slot
+ * r, pack[r] the device pack kernel reading it. */
+typedef struct ring_s {
+    cl_event h2d[NSTAGE], pack[NSTAGE];
+    size_t next;
+} ring_t;
+
+/* A packed A band buffer on the device: which band it holds and how many of its k slices. */
+typedef struct aband_s {
+    long band;
+    size_t loaded;
+} aband_t;
+
+/* Everything one device's driver needs for one call. */
+typedef struct drv_s {
+    call_t *c;
+    hdev_t *d;
+    chg_gemm_kernels_t ks;
+    cl_command_queue qh, qk, qd;
+    ring_t ra, rb;
+    cl_event cin_last;          /* last C-in chunk copy (staging reusable, write-back may run) */
+    pending_t pend[2];
+    double h2d_bytes, d2h_bytes;
+} drv_t;
 
 typedef struct driver_s {
     call_t *c;
@@ -681,15 +806,124 @@ static void trace_dev(call_t *c, hdev_t *d, int q, const char *name, cl_event ev
     chg_trace_device(c->trace, d->index, track, name, ev);
 }
 
-/* Writes back a finished tile from staging into the user's C. */
-static cl_int unpack(call_t *c, hdev_t *d, pending_t *p, int slot)
+/* Moves one slice (the stored sub-block of A or B: rows x cols at src, leading dimension ld)
+ * through a ring slot: pack threads into pinned staging, host->device copy, then the device
+ * pack kernel into dst at dst_off (ext x kc of op(X), padded). */
+static cl_int load_slice(drv_t *v, int is_a, const char *src, size_t ld, size_t rows, size_t cols,
+                         size_t ext, size_t kc, cl_mem dst, size_t dst_off)
 {
+    call_t *c = v->c;
+    hdev_t *d = v->d;
+    ring_t *rg = is_a ? &v->ra : &v->rb;
+    const int r = (int)(rg->next++ % NSTAGE);
+    /* Staging r is free once its previous copy finished. */
+    cl_int err = ev_wait(&rg->h2d[r]);
+    if (err != CL_SUCCESS) return err;
+    pinned_t *st = is_a ? &d->st_a[r] : &d->st_b[r];
+    cl_mem raw = d->buf[is_a ? B_ARAW : B_BRAW][r];
+    copy2d(c->h->pool, st->ptr, rows, src, ld, rows, cols, c->es, c->trace, is_a ? "pack A" : "pack B");
+    /* The raw device slot is free once its previous pack kernel ran. */
+    cl_event wl[1];
+    const cl_uint nw = rg->pack[r] ? 1 : 0;
+    if (nw) wl[0] = rg->pack[r];
+    err = clEnqueueWriteBuffer(v->qh, raw, CL_FALSE, 0, rows * cols * c->es, st->ptr, nw,
+                               nw ? wl : NULL, &rg->h2d[r]);
+    ev_release(&rg->pack[r]);
+    if (err != CL_SUCCESS) return err;
+    clFlush(v->qh);  /* a later wait on this copy must not depend on an unflushed queue */
+    trace_dev(c, d, Q_H2D, is_a ? "A slice" : "B slice", rg->h2d[r]);
+    v->h2d_bytes += (double)rows * cols * c->es;
+    err = is_a ? chg_enqueue_pack_a(v->qk, &v->ks, ext, kc, raw, 0, rows, dst, dst_off, 1, &rg->h2d[r], &rg->pack[r])
+               : chg_enqueue_pack_b(v->qk, &v->ks, ext, kc, raw, 0, rows, dst, dst_off, 1, &rg->h2d[r], &rg->pack[r]);
+    if (err != CL_SUCCESS) return err;
+    trace_dev(c, d, Q_KERNEL, is_a ? "pack A" : "pack B", rg->pack[r]);
+    return CL_SUCCESS;
+}
+
+/* Slice s of band ti of A into the packed region dst_off of dst. */
+static cl_int load_a(drv_t *v, size_t ti, size_t s, cl_mem dst, size_t dst_off)
+{
+    const call_t *c = v->c;
+    const size_t i0 = ti * c->pl.bm, p0 = s * c->pl.bk;
+    const size_t mc = CHG_MIN(c->pl.bm, c->m - i0), kc = CHG_MIN(c->pl.bk, c->k - p0);
+    const size_t rows = c->ta ? kc : mc, cols = c->ta ? mc : kc;
+    const char *src = c->ta ? c->a + (p0 + i0 * c->lda) * c->es : c->a + (i0 + p0 * c->lda) * c->es;
+    return load_slice(v, 1, src, c->lda, rows, cols, mc, kc, dst, dst_off);
+}
+
+static cl_int load_b(drv_t *v, size_t tj, size_t s)
+{
+    const call_t *c = v->c;
+    const size_t j0 = tj * c->pl.bn, p0 = s * c->pl.bk;
+    const size_t nc = CHG_MIN(c->pl.bn, c->n - j0), kc = CHG_MIN(c->pl.bk, c->k - p0);
+    const size_t rows = c->tb ? nc : kc, cols = c->tb ? kc : nc;
+    const char *src = c->tb ? c->b + (j0 + p0 * c->ldb) * c->es : c->b + (p0 + j0 * c->ldb) * c->es;
+    return load_slice(v, 0, src, c->ldb, rows, cols, nc, kc, v->d->buf[B_BPACK][0], 0);
+}
+
+/* Columns [c0, c1) of chunk ch of a tile nc wide split in nch chunks. */
+static void chunk_cols(size_t nc, int nch, int ch, size_t *c0, size_t *c1)
+{
+    *c0 = nc * (size_t)ch / (size_t)nch;
+    *c1 = nc * (size_t)(ch + 1) / (size_t)nch;
+}
+
+/* Chunks for a tile's C copies: at most one per k step (they are spread over the steps), at
+ * most NCHUNK, none smaller than CLHGEMM_C_CHUNK bytes (default 1 MiB; tests lower it so that
+ * small tiles are chunked too). */
+static int c_chunks(const call_t *c, size_t mc, size_t nc)
+{
+    const size_t bytes = mc * nc * c->es;
+    const size_t min_chunk = CHG_MAX(1ull, chg_getenv_size("CLHGEMM_C_CHUNK", 1ull << 20));
+    size_t n = CHG_MIN((size_t)NCHUNK, CHG_MAX((size_t)1, c->pl.kt));
+    n = CHG_MIN(n, CHG_MAX((size_t)1, bytes / min_chunk));
+    return (int)CHG_MIN(n, nc);
+}
+
+/* Chunk ch of the C tile (i0, j0) into pinned staging and on to the device (beta != 0). */
+static cl_int cin_chunk(drv_t *v, size_t i0, size_t j0, size_t mc, size_t nc, int nch, int ch,
+                        cl_mem cdev)
+{
+    call_t *c = v->c;
+    const size_t es = c->es;
+    size_t c0, c1;
+    chunk_cols(nc, nch, ch, &c0, &c1);
+    if (c1 == c0) return CL_SUCCESS;
+    char *st = (char *)v->d->st_cin.ptr + c0 * mc * es;
+    copy2d(c->h->pool, st, mc, c->c + (i0 + (j0 + c0) * c->ldc) * es, c->ldc, mc, c1 - c0, es,
+           c->trace, "pack C");
+    ev_release(&v->cin_last);  /* the h2d queue is in order: the newest copy implies the rest */
+    cl_int err = clEnqueueWriteBuffer(v->qh, cdev, CL_FALSE, c0 * mc * es, (c1 - c0) * mc * es, st,
+                                      0, NULL, &v->cin_last);
+    if (err != CL_SUCCESS) return err;
+    trace_dev(c, v->d, Q_H2D, "C in", v->cin_last);
+    v->h2d_bytes += (double)(c1 - c0) * mc * es;
+    return CL_SUCCESS;
+}
+
+/* Unpacks chunks of a finished tile into the user's C until `upto` are done. */
+static cl_int unpack_upto(drv_t *v, int slot, int upto)
+{
+    call_t *c = v->c;
+    pending_t *p = &v->pend[slot];
     if (!p->valid) return CL_SUCCESS;
-    cl_int err = ev_wait(&p->d2h);
-    if (err == CL_SUCCESS)
-        copy2d(c->h->pool, c->c + (p->i0 + p->j0 * c->ldc) * c->es, c->ldc, d->st_c[slot].ptr, p->mc,
-               p->mc, p->nc, c->es, c->trace, "unpack C");
-    p->valid = 0;
+    upto = CHG_MIN(upto, p->nch);
+    cl_int err = CL_SUCCESS;
+    while (p->done < upto && err == CL_SUCCESS) {
+        err = ev_wait(&p->d2h[p->done]);
+        if (err != CL_SUCCESS) break;
+        size_t c0, c1;
+        chunk_cols(p->nc, p->nch, p->done, &c0, &c1);
+        if (c1 > c0)
+            copy2d(c->h->pool, c->c + (p->i0 + (p->j0 + c0) * c->ldc) * c->es, c->ldc,
+                   (char *)v->d->st_cout[slot].ptr + c0 * p->mc * c->es, p->mc, p->mc, c1 - c0,
+                   c->es, c->trace, "unpack C");
+        p->done++;
+    }
+    if (err != CL_SUCCESS || p->done == p->nch) {
+        for (int i = 0; i < p->nch; i++) ev_release(&p->d2h[i]);
+        p->valid = 0;
+    }
     return err;
 }
 
@@ -697,151 +931,158 @@ static clhgemm_status_t drive(call_t *c, hdev_t *d)
 {
     const plan_t *pl = &c->pl;
     const size_t es = c->es;
+    drv_t v = {.c = c, .d = d, .qh = d->q[Q_H2D], .qk = d->q[Q_KERNEL], .qd = d->q[Q_D2H]};
     chg_gemm_params_t gp;
     chg_gemm_params_select(&d->dev, c->prec, &gp);
-    chg_gemm_kernels_t ks;
     clhgemm_status_t st = chg_gemm_kernels_create(d->ctx, &d->dev, c->prec, &gp, c->ta, c->tb,
-                                                  c->beta == 0.0, &ks);
+                                                  c->beta == 0.0, &v.ks);
     if (st != CLHGEMM_SUCCESS) return st;
     cl_int err = prepare_device(c, d, &gp);
     if (err != CL_SUCCESS) {
-        chg_gemm_kernels_release(&ks);
+        chg_gemm_kernels_release(&v.ks);
         return (clhgemm_status_t)err;
     }
-    chg_trace_align(c->trace, d->index, d->q[Q_KERNEL]);
-    cl_command_queue qh = d->q[Q_H2D], qk = d->q[Q_KERNEL], qd = d->q[Q_D2H];
+    chg_trace_align(c->trace, d->index, v.qk);
     const size_t bmp = chg_round_up(pl->bm, gp.mwg), bkp = chg_round_up(pl->bk, gp.kwg);
     const size_t aregion = bmp * bkp;  /* elements per packed A slice region */
-
-    /* Events guarding reuse of double-buffered resources. */
-    cl_event a_h2d[2] = {0}, a_pack[2] = {0}, b_h2d[2] = {0}, b_pack[2] = {0}, c_in = NULL;
-    pending_t pend[2] = {{0}};
-    size_t band_i = (size_t)-1;       /* tile row whose A slices are resident (band mode) */
-    size_t aloads = 0, bloads = 0, ntile = 0;
-    double h2d_bytes = 0, d2h_bytes = 0;
-    size_t t;
-    while (err == CL_SUCCESS && take_tile(c, &t)) {
-        size_t ti, tj;
-        tile_coords(c, t, &ti, &tj);
+    const int nab = pl->amode == AMODE_PREFETCH ? 2 : 1;
+    aband_t ab[2] = {{-1, 0}, {-1, 0}};
+    sched_t sc = {-1, -1, 0};
+    long pf_band = -1;                  /* band whose prefetch pacing was planned */
+    size_t pf_step = 0, pf_span = 1;    /* steps since that band opened, steps to spread over */
+    size_t ntile = 0;
+    size_t ti, tj;
+    int stolen;
+    while (err == CL_SUCCESS && take_tile(c, &sc, &ti, &tj, &stolen)) {
         const size_t i0 = ti * pl->bm, j0 = tj * pl->bn;
         const size_t mc = CHG_MIN(pl->bm, c->m - i0), nc = CHG_MIN(pl->bn, c->n - j0);
         const size_t mpad = chg_round_up(mc, gp.mwg), npad = chg_round_up(nc, gp.nwg);
-        const int slot = (int)(ntile++ % 2);
+        const int slot = (int)(ntile++ % 2), prev = slot ^ 1;
+        cl_mem cdev = d->buf[B_CDEV][slot];
 
-        /* The C slot's previous tile must be home before its staging and device buffer are
-         * reused. */
-        err = unpack(c, d, &pend[slot], slot);
-        if (err != CL_SUCCESS) break;
-        ev_release(&c_in);
-        if (c->beta != 0.0) {
-            copy2d(c->h->pool, d->st_c[slot].ptr, mc, c->c + (i0 + j0 * c->ldc) * es, c->ldc, mc, nc,
-                   es, c->trace, "pack C");
-            err = clEnqueueWriteBuffer(qh, d->buf[B_CDEV][slot], CL_FALSE, 0, mc * nc * es,
-                                       d->st_c[slot].ptr, 0, NULL, &c_in);
-            if (err != CL_SUCCESS) break;
-            trace_dev(c, d, Q_H2D, "C tile", c_in);
-            h2d_bytes += (double)mc * nc * es;
+        /* The slot's tile before last must be home before its staging is reused (normally it
+         * was unpacked during the previous tile). */
+        if ((err = unpack_upto(&v, slot, NCHUNK)) != CL_SUCCESS) break;
+
+        /* A band buffer for this tile, and the one to prefetch into. */
+        int cur = -1, pf = -1;
+        if (pl->amode != AMODE_STREAM) {
+            for (int i = 0; i < nab; i++)
+                if (ab[i].band == (long)ti) cur = i;
+            if (cur < 0) {
+                cur = (nab == 2 && sc.next >= 0 && ab[0].band == sc.next) ? 1 : 0;
+                ab[cur] = (aband_t){(long)ti, 0};
+            }
+            if (nab == 2 && sc.next >= 0 && !stolen) {
+                pf = 1 - cur;
+                if (ab[pf].band != sc.next) ab[pf] = (aband_t){sc.next, 0};
+                if (pf_band != sc.next) {
+                    /* Spread the next band's slices over this band's steps, finishing about a
+                     * tile early. */
+                    pf_band = sc.next;
+                    pf_step = 0;
+                    pf_span = CHG_MAX(pl->kt, (pl->nt > 1 ? pl->nt - 1 : 1) * pl->kt);
+                }
+            }
         }
+        cl_mem apack = d->buf[B_APACK][cur < 0 ? 0 : cur];
 
-        const int reuse_band = pl->band && band_i == ti;
+        /* C input chunks are spread over the k steps (they are needed only by the write-back);
+         * the staging is free once the previous tile's input copies finished. */
+        const int nci = c->beta != 0.0 ? c_chunks(c, mc, nc) : 0;
+        int ci = 0;
+        if (nci && (err = ev_wait(&v.cin_last)) != CL_SUCCESS) break;
+        const int nun = v.pend[prev].valid ? v.pend[prev].nch : 0;
+
         for (size_t s = 0; s < pl->kt && err == CL_SUCCESS; s++) {
             const size_t p0 = s * pl->bk, kc = CHG_MIN(pl->bk, c->k - p0), kpad = chg_round_up(kc, gp.kwg);
-            size_t aoff;
-            cl_event wl[4];
-            cl_uint nw;
-            if (reuse_band) {
-                aoff = s * aregion;
+            size_t aoff = 0;
+            if (cur < 0) {
+                err = load_a(&v, ti, s, apack, 0);
             } else {
-                const int r = (int)(aloads++ % 2);
-                aoff = (pl->band ? s : (size_t)r) * aregion;
-                /* Staging r is free once its previous copy finished. */
-                if ((err = ev_wait(&a_h2d[r])) != CL_SUCCESS) break;
-                const size_t rows = c->ta ? kc : mc, cols = c->ta ? mc : kc;
-                const char *src = c->ta ? c->a + (p0 + i0 * c->lda) * es : c->a + (i0 + p0 * c->lda) * es;
-                copy2d(c->h->pool, d->st_a[r].ptr, rows, src, c->lda, rows, cols, es, c->trace, "pack A");
-                nw = wl_add(wl, 0, a_pack[r]);  /* device raw buffer r no longer being packed */
-                err = clEnqueueWriteBuffer(qh, d->buf[B_ARAW][r], CL_FALSE, 0, rows * cols * es,
-                                           d->st_a[r].ptr, nw, nw ? wl : NULL, &a_h2d[r]);
-                if (err != CL_SUCCESS) break;
-                trace_dev(c, d, Q_H2D, "A slice", a_h2d[r]);
-                h2d_bytes += (double)rows * cols * es;
-                ev_release(&a_pack[r]);
-                err = chg_enqueue_pack_a(qk, &ks, mc, kc, d->buf[B_ARAW][r], 0, rows,
-                                         d->buf[B_APACK][0], aoff, 1, &a_h2d[r], &a_pack[r]);
-                if (err != CL_SUCCESS) break;
-                trace_dev(c, d, Q_KERNEL, "pack A", a_pack[r]);
+                aoff = s * aregion;
+                if (ab[cur].loaded <= s) {  /* slices arrive in order: loaded == s */
+                    err = load_a(&v, ti, s, apack, aoff);
+                    ab[cur].loaded = s + 1;
+                }
             }
-            {
-                const int r = (int)(bloads++ % 2);
-                if ((err = ev_wait(&b_h2d[r])) != CL_SUCCESS) break;
-                const size_t rows = c->tb ? nc : kc, cols = c->tb ? kc : nc;
-                const char *src = c->tb ? c->b + (j0 + p0 * c->ldb) * es : c->b + (p0 + j0 * c->ldb) * es;
-                copy2d(c->h->pool, d->st_b[r].ptr, rows, src, c->ldb, rows, cols, es, c->trace, "pack B");
-                nw = wl_add(wl, 0, b_pack[r]);
-                err = clEnqueueWriteBuffer(qh, d->buf[B_BRAW][r], CL_FALSE, 0, rows * cols * es,
-                                           d->st_b[r].ptr, nw, nw ? wl : NULL, &b_h2d[r]);
+            if (err == CL_SUCCESS) err = load_b(&v, tj, s);
+            if (err != CL_SUCCESS) break;
+            cl_event kev = NULL;
+            err = chg_enqueue_kernel(v.qk, &v.ks, mpad, npad, kpad, apack, aoff, d->buf[B_BPACK][0], 0,
+                                     d->buf[B_CP][0], s > 0, 0, NULL, c->trace ? &kev : NULL);
+            if (err != CL_SUCCESS) break;
+            trace_dev(c, d, Q_KERNEL, "gemm", kev);
+            ev_release(&kev);
+            clFlush(v.qh);
+            clFlush(v.qk);
+            /* Prefetch: the next band's slices due by this step. */
+            if (pf >= 0) {
+                pf_step++;
+                const size_t due = CHG_MIN(pl->kt, ceil_div(pl->kt * pf_step, pf_span));
+                while (err == CL_SUCCESS && ab[pf].loaded < due) {
+                    err = load_a(&v, (size_t)ab[pf].band, ab[pf].loaded, d->buf[B_APACK][pf],
+                                 ab[pf].loaded * aregion);
+                    ab[pf].loaded++;
+                }
+                clFlush(v.qh);
+                clFlush(v.qk);
                 if (err != CL_SUCCESS) break;
-                trace_dev(c, d, Q_H2D, "B slice", b_h2d[r]);
-                h2d_bytes += (double)rows * cols * es;
-                ev_release(&b_pack[r]);
-                err = chg_enqueue_pack_b(qk, &ks, nc, kc, d->buf[B_BRAW][r], 0, rows,
-                                         d->buf[B_BPACK][r], 0, 1, &b_h2d[r], &b_pack[r]);
-                if (err != CL_SUCCESS) break;
-                trace_dev(c, d, Q_KERNEL, "pack B", b_pack[r]);
-                cl_event kev = NULL;
-                err = chg_enqueue_kernel(qk, &ks, mpad, npad, kpad, d->buf[B_APACK][0], aoff,
-                                         d->buf[B_BPACK][r], 0, d->buf[B_CP][slot], s > 0, 0, NULL,
-                                         c->trace ? &kev : NULL);
-                if (err != CL_SUCCESS) break;
-                trace_dev(c, d, Q_KERNEL, "gemm", kev);
-                ev_release(&kev);
             }
-            clFlush(qh);
-            clFlush(qk);
+            /* C traffic due by this step: this tile's input, the previous tile's unpack. */
+            const int ci_due = (int)ceil_div((size_t)nci * (s + 1), pl->kt);
+            while (err == CL_SUCCESS && ci < ci_due) err = cin_chunk(&v, i0, j0, mc, nc, nci, ci++, cdev);
+            clFlush(v.qh);
+            if (err == CL_SUCCESS) err = unpack_upto(&v, prev, (int)((size_t)nun * (s + 1) / (pl->kt + 1)));
         }
         if (err != CL_SUCCESS) break;
-        if (pl->band) band_i = ti;
 
-        /* Write-back on the device, then home. */
+        /* Write-back on the device (after the last input chunk), then home in chunks. */
         cl_event wb = NULL;
-        err = chg_enqueue_writeback(qk, &ks, mc, nc, c->alpha, c->beta, d->buf[B_CP][slot], mpad,
-                                    d->buf[B_CDEV][slot], 0, mc, c_in ? 1 : 0, c_in ? &c_in : NULL, &wb);
+        err = chg_enqueue_writeback(v.qk, &v.ks, mc, nc, c->alpha, c->beta, d->buf[B_CP][0], mpad,
+                                    cdev, 0, mc, v.cin_last ? 1 : 0, v.cin_last ? &v.cin_last : NULL, &wb);
         if (err != CL_SUCCESS) break;
         trace_dev(c, d, Q_KERNEL, "write-back", wb);
-        err = clEnqueueReadBuffer(qd, d->buf[B_CDEV][slot], CL_FALSE, 0, mc * nc * es,
-                                  d->st_c[slot].ptr, 1, &wb, &pend[slot].d2h);
+        pending_t *p = &v.pend[slot];
+        *p = (pending_t){.valid = 1, .i0 = i0, .j0 = j0, .mc = mc, .nc = nc, .nch = c_chunks(c, mc, nc)};
+        for (int ch = 0; ch < p->nch && err == CL_SUCCESS; ch++) {
+            size_t c0, c1;
+            chunk_cols(nc, p->nch, ch, &c0, &c1);
+            err = clEnqueueReadBuffer(v.qd, cdev, CL_FALSE, c0 * mc * es, (c1 - c0) * mc * es,
+                                      (char *)d->st_cout[slot].ptr + c0 * mc * es, 1, &wb, &p->d2h[ch]);
+            if (err == CL_SUCCESS) trace_dev(c, d, Q_D2H, "C tile", p->d2h[ch]);
+        }
         ev_release(&wb);
-        if (err != CL_SUCCESS) break;
-        trace_dev(c, d, Q_D2H, "C tile", pend[slot].d2h);
-        d2h_bytes += (double)mc * nc * es;
-        pend[slot].valid = 1;
-        pend[slot].i0 = i0;
-        pend[slot].j0 = j0;
-        pend[slot].mc = mc;
-        pend[slot].nc = nc;
-        clFlush(qk);
-        clFlush(qd);
-        /* Bring the previous tile home while this one computes. */
-        err = unpack(c, d, &pend[slot ^ 1], slot ^ 1);
+        if (err != CL_SUCCESS) {
+            p->nch = 0;
+            while (p->nch < NCHUNK && p->d2h[p->nch]) p->nch++;
+            break;
+        }
+        v.d2h_bytes += (double)mc * nc * es;
+        clFlush(v.qk);
+        clFlush(v.qd);
+        /* Whatever is left of the previous tile goes home while this one computes. */
+        err = unpack_upto(&v, prev, NCHUNK);
     }
     /* Drain: results of tiles already computed still go home (unless the device failed). */
     for (int k = 0; k < 2; k++) {
-        const int s = (int)((ntile + k) % 2);
-        if (err == CL_SUCCESS) err = unpack(c, d, &pend[s], s);
+        const int s = (int)((ntile + (size_t)k) % 2);  /* older tile first */
+        if (err == CL_SUCCESS) err = unpack_upto(&v, s, NCHUNK);
     }
     for (int q = 0; q < d->nq; q++) clFinish(d->q[q]);
-    for (int r = 0; r < 2; r++) {
-        ev_release(&a_h2d[r]);
-        ev_release(&a_pack[r]);
-        ev_release(&b_h2d[r]);
-        ev_release(&b_pack[r]);
-        ev_release(&pend[r].d2h);
+    for (int r = 0; r < NSTAGE; r++) {
+        ev_release(&v.ra.h2d[r]);
+        ev_release(&v.ra.pack[r]);
+        ev_release(&v.rb.h2d[r]);
+        ev_release(&v.rb.pack[r]);
     }
-    ev_release(&c_in);
-    chg_gemm_kernels_release(&ks);
+    for (int s = 0; s < 2; s++)
+        for (int i = 0; i < NCHUNK; i++) ev_release(&v.pend[s].d2h[i]);
+    ev_release(&v.cin_last);
+    chg_gemm_kernels_release(&v.ks);
     pthread_mutex_lock(&c->mu);
-    c->bytes_h2d += h2d_bytes;
-    c->bytes_d2h += d2h_bytes;
+    c->bytes_h2d += v.h2d_bytes;
+    c->bytes_d2h += v.d2h_bytes;
     if (ntile) c->devices_used++;
     pthread_mutex_unlock(&c->mu);
     return (clhgemm_status_t)err;
@@ -933,18 +1174,30 @@ static clhgemm_status_t host_gemm(clhgemm_handle_t h, chg_precision_t prec, clhg
     pc.pack = h->pack_bps * 0.6;
     pc.h2d = min_h2d * h->ndev;
     pc.d2h = min_d2h * h->ndev;
-    /* Forced shape for experiments: CLHGEMM_TILE=bm,bn,bk */
+    /* Forced shape for experiments and tests: CLHGEMM_TILE=bm,bn,bk[,stream|resident|prefetch]
+     * (without a mode: the best that fits). */
     const char *forced = chg_getenv("CLHGEMM_TILE");
     int ok = 0;
     if (forced) {
         unsigned long bm = 0, bn = 0, bk = 0;
-        if (sscanf(forced, "%lu,%lu,%lu", &bm, &bn, &bk) == 3 && bm && bn && bk) {
+        char mode[16] = "";
+        const int nf = sscanf(forced, "%lu,%lu,%lu,%15s", &bm, &bn, &bk, mode);
+        if (nf >= 3 && bm && bn && bk) {
             bm = CHG_MIN(bm, c.m); bn = CHG_MIN(bn, c.n); bk = CHG_MIN(bk, c.k);
-            c.pl = (plan_t){bm, bn, bk, (c.m + bm - 1) / bm, (c.n + bn - 1) / bn, (c.k + bk - 1) / bk, 0, 0};
-            unsigned long long largest;
-            c.pl.band = plan_mem(&pc, bm, bn, bk, 1, &largest) <= pc.mem && largest <= pc.max_alloc;
-            c.pl.predicted = plan_time(&pc, bm, bn, bk, c.pl.band);
-            ok = 1;
+            int lo = AMODE_STREAM, hi = AMODE_PREFETCH;
+            if (nf == 4) {
+                static const char *const key[] = {"stream", "resident", "prefetch"};
+                for (int i = AMODE_STREAM; i <= AMODE_PREFETCH; i++)
+                    if (!strcmp(mode, key[i])) lo = hi = i;
+            }
+            for (int am = hi; am >= lo && !ok; am--)
+                if (plan_fits(&pc, bm, bn, bk, am) || am == lo) {
+                    c.pl = (plan_t){bm, bn, bk, ceil_div(c.m, bm), ceil_div(c.n, bn), ceil_div(c.k, bk),
+                                    am, plan_time(&pc, bm, bn, bk, am, NULL)};
+                    ok = 1;
+                }
+        } else {
+            chg_log(1, "CLHGEMM_TILE=%s ignored (want bm,bn,bk[,stream|resident|prefetch])", forced);
         }
     }
     if (!ok) ok = make_plan(&pc, &c.pl);
@@ -952,27 +1205,54 @@ static clhgemm_status_t host_gemm(clhgemm_handle_t h, chg_precision_t prec, clhg
         pthread_mutex_unlock(&h->call_lock);
         return CLHGEMM_WORKSPACE_TOO_SMALL;
     }
-    chg_log(1, "plan %s m=%zu n=%zu k=%zu on %d device(s): tiles %zux%zu, k slices %zu (%zux%zu tiles x %zu slices), "
-               "A band %s; model %.3f s (rate %.1f GFLOP/s, h2d %.1f GB/s, d2h %.1f GB/s, pack %.1f GB/s)",
-            prec == CHG_F64 ? "dgemm" : "sgemm", c.m, c.n, c.k, h->ndev, c.pl.bm, c.pl.bn, c.pl.bk, c.pl.mt,
-            c.pl.nt, c.pl.kt, c.pl.band ? "resident" : "streamed", c.pl.predicted, pc.rate * 1e-9,
-            pc.h2d * 1e-9, pc.d2h * 1e-9, pc.pack * 1e-9);
+    if (chg_verbose() >= 1) {
+        pterms_t t;
+        plan_time(&pc, c.pl.bm, c.pl.bn, c.pl.bk, c.pl.amode, &t);
+        unsigned long long largest;
+        const unsigned long long mem = plan_mem(&pc, c.pl.bm, c.pl.bn, c.pl.bk, c.pl.amode, &largest);
+        const double steady = CHG_MAX(CHG_MAX(t.compute, t.h2d), CHG_MAX(t.d2h, t.pack));
+        const char *bound = steady == t.compute ? "kernel" : steady == t.pack ? "pack threads"
+                          : steady == t.h2d ? "host->device bus" : "device->host bus";
+        chg_log(1, "plan %s m=%zu n=%zu k=%zu on %d device(s): tiles %zux%zu, k slices %zu "
+                   "(%zux%zu tiles x %zu slices), A %s, %.2f of %.2f GiB per device",
+                prec == CHG_F64 ? "dgemm" : "sgemm", c.m, c.n, c.k, h->ndev, c.pl.bm, c.pl.bn,
+                c.pl.bk, c.pl.mt, c.pl.nt, c.pl.kt, amode_name[c.pl.amode], mem / 1073741824.0,
+                pc.mem / 1073741824.0);
+        chg_log(1, "  why: model %.1f ms = steady %.1f (kernel %.1f, h2d %.1f, d2h %.1f, pack %.1f: "
+                   "%s-bound) + A band bursts %.1f + fill %.1f + drain %.1f + imbalance %.1f + steps %.1f; "
+                   "inputs: kernel %.1f GFLOP/s, h2d %.1f GB/s, d2h %.1f GB/s, pack %.1f GB/s",
+                t.total * 1e3, steady * 1e3, t.compute * 1e3, t.h2d * 1e3, t.d2h * 1e3, t.pack * 1e3,
+                bound, t.burst * 1e3, t.fill * 1e3, t.drain * 1e3, t.imbalance * 1e3, t.steps * 1e3,
+                pc.rate * 1e-9, pc.h2d * 1e-9, pc.d2h * 1e-9, pc.pack * 1e-9);
+    }
 
     c.ntiles = c.pl.mt * c.pl.nt;
+    c.bands = malloc(c.pl.mt * sizeof *c.bands);
+    if (!c.bands) {
+        pthread_mutex_unlock(&h->call_lock);
+        return CLHGEMM_OUT_OF_HOST_MEMORY;
+    }
+    for (size_t b = 0; b < c.pl.mt; b++) c.bands[b] = (band_t){0, c.pl.nt};
+    c.drivers = h->ndev;
     pthread_mutex_init(&c.mu, NULL);
     c.trace = chg_trace_begin(h->trace_path);
     /* One driver thread per device; the caller drives device 0. */
     driver_t *drs = calloc((size_t)h->ndev, sizeof *drs);
     if (!drs) {
         pthread_mutex_destroy(&c.mu);
+        free(c.bands);
         chg_trace_end(c.trace);
         pthread_mutex_unlock(&h->call_lock);
         return CLHGEMM_OUT_OF_HOST_MEMORY;
     }
     for (int i = 1; i < h->ndev; i++) {
         drs[i] = (driver_t){.c = &c, .d = &h->devs[i]};
-        if (pthread_create(&drs[i].th, NULL, driver_main, &drs[i]) != 0)
+        if (pthread_create(&drs[i].th, NULL, driver_main, &drs[i]) != 0) {
             drs[i].d = NULL;  /* the others take its tiles */
+            pthread_mutex_lock(&c.mu);
+            c.drivers--;
+            pthread_mutex_unlock(&c.mu);
+        }
     }
     drs[0] = (driver_t){.c = &c, .d = &h->devs[0]};
     driver_main(&drs[0]);
@@ -984,10 +1264,13 @@ static clhgemm_status_t host_gemm(clhgemm_handle_t h, chg_precision_t prec, clhg
     h->last = (clhgemm_call_info_t){.devices_used = c.devices_used, .tiles = (long long)c.ntiles,
                                     .tile_m = (int)c.pl.bm, .tile_n = (int)c.pl.bn,
                                     .tile_k = (int)c.pl.bk, .seconds = seconds_since(t0),
-                                    .bytes_to_device = c.bytes_h2d, .bytes_from_device = c.bytes_d2h};
-    chg_log(1, "done in %.3f s: %.1f GFLOP/s, %.2f GB to devices, %.2f GB back", h->last.seconds,
-            2.0 * c.m * c.n * c.k / h->last.seconds * 1e-9, c.bytes_h2d * 1e-9, c.bytes_d2h * 1e-9);
+                                    .bytes_to_device = c.bytes_h2d, .bytes_from_device = c.bytes_d2h,
+                                    .a_mode = c.pl.amode, .tiles_stolen = c.stolen};
+    chg_log(1, "done in %.3f s: %.1f GFLOP/s, %.2f GB to devices, %.2f GB back, %lld tile(s) stolen",
+            h->last.seconds, 2.0 * c.m * c.n * c.k / h->last.seconds * 1e-9, c.bytes_h2d * 1e-9,
+            c.bytes_d2h * 1e-9, c.stolen);
     pthread_mutex_destroy(&c.mu);
+    free(c.bands);
     pthread_mutex_unlock(&h->call_lock);
     return st;
 }

@@ -110,6 +110,17 @@ static size_t ceil_div(size_t a, size_t b) { return (a + b - 1) / b; }
 
 /* What the split test wants to have seen at least once. */
 static int g_seen_k_split, g_seen_mn_split, g_max_devices_used;
+static long long g_tiles_stolen, g_multiband_calls;
+
+/* The A mode CLHGEMM_TILE forces ("bm,bn,bk,mode"), or -1. */
+static int forced_amode(void)
+{
+    const char *v = getenv("CLHGEMM_TILE");
+    const char *m = v ? strrchr(v, ',') : NULL;
+    if (!m || (m[1] >= '0' && m[1] <= '9')) return -1;
+    m++;
+    return !strncmp(m, "stream", 6) ? 0 : !strncmp(m, "resident", 8) ? 1 : !strncmp(m, "prefetch", 8) ? 2 : -1;
+}
 
 /* Checks clhgemm_last_call_info after a successful call that went through the pipeline. */
 static int check_info(clhgemm_handle_t h, const tc_case_t *q, const char *tag)
@@ -173,6 +184,19 @@ static int check_info(clhgemm_handle_t h, const tc_case_t *q, const char *tag)
             rc = 1;
         }
     }
+    const int fam = forced_amode();
+    if (fam >= 0 && !cap && inf.a_mode != fam) {
+        fprintf(stderr, "FAIL %s: CLHGEMM_TILE forces A mode %d but the call used %d\n", tag, fam,
+                inf.a_mode);
+        rc = 1;
+    }
+    if (inf.a_mode < 0 || inf.a_mode > 2 || inf.tiles_stolen < 0 || inf.tiles_stolen > inf.tiles) {
+        fprintf(stderr, "FAIL %s: call info a_mode=%d tiles_stolen=%lld\n", tag, inf.a_mode,
+                inf.tiles_stolen);
+        rc = 1;
+    }
+    g_tiles_stolen += inf.tiles_stolen;
+    if (orient && tm < M && tk < k) g_multiband_calls++;
     if (tk < k) g_seen_k_split = 1;
     if (inf.devices_used > g_max_devices_used) g_max_devices_used = inf.devices_used;
     if (orient && tm < M && tn < N) g_seen_mn_split = 1;
@@ -413,8 +437,16 @@ static int mode_split(void)
         fprintf(stderr, "FAIL split: %zu devices selected but no call used more than one\n", ndev);
         tally(1);
     }
-    printf("split: %zu device(s) selected, at most %d used by one call\n", ndev,
-           g_max_devices_used);
+    printf("split: %zu device(s) selected, at most %d used by one call; %lld call(s) with several "
+           "bands and k slices; %lld tile(s) stolen\n",
+           ndev, g_max_devices_used, g_multiband_calls, g_tiles_stolen);
+    if (forced_amode() > 0 && g_multiband_calls == 0) {
+        /* A forced resident/prefetch mode must have met several bands with k split, or the
+         * band reuse and prefetch paths went untested. */
+        fprintf(stderr, "FAIL split: CLHGEMM_TILE forces a band mode but no call had several "
+                        "bands and k slices\n");
+        tally(1);
+    }
     if (env_limit() && env_limit() <= (8ull << 20)) {
         /* 1000 x 1000 C in float is 4 MB, and a 1000-deep slice of 1000-wide panels another
          * 8 MB: under these limits the run must have split k and, in some case, both m and n. */
