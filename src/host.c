@@ -124,6 +124,7 @@ typedef struct hdev_s {
     int nq;
     unsigned long long mem_limit;
     double h2d_bps, d2h_bps;   /* measured pinned bandwidths */
+    double dev_bps;            /* measured device memory traffic rate (copy: read + write) */
     double rate[2];            /* measured kernel rate per precision (flop/s), 0 = not yet */
     /* Per-call resources (kept between calls while large enough). */
     cl_mem buf[B_COUNT][NSTAGE];
@@ -201,10 +202,26 @@ static cl_int measure_bus(hdev_t *d)
             best_d = CHG_MAX(best_d, bytes / td);
         }
     }
+    /* Device memory traffic (the planner's cost of pack kernels and of Cp accumulation). */
+    double best_c = 0;
+    cl_int err2 = CL_SUCCESS;
+    cl_mem m2 = err == CL_SUCCESS ? dev_alloc(d->ctx, bytes, &err2) : NULL;
+    for (int r = 0; r < 3 && err == CL_SUCCESS && err2 == CL_SUCCESS; r++) {
+        unsigned long long t0 = chg_now_ns();
+        cl_event ev;
+        err2 = clEnqueueCopyBuffer(d->q[Q_KERNEL], m, m2, 0, 0, bytes, 0, NULL, &ev);
+        if (err2 != CL_SUCCESS) break;
+        clWaitForEvents(1, &ev);
+        clReleaseEvent(ev);
+        const double t = seconds_since(t0);
+        if (r > 0) best_c = CHG_MAX(best_c, 2.0 * bytes / t);
+    }
+    if (m2) clReleaseMemObject(m2);
     clReleaseMemObject(m);
     pinned_free(d->q[Q_H2D], &p);
     d->h2d_bps = best_h > 0 ? best_h : 1e9;
     d->d2h_bps = best_d > 0 ? best_d : 1e9;
+    d->dev_bps = best_c > 0 ? best_c : 20.0 * d->h2d_bps;
     return err;
 }
 
@@ -365,9 +382,10 @@ CLHGEMM_API clhgemm_status_t clhgemm_create(clhgemm_handle_t *handle, const clhg
     }
     measure_pack(h);
     for (int i = 0; i < h->ndev; i++)
-        chg_log(1, "pipeline device %d: %s, %d queues, budget %.2f GiB, pinned h2d %.1f GB/s, d2h %.1f GB/s",
+        chg_log(1, "pipeline device %d: %s, %d queues, budget %.2f GiB, pinned h2d %.1f GB/s, d2h %.1f GB/s, "
+                   "device copies %.0f GB/s",
                 i, h->devs[i].dev.info.name, h->devs[i].nq, h->devs[i].mem_limit / 1073741824.0,
-                h->devs[i].h2d_bps * 1e-9, h->devs[i].d2h_bps * 1e-9);
+                h->devs[i].h2d_bps * 1e-9, h->devs[i].d2h_bps * 1e-9, h->devs[i].dev_bps * 1e-9);
     chg_log(1, "pipeline: %d pack threads, copy rate %.1f GB/s", chg_pool_threads(h->pool),
             h->pack_bps * 1e-9);
     *handle = h;
@@ -458,6 +476,7 @@ typedef struct pctx_s {
     unsigned long long mem;         /* smallest device budget */
     unsigned long long max_alloc;
     double rate, h2d, d2h, pack;    /* totals over devices for rate/h2d/d2h; pack shared */
+    double dev;                     /* device memory traffic rate (slowest device) */
     double step_cost;               /* fixed cost of one k step (launches, copies' latency) */
     unsigned cus;                   /* fewest compute units of the devices */
     int ndev;
@@ -466,6 +485,8 @@ typedef struct pctx_s {
 /* The model's terms, for CLHGEMM_VERBOSE's "why". */
 typedef struct pterms_s {
     double compute, h2d, d2h, pack;  /* steady-state totals; the largest binds */
+    double devcopy;                  /* kernel-queue time of pack kernels, Cp accumulation and
+                                        write-back (device memory traffic), added to compute */
     double burst, fill, drain, imbalance, steps;
     double total;
 } pterms_t;
@@ -515,6 +536,14 @@ static double plan_time(const pctx_t *c, size_t bm, size_t bn, size_t bk, int am
     const double a_bytes = amode == AMODE_STREAM ? s * m * k * nt : s * m * k;
     const double b_bytes = s * k * n * mt;
     const double cin = c->beta_zero ? 0.0 : s * m * n, cout = s * m * n;
+    /* Device memory traffic on the kernel queue: the pack kernels read the raw slice and write
+     * the packed one, every k slice after the first reads and rewrites Cp, and the write-back
+     * reads Cp (and C) and writes C. */
+    const double tiles = mt * nt;
+    const double bmp = (double)chg_round_up(bm, c->tile_m), bnp = (double)chg_round_up(bn, c->tile_n);
+    const double acc = tiles * (kt - 1.0) * 2.0 * s * bmp * bnp;
+    const double wb = tiles * (c->beta_zero ? 2.0 : 3.0) * s * bmp * bnp;
+    t.devcopy = (2.0 * (a_bytes + b_bytes) + acc + wb) / (c->dev * nd);
     t.h2d = (a_bytes + b_bytes + cin) / c->h2d;
     t.d2h = cout / c->d2h;
     t.pack = (a_bytes + b_bytes + cin + cout) / c->pack;
@@ -532,10 +561,9 @@ static double plan_time(const pctx_t *c, size_t bm, size_t bn, size_t bk, int am
     /* Drain: the last tile's last copy chunk home and its unpack. */
     t.drain = s * bm * bn * (nd / c->pack + nd / c->d2h / NCHUNK);
     /* Tail imbalance: whole tiles are handed out, so a device may finish up to one tile late. */
-    const double tiles = mt * nt;
     t.imbalance = nd > 1 ? (ceil(tiles / nd) - tiles / nd) * tile_compute : 0.0;
     t.steps = tiles * kt * c->step_cost / nd;
-    const double steady = CHG_MAX(CHG_MAX(t.compute, t.h2d), CHG_MAX(t.d2h, t.pack));
+    const double steady = CHG_MAX(CHG_MAX(t.compute + t.devcopy, t.h2d), CHG_MAX(t.d2h, t.pack));
     t.total = steady + t.burst + t.fill + t.drain + t.imbalance + t.steps;
     if (out) *out = t;
     return t.total;
@@ -621,8 +649,8 @@ typedef struct sched_s {
  * else an unclaimed band, else a tile stolen from the back of the band with the most left.
  * With prefetch, a device that opens a band also claims the one after it (while enough bands
  * remain for the devices that have none yet). Tiles of a band alternate direction (seed 000's
- * snake order). */
-static int take_tile(call_t *c, sched_t *sc, size_t *ti, size_t *tj, int *stolen)
+ * snake order). *final says that the device will get no other tile. */
+static int take_tile(call_t *c, sched_t *sc, size_t *ti, size_t *tj, int *stolen, int *final)
 {
     pthread_mutex_lock(&c->mu);
     band_t *B = c->bands;
@@ -668,6 +696,10 @@ static int take_tile(call_t *c, sched_t *sc, size_t *ti, size_t *tj, int *stolen
             c->stolen++;
         }
     }
+    /* A final tile: fewer tiles are left than devices, so this device gets no other. */
+    size_t left = 0;
+    for (size_t i = 0; ok && b >= 0 && i < mt; i++) left += B[i].back - B[i].front;
+    *final = left < (size_t)c->drivers;
     pthread_mutex_unlock(&c->mu);
     if (!ok || b < 0) return 0;
     *ti = (size_t)b;
@@ -806,6 +838,13 @@ static void trace_dev(call_t *c, hdev_t *d, int q, const char *name, cl_event ev
     chg_trace_device(c->trace, d->index, track, name, ev);
 }
 
+/* Columns [c0, c1) of chunk ch of a tile nc wide split in nch chunks. */
+static void chunk_cols(size_t nc, int nch, int ch, size_t *c0, size_t *c1)
+{
+    *c0 = nc * (size_t)ch / (size_t)nch;
+    *c1 = nc * (size_t)(ch + 1) / (size_t)nch;
+}
+
 /* Moves one slice (the stored sub-block of A or B: rows x cols at src, leading dimension ld)
  * through a ring slot: pack threads into pinned staging, host->device copy, then the device
  * pack kernel into dst at dst_off (ext x kc of op(X), padded). */
@@ -821,18 +860,30 @@ static cl_int load_slice(drv_t *v, int is_a, const char *src, size_t ld, size_t 
     if (err != CL_SUCCESS) return err;
     pinned_t *st = is_a ? &d->st_a[r] : &d->st_b[r];
     cl_mem raw = d->buf[is_a ? B_ARAW : B_BRAW][r];
-    copy2d(c->h->pool, st->ptr, rows, src, ld, rows, cols, c->es, c->trace, is_a ? "pack A" : "pack B");
-    /* The raw device slot is free once its previous pack kernel ran. */
-    cl_event wl[1];
-    const cl_uint nw = rg->pack[r] ? 1 : 0;
-    if (nw) wl[0] = rg->pack[r];
-    err = clEnqueueWriteBuffer(v->qh, raw, CL_FALSE, 0, rows * cols * c->es, st->ptr, nw,
-                               nw ? wl : NULL, &rg->h2d[r]);
-    ev_release(&rg->pack[r]);
-    if (err != CL_SUCCESS) return err;
-    clFlush(v->qh);  /* a later wait on this copy must not depend on an unflushed queue */
-    trace_dev(c, d, Q_H2D, is_a ? "A slice" : "B slice", rg->h2d[r]);
-    v->h2d_bytes += (double)rows * cols * c->es;
+    /* Column chunks: the copy of chunk i to the device runs while the pack threads fill chunk
+     * i+1 (what matters when the pipeline fills, and for big slices). The h2d queue is in
+     * order, so the last chunk's event stands for the whole slice. */
+    const size_t bytes = rows * cols * c->es;
+    const int nch = (int)CHG_MIN(CHG_MIN((size_t)4, cols), CHG_MAX((size_t)1, bytes / (8u << 20)));
+    for (int ch = 0; ch < nch; ch++) {
+        size_t c0, c1;
+        chunk_cols(cols, nch, ch, &c0, &c1);
+        char *stp = (char *)st->ptr + c0 * rows * c->es;
+        copy2d(c->h->pool, stp, rows, src + c0 * ld * c->es, ld, rows, c1 - c0, c->es, c->trace,
+               is_a ? "pack A" : "pack B");
+        /* The raw device slot is free once its previous pack kernel ran. */
+        cl_event wl[1];
+        const cl_uint nw = rg->pack[r] ? 1 : 0;
+        if (nw) wl[0] = rg->pack[r];
+        ev_release(&rg->h2d[r]);
+        err = clEnqueueWriteBuffer(v->qh, raw, CL_FALSE, c0 * rows * c->es, (c1 - c0) * rows * c->es,
+                                   stp, nw, nw ? wl : NULL, &rg->h2d[r]);
+        ev_release(&rg->pack[r]);
+        if (err != CL_SUCCESS) return err;
+        clFlush(v->qh);  /* a later wait on this copy must not depend on an unflushed queue */
+        trace_dev(c, d, Q_H2D, is_a ? "A slice" : "B slice", rg->h2d[r]);
+    }
+    v->h2d_bytes += (double)bytes;
     err = is_a ? chg_enqueue_pack_a(v->qk, &v->ks, ext, kc, raw, 0, rows, dst, dst_off, 1, &rg->h2d[r], &rg->pack[r])
                : chg_enqueue_pack_b(v->qk, &v->ks, ext, kc, raw, 0, rows, dst, dst_off, 1, &rg->h2d[r], &rg->pack[r]);
     if (err != CL_SUCCESS) return err;
@@ -851,21 +902,13 @@ static cl_int load_a(drv_t *v, size_t ti, size_t s, cl_mem dst, size_t dst_off)
     return load_slice(v, 1, src, c->lda, rows, cols, mc, kc, dst, dst_off);
 }
 
-static cl_int load_b(drv_t *v, size_t tj, size_t s)
+static cl_int load_b(drv_t *v, size_t j0, size_t nc, size_t s)
 {
     const call_t *c = v->c;
-    const size_t j0 = tj * c->pl.bn, p0 = s * c->pl.bk;
-    const size_t nc = CHG_MIN(c->pl.bn, c->n - j0), kc = CHG_MIN(c->pl.bk, c->k - p0);
+    const size_t p0 = s * c->pl.bk, kc = CHG_MIN(c->pl.bk, c->k - p0);
     const size_t rows = c->tb ? nc : kc, cols = c->tb ? kc : nc;
     const char *src = c->tb ? c->b + (j0 + p0 * c->ldb) * c->es : c->b + (p0 + j0 * c->ldb) * c->es;
     return load_slice(v, 0, src, c->ldb, rows, cols, nc, kc, v->d->buf[B_BPACK][0], 0);
-}
-
-/* Columns [c0, c1) of chunk ch of a tile nc wide split in nch chunks. */
-static void chunk_cols(size_t nc, int nch, int ch, size_t *c0, size_t *c1)
-{
-    *c0 = nc * (size_t)ch / (size_t)nch;
-    *c1 = nc * (size_t)(ch + 1) / (size_t)nch;
 }
 
 /* Chunks for a tile's C copies: at most one per k step (they are spread over the steps), at
@@ -932,6 +975,7 @@ static clhgemm_status_t drive(call_t *c, hdev_t *d)
     const plan_t *pl = &c->pl;
     const size_t es = c->es;
     drv_t v = {.c = c, .d = d, .qh = d->q[Q_H2D], .qk = d->q[Q_KERNEL], .qd = d->q[Q_D2H]};
+    const unsigned long long t_start = chg_now_ns();
     chg_gemm_params_t gp;
     chg_gemm_params_select(&d->dev, c->prec, &gp);
     clhgemm_status_t st = chg_gemm_kernels_create(d->ctx, &d->dev, c->prec, &gp, c->ta, c->tb,
@@ -943,133 +987,165 @@ static clhgemm_status_t drive(call_t *c, hdev_t *d)
         return (clhgemm_status_t)err;
     }
     chg_trace_align(c->trace, d->index, v.qk);
+    const unsigned long long t_setup = chg_now_ns();
     const size_t bmp = chg_round_up(pl->bm, gp.mwg), bkp = chg_round_up(pl->bk, gp.kwg);
     const size_t aregion = bmp * bkp;  /* elements per packed A slice region */
     const int nab = pl->amode == AMODE_PREFETCH ? 2 : 1;
     aband_t ab[2] = {{-1, 0}, {-1, 0}};
     sched_t sc = {-1, -1, 0};
     long pf_band = -1;                  /* band whose prefetch pacing was planned */
-    size_t pf_step = 0, pf_span = 1;    /* steps since that band opened, steps to spread over */
+    size_t pf_step = 0, pf_span = 1;    /* steps since its prefetch began, steps to spread over */
     size_t ntile = 0;
     size_t ti, tj;
-    int stolen;
-    while (err == CL_SUCCESS && take_tile(c, &sc, &ti, &tj, &stolen)) {
-        const size_t i0 = ti * pl->bm, j0 = tj * pl->bn;
-        const size_t mc = CHG_MIN(pl->bm, c->m - i0), nc = CHG_MIN(pl->bn, c->n - j0);
-        const size_t mpad = chg_round_up(mc, gp.mwg), npad = chg_round_up(nc, gp.nwg);
-        const int slot = (int)(ntile++ % 2), prev = slot ^ 1;
-        cl_mem cdev = d->buf[B_CDEV][slot];
-
-        /* The slot's tile before last must be home before its staging is reused (normally it
-         * was unpacked during the previous tile). */
-        if ((err = unpack_upto(&v, slot, NCHUNK)) != CL_SUCCESS) break;
-
-        /* A band buffer for this tile, and the one to prefetch into. */
-        int cur = -1, pf = -1;
-        if (pl->amode != AMODE_STREAM) {
-            for (int i = 0; i < nab; i++)
-                if (ab[i].band == (long)ti) cur = i;
-            if (cur < 0) {
-                cur = (nab == 2 && sc.next >= 0 && ab[0].band == sc.next) ? 1 : 0;
-                ab[cur] = (aband_t){(long)ti, 0};
-            }
-            if (nab == 2 && sc.next >= 0 && !stolen) {
-                pf = 1 - cur;
-                if (ab[pf].band != sc.next) ab[pf] = (aband_t){sc.next, 0};
-                if (pf_band != sc.next) {
-                    /* Spread the next band's slices over this band's steps, finishing about a
-                     * tile early. */
-                    pf_band = sc.next;
-                    pf_step = 0;
-                    pf_span = CHG_MAX(pl->kt, (pl->nt > 1 ? pl->nt - 1 : 1) * pl->kt);
-                }
-            }
+    int stolen, final;
+    while (err == CL_SUCCESS && take_tile(c, &sc, &ti, &tj, &stolen, &final)) {
+        const size_t i0 = ti * pl->bm, j0t = tj * pl->bn;
+        const size_t mc = CHG_MIN(pl->bm, c->m - i0), nct = CHG_MIN(pl->bn, c->n - j0t);
+        /* A device's final tile is done in column pieces, so that the pieces' trips home overlap
+         * the remaining compute instead of trailing it (A is resident: no extra traffic), as long
+         * as each piece still fills the device's compute units. */
+        int npieces = 1;
+        const long forced_pieces = final ? atol(chg_getenv("CLHGEMM_FINAL_PIECES") ? chg_getenv("CLHGEMM_FINAL_PIECES") : "0") : 0;
+        if (forced_pieces > 0) {
+            npieces = (int)CHG_MAX(1L, CHG_MIN(forced_pieces, (long)(nct / gp.nwg)));
+        } else if (final) {
+            const size_t wg_rows = chg_round_up(mc, gp.mwg) / gp.mwg;
+            const unsigned cus = CHG_MAX(1u, d->dev.info.compute_units);
+            for (int sp = 4; sp > 1 && npieces == 1; sp /= 2)
+                if (nct >= (size_t)sp * gp.nwg && wg_rows * (nct / (size_t)sp / gp.nwg) >= 2u * cus)
+                    npieces = sp;
         }
-        cl_mem apack = d->buf[B_APACK][cur < 0 ? 0 : cur];
+        if (npieces > 1)
+            chg_log(2, "device %d: final tile (%zu, %zu) in %d column pieces", d->index, ti, tj, npieces);
+        for (int piece = 0; piece < npieces && err == CL_SUCCESS; piece++) {
+            size_t q0, q1;
+            chunk_cols(nct / gp.nwg, npieces, piece, &q0, &q1);
+            const size_t j0 = j0t + q0 * gp.nwg;
+            const size_t nc = piece == npieces - 1 ? nct - q0 * gp.nwg : (q1 - q0) * gp.nwg;
+            const size_t mpad = chg_round_up(mc, gp.mwg), npad = chg_round_up(nc, gp.nwg);
+            const int slot = (int)(ntile++ % 2), prev = slot ^ 1;
+            cl_mem cdev = d->buf[B_CDEV][slot];
 
-        /* C input chunks are spread over the k steps (they are needed only by the write-back);
-         * the staging is free once the previous tile's input copies finished. */
-        const int nci = c->beta != 0.0 ? c_chunks(c, mc, nc) : 0;
-        int ci = 0;
-        if (nci && (err = ev_wait(&v.cin_last)) != CL_SUCCESS) break;
-        const int nun = v.pend[prev].valid ? v.pend[prev].nch : 0;
+            /* The slot's tile before last must be home before its staging is reused (normally it
+             * was unpacked during the previous tile). */
+            if ((err = unpack_upto(&v, slot, NCHUNK)) != CL_SUCCESS) break;
 
-        for (size_t s = 0; s < pl->kt && err == CL_SUCCESS; s++) {
-            const size_t p0 = s * pl->bk, kc = CHG_MIN(pl->bk, c->k - p0), kpad = chg_round_up(kc, gp.kwg);
-            size_t aoff = 0;
-            if (cur < 0) {
-                err = load_a(&v, ti, s, apack, 0);
-            } else {
-                aoff = s * aregion;
-                if (ab[cur].loaded <= s) {  /* slices arrive in order: loaded == s */
-                    err = load_a(&v, ti, s, apack, aoff);
-                    ab[cur].loaded = s + 1;
+            /* A band buffer for this tile, and the one to prefetch into. */
+            int cur = -1, pf = -1;
+            if (pl->amode != AMODE_STREAM) {
+                for (int i = 0; i < nab; i++)
+                    if (ab[i].band == (long)ti) cur = i;
+                if (cur < 0) {
+                    cur = (nab == 2 && sc.next >= 0 && ab[0].band == sc.next) ? 1 : 0;
+                    ab[cur] = (aband_t){(long)ti, 0};
+                }
+                if (nab == 2 && sc.next >= 0 && !stolen) {
+                    pf = 1 - cur;
+                    if (ab[pf].band != sc.next) ab[pf] = (aband_t){sc.next, 0};
                 }
             }
-            if (err == CL_SUCCESS) err = load_b(&v, tj, s);
-            if (err != CL_SUCCESS) break;
-            cl_event kev = NULL;
-            err = chg_enqueue_kernel(v.qk, &v.ks, mpad, npad, kpad, apack, aoff, d->buf[B_BPACK][0], 0,
-                                     d->buf[B_CP][0], s > 0, 0, NULL, c->trace ? &kev : NULL);
-            if (err != CL_SUCCESS) break;
-            trace_dev(c, d, Q_KERNEL, "gemm", kev);
-            ev_release(&kev);
-            clFlush(v.qh);
-            clFlush(v.qk);
-            /* Prefetch: the next band's slices due by this step. */
-            if (pf >= 0) {
-                pf_step++;
-                const size_t due = CHG_MIN(pl->kt, ceil_div(pl->kt * pf_step, pf_span));
-                while (err == CL_SUCCESS && ab[pf].loaded < due) {
-                    err = load_a(&v, (size_t)ab[pf].band, ab[pf].loaded, d->buf[B_APACK][pf],
-                                 ab[pf].loaded * aregion);
-                    ab[pf].loaded++;
+            cl_mem apack = d->buf[B_APACK][cur < 0 ? 0 : cur];
+
+            /* C input chunks are spread over the k steps (they are needed only by the write-back);
+             * the staging is free once the previous tile's input copies finished. */
+            const int nci = c->beta != 0.0 ? c_chunks(c, mc, nc) : 0;
+            int ci = 0;
+            if (nci && (err = ev_wait(&v.cin_last)) != CL_SUCCESS) break;
+            const int nun = v.pend[prev].valid ? v.pend[prev].nch : 0;
+
+            for (size_t s = 0; s < pl->kt && err == CL_SUCCESS; s++) {
+                const size_t p0 = s * pl->bk, kc = CHG_MIN(pl->bk, c->k - p0), kpad = chg_round_up(kc, gp.kwg);
+                size_t aoff = 0;
+                if (cur < 0) {
+                    err = load_a(&v, ti, s, apack, 0);
+                } else {
+                    aoff = s * aregion;
+                    if (ab[cur].loaded <= s) {  /* slices arrive in order: loaded == s */
+                        err = load_a(&v, ti, s, apack, aoff);
+                        ab[cur].loaded = s + 1;
+                    }
                 }
+                if (err == CL_SUCCESS) err = load_b(&v, j0, nc, s);
+                if (err != CL_SUCCESS) break;
+                cl_event kev = NULL;
+                err = chg_enqueue_kernel(v.qk, &v.ks, mpad, npad, kpad, apack, aoff, d->buf[B_BPACK][0], 0,
+                                         d->buf[B_CP][0], s > 0, 0, NULL, c->trace ? &kev : NULL);
+                if (err != CL_SUCCESS) break;
+                trace_dev(c, d, Q_KERNEL, "gemm", kev);
+                ev_release(&kev);
                 clFlush(v.qh);
                 clFlush(v.qk);
-                if (err != CL_SUCCESS) break;
+                /* Prefetch: once this band's own A is in, the next band's slices are spread over the
+                 * steps this device still has in the band (those left when the prefetch begins),
+                 * to be done half a tile early. */
+                if (pf >= 0 && ab[cur].loaded >= pl->kt) {
+                    if (pf_band != ab[pf].band) {
+                        pthread_mutex_lock(&c->mu);
+                        const size_t left = c->bands[ti].back - c->bands[ti].front;
+                        pthread_mutex_unlock(&c->mu);
+                        const size_t steps = left * pl->kt + (pl->kt - s - 1);
+                        pf_band = ab[pf].band;
+                        pf_step = 0;
+                        pf_span = CHG_MAX((size_t)1, steps > pl->kt / 2 ? steps - pl->kt / 2 : steps);
+                    }
+                    pf_step++;
+                    const size_t due = CHG_MIN(pl->kt, ceil_div(pl->kt * pf_step, pf_span));
+                    while (err == CL_SUCCESS && ab[pf].loaded < due) {
+                        err = load_a(&v, (size_t)ab[pf].band, ab[pf].loaded, d->buf[B_APACK][pf],
+                                     ab[pf].loaded * aregion);
+                        ab[pf].loaded++;
+                    }
+                    clFlush(v.qh);
+                    clFlush(v.qk);
+                    if (err != CL_SUCCESS) break;
+                }
+                /* C traffic due by this step: this tile's input, the previous tile's unpack. */
+                const int ci_due = (int)ceil_div((size_t)nci * (s + 1), pl->kt);
+                while (err == CL_SUCCESS && ci < ci_due) err = cin_chunk(&v, i0, j0, mc, nc, nci, ci++, cdev);
+                clFlush(v.qh);
+                if (err == CL_SUCCESS) err = unpack_upto(&v, prev, (int)((size_t)nun * (s + 1) / (pl->kt + 1)));
             }
-            /* C traffic due by this step: this tile's input, the previous tile's unpack. */
-            const int ci_due = (int)ceil_div((size_t)nci * (s + 1), pl->kt);
-            while (err == CL_SUCCESS && ci < ci_due) err = cin_chunk(&v, i0, j0, mc, nc, nci, ci++, cdev);
-            clFlush(v.qh);
-            if (err == CL_SUCCESS) err = unpack_upto(&v, prev, (int)((size_t)nun * (s + 1) / (pl->kt + 1)));
-        }
-        if (err != CL_SUCCESS) break;
+            if (err != CL_SUCCESS) break;
 
-        /* Write-back on the device (after the last input chunk), then home in chunks. */
-        cl_event wb = NULL;
-        err = chg_enqueue_writeback(v.qk, &v.ks, mc, nc, c->alpha, c->beta, d->buf[B_CP][0], mpad,
-                                    cdev, 0, mc, v.cin_last ? 1 : 0, v.cin_last ? &v.cin_last : NULL, &wb);
-        if (err != CL_SUCCESS) break;
-        trace_dev(c, d, Q_KERNEL, "write-back", wb);
-        pending_t *p = &v.pend[slot];
-        *p = (pending_t){.valid = 1, .i0 = i0, .j0 = j0, .mc = mc, .nc = nc, .nch = c_chunks(c, mc, nc)};
-        for (int ch = 0; ch < p->nch && err == CL_SUCCESS; ch++) {
-            size_t c0, c1;
-            chunk_cols(nc, p->nch, ch, &c0, &c1);
-            err = clEnqueueReadBuffer(v.qd, cdev, CL_FALSE, c0 * mc * es, (c1 - c0) * mc * es,
-                                      (char *)d->st_cout[slot].ptr + c0 * mc * es, 1, &wb, &p->d2h[ch]);
-            if (err == CL_SUCCESS) trace_dev(c, d, Q_D2H, "C tile", p->d2h[ch]);
+            /* Write-back on the device (after the last input chunk), then home in chunks. */
+            cl_event wb = NULL;
+            err = chg_enqueue_writeback(v.qk, &v.ks, mc, nc, c->alpha, c->beta, d->buf[B_CP][0], mpad,
+                                        cdev, 0, mc, v.cin_last ? 1 : 0, v.cin_last ? &v.cin_last : NULL, &wb);
+            if (err != CL_SUCCESS) break;
+            trace_dev(c, d, Q_KERNEL, "write-back", wb);
+            pending_t *p = &v.pend[slot];
+            *p = (pending_t){.valid = 1, .i0 = i0, .j0 = j0, .mc = mc, .nc = nc, .nch = c_chunks(c, mc, nc)};
+            for (int ch = 0; ch < p->nch && err == CL_SUCCESS; ch++) {
+                size_t c0, c1;
+                chunk_cols(nc, p->nch, ch, &c0, &c1);
+                err = clEnqueueReadBuffer(v.qd, cdev, CL_FALSE, c0 * mc * es, (c1 - c0) * mc * es,
+                                          (char *)d->st_cout[slot].ptr + c0 * mc * es, 1, &wb, &p->d2h[ch]);
+                if (err == CL_SUCCESS) trace_dev(c, d, Q_D2H, "C tile", p->d2h[ch]);
+            }
+            ev_release(&wb);
+            if (err != CL_SUCCESS) {
+                p->nch = 0;
+                while (p->nch < NCHUNK && p->d2h[p->nch]) p->nch++;
+                break;
+            }
+            v.d2h_bytes += (double)mc * nc * es;
+            clFlush(v.qk);
+            clFlush(v.qd);
+            /* Whatever is left of the previous tile goes home while this one computes. */
+            err = unpack_upto(&v, prev, NCHUNK);
         }
-        ev_release(&wb);
-        if (err != CL_SUCCESS) {
-            p->nch = 0;
-            while (p->nch < NCHUNK && p->d2h[p->nch]) p->nch++;
-            break;
-        }
-        v.d2h_bytes += (double)mc * nc * es;
-        clFlush(v.qk);
-        clFlush(v.qd);
-        /* Whatever is left of the previous tile goes home while this one computes. */
-        err = unpack_upto(&v, prev, NCHUNK);
     }
+    const unsigned long long t_loop = chg_now_ns();
     /* Drain: results of tiles already computed still go home (unless the device failed). */
     for (int k = 0; k < 2; k++) {
         const int s = (int)((ntile + (size_t)k) % 2);  /* older tile first */
         if (err == CL_SUCCESS) err = unpack_upto(&v, s, NCHUNK);
     }
     for (int q = 0; q < d->nq; q++) clFinish(d->q[q]);
+    chg_log(1, "device %d: %zu tile(s); setup %.1f ms (kernels, buffers), tiles enqueued and "
+               "previous ones unpacked %.1f ms, last tiles home %.1f ms",
+            d->index, ntile, (t_setup - t_start) * 1e-6, (t_loop - t_setup) * 1e-6,
+            (chg_now_ns() - t_loop) * 1e-6);
     for (int r = 0; r < NSTAGE; r++) {
         ev_release(&v.ra.h2d[r]);
         ev_release(&v.ra.pack[r]);
@@ -1145,13 +1221,14 @@ static clhgemm_status_t host_gemm(clhgemm_handle_t h, chg_precision_t prec, clhg
 
     pthread_mutex_lock(&h->call_lock);
     unsigned long long t0 = chg_now_ns();
+    unsigned long long t_planned = t0;
     /* Plan for the slowest common denominator of the devices. */
     pctx_t pc = {.m = c.m, .n = c.n, .k = c.k, .es = es, .beta_zero = beta == 0.0,
                  .mem = ~0ull, .max_alloc = ~0ull, .ndev = h->ndev, .pack = h->pack_bps};
     pc.tile_m = pc.tile_n = pc.tile_k = 1;
     pc.cus = ~0u;
     pc.step_cost = 0;
-    double min_h2d = INFINITY, min_d2h = INFINITY;
+    double min_h2d = INFINITY, min_d2h = INFINITY, min_dev = INFINITY;
     for (int i = 0; i < h->ndev; i++) {
         hdev_t *d = &h->devs[i];
         chg_gemm_params_t gp;
@@ -1168,7 +1245,9 @@ static clhgemm_status_t host_gemm(clhgemm_handle_t h, chg_precision_t prec, clhg
         pc.rate += d->rate[prec];
         min_h2d = CHG_MIN(min_h2d, d->h2d_bps);
         min_d2h = CHG_MIN(min_d2h, d->d2h_bps);
+        min_dev = CHG_MIN(min_dev, d->dev_bps);
     }
+    pc.dev = min_dev;
     /* The pack threads share host memory bandwidth with the DMA engines while the pipeline
      * runs: traces on an H100 machine showed about 60% of the copy rate measured alone. */
     pc.pack = h->pack_bps * 0.6;
@@ -1210,22 +1289,23 @@ static clhgemm_status_t host_gemm(clhgemm_handle_t h, chg_precision_t prec, clhg
         plan_time(&pc, c.pl.bm, c.pl.bn, c.pl.bk, c.pl.amode, &t);
         unsigned long long largest;
         const unsigned long long mem = plan_mem(&pc, c.pl.bm, c.pl.bn, c.pl.bk, c.pl.amode, &largest);
-        const double steady = CHG_MAX(CHG_MAX(t.compute, t.h2d), CHG_MAX(t.d2h, t.pack));
-        const char *bound = steady == t.compute ? "kernel" : steady == t.pack ? "pack threads"
+        const double steady = CHG_MAX(CHG_MAX(t.compute + t.devcopy, t.h2d), CHG_MAX(t.d2h, t.pack));
+        const char *bound = steady == t.compute + t.devcopy ? "kernel" : steady == t.pack ? "pack threads"
                           : steady == t.h2d ? "host->device bus" : "device->host bus";
         chg_log(1, "plan %s m=%zu n=%zu k=%zu on %d device(s): tiles %zux%zu, k slices %zu "
                    "(%zux%zu tiles x %zu slices), A %s, %.2f of %.2f GiB per device",
                 prec == CHG_F64 ? "dgemm" : "sgemm", c.m, c.n, c.k, h->ndev, c.pl.bm, c.pl.bn,
                 c.pl.bk, c.pl.mt, c.pl.nt, c.pl.kt, amode_name[c.pl.amode], mem / 1073741824.0,
                 pc.mem / 1073741824.0);
-        chg_log(1, "  why: model %.1f ms = steady %.1f (kernel %.1f, h2d %.1f, d2h %.1f, pack %.1f: "
+        chg_log(1, "  why: model %.1f ms = steady %.1f (kernel %.1f + device copies %.1f, h2d %.1f, d2h %.1f, pack %.1f: "
                    "%s-bound) + A band bursts %.1f + fill %.1f + drain %.1f + imbalance %.1f + steps %.1f; "
-                   "inputs: kernel %.1f GFLOP/s, h2d %.1f GB/s, d2h %.1f GB/s, pack %.1f GB/s",
-                t.total * 1e3, steady * 1e3, t.compute * 1e3, t.h2d * 1e3, t.d2h * 1e3, t.pack * 1e3,
+                   "inputs: kernel %.1f GFLOP/s, h2d %.1f GB/s, d2h %.1f GB/s, pack %.1f GB/s, device %.0f GB/s",
+                t.total * 1e3, steady * 1e3, t.compute * 1e3, t.devcopy * 1e3, t.h2d * 1e3, t.d2h * 1e3, t.pack * 1e3,
                 bound, t.burst * 1e3, t.fill * 1e3, t.drain * 1e3, t.imbalance * 1e3, t.steps * 1e3,
-                pc.rate * 1e-9, pc.h2d * 1e-9, pc.d2h * 1e-9, pc.pack * 1e-9);
+                pc.rate * 1e-9, pc.h2d * 1e-9, pc.d2h * 1e-9, pc.pack * 1e-9, pc.dev * 1e-9);
     }
 
+    t_planned = chg_now_ns();
     c.ntiles = c.pl.mt * c.pl.nt;
     c.bands = malloc(c.pl.mt * sizeof *c.bands);
     if (!c.bands) {
@@ -1266,8 +1346,9 @@ static clhgemm_status_t host_gemm(clhgemm_handle_t h, chg_precision_t prec, clhg
                                     .tile_k = (int)c.pl.bk, .seconds = seconds_since(t0),
                                     .bytes_to_device = c.bytes_h2d, .bytes_from_device = c.bytes_d2h,
                                     .a_mode = c.pl.amode, .tiles_stolen = c.stolen};
-    chg_log(1, "done in %.3f s: %.1f GFLOP/s, %.2f GB to devices, %.2f GB back, %lld tile(s) stolen",
-            h->last.seconds, 2.0 * c.m * c.n * c.k / h->last.seconds * 1e-9, c.bytes_h2d * 1e-9,
+    chg_log(1, "done in %.3f s (planning %.1f ms): %.1f GFLOP/s, %.2f GB to devices, %.2f GB back, "
+               "%lld tile(s) stolen",
+            h->last.seconds, (t_planned - t0) * 1e-6, 2.0 * c.m * c.n * c.k / h->last.seconds * 1e-9, c.bytes_h2d * 1e-9,
             c.bytes_d2h * 1e-9, c.stolen);
     pthread_mutex_destroy(&c.mu);
     free(c.bands);
