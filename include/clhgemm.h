@@ -182,7 +182,7 @@ typedef struct clhgemm_options_s {
      * 0: CLHGEMM_QUEUES, else 3. */
     int queues;
     /* CPU threads that pack user matrices into pinned staging and unpack results.
-     * 0: CLHGEMM_CPU_THREADS, else the number of online cores (at most 16). */
+     * 0: CLHGEMM_CPU_THREADS, else the number of online cores (at most 32). */
     int cpu_threads;
     /* Chrome trace-event JSON written after every call (one track per queue and per pack
      * thread). NULL: CLHGEMM_TRACE; unset: no trace. */
