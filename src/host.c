@@ -114,6 +114,7 @@ static void pinned_free(cl_command_queue q, pinned_t *p)
  * host copy overlaps the next tile's input copy and write-back). */
 #define NSTAGE 3  /* depth of the A/B slice rings: the driver runs up to this far ahead */
 #define NCHUNK 8  /* C tile copies and unpacks are split into up to this many column chunks */
+#define NOUT 3    /* C tiles on their way home at once (pinned staging slots) */
 enum { B_ARAW, B_BRAW, B_BPACK, B_APACK, B_CDEV, B_CP, B_COUNT };
 
 typedef struct hdev_s {
@@ -132,7 +133,7 @@ typedef struct hdev_s {
     int buf_slots[B_COUNT];
     pinned_t st_a[NSTAGE], st_b[NSTAGE]; /* slice staging rings */
     pinned_t st_cin;                      /* C tile on its way in (beta != 0) */
-    pinned_t st_cout[2];                  /* C tiles on their way home */
+    pinned_t st_cout[NOUT];               /* C tiles on their way home */
 } hdev_t;
 
 struct clhgemm_handle_s {
@@ -160,7 +161,7 @@ static void hdev_free_buffers(hdev_t *d)
         pinned_free(d->q[Q_H2D], &d->st_b[s]);
     }
     pinned_free(d->q[Q_H2D], &d->st_cin);
-    for (int s = 0; s < 2; s++) pinned_free(d->q[Q_H2D], &d->st_cout[s]);
+    for (int s = 0; s < NOUT; s++) pinned_free(d->q[Q_H2D], &d->st_cout[s]);
 }
 
 static void hdev_release(hdev_t *d)
@@ -264,28 +265,36 @@ static void copy2d(chg_pool_t *pool, void *dst, size_t dld, const void *src, siz
     chg_pool_run(pool, parts, copy2d_part, &c, tr, name);
 }
 
+/* The pack threads' copy rate from pageable memory into pinned staging (the planner's pack
+ * rate), from large copies after a warm-up round (small ones measured mostly the threads'
+ * wake-up, and varied by 2x between handles on the H100 machine). */
 static void measure_pack(clhgemm_handle_t h)
 {
-    const size_t bytes = 32u << 20;
-    char *src = malloc(bytes), *dst = malloc(bytes);
+    const int gpu = h->ndev > 0 && (h->devs[0].dev.features & CHG_FEAT_GPU);
+    const size_t bytes = gpu ? (256u << 20) : (32u << 20);
     h->pack_bps = 10e9;
-    if (!src || !dst) {
-        free(src);
-        free(dst);
-        return;
-    }
-    memset(src, 3, bytes);
-    memset(dst, 0, bytes);
-    double best = 0;
-    for (int r = 0; r < 3; r++) {
-        unsigned long long t0 = chg_now_ns();
-        copy2d(h->pool, dst, 4096, src, 4096, 4096, bytes / 4096, 1, NULL, NULL);
-        double t = seconds_since(t0);
-        best = CHG_MAX(best, bytes / t);
+    char *src = malloc(bytes);
+    pinned_t pin = {0};
+    char *dst = NULL, *own = NULL;
+    if (h->ndev > 0 && pinned_alloc(h->devs[0].ctx, h->devs[0].q[Q_H2D], bytes, &pin) == CL_SUCCESS)
+        dst = pin.ptr;
+    else
+        dst = own = malloc(bytes);
+    if (src && dst) {
+        memset(src, 3, bytes);
+        memset(dst, 0, bytes);
+        double best = 0;
+        for (int r = 0; r < 4; r++) {
+            unsigned long long t0 = chg_now_ns();
+            copy2d(h->pool, dst, 4096, src, 4096, 4096, bytes / 4096, 1, NULL, NULL);
+            const double t = seconds_since(t0);
+            if (r > 0) best = CHG_MAX(best, bytes / t);
+        }
+        if (best > 0) h->pack_bps = best;
     }
     free(src);
-    free(dst);
-    h->pack_bps = best;
+    free(own);
+    if (pin.buf) pinned_free(h->devs[0].q[Q_H2D], &pin);
 }
 
 /* ---- handle ------------------------------------------------------------------------------- */
@@ -788,7 +797,7 @@ static cl_int prepare_device(call_t *c, hdev_t *d, const chg_gemm_params_t *g)
     if (err == CL_SUCCESS) err = reserve_pinned(d, d->st_a, NSTAGE, p->bm * p->bk * es);
     if (err == CL_SUCCESS) err = reserve_pinned(d, d->st_b, NSTAGE, p->bk * p->bn * es);
     if (err == CL_SUCCESS && c->beta != 0.0) err = reserve_pinned(d, &d->st_cin, 1, p->bm * p->bn * es);
-    if (err == CL_SUCCESS) err = reserve_pinned(d, d->st_cout, 2, p->bm * p->bn * es);
+    if (err == CL_SUCCESS) err = reserve_pinned(d, d->st_cout, NOUT, p->bm * p->bn * es);
     return err;
 }
 
@@ -815,6 +824,7 @@ static cl_int ev_wait(cl_event *e)
 /* A C tile on its way home: its device-to-host copy in column chunks, unpacked chunk by chunk. */
 typedef struct pending_s {
     int valid;
+    size_t seq;                 /* tile number on this device: unpacked oldest first */
     size_t i0, j0, mc, nc;
     int nch, done;              /* chunks, chunks already unpacked */
     cl_event d2h[NCHUNK];
@@ -841,7 +851,8 @@ typedef struct drv_s {
     cl_command_queue qh, qk, qd;
     ring_t ra, rb;
     cl_event cin_last;          /* last C-in chunk copy (staging reusable, write-back may run) */
-    pending_t pend[2];
+    pending_t pend[NOUT];
+    cl_event cdev_free[2];      /* last device->host copy out of each device C buffer */
     double h2d_bytes, d2h_bytes;
 } drv_t;
 
@@ -946,9 +957,10 @@ static int c_chunks(const call_t *c, size_t mc, size_t nc)
     return (int)CHG_MIN(n, nc);
 }
 
-/* Chunk ch of the C tile (i0, j0) into pinned staging and on to the device (beta != 0). */
+/* Chunk ch of the C tile (i0, j0) into pinned staging and on to the device (beta != 0), after
+ * the event `after` (the previous copy home out of that device buffer) when given. */
 static cl_int cin_chunk(drv_t *v, size_t i0, size_t j0, size_t mc, size_t nc, int nch, int ch,
-                        cl_mem cdev)
+                        cl_mem cdev, cl_event after)
 {
     call_t *c = v->c;
     const size_t es = c->es;
@@ -960,15 +972,26 @@ static cl_int cin_chunk(drv_t *v, size_t i0, size_t j0, size_t mc, size_t nc, in
            c->trace, "pack C");
     ev_release(&v->cin_last);  /* the h2d queue is in order: the newest copy implies the rest */
     cl_int err = clEnqueueWriteBuffer(v->qh, cdev, CL_FALSE, c0 * mc * es, (c1 - c0) * mc * es, st,
-                                      0, NULL, &v->cin_last);
+                                      after ? 1 : 0, after ? &after : NULL, &v->cin_last);
     if (err != CL_SUCCESS) return err;
     trace_dev(c, v->d, Q_H2D, "C in", v->cin_last);
     v->h2d_bytes += (double)(c1 - c0) * mc * es;
     return CL_SUCCESS;
 }
 
-/* Unpacks chunks of a finished tile into the user's C until `upto` are done. */
-static cl_int unpack_upto(drv_t *v, int slot, int upto)
+/* 1 when the command behind e has finished (or failed: the wait then reports it). */
+static int ev_done(cl_event e)
+{
+    cl_int st = CL_COMPLETE;
+    if (!e) return 1;
+    if (clGetEventInfo(e, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof st, &st, NULL) != CL_SUCCESS) return 1;
+    return st == CL_COMPLETE || st < 0;
+}
+
+/* Unpacks chunks of a finished tile into the user's C until `upto` are done. Chunks whose copy
+ * home has not finished are waited for, unless deadline_ns is set: then the call stops at the
+ * first such chunk, or once the deadline has passed. */
+static cl_int unpack_chunks(drv_t *v, int slot, int upto, unsigned long long deadline_ns)
 {
     call_t *c = v->c;
     pending_t *p = &v->pend[slot];
@@ -976,6 +999,7 @@ static cl_int unpack_upto(drv_t *v, int slot, int upto)
     upto = CHG_MIN(upto, p->nch);
     cl_int err = CL_SUCCESS;
     while (p->done < upto && err == CL_SUCCESS) {
+        if (deadline_ns && (chg_now_ns() >= deadline_ns || !ev_done(p->d2h[p->done]))) break;
         err = ev_wait(&p->d2h[p->done]);
         if (err != CL_SUCCESS) break;
         size_t c0, c1;
@@ -991,6 +1015,23 @@ static cl_int unpack_upto(drv_t *v, int slot, int upto)
         p->valid = 0;
     }
     return err;
+}
+
+static cl_int unpack_upto(drv_t *v, int slot, int upto) { return unpack_chunks(v, slot, upto, 0); }
+
+/* Pending tiles oldest first: unpacks what has arrived until the deadline (0: everything,
+ * waiting for what is still on its way). */
+static cl_int unpack_pending(drv_t *v, unsigned long long deadline_ns)
+{
+    cl_int err = CL_SUCCESS;
+    for (;;) {
+        int o = -1;
+        for (int i = 0; i < NOUT; i++)
+            if (v->pend[i].valid && (o < 0 || v->pend[i].seq < v->pend[o].seq)) o = i;
+        if (o < 0) return CL_SUCCESS;
+        err = unpack_chunks(v, o, NCHUNK, deadline_ns);
+        if (err != CL_SUCCESS || v->pend[o].valid) return err;  /* error, or stopped early */
+    }
 }
 
 static clhgemm_status_t drive(call_t *c, hdev_t *d)
@@ -1046,11 +1087,13 @@ static clhgemm_status_t drive(call_t *c, hdev_t *d)
             const size_t j0 = j0t + q0 * gp.nwg;
             const size_t nc = piece == npieces - 1 ? nct - q0 * gp.nwg : (q1 - q0) * gp.nwg;
             const size_t mpad = chg_round_up(mc, gp.mwg), npad = chg_round_up(nc, gp.nwg);
-            const int slot = (int)(ntile++ % 2), prev = slot ^ 1;
-            cl_mem cdev = d->buf[B_CDEV][slot];
+            const size_t seq = ntile++;
+            const int slot = (int)(seq % NOUT), cslot = (int)(seq % 2);
+            cl_mem cdev = d->buf[B_CDEV][cslot];
 
-            /* The slot's tile before last must be home before its staging is reused (normally it
-             * was unpacked during the previous tile). */
+            /* Staging slot `slot` must be free: the tile that used it goes home now if it is not
+             * yet (normally it was unpacked during later tiles' steps). The device buffer
+             * `cdev` is reused after its last copy home (an event dependency below). */
             if ((err = unpack_upto(&v, slot, NCHUNK)) != CL_SUCCESS) break;
 
             /* A band buffer for this tile, and the one to prefetch into. */
@@ -1074,7 +1117,8 @@ static clhgemm_status_t drive(call_t *c, hdev_t *d)
             const int nci = c->beta != 0.0 ? c_chunks(c, mc, nc) : 0;
             int ci = 0;
             if (nci && (err = ev_wait(&v.cin_last)) != CL_SUCCESS) break;
-            const int nun = v.pend[prev].valid ? v.pend[prev].nch : 0;
+            /* Kernel time of one step (the unpack budget per step), from the measured rate. */
+            const double step_s = 2.0 * (double)mpad * npad * pl->bk / CHG_MAX(1e6, d->rate[c->prec]);
 
             for (size_t s = 0; s < pl->kt && err == CL_SUCCESS; s++) {
                 const size_t p0 = s * pl->bk, kc = CHG_MIN(pl->bk, c->k - p0), kpad = chg_round_up(kc, gp.kwg);
@@ -1122,22 +1166,33 @@ static clhgemm_status_t drive(call_t *c, hdev_t *d)
                     clFlush(v.qk);
                     if (err != CL_SUCCESS) break;
                 }
-                /* C traffic due by this step: this tile's input, the previous tile's unpack. */
+                /* C traffic: this tile's input chunks due by this step (the write-back needs them
+                 * all); then earlier tiles' chunks that have arrived, for at most about half a
+                 * step's kernel time, so that the queue never runs dry behind an unpack (what
+                 * is left carries over to later steps and tiles). */
                 const int ci_due = (int)ceil_div((size_t)nci * (s + 1), pl->kt);
-                while (err == CL_SUCCESS && ci < ci_due) err = cin_chunk(&v, i0, j0, mc, nc, nci, ci++, cdev);
+                while (err == CL_SUCCESS && ci < ci_due) {
+                    err = cin_chunk(&v, i0, j0, mc, nc, nci, ci, cdev, ci == 0 ? v.cdev_free[cslot] : NULL);
+                    ci++;
+                }
                 clFlush(v.qh);
-                if (err == CL_SUCCESS) err = unpack_upto(&v, prev, (int)((size_t)nun * (s + 1) / (pl->kt + 1)));
+                if (err == CL_SUCCESS)
+                    err = unpack_pending(&v, chg_now_ns() + (unsigned long long)(0.5e9 * step_s) + 1);
             }
             if (err != CL_SUCCESS) break;
 
             /* Write-back on the device (after the last input chunk), then home in chunks. */
-            cl_event wb = NULL;
+            cl_event wb = NULL, wbw[2];
+            cl_uint nwb = 0;
+            if (v.cin_last) wbw[nwb++] = v.cin_last;
+            if (v.cdev_free[cslot]) wbw[nwb++] = v.cdev_free[cslot];
             err = chg_enqueue_writeback(v.qk, &v.ks, mc, nc, c->alpha, c->beta, d->buf[B_CP][0], mpad,
-                                        cdev, 0, mc, v.cin_last ? 1 : 0, v.cin_last ? &v.cin_last : NULL, &wb);
+                                        cdev, 0, mc, nwb, nwb ? wbw : NULL, &wb);
             if (err != CL_SUCCESS) break;
             trace_dev(c, d, Q_KERNEL, "write-back", wb);
             pending_t *p = &v.pend[slot];
-            *p = (pending_t){.valid = 1, .i0 = i0, .j0 = j0, .mc = mc, .nc = nc, .nch = c_chunks(c, mc, nc)};
+            *p = (pending_t){.valid = 1, .seq = seq, .i0 = i0, .j0 = j0, .mc = mc, .nc = nc,
+                             .nch = c_chunks(c, mc, nc)};
             for (int ch = 0; ch < p->nch && err == CL_SUCCESS; ch++) {
                 size_t c0, c1;
                 chunk_cols(nc, p->nch, ch, &c0, &c1);
@@ -1151,19 +1206,18 @@ static clhgemm_status_t drive(call_t *c, hdev_t *d)
                 while (p->nch < NCHUNK && p->d2h[p->nch]) p->nch++;
                 break;
             }
+            /* The d2h queue is in order: the last chunk's copy frees the device buffer. */
+            ev_release(&v.cdev_free[cslot]);
+            v.cdev_free[cslot] = p->d2h[p->nch - 1];
+            clRetainEvent(v.cdev_free[cslot]);
             v.d2h_bytes += (double)mc * nc * es;
             clFlush(v.qk);
             clFlush(v.qd);
-            /* Whatever is left of the previous tile goes home while this one computes. */
-            err = unpack_upto(&v, prev, NCHUNK);
         }
     }
     const unsigned long long t_loop = chg_now_ns();
     /* Drain: results of tiles already computed still go home (unless the device failed). */
-    for (int k = 0; k < 2; k++) {
-        const int s = (int)((ntile + (size_t)k) % 2);  /* older tile first */
-        if (err == CL_SUCCESS) err = unpack_upto(&v, s, NCHUNK);
-    }
+    if (err == CL_SUCCESS) err = unpack_pending(&v, 0);
     for (int q = 0; q < d->nq; q++) clFinish(d->q[q]);
     chg_log(1, "device %d: %zu tile(s); setup %.1f ms (kernels, buffers), tiles enqueued and "
                "previous ones unpacked %.1f ms, last tiles home %.1f ms",
@@ -1175,8 +1229,9 @@ static clhgemm_status_t drive(call_t *c, hdev_t *d)
         ev_release(&v.rb.h2d[r]);
         ev_release(&v.rb.pack[r]);
     }
-    for (int s = 0; s < 2; s++)
+    for (int s = 0; s < NOUT; s++)
         for (int i = 0; i < NCHUNK; i++) ev_release(&v.pend[s].d2h[i]);
+    for (int s = 0; s < 2; s++) ev_release(&v.cdev_free[s]);
     ev_release(&v.cin_last);
     chg_gemm_kernels_release(&v.ks);
     pthread_mutex_lock(&c->mu);
