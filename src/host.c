@@ -486,6 +486,7 @@ typedef struct pctx_s {
     int beta_zero;
     size_t tile_m, tile_n, tile_k;  /* kernel tile multiples */
     unsigned long long mem;         /* smallest device budget */
+    unsigned long long pinned;      /* page-locked host memory the staging may take, all devices */
     unsigned long long max_alloc;
     double rate, h2d, d2h, pack;    /* totals over devices for rate/h2d/d2h; pack shared */
     double dev;                     /* device memory traffic rate (slowest device) */
@@ -520,10 +521,20 @@ static unsigned long long plan_mem(const pctx_t *c, size_t bm, size_t bn, size_t
     return NSTAGE * (araw + braw) + bpack + nbands * aband + 2 * cdev + cp;
 }
 
+/* Pinned staging of a plan (per device): the slice rings, C in (beta != 0) and C out. */
+static unsigned long long plan_pinned(const pctx_t *c, size_t bm, size_t bn, size_t bk)
+{
+    const unsigned long long es = c->es;
+    return NSTAGE * ((unsigned long long)bm * bk + (unsigned long long)bk * bn) * es +
+           (NOUT + (c->beta_zero ? 0 : 1)) * (unsigned long long)bm * bn * es;
+}
+
 static int plan_fits(const pctx_t *c, size_t bm, size_t bn, size_t bk, int amode)
 {
     unsigned long long largest;
     if (plan_mem(c, bm, bn, bk, amode, &largest) > c->mem || largest > c->max_alloc) return 0;
+    /* Page-locked memory is taken from the user's own host memory, which the matrices fill. */
+    if (plan_pinned(c, bm, bn, bk) * (unsigned long long)c->ndev > c->pinned) return 0;
     /* 32-bit indices in the kernels' workspace. */
     return (unsigned long long)chg_round_up(bm, c->tile_m) * chg_round_up(bn, c->tile_n) < (1ull << 31);
 }
@@ -1394,6 +1405,13 @@ static clhgemm_status_t host_gemm(clhgemm_handle_t h, chg_precision_t prec, clhg
         min_dev = CHG_MIN(min_dev, d->dev_bps);
     }
     pc.dev = min_dev;
+    /* Pinned staging: CLHGEMM_PINNED_LIMIT, else 1/10 of the host's memory (at least 1 GiB): the
+     * matrices themselves may fill most of it (a problem larger than the device's memory). */
+    {
+        const long pages = sysconf(_SC_PHYS_PAGES), psize = sysconf(_SC_PAGESIZE);
+        const unsigned long long phys = pages > 0 && psize > 0 ? (unsigned long long)pages * (unsigned long long)psize : (8ull << 30);
+        pc.pinned = chg_getenv_size("CLHGEMM_PINNED_LIMIT", CHG_MAX(1ull << 30, phys / 10));
+    }
     /* The pack threads share host memory bandwidth with the DMA engines while the pipeline
      * runs; measured into pinned memory with large copies (measure_pack), the rate alone was
      * 43 GB/s on the H100 machine and the pack threads reached ~45-52 GB/s in its traces. */
@@ -1441,10 +1459,12 @@ static clhgemm_status_t host_gemm(clhgemm_handle_t h, chg_precision_t prec, clhg
         const char *bound = mx == t.compute + t.devcopy ? "kernel" : mx == t.pack ? "pack threads"
                           : mx == t.h2d ? "host->device bus" : "device->host bus";
         chg_log(1, "plan %s m=%zu n=%zu k=%zu on %d device(s): tiles %zux%zu, k slices %zu "
-                   "(%zux%zu tiles x %zu slices), A %s, %.2f of %.2f GiB per device",
+                   "(%zux%zu tiles x %zu slices), A %s, %.2f of %.2f GiB per device, %.2f of %.2f GiB pinned",
                 prec == CHG_F64 ? "dgemm" : "sgemm", c.m, c.n, c.k, h->ndev, c.pl.bm, c.pl.bn,
                 c.pl.bk, c.pl.mt, c.pl.nt, c.pl.kt, amode_name[c.pl.amode], mem / 1073741824.0,
-                pc.mem / 1073741824.0);
+                pc.mem / 1073741824.0,
+                plan_pinned(&pc, c.pl.bm, c.pl.bn, c.pl.bk) * (double)h->ndev / 1073741824.0,
+                pc.pinned / 1073741824.0);
         chg_log(1, "  why: model %.1f ms = steady %.1f (kernel %.1f + device copies %.1f, h2d %.1f, d2h %.1f, pack %.1f: "
                    "%s-bound) + A band bursts %.1f + fill %.1f + drain %.1f + imbalance %.1f + steps %.1f; "
                    "inputs: kernel %.1f GFLOP/s, h2d %.1f GB/s, d2h %.1f GB/s, pack %.1f GB/s, device %.0f GB/s",
