@@ -142,6 +142,8 @@ struct clhgemm_handle_s {
     chg_pool_t *pool;
     double pack_bps;           /* measured CPU copy rate into pinned staging */
     double pack_seen_bps;      /* what the pack threads reached in the last large call, 0: none */
+    size_t last_bm, last_bn, last_bk; /* the last plan's tile (0: none), kept while about as good */
+    int last_amode;
     char *trace_path;
     pthread_mutex_t call_lock; /* one call at a time per handle */
     clhgemm_call_info_t last;
@@ -1444,7 +1446,30 @@ static clhgemm_status_t host_gemm(clhgemm_handle_t h, chg_precision_t prec, clhg
             chg_log(1, "CLHGEMM_TILE=%s ignored (want bm,bn,bk[,stream|resident|prefetch])", forced);
         }
     }
-    if (!ok) ok = make_plan(&pc, &c.pl);
+    if (!ok) {
+        ok = make_plan(&pc, &c.pl);
+        /* Hysteresis: the inputs move a little between calls (the pack rate is what the last
+         * call reached), and a new tile shape can mean seconds of new pinned allocations; the
+         * last shape stays unless the new one is predicted 3% faster. */
+        if (ok && h->last_bm && (h->last_bm != c.pl.bm || h->last_bn != c.pl.bn || h->last_bk != c.pl.bk ||
+                                 h->last_amode != c.pl.amode)) {
+            const size_t bm = CHG_MIN(h->last_bm, chg_round_up(c.m, pc.tile_m)),
+                         bn = CHG_MIN(h->last_bn, chg_round_up(c.n, pc.tile_n)),
+                         bk = CHG_MIN(h->last_bk, chg_round_up(c.k, pc.tile_k));
+            if (plan_fits(&pc, bm, bn, bk, h->last_amode)) {
+                const double t = plan_time(&pc, bm, bn, bk, h->last_amode, NULL);
+                if (t <= c.pl.predicted * 1.03)
+                    c.pl = (plan_t){bm, bn, bk, ceil_div(c.m, bm), ceil_div(c.n, bn), ceil_div(c.k, bk),
+                                    h->last_amode, t};
+            }
+        }
+        if (ok) {
+            h->last_bm = c.pl.bm;
+            h->last_bn = c.pl.bn;
+            h->last_bk = c.pl.bk;
+            h->last_amode = c.pl.amode;
+        }
+    }
     if (!ok) {
         pthread_mutex_unlock(&h->call_lock);
         return CLHGEMM_WORKSPACE_TOO_SMALL;
