@@ -187,6 +187,14 @@ typedef struct clhgemm_options_s {
     /* Chrome trace-event JSON written after every call (one track per queue and per pack
      * thread). NULL: CLHGEMM_TRACE; unset: no trace. */
     const char *trace_file;
+    /* The CPU's share of each product, computed by OpenBLAS on the host's cores while the
+     * devices compute the rest: "off"; "auto" (the split model decides, and chooses 0 when the
+     * share would not pay for the cores and memory bandwidth it takes from the pipeline); or a
+     * fraction "0".."1" of C's rows. NULL: CLHGEMM_CPU_SHARE, else "auto". */
+    const char *cpu_share;
+    /* OpenBLAS threads for the CPU share (the pack threads keep the other cores while it runs).
+     * 0: CLHGEMM_CPU_SHARE_THREADS, else half the online cores. */
+    int cpu_share_threads;
 } clhgemm_options_t;
 
 /* Fills *options with the defaults (all zero / NULL: environment, then built-in). */
@@ -223,6 +231,9 @@ typedef struct clhgemm_call_info_s {
     int a_mode;                  /* how A was held: 0 streamed per tile, 1 band resident,
                                     2 band resident with the next band prefetched */
     long long tiles_stolen;      /* tiles a device took from another device's band */
+    double cpu_fraction;         /* fraction of C's elements computed by OpenBLAS on the host */
+    int cpu_threads;             /* OpenBLAS threads of that share (0: no share) */
+    double predicted_seconds;    /* the plan's model time for the whole call (with the share) */
 } clhgemm_call_info_t;
 CLHGEMM_API clhgemm_status_t clhgemm_last_call_info(clhgemm_handle_t handle,
                                                     clhgemm_call_info_t *info);

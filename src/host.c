@@ -36,6 +36,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cpushare.h"
 #include "gemm.h"
 #include "pool.h"
 #include "trace.h"
@@ -136,6 +137,9 @@ typedef struct hdev_s {
     pinned_t st_cout[NOUT];               /* C tiles on their way home */
 } hdev_t;
 
+enum { CPU_OFF = 0, CPU_AUTO = 1, CPU_FIXED = 2 };
+enum { CPU_SLAB = 0, CPU_STRIPS = 1 };
+
 struct clhgemm_handle_s {
     int ndev;
     hdev_t *devs;
@@ -144,6 +148,13 @@ struct clhgemm_handle_s {
     double pack_seen_bps;      /* what the pack threads reached in the last large call, 0: none */
     size_t last_bm, last_bn, last_bk; /* the last plan's tile (0: none), kept while about as good */
     int last_amode;
+    /* CPU share (cpushare.c): mode, fixed fraction, scheduler, OpenBLAS threads, and the
+     * slowdown the share causes the pipeline (seed 004's gamma) */
+    int cpu_mode;              /* CPU_OFF, CPU_AUTO, CPU_FIXED */
+    double cpu_fixed;
+    int cpu_sched;             /* CPU_SLAB or CPU_STRIPS */
+    int cpu_threads;
+    double cpu_gamma;
     char *trace_path;
     pthread_mutex_t call_lock; /* one call at a time per handle */
     clhgemm_call_info_t last;
@@ -257,15 +268,24 @@ static void copy2d_part(void *arg, int part, int worker)
     }
 }
 
-static void copy2d(chg_pool_t *pool, void *dst, size_t dld, const void *src, size_t sld,
-                   size_t rows, size_t cols, size_t es, chg_trace_t *tr, const char *name)
+/* Copies with the pool's threads, at most max_parts of them (0: all; the CPU share's core
+ * budget leaves the pack threads the cores OpenBLAS does not use). */
+static void copy2d_n(chg_pool_t *pool, int max_parts, void *dst, size_t dld, const void *src,
+                     size_t sld, size_t rows, size_t cols, size_t es, chg_trace_t *tr, const char *name)
 {
     copy2d_t c = {dst, src, rows, cols, dld, sld, es, 0};
     const size_t bytes = rows * cols * es;
     int parts = chg_pool_threads(pool);
+    if (max_parts > 0) parts = CHG_MIN(parts, max_parts);
     if (bytes < (1u << 20)) parts = 1;  /* not worth waking anyone */
     c.parts = parts;
     chg_pool_run(pool, parts, copy2d_part, &c, tr, name);
+}
+
+static void copy2d(chg_pool_t *pool, void *dst, size_t dld, const void *src, size_t sld,
+                   size_t rows, size_t cols, size_t es, chg_trace_t *tr, const char *name)
+{
+    copy2d_n(pool, 0, dst, dld, src, sld, rows, cols, es, tr, name);
 }
 
 /* The pack threads' copy rate from pageable memory into pinned staging (the planner's pack
@@ -330,6 +350,37 @@ CLHGEMM_API clhgemm_status_t clhgemm_create(clhgemm_handle_t *handle, const clhg
     unsigned long long limit = o.device_memory_limit
                                    ? o.device_memory_limit
                                    : chg_getenv_size("CLHGEMM_DEVICE_MEMORY_LIMIT", 0);
+    /* CPU share: "off", "auto" or a fraction in [0, 1]; its OpenBLAS threads; the scheduler
+     * (CLHGEMM_CPU_SCHED=slab|strips, for experiments); gamma (CLHGEMM_CPU_GAMMA). */
+    int cpu_mode = CPU_AUTO;
+    double cpu_fixed = 0;
+    {
+        const char *cs = o.cpu_share ? o.cpu_share : chg_getenv("CLHGEMM_CPU_SHARE");
+        if (cs && !strcmp(cs, "off")) {
+            cpu_mode = CPU_OFF;
+        } else if (cs && strcmp(cs, "auto")) {
+            char *end = NULL;
+            cpu_fixed = strtod(cs, &end);
+            if (!end || end == cs || *end || !(cpu_fixed >= 0.0 && cpu_fixed <= 1.0))
+                return CLHGEMM_INVALID_OPTION;
+            cpu_mode = CPU_FIXED;
+            if (cpu_fixed > 0 && !chg_cpu_available()) return CLHGEMM_INVALID_OPTION;
+        }
+    }
+    const int cpu_threads = o.cpu_share_threads
+                                ? o.cpu_share_threads
+                                : env_int("CLHGEMM_CPU_SHARE_THREADS", (int)CHG_MAX(1, cores / 2));
+    if (cpu_threads < 1 || cpu_threads > 1024) return CLHGEMM_INVALID_OPTION;
+    int cpu_sched = CPU_SLAB;
+    {
+        const char *v = chg_getenv("CLHGEMM_CPU_SCHED");
+        if (v && !strcmp(v, "strips"))
+            cpu_sched = CPU_STRIPS;
+        else if (v && strcmp(v, "slab"))
+            return CLHGEMM_INVALID_OPTION;
+    }
+    const char *gv = chg_getenv("CLHGEMM_CPU_GAMMA");
+    const double cpu_gamma = gv ? atof(gv) : 0.1;
 
     /* Devices: the spec, else every GPU, else whatever there is. */
     size_t count = 0;
@@ -352,6 +403,11 @@ CLHGEMM_API clhgemm_status_t clhgemm_create(clhgemm_handle_t *handle, const clhg
         return CLHGEMM_OUT_OF_HOST_MEMORY;
     }
     pthread_mutex_init(&h->call_lock, NULL);
+    h->cpu_mode = chg_cpu_available() ? cpu_mode : CPU_OFF;
+    h->cpu_fixed = cpu_fixed;
+    h->cpu_sched = cpu_sched;
+    h->cpu_threads = cpu_threads;
+    h->cpu_gamma = cpu_gamma;
     h->devs = calloc(count, sizeof *h->devs);
     h->pool = chg_pool_create(threads);
     const char *tp = o.trace_file ? o.trace_file : chg_getenv("CLHGEMM_TRACE");
@@ -402,6 +458,15 @@ CLHGEMM_API clhgemm_status_t clhgemm_create(clhgemm_handle_t *handle, const clhg
                 h->devs[i].h2d_bps * 1e-9, h->devs[i].d2h_bps * 1e-9, h->devs[i].dev_bps * 1e-9);
     chg_log(1, "pipeline: %d pack threads, copy rate %.1f GB/s", chg_pool_threads(h->pool),
             h->pack_bps * 1e-9);
+    if (chg_verbose() >= 1) {
+        char blas[256];
+        chg_cpu_describe(blas, sizeof blas);
+        static const char *const mode[] = {"off", "auto", "fixed"};
+        chg_log(1, "CPU share: %s (fixed fraction %.2f), %s scheduler, %d OpenBLAS threads of %ld cores, "
+                   "gamma %.2f; %s",
+                mode[h->cpu_mode], h->cpu_fixed, h->cpu_sched == CPU_STRIPS ? "strips" : "slab",
+                h->cpu_threads, cores, h->cpu_gamma, blas);
+    }
     *handle = h;
     return CLHGEMM_SUCCESS;
 }
@@ -655,11 +720,37 @@ static int make_plan(const pctx_t *c, plan_t *out)
 
 /* ---- one call ----------------------------------------------------------------------------- */
 
-/* The tiles of one band (tile row): [front, back) are not yet taken. Its owner takes from the
- * front; a device with nothing left of its own steals from the back of the fullest band. */
+/* The columns of one band (tile row) not yet taken: [lo, hi). Its owner takes tiles of bn
+ * columns from the band's front (lo for even bands, hi for odd ones: seed 000's snake order);
+ * a device with nothing left of its own, and the CPU share, take from the back of the fullest
+ * band. */
 typedef struct band_s {
-    size_t front, back;
+    size_t lo, hi;
 } band_t;
+
+static size_t band_left(const band_t *b) { return b->hi - b->lo; }
+
+/* Takes up to w columns of band bi from its front or its back. */
+static void band_take(band_t *b, size_t bi, int front, size_t w, size_t *j0, size_t *nc)
+{
+    w = CHG_MIN(w, band_left(b));
+    if ((bi % 2 == 0) == (front != 0)) {
+        *j0 = b->lo;
+        b->lo += w;
+    } else {
+        b->hi -= w;
+        *j0 = b->hi;
+    }
+    *nc = w;
+}
+
+/* Columns left in all bands (c->mu held). */
+static size_t bands_left(const band_t *B, size_t mt)
+{
+    size_t left = 0;
+    for (size_t i = 0; i < mt; i++) left += band_left(&B[i]);
+    return left;
+}
 
 typedef struct call_s {
     clhgemm_handle_t h;
@@ -684,6 +775,12 @@ typedef struct call_s {
     double bytes_h2d, bytes_d2h;
     double copy_bytes, copy_ns; /* pack threads' work over all drivers, and their wall time */
     int devices_used;
+    int pack_parts;             /* cap on pack-thread parts while OpenBLAS runs (0: none) */
+    /* CPU strips (CPU_STRIPS): OpenBLAS threads, its rate and the devices' total rate (for the
+     * strip width and the rule that the CPU never becomes the tail) */
+    int cpu_strips, cpu_threads;
+    double cpu_rate, gpu_rate;
+    double cpu_elems;           /* C elements computed by the CPU */
 } call_t;
 
 /* A driver's place in the band schedule. */
@@ -697,15 +794,16 @@ typedef struct sched_s {
  * With prefetch, a device that opens a band also claims the one after it (while enough bands
  * remain for the devices that have none yet). Tiles of a band alternate direction (seed 000's
  * snake order). *final says that the device will get no other tile. */
-static int take_tile(call_t *c, sched_t *sc, size_t *ti, size_t *tj, int *stolen, int *final)
+static int take_tile(call_t *c, sched_t *sc, size_t *ti, size_t *j0, size_t *nc, int *stolen,
+                     int *final)
 {
     pthread_mutex_lock(&c->mu);
     band_t *B = c->bands;
-    const size_t mt = c->pl.mt, nt = c->pl.nt;
+    const size_t mt = c->pl.mt, bn = c->pl.bn;
     long b = -1;
     int ok = c->status == CLHGEMM_SUCCESS;
     while (ok && b < 0) {
-        if (sc->cur >= 0 && B[sc->cur].front < B[sc->cur].back) {
+        if (sc->cur >= 0 && band_left(&B[sc->cur]) > 0) {
             b = sc->cur;
             break;
         }
@@ -726,31 +824,27 @@ static int take_tile(call_t *c, sched_t *sc, size_t *ti, size_t *tj, int *stolen
             mt - c->next_band > (size_t)(c->drivers - c->drivers_started))
             sc->next = (long)c->next_band++;
     }
-    size_t pos = 0;
     *stolen = 0;
     if (ok && b >= 0) {
-        pos = B[b].front++;
+        band_take(&B[b], (size_t)b, 1, bn, j0, nc);
     } else if (ok) {
         size_t most = 0;
         for (size_t i = 0; i < mt; i++)
-            if (B[i].back - B[i].front > most) {
-                most = B[i].back - B[i].front;
+            if (band_left(&B[i]) > most) {
+                most = band_left(&B[i]);
                 b = (long)i;
             }
         if (b >= 0) {
-            pos = --B[b].back;
+            band_take(&B[b], (size_t)b, 0, bn, j0, nc);
             *stolen = 1;
             c->stolen++;
         }
     }
-    /* A final tile: fewer tiles are left than devices, so this device gets no other. */
-    size_t left = 0;
-    for (size_t i = 0; ok && b >= 0 && i < mt; i++) left += B[i].back - B[i].front;
-    *final = left < (size_t)c->drivers;
+    /* A final tile: less than a tile per device is left, so this device gets no other. */
+    *final = ok && b >= 0 && bands_left(B, mt) < (size_t)c->drivers * bn;
     pthread_mutex_unlock(&c->mu);
     if (!ok || b < 0) return 0;
     *ti = (size_t)b;
-    *tj = (b % 2 == 0) ? pos : nt - 1 - pos;
     return 1;
 }
 
@@ -898,7 +992,7 @@ static void vcopy(drv_t *v, void *dst, size_t dld, const void *src, size_t sld, 
                   size_t cols, size_t es, chg_trace_t *tr, const char *name)
 {
     const unsigned long long t0 = chg_now_ns();
-    copy2d(v->c->h->pool, dst, dld, src, sld, rows, cols, es, tr, name);
+    copy2d_n(v->c->h->pool, v->c->pack_parts, dst, dld, src, sld, rows, cols, es, tr, name);
     v->copy_ns += (double)(chg_now_ns() - t0);
     v->copy_bytes += (double)rows * cols * es;
 }
@@ -1145,11 +1239,11 @@ static clhgemm_status_t drive(call_t *c, hdev_t *d)
     long pf_band = -1;                  /* band whose prefetch pacing was planned */
     size_t pf_step = 0, pf_span = 1;    /* steps since its prefetch began, steps to spread over */
     size_t ntile = 0;
-    size_t ti, tj;
+    size_t ti, j0t, nct;
     int stolen, final;
-    while (err == CL_SUCCESS && take_tile(c, &sc, &ti, &tj, &stolen, &final)) {
-        const size_t i0 = ti * pl->bm, j0t = tj * pl->bn;
-        const size_t mc = CHG_MIN(pl->bm, c->m - i0), nct = CHG_MIN(pl->bn, c->n - j0t);
+    while (err == CL_SUCCESS && take_tile(c, &sc, &ti, &j0t, &nct, &stolen, &final)) {
+        const size_t i0 = ti * pl->bm;
+        const size_t mc = CHG_MIN(pl->bm, c->m - i0);
         /* A device's final tile is done in column pieces, so that the pieces' trips home overlap
          * the remaining compute instead of trailing it (A is resident: no extra traffic), as long
          * as each piece still fills the device's compute units. */
@@ -1165,7 +1259,8 @@ static clhgemm_status_t drive(call_t *c, hdev_t *d)
                     npieces = sp;
         }
         if (npieces > 1)
-            chg_log(2, "device %d: final tile (%zu, %zu) in %d column pieces", d->index, ti, tj, npieces);
+            chg_log(2, "device %d: final tile (band %zu, columns %zu..%zu) in %d column pieces", d->index,
+                    ti, j0t, j0t + nct, npieces);
         for (int piece = 0; piece < npieces && err == CL_SUCCESS; piece++) {
             size_t q0, q1;
             chunk_cols(nct / gp.nwg, npieces, piece, &q0, &q1);
@@ -1234,7 +1329,7 @@ static clhgemm_status_t drive(call_t *c, hdev_t *d)
                 if (pf >= 0 && ab[cur].loaded >= pl->kt) {
                     if (pf_band != ab[pf].band) {
                         pthread_mutex_lock(&c->mu);
-                        const size_t left = c->bands[ti].back - c->bands[ti].front;
+                        const size_t left = ceil_div(band_left(&c->bands[ti]), pl->bn);
                         pthread_mutex_unlock(&c->mu);
                         const size_t steps = left * pl->kt + (pl->kt - s - 1);
                         pf_band = ab[pf].band;
@@ -1331,6 +1426,153 @@ static void *driver_main(void *arg)
     return NULL;
 }
 
+/* ---- the CPU share ------------------------------------------------------------------------ */
+
+/* CPU_STRIPS: the CPU takes column strips from the back of the fullest band, each sized for
+ * about 0.1 s of OpenBLAS, and stops once a strip would outlast what the devices have left
+ * (the CPU must never become the call's tail). */
+static int take_strip(call_t *c, size_t *ti, size_t *j0, size_t *w)
+{
+    pthread_mutex_lock(&c->mu);
+    int ok = c->status == CLHGEMM_SUCCESS;
+    long b = -1;
+    size_t most = 0;
+    for (size_t i = 0; ok && i < c->pl.mt; i++)
+        if (band_left(&c->bands[i]) > most) {
+            most = band_left(&c->bands[i]);
+            b = (long)i;
+        }
+    if (ok && b >= 0) {
+        const size_t mc = CHG_MIN(c->pl.bm, c->m - (size_t)b * c->pl.bm);
+        const double per_col = 2.0 * (double)mc * (double)c->k;
+        size_t width = (size_t)(c->cpu_rate * 0.1 / per_col);
+        width = CHG_MIN(CHG_MAX(chg_round_up(CHG_MAX(width, (size_t)1), 16), (size_t)64), most);
+        const double cpu_s = per_col * (double)width / c->cpu_rate;
+        const double dev_s = per_col * (double)(bands_left(c->bands, c->pl.mt) - width) / c->gpu_rate;
+        if (cpu_s < 0.8 * dev_s)
+            band_take(&c->bands[b], (size_t)b, 0, width, j0, w);
+        else
+            b = -1;
+    }
+    pthread_mutex_unlock(&c->mu);
+    if (!ok || b < 0) return 0;
+    *ti = (size_t)b;
+    return 1;
+}
+
+static void *cpu_strips_main(void *arg)
+{
+    call_t *c = arg;
+    size_t ti, j0, w;
+    while (take_strip(c, &ti, &j0, &w)) {
+        const size_t i0 = ti * c->pl.bm, mc = CHG_MIN(c->pl.bm, c->m - i0), es = c->es;
+        const unsigned long long t0 = chg_now_ns();
+        chg_cpu_gemm(c->prec, c->ta, c->tb, mc, w, c->k, c->alpha,
+                     c->ta ? c->a + i0 * c->lda * es : c->a + i0 * es, c->lda,
+                     c->tb ? c->b + j0 * es : c->b + j0 * c->ldb * es, c->ldb, c->beta,
+                     c->c + (i0 + j0 * c->ldc) * es, c->ldc, c->cpu_threads);
+        chg_trace_host(c->trace, "cpu openblas", "gemm strip", t0, chg_now_ns());
+        pthread_mutex_lock(&c->mu);
+        c->cpu_elems += (double)mc * w;
+        pthread_mutex_unlock(&c->mu);
+    }
+    return NULL;
+}
+
+/* CPU_SLAB: rows [r0, m) of C (column-major view) on the CPU, in one OpenBLAS call. */
+typedef struct slab_s {
+    call_t *c;
+    size_t r0, rows;
+    pthread_t th;
+} slab_t;
+
+static void *cpu_slab_main(void *arg)
+{
+    slab_t *sl = arg;
+    call_t *c = sl->c;
+    const size_t es = c->es;
+    const unsigned long long t0 = chg_now_ns();
+    chg_cpu_gemm(c->prec, c->ta, c->tb, sl->rows, c->n, c->k, c->alpha,
+                 c->ta ? c->a + sl->r0 * c->lda * es : c->a + sl->r0 * es, c->lda, c->b, c->ldb,
+                 c->beta, c->c + sl->r0 * es, c->ldc, c->cpu_threads);
+    chg_trace_host(c->trace, "cpu openblas", "gemm slab", t0, chg_now_ns());
+    return NULL;
+}
+
+/* Seed 004's split for the slab: the CPU takes m_c rows so that its time equals the devices'
+ * on the rest, slowed by gamma (the cores and memory bandwidth the share takes from the
+ * pipeline): m_c * 2nk/r_cpu = (1 + gamma) * T_dev * (m - m_c)/m. Returns the rows and the
+ * predicted time; 0 rows when the hybrid would not be at least 2% faster. */
+static size_t split_rows(double m, double n, double k, double t_dev, double r_cpu, double gamma,
+                         double *t_hybrid)
+{
+    *t_hybrid = t_dev;
+    if (!(r_cpu > 0) || !(t_dev > 0)) return 0;
+    const double a = 2.0 * n * k / r_cpu, b = (1.0 + gamma) * t_dev / m;
+    const double mc = b * m / (a + b);
+    const double t = a * mc;
+    if (mc < 1.0 || t > 0.98 * t_dev) return 0;
+    *t_hybrid = t;
+    return (size_t)mc;
+}
+
+/* The plan of a call: CLHGEMM_TILE if set (experiments and tests), else the model's best, with
+ * hysteresis against the handle's last plan. Returns 1 when a plan fits. */
+static int plan_call(clhgemm_handle_t h, const pctx_t *pc, call_t *c)
+{
+    /* Forced shape for experiments and tests: CLHGEMM_TILE=bm,bn,bk[,stream|resident|prefetch]
+     * (without a mode: the best that fits). */
+    const char *forced = chg_getenv("CLHGEMM_TILE");
+    int ok = 0;
+    if (forced) {
+        unsigned long bm = 0, bn = 0, bk = 0;
+        char mode[16] = "";
+        const int nf = sscanf(forced, "%lu,%lu,%lu,%15s", &bm, &bn, &bk, mode);
+        if (nf >= 3 && bm && bn && bk) {
+            bm = CHG_MIN(bm, c->m); bn = CHG_MIN(bn, c->n); bk = CHG_MIN(bk, c->k);
+            int lo = AMODE_STREAM, hi = AMODE_PREFETCH;
+            if (nf == 4) {
+                static const char *const key[] = {"stream", "resident", "prefetch"};
+                for (int i = AMODE_STREAM; i <= AMODE_PREFETCH; i++)
+                    if (!strcmp(mode, key[i])) lo = hi = i;
+            }
+            for (int am = hi; am >= lo && !ok; am--)
+                if (plan_fits(pc, bm, bn, bk, am) || am == lo) {
+                    c->pl = (plan_t){bm, bn, bk, ceil_div(c->m, bm), ceil_div(c->n, bn), ceil_div(c->k, bk),
+                                    am, plan_time(pc, bm, bn, bk, am, NULL)};
+                    ok = 1;
+                }
+        } else {
+            chg_log(1, "CLHGEMM_TILE=%s ignored (want bm,bn,bk[,stream|resident|prefetch])", forced);
+        }
+    }
+    if (!ok) {
+        ok = make_plan(pc, &c->pl);
+        /* Hysteresis: the inputs move a little between calls (the pack rate is what the last
+         * call reached), and a new tile shape can mean seconds of new pinned allocations; the
+         * last shape stays unless the new one is predicted 3% faster. */
+        if (ok && h->last_bm && (h->last_bm != c->pl.bm || h->last_bn != c->pl.bn || h->last_bk != c->pl.bk ||
+                                 h->last_amode != c->pl.amode)) {
+            const size_t bm = CHG_MIN(h->last_bm, chg_round_up(c->m, pc->tile_m)),
+                         bn = CHG_MIN(h->last_bn, chg_round_up(c->n, pc->tile_n)),
+                         bk = CHG_MIN(h->last_bk, chg_round_up(c->k, pc->tile_k));
+            if (plan_fits(pc, bm, bn, bk, h->last_amode)) {
+                const double t = plan_time(pc, bm, bn, bk, h->last_amode, NULL);
+                if (t <= c->pl.predicted * 1.03)
+                    c->pl = (plan_t){bm, bn, bk, ceil_div(c->m, bm), ceil_div(c->n, bn), ceil_div(c->k, bk),
+                                    h->last_amode, t};
+            }
+        }
+        if (ok) {
+            h->last_bm = c->pl.bm;
+            h->last_bn = c->pl.bn;
+            h->last_bk = c->pl.bk;
+            h->last_amode = c->pl.amode;
+        }
+    }
+    return ok;
+}
+
 static clhgemm_status_t host_gemm(clhgemm_handle_t h, chg_precision_t prec, clhgemm_layout_t layout,
                                   clhgemm_transpose_t transA, clhgemm_transpose_t transB, int m,
                                   int n, int k, double alpha, const void *A, int lda, const void *B,
@@ -1420,60 +1662,73 @@ static clhgemm_status_t host_gemm(clhgemm_handle_t h, chg_precision_t prec, clhg
     pc.pack = h->pack_seen_bps > 0 ? h->pack_seen_bps : h->pack_bps * 0.9;
     pc.h2d = min_h2d * h->ndev;
     pc.d2h = min_d2h * h->ndev;
-    /* Forced shape for experiments and tests: CLHGEMM_TILE=bm,bn,bk[,stream|resident|prefetch]
-     * (without a mode: the best that fits). */
-    const char *forced = chg_getenv("CLHGEMM_TILE");
-    int ok = 0;
-    if (forced) {
-        unsigned long bm = 0, bn = 0, bk = 0;
-        char mode[16] = "";
-        const int nf = sscanf(forced, "%lu,%lu,%lu,%15s", &bm, &bn, &bk, mode);
-        if (nf >= 3 && bm && bn && bk) {
-            bm = CHG_MIN(bm, c.m); bn = CHG_MIN(bn, c.n); bk = CHG_MIN(bk, c.k);
-            int lo = AMODE_STREAM, hi = AMODE_PREFETCH;
-            if (nf == 4) {
-                static const char *const key[] = {"stream", "resident", "prefetch"};
-                for (int i = AMODE_STREAM; i <= AMODE_PREFETCH; i++)
-                    if (!strcmp(mode, key[i])) lo = hi = i;
-            }
-            for (int am = hi; am >= lo && !ok; am--)
-                if (plan_fits(&pc, bm, bn, bk, am) || am == lo) {
-                    c.pl = (plan_t){bm, bn, bk, ceil_div(c.m, bm), ceil_div(c.n, bn), ceil_div(c.k, bk),
-                                    am, plan_time(&pc, bm, bn, bk, am, NULL)};
-                    ok = 1;
-                }
-        } else {
-            chg_log(1, "CLHGEMM_TILE=%s ignored (want bm,bn,bk[,stream|resident|prefetch])", forced);
-        }
-    }
-    if (!ok) {
-        ok = make_plan(&pc, &c.pl);
-        /* Hysteresis: the inputs move a little between calls (the pack rate is what the last
-         * call reached), and a new tile shape can mean seconds of new pinned allocations; the
-         * last shape stays unless the new one is predicted 3% faster. */
-        if (ok && h->last_bm && (h->last_bm != c.pl.bm || h->last_bn != c.pl.bn || h->last_bk != c.pl.bk ||
-                                 h->last_amode != c.pl.amode)) {
-            const size_t bm = CHG_MIN(h->last_bm, chg_round_up(c.m, pc.tile_m)),
-                         bn = CHG_MIN(h->last_bn, chg_round_up(c.n, pc.tile_n)),
-                         bk = CHG_MIN(h->last_bk, chg_round_up(c.k, pc.tile_k));
-            if (plan_fits(&pc, bm, bn, bk, h->last_amode)) {
-                const double t = plan_time(&pc, bm, bn, bk, h->last_amode, NULL);
-                if (t <= c.pl.predicted * 1.03)
-                    c.pl = (plan_t){bm, bn, bk, ceil_div(c.m, bm), ceil_div(c.n, bn), ceil_div(c.k, bk),
-                                    h->last_amode, t};
-            }
-        }
-        if (ok) {
-            h->last_bm = c.pl.bm;
-            h->last_bn = c.pl.bn;
-            h->last_bk = c.pl.bk;
-            h->last_amode = c.pl.amode;
-        }
-    }
+    int ok = plan_call(h, &pc, &c);
     if (!ok) {
         pthread_mutex_unlock(&h->call_lock);
         return CLHGEMM_WORKSPACE_TOO_SMALL;
     }
+
+    /* The CPU's share: a slab of the bottom rows (seed 004's ratio), or strips from the band
+     * schedule (CLHGEMM_CPU_SCHED=strips). "auto" sizes it with the split model against the
+     * devices' plan, and never where every device is itself a CPU (PoCL would only compete
+     * with OpenBLAS for the same cores). */
+    const size_t m_all = c.m;
+    size_t cpu_rows = 0;
+    double predicted = c.pl.predicted, r_cpu = 0;
+    int any_gpu = 0;
+    for (int i = 0; i < h->ndev; i++) any_gpu |= (h->devs[i].dev.features & CHG_FEAT_GPU) != 0;
+    if (chg_getenv("CLHGEMM_CPU_SHARE_ANY_DEVICE")) any_gpu = 1;  /* test hook */
+    if (h->cpu_mode == CPU_FIXED && h->cpu_fixed > 0) {
+        if (h->cpu_sched == CPU_STRIPS && h->cpu_fixed < 1.0)
+            c.cpu_strips = 1;
+        else
+            cpu_rows = CHG_MIN(c.m, CHG_MAX((size_t)1, (size_t)llround(h->cpu_fixed * (double)c.m)));
+    } else if (h->cpu_mode == CPU_AUTO && any_gpu) {
+        r_cpu = chg_cpu_rate(prec, h->cpu_threads);
+        double t_h;
+        const size_t rows = split_rows((double)c.m, (double)c.n, (double)c.k, c.pl.predicted, r_cpu,
+                                       h->cpu_gamma, &t_h);
+        chg_log(1, "CPU share (auto): OpenBLAS %.1f GFLOP/s on %d threads, devices' plan %.1f ms; "
+                   "split model: %zu of %zu rows to the CPU, %.1f ms%s",
+                r_cpu * 1e-9, h->cpu_threads, c.pl.predicted * 1e3, rows, c.m, t_h * 1e3,
+                rows ? "" : " (no gain: the devices alone)");
+        if (rows) {
+            predicted = t_h;
+            if (h->cpu_sched == CPU_STRIPS)
+                c.cpu_strips = 1;
+            else
+                cpu_rows = rows;
+        }
+    }
+    c.cpu_threads = h->cpu_threads;
+    if (cpu_rows >= c.m) {
+        /* Everything on the CPU. */
+        const unsigned long long t1 = chg_now_ns();
+        chg_cpu_gemm(prec, c.ta, c.tb, c.m, c.n, c.k, alpha, c.a, c.lda, c.b, c.ldb, beta, c.c, c.ldc,
+                     h->cpu_threads);
+        h->last = (clhgemm_call_info_t){.seconds = seconds_since(t0), .cpu_fraction = 1.0,
+                                        .cpu_threads = h->cpu_threads};
+        chg_log(1, "CPU share 1: %.3f s on OpenBLAS", (chg_now_ns() - t1) * 1e-9);
+        pthread_mutex_unlock(&h->call_lock);
+        return CLHGEMM_SUCCESS;
+    }
+    if (cpu_rows) {
+        /* The devices take the top rows: plan again for them. */
+        c.m -= cpu_rows;
+        pc.m = c.m;
+        if (!plan_call(h, &pc, &c)) {
+            pthread_mutex_unlock(&h->call_lock);
+            return CLHGEMM_WORKSPACE_TOO_SMALL;
+        }
+        if (h->cpu_mode == CPU_FIXED) predicted = CHG_MAX(c.pl.predicted, 2.0 * cpu_rows * c.n * c.k /
+                                                          CHG_MAX(1.0, chg_cpu_rate(prec, h->cpu_threads)));
+    }
+    if (c.cpu_strips) {
+        c.cpu_rate = r_cpu > 0 ? r_cpu : chg_cpu_rate(prec, h->cpu_threads);
+        c.gpu_rate = 2.0 * (double)c.m * c.n * c.k / CHG_MAX(1e-9, c.pl.predicted);
+        if (!(c.cpu_rate > 0)) c.cpu_strips = 0;
+    }
+    if (cpu_rows || c.cpu_strips) c.pack_parts = CHG_MAX(1, chg_cpu_cores() - h->cpu_threads);
     if (chg_verbose() >= 1) {
         pterms_t t;
         plan_time(&pc, c.pl.bm, c.pl.bn, c.pl.bk, c.pl.amode, &t);
@@ -1505,7 +1760,7 @@ static clhgemm_status_t host_gemm(clhgemm_handle_t h, chg_precision_t prec, clhg
         pthread_mutex_unlock(&h->call_lock);
         return CLHGEMM_OUT_OF_HOST_MEMORY;
     }
-    for (size_t b = 0; b < c.pl.mt; b++) c.bands[b] = (band_t){0, c.pl.nt};
+    for (size_t b = 0; b < c.pl.mt; b++) c.bands[b] = (band_t){0, c.n};
     c.drivers = h->ndev;
     pthread_mutex_init(&c.mu, NULL);
     c.trace = chg_trace_begin(h->trace_path);
@@ -1527,21 +1782,36 @@ static clhgemm_status_t host_gemm(clhgemm_handle_t h, chg_precision_t prec, clhg
             pthread_mutex_unlock(&c.mu);
         }
     }
+    /* The CPU share runs beside the drivers (its own thread). */
+    slab_t slab = {.c = &c, .r0 = c.m, .rows = cpu_rows};
+    pthread_t strips_th;
+    int slab_on = 0, strips_on = 0;
+    if (cpu_rows) {
+        slab_on = pthread_create(&slab.th, NULL, cpu_slab_main, &slab) == 0;
+        if (!slab_on) cpu_slab_main(&slab);  /* no thread: do it here, before the devices */
+    }
+    if (c.cpu_strips) strips_on = pthread_create(&strips_th, NULL, cpu_strips_main, &c) == 0;
     drs[0] = (driver_t){.c = &c, .d = &h->devs[0]};
     driver_main(&drs[0]);
     for (int i = 1; i < h->ndev; i++)
         if (drs[i].d) pthread_join(drs[i].th, NULL);
+    if (slab_on) pthread_join(slab.th, NULL);
+    if (strips_on) pthread_join(strips_th, NULL);
     free(drs);
     st = c.status;
+    c.cpu_elems += (double)cpu_rows * c.n;
     if (chg_trace_end(c.trace) != 0) chg_log(1, "could not write the trace %s", h->trace_path);
     h->last = (clhgemm_call_info_t){.devices_used = c.devices_used, .tiles = (long long)c.ntiles,
                                     .tile_m = (int)c.pl.bm, .tile_n = (int)c.pl.bn,
                                     .tile_k = (int)c.pl.bk, .seconds = seconds_since(t0),
                                     .bytes_to_device = c.bytes_h2d, .bytes_from_device = c.bytes_d2h,
-                                    .a_mode = c.pl.amode, .tiles_stolen = c.stolen};
+                                    .a_mode = c.pl.amode, .tiles_stolen = c.stolen,
+                                    .cpu_fraction = c.cpu_elems / ((double)m_all * c.n),
+                                    .cpu_threads = c.cpu_elems > 0 ? c.cpu_threads : 0,
+                                    .predicted_seconds = predicted};
     chg_log(1, "done in %.3f s (planning %.1f ms): %.1f GFLOP/s, %.2f GB to devices, %.2f GB back, "
                "%lld tile(s) stolen",
-            h->last.seconds, (t_planned - t0) * 1e-6, 2.0 * c.m * c.n * c.k / h->last.seconds * 1e-9, c.bytes_h2d * 1e-9,
+            h->last.seconds, (t_planned - t0) * 1e-6, 2.0 * m_all * c.n * c.k / h->last.seconds * 1e-9, c.bytes_h2d * 1e-9,
             c.bytes_d2h * 1e-9, c.stolen);
     /* The pack rate the pipeline reached (drivers' copies overlap: their wall times are
      * shared) replaces the handle's estimate for the next plan, once a call moved enough to

@@ -939,6 +939,14 @@ static int fault_child(int n)
     return FC_NO_FAULT;
 }
 
+/* A CPU share (CLHGEMM_CPU_SHARE a fraction above 0) computes its part of C whatever the
+ * devices do, so a failed call may have written those elements (with their correct values). */
+static int cpu_share_on(void)
+{
+    const char *v = getenv("CLHGEMM_CPU_SHARE");
+    return v && strcmp(v, "off") && strcmp(v, "auto") && atof(v) > 0.0;
+}
+
 static int mode_fault(const char *self)
 {
     /* No platform at all is a skip. The children exec right after fork, so the parent's own
@@ -998,9 +1006,80 @@ static int mode_fault(const char *self)
         fprintf(stderr, "FAIL fault: no injected allocation failure ever reached a GEMM call "
                         "(is CLHGEMM_FAULT_ALLOC implemented?)\n");
         tally(1);
-    } else if (first_call_fault_result != FC_CALL_FAULT && ndev <= 1) {
+    } else if (first_call_fault_result != FC_CALL_FAULT && ndev <= 1 && !cpu_share_on()) {
         fprintf(stderr, "FAIL fault: the first failing allocation of a call left part of C "
                         "written (C must be unchanged when nothing was written back)\n");
+        tally(1);
+    }
+    return 0;
+}
+
+/* ---- the CPU share ---------------------------------------------------------------------------- */
+
+/* CTest sets CLHGEMM_CPU_SHARE to 0, 0.3, 1 or auto (with CLHGEMM_CPU_SHARE_ANY_DEVICE=1, so
+ * that auto engages beside PoCL's CPU device too) and CLHGEMM_CPU_SCHED to slab or strips:
+ * every result must be right, call info must report the share (none for 0, all for 1, the
+ * slab's rows for 0.3), and a share that should take part must have taken part somewhere. */
+static int mode_cpushare(void)
+{
+    int has64 = 0, rc = device_has_fp64(&has64);
+    if (rc) return rc;
+    const char *sv = getenv("CLHGEMM_CPU_SHARE");
+    const char *sched = getenv("CLHGEMM_CPU_SCHED");
+    const int strips = sched && !strcmp(sched, "strips");
+    const double want = !sv || !strcmp(sv, "auto") ? -1.0 : !strcmp(sv, "off") ? 0.0 : atof(sv);
+    clhgemm_handle_t h;
+    if (create_handle(&h, NULL)) return 1;
+    tc_rng_t rng;
+    tc_rng_seed(&rng, 0xC9005ULL);
+    static const int shapes[][3] = {{300, 257, 513}, {1000, 600, 200}, {33, 1000, 129},
+                                    {1, 700, 3},     {7, 7, 7},        {257, 1, 1000},
+                                    {640, 640, 64}};
+    double max_frac = 0;
+    int v = 0;
+    for (int dbl = 0; dbl <= has64; dbl++)
+        for (int l = 0; l < 2; l++)
+            for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++, v++) {
+                const clhgemm_layout_t layout = l ? CLHGEMM_ROW_MAJOR : CLHGEMM_COL_MAJOR;
+                tc_case_t c = mk(dbl, layout, NT[v & 1], NT[(v >> 1) & 1], shapes[i][0], shapes[i][1],
+                                 shapes[i][2], v % 3 == 2 ? -1.5 : 1.0, AB[v % 3], v % 4);
+                char tag[300];
+                tc_case_describe(&c, tag, sizeof tag);
+                int r = run_host_case_ex(h, &c, &rng, 0);
+                clhgemm_call_info_t inf;
+                memset(&inf, 0, sizeof inf);
+                clhgemm_last_call_info(h, &inf);
+                /* The CPU's rows: of m in column-major, of n in row-major (the transposed view). */
+                const int rows = layout == CLHGEMM_COL_MAJOR ? c.m : c.n;
+                if (!(inf.cpu_fraction >= 0.0 && inf.cpu_fraction <= 1.0)) {
+                    fprintf(stderr, "FAIL %s: cpu_fraction %g\n", tag, inf.cpu_fraction);
+                    r = 1;
+                } else if (want == 0.0 && inf.cpu_fraction != 0.0) {
+                    fprintf(stderr, "FAIL %s: CPU share 0 but cpu_fraction %g\n", tag, inf.cpu_fraction);
+                    r = 1;
+                } else if (want == 1.0 && inf.cpu_fraction != 1.0) {
+                    fprintf(stderr, "FAIL %s: CPU share 1 but cpu_fraction %g\n", tag, inf.cpu_fraction);
+                    r = 1;
+                } else if (want > 0.0 && want < 1.0 && !strips &&
+                           fabs(inf.cpu_fraction - want) > 1.0 / rows + 1e-12 &&
+                           !(rows * want < 1.0 && inf.cpu_fraction == 1.0 / rows)) {
+                    fprintf(stderr, "FAIL %s: CPU share %g as a slab but cpu_fraction %g\n", tag, want,
+                            inf.cpu_fraction);
+                    r = 1;
+                }
+                if (inf.cpu_fraction > 0 && inf.cpu_threads < 1) {
+                    fprintf(stderr, "FAIL %s: cpu_fraction %g with %d OpenBLAS threads\n", tag,
+                            inf.cpu_fraction, inf.cpu_threads);
+                    r = 1;
+                }
+                if (inf.cpu_fraction > max_frac) max_frac = inf.cpu_fraction;
+                tally(r);
+            }
+    clhgemm_destroy(h);
+    printf("cpushare: share %s, %s scheduler: largest CPU fraction of a call %.3f\n", sv ? sv : "auto",
+           strips ? "strips" : "slab", max_frac);
+    if (want != 0.0 && max_frac == 0.0) {
+        fprintf(stderr, "FAIL cpushare: the CPU share never took part\n");
         tally(1);
     }
     return 0;
@@ -1299,6 +1378,8 @@ int main(int argc, char **argv)
         return fault_child(atoi(argv[2]));
     else if (!strcmp(mode, "tiny"))
         rc = mode_tiny();
+    else if (!strcmp(mode, "cpushare"))
+        rc = mode_cpushare();
     else if (!strcmp(mode, "trace"))
         rc = mode_trace();
     else {
