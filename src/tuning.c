@@ -839,9 +839,10 @@ const char *chg_tuning_user_dir(char *buf, size_t len)
     return NULL;
 }
 
-/* The shipped directory without the environment override, found once: the source tree's
- * tuning/ for a library (or program) that lives in its build tree, else the install layout
- * relative to the loaded object (so a relocated install works), else the configured prefix. */
+/* The shipped directory without the environment override, found once: share/clhgemm/tuning
+ * relative to the loaded object's lib/ or bin/ directory when that exists (an install, even a
+ * moved one), else the source tree's tuning/ for a library or program inside its build tree,
+ * else the configured install prefix. */
 static pthread_once_t shipped_once = PTHREAD_ONCE_INIT;
 static char shipped_path[PATH_MAX];
 
@@ -855,16 +856,6 @@ static void shipped_init(void)
         char *slash = strrchr(dir, '/');
         if (slash) *slash = '\0';
     }
-#if defined(CLHGEMM_BUILD_TREE_DIR) && defined(CLHGEMM_SOURCE_TUNING_DIR)
-    char build[PATH_MAX];
-    if (obj[0] && realpath(CLHGEMM_BUILD_TREE_DIR, build)) {
-        size_t n = strlen(build);
-        if (!strncmp(obj, build, n) && obj[n] == '/') {
-            snprintf(shipped_path, sizeof shipped_path, "%s", CLHGEMM_SOURCE_TUNING_DIR);
-            return;
-        }
-    }
-#endif
     char cand[PATH_MAX + 64];
 #ifdef CLHGEMM_TUNING_FROM_LIBDIR
     if (dir[0]) {
@@ -876,6 +867,16 @@ static void shipped_init(void)
     if (dir[0]) {
         snprintf(cand, sizeof cand, "%s/%s", dir, CLHGEMM_TUNING_FROM_BINDIR);
         if (is_dir(cand) && realpath(cand, shipped_path)) return;
+    }
+#endif
+#if defined(CLHGEMM_BUILD_TREE_DIR) && defined(CLHGEMM_SOURCE_TUNING_DIR)
+    char build[PATH_MAX];
+    if (obj[0] && realpath(CLHGEMM_BUILD_TREE_DIR, build)) {
+        size_t n = strlen(build);
+        if (!strncmp(obj, build, n) && obj[n] == '/') {
+            snprintf(shipped_path, sizeof shipped_path, "%s", CLHGEMM_SOURCE_TUNING_DIR);
+            return;
+        }
     }
 #endif
 #ifdef CLHGEMM_INSTALL_TUNING_DIR

@@ -53,7 +53,7 @@ typedef struct tdev_s {
     int index;
     chg_device_t dev;
     cl_context ctx;
-    cl_command_queue q;    /* in-order, profiling enabled */
+    cl_command_queue q;    /* in-order */
     int workers_ok;        /* build workers can be started */
     chg_tuning_record_t rec; /* what is being measured (starts from the stored entry) */
     double copy_default_gbs[2][2]; /* [prec][pack, pack_t] of the built-in copy kernels */
@@ -150,11 +150,9 @@ int tune_copy(tune_run_t *r, tdev_t *d, chg_precision_t prec, double deadline);
 int tune_pipeline(tune_run_t *r, tdev_t *d, int prec_mask, double deadline);
 
 /* Timing helpers shared by the phases. */
-/* Median of the profiled durations (seconds) of `reps` launches of kernel k over (g, l) on q;
- * 1 launch if reps < 1. Returns a negative value on a launch failure (err set). */
+/* Seconds per launch of kernel k over (g, l) on q, from `reps` launches timed with the host
+ * clock (the best of two batches when reps >= 4). Negative on a launch failure (err set). */
 double tune_time_kernel(cl_command_queue q, cl_kernel k, cl_uint dims, const size_t *g,
                         const size_t *l, int reps, cl_int *err);
-/* Seconds of an event (profiling). */
-double tune_event_seconds(cl_event ev);
 
 #endif

@@ -293,11 +293,12 @@ static double copy_buffer_gbs(const tdev_t *d, cl_mem a, cl_mem b, size_t bytes)
 {
     double best = 0;
     for (int r = 0; r < 6; r++) {
-        cl_event ev;
-        if (clEnqueueCopyBuffer(d->q, a, b, 0, 0, bytes, 0, NULL, &ev) != CL_SUCCESS) return 0;
-        clWaitForEvents(1, &ev);
-        const double t = tune_event_seconds(ev);
-        clReleaseEvent(ev);
+        if (clFinish(d->q) != CL_SUCCESS) return 0;
+        const double t0 = tune_now();
+        if (clEnqueueCopyBuffer(d->q, a, b, 0, 0, bytes, 0, NULL, NULL) != CL_SUCCESS ||
+            clFinish(d->q) != CL_SUCCESS)
+            return 0;
+        const double t = tune_now() - t0;
         if (r > 0 && t > 0 && 2.0 * bytes / t > best) best = 2.0 * bytes / t;
     }
     return best * 1e-9;

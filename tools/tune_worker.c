@@ -29,6 +29,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -150,6 +151,20 @@ static void serve(const chg_device_t *dev, cl_context ctx, long id, char *req)
         reply_fail(id, "unknown request type '%c'", type);
         return;
     }
+
+    /* Test hooks: a candidate whose parameters contain CLHGEMM_TUNE_FAULT_CRASH kills its
+     * worker the way a compiler crash would (SIGSEGV, no core file); one that contains
+     * CLHGEMM_TUNE_FAULT_BUILD gets a compile error from the real compiler. */
+    const char *crash = getenv("CLHGEMM_TUNE_FAULT_CRASH");
+    if (crash && *crash && strstr(req + off, crash)) {
+        struct rlimit none = {0, 0};
+        setrlimit(RLIMIT_CORE, &none);
+        signal(SIGSEGV, SIG_DFL); /* the OpenCL runtime may have a handler of its own */
+        raise(SIGSEGV);
+    }
+    const char *bad = getenv("CLHGEMM_TUNE_FAULT_BUILD");
+    if (bad && *bad && strstr(req + off, bad))
+        chg_str_append(&src, "\n#error injected by CLHGEMM_TUNE_FAULT_BUILD\n");
 
     const double t0 = tune_now();
     cl_program prog = NULL;
