@@ -1091,12 +1091,21 @@ static void resolve(const dbset_t *set, const chg_device_t *dev, chg_precision_t
         if (!set->files[i].src.ok)
             note_add(e, "rejected %s: %s", set->files[i].src.path, set->files[i].src.reason);
     int found = 0;
-    for (int level = CHG_TUNING_EXACT; set && level >= CHG_TUNING_VENDOR && !found; level--) {
+    /* Levels from exact down to vendor; below the exact level two passes each: first the
+     * entries of the same device name (another driver), then the other devices. */
+    static const struct {
+        int level, same_name_only;
+    } order[] = {{CHG_TUNING_EXACT, 0}, {CHG_TUNING_ARCH, 1}, {CHG_TUNING_ARCH, 0},
+                 {CHG_TUNING_VENDOR, 1}, {CHG_TUNING_VENDOR, 0}};
+    for (size_t oi = 0; set && oi < sizeof order / sizeof order[0] && !found; oi++) {
+        const int level = order[oi].level, same_name_only = order[oi].same_name_only;
         for (int fi = 0; fi < set->nfiles && !found; fi++) {
             const dbfile_t *f = &set->files[fi];
             for (int ri = 0; f->src.ok && ri < f->file.count && !found; ri++) {
                 const chg_tuning_record_t *r = &f->file.records[ri];
                 if (!level_match((chg_tuning_level_t)level, r, dev)) continue;
+                if (same_name_only != !strcmp(r->name, dev->info.name) && level < CHG_TUNING_EXACT)
+                    continue;
                 /* An entry already passed over at a more specific level is not news again. */
                 if (level < CHG_TUNING_EXACT && level_match(CHG_TUNING_EXACT, r, dev)) continue;
                 if (level < CHG_TUNING_ARCH && level_match(CHG_TUNING_ARCH, r, dev)) continue;

@@ -393,14 +393,28 @@ static void lookup_levels(void)
                !memcmp(&e.prec.gemm, &P_EXACT, sizeof P_EXACT) && !strcmp(e.source, p),
            "exact: level %s from %s", chg_tuning_level_name(e.level), e.source);
     /* Same device, another driver: the architecture level. */
+    const chg_device_t arch_only_first = fake_device("Fake GPU 9300", "1.0", "fake:arch9", "fake");
     chg_device_t newer = dev;
     snprintf(newer.info.driver_version, sizeof newer.info.driver_version, "2.0");
-    /* (the first entry of the level in file order wins: dev's own record has the same
-     * architecture and comes first) */
     EXPECT(chg_tuning_lookup(&newer, CHG_F32, &e) == CHG_TUNING_ARCH &&
                !memcmp(&e.prec.gemm, &P_EXACT, sizeof P_EXACT),
-           "another driver: want the architecture level with the first same-arch entry, got %s",
+           "another driver: want the architecture level with the same device's entry, got %s",
            chg_tuning_level_name(e.level));
+    /* ... also when another device of the architecture comes first in the file. */
+    {
+        chg_tuning_record_t swapped[3] = {recs[1], recs[0], recs[2]};
+        write_db(p, swapped, 3);
+        chg_tuning_reload();
+        EXPECT(chg_tuning_lookup(&newer, CHG_F32, &e) == CHG_TUNING_ARCH &&
+                   !memcmp(&e.prec.gemm, &P_EXACT, sizeof P_EXACT),
+               "another driver: the same device name must come before other devices of the "
+               "architecture");
+        EXPECT(chg_tuning_lookup(&arch_only_first, CHG_F32, &e) == CHG_TUNING_ARCH &&
+                   !memcmp(&e.prec.gemm, &P_ARCH, sizeof P_ARCH),
+               "architecture: the first entry of the architecture in file order");
+        write_db(p, recs, 3);
+        chg_tuning_reload();
+    }
     chg_device_t arch_only = fake_device("Fake GPU 9200", "1.0", "fake:arch9", "fake");
     EXPECT(chg_tuning_lookup(&arch_only, CHG_F64, &e) == CHG_TUNING_ARCH &&
                !memcmp(&e.prec.gemm, &P_EXACT, sizeof P_EXACT),

@@ -81,7 +81,7 @@ echo "--- clhgemm-tune --budget $BUDGET --precision $PREC $TUNE_ARGS $RESUME -> 
 CLHGEMM_TUNING_DIR=off CLHGEMM_CACHE_DIR="$OUT/kernel-cache" \
   timeout --signal=TERM --kill-after=30 $((secs + 90)) \
   "$BUILD_DIR/tools/clhgemm-tune" --devices gpu --precision "$PREC" --budget "$BUDGET" \
-  --out-dir "$TDIR" $RESUME $TUNE_ARGS >"$OUT/tune.out" 2>&1
+  --out-dir "$TDIR" $RESUME $TUNE_ARGS >"$OUT/tune.out" 2>&1 # (TUNE_ARGS split on purpose)
 rc=$?
 [ "$rc" = 0 ] || fail "clhgemm-tune (rc=$rc, see tune.out)"
 echo "tuning done ($(elapsed))"
