@@ -1222,3 +1222,26 @@ void chg_tuning_copy_params(const chg_device_t *dev, chg_precision_t prec, chg_c
     out->prec = prec;
     out->src_contig_i = src_contig_i != 0;
 }
+
+double chg_tuning_kernel_rate(const chg_tuning_prec_t *p, double m, double n, double k)
+{
+    if (!p || p->nrates <= 0 || m <= 0 || n <= 0 || k <= 0) return 0;
+    int best = 0;
+    double bd = INFINITY;
+    for (int i = 0; i < p->nrates; i++) {
+        const chg_tuning_rate_t *r = &p->rates[i];
+        if (r->m <= 0 || r->n <= 0 || r->k <= 0) continue;
+        const double dm = log(m / r->m), dn = log(n / r->n), dk = log(k / r->k);
+        const double d = dm * dm + dn * dn + dk * dk;
+        if (d < bd) {
+            bd = d;
+            best = i;
+        }
+    }
+    const chg_tuning_rate_t *r = &p->rates[best];
+    double rate = r->gflops * 1e9;
+    /* A smaller product keeps fewer compute units busy: scale by the area ratio below it. */
+    const double area = (m * n) / ((double)r->m * r->n);
+    if (area < 1) rate *= area;
+    return rate;
+}

@@ -159,6 +159,11 @@ typedef struct chg_tuning_entry_s {
 chg_tuning_level_t chg_tuning_lookup(const chg_device_t *dev, chg_precision_t prec,
                                      chg_tuning_entry_t *out);
 
+/* The kernel rate (flop/s) the entry's kernel_rate table predicts for an m x n x k product:
+ * the measurement nearest in log(m), log(n), log(k), scaled down by the fill of the last wave
+ * when the product is smaller than that measurement's in m*n. 0 when the table is empty. */
+double chg_tuning_kernel_rate(const chg_tuning_prec_t *p, double m, double n, double k);
+
 /* Parameters of a generated copy kernel for dev: PACK from the tuning entry (src_contig_i
  * selects the contiguous or the transposing variant), other kinds the codegen.c defaults. */
 void chg_tuning_copy_params(const chg_device_t *dev, chg_precision_t prec, chg_copy_kind_t kind,

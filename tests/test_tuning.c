@@ -566,6 +566,22 @@ static void lookup_levels(void)
     chg_tuning_copy_params(&dev, CHG_F32, CHG_COPY_WRITEBACK, 1, &cp);
     EXPECT(!memcmp(&cp, &dflt, sizeof cp), "write-back parameters are not the defaults");
 
+    /* The kernel-rate table: nearest measurement in log space, less for a smaller area. */
+    {
+        chg_tuning_prec_t t;
+        memset(&t, 0, sizeof t);
+        EXPECT(chg_tuning_kernel_rate(&t, 1024, 1024, 1024) == 0, "empty table must give 0");
+        t.nrates = 3;
+        t.rates[0] = (chg_tuning_rate_t){1024, 1024, 1024, 100};
+        t.rates[1] = (chg_tuning_rate_t){4096, 4096, 4096, 400};
+        t.rates[2] = (chg_tuning_rate_t){4096, 4096, 1024, 300};
+        EXPECT(chg_tuning_kernel_rate(&t, 4096, 4096, 4096) == 400e9, "exact row");
+        EXPECT(chg_tuning_kernel_rate(&t, 5000, 4000, 1100) == 300e9, "nearest row");
+        EXPECT(chg_tuning_kernel_rate(&t, 8192, 8192, 8192) == 400e9, "larger: the largest row");
+        const double small = chg_tuning_kernel_rate(&t, 512, 512, 1024);
+        EXPECT(small == 100e9 * 0.25, "smaller area scaled: %g", small);
+    }
+
     /* Changing the directory takes effect without a reload. */
     setenv("CLHGEMM_SHIPPED_TUNING_DIR", "off", 1);
     EXPECT(chg_tuning_lookup(&dev, CHG_F32, &e) == CHG_TUNING_BUILTIN,

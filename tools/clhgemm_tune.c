@@ -191,8 +191,8 @@ static void usage(FILE *f)
         "usage: clhgemm-tune [options]\n"
         "Tunes the GEMM kernel, the copy kernels and the host pipeline of each device within a\n"
         "time budget and writes the tuning database that libclhgemm reads (docs/TUNING.md).\n"
-        "  --devices SPEC       devices as in CLHGEMM_DEVICES (index, name substring, gpu, cpu);\n"
-        "                       default: every GPU, else every device\n"
+        "  --devices SPEC       devices as in CLHGEMM_DEVICES (index, name substring, gpu, cpu)\n"
+        "                       or all; default: every GPU, else every device\n"
         "  --precision s|d|both default both (d only on devices with fp64)\n"
         "  --budget TIME        the whole run: 90s, 10m, 1h30m or seconds (default 10m)\n"
         "  --size N             GEMM timing size n (n x n x n; default 4096 on GPUs, 256 otherwise)\n"
@@ -528,12 +528,13 @@ int main(int argc, char **argv)
         snprintf(dbpath, sizeof dbpath, "%s/tuning.json", run.o.out_dir);
     } else {
         char dir[4096];
-        if (!chg_tuning_user_dir(dir, sizeof dir)) {
+        if (!chg_tuning_user_dir(dir, sizeof dir) && !dry) {
             fprintf(stderr, "clhgemm-tune: no user tuning directory (CLHGEMM_TUNING_DIR=off or no HOME): "
                             "give --out FILE\n");
             return 2;
         }
-        snprintf(dbpath, sizeof dbpath, "%s/%s", dir, CHG_TUNING_USER_FILE);
+        if (dry) snprintf(dbpath, sizeof dbpath, "(none: --dry-run)");
+        else snprintf(dbpath, sizeof dbpath, "%s/%s", dir, CHG_TUNING_USER_FILE);
     }
     if (run.o.out_dir && !dry) {
         if (mkdir_p(run.o.out_dir) != 0) {
@@ -561,7 +562,9 @@ int main(int argc, char **argv)
 
     /* Devices: the spec, else every GPU, else every device. */
     size_t count = 0;
-    const char *spec = run.o.devices; /* NULL: CLHGEMM_DEVICES, else every device */
+    /* NULL: CLHGEMM_DEVICES, else every device (then only the GPUs if there are any);
+     * "all": every device, GPUs and CPUs. */
+    const char *spec = run.o.devices && !strcmp(run.o.devices, "all") ? "" : run.o.devices;
     const int explicit_spec = spec || getenv("CLHGEMM_DEVICES");
     clhgemm_status_t st = clhgemm_devices_get(spec, NULL, 0, &count);
     if (st != CLHGEMM_SUCCESS || count == 0) {
