@@ -205,6 +205,8 @@ static void usage(FILE *f)
         "  --jobs N             parallel kernel builds (worker processes); default: half the\n"
         "                       cores up to 8 for GPUs, 1 for CPU devices\n"
         "  --seed N             random data and sampling (default 1)\n"
+        "  --strategy staged|random  GEMM search order (default staged; random: uniform sampling\n"
+        "                       of the pruned space after the defaults, for comparison)\n"
         "  --quiet              no progress, only the summary\n"
         "  --dry-run            print the devices and search spaces, tune nothing\n"
         "  -h, --help\n");
@@ -243,7 +245,8 @@ static int parse_args(int argc, char **argv, tune_opts_t *o, int *dry)
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = NULL;
         static const char *const with_value[] = {"--devices", "--precision", "--budget", "--size",
-                                                 "--out", "--out-dir", "--jobs", "--seed", NULL};
+                                                 "--out", "--out-dir", "--jobs", "--seed",
+                                                 "--strategy", NULL};
         for (int j = 0; with_value[j]; j++) {
             size_t l = strlen(with_value[j]);
             if (!strncmp(a, with_value[j], l) && (a[l] == '\0' || a[l] == '=')) {
@@ -295,6 +298,13 @@ static int parse_args(int argc, char **argv, tune_opts_t *o, int *dry)
             o->seed = strtoull(v, &end, 10);
             if (end == v || *end) {
                 fprintf(stderr, "clhgemm-tune: bad --seed '%s'\n", v);
+                return -1;
+            }
+        } else if (!strcmp(a, "--strategy")) {
+            if (!strcmp(v, "staged")) o->random_search = 0;
+            else if (!strcmp(v, "random")) o->random_search = 1;
+            else {
+                fprintf(stderr, "clhgemm-tune: --strategy takes staged or random\n");
                 return -1;
             }
         } else if (!strcmp(a, "--out")) {

@@ -31,6 +31,7 @@ typedef struct tune_opts_s {
     const char *out_dir;   /* logs (and the database when out_file is not given) */
     int resume;            /* continue the searches recorded in out_dir/candidates.csv */
     int quiet;
+    int random_search;     /* --strategy random: uniform sampling after the seeds (comparison) */
     unsigned long long seed;
 } tune_opts_t;
 

@@ -389,6 +389,7 @@ static int next_candidate(search_t *s)
             return i;
         }
     }
+    if (s->r->o.random_search) s->stage = 4;
     if (s->stage <= 1) {
         s->stage = 1;
         while (s->pos1 < s->n1) {
