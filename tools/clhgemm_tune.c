@@ -398,7 +398,11 @@ static int save(tune_run_t *r, tdev_t *d, const char *path)
     char why[512] = "";
     if (access(path, F_OK) == 0) {
         if (chg_tuning_file_read(path, &f, why, sizeof why) != 0) {
-            tune_say(r, "the existing database %s is not usable (%s): it is replaced", path, why);
+            /* Kept beside, not lost: it may hold other devices' entries. */
+            char old[4300];
+            snprintf(old, sizeof old, "%s.rejected", path);
+            rename(path, old);
+            tune_say(r, "the existing database %s is not usable (%s): moved to %s", path, why, old);
             chg_tuning_file_init(&f);
         }
     } else {
