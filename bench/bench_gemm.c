@@ -39,6 +39,7 @@
 #ifdef CLHGEMM_BENCH_HAVE_INTERNAL
 #include "device.h"
 #include "params.h"
+#include "tuning.h"
 #endif
 #ifdef CLHGEMM_HAVE_CLBLAST
 #include <clblast_c.h>
@@ -74,6 +75,7 @@ typedef struct opts_s {
     int clblast, cublas, openblas, openblas_all;
     int row, ta, tb;
     int quick, profile, check, list;
+    int defaults;  /* also time clhgemm with its built-in parameters (tuning database bypassed) */
 } opts_t;
 
 static void usage(FILE *f)
@@ -99,6 +101,8 @@ static void usage(FILE *f)
         "  --openblas-all       OpenBLAS for every size\n"
         "  --profile            also report device time (OpenCL profiling, marker -> last event)\n"
         "  --no-check           skip the correctness check before timing\n"
+        "  --defaults           also time clhgemm with its built-in kernel parameters (the tuning\n"
+        "                       database bypassed) in the same run, next to the tuned ones\n"
         "  --quick              sizes 512,1024,2048, no rectangular shapes, 3 reps, 1 warm-up\n"
         "  --list-devices       list the OpenCL devices and exit\n"
         "  -h, --help\n");
@@ -259,6 +263,8 @@ static int parse_args(int argc, char **argv, opts_t *o)
             o->profile = 1;
         } else if (!strcmp(a, "--no-check")) {
             o->check = 0;
+        } else if (!strcmp(a, "--defaults")) {
+            o->defaults = 1;
         } else if (!strcmp(a, "--quick")) {
             o->quick = 1;
         } else if (!strcmp(a, "--list-devices")) {
@@ -488,9 +494,13 @@ static double compare_full(const prob_t *p, const void *X, const void *Ref)
 
 /* ---- libraries ---------------------------------------------------------------------------- */
 
-enum { LIB_OURS, LIB_CLBLAST, LIB_CUBLAS, LIB_OPENBLAS, NLIBS };
-static const char *const lib_name[NLIBS] = {"clhgemm", "clblast", "cublas", "openblas"};
-static const char *const lib_title[NLIBS] = {"ours", "CLBlast", "cuBLAS", "OpenBLAS"};
+/* The OpenCL libraries come first (indices below NCL): they run on the same buffers and queue
+ * with interleaved reps. LIB_DEFAULT is clhgemm with the tuning database bypassed (built-in
+ * parameters), next to the tuned one in the same process (--defaults). */
+enum { LIB_OURS, LIB_CLBLAST, LIB_DEFAULT, NCL, LIB_CUBLAS = NCL, LIB_OPENBLAS, NLIBS };
+static const char *const lib_name[NLIBS] = {"clhgemm", "clblast", "clhgemm-defaults", "cublas",
+                                            "openblas"};
+static const char *const lib_title[NLIBS] = {"ours", "CLBlast", "defaults", "cuBLAS", "OpenBLAS"};
 
 typedef struct result_s {
     int ran;          /* a figure exists */
@@ -511,16 +521,28 @@ typedef struct row_s {
 static int enqueue_lib(int lib, const prob_t *p, cl_event *ev, char *why, size_t whylen)
 {
     *ev = NULL;
-    if (lib == LIB_OURS) {
+    if (lib == LIB_OURS || lib == LIB_DEFAULT) {
         const clhgemm_layout_t lay = p->row ? CLHGEMM_ROW_MAJOR : CLHGEMM_COL_MAJOR;
         const clhgemm_transpose_t ta = p->ta ? CLHGEMM_TRANS : CLHGEMM_NO_TRANS;
         const clhgemm_transpose_t tb = p->tb ? CLHGEMM_TRANS : CLHGEMM_NO_TRANS;
+#ifdef CLHGEMM_BENCH_HAVE_INTERNAL
+        /* The parameters are selected when the call enqueues: bypass the database around it. */
+        if (lib == LIB_DEFAULT) chg_tuning_set_bypass(1);
+#else
+        if (lib == LIB_DEFAULT) {
+            snprintf(why, whylen, "needs clhgemm_internal");
+            return -1;
+        }
+#endif
         clhgemm_status_t st =
             p->dbl ? clhgemm_dgemm_cl(lay, ta, tb, p->m, p->n, p->k, p->alpha, p->A, 0, (int)p->lda,
                                       p->B, 0, (int)p->ldb, p->beta, p->C, 0, (int)p->ldc, p->queue, ev)
                    : clhgemm_sgemm_cl(lay, ta, tb, p->m, p->n, p->k, (float)p->alpha, p->A, 0,
                                       (int)p->lda, p->B, 0, (int)p->ldb, (float)p->beta, p->C, 0,
                                       (int)p->ldc, p->queue, ev);
+#ifdef CLHGEMM_BENCH_HAVE_INTERNAL
+        if (lib == LIB_DEFAULT) chg_tuning_set_bypass(0);
+#endif
         if (st != CLHGEMM_SUCCESS) {
             snprintf(why, whylen, "clhgemm: %s (%d): %s", clhgemm_status_string(st), (int)st,
                      clhgemm_status_message(st));
@@ -607,6 +629,8 @@ typedef struct ctx_s {
     FILE *csv;
     char date[32];
     char params[2][256]; /* kernel parameters of ours for s, d */
+    char params_def[2][256]; /* built-in parameters (--defaults) */
+    char tuning[2][700];     /* which tuning entry ours uses */
     int have_clblast, have_cublas, have_openblas;
     char cublas_desc[320];
     char openblas_desc[256];
@@ -622,6 +646,7 @@ static void csv_row(ctx_t *c, const row_t *row, int lib)
     double gf = 2.0 * s->m * (double)s->n * s->k / (r->host.median * 1e6);
     const char *params = "";
     if (lib == LIB_OURS) params = c->params[row->dbl];
+    else if (lib == LIB_DEFAULT) params = c->params_def[row->dbl];
     else if (lib == LIB_CUBLAS) params = c->cublas_desc;
     else if (lib == LIB_OPENBLAS) params = c->openblas_desc;
     fprintf(c->csv, "%s,", c->date);
@@ -689,8 +714,8 @@ static void bench_one(ctx_t *c, shape_t shape, int dbl)
     prob_dims(&p);
     const size_t es = dbl ? 8 : 4;
     const double need = (double)es * (double)(p.na + p.nb + p.nc);
-    const int use_cl[2] = {1, c->have_clblast};
-    void *A = NULL, *B = NULL, *C0 = NULL, *Cours = NULL, *Cref = NULL, *Cw = NULL;
+    const int use_cl[NCL] = {1, c->have_clblast, o->defaults};
+    void *A = NULL, *B = NULL, *C0 = NULL, *Cours = NULL, *Cref = NULL, *Cdef = NULL, *Cw = NULL;
     char why[256];
 
     printf("[%c %dx%dx%d] %.1f MiB of matrices\n", dbl ? 'd' : 's', shape.m, shape.n, shape.k,
@@ -713,7 +738,8 @@ static void bench_one(ctx_t *c, shape_t shape, int dbl)
     C0 = malloc(p.nc * es);
     Cours = malloc(p.nc * es);
     Cref = malloc(p.nc * es);
-    if (!A || !B || !C0 || !Cours || !Cref) {
+    Cdef = malloc(p.nc * es);
+    if (!A || !B || !C0 || !Cours || !Cref || !Cdef) {
         for (int l = 0; l < NLIBS; l++) snprintf(row.r[l].note, sizeof row.r[l].note, "out of host memory");
         printf("    skipped: out of host memory\n");
         goto record;
@@ -735,21 +761,21 @@ static void bench_one(ctx_t *c, shape_t shape, int dbl)
         if (p.C && err == CL_SUCCESS) err = clEnqueueWriteBuffer(c->queue, p.B, CL_TRUE, 0, p.nb * es, B, 0, NULL, NULL);
         if (p.C && err == CL_SUCCESS) err = clEnqueueWriteBuffer(c->queue, p.C, CL_TRUE, 0, p.nc * es, C0, 0, NULL, NULL);
         if (err != CL_SUCCESS) {
-            for (int l = 0; l < 2; l++)
+            for (int l = 0; l < NCL; l++)
                 snprintf(row.r[l].note, sizeof row.r[l].note, "device buffers: %s", clhgemm_status_string(err));
             printf("    OpenCL buffers failed: %s\n", clhgemm_status_string(err));
             goto cl_done;
         }
     }
-    int active[2] = {1, use_cl[1]};
+    int active[NCL] = {1, use_cl[1], use_cl[2]};
     if (!o->clblast) snprintf(row.r[LIB_CLBLAST].note, sizeof row.r[LIB_CLBLAST].note, "--no-clblast");
     else if (!c->have_clblast) snprintf(row.r[LIB_CLBLAST].note, sizeof row.r[LIB_CLBLAST].note, "not built with CLBlast");
 
     /* Correctness check (also the first call: kernel builds happen here). */
-    for (int l = 0; l < 2; l++) {
+    for (int l = 0; l < NCL; l++) {
         if (!active[l]) continue;
         double hms, dms;
-        void *dst = l == LIB_OURS ? Cours : Cref;
+        void *dst = l == LIB_OURS ? Cours : l == LIB_CLBLAST ? Cref : Cdef;
         cl_int err = clEnqueueWriteBuffer(c->queue, p.C, CL_TRUE, 0, p.nc * es, C0, 0, NULL, NULL);
         double t0 = now_ms();
         if (err != CL_SUCCESS || run_once(l, &p, 0, &hms, &dms, why, sizeof why)) {
@@ -773,20 +799,20 @@ static void bench_one(ctx_t *c, shape_t shape, int dbl)
         row.r[LIB_OURS].err_ref = compare_full(&p, Cours, Cref);
     /* Restore C0 so that timing starts from the same C for every shape. */
     if (clEnqueueWriteBuffer(c->queue, p.C, CL_TRUE, 0, p.nc * es, C0, 0, NULL, NULL) != CL_SUCCESS) {
-        active[0] = active[1] = 0;
+        active[0] = active[1] = active[2] = 0;
         snprintf(row.r[0].note, sizeof row.r[0].note, "could not restore C");
     }
 
     /* Warm-up, then interleaved timed reps. */
     {
-        double *hms[2], *dms[2];
+        double *hms[NCL], *dms[NCL];
         int nrep = o->reps;
-        for (int l = 0; l < 2; l++) {
+        for (int l = 0; l < NCL; l++) {
             hms[l] = calloc((size_t)nrep, sizeof(double));
             dms[l] = calloc((size_t)nrep, sizeof(double));
         }
         for (int w = 0; w < o->warmup; w++)
-            for (int l = 0; l < 2; l++) {
+            for (int l = 0; l < NCL; l++) {
                 double h, d;
                 if (active[l] && run_once(l, &p, 0, &h, &d, why, sizeof why)) {
                     snprintf(row.r[l].note, sizeof row.r[l].note, "%s", why);
@@ -795,7 +821,7 @@ static void bench_one(ctx_t *c, shape_t shape, int dbl)
                 }
             }
         for (int r = 0; r < nrep; r++)
-            for (int l = 0; l < 2; l++) {
+            for (int l = 0; l < NCL; l++) {
                 if (!active[l] || !hms[l] || !dms[l]) continue;
                 if (run_once(l, &p, o->profile, &hms[l][r], &dms[l][r], why, sizeof why)) {
                     snprintf(row.r[l].note, sizeof row.r[l].note, "%s", why);
@@ -803,7 +829,7 @@ static void bench_one(ctx_t *c, shape_t shape, int dbl)
                     active[l] = 0;
                 }
             }
-        for (int l = 0; l < 2; l++) {
+        for (int l = 0; l < NCL; l++) {
             if (active[l] && hms[l] && dms[l]) {
                 row.r[l].ran = 1;
                 row.r[l].host = stats_of(hms[l], nrep);
@@ -924,10 +950,13 @@ record:
         if (l == LIB_CUBLAS && !o->cublas) continue;
         if (l == LIB_OPENBLAS && !o->openblas) continue;
         if (l == LIB_CLBLAST && !o->clblast) continue;
+        if (l == LIB_DEFAULT && !o->defaults) continue;
         print_lib_line(&shape, l, &row.r[l]);
     }
     if (row.r[LIB_OURS].ran && row.r[LIB_CLBLAST].ran)
         printf("    ours/CLBlast %.2f\n", row.r[LIB_CLBLAST].host.median / row.r[LIB_OURS].host.median);
+    if (row.r[LIB_OURS].ran && row.r[LIB_DEFAULT].ran)
+        printf("    ours/defaults %.2f\n", row.r[LIB_DEFAULT].host.median / row.r[LIB_OURS].host.median);
     fflush(stdout);
     for (int l = 0; l < NLIBS; l++) csv_row(c, &row, l);
     if (c->nrows == c->caprows) {
@@ -944,6 +973,7 @@ record:
     free(C0);
     free(Cours);
     free(Cref);
+    free(Cdef);
 }
 
 /* ---- summary ------------------------------------------------------------------------------ */
@@ -962,17 +992,19 @@ static void fmt_ratio(char *buf, size_t len, const result_t *a, const result_t *
 
 static void print_summary(const ctx_t *c)
 {
-    const int show_cu = c->o.cublas, show_ob = c->o.openblas;
+    const int show_cu = c->o.cublas, show_ob = c->o.openblas, show_def = c->o.defaults;
     printf("\n== summary: %s | %s | GFLOP/s from the median of %d reps, %s-major %c%c, alpha 1, beta 0.5 ==\n",
            c->info.name, c->info.driver_version, c->o.reps, c->o.row ? "row" : "column",
            c->o.ta ? 'T' : 'N', c->o.tb ? 'T' : 'N');
-    printf("%-18s %-2s %10s %10s %7s", "m x n x k", "p", "ours", "CLBlast", "ours/CB");
+    printf("%-18s %-2s %10s", "m x n x k", "p", "ours");
+    if (show_def) printf(" %10s %8s", "defaults", "ours/def");
+    printf(" %10s %7s", "CLBlast", "ours/CB");
     if (show_cu) printf(" %10s %7s", "cuBLAS", "ours/cu");
     if (show_ob) printf(" %10s", "OpenBLAS");
     printf("  %s\n", "check");
     for (int i = 0; i < c->nrows; i++) {
         const row_t *r = &c->rows[i];
-        char shape[48], g0[24], g1[24], g2[24], g3[24], q1[16], q2[16], chk[40];
+        char shape[48], g0[24], g1[24], g2[24], g3[24], g4[24], q1[16], q2[16], q3[16], chk[40];
         snprintf(shape, sizeof shape, "%dx%dx%d", r->shape.m, r->shape.n, r->shape.k);
         fmt_gf(g0, sizeof g0, &r->shape, &r->r[LIB_OURS]);
         fmt_gf(g1, sizeof g1, &r->shape, &r->r[LIB_CLBLAST]);
@@ -980,6 +1012,8 @@ static void print_summary(const ctx_t *c)
         fmt_gf(g3, sizeof g3, &r->shape, &r->r[LIB_OPENBLAS]);
         fmt_ratio(q1, sizeof q1, &r->r[LIB_OURS], &r->r[LIB_CLBLAST]);
         fmt_ratio(q2, sizeof q2, &r->r[LIB_OURS], &r->r[LIB_CUBLAS]);
+        fmt_gf(g4, sizeof g4, &r->shape, &r->r[LIB_DEFAULT]);
+        fmt_ratio(q3, sizeof q3, &r->r[LIB_OURS], &r->r[LIB_DEFAULT]);
         int warn = 0;
         for (int l = 0; l < NLIBS; l++) {
             const result_t *x = &r->r[l];
@@ -989,7 +1023,9 @@ static void print_summary(const ctx_t *c)
         if (!o->ran) snprintf(chk, sizeof chk, "%s", o->note[0] && !strncmp(o->note, "skipped", 7) ? "skipped" : "FAIL");
         else if (isnan(o->err)) snprintf(chk, sizeof chk, "%s", warn ? "WARN" : "-");
         else snprintf(chk, sizeof chk, "%s %.2g", warn ? "WARN" : "ok", isnan(o->err_ref) ? o->err : fmax(o->err, o->err_ref));
-        printf("%-18s %-2c %10s %10s %7s", shape, r->dbl ? 'd' : 's', g0, g1, q1);
+        printf("%-18s %-2c %10s", shape, r->dbl ? 'd' : 's', g0);
+        if (show_def) printf(" %10s %8s", g4, q3);
+        printf(" %10s %7s", g1, q1);
         if (show_cu) printf(" %10s %7s", g2, q2);
         if (show_ob) printf(" %10s", g3);
         printf("  %s\n", chk);
@@ -1078,6 +1114,12 @@ int main(int argc, char **argv)
             chg_gemm_params_t gp;
             chg_gemm_params_select(&dev, d ? CHG_F64 : CHG_F32, &gp);
             chg_gemm_params_format(&gp, c.params[d], sizeof c.params[d]);
+            chg_gemm_params_default(&dev, d ? CHG_F64 : CHG_F32, &gp);
+            chg_gemm_params_format(&gp, c.params_def[d], sizeof c.params_def[d]);
+            chg_tuning_entry_t e;
+            chg_tuning_lookup(&dev, d ? CHG_F64 : CHG_F32, &e);
+            snprintf(c.tuning[d], sizeof c.tuning[d], "%s (%s)", chg_tuning_level_name(e.level),
+                     e.source);
         } else {
             snprintf(c.params[d], sizeof c.params[d], "unknown (device query failed)");
         }
@@ -1116,8 +1158,10 @@ int main(int argc, char **argv)
            c.info.global_mem_bytes / 1073741824.0, c.info.max_alloc_bytes / 1073741824.0,
            c.info.local_mem_bytes / 1024, c.info.compute_units, c.info.has_fp64 ? "yes" : "no");
     printf("features  : %s\n", c.info.features);
-    if (o->do_s) printf("params s  : %s\n", c.params[0]);
-    if (o->do_d && c.info.has_fp64) printf("params d  : %s\n", c.params[1]);
+    if (o->do_s) printf("params s  : %s  [tuning: %s]\n", c.params[0], c.tuning[0]);
+    if (o->do_d && c.info.has_fp64) printf("params d  : %s  [tuning: %s]\n", c.params[1], c.tuning[1]);
+    if (o->defaults && o->do_s) printf("defaults s: %s\n", c.params_def[0]);
+    if (o->defaults && o->do_d && c.info.has_fp64) printf("defaults d: %s\n", c.params_def[1]);
     printf("CLBlast   : %s\n", c.have_clblast ? "yes (same buffers, same queue)"
                                : o->clblast  ? "n/a (not built with CLBlast)" : "off (--no-clblast)");
     printf("cuBLAS    : %s\n", !o->cublas ? "off (--no-cublas)" : c.have_cublas ? c.cublas_desc : "n/a");

@@ -38,6 +38,24 @@ for f in "$libdir/cmake/clhgemm/clhgemmConfig.cmake" "$libdir/cmake/clhgemm/clhg
 done
 ls "$libdir"/libclhgemm.so.* >/dev/null 2>&1 || { echo "no versioned libclhgemm.so.* (SOVERSION)"; exit 1; }
 
+# The tools, and the shipped tuning database where the installed library and tools find it
+# (relative to their own directory, so the install may be moved: this prefix is not the one
+# configured).
+for t in clhgemm-info clhgemm-tune; do
+    [ -x "$prefix/bin/$t" ] || { echo "missing after install: bin/$t"; exit 1; }
+done
+if ls "$src"/tuning/*.json >/dev/null 2>&1; then
+    for f in "$src"/tuning/*.json; do
+        [ -f "$prefix/share/clhgemm/tuning/$(basename "$f")" ] ||
+            { echo "missing after install: share/clhgemm/tuning/$(basename "$f")"; exit 1; }
+    done
+    want=$(cd "$prefix/share/clhgemm/tuning" && pwd -P)
+    info=$(CLHGEMM_TUNING_DIR=off "$prefix/bin/clhgemm-info" 2>&1 || true)
+    echo "$info" | grep -q "^  shipped  $want\$" ||
+        { echo "installed clhgemm-info does not use the installed database $want:"; echo "$info"; exit 1; }
+    echo "installed clhgemm-info reads the shipped database in $want"
+fi
+
 sanflags=
 if [ -n "$sanitize" ]; then
     sanflags="-fsanitize=$sanitize -fno-omit-frame-pointer"

@@ -49,6 +49,8 @@ int chg_copy_params_valid(const chg_device_t *dev, const chg_copy_params_t *p, c
     if (p->kind < CHG_COPY_PACK || p->kind > CHG_COPY_SCALE) INVALID("unknown kind");
     if (p->tile_i <= 0 || p->tile_p <= 0 || p->wpt_i <= 0 || p->wpt_p <= 0 || p->pad < 0)
         INVALID("sizes must be positive");
+    if (p->ud_i < 0 || p->ud_p < 0 || p->ud_i > 64 || p->ud_p > 64)
+        INVALID("unroll degrees must be 0 (full) to 64");
     if (p->tile_i % p->wpt_i || p->tile_p % p->wpt_p) INVALID("tiles must be multiples of WPT");
     const size_t threads = (size_t)(p->tile_i / p->wpt_i) * (p->tile_p / p->wpt_p);
     if (threads > dev->info.max_work_group_size) INVALID("work-group of %zu too large", threads);
@@ -64,9 +66,9 @@ int chg_copy_params_valid(const chg_device_t *dev, const chg_copy_params_t *p, c
 static void emit_header(const chg_device_t *dev, const chg_copy_params_t *p, chg_str_t *s)
 {
     chg_str_printf(s, "/* clhgemm generated copy kernel: kind=%d prec=%d src_contig_i=%d "
-                      "beta_zero=%d tile=%dx%d wpt=%dx%d pad=%d */\n",
+                      "beta_zero=%d tile=%dx%d wpt=%dx%d pad=%d ud=%dx%d */\n",
                    p->kind, p->prec == CHG_F64 ? 64 : 32, p->src_contig_i, p->beta_zero, p->tile_i,
-                   p->tile_p, p->wpt_i, p->wpt_p, p->pad);
+                   p->tile_p, p->wpt_i, p->wpt_p, p->pad, p->ud_i, p->ud_p);
     chg_device_feature_defines(dev, s);
     if (p->prec == CHG_F64)
         chg_str_append(s, "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\ntypedef double real;\n");
@@ -76,6 +78,11 @@ static void emit_header(const chg_device_t *dev, const chg_copy_params_t *p, chg
                       "#define LX (TILE_I / WPT_I)\n#define LY (TILE_P / WPT_P)\n",
                    p->tile_i, p->tile_p, p->wpt_i, p->wpt_p);
     chg_str_append(s, "#define UNROLL _Pragma(\"unroll\")\n");
+    /* Seed 002's unroll degrees (0: unroll completely). */
+    if (p->ud_i > 0) chg_str_printf(s, "#define UNROLL_I _Pragma(\"unroll %d\")\n", p->ud_i);
+    else chg_str_append(s, "#define UNROLL_I UNROLL\n");
+    if (p->ud_p > 0) chg_str_printf(s, "#define UNROLL_P _Pragma(\"unroll %d\")\n", p->ud_p);
+    else chg_str_append(s, "#define UNROLL_P UNROLL\n");
 }
 
 /* PACK: dst[(i/blk)*ppad*blk + p*blk + i%blk] = X(i,p) (zero outside rows x cols). */
@@ -93,9 +100,9 @@ static void emit_pack(const chg_copy_params_t *p, chg_str_t *s)
     if (p->src_contig_i) {
         /* Reads and writes both run along i: no staging needed. */
         chg_str_append(s,
-            "    UNROLL for (int b = 0; b < WPT_P; b++) {\n"
+            "    UNROLL_P for (int b = 0; b < WPT_P; b++) {\n"
             "        const int pp = p0 + get_local_id(1) + b * LY;\n"
-            "        UNROLL for (int a = 0; a < WPT_I; a++) {\n"
+            "        UNROLL_I for (int a = 0; a < WPT_I; a++) {\n"
             "            const int i = i0 + get_local_id(0) + a * LX;\n"
             "            if (i < ipad && pp < ppad) {\n"
             "                real v = (real)0;\n"
@@ -111,7 +118,7 @@ static void emit_pack(const chg_copy_params_t *p, chg_str_t *s)
         chg_str_printf(s,
             "    __local real tile[TILE_I][TILE_P + %d];\n"
             "    const int t = get_local_id(0) + get_local_id(1) * LX;\n"
-            "    UNROLL for (int r = 0; r < WPT_I * WPT_P; r++) {\n"
+            "    UNROLL_P for (int r = 0; r < WPT_I * WPT_P; r++) {\n"
             "        const int e = t + r * (LX * LY);\n"
             "        const int pi = e %% TILE_P, ii = e / TILE_P;\n"
             "        const int i = i0 + ii, pp = p0 + pi;\n"
@@ -120,7 +127,7 @@ static void emit_pack(const chg_copy_params_t *p, chg_str_t *s)
             "        tile[ii][pi] = v;\n"
             "    }\n"
             "    barrier(CLK_LOCAL_MEM_FENCE);\n"
-            "    UNROLL for (int r = 0; r < WPT_I * WPT_P; r++) {\n"
+            "    UNROLL_I for (int r = 0; r < WPT_I * WPT_P; r++) {\n"
             "        const int e = t + r * (LX * LY);\n"
             "        const int ii = e %% TILE_I, pi = e / TILE_I;\n"
             "        const int i = i0 + ii, pp = p0 + pi;\n"
@@ -144,9 +151,9 @@ static void emit_update(const chg_copy_params_t *p, chg_str_t *s)
         "{\n"
         "    const int i0 = get_group_id(0) * TILE_I + get_local_id(0);\n"
         "    const int j0 = get_group_id(1) * TILE_P + get_local_id(1);\n"
-        "    UNROLL for (int b = 0; b < WPT_P; b++) {\n"
+        "    UNROLL_P for (int b = 0; b < WPT_P; b++) {\n"
         "        const int j = j0 + b * LY;\n"
-        "        UNROLL for (int a = 0; a < WPT_I; a++) {\n"
+        "        UNROLL_I for (int a = 0; a < WPT_I; a++) {\n"
         "            const int i = i0 + a * LX;\n"
         "            if (i < m && j < n) {\n"
         "                const ulong ci = off + (ulong)i + (ulong)j * ldc;\n",

@@ -125,6 +125,52 @@ static int parse_cl_version(const char *text)
 
 /* ---- facts and features ----------------------------------------------------------------- */
 
+/* Lower-case letters and digits of the first word of `text` (at most len-1 of them). */
+static void first_word_key(const char *text, char *out, size_t len)
+{
+    size_t n = 0;
+    while (*text && !isalnum((unsigned char)*text)) text++;
+    for (; *text && isalnum((unsigned char)*text) && n + 1 < len; text++)
+        out[n++] = (char)tolower((unsigned char)*text);
+    out[n] = '\0';
+    if (n == 0) snprintf(out, len, "unknown");
+}
+
+/* The architecture and vendor keys of the tuning database (device.h). The platform decides
+ * first where it is not the hardware vendor's own driver (PoCL reports the CPU's vendor). */
+static void tuning_keys(chg_device_t *d, int nv_driver, int amd)
+{
+    const clhgemm_device_info_t *info = &d->info;
+    const char *kind = info->kind == CLHGEMM_DEVICE_GPU   ? "gpu"
+                       : info->kind == CLHGEMM_DEVICE_CPU ? "cpu"
+                       : info->kind == CLHGEMM_DEVICE_ACCELERATOR ? "accelerator"
+                                                                   : "other";
+    if (strstr(info->platform_name, "Portable Computing Language") ||
+        strncasecmp(info->platform_name, "pocl", 4) == 0)
+        snprintf(d->vendor_key, sizeof d->vendor_key, "pocl");
+    else if (nv_driver || strstr(info->vendor, "NVIDIA"))
+        snprintf(d->vendor_key, sizeof d->vendor_key, "nvidia");
+    else if (amd)
+        snprintf(d->vendor_key, sizeof d->vendor_key, "amd");
+    else if (strstr(info->vendor, "Intel"))
+        snprintf(d->vendor_key, sizeof d->vendor_key, "intel");
+    else if (strstr(info->vendor, "Apple"))
+        snprintf(d->vendor_key, sizeof d->vendor_key, "apple");
+    else
+        first_word_key(info->vendor, d->vendor_key, sizeof d->vendor_key);
+
+    if (strcmp(d->vendor_key, "nvidia") == 0 && info->nv_compute_capability > 0) {
+        snprintf(d->arch_key, sizeof d->arch_key, "nvidia:sm_%d", info->nv_compute_capability);
+    } else if (strcmp(d->vendor_key, "amd") == 0 && strncmp(info->name, "gfx", 3) == 0) {
+        /* ROCm names the device by its ISA, e.g. "gfx90a:sramecc+:xnack-". */
+        size_t n = strcspn(info->name, ": ");
+        if (n > 40) n = 40;
+        snprintf(d->arch_key, sizeof d->arch_key, "amd:%.*s", (int)n, info->name);
+    } else {
+        snprintf(d->arch_key, sizeof d->arch_key, "%s:%s", d->vendor_key, kind);
+    }
+}
+
 /* Everything except `index`, which depends on the enumeration. */
 static clhgemm_status_t query_facts(cl_device_id device, chg_device_t *out)
 {
@@ -211,6 +257,8 @@ static clhgemm_status_t query_facts(cl_device_id device, chg_device_t *out)
     if (info->kind == CLHGEMM_DEVICE_GPU) f |= CHG_FEAT_GPU;
     out->features = f;
     free(ext);
+
+    tuning_keys(out, nv_driver, amd);
 
     size_t used = 0;
     for (size_t i = 0; i < sizeof(feature_names) / sizeof(feature_names[0]); i++) {

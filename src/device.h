@@ -28,6 +28,12 @@ typedef struct chg_device_s {
     clhgemm_device_info_t info;
     unsigned features;     /* CHG_FEAT_* */
     int cl_version;        /* 120, 200, 300 ... from CL_DEVICE_VERSION */
+    /* Keys of the tuning database (src/tuning.c) below the exact device name + driver:
+     * architecture ("nvidia:sm_90", "amd:gfx90a", "pocl:cpu", "intel:gpu", ...) and vendor
+     * ("nvidia", "amd", "intel", "pocl", ...). Derived here, with the feature flags, so that no
+     * other module reads vendor strings. */
+    char arch_key[64];
+    char vendor_key[32];
 } chg_device_t;
 
 /* Reads the facts of `device` and derives its features. */

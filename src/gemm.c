@@ -27,6 +27,7 @@
 
 #include "cache.h"
 #include "codegen.h"
+#include "tuning.h"
 
 /* ---- per-device facts ------------------------------------------------------------------- */
 
@@ -375,10 +376,8 @@ clhgemm_status_t chg_gemm_kernels_create(cl_context ctx, const chg_device_t *dev
     ks->gp = *gp;
     /* op(A)(i,p) runs along i in memory when A is not transposed; op(B)^T(j,p) runs along j
      * when B is transposed. */
-    chg_copy_params_default(dev, CHG_COPY_PACK, prec, &ks->cpa);
-    ks->cpa.src_contig_i = !trans_a;
-    chg_copy_params_default(dev, CHG_COPY_PACK, prec, &ks->cpb);
-    ks->cpb.src_contig_i = trans_b;
+    chg_tuning_copy_params(dev, prec, CHG_COPY_PACK, !trans_a, &ks->cpa);
+    chg_tuning_copy_params(dev, prec, CHG_COPY_PACK, trans_b, &ks->cpb);
     chg_copy_params_default(dev, CHG_COPY_WRITEBACK, prec, &ks->cpw);
     ks->cpw.beta_zero = beta_zero;
     clhgemm_status_t st = copy_kernel(ctx, dev, &ks->cpa, "pack", &ks->pack_a);

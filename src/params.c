@@ -8,8 +8,9 @@
  * double2 with a KWG = 8 slice for FP64 (local memory and registers are the limit there); on
  * CPUs a modest tile read straight from the packed panels (local memory is ordinary cache there
  * and barriers are costly). The GPU values won a sweep of 19 candidates on an H100
- * (docs/PERFORMANCE.md, 2026-11-22). The tuner (clhgemm-tune, a later issue) will replace these
- * per device.
+ * (docs/PERFORMANCE.md, 2026-11-22). They are the last resort of the lookup: a tuning-database
+ * entry for the device, its architecture or its vendor (src/tuning.c, written by clhgemm-tune)
+ * comes first, and the CLHGEMM_*GEMM_PARAMS override wins over everything.
  */
 #include "params.h"
 
@@ -20,6 +21,7 @@
 #include <strings.h>
 
 #include "embedded.h"
+#include "tuning.h"
 
 void chg_gemm_params_default(const chg_device_t *dev, chg_precision_t prec, chg_gemm_params_t *p)
 {
@@ -117,7 +119,11 @@ int chg_gemm_params_valid(const chg_device_t *dev, chg_precision_t prec,
 
 void chg_gemm_params_select(const chg_device_t *dev, chg_precision_t prec, chg_gemm_params_t *p)
 {
-    chg_gemm_params_default(dev, prec, p);
+    /* The tuning database's entry for the device (built-in defaults when none applies), then
+     * the environment override on top of it. */
+    chg_tuning_entry_t entry;
+    chg_tuning_lookup(dev, prec, &entry);
+    *p = entry.prec.gemm;
     const char *specific = chg_getenv(prec == CHG_F64 ? "CLHGEMM_DGEMM_PARAMS" : "CLHGEMM_SGEMM_PARAMS");
     const char *text = specific ? specific : chg_getenv("CLHGEMM_GEMM_PARAMS");
     if (!text) return;

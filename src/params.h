@@ -36,9 +36,10 @@ int chg_gemm_params_parse(const char *text, chg_gemm_params_t *p);
 int chg_gemm_params_valid(const chg_device_t *dev, chg_precision_t prec,
                           const chg_gemm_params_t *p, char *why, size_t why_len);
 
-/* The parameters that the library uses for (dev, prec): defaults, then CLHGEMM_GEMM_PARAMS
- * (or CLHGEMM_SGEMM_PARAMS / CLHGEMM_DGEMM_PARAMS) if set and valid (an invalid override is
- * reported with CLHGEMM_VERBOSE and ignored). */
+/* The parameters that the library uses for (dev, prec): the tuning database's entry
+ * (chg_tuning_lookup in tuning.h: exact device, architecture, vendor, else the defaults above),
+ * then CLHGEMM_GEMM_PARAMS (or CLHGEMM_SGEMM_PARAMS / CLHGEMM_DGEMM_PARAMS) over it if set and
+ * valid (an invalid override is reported with CLHGEMM_VERBOSE and ignored). */
 void chg_gemm_params_select(const chg_device_t *dev, chg_precision_t prec, chg_gemm_params_t *p);
 
 /* Appends the #define block for (prec, p) to s. */

@@ -15,6 +15,7 @@
 #include "common.h"
 #include "gemm.h"
 #include "params.h"
+#include "tuning.h"
 #include "util.h"
 
 static int g_cases, g_failures;
@@ -131,7 +132,10 @@ static void params_required(const chg_device_t *dev, int has_fp64)
         if (!text) text = chg_getenv("CLHGEMM_GEMM_PARAMS");
         if (!text) continue;
         chg_gemm_params_t want, got;
-        chg_gemm_params_default(dev, (chg_precision_t)prec, &want);
+        /* The override applies over the tuning entry in effect (built-in defaults if none). */
+        chg_tuning_entry_t entry;
+        chg_tuning_lookup(dev, (chg_precision_t)prec, &entry);
+        want = entry.prec.gemm;
         int parsed = chg_gemm_params_parse(text, &want);
         char why[256] = "";
         int valid = parsed == 0 &&

@@ -1,0 +1,740 @@
+/*
+ * test_tuning.c -- the tuning database (src/tuning.h): format, lookup and its use by the library.
+ *
+ * Links clhgemm_internal. Modes (argv[1]):
+ *   unit     no device needed: write -> read round trip (every field), rejection of corrupt JSON,
+ *            another format or format version, an incompatible library version, an unknown
+ *            precision and schema errors, each with its reason; the lookup at every level
+ *            (exact, architecture, vendor, built-in) on a synthetic device with databases in a
+ *            temporary CLHGEMM_TUNING_DIR and CLHGEMM_SHIPPED_TUNING_DIR, the user database
+ *            before the shipped one, an entry without the precision or with parameters that do
+ *            not fit passed over (with a note) and the defaults used, the env override winning,
+ *            CLHGEMM_TUNING=off, merge semantics of upsert, atomic writes.
+ *   device   on the real device: an exact entry with non-default parameters is what the library
+ *            selects, and GEMMs through the public API with it are right (OpenBLAS oracle).
+ *   tuned F  after a real clhgemm-tune run that wrote the database file F: the library finds an
+ *            exact entry for this device in F (CLHGEMM_TUNING_DIR is F's directory), selects its
+ *            parameters, and GEMMs with them are right.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common.h"
+#include "gemm.h"
+#include "params.h"
+#include "tuning.h"
+#include "util.h"
+
+static int g_cases, g_failures;
+
+#define EXPECT(cond, ...)                                                                         \
+    do {                                                                                          \
+        g_cases++;                                                                                \
+        if (!(cond)) {                                                                            \
+            fprintf(stderr, "FAIL line %d: ", __LINE__);                                          \
+            fprintf(stderr, __VA_ARGS__);                                                         \
+            fputc('\n', stderr);                                                                  \
+            g_failures++;                                                                         \
+        }                                                                                         \
+    } while (0)
+
+static char g_tmp[512];
+
+static void write_text(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        perror(path);
+        exit(1);
+    }
+    fputs(text, f);
+    fclose(f);
+}
+
+static void rm_rf(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d) return;
+    struct dirent *de;
+    char p[1024];
+    while ((de = readdir(d))) {
+        if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, "..")) continue;
+        snprintf(p, sizeof p, "%s/%s", dir, de->d_name);
+        struct stat st;
+        if (lstat(p, &st) == 0 && S_ISDIR(st.st_mode)) rm_rf(p);
+        else unlink(p);
+    }
+    closedir(d);
+    rmdir(dir);
+}
+
+/* A synthetic GPU device: the lookup only reads the identity, the keys and the limits. */
+static chg_device_t fake_device(const char *name, const char *driver, const char *arch,
+                                const char *vendor)
+{
+    chg_device_t d;
+    memset(&d, 0, sizeof d);
+    snprintf(d.info.name, sizeof d.info.name, "%s", name);
+    snprintf(d.info.driver_version, sizeof d.info.driver_version, "%s", driver);
+    snprintf(d.info.vendor, sizeof d.info.vendor, "Fake Vendor");
+    snprintf(d.info.platform_name, sizeof d.info.platform_name, "Fake Platform");
+    d.info.kind = CLHGEMM_DEVICE_GPU;
+    d.info.has_fp64 = 1;
+    d.info.compute_units = 64;
+    d.info.max_work_group_size = 1024;
+    d.info.local_mem_bytes = 48 * 1024;
+    d.info.global_mem_bytes = 16ull << 30;
+    d.info.max_alloc_bytes = 4ull << 30;
+    d.features = CHG_FEAT_GPU | CHG_FEAT_FP64 | CHG_FEAT_FMA_F32 | CHG_FEAT_FMA_F64;
+    snprintf(d.arch_key, sizeof d.arch_key, "%s", arch);
+    snprintf(d.vendor_key, sizeof d.vendor_key, "%s", vendor);
+    return d;
+}
+
+static const chg_gemm_params_t P_EXACT = {64, 64, 16, 8, 16, 2, 4, 1, 0, 8};
+static const chg_gemm_params_t P_ARCH = {128, 64, 8, 16, 8, 4, 2, 0, 1, 4};
+static const chg_gemm_params_t P_VENDOR = {32, 128, 32, 8, 16, 4, 8, 1, 1, 16};
+
+/* A record for dev with gemm parameters for the precisions in mask (1: s, 2: d). */
+static chg_tuning_record_t record_for(const chg_device_t *dev, chg_gemm_params_t g, int mask)
+{
+    chg_tuning_record_t r;
+    chg_tuning_record_init(&r, dev);
+    snprintf(r.date, sizeof r.date, "2026-11-23T00:00:00Z");
+    snprintf(r.tool, sizeof r.tool, "test_tuning");
+    for (int p = 0; p < 2; p++) {
+        if (!(mask & (1 << p))) continue;
+        r.prec[p].present = 1;
+        r.prec[p].gemm = g;
+        r.prec[p].size = 1024;
+        r.prec[p].gflops = 1000.0 + p;
+    }
+    return r;
+}
+
+static void write_db(const char *path, const chg_tuning_record_t *recs, int n)
+{
+    chg_tuning_file_t f;
+    chg_tuning_file_init(&f);
+    for (int i = 0; i < n; i++)
+        if (chg_tuning_file_upsert(&f, &recs[i])) exit(1);
+    char why[512] = "";
+    int rc = chg_tuning_file_write(path, &f, why, sizeof why);
+    EXPECT(rc == 0, "write %s: %s", path, why);
+    chg_tuning_file_free(&f);
+}
+
+/* ---- format ------------------------------------------------------------------------------ */
+
+static int prec_equal(const chg_tuning_prec_t *a, const chg_tuning_prec_t *b)
+{
+    if (a->present != b->present || memcmp(&a->gemm, &b->gemm, sizeof a->gemm) ||
+        a->size != b->size || a->gflops != b->gflops || a->kernel_gflops != b->kernel_gflops ||
+        a->default_gflops != b->default_gflops || a->candidates != b->candidates ||
+        a->failed != b->failed || a->search_seconds != b->search_seconds ||
+        a->best_at_seconds != b->best_at_seconds || a->has_copy != b->has_copy ||
+        a->nrates != b->nrates)
+        return 0;
+    if (a->has_copy) {
+        const chg_copy_params_t *x[2] = {&a->pack, &a->pack_t}, *y[2] = {&b->pack, &b->pack_t};
+        for (int i = 0; i < 2; i++)
+            if (x[i]->tile_i != y[i]->tile_i || x[i]->tile_p != y[i]->tile_p ||
+                x[i]->wpt_i != y[i]->wpt_i || x[i]->wpt_p != y[i]->wpt_p ||
+                x[i]->ud_i != y[i]->ud_i || x[i]->ud_p != y[i]->ud_p || x[i]->pad != y[i]->pad ||
+                x[i]->src_contig_i != y[i]->src_contig_i)
+                return 0;
+        if (a->pack_gbs != b->pack_gbs || a->pack_t_gbs != b->pack_t_gbs ||
+            a->copy_buffer_gbs != b->copy_buffer_gbs)
+            return 0;
+    }
+    for (int i = 0; i < a->nrates; i++)
+        if (memcmp(&a->rates[i], &b->rates[i], sizeof a->rates[i])) return 0;
+    return 1;
+}
+
+static void round_trip(void)
+{
+    chg_device_t dev = fake_device("Round Trip GPU \"quoted\" \\ name", "drv 1.2.3", "fake:rt",
+                                   "fake");
+    chg_tuning_record_t r = record_for(&dev, P_EXACT, 3);
+    r.seconds = 123.456;
+    r.prec[1].gemm = P_ARCH;
+    for (int p = 0; p < 2; p++) {
+        chg_tuning_prec_t *x = &r.prec[p];
+        x->kernel_gflops = 1234.5678901234 + p;
+        x->default_gflops = 999.25;
+        x->candidates = 321;
+        x->failed = 7;
+        x->search_seconds = 59.5;
+        x->best_at_seconds = 12.0625;
+        x->has_copy = 1;
+        x->pack = (chg_copy_params_t){.kind = CHG_COPY_PACK, .prec = (chg_precision_t)p,
+                                      .src_contig_i = 1, .tile_i = 64, .tile_p = 8, .wpt_i = 2,
+                                      .wpt_p = 1, .pad = 0, .ud_i = 2, .ud_p = 0};
+        x->pack_t = (chg_copy_params_t){.kind = CHG_COPY_PACK, .prec = (chg_precision_t)p,
+                                        .src_contig_i = 0, .tile_i = 32, .tile_p = 32,
+                                        .wpt_i = 4, .wpt_p = 2, .pad = 1, .ud_i = 0, .ud_p = 4};
+        x->pack_gbs = 1.0 / 3.0;
+        x->pack_t_gbs = 2.5e2;
+        x->copy_buffer_gbs = 3e3;
+        x->nrates = 3;
+        for (int i = 0; i < 3; i++)
+            x->rates[i] = (chg_tuning_rate_t){1024 << i, 2048 << i, 512, 100.0 / (i + 3)};
+    }
+    chg_tuning_pipeline_t *pl = &r.pipeline;
+    pl->present = 1;
+    pl->h2d_pageable_gbs = 6.9;
+    pl->d2h_pageable_gbs = 10.01;
+    pl->h2d_pinned_gbs = 54.6;
+    pl->d2h_pinned_gbs = 55.0;
+    pl->pack_threads = 8;
+    pl->npack = 3;
+    pl->pack_gbs[0] = (chg_tuning_point_t){1, 9.5};
+    pl->pack_gbs[1] = (chg_tuning_point_t){4, 31.25};
+    pl->pack_gbs[2] = (chg_tuning_point_t){8, 47.0};
+    pl->queues = 4;
+    pl->nqueue = 2;
+    pl->queue_seconds[0] = (chg_tuning_point_t){3, 0.51};
+    pl->queue_seconds[1] = (chg_tuning_point_t){4, 0.49};
+    r.model = strdup("{\"cpu_gflops\":[1,2,3],\"note\":\"kept\"}");
+
+    chg_device_t dev2 = fake_device("Second", "2", "fake:other", "fake");
+    chg_tuning_record_t r2 = record_for(&dev2, P_VENDOR, 1);
+
+    char path[600];
+    snprintf(path, sizeof path, "%s/rt/sub/db.json", g_tmp);
+    chg_tuning_record_t both[2] = {r, r2};
+    write_db(path, both, 2);
+
+    chg_tuning_file_t f;
+    char why[512] = "";
+    int rc = chg_tuning_file_read(path, &f, why, sizeof why);
+    EXPECT(rc == 0, "read back %s: %s", path, why);
+    if (rc == 0) {
+        EXPECT(f.count == 2, "%d records read back, want 2", f.count);
+        EXPECT(!strcmp(f.library_version, CLHGEMM_VERSION_STRING), "library_version %s",
+               f.library_version);
+        const chg_tuning_record_t *g = chg_tuning_file_find(&f, r.name, r.driver);
+        EXPECT(g != NULL, "record of \"%s\" not found after the round trip", r.name);
+        if (g) {
+            EXPECT(!strcmp(g->vendor, r.vendor) && !strcmp(g->platform, r.platform) &&
+                       !strcmp(g->arch, r.arch) && !strcmp(g->vendor_key, r.vendor_key) &&
+                       g->compute_units == r.compute_units && g->local_mem == r.local_mem &&
+                       g->global_mem == r.global_mem && g->max_work_group == r.max_work_group,
+                   "device identity differs after the round trip");
+            EXPECT(!strcmp(g->date, r.date) && !strcmp(g->tool, r.tool) && g->seconds == r.seconds,
+                   "tuned{} differs after the round trip");
+            for (int p = 0; p < 2; p++)
+                EXPECT(prec_equal(&g->prec[p], &r.prec[p]), "precision %d differs after the round trip",
+                       p);
+            const chg_tuning_pipeline_t *q = &g->pipeline;
+            int same = q->present && q->h2d_pageable_gbs == pl->h2d_pageable_gbs &&
+                       q->d2h_pageable_gbs == pl->d2h_pageable_gbs &&
+                       q->h2d_pinned_gbs == pl->h2d_pinned_gbs &&
+                       q->d2h_pinned_gbs == pl->d2h_pinned_gbs &&
+                       q->pack_threads == pl->pack_threads && q->npack == pl->npack &&
+                       q->queues == pl->queues && q->nqueue == pl->nqueue;
+            for (int i = 0; same && i < pl->npack; i++)
+                same = q->pack_gbs[i].x == pl->pack_gbs[i].x &&
+                       q->pack_gbs[i].value == pl->pack_gbs[i].value;
+            for (int i = 0; same && i < pl->nqueue; i++)
+                same = q->queue_seconds[i].x == pl->queue_seconds[i].x &&
+                       q->queue_seconds[i].value == pl->queue_seconds[i].value;
+            EXPECT(same, "pipeline differs after the round trip");
+            EXPECT(g->model && strstr(g->model, "\"kept\"") && strstr(g->model, "[1,2,3]"),
+                   "model object not kept: %s", g->model ? g->model : "(null)");
+        }
+        const chg_tuning_record_t *g2 = chg_tuning_file_find(&f, "Second", "2");
+        EXPECT(g2 && g2->prec[0].present && !g2->prec[1].present && !g2->pipeline.present &&
+                   !memcmp(&g2->prec[0].gemm, &P_VENDOR, sizeof P_VENDOR),
+               "second record differs after the round trip");
+
+        /* Upsert: d of the first device replaced, s and the pipeline and the model kept. */
+        chg_tuning_record_t upd = record_for(&dev, P_VENDOR, 2);
+        upd.date[0] = '\0';
+        EXPECT(chg_tuning_file_upsert(&f, &upd) == 0, "upsert");
+        const chg_tuning_record_t *m = chg_tuning_file_find(&f, r.name, r.driver);
+        EXPECT(f.count == 2 && m && !memcmp(&m->prec[1].gemm, &P_VENDOR, sizeof P_VENDOR) &&
+                   !memcmp(&m->prec[0].gemm, &P_EXACT, sizeof P_EXACT) && m->pipeline.present &&
+                   m->model && !strcmp(m->date, r.date),
+               "upsert did not merge (count %d)", f.count);
+        chg_tuning_file_free(&f);
+    }
+    /* No temporary file is left next to the database. */
+    char dir[600];
+    snprintf(dir, sizeof dir, "%s/rt/sub", g_tmp);
+    DIR *d = opendir(dir);
+    int others = 0;
+    struct dirent *de;
+    while (d && (de = readdir(d)))
+        if (strcmp(de->d_name, ".") && strcmp(de->d_name, "..") && strcmp(de->d_name, "db.json"))
+            others++;
+    if (d) closedir(d);
+    EXPECT(others == 0, "%d stray file(s) next to the written database", others);
+    chg_tuning_record_free(&r);
+    chg_tuning_record_free(&r2);
+}
+
+static const char *const VALID_HEAD =
+    "{\"format\":\"clhgemm-tuning\",\"format_version\":1,\"library_version\":\"" CLHGEMM_VERSION_STRING
+    "\",\"entries\":[";
+static const char *const VALID_ENTRY =
+    "{\"device\":{\"name\":\"X\",\"driver\":\"1\",\"arch\":\"a:b\",\"vendor_key\":\"a\"},"
+    "\"precisions\":{\"s\":{\"gemm\":{\"MWG\":64,\"NWG\":64,\"KWG\":16,\"MDIMC\":8,\"NDIMC\":8,"
+    "\"VWM\":2,\"VWN\":2,\"SA\":1,\"SB\":1,\"KWI\":4}}}}";
+
+static void expect_reject(const char *label, const char *text, const char *want)
+{
+    chg_tuning_file_t f;
+    char why[512] = "";
+    int rc = chg_tuning_file_parse(text, &f, why, sizeof why);
+    EXPECT(rc == -1 && strstr(why, want) != NULL,
+           "%s: want rejection mentioning \"%s\", got rc %d \"%s\"", label, want, rc, why);
+    if (rc == 0) chg_tuning_file_free(&f);
+}
+
+static void rejections(void)
+{
+    char buf[2048];
+    snprintf(buf, sizeof buf, "%s%s]}", VALID_HEAD, VALID_ENTRY);
+    chg_tuning_file_t f;
+    char why[512] = "";
+    EXPECT(chg_tuning_file_parse(buf, &f, why, sizeof why) == 0 && f.count == 1,
+           "a minimal valid database was rejected: %s", why);
+    chg_tuning_file_free(&f);
+
+    expect_reject("truncated", "{\"format\":\"clhgemm-tuning\",\"format_version\":1,\"entr",
+                  "not valid JSON");
+    expect_reject("empty", "", "not valid JSON");
+    expect_reject("array", "[1,2]", "expected an object");
+    expect_reject("other format",
+                  "{\"format\":\"clblast\",\"format_version\":1,\"library_version\":\"0.1.0\","
+                  "\"entries\":[]}",
+                  "format \"clblast\"");
+    snprintf(buf, sizeof buf,
+             "{\"format\":\"clhgemm-tuning\",\"format_version\":2,\"library_version\":\"%s\","
+             "\"entries\":[]}",
+             CLHGEMM_VERSION_STRING);
+    expect_reject("format version", buf, "format_version 2");
+    expect_reject("library version",
+                  "{\"format\":\"clhgemm-tuning\",\"format_version\":1,\"library_version\":"
+                  "\"9.9.0\",\"entries\":[]}",
+                  "written by clhgemm 9.9.0");
+    snprintf(buf, sizeof buf, "%s%s]}", VALID_HEAD, VALID_ENTRY);
+    char *q = strstr(buf, "\"s\":{\"gemm\"");
+    q[1] = 'q';
+    expect_reject("precision", buf, "unknown precision");
+    snprintf(buf, sizeof buf, "%s%s]}", VALID_HEAD, VALID_ENTRY);
+    q = strstr(buf, "\"VWM\":2");
+    q[6] = '3';
+    expect_reject("vector width", buf, "VWM and VWN");
+    snprintf(buf, sizeof buf, "%s%s]}", VALID_HEAD, VALID_ENTRY);
+    q = strstr(buf, "\"KWI\":4");
+    memcpy(q, "\"KWX\"", 5);
+    expect_reject("missing key", buf, "entries[0].precisions.s.gemm.KWI: missing");
+    snprintf(buf, sizeof buf, "%s%s,%s]}", VALID_HEAD, VALID_ENTRY, VALID_ENTRY);
+    expect_reject("duplicate", buf, "a second entry");
+    snprintf(buf, sizeof buf, "%s{\"device\":{\"name\":\"X\",\"driver\":3,\"arch\":\"a\","
+                              "\"vendor_key\":\"a\"},\"precisions\":{}}]}",
+             VALID_HEAD);
+    expect_reject("driver type", buf, "entries[0].device.driver: expected a string");
+}
+
+/* ---- lookup ------------------------------------------------------------------------------ */
+
+static void set_dirs(const char *user, const char *shipped)
+{
+    char p[600];
+    if (user) {
+        snprintf(p, sizeof p, "%s/%s", g_tmp, user);
+        mkdir(p, 0755);
+        setenv("CLHGEMM_TUNING_DIR", p, 1);
+    } else {
+        setenv("CLHGEMM_TUNING_DIR", "off", 1);
+    }
+    if (shipped) {
+        snprintf(p, sizeof p, "%s/%s", g_tmp, shipped);
+        mkdir(p, 0755);
+        setenv("CLHGEMM_SHIPPED_TUNING_DIR", p, 1);
+    } else {
+        setenv("CLHGEMM_SHIPPED_TUNING_DIR", "off", 1);
+    }
+    chg_tuning_reload();
+}
+
+static void path_in(char *buf, size_t len, const char *dir, const char *file)
+{
+    snprintf(buf, len, "%s/%s/%s", g_tmp, dir, file);
+}
+
+static void lookup_levels(void)
+{
+    const chg_device_t dev = fake_device("Fake GPU 9000", "1.0", "fake:arch9", "fake");
+    const chg_device_t same_arch = fake_device("Fake GPU 9100", "1.0", "fake:arch9", "fake");
+    const chg_device_t same_vendor = fake_device("Fake GPU 100", "7", "fake:arch1", "fake");
+    const chg_device_t other = fake_device("Other GPU", "1.0", "other:x", "other");
+    chg_tuning_entry_t e;
+    char p[700], q[700];
+
+    /* One shipped file holding an exact, an architecture and a vendor entry. */
+    set_dirs(NULL, "levels");
+    chg_tuning_record_t recs[3] = {record_for(&dev, P_EXACT, 3), record_for(&same_arch, P_ARCH, 3),
+                                   record_for(&same_vendor, P_VENDOR, 3)};
+    path_in(p, sizeof p, "levels", "db.json");
+    write_db(p, recs, 3);
+    chg_tuning_reload();
+
+    EXPECT(chg_tuning_lookup(&dev, CHG_F32, &e) == CHG_TUNING_EXACT &&
+               !memcmp(&e.prec.gemm, &P_EXACT, sizeof P_EXACT) && !strcmp(e.source, p),
+           "exact: level %s from %s", chg_tuning_level_name(e.level), e.source);
+    /* Same device, another driver: the architecture level. */
+    const chg_device_t arch_only_first = fake_device("Fake GPU 9300", "1.0", "fake:arch9", "fake");
+    chg_device_t newer = dev;
+    snprintf(newer.info.driver_version, sizeof newer.info.driver_version, "2.0");
+    EXPECT(chg_tuning_lookup(&newer, CHG_F32, &e) == CHG_TUNING_ARCH &&
+               !memcmp(&e.prec.gemm, &P_EXACT, sizeof P_EXACT),
+           "another driver: want the architecture level with the same device's entry, got %s",
+           chg_tuning_level_name(e.level));
+    /* ... also when another device of the architecture comes first in the file. */
+    {
+        chg_tuning_record_t swapped[3] = {recs[1], recs[0], recs[2]};
+        write_db(p, swapped, 3);
+        chg_tuning_reload();
+        EXPECT(chg_tuning_lookup(&newer, CHG_F32, &e) == CHG_TUNING_ARCH &&
+                   !memcmp(&e.prec.gemm, &P_EXACT, sizeof P_EXACT),
+               "another driver: the same device name must come before other devices of the "
+               "architecture");
+        EXPECT(chg_tuning_lookup(&arch_only_first, CHG_F32, &e) == CHG_TUNING_ARCH &&
+                   !memcmp(&e.prec.gemm, &P_ARCH, sizeof P_ARCH),
+               "architecture: the first entry of the architecture in file order");
+        write_db(p, recs, 3);
+        chg_tuning_reload();
+    }
+    chg_device_t arch_only = fake_device("Fake GPU 9200", "1.0", "fake:arch9", "fake");
+    EXPECT(chg_tuning_lookup(&arch_only, CHG_F64, &e) == CHG_TUNING_ARCH &&
+               !memcmp(&e.prec.gemm, &P_EXACT, sizeof P_EXACT),
+           "architecture: got %s", chg_tuning_level_name(e.level));
+    chg_device_t vendor_only = fake_device("Fake GPU 5", "1.0", "fake:arch5", "fake");
+    EXPECT(chg_tuning_lookup(&vendor_only, CHG_F32, &e) == CHG_TUNING_VENDOR &&
+               !memcmp(&e.prec.gemm, &P_EXACT, sizeof P_EXACT),
+           "vendor: got %s", chg_tuning_level_name(e.level));
+    chg_gemm_params_t def;
+    chg_gemm_params_default(&other, CHG_F32, &def);
+    EXPECT(chg_tuning_lookup(&other, CHG_F32, &e) == CHG_TUNING_BUILTIN &&
+               !memcmp(&e.prec.gemm, &def, sizeof def) && !strcmp(e.source, "built-in"),
+           "other device: got %s from %s", chg_tuning_level_name(e.level), e.source);
+
+    /* The level order is strict: drop the exact entry and the architecture one is used. */
+    chg_tuning_record_t two[2] = {recs[1], recs[2]};
+    write_db(p, two, 2);
+    chg_tuning_reload();
+    EXPECT(chg_tuning_lookup(&dev, CHG_F32, &e) == CHG_TUNING_ARCH &&
+               !memcmp(&e.prec.gemm, &P_ARCH, sizeof P_ARCH),
+           "without the exact entry: want P_ARCH at the architecture level, got %s",
+           chg_tuning_level_name(e.level));
+    write_db(p, &recs[2], 1);
+    chg_tuning_reload();
+    EXPECT(chg_tuning_lookup(&dev, CHG_F32, &e) == CHG_TUNING_VENDOR &&
+               !memcmp(&e.prec.gemm, &P_VENDOR, sizeof P_VENDOR),
+           "vendor only: got %s", chg_tuning_level_name(e.level));
+
+    /* The user database comes before the shipped one at the same level, and an exact shipped
+     * entry before a vendor user entry. */
+    set_dirs("user", "levels");
+    write_db(p, recs, 3);
+    chg_tuning_record_t mine = record_for(&dev, P_VENDOR, 1);
+    path_in(q, sizeof q, "user", "tuning.json");
+    write_db(q, &mine, 1);
+    chg_tuning_reload();
+    EXPECT(chg_tuning_lookup(&dev, CHG_F32, &e) == CHG_TUNING_EXACT &&
+               !memcmp(&e.prec.gemm, &P_VENDOR, sizeof P_VENDOR) && !strcmp(e.source, q),
+           "user over shipped: got %s from %s", chg_tuning_level_name(e.level), e.source);
+    /* ... the user's entry has no d: the shipped exact entry serves d, with a note. */
+    EXPECT(chg_tuning_lookup(&dev, CHG_F64, &e) == CHG_TUNING_EXACT &&
+               !memcmp(&e.prec.gemm, &P_EXACT, sizeof P_EXACT) && !strcmp(e.source, p) &&
+               strstr(e.note, "no dgemm parameters"),
+           "d from the shipped entry: got %s from %s, note \"%s\"", chg_tuning_level_name(e.level),
+           e.source, e.note);
+
+    /* Wrong precision only: the defaults, and the note says why. */
+    set_dirs("prec", NULL);
+    chg_tuning_record_t sonly = record_for(&dev, P_EXACT, 1);
+    path_in(q, sizeof q, "prec", "a.json");
+    write_db(q, &sonly, 1);
+    chg_tuning_reload();
+    chg_gemm_params_default(&dev, CHG_F64, &def);
+    EXPECT(chg_tuning_lookup(&dev, CHG_F64, &e) == CHG_TUNING_BUILTIN &&
+               !memcmp(&e.prec.gemm, &def, sizeof def) && strstr(e.note, "no dgemm parameters") &&
+               strstr(e.note, q),
+           "s-only entry used for d? level %s, note \"%s\"", chg_tuning_level_name(e.level), e.note);
+
+    /* Parameters that do not fit the device (work-group of 2048 > 1024): passed over. */
+    set_dirs("fit", NULL);
+    chg_gemm_params_t big = {128, 128, 16, 32, 64, 4, 2, 1, 1, 16};
+    chg_tuning_record_t unfit = record_for(&dev, big, 1);
+    path_in(q, sizeof q, "fit", "a.json");
+    write_db(q, &unfit, 1);
+    chg_tuning_reload();
+    chg_gemm_params_default(&dev, CHG_F32, &def);
+    EXPECT(chg_tuning_lookup(&dev, CHG_F32, &e) == CHG_TUNING_BUILTIN &&
+               !memcmp(&e.prec.gemm, &def, sizeof def) && strstr(e.note, "do not fit") &&
+               strstr(e.note, "work-group"),
+           "unfit parameters: level %s, note \"%s\"", chg_tuning_level_name(e.level), e.note);
+
+    /* Corrupt files and other versions are rejected, visible in the sources and the note, and
+     * a valid file beside them still serves. */
+    set_dirs("mixed", NULL);
+    path_in(q, sizeof q, "mixed", "a-corrupt.json");
+    write_text(q, "{\"format\":\"clhgemm-tuning\",");
+    path_in(q, sizeof q, "mixed", "b-version.json");
+    write_text(q, "{\"format\":\"clhgemm-tuning\",\"format_version\":1,\"library_version\":"
+                  "\"0.0.1\",\"entries\":[]}");
+    path_in(q, sizeof q, "mixed", "c-good.json");
+    write_db(q, recs, 1);
+    path_in(q, sizeof q, "mixed", "notes.txt");
+    write_text(q, "not a database: ignored, not .json");
+    chg_tuning_reload();
+    chg_tuning_source_t src[8];
+    int n = chg_tuning_sources(src, 8);
+    EXPECT(n == 3 && !src[0].ok && strstr(src[0].reason, "not valid JSON") && !src[1].ok &&
+               strstr(src[1].reason, "0.0.1") && src[2].ok && src[2].records == 1 && src[2].user,
+           "sources: n=%d [0] %d \"%s\" [1] %d \"%s\"", n, n > 0 ? src[0].ok : -1,
+           n > 0 ? src[0].reason : "", n > 1 ? src[1].ok : -1, n > 1 ? src[1].reason : "");
+    EXPECT(chg_tuning_lookup(&dev, CHG_F32, &e) == CHG_TUNING_EXACT &&
+               strstr(e.note, "a-corrupt.json") && strstr(e.note, "b-version.json"),
+           "mixed: level %s note \"%s\"", chg_tuning_level_name(e.level), e.note);
+    /* Only a corrupt file: the defaults. */
+    set_dirs("bad", NULL);
+    path_in(q, sizeof q, "bad", "x.json");
+    write_text(q, "\x01\x02garbage");
+    chg_tuning_reload();
+    EXPECT(chg_tuning_lookup(&dev, CHG_F32, &e) == CHG_TUNING_BUILTIN && strstr(e.note, "x.json"),
+           "corrupt only: level %s note \"%s\"", chg_tuning_level_name(e.level), e.note);
+
+    /* The environment override wins over an exact entry; CLHGEMM_TUNING=off bypasses it. */
+    set_dirs(NULL, "levels");
+    write_db(p, recs, 3);
+    chg_tuning_reload();
+    chg_gemm_params_t sel;
+    chg_gemm_params_select(&dev, CHG_F32, &sel);
+    EXPECT(!memcmp(&sel, &P_EXACT, sizeof sel), "select without override is not the exact entry");
+    setenv("CLHGEMM_SGEMM_PARAMS", "MWG=32,NWG=32,KWG=8,MDIMC=8,NDIMC=8,VWM=1,VWN=1,SA=0,SB=0,KWI=2", 1);
+    chg_gemm_params_select(&dev, CHG_F32, &sel);
+    EXPECT(sel.mwg == 32 && sel.kwg == 8 && sel.vwm == 1 && sel.kwi == 2,
+           "env override did not win over the database");
+    setenv("CLHGEMM_SGEMM_PARAMS", "KWI=4", 1); /* a subset applies over the entry */
+    chg_gemm_params_select(&dev, CHG_F32, &sel);
+    chg_gemm_params_t want = P_EXACT;
+    want.kwi = 4;
+    EXPECT(!memcmp(&sel, &want, sizeof sel), "partial override not applied over the entry");
+    unsetenv("CLHGEMM_SGEMM_PARAMS");
+    setenv("CLHGEMM_TUNING", "off", 1);
+    chg_gemm_params_default(&dev, CHG_F32, &def);
+    EXPECT(chg_tuning_lookup(&dev, CHG_F32, &e) == CHG_TUNING_BUILTIN &&
+               !memcmp(&e.prec.gemm, &def, sizeof def),
+           "CLHGEMM_TUNING=off did not bypass the database");
+    unsetenv("CLHGEMM_TUNING");
+    chg_tuning_set_bypass(1);
+    EXPECT(chg_tuning_lookup(&dev, CHG_F32, &e) == CHG_TUNING_BUILTIN, "bypass hook ignored");
+    chg_tuning_set_bypass(0);
+    EXPECT(chg_tuning_lookup(&dev, CHG_F32, &e) == CHG_TUNING_EXACT, "bypass not lifted");
+
+    /* Copy parameters from the entry (when valid), the defaults otherwise. */
+    chg_tuning_record_t cr = record_for(&dev, P_EXACT, 1);
+    cr.prec[0].has_copy = 1;
+    cr.prec[0].pack = (chg_copy_params_t){.tile_i = 64, .tile_p = 4, .wpt_i = 2, .wpt_p = 1,
+                                          .ud_i = 1};
+    cr.prec[0].pack_t = (chg_copy_params_t){.tile_i = 16, .tile_p = 16, .wpt_i = 1, .wpt_p = 2,
+                                            .pad = 1, .ud_p = 2};
+    write_db(p, &cr, 1);
+    chg_tuning_reload();
+    chg_copy_params_t cp;
+    chg_tuning_copy_params(&dev, CHG_F32, CHG_COPY_PACK, 1, &cp);
+    EXPECT(cp.tile_i == 64 && cp.tile_p == 4 && cp.wpt_i == 2 && cp.ud_i == 1 &&
+               cp.src_contig_i == 1 && cp.kind == CHG_COPY_PACK,
+           "contiguous pack parameters not from the entry");
+    chg_tuning_copy_params(&dev, CHG_F32, CHG_COPY_PACK, 0, &cp);
+    EXPECT(cp.tile_i == 16 && cp.wpt_p == 2 && cp.pad == 1 && cp.ud_p == 2 && cp.src_contig_i == 0,
+           "transposing pack parameters not from the entry");
+    chg_copy_params_t dflt;
+    chg_copy_params_default(&dev, CHG_COPY_WRITEBACK, CHG_F32, &dflt);
+    chg_tuning_copy_params(&dev, CHG_F32, CHG_COPY_WRITEBACK, 1, &cp);
+    EXPECT(!memcmp(&cp, &dflt, sizeof cp), "write-back parameters are not the defaults");
+
+    /* The kernel-rate table: nearest measurement in log space, less for a smaller area. */
+    {
+        chg_tuning_prec_t t;
+        memset(&t, 0, sizeof t);
+        EXPECT(chg_tuning_kernel_rate(&t, 1024, 1024, 1024) == 0, "empty table must give 0");
+        t.nrates = 3;
+        t.rates[0] = (chg_tuning_rate_t){1024, 1024, 1024, 100};
+        t.rates[1] = (chg_tuning_rate_t){4096, 4096, 4096, 400};
+        t.rates[2] = (chg_tuning_rate_t){4096, 4096, 1024, 300};
+        EXPECT(chg_tuning_kernel_rate(&t, 4096, 4096, 4096) == 400e9, "exact row");
+        EXPECT(chg_tuning_kernel_rate(&t, 5000, 4000, 1100) == 300e9, "nearest row");
+        EXPECT(chg_tuning_kernel_rate(&t, 8192, 8192, 8192) == 400e9, "larger: the largest row");
+        const double small = chg_tuning_kernel_rate(&t, 512, 512, 1024);
+        EXPECT(small == 100e9 * 0.25, "smaller area scaled: %g", small);
+    }
+
+    /* Changing the directory takes effect without a reload. */
+    setenv("CLHGEMM_SHIPPED_TUNING_DIR", "off", 1);
+    EXPECT(chg_tuning_lookup(&dev, CHG_F32, &e) == CHG_TUNING_BUILTIN,
+           "directory change not seen");
+    for (int i = 0; i < 3; i++) chg_tuning_record_free(&recs[i]);
+}
+
+/* ---- device ------------------------------------------------------------------------------ */
+
+static int run_gemms(tc_env_t *env, const char *tag)
+{
+    tc_rng_t rng;
+    tc_rng_seed(&rng, 0x7E57ULL);
+    static const int shapes[][3] = {{129, 70, 45}, {64, 64, 64}, {33, 250, 17}};
+    int fails = 0;
+    for (int dbl = 0; dbl < 2; dbl++) {
+        if (dbl && !env->has_fp64) continue;
+        for (int s = 0; s < 3; s++) {
+            tc_case_t c = {0};
+            c.dbl = dbl;
+            c.layout = s == 1 ? CLHGEMM_ROW_MAJOR : CLHGEMM_COL_MAJOR;
+            c.ta = (s & 1) ? CLHGEMM_TRANS : CLHGEMM_NO_TRANS;
+            c.tb = (s & 2) ? CLHGEMM_TRANS : CLHGEMM_NO_TRANS;
+            c.m = shapes[s][0];
+            c.n = shapes[s][1];
+            c.k = shapes[s][2];
+            c.alpha = 0.75;
+            c.beta = s == 2 ? 0.0 : -1.0;
+            c.pad = 3;
+            c.offa = 1;
+            c.offc = 5;
+            g_cases++;
+            if (tc_run_case(env->ctx, env->queue, &c, &rng)) {
+                fprintf(stderr, "FAIL: GEMM with the %s parameters (case %d, %s)\n", tag, s,
+                        dbl ? "d" : "s");
+                g_failures++;
+                fails++;
+            }
+        }
+    }
+    return fails;
+}
+
+static void device_entry(tc_env_t *env, const chg_device_t *dev)
+{
+    set_dirs("devuser", NULL);
+    chg_tuning_record_t r;
+    chg_tuning_record_init(&r, dev);
+    /* A valid non-default kernel on any device, and non-default pack kernels. */
+    const chg_gemm_params_t g = {16, 32, 8, 8, 8, 2, 1, 1, 0, 2};
+    for (int p = 0; p < 2; p++) {
+        r.prec[p].present = 1;
+        r.prec[p].gemm = g;
+        r.prec[p].has_copy = 1;
+        r.prec[p].pack = (chg_copy_params_t){.tile_i = 8, .tile_p = 8, .wpt_i = 1, .wpt_p = 2,
+                                             .ud_p = 1};
+        r.prec[p].pack_t = (chg_copy_params_t){.tile_i = 8, .tile_p = 16, .wpt_i = 2, .wpt_p = 2,
+                                               .pad = 1, .ud_i = 1, .ud_p = 2};
+    }
+    char q[700];
+    path_in(q, sizeof q, "devuser", CHG_TUNING_USER_FILE);
+    write_db(q, &r, 1);
+    chg_tuning_reload();
+    for (int p = 0; p < 2; p++) {
+        if (p == CHG_F64 && !env->has_fp64) continue;
+        chg_gemm_params_t sel;
+        chg_gemm_params_select(dev, (chg_precision_t)p, &sel);
+        EXPECT(!memcmp(&sel, &g, sizeof g), "the device's exact entry is not selected (prec %d)", p);
+        chg_copy_params_t cp;
+        chg_tuning_copy_params(dev, (chg_precision_t)p, CHG_COPY_PACK, 0, &cp);
+        EXPECT(cp.tile_p == 16 && cp.pad == 1 && cp.ud_p == 2, "pack_t not from the entry");
+    }
+    run_gemms(env, "database");
+    chg_tuning_record_free(&r);
+}
+
+static void tuned_file(tc_env_t *env, const chg_device_t *dev, const char *file)
+{
+    chg_tuning_file_t f;
+    char why[512] = "";
+    int rc = chg_tuning_file_read(file, &f, why, sizeof why);
+    EXPECT(rc == 0, "the tuner's database %s: %s", file, why);
+    if (rc) return;
+    const chg_tuning_record_t *r = chg_tuning_file_find(&f, dev->info.name, dev->info.driver_version);
+    EXPECT(r && r->prec[0].present, "no s entry for %s in %s", dev->info.name, file);
+    if (r && r->prec[0].present) {
+        chg_tuning_entry_t e;
+        EXPECT(chg_tuning_lookup(dev, CHG_F32, &e) == CHG_TUNING_EXACT &&
+                   !memcmp(&e.prec.gemm, &r->prec[0].gemm, sizeof e.prec.gemm) &&
+                   strstr(e.source, CHG_TUNING_USER_FILE),
+               "the library does not use the tuned entry: %s from %s (%s)",
+               chg_tuning_level_name(e.level), e.source, e.note);
+        EXPECT(r->prec[0].gflops > 0 && r->prec[0].kernel_gflops > 0 && r->prec[0].candidates > 0,
+               "tuned entry without measurements");
+        EXPECT(r->prec[0].has_copy && r->prec[0].pack_gbs > 0 && r->prec[0].copy_buffer_gbs > 0,
+               "tuned entry without copy-kernel results");
+        EXPECT(r->pipeline.present && r->pipeline.h2d_pinned_gbs > 0 &&
+                   r->pipeline.d2h_pageable_gbs > 0,
+               "tuned entry without pipeline figures");
+        char buf[200];
+        chg_gemm_params_format(&e.prec.gemm, buf, sizeof buf);
+        printf("tuned sgemm parameters in use: %s (%.2f GFLOP/s at n=%d, %d candidates)\n", buf,
+               r->prec[0].gflops, r->prec[0].size, r->prec[0].candidates);
+    }
+    chg_tuning_file_free(&f);
+    run_gemms(env, "tuned");
+}
+
+int main(int argc, char **argv)
+{
+    const char *mode = argc > 1 ? argv[1] : "unit";
+    const char *base = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+    snprintf(g_tmp, sizeof g_tmp, "%s/clhgemm-test-tuning-XXXXXX", base);
+    if (!mkdtemp(g_tmp)) {
+        perror("mkdtemp");
+        return 1;
+    }
+    unsetenv("CLHGEMM_TUNING");
+    unsetenv("CLHGEMM_GEMM_PARAMS");
+    unsetenv("CLHGEMM_SGEMM_PARAMS");
+    unsetenv("CLHGEMM_DGEMM_PARAMS");
+    int rc = 0;
+    if (!strcmp(mode, "unit")) {
+        round_trip();
+        rejections();
+        lookup_levels();
+    } else if (!strcmp(mode, "device") || (!strcmp(mode, "tuned") && argc > 2)) {
+        const int tuned = !strcmp(mode, "tuned");
+        tc_env_t env;
+        rc = tc_open(&env);
+        if (rc == 0) {
+            const chg_device_t *dev = NULL;
+            clhgemm_status_t st = chg_queue_device(env.queue, &dev, NULL);
+            EXPECT(st == CLHGEMM_SUCCESS, "chg_queue_device: %s", clhgemm_status_string(st));
+            if (st == CLHGEMM_SUCCESS && tuned) {
+                char dir[600];
+                snprintf(dir, sizeof dir, "%s", argv[2]);
+                char *slash = strrchr(dir, '/');
+                if (slash) *slash = '\0';
+                setenv("CLHGEMM_TUNING_DIR", dir, 1);
+                chg_tuning_reload();
+                tuned_file(&env, dev, argv[2]);
+            } else if (st == CLHGEMM_SUCCESS) {
+                device_entry(&env, dev);
+            }
+            tc_close(&env);
+        }
+    } else {
+        fprintf(stderr, "usage: test_tuning unit | device | tuned FILE\n");
+        rc = 2;
+    }
+    rm_rf(g_tmp);
+    if (rc) return rc;
+    printf("%d checks, %d failed\n", g_cases, g_failures);
+    return g_failures ? 1 : 0;
+}

@@ -1,0 +1,691 @@
+/*
+ * clhgemm_tune.c -- clhgemm-tune: tunes the GEMM kernel, the copy kernels and the host pipeline
+ * of each device once, within a time budget, and writes the result into the tuning database
+ * that the library reads (src/tuning.c, docs/TUNING.md).
+ *
+ *   clhgemm-tune [--devices SPEC] [--precision s|d|both] [--budget 10m] [--size N]
+ *                [--gemm] [--copy] [--pipeline] [--out FILE] [--out-dir DIR] [--resume]
+ *                [--jobs N] [--seed N] [--quiet] [--dry-run]
+ *
+ * The budget is shared by every device and phase by weight (GEMM search most, copy kernels and
+ * pipeline a little each); time a phase does not use passes on to the next. Phases per device:
+ * copy kernels (per precision), GEMM search (per precision, see tune_gemm.c), pipeline figures.
+ * The database is rewritten after every phase (merged into the existing file: other devices and
+ * precisions are kept), so a run that is stopped (Ctrl-C, SIGTERM, a time limit) keeps what it
+ * found. On a terminal a live progress line shows the phase, candidates tried of the space, the
+ * best so far, the elapsed time and the time left; otherwise plain lines (every improvement and
+ * a status line every 15 s). A summary table ends the run. With --out-dir every line also goes
+ * to DIR/tune.log, every candidate to DIR/candidates.csv and every improvement, with the search
+ * time at which it was found, to DIR/improvements.csv (what the "budget vs long search"
+ * comparison of docs/PERFORMANCE.md is read from); --resume continues those searches.
+ */
+#define _GNU_SOURCE
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "tune.h"
+
+/* ---- shared helpers ---------------------------------------------------------------------- */
+
+double tune_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+double tune_elapsed(const tune_run_t *r) { return tune_now() - r->t0; }
+
+void tune_fmt_time(double s, char *buf, size_t len)
+{
+    if (s < 0) s = 0;
+    long t = (long)(s + 0.5);
+    if (t >= 3600) snprintf(buf, len, "%ld:%02ld:%02ld", t / 3600, t / 60 % 60, t % 60);
+    else snprintf(buf, len, "%ld:%02ld", t / 60, t % 60);
+}
+
+static unsigned long long splitmix(unsigned long long *s)
+{
+    unsigned long long z = (*s += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+double tune_uniform(unsigned long long *state)
+{
+    double u = (double)(splitmix(state) >> 11) * (1.0 / 9007199254740992.0);
+    double v = 2.0 * u - 1.0;
+    return v == 0.0 ? 0.5 : v;
+}
+
+void tune_fill(void *p, int dbl, size_t n, unsigned long long seed)
+{
+    unsigned long long s = seed;
+    if (dbl)
+        for (size_t i = 0; i < n; i++) ((double *)p)[i] = tune_uniform(&s);
+    else
+        for (size_t i = 0; i < n; i++) {
+            float x = (float)tune_uniform(&s);
+            ((float *)p)[i] = x == 0.0f ? 0.5f : x;
+        }
+}
+
+double tune_time_kernel(cl_command_queue q, cl_kernel k, cl_uint dims, const size_t *g,
+                        const size_t *l, int reps, cl_int *err)
+{
+    /* Host clock around batches of back-to-back launches, not profiling events: it needs no
+     * profiling support from the queue, it measures what a caller waits for (the launch cost
+     * included: microseconds on a GPU against milliseconds of kernel), as the benchmarks do,
+     * and a batch between two clFinish amortises the one host round trip. The best of two
+     * batches is taken against interference from other processes. */
+    if (reps < 1) reps = 1;
+    const int batches = reps >= 4 ? 2 : 1;
+    const int per = (reps + batches - 1) / batches;
+    double best = -1;
+    *err = clFinish(q);
+    for (int b = 0; b < batches && *err == CL_SUCCESS; b++) {
+        const double t0 = tune_now();
+        for (int i = 0; i < per && *err == CL_SUCCESS; i++)
+            *err = clEnqueueNDRangeKernel(q, k, dims, NULL, g, l, 0, NULL, NULL);
+        if (*err == CL_SUCCESS) *err = clFinish(q);
+        const double t = (tune_now() - t0) / per;
+        if (*err == CL_SUCCESS && t > 0 && (best < 0 || t < best)) best = t;
+    }
+    if (*err != CL_SUCCESS) {
+        clFinish(q);
+        return -1;
+    }
+    return best;
+}
+
+/* ---- output ------------------------------------------------------------------------------ */
+
+static void log_line(tune_run_t *r, const char *text)
+{
+    if (!r->log) return;
+    char t[32];
+    tune_fmt_time(tune_elapsed(r), t, sizeof t);
+    fprintf(r->log, "[%s] %s\n", t, text);
+    fflush(r->log);
+}
+
+void tune_progress_clear(tune_run_t *r)
+{
+    if (r->tty && r->progress_shown) {
+        fputs("\r\033[K", stdout);
+        fflush(stdout);
+    }
+    r->progress_shown = 0;
+}
+
+void tune_say(tune_run_t *r, const char *fmt, ...)
+{
+    char buf[2048];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    log_line(r, buf);
+    if (r->o.quiet) return;
+    tune_progress_clear(r);
+    char t[32];
+    tune_fmt_time(tune_elapsed(r), t, sizeof t);
+    printf("[%s] %s\n", t, buf);
+    fflush(stdout);
+}
+
+void tune_log(tune_run_t *r, const char *fmt, ...)
+{
+    char buf[2048];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    log_line(r, buf);
+}
+
+void tune_progress(tune_run_t *r, const char *fmt, ...)
+{
+    static double last_tty;
+    const double now = tune_now();
+    if (r->o.quiet) return;
+    if (r->tty ? now - last_tty < 0.2 : now - r->last_plain < 15) return;
+    char buf[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    if (r->tty) {
+        last_tty = now;
+        buf[150] = '\0'; /* one terminal line */
+        printf("\r\033[K%s", buf);
+        fflush(stdout);
+        r->progress_shown = 1;
+    } else {
+        if (r->last_plain == 0) { /* the first status line after 15 s, not at once */
+            r->last_plain = now;
+            return;
+        }
+        r->last_plain = now;
+        tune_say(r, "%s", buf);
+    }
+}
+
+/* ---- options ----------------------------------------------------------------------------- */
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+        "usage: clhgemm-tune [options]\n"
+        "Tunes the GEMM kernel, the copy kernels and the host pipeline of each device within a\n"
+        "time budget and writes the tuning database that libclhgemm reads (docs/TUNING.md).\n"
+        "  --devices SPEC       devices as in CLHGEMM_DEVICES (index, name substring, gpu, cpu)\n"
+        "                       or all; default: every GPU, else every device\n"
+        "  --precision s|d|both default both (d only on devices with fp64)\n"
+        "  --budget TIME        the whole run: 90s, 10m, 1h30m or seconds (default 10m)\n"
+        "  --size N             GEMM timing size n (n x n x n; default 4096 on GPUs, 256 otherwise)\n"
+        "  --gemm, --copy, --pipeline  only these phases (default: all three)\n"
+        "  --out FILE           database to write; merged with what FILE holds (default:\n"
+        "                       DIR/tuning.json with --out-dir, else the user database\n"
+        "                       $CLHGEMM_TUNING_DIR|$XDG_CONFIG_HOME/clhgemm|~/.config/clhgemm/tuning.json)\n"
+        "  --out-dir DIR        logs: DIR/tune.log, candidates.csv, improvements.csv, workers.log\n"
+        "  --resume             continue the GEMM searches recorded in DIR/candidates.csv\n"
+        "  --jobs N             parallel kernel builds (worker processes); default: half the\n"
+        "                       cores up to 8 for GPUs, 1 for CPU devices\n"
+        "  --seed N             random data and sampling (default 1)\n"
+        "  --strategy staged|random  GEMM search order (default staged; random: uniform sampling\n"
+        "                       of the pruned space after the defaults, for comparison)\n"
+        "  --quiet              no progress, only the summary\n"
+        "  --dry-run            print the devices and search spaces, tune nothing\n"
+        "  -h, --help\n");
+}
+
+/* "90", "90s", "10m", "1h", "1h30m", "2m30s" -> seconds; -1 when malformed. */
+static double parse_duration(const char *s)
+{
+    double total = 0;
+    int any = 0;
+    while (*s) {
+        char *end;
+        errno = 0;
+        double v = strtod(s, &end);
+        if (end == s || errno || v < 0) return -1;
+        s = end;
+        double unit = 1;
+        if (*s == 'h' || *s == 'H') unit = 3600, s++;
+        else if (*s == 'm' || *s == 'M') unit = 60, s++;
+        else if (*s == 's' || *s == 'S') s++;
+        else if (*s) return -1;
+        total += v * unit;
+        any = 1;
+    }
+    return any ? total : -1;
+}
+
+static int parse_args(int argc, char **argv, tune_opts_t *o, int *dry)
+{
+    memset(o, 0, sizeof *o);
+    o->prec_mask = 3;
+    o->budget_s = 600;
+    o->seed = 1;
+    int phases = 0;
+    *dry = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v = NULL;
+        static const char *const with_value[] = {"--devices", "--precision", "--budget", "--size",
+                                                 "--out", "--out-dir", "--jobs", "--seed",
+                                                 "--strategy", NULL};
+        for (int j = 0; with_value[j]; j++) {
+            size_t l = strlen(with_value[j]);
+            if (!strncmp(a, with_value[j], l) && (a[l] == '\0' || a[l] == '=')) {
+                if (a[l] == '=') v = a + l + 1;
+                else if (i + 1 < argc) v = argv[++i];
+                else {
+                    fprintf(stderr, "clhgemm-tune: %s needs a value\n", with_value[j]);
+                    return -1;
+                }
+                a = with_value[j];
+                break;
+            }
+        }
+        char *end = NULL;
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            usage(stdout);
+            exit(0);
+        } else if (!strcmp(a, "--devices")) {
+            o->devices = v;
+        } else if (!strcmp(a, "--precision")) {
+            if (!strcmp(v, "s")) o->prec_mask = 1;
+            else if (!strcmp(v, "d")) o->prec_mask = 2;
+            else if (!strcmp(v, "both") || !strcmp(v, "sd")) o->prec_mask = 3;
+            else {
+                fprintf(stderr, "clhgemm-tune: --precision takes s, d or both\n");
+                return -1;
+            }
+        } else if (!strcmp(a, "--budget")) {
+            o->budget_s = parse_duration(v);
+            if (o->budget_s <= 0) {
+                fprintf(stderr, "clhgemm-tune: bad --budget '%s' (e.g. 90s, 10m, 1h30m)\n", v);
+                return -1;
+            }
+        } else if (!strcmp(a, "--size")) {
+            long n = strtol(v, &end, 10);
+            if (end == v || *end || n < 16 || n > 65536) {
+                fprintf(stderr, "clhgemm-tune: bad --size '%s' (16..65536)\n", v);
+                return -1;
+            }
+            o->size = (int)n;
+        } else if (!strcmp(a, "--jobs")) {
+            long n = strtol(v, &end, 10);
+            if (end == v || *end || n < 1 || n > TUNE_MAX_WORKERS) {
+                fprintf(stderr, "clhgemm-tune: bad --jobs '%s' (1..%d)\n", v, TUNE_MAX_WORKERS);
+                return -1;
+            }
+            o->jobs = (int)n;
+        } else if (!strcmp(a, "--seed")) {
+            o->seed = strtoull(v, &end, 10);
+            if (end == v || *end) {
+                fprintf(stderr, "clhgemm-tune: bad --seed '%s'\n", v);
+                return -1;
+            }
+        } else if (!strcmp(a, "--strategy")) {
+            if (!strcmp(v, "staged")) o->random_search = 0;
+            else if (!strcmp(v, "random")) o->random_search = 1;
+            else {
+                fprintf(stderr, "clhgemm-tune: --strategy takes staged or random\n");
+                return -1;
+            }
+        } else if (!strcmp(a, "--out")) {
+            o->out_file = v;
+        } else if (!strcmp(a, "--out-dir")) {
+            o->out_dir = v;
+        } else if (!strcmp(a, "--gemm")) {
+            phases |= 1;
+        } else if (!strcmp(a, "--copy")) {
+            phases |= 2;
+        } else if (!strcmp(a, "--pipeline")) {
+            phases |= 4;
+        } else if (!strcmp(a, "--resume")) {
+            o->resume = 1;
+        } else if (!strcmp(a, "--quiet")) {
+            o->quiet = 1;
+        } else if (!strcmp(a, "--dry-run")) {
+            *dry = 1;
+        } else {
+            fprintf(stderr, "clhgemm-tune: unknown option '%s'\n", argv[i]);
+            usage(stderr);
+            return -1;
+        }
+    }
+    if (!phases) phases = 7;
+    o->do_gemm = phases & 1;
+    o->do_copy = (phases & 2) != 0;
+    o->do_pipeline = (phases & 4) != 0;
+    if (o->resume && !o->out_dir) {
+        fprintf(stderr, "clhgemm-tune: --resume needs --out-dir (the logs of the search to continue)\n");
+        return -1;
+    }
+    return 0;
+}
+
+/* ---- the run ----------------------------------------------------------------------------- */
+
+static tune_run_t *g_run;
+
+static void on_signal(int sig)
+{
+    (void)sig;
+    if (g_run) g_run->stop = 1;
+}
+
+static FILE *open_csv(const char *dir, const char *name, const char *header)
+{
+    char path[4200];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "a");
+    if (!f) return NULL;
+    fseek(f, 0, SEEK_END);
+    if (ftell(f) == 0) fprintf(f, "%s\n", header);
+    fflush(f);
+    return f;
+}
+
+static int mkdir_p(const char *path)
+{
+    char buf[4096];
+    snprintf(buf, sizeof buf, "%s", path);
+    for (char *p = buf + 1; *p; p++) {
+        if (*p != '/') continue;
+        *p = '\0';
+        if (mkdir(buf, 0755) != 0 && errno != EEXIST) return -1;
+        *p = '/';
+    }
+    return mkdir(buf, 0755) != 0 && errno != EEXIST ? -1 : 0;
+}
+
+/* Phase weights: the GEMM search gets most of the budget. */
+enum { PH_COPY_S, PH_COPY_D, PH_GEMM_S, PH_GEMM_D, PH_PIPE, PH_COUNT };
+static const double ph_weight[PH_COUNT] = {0.05, 0.05, 0.40, 0.40, 0.10};
+
+typedef struct plan_s {
+    int on[PH_COUNT];
+} plan_t;
+
+static void utc_now(char *buf, size_t len)
+{
+    time_t t = time(NULL);
+    struct tm tm;
+    gmtime_r(&t, &tm);
+    strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+/* Merges d's record into the database file and writes it. */
+static int save(tune_run_t *r, tdev_t *d, const char *path)
+{
+    chg_tuning_file_t f;
+    char why[512] = "";
+    if (access(path, F_OK) == 0) {
+        if (chg_tuning_file_read(path, &f, why, sizeof why) != 0) {
+            /* Kept beside, not lost: it may hold other devices' entries. */
+            char old[4300];
+            snprintf(old, sizeof old, "%s.rejected", path);
+            rename(path, old);
+            tune_say(r, "the existing database %s is not usable (%s): moved to %s", path, why, old);
+            chg_tuning_file_init(&f);
+        }
+    } else {
+        chg_tuning_file_init(&f);
+    }
+    utc_now(d->rec.date, sizeof d->rec.date);
+    snprintf(d->rec.tool, sizeof d->rec.tool, "clhgemm-tune %s", clhgemm_version());
+    d->rec.seconds = tune_elapsed(r);
+    int rc = chg_tuning_file_upsert(&f, &d->rec);
+    if (rc == 0) rc = chg_tuning_file_write(path, &f, why, sizeof why);
+    else snprintf(why, sizeof why, "out of memory");
+    if (rc != 0) tune_say(r, "cannot write %s: %s", path, why);
+    else tune_log(r, "%s database written: %s", d->log_prefix, path);
+    chg_tuning_file_free(&f);
+    return rc;
+}
+
+/* Starts d->rec from the stored entry of this device (a partial run keeps the rest). */
+static void load_existing(tdev_t *d, const char *path)
+{
+    chg_tuning_record_init(&d->rec, &d->dev);
+    chg_tuning_file_t f;
+    char why[512];
+    if (chg_tuning_file_read(path, &f, why, sizeof why) != 0) return;
+    chg_tuning_record_t *old = chg_tuning_file_find(&f, d->dev.info.name, d->dev.info.driver_version);
+    if (old) {
+        chg_tuning_record_t fresh = d->rec;
+        chg_tuning_record_copy(&d->rec, old);
+        /* identity and facts of today's device */
+        memcpy(d->rec.name, fresh.name, sizeof fresh.name);
+        memcpy(d->rec.vendor, fresh.vendor, sizeof fresh.vendor);
+        memcpy(d->rec.platform, fresh.platform, sizeof fresh.platform);
+        memcpy(d->rec.arch, fresh.arch, sizeof fresh.arch);
+        memcpy(d->rec.vendor_key, fresh.vendor_key, sizeof fresh.vendor_key);
+        d->rec.compute_units = fresh.compute_units;
+        d->rec.local_mem = fresh.local_mem;
+        d->rec.global_mem = fresh.global_mem;
+        d->rec.max_work_group = fresh.max_work_group;
+    }
+    chg_tuning_file_free(&f);
+}
+
+static void summary(tune_run_t *r, tdev_t *devs, int ndev, const char *path)
+{
+    char t1[32], t2[32];
+    tune_fmt_time(tune_elapsed(r), t1, sizeof t1);
+    tune_fmt_time(r->o.budget_s, t2, sizeof t2);
+    tune_progress_clear(r);
+    FILE *outs[2] = {stdout, r->log};
+    for (int o = 0; o < 2; o++) {
+        FILE *f = outs[o];
+        if (!f) continue;
+        fprintf(f, "\n== clhgemm-tune summary: %s of a %s budget%s ==\n", t1, t2,
+                r->stop ? " (stopped early)" : "");
+        fprintf(f, "%-34s %-2s %13s %12s %8s %12s %6s %6s %8s  %s\n", "device", "p", "defaults GF/s",
+                "tuned GF/s", "speedup", "kernel GF/s", "tried", "failed", "best at", "parameters");
+        for (int i = 0; i < ndev; i++) {
+            for (int p = 0; p < 2; p++) {
+                const chg_tuning_prec_t *x = &devs[i].rec.prec[p];
+                if (!x->present || !(r->o.prec_mask & (1 << p)) || x->candidates == 0) continue;
+                char params[200], at[32], sp[16];
+                chg_gemm_params_format(&x->gemm, params, sizeof params);
+                tune_fmt_time(x->best_at_seconds, at, sizeof at);
+                if (x->default_gflops > 0) snprintf(sp, sizeof sp, "%.2fx", x->gflops / x->default_gflops);
+                else snprintf(sp, sizeof sp, "-");
+                fprintf(f, "%-34.34s %-2c %13.1f %12.1f %8s %12.1f %6d %6d %8s  %s\n",
+                        devs[i].dev.info.name, p ? 'd' : 's', x->default_gflops, x->gflops, sp,
+                        x->kernel_gflops, x->candidates, x->failed, at, params);
+            }
+        }
+        int any_copy = 0;
+        for (int i = 0; i < ndev; i++)
+            for (int p = 0; p < 2; p++) any_copy |= devs[i].rec.prec[p].has_copy && r->o.do_copy;
+        if (any_copy) {
+            fprintf(f, "%-34s %-2s %10s %10s %12s %12s %14s\n", "copy kernels (GB/s)", "p", "pack",
+                    "defaults", "pack_t", "defaults", "CopyBuffer");
+            for (int i = 0; i < ndev; i++)
+                for (int p = 0; p < 2; p++) {
+                    const chg_tuning_prec_t *x = &devs[i].rec.prec[p];
+                    if (!x->has_copy || !(r->o.prec_mask & (1 << p))) continue;
+                    fprintf(f, "%-34.34s %-2c %10.1f %10.1f %12.1f %12.1f %14.1f\n",
+                            devs[i].dev.info.name, p ? 'd' : 's', x->pack_gbs,
+                            devs[i].copy_default_gbs[p][0], x->pack_t_gbs,
+                            devs[i].copy_default_gbs[p][1], x->copy_buffer_gbs);
+                }
+        }
+        for (int i = 0; i < ndev; i++) {
+            const chg_tuning_pipeline_t *pl = &devs[i].rec.pipeline;
+            if (!pl->present || !r->o.do_pipeline) continue;
+            fprintf(f, "%-34.34s pipeline: h2d %.1f/%.1f GB/s, d2h %.1f/%.1f GB/s (pageable/pinned), "
+                       "pack threads %d, queues %d\n",
+                    devs[i].dev.info.name, pl->h2d_pageable_gbs, pl->h2d_pinned_gbs,
+                    pl->d2h_pageable_gbs, pl->d2h_pinned_gbs, pl->pack_threads, pl->queues);
+        }
+        fprintf(f, "database: %s\n", path);
+        if (r->o.out_dir) fprintf(f, "logs: %s/{tune.log,candidates.csv,improvements.csv}\n", r->o.out_dir);
+        fflush(f);
+    }
+}
+
+static const char *self_path(const char *argv0)
+{
+    static char buf[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
+    if (n > 0) {
+        buf[n] = '\0';
+        return buf;
+    }
+    if (realpath(argv0, buf)) return buf;
+    return argv0;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc >= 3 && !strcmp(argv[1], "--worker")) return wp_worker_main(atoi(argv[2]));
+
+    tune_run_t run;
+    memset(&run, 0, sizeof run);
+    int dry = 0;
+    if (parse_args(argc, argv, &run.o, &dry) != 0) return 2;
+    run.t0 = tune_now();
+    run.tty = isatty(STDOUT_FILENO);
+    run.self_exe = self_path(argv[0]);
+    g_run = &run;
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    signal(SIGPIPE, SIG_IGN);
+
+    /* Where the database goes. */
+    char dbpath[4200];
+    if (run.o.out_file) {
+        snprintf(dbpath, sizeof dbpath, "%s", run.o.out_file);
+    } else if (run.o.out_dir) {
+        snprintf(dbpath, sizeof dbpath, "%s/tuning.json", run.o.out_dir);
+    } else {
+        char dir[4096];
+        if (!chg_tuning_user_dir(dir, sizeof dir) && !dry) {
+            fprintf(stderr, "clhgemm-tune: no user tuning directory (CLHGEMM_TUNING_DIR=off or no HOME): "
+                            "give --out FILE\n");
+            return 2;
+        }
+        if (dry) snprintf(dbpath, sizeof dbpath, "(none: --dry-run)");
+        else snprintf(dbpath, sizeof dbpath, "%s/%s", dir, CHG_TUNING_USER_FILE);
+    }
+    if (run.o.out_dir && !dry) {
+        if (mkdir_p(run.o.out_dir) != 0) {
+            fprintf(stderr, "clhgemm-tune: cannot create %s: %s\n", run.o.out_dir, strerror(errno));
+            return 2;
+        }
+        char p[4200];
+        snprintf(p, sizeof p, "%s/tune.log", run.o.out_dir);
+        run.log = fopen(p, "a");
+        run.cands = open_csv(run.o.out_dir, "candidates.csv",
+                             "search_s,device,driver,precision,size,stage,params,status,kernel_gflops,"
+                             "build_s,check,note");
+        run.improve = open_csv(run.o.out_dir, "improvements.csv",
+                               "search_s,device,precision,size,candidate,kernel_gflops,params");
+    }
+    {
+        char cmd[2048] = "";
+        size_t len = 0;
+        for (int i = 0; i < argc && len < sizeof cmd - 2; i++)
+            len += (size_t)snprintf(cmd + len, sizeof cmd - len, "%s%s", i ? " " : "", argv[i]);
+        char date[32];
+        utc_now(date, sizeof date);
+        tune_say(&run, "clhgemm-tune %s, %s: %s", clhgemm_version(), date, cmd);
+    }
+
+    /* Devices: the spec, else every GPU, else every device. */
+    size_t count = 0;
+    /* NULL: CLHGEMM_DEVICES, else every device (then only the GPUs if there are any);
+     * "all": every device, GPUs and CPUs. */
+    const char *spec = run.o.devices && !strcmp(run.o.devices, "all") ? "" : run.o.devices;
+    const int explicit_spec = spec || getenv("CLHGEMM_DEVICES");
+    clhgemm_status_t st = clhgemm_devices_get(spec, NULL, 0, &count);
+    if (st != CLHGEMM_SUCCESS || count == 0) {
+        fprintf(stderr, "clhgemm-tune: no device%s: %s\n", run.o.devices ? " matches the spec" : "",
+                clhgemm_status_message(st));
+        return st == CLHGEMM_NO_DEVICE ? 77 : 1;
+    }
+    clhgemm_device_info_t *infos = calloc(count, sizeof *infos);
+    tdev_t *devs = calloc(count, sizeof *devs);
+    if (!infos || !devs) return 1;
+    clhgemm_devices_get(spec, infos, count, &count);
+    int ngpu = 0, ndev = 0;
+    for (size_t i = 0; i < count; i++) ngpu += infos[i].kind == CLHGEMM_DEVICE_GPU;
+    for (size_t i = 0; i < count; i++) {
+        if (!explicit_spec && ngpu > 0 && infos[i].kind != CLHGEMM_DEVICE_GPU) continue;
+        tdev_t *d = &devs[ndev];
+        d->index = infos[i].index;
+        if (chg_device_query(infos[i].device, &d->dev) != CLHGEMM_SUCCESS) continue;
+        snprintf(d->log_prefix, sizeof d->log_prefix, "[%d]", d->index);
+        tune_say(&run, "%s %s | %s | driver %s | %s, %s", d->log_prefix, d->dev.info.name,
+                 d->dev.info.platform_name, d->dev.info.driver_version, d->dev.arch_key,
+                 d->dev.info.features);
+        ndev++;
+    }
+    free(infos);
+    if (dry) {
+        run.dry = 1;
+        for (int i = 0; i < ndev; i++) {
+            tdev_t *d = &devs[i];
+            cl_int err;
+            d->ctx = clCreateContext(NULL, 1, &d->dev.info.device, NULL, NULL, &err);
+            d->q = d->ctx ? clCreateCommandQueue(d->ctx, d->dev.info.device, 0, &err) : NULL;
+            /* the space of each precision is printed by the search's enumeration */
+            for (int p = 0; p < 2 && d->q; p++) {
+                if (!(run.o.prec_mask & (1 << p)) || (p && !(d->dev.features & CHG_FEAT_FP64))) continue;
+                tune_gemm(&run, d, (chg_precision_t)p, tune_now()); /* zero budget: enumerate only */
+            }
+            if (d->q) clReleaseCommandQueue(d->q);
+            if (d->ctx) clReleaseContext(d->ctx);
+        }
+        free(devs);
+        return 0;
+    }
+
+    /* Phases and their share of the budget. */
+    plan_t plan[64];
+    double weight_left = 0;
+    for (int i = 0; i < ndev && i < 64; i++) {
+        const int fp64 = (devs[i].dev.features & CHG_FEAT_FP64) != 0;
+        memset(&plan[i], 0, sizeof plan[i]);
+        plan[i].on[PH_COPY_S] = run.o.do_copy && (run.o.prec_mask & 1);
+        plan[i].on[PH_COPY_D] = run.o.do_copy && (run.o.prec_mask & 2) && fp64;
+        plan[i].on[PH_GEMM_S] = run.o.do_gemm && (run.o.prec_mask & 1);
+        plan[i].on[PH_GEMM_D] = run.o.do_gemm && (run.o.prec_mask & 2) && fp64;
+        plan[i].on[PH_PIPE] = run.o.do_pipeline;
+        for (int p = 0; p < PH_COUNT; p++) weight_left += plan[i].on[p] * ph_weight[p];
+    }
+    if (ndev > 64) ndev = 64;
+    const double end = run.t0 + run.o.budget_s;
+    int failures = 0;
+    for (int i = 0; i < ndev && !run.stop; i++) {
+        tdev_t *d = &devs[i];
+        cl_int err;
+        d->ctx = clCreateContext(NULL, 1, &d->dev.info.device, NULL, NULL, &err);
+        if (d->ctx)
+            d->q = clCreateCommandQueue(d->ctx, d->dev.info.device, 0, &err);
+        if (!d->q) {
+            tune_say(&run, "%s cannot open the device: %s", d->log_prefix, clhgemm_status_string(err));
+            failures++;
+            continue;
+        }
+        load_existing(d, dbpath);
+        for (int ph = 0; ph < PH_COUNT && !run.stop; ph++) {
+            if (!plan[i].on[ph]) continue;
+            const double now = tune_now();
+            const double share = weight_left > 0 ? ph_weight[ph] / weight_left : 1;
+            const double deadline = now + (end - now) * share;
+            weight_left -= ph_weight[ph];
+            int rc = 0;
+            switch (ph) {
+            case PH_COPY_S: rc = tune_copy(&run, d, CHG_F32, deadline); break;
+            case PH_COPY_D: rc = tune_copy(&run, d, CHG_F64, deadline); break;
+            case PH_GEMM_S: rc = tune_gemm(&run, d, CHG_F32, deadline); break;
+            case PH_GEMM_D: rc = tune_gemm(&run, d, CHG_F64, deadline); break;
+            case PH_PIPE: rc = tune_pipeline(&run, d, run.o.prec_mask, deadline); break;
+            }
+            if (rc != 0) failures++;
+            /* A copy-only run still needs the GEMM parameters the copy results go with. */
+            for (int p = 0; p < 2; p++)
+                if (d->rec.prec[p].has_copy && !d->rec.prec[p].present) {
+                    d->rec.prec[p].present = 1;
+                    chg_gemm_params_select(&d->dev, (chg_precision_t)p, &d->rec.prec[p].gemm);
+                }
+            if (d->rec.prec[0].present || d->rec.prec[1].present || d->rec.pipeline.present)
+                save(&run, d, dbpath);
+        }
+        clReleaseCommandQueue(d->q);
+        clReleaseContext(d->ctx);
+        d->q = NULL;
+        d->ctx = NULL;
+    }
+    summary(&run, devs, ndev, dbpath);
+    for (int i = 0; i < ndev; i++) chg_tuning_record_free(&devs[i].rec);
+    free(devs);
+    clhgemm_release_resources();
+    if (run.log) fclose(run.log);
+    if (run.cands) fclose(run.cands);
+    if (run.improve) fclose(run.improve);
+    return failures ? 1 : 0;
+}

@@ -1,0 +1,159 @@
+/*
+ * tune.h -- internals of clhgemm-tune shared by its files:
+ *   tune_main.c      command line, budget and phases, progress display, logs, summary, database
+ *   tune_worker.c    build workers: child processes that compile candidate kernels in parallel
+ *   tune_gemm.c      GEMM kernel search (constrained space, staged coarse-to-fine search)
+ *   tune_copy.c      copy/pack kernel search, next to clEnqueueCopyBuffer
+ *   tune_pipeline.c  bus bandwidth, kernel rate vs tile shape, pack threads, queue count
+ */
+#ifndef CLHGEMM_TUNE_H
+#define CLHGEMM_TUNE_H
+
+#include <stdio.h>
+#include <sys/types.h>
+
+#include "cache.h"
+#include "codegen.h"
+#include "device.h"
+#include "params.h"
+#include "tuning.h"
+
+/* ---- the run ----------------------------------------------------------------------------- */
+
+typedef struct tune_opts_s {
+    const char *devices;   /* clhgemm_devices_get spec; NULL: every GPU, else every device */
+    int prec_mask;         /* 1: s, 2: d */
+    double budget_s;       /* whole run */
+    int size;              /* GEMM timing size; 0: 4096 on GPUs, 256 elsewhere */
+    int jobs;              /* build workers; 0: automatic */
+    int do_gemm, do_copy, do_pipeline;
+    const char *out_file;  /* database to write (merged into) */
+    const char *out_dir;   /* logs (and the database when out_file is not given) */
+    int resume;            /* continue the searches recorded in out_dir/candidates.csv */
+    int quiet;
+    int random_search;     /* --strategy random: uniform sampling after the seeds (comparison) */
+    unsigned long long seed;
+} tune_opts_t;
+
+typedef struct tune_run_s {
+    tune_opts_t o;
+    const char *self_exe;  /* this program, for the build workers */
+    double t0;             /* monotonic start of the run */
+    int tty;               /* stdout is a terminal: one live progress line */
+    int progress_shown;    /* a progress line is on screen (TTY) */
+    double last_plain;     /* time of the last plain progress line */
+    FILE *log;             /* out_dir/tune.log */
+    FILE *cands;           /* out_dir/candidates.csv */
+    FILE *improve;         /* out_dir/improvements.csv */
+    volatile int stop;     /* SIGINT/SIGTERM: finish cleanly */
+    int dry;               /* --dry-run: enumerate the spaces only */
+} tune_run_t;
+
+/* One device being tuned. */
+typedef struct tdev_s {
+    int index;
+    chg_device_t dev;
+    cl_context ctx;
+    cl_command_queue q;    /* in-order */
+    int workers_ok;        /* build workers can be started */
+    chg_tuning_record_t rec; /* what is being measured (starts from the stored entry) */
+    double copy_default_gbs[2][2]; /* [prec][pack, pack_t] of the built-in copy kernels */
+    char log_prefix[64];
+} tdev_t;
+
+double tune_now(void);     /* monotonic seconds */
+double tune_elapsed(const tune_run_t *r);
+/* A line in the log (and on stdout unless quiet; after clearing the progress line). */
+void tune_say(tune_run_t *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* A line in the log only. */
+void tune_log(tune_run_t *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The live progress line (TTY) or a plain status line every 15 s (not a TTY). */
+void tune_progress(tune_run_t *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void tune_progress_clear(tune_run_t *r);
+/* "1:05", "12:00:03" */
+void tune_fmt_time(double s, char *buf, size_t len);
+
+/* Random numbers (splitmix64), uniform in [-1, 1] and never 0. */
+double tune_uniform(unsigned long long *state);
+void tune_fill(void *p, int dbl, size_t n, unsigned long long seed);
+
+/* ---- build workers (tune_worker.c) -------------------------------------------------------- */
+
+#define TUNE_MAX_WORKERS 32
+
+typedef struct wp_result_s {
+    long id;
+    int ok;
+    char reason[512];       /* why it failed */
+    unsigned char *binary;  /* program binary (malloc'ed), ok only */
+    size_t binlen;
+    size_t wg_max;          /* CL_KERNEL_WORK_GROUP_SIZE of the built kernel */
+    unsigned long long priv_mem, local_mem; /* CL_KERNEL_PRIVATE_MEM_SIZE / _LOCAL_MEM_SIZE */
+    double build_s;
+} wp_result_t;
+
+typedef struct wp_worker_s {
+    pid_t pid;
+    int to, from;           /* pipe to its stdin, from its stdout */
+    long id;                /* request in flight, -1 when idle */
+    double since;           /* when the request was sent */
+    char *buf;              /* bytes read from it, not yet consumed */
+    size_t len, cap;
+    int dead;
+} wp_worker_t;
+
+typedef struct wp_pool_s {
+    int n;
+    wp_worker_t w[TUNE_MAX_WORKERS];
+    char exe[4096];
+    int dev_index;
+    char errlog[4096];      /* workers' stderr goes here ("" = /dev/null) */
+    double build_timeout_s;
+    int crashes, timeouts;
+} wp_pool_t;
+
+/* Starts n workers for device dev_index. Returns the number started (0: none could be). */
+int wp_start(wp_pool_t *p, const char *exe, int dev_index, int n, const char *errlog);
+void wp_stop(wp_pool_t *p);
+int wp_idle(const wp_pool_t *p);       /* workers without a request */
+int wp_busy(const wp_pool_t *p);       /* requests in flight */
+/* Sends request `line` (no newline) with id to an idle worker; 0, or -1 if none is idle. */
+int wp_submit(wp_pool_t *p, long id, const char *line);
+/* Waits up to timeout_s for one finished request. 1: *res filled (free res->binary), 0:
+ * nothing yet. A worker that dies or exceeds the build timeout yields a failed result for its
+ * request and is replaced. */
+int wp_wait(wp_pool_t *p, double timeout_s, wp_result_t *res);
+/* The worker process's main (clhgemm-tune --worker DEVICE_INDEX). */
+int wp_worker_main(int dev_index);
+
+/* Request lines: "g PREC PARAMS" for the GEMM kernel (PARAMS as chg_gemm_params_format),
+ * "c PREC KIND CONTIG PARAMS" for a copy kernel (PARAMS as chg_copy_params_format). */
+void wp_gemm_request(chg_precision_t prec, const chg_gemm_params_t *p, char *buf, size_t len);
+void wp_copy_request(const chg_copy_params_t *p, char *buf, size_t len);
+
+/* A program from a worker's binary, built for dev; the kernel named `kernel_name`. */
+cl_int tune_program_from_binary(const tdev_t *d, const wp_result_t *res, const char *kernel_name,
+                                cl_program *prog, cl_kernel *kernel, char *why, size_t why_len);
+
+/* ---- phases ------------------------------------------------------------------------------ */
+
+/* GEMM search for one precision until `deadline` (tune_now() seconds); fills d->rec.prec[prec]
+ * (gemm, gflops, kernel_gflops, default_gflops, search statistics). Returns 0, or -1 when
+ * nothing could be measured. */
+int tune_gemm(tune_run_t *r, tdev_t *d, chg_precision_t prec, double deadline);
+
+/* Copy-kernel search (contiguous and transposing PACK) for one precision until deadline; fills
+ * has_copy, pack, pack_t, pack_gbs, pack_t_gbs, copy_buffer_gbs. */
+int tune_copy(tune_run_t *r, tdev_t *d, chg_precision_t prec, double deadline);
+
+/* Pipeline figures (d->rec.pipeline) and kernel-rate tables (d->rec.prec[*].rates for the
+ * precisions in prec_mask, with the parameters in d->rec, else the library's) until deadline. */
+int tune_pipeline(tune_run_t *r, tdev_t *d, int prec_mask, double deadline);
+
+/* Timing helpers shared by the phases. */
+/* Seconds per launch of kernel k over (g, l) on q, from `reps` launches timed with the host
+ * clock (the best of two batches when reps >= 4). Negative on a launch failure (err set). */
+double tune_time_kernel(cl_command_queue q, cl_kernel k, cl_uint dims, const size_t *g,
+                        const size_t *l, int reps, cl_int *err);
+
+#endif
