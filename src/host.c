@@ -40,6 +40,7 @@
 #include "gemm.h"
 #include "pool.h"
 #include "trace.h"
+#include "tuning.h"
 
 #define MAX_QUEUES 8
 enum { Q_H2D = 0, Q_KERNEL = 1, Q_D2H = 2 };
@@ -340,6 +341,10 @@ CLHGEMM_API clhgemm_status_t clhgemm_create(clhgemm_handle_t *handle, const clhg
     clhgemm_options_t o;
     clhgemm_options_init(&o);
     if (options) o = *options;
+    /* Queues and pack threads: option, environment, the device's tuning entry (clhgemm-tune
+     * measured the best counts), built-in. */
+    const int nq_set = o.queues || chg_getenv("CLHGEMM_QUEUES");
+    const int threads_set = o.cpu_threads || chg_getenv("CLHGEMM_CPU_THREADS");
     int nq = o.queues ? o.queues : env_int("CLHGEMM_QUEUES", 3);
     if (nq < 3 || nq > MAX_QUEUES) return CLHGEMM_INVALID_OPTION;
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
@@ -409,10 +414,9 @@ CLHGEMM_API clhgemm_status_t clhgemm_create(clhgemm_handle_t *handle, const clhg
     h->cpu_threads = cpu_threads;
     h->cpu_gamma = cpu_gamma;
     h->devs = calloc(count, sizeof *h->devs);
-    h->pool = chg_pool_create(threads);
     const char *tp = o.trace_file ? o.trace_file : chg_getenv("CLHGEMM_TRACE");
     if (tp) h->trace_path = strdup(tp);
-    if (!h->devs || !h->pool || (tp && !h->trace_path)) {
+    if (!h->devs || (tp && !h->trace_path)) {
         free(infos);
         clhgemm_destroy(h);
         return CLHGEMM_OUT_OF_HOST_MEMORY;
@@ -431,7 +435,14 @@ CLHGEMM_API clhgemm_status_t clhgemm_create(clhgemm_handle_t *handle, const clhg
             break;
         }
         h->ndev++;
-        for (int q = 0; q < nq && err == CL_SUCCESS; q++) {
+        int nqd = nq;
+        chg_tuning_entry_t te;
+        chg_tuning_lookup(&d->dev, CHG_F32, &te);
+        if (!nq_set && te.pipeline.present && te.pipeline.queues >= 3 && te.pipeline.queues <= MAX_QUEUES)
+            nqd = te.pipeline.queues;
+        if (!threads_set && h->ndev == 1 && te.pipeline.present && te.pipeline.pack_threads > 0)
+            threads = CHG_MIN(te.pipeline.pack_threads, 1024);
+        for (int q = 0; q < nqd && err == CL_SUCCESS; q++) {
             d->q[q] = clCreateCommandQueue(d->ctx, infos[i].device, props, &err);
             if (err == CL_SUCCESS) d->nq++;
         }
@@ -446,6 +457,7 @@ CLHGEMM_API clhgemm_status_t clhgemm_create(clhgemm_handle_t *handle, const clhg
     }
     free(infos);
     if (st == CLHGEMM_SUCCESS && h->ndev == 0) st = CLHGEMM_NO_DEVICE;
+    if (st == CLHGEMM_SUCCESS && !(h->pool = chg_pool_create(threads))) st = CLHGEMM_OUT_OF_HOST_MEMORY;
     if (st != CLHGEMM_SUCCESS) {
         clhgemm_destroy(h);
         return st;
@@ -497,6 +509,17 @@ CLHGEMM_API clhgemm_status_t clhgemm_last_call_info(clhgemm_handle_t h, clhgemm_
 static void measure_rate(hdev_t *d, chg_precision_t prec)
 {
     if (d->rate[prec] > 0) return;
+    /* The tuning entry's kernel-rate table (clhgemm-tune measured the kernel on several tile
+     * shapes) gives the rate of a typical pipeline tile without a measurement here. */
+    chg_tuning_entry_t te;
+    chg_tuning_lookup(&d->dev, prec, &te);
+    const double tabled = te.level != CHG_TUNING_BUILTIN ? chg_tuning_kernel_rate(&te.prec, 8192, 8192, 2048) : 0;
+    if (tabled > 0) {
+        d->rate[prec] = tabled;
+        chg_log(1, "device %d: kernel rate %.1f GFLOP/s (%s) from the tuning entry %s", d->index,
+                tabled * 1e-9, prec == CHG_F64 ? "d" : "s", te.key);
+        return;
+    }
     const size_t n = (d->dev.features & CHG_FEAT_GPU) ? 4096 : 256, es = chg_elem_size(prec);
     cl_int err;
     d->rate[prec] = (d->dev.features & CHG_FEAT_GPU) ? 10e12 : 50e9; /* fallback guess */
