@@ -10,6 +10,9 @@
  *                        core splits C and k into many blocks: TRMM in place over several
  *                        blocks each way, SYRK/SYR2K block skipping, SYMM/TRMM sub-block packs
  *                        crossing the diagonal
+ *   test_level3 variants one case per combination and precision on shapes of several tiles,
+ *                        for the kernel variants that CTest selects through CLHGEMM_*GEMM_PARAMS
+ *                        (GPU tiles with local-memory staging, MWG != NWG, odd vector widths)
  *   test_level3 args     invalid arguments (each its own status, *event untouched, the output
  *                        bit-identical), precedence in the reference BLAS order, buffer sizes
  *                        exact to the element, FP64 on devices without it
@@ -468,10 +471,11 @@ static const double PAIRS[][2] = {{1.0, 0.0}, {-1.5, 1.0}, {0.5, -1.5}, {1.0, 1.
 static void table_combo(const tc_env_t *env, l3case_t *base, tc_rng_t *rng, int combo)
 {
     /* SYMM/TRMM: m x n; SYRK/SYR2K: n x k */
-    static const int sizes[][2] = {{1, 1}, {7, 7}, {33, 7}, {7, 33}, {129, 33}, {33, 65}};
+    static const int sizes[][2] = {{1, 1},   {7, 7},   {33, 7},   {7, 33},
+                                   {129, 33}, {33, 65}, {129, 129}, {1, 40}};
     int rot = combo * 3;
     for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
-        for (int rep = 0; rep < 2; rep++, rot++) {
+        for (int rep = 0; rep < 3; rep++, rot++) {
             l3case_t c = *base;
             if (c.r == SYMM || c.r == TRMM) {
                 c.m = sizes[s][0];
@@ -528,6 +532,20 @@ static void blocked_combo(const tc_env_t *env, l3case_t *base, tc_rng_t *rng, in
         c.n = sizes[s][0];
         c.k = sizes[s][1];
     }
+    c.alpha = PAIRS[combo % NPAIRS][0];
+    c.beta = PAIRS[combo % NPAIRS][1];
+    set_variant(&c, combo % 4);
+    tally(run_case(env, &c, rng));
+}
+
+/* Kernel variants (GPU tile shapes, local-memory staging, MWG != NWG) through
+ * CLHGEMM_{S,D}GEMM_PARAMS: one case per combination, on shapes spanning several tiles. */
+static void variants_combo(const tc_env_t *env, l3case_t *base, tc_rng_t *rng, int combo)
+{
+    l3case_t c = *base;
+    const int a = combo % 2 ? 140 : 200, b = combo % 2 ? 200 : 140;
+    if (c.r == SYMM || c.r == TRMM) c.m = a, c.n = b;
+    else c.n = a, c.k = b;
     c.alpha = PAIRS[combo % NPAIRS][0];
     c.beta = PAIRS[combo % NPAIRS][1];
     set_variant(&c, combo % 4);
@@ -1042,7 +1060,8 @@ static void fp64_devices(tc_rng_t *rng)
 
 static int usage(void)
 {
-    fprintf(stderr, "usage: test_level3 table s|d symm|syrk|syr2k|trmm|all | blocked | args\n");
+    fprintf(stderr,
+            "usage: test_level3 table s|d symm|syrk|syr2k|trmm|all | blocked | variants | args\n");
     return 2;
 }
 
@@ -1057,7 +1076,7 @@ int main(int argc, char **argv)
         for (int r = 0; r < NROUTINES; r++)
             if (!strcmp(argv[3], rname[r])) routine = r;
         if (routine < 0 && strcmp(argv[3], "all")) return usage();
-    } else if (strcmp(mode, "blocked") && strcmp(mode, "args")) {
+    } else if (strcmp(mode, "blocked") && strcmp(mode, "variants") && strcmp(mode, "args")) {
         return usage();
     }
 
@@ -1078,9 +1097,10 @@ int main(int argc, char **argv)
         }
         for (int r = 0; r < NROUTINES; r++)
             if (routine < 0 || r == routine) for_combos(&env, r, dbl, table_combo, &rng);
-    } else if (!strcmp(mode, "blocked")) {
+    } else if (!strcmp(mode, "blocked") || !strcmp(mode, "variants")) {
+        const combo_fn f = !strcmp(mode, "blocked") ? blocked_combo : variants_combo;
         for (int d = 0; d < 1 + env.has_fp64; d++)
-            for (int r = 0; r < NROUTINES; r++) for_combos(&env, r, d, blocked_combo, &rng);
+            for (int r = 0; r < NROUTINES; r++) for_combos(&env, r, d, f, &rng);
     } else {
         cl_int err;
         cl_context ctx2 = clCreateContext(NULL, 1, &env.device, NULL, NULL, &err);
