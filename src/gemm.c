@@ -14,6 +14,12 @@
  * calls from several threads on one queue never share temporaries. The workspace remembers the
  * last event of the call that used it; the next call on another thread waits on it.
  *
+ * The other level-3 routines (level3.c) run through the same sequence with a chg_struct_t
+ * (gemm.h): structured packs for a symmetric or triangular operand, blocks outside the wanted
+ * triangle of C skipped and the rest written back through a mask, the k slices of each block
+ * limited to where a triangular operand can be non-zero, SYR2K's second product accumulated
+ * into the same Cp, and TRMM's blocks visited in an order that makes the in-place update safe.
+ *
  * Temporaries are bounded: CLHGEMM_WORKSPACE_LIMIT, else a quarter of the device's memory, and
  * every buffer stays below the device's max allocation and below 2^31 elements (the kernels
  * use 32-bit indices there). If the device refuses an allocation, the budget is halved and the

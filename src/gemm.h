@@ -99,7 +99,8 @@ void chg_gemm_kernels_release(chg_gemm_kernels_t *ks);
 
 /* Packs op(A)(rows=mc, cols=kc) stored at src+off (column-major, ld) into dst+dst_off in the
  * kernel's block-major layout padded to (mpad, kpad). pack_b does the same for op(B)^T with
- * rows=nc. */
+ * rows=nc. General operands only (the kernels of chg_gemm_kernels_create); a structured operand
+ * goes through chg_enqueue_pack_a_at / _b_at below. */
 cl_int chg_enqueue_pack_a(cl_command_queue q, const chg_gemm_kernels_t *ks, size_t mc, size_t kc,
                           cl_mem src, size_t off, size_t ld, cl_mem dst, size_t dst_off,
                           cl_uint nwait, const cl_event *wait, cl_event *ev);
