@@ -13,6 +13,8 @@
  *   test_level3 variants one case per combination and precision on shapes of several tiles,
  *                        for the kernel variants that CTest selects through CLHGEMM_*GEMM_PARAMS
  *                        (GPU tiles with local-memory staging, MWG != NWG, odd vector widths)
+ *   test_level3 threads  four threads (two on one queue, two on a queue each) calling every
+ *                        routine at once, meant to run under a small workspace cap
  *   test_level3 args     invalid arguments (each its own status, *event untouched, the output
  *                        bit-identical), precedence in the reference BLAS order, buffer sizes
  *                        exact to the element, FP64 on devices without it
@@ -29,6 +31,7 @@
 #include <cblas.h>
 #include <limits.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,11 +43,14 @@ enum { SYMM, SYRK, SYR2K, TRMM, NROUTINES };
 static const char *const rname[NROUTINES] = {"symm", "syrk", "syr2k", "trmm"};
 
 static int g_cases, g_failures;
+static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER; /* tally and OpenBLAS (threads mode) */
 
 static void tally(int rc)
 {
+    pthread_mutex_lock(&g_lock);
     g_cases++;
     if (rc) g_failures++;
+    pthread_mutex_unlock(&g_lock);
 }
 
 typedef struct l3case_s {
@@ -360,7 +366,9 @@ static int prob_check(const prob_t *p, cl_command_queue q, const char *tag)
     rc |= unchanged_input(p, q, p->a, p->a0, p->na, 'A', tag);
     if (!trmm) rc |= unchanged_input(p, q, p->b, p->b0, p->nb, 'B', tag);
     else rc |= unchanged_input(p, q, p->cbuf, p->c0, p->nc, 'C', tag);
+    pthread_mutex_lock(&g_lock);
     reference(p, want, bound);
+    pthread_mutex_unlock(&g_lock);
     if (c->r == SYMM)
         rc |= tc_check_c(c->dbl, c->layout, c->m, c->n, inner_k(c), got, p->c0, p->nc, c->offc,
                          p->ldc, want, bound, tag);
@@ -377,28 +385,29 @@ out:
     return rc;
 }
 
-/* Init, call, wait on the event (which must belong to the caller's context), check, free. */
-static int run_case(const tc_env_t *env, const l3case_t *c, tc_rng_t *rng)
+/* Init, call on queue, wait on the event (which must belong to the caller's context), check,
+ * free. */
+static int run_case_on(cl_context ctx, cl_command_queue queue, const l3case_t *c, tc_rng_t *rng)
 {
     char tag[400];
     prob_t p;
-    if (prob_init(&p, env->ctx, c, rng)) return 1;
+    if (prob_init(&p, ctx, c, rng)) return 1;
     describe(c, &p, tag, sizeof tag);
     int rc = 0;
     cl_event ev = NULL;
-    clhgemm_status_t st = prob_call(&p, env->queue, &ev);
+    clhgemm_status_t st = prob_call(&p, queue, &ev);
     if (st != CLHGEMM_SUCCESS) {
         fprintf(stderr, "FAIL %s: status %s (%d)\n", tag, clhgemm_status_string(st), (int)st);
         rc = 1;
     } else if (!ev) {
         fprintf(stderr, "FAIL %s: success but no event\n", tag);
-        clFinish(env->queue);
+        clFinish(queue);
         rc = 1;
     } else {
         cl_context ectx = NULL;
         cl_int exec = CL_COMPLETE;
         if (clGetEventInfo(ev, CL_EVENT_CONTEXT, sizeof ectx, &ectx, NULL) != CL_SUCCESS ||
-            ectx != env->ctx) {
+            ectx != ctx) {
             fprintf(stderr, "FAIL %s: the event belongs to another context\n", tag);
             rc = 1;
         }
@@ -410,10 +419,15 @@ static int run_case(const tc_env_t *env, const l3case_t *c, tc_rng_t *rng)
             rc = 1;
         }
         clReleaseEvent(ev);
-        rc |= prob_check(&p, env->queue, tag);
+        rc |= prob_check(&p, queue, tag);
     }
     prob_free(&p);
     return rc;
+}
+
+static int run_case(const tc_env_t *env, const l3case_t *c, tc_rng_t *rng)
+{
+    return run_case_on(env->ctx, env->queue, c, rng);
 }
 
 /* ---- the combinations -------------------------------------------------------------------- */
@@ -550,6 +564,66 @@ static void variants_combo(const tc_env_t *env, l3case_t *base, tc_rng_t *rng, i
     c.beta = PAIRS[combo % NPAIRS][1];
     set_variant(&c, combo % 4);
     tally(run_case(env, &c, rng));
+}
+
+/* Threads: four threads, two of them on one shared queue and two on a queue each, run every
+ * routine in turn (both SYR2K modes, several side/uplo/trans/diag) on shapes that, under the
+ * small workspace CTest sets, are split into many blocks -- so concurrent calls on one queue
+ * must not share temporaries, and TRMM's in-place order must hold in each. */
+typedef struct worker_s {
+    const tc_env_t *env;
+    cl_command_queue queue;
+    int id;
+} worker_t;
+
+static void *worker(void *arg)
+{
+    const worker_t *w = arg;
+    tc_rng_t rng;
+    tc_rng_seed(&rng, 0x7EAD0ULL + (uint64_t)w->id * 7919);
+    for (int i = 0; i < 24; i++) {
+        l3case_t c = {0};
+        c.r = (i + w->id) % NROUTINES;
+        c.dbl = w->env->has_fp64 && (i / 4 + w->id) % 2;
+        c.layout = LAYOUTS[(i / 2) % 2];
+        c.side = SIDES[(i / 3 + w->id) % 2];
+        c.uplo = UPLOS[(i / 5 + w->id) % 2];
+        c.trans = TRANS[(i / 7 + w->id) % 2];
+        c.diag = DIAGS[(i / 11 + w->id) % 2];
+        c.m = 90 + w->id;
+        c.n = 70 + 3 * w->id;
+        c.k = 50;
+        c.alpha = PAIRS[(i + w->id) % NPAIRS][0];
+        c.beta = PAIRS[(i + w->id) % NPAIRS][1];
+        set_variant(&c, (i + w->id) % 4);
+        tally(run_case_on(w->env->ctx, w->queue, &c, &rng));
+    }
+    return NULL;
+}
+
+static void run_threads(const tc_env_t *env)
+{
+    cl_command_queue own[2] = {tc_queue_new(env), tc_queue_new(env)};
+    if (!own[0] || !own[1]) {
+        tally(1);
+        return;
+    }
+    worker_t w[4];
+    pthread_t th[4];
+    for (int i = 0; i < 4; i++) {
+        w[i] = (worker_t){env, i < 2 ? env->queue : own[i - 2], i};
+        if (pthread_create(&th[i], NULL, worker, &w[i]) != 0) {
+            fprintf(stderr, "FAIL: pthread_create\n");
+            tally(1);
+            th[i] = 0;
+        }
+    }
+    for (int i = 0; i < 4; i++)
+        if (th[i]) pthread_join(th[i], NULL);
+    for (int i = 0; i < 2; i++) {
+        clFinish(own[i]);
+        clReleaseCommandQueue(own[i]);
+    }
 }
 
 /* ---- invalid arguments ------------------------------------------------------------------- */
@@ -1061,7 +1135,8 @@ static void fp64_devices(tc_rng_t *rng)
 static int usage(void)
 {
     fprintf(stderr,
-            "usage: test_level3 table s|d symm|syrk|syr2k|trmm|all | blocked | variants | args\n");
+            "usage: test_level3 table s|d symm|syrk|syr2k|trmm|all | blocked | variants | args |"
+            " threads\n");
     return 2;
 }
 
@@ -1076,7 +1151,8 @@ int main(int argc, char **argv)
         for (int r = 0; r < NROUTINES; r++)
             if (!strcmp(argv[3], rname[r])) routine = r;
         if (routine < 0 && strcmp(argv[3], "all")) return usage();
-    } else if (strcmp(mode, "blocked") && strcmp(mode, "variants") && strcmp(mode, "args")) {
+    } else if (strcmp(mode, "blocked") && strcmp(mode, "variants") && strcmp(mode, "args") &&
+               strcmp(mode, "threads")) {
         return usage();
     }
 
@@ -1101,6 +1177,8 @@ int main(int argc, char **argv)
         const combo_fn f = !strcmp(mode, "blocked") ? blocked_combo : variants_combo;
         for (int d = 0; d < 1 + env.has_fp64; d++)
             for (int r = 0; r < NROUTINES; r++) for_combos(&env, r, d, f, &rng);
+    } else if (!strcmp(mode, "threads")) {
+        run_threads(&env);
     } else {
         cl_int err;
         cl_context ctx2 = clCreateContext(NULL, 1, &env.device, NULL, NULL, &err);
