@@ -18,6 +18,18 @@
  * behind the arithmetic. Without SA/SB (CPU devices) the work-items read the packed panels
  * directly. Feature macros (CLHGEMM_FEATURE_*) come from src/device.c; parameters from
  * src/params.c. Every parameter has a default below so the file compiles on its own.
+ *
+ * Two switches serve the other level-3 routines (src/level3.c) and are off (0) for GEMM, where
+ * the preprocessed kernel is the same as without them. Both add one argument, `diag`, the
+ * global row index minus the global column index at (0, 0) of the packed operand they refer to.
+ *   TRIANGLE 1 / 2 (SYRK, SYR2K): only the tiles of Cp that touch its upper / lower triangle
+ *            (element (r, c) with r + diag <= c / >= c) are computed. The launch has one
+ *            work-group per such tile along dimension 0 (count from src/gemm.c) and the
+ *            work-group finds its tile by walking the tile columns, so no work-group idles.
+ *   KLIMIT   (TRMM) one packed operand is triangular in pack coordinates (Ap(row, k) or
+ *            Bp(col, k)), zero outside its triangle: each work-group runs only the KWG slices
+ *            that can hold a non-zero of its rows / columns. 1: Ap upper (k >= row + diag),
+ *            2: Ap lower (k <= row + diag), 3: Bp upper (k >= col + diag), 4: Bp lower.
  */
 
 #ifndef PRECISION
@@ -52,6 +64,12 @@
 #endif
 #ifndef KWI
 #define KWI 2
+#endif
+#ifndef TRIANGLE
+#define TRIANGLE 0
+#endif
+#ifndef KLIMIT
+#define KLIMIT 0
 #endif
 
 #define MWI (MWG / MDIMC)   /* accumulators per work-item along m */
@@ -131,16 +149,66 @@ void clhgemm_gemm(const int kp, const int ldcp,
                   __global const realM *restrict ap, const ulong aoff,
                   __global const realN *restrict bp, const ulong boff,
                   __global realM *cp,
-                  const int accumulate)
+                  const int accumulate
+#if TRIANGLE || KLIMIT
+                  , const int diag
+#endif
+                  )
 {
     const int tx = get_local_id(0);
     const int ty = get_local_id(1);
     const int tid = tx + ty * MDIMC;
 
+#if TRIANGLE
+    /* Work-group g takes the g-th tile, column by column, of those touching the triangle;
+     * within column c they are a contiguous run of tile rows [first, first + count). */
+    int gm = get_group_id(0), gn = 0;
+    {
+        const int mt = ldcp / MWG;
+        for (;; gn++) {
+#if TRIANGLE == 1
+            const int hi = (gn + 1) * NWG - 1 - diag;
+            const int first = 0;
+            const int count = hi < 0 ? 0 : min(hi / MWG + 1, mt);
+#else
+            const int x = gn * NWG - diag + 1;
+            const int first = x <= 0 ? 0 : (x + MWG - 1) / MWG - 1;
+            const int count = max(mt - first, 0);
+#endif
+            if (gm < count) {
+                gm += first;
+                break;
+            }
+            gm -= count;
+        }
+    }
+#define GROUP_M gm
+#define GROUP_N gn
+#else
+#define GROUP_M get_group_id(0)
+#define GROUP_N get_group_id(1)
+#endif
+
     /* This work-group's panels. Workspace buffers hold < 2^31 elements (src/gemm.c), so int
      * arithmetic is exact here. */
-    const __global realM *ag = ap + aoff / VWM + get_group_id(0) * (kp * MVECS);
-    const __global realN *bg = bp + boff / VWN + get_group_id(1) * (kp * NVECS);
+    const __global realM *ag = ap + aoff / VWM + GROUP_M * (kp * MVECS);
+    const __global realN *bg = bp + boff / VWN + GROUP_N * (kp * NVECS);
+
+    /* The KWG slices this work-group runs: [KBEG, KEND). */
+#if KLIMIT == 1 || KLIMIT == 3
+    const int kfrom = (KLIMIT == 1 ? (int)GROUP_M * MWG : (int)GROUP_N * NWG) + diag;
+    const int kbeg = kfrom <= 0 ? 0 : min(kfrom / KWG * KWG, kp);
+#define KBEG kbeg
+#define KEND kp
+#elif KLIMIT == 2 || KLIMIT == 4
+    const int kto = (KLIMIT == 2 ? ((int)GROUP_M + 1) * MWG : ((int)GROUP_N + 1) * NWG) + diag;
+    const int kend = kto <= 0 ? 0 : min((kto + KWG - 1) / KWG * KWG, kp);
+#define KBEG 0
+#define KEND kend
+#else
+#define KBEG 0
+#define KEND kp
+#endif
 
     real acc[MWI][NWI];
     UNROLL for (int i = 0; i < MWI; i++)
@@ -156,26 +224,33 @@ void clhgemm_gemm(const int kp, const int ldcp,
     realN pb[LOADS_B];
 #endif
 
-    /* Prologue: slice 0 into buffer 0. */
+    /* Prologue: the first slice into buffer 0 (none when KLIMIT leaves no slice; the test is
+     * uniform over the work-group, so the barrier stays uniform too). */
+#if KLIMIT
+    if (KBEG < KEND) {
+#endif
 #if SA
     UNROLL for (int r = 0; r < LOADS_A; r++) {
         const int idx = tid + r * NTHREADS;
-        if (LA % NTHREADS == 0 || idx < LA) als[0][idx] = ag[idx];
+        if (LA % NTHREADS == 0 || idx < LA) als[0][idx] = ag[KBEG * MVECS + idx];
     }
 #endif
 #if SB
     UNROLL for (int r = 0; r < LOADS_B; r++) {
         const int idx = tid + r * NTHREADS;
-        if (LB % NTHREADS == 0 || idx < LB) bls[0][idx] = bg[idx];
+        if (LB % NTHREADS == 0 || idx < LB) bls[0][idx] = bg[KBEG * NVECS + idx];
     }
 #endif
 #if SA || SB
     barrier(CLK_LOCAL_MEM_FENCE);
 #endif
+#if KLIMIT
+    }
+#endif
 
     int buf = 0;
-    for (int kb = 0; kb < kp; kb += KWG) {
-        const int more = kb + KWG < kp;
+    for (int kb = KBEG; kb < KEND; kb += KWG) {
+        const int more = kb + KWG < KEND;
         /* Fetch the next slice into registers now; it is stored after the arithmetic. */
 #if SA
         if (more) {
@@ -243,8 +318,8 @@ void clhgemm_gemm(const int kp, const int ldcp,
     }
 
     /* Store: work-item (tx, ty) writes VWM-wide vectors of column n of Cp. */
-    const int m0 = get_group_id(0) * MWG;
-    const int n0 = get_group_id(1) * NWG;
+    const int m0 = GROUP_M * MWG;
+    const int n0 = GROUP_N * NWG;
     UNROLL for (int j = 0; j < NWI / VWN; j++) {
         UNROLL for (int vj = 0; vj < VWN; vj++) {
             const int n = n0 + (ty + j * NDIMC) * VWN + vj;

@@ -4,8 +4,9 @@
  * clhgemm computes BLAS level-3 matrix products with OpenCL on whatever devices a machine has.
  * This header declares the status codes, the version query, device discovery, the
  * device-buffer GEMM entry points (clhgemm_{s,d}gemm_cl) that take cl_mem operands and enqueue
- * asynchronously on the caller's command queue, and the host-memory GEMM (clhgemm_{s,d}gemm on
- * a handle) that tiles, stages and overlaps the transfers across every selected device.
+ * asynchronously on the caller's command queue, the other level-3 routines on device buffers
+ * (clhgemm_{s,d}{symm,syrk,syr2k,trmm}_cl), and the host-memory GEMM (clhgemm_{s,d}gemm on a
+ * handle) that tiles, stages and overlaps the transfers across every selected device.
  *
  * Conventions: argument order and enum values follow CBLAS, so CBLAS users need no translation
  * (CLHGEMM_COL_MAJOR == CblasColMajor == 102, CLHGEMM_TRANS == CblasTrans == 112, ...).
@@ -52,6 +53,21 @@ typedef enum clhgemm_transpose_e {
     CLHGEMM_CONJ_TRANS = 113 /* same as CLHGEMM_TRANS for real data */
 } clhgemm_transpose_t;
 
+typedef enum clhgemm_uplo_e {
+    CLHGEMM_UPPER = 121,
+    CLHGEMM_LOWER = 122
+} clhgemm_uplo_t;
+
+typedef enum clhgemm_diag_e {
+    CLHGEMM_NON_UNIT = 131,
+    CLHGEMM_UNIT = 132
+} clhgemm_diag_t;
+
+typedef enum clhgemm_side_e {
+    CLHGEMM_LEFT = 141,
+    CLHGEMM_RIGHT = 142
+} clhgemm_side_t;
+
 /* ---- status ----------------------------------------------------------------------------- */
 /* X-macro: name, value, message. Library codes only; OpenCL codes (CL_*) are returned as they
  * are and clhgemm_status_string() names them too. */
@@ -83,6 +99,10 @@ typedef enum clhgemm_transpose_e {
     X(CLHGEMM_WORKSPACE_TOO_SMALL, -2024, "the device cannot hold even one tile of temporaries")\
     X(CLHGEMM_NULL_HANDLE, -2025, "handle is NULL")                                            \
     X(CLHGEMM_INVALID_OPTION, -2026, "an option (or its environment variable) is out of range") \
+    X(CLHGEMM_INVALID_SIDE, -2030, "side is not CLHGEMM_LEFT or CLHGEMM_RIGHT")                 \
+    X(CLHGEMM_INVALID_UPLO, -2031, "uplo is not CLHGEMM_UPPER or CLHGEMM_LOWER")                \
+    X(CLHGEMM_INVALID_DIAG, -2032, "diag is not CLHGEMM_UNIT or CLHGEMM_NON_UNIT")              \
+    X(CLHGEMM_INVALID_TRANS, -2033, "trans (SYRK, SYR2K) is not a CLHGEMM_*TRANS value")        \
     X(CLHGEMM_INTERNAL_ERROR, -2099, "internal error (please report)")
 
 typedef enum clhgemm_status_e {
@@ -162,6 +182,75 @@ CLHGEMM_API clhgemm_status_t clhgemm_dgemm_cl(clhgemm_layout_t layout, clhgemm_t
                                               double alpha, cl_mem A, size_t offA, int lda, cl_mem B,
                                               size_t offB, int ldb, double beta, cl_mem C,
                                               size_t offC, int ldc, cl_command_queue queue,
+                                              cl_event *event);
+
+/* ---- device-buffer SYMM, SYRK, SYR2K, TRMM ---------------------------------------------- */
+/* The other level-3 routines, with CBLAS argument order and semantics, on buffers of the
+ * queue's device; everything said above for clhgemm_sgemm_cl holds (asynchronous, *event
+ * completes when the output is final, all checks before anything is enqueued, nothing written
+ * on error, beta == 0 never reads C, thread-safe). Only the triangle named by uplo of a
+ * symmetric or triangular matrix is read; the other triangle of A (and its diagonal when
+ * diag == CLHGEMM_UNIT) is never read. Arguments are checked in the reference BLAS order
+ * (layout, side, uplo, trans, diag, m, n, k, lda, ldb, ldc), then queue and buffers.
+ *
+ * SYMM:  C := alpha*A*B + beta*C (side LEFT, A m x m) or alpha*B*A + beta*C (side RIGHT,
+ *        A n x n); A symmetric, B and C m x n. */
+CLHGEMM_API clhgemm_status_t clhgemm_ssymm_cl(clhgemm_layout_t layout, clhgemm_side_t side,
+                                              clhgemm_uplo_t uplo, int m, int n, float alpha,
+                                              cl_mem A, size_t offA, int lda, cl_mem B,
+                                              size_t offB, int ldb, float beta, cl_mem C,
+                                              size_t offC, int ldc, cl_command_queue queue,
+                                              cl_event *event);
+CLHGEMM_API clhgemm_status_t clhgemm_dsymm_cl(clhgemm_layout_t layout, clhgemm_side_t side,
+                                              clhgemm_uplo_t uplo, int m, int n, double alpha,
+                                              cl_mem A, size_t offA, int lda, cl_mem B,
+                                              size_t offB, int ldb, double beta, cl_mem C,
+                                              size_t offC, int ldc, cl_command_queue queue,
+                                              cl_event *event);
+
+/* SYRK:  C := alpha*A*A^T + beta*C (trans NO_TRANS, A n x k) or alpha*A^T*A + beta*C (A k x n);
+ *        C n x n symmetric: only its uplo triangle is read and written, the other triangle
+ *        stays bit-identical. */
+CLHGEMM_API clhgemm_status_t clhgemm_ssyrk_cl(clhgemm_layout_t layout, clhgemm_uplo_t uplo,
+                                              clhgemm_transpose_t trans, int n, int k,
+                                              float alpha, cl_mem A, size_t offA, int lda,
+                                              float beta, cl_mem C, size_t offC, int ldc,
+                                              cl_command_queue queue, cl_event *event);
+CLHGEMM_API clhgemm_status_t clhgemm_dsyrk_cl(clhgemm_layout_t layout, clhgemm_uplo_t uplo,
+                                              clhgemm_transpose_t trans, int n, int k,
+                                              double alpha, cl_mem A, size_t offA, int lda,
+                                              double beta, cl_mem C, size_t offC, int ldc,
+                                              cl_command_queue queue, cl_event *event);
+
+/* SYR2K: C := alpha*(A*B^T + B*A^T) + beta*C (trans NO_TRANS, A and B n x k) or
+ *        alpha*(A^T*B + B^T*A) + beta*C (A and B k x n); only the uplo triangle of C. */
+CLHGEMM_API clhgemm_status_t clhgemm_ssyr2k_cl(clhgemm_layout_t layout, clhgemm_uplo_t uplo,
+                                               clhgemm_transpose_t trans, int n, int k,
+                                               float alpha, cl_mem A, size_t offA, int lda,
+                                               cl_mem B, size_t offB, int ldb, float beta,
+                                               cl_mem C, size_t offC, int ldc,
+                                               cl_command_queue queue, cl_event *event);
+CLHGEMM_API clhgemm_status_t clhgemm_dsyr2k_cl(clhgemm_layout_t layout, clhgemm_uplo_t uplo,
+                                               clhgemm_transpose_t trans, int n, int k,
+                                               double alpha, cl_mem A, size_t offA, int lda,
+                                               cl_mem B, size_t offB, int ldb, double beta,
+                                               cl_mem C, size_t offC, int ldc,
+                                               cl_command_queue queue, cl_event *event);
+
+/* TRMM:  B := alpha*op(A)*B (side LEFT, A m x m) or alpha*B*op(A) (side RIGHT, A n x n), in
+ *        place; A triangular (uplo), unit or non-unit diagonal, B m x n. alpha == 0 sets B to
+ *        zero without reading A or B. */
+CLHGEMM_API clhgemm_status_t clhgemm_strmm_cl(clhgemm_layout_t layout, clhgemm_side_t side,
+                                              clhgemm_uplo_t uplo, clhgemm_transpose_t transA,
+                                              clhgemm_diag_t diag, int m, int n, float alpha,
+                                              cl_mem A, size_t offA, int lda, cl_mem B,
+                                              size_t offB, int ldb, cl_command_queue queue,
+                                              cl_event *event);
+CLHGEMM_API clhgemm_status_t clhgemm_dtrmm_cl(clhgemm_layout_t layout, clhgemm_side_t side,
+                                              clhgemm_uplo_t uplo, clhgemm_transpose_t transA,
+                                              clhgemm_diag_t diag, int m, int n, double alpha,
+                                              cl_mem A, size_t offA, int lda, cl_mem B,
+                                              size_t offB, int ldb, cl_command_queue queue,
                                               cl_event *event);
 
 /* ---- host-memory GEMM through the pipeline ---------------------------------------------- */

@@ -27,9 +27,9 @@ static int fits(size_t off, size_t rows, size_t cols, size_t ld, size_t avail)
     return (cols - 1) <= (avail - rows) / ld;
 }
 
-static clhgemm_status_t check_buffer(cl_mem buf, cl_context ctx, size_t off, size_t rows,
-                                     size_t cols, size_t ld, size_t es, clhgemm_status_t null_st,
-                                     clhgemm_status_t small_st)
+clhgemm_status_t chg_check_buffer(cl_mem buf, cl_context ctx, size_t off, size_t rows,
+                                  size_t cols, size_t ld, size_t es, clhgemm_status_t null_st,
+                                  clhgemm_status_t small_st)
 {
     if (!buf) return null_st;
     size_t size;
@@ -88,16 +88,16 @@ static clhgemm_status_t gemm_cl(chg_precision_t prec, clhgemm_layout_t layout,
     const int touch_c = m > 0 && n > 0;
     const int read_ab = touch_c && k > 0 && alpha != 0.0;
     if (read_ab) {
-        st = check_buffer(A, ctx, offA, sh.a_rows, sh.a_cols, (size_t)lda, es, CLHGEMM_NULL_BUFFER_A,
-                          CLHGEMM_INSUFFICIENT_BUFFER_A);
+        st = chg_check_buffer(A, ctx, offA, sh.a_rows, sh.a_cols, (size_t)lda, es,
+                              CLHGEMM_NULL_BUFFER_A, CLHGEMM_INSUFFICIENT_BUFFER_A);
         if (st != CLHGEMM_SUCCESS) return st;
-        st = check_buffer(B, ctx, offB, sh.b_rows, sh.b_cols, (size_t)ldb, es, CLHGEMM_NULL_BUFFER_B,
-                          CLHGEMM_INSUFFICIENT_BUFFER_B);
+        st = chg_check_buffer(B, ctx, offB, sh.b_rows, sh.b_cols, (size_t)ldb, es,
+                              CLHGEMM_NULL_BUFFER_B, CLHGEMM_INSUFFICIENT_BUFFER_B);
         if (st != CLHGEMM_SUCCESS) return st;
     }
     if (touch_c) {
-        st = check_buffer(C, ctx, offC, sh.c_rows, sh.c_cols, (size_t)ldc, es, CLHGEMM_NULL_BUFFER_C,
-                          CLHGEMM_INSUFFICIENT_BUFFER_C);
+        st = chg_check_buffer(C, ctx, offC, sh.c_rows, sh.c_cols, (size_t)ldc, es,
+                              CLHGEMM_NULL_BUFFER_C, CLHGEMM_INSUFFICIENT_BUFFER_C);
         if (st != CLHGEMM_SUCCESS) return st;
     }
     if (prec == CHG_F64 && !(dev->features & CHG_FEAT_FP64)) return CLHGEMM_FP64_NOT_SUPPORTED;

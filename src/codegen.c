@@ -46,7 +46,7 @@ void chg_copy_params_default(const chg_device_t *dev, chg_copy_kind_t kind, chg_
 int chg_copy_params_valid(const chg_device_t *dev, const chg_copy_params_t *p, char *why,
                           size_t why_len)
 {
-    if (p->kind < CHG_COPY_PACK || p->kind > CHG_COPY_SCALE) INVALID("unknown kind");
+    if (p->kind < CHG_COPY_PACK || p->kind > CHG_COPY_SCALE_TRI) INVALID("unknown kind");
     if (p->tile_i <= 0 || p->tile_p <= 0 || p->wpt_i <= 0 || p->wpt_p <= 0 || p->pad < 0)
         INVALID("sizes must be positive");
     if (p->ud_i < 0 || p->ud_p < 0 || p->ud_i > 64 || p->ud_p > 64)
@@ -58,6 +58,11 @@ int chg_copy_params_valid(const chg_device_t *dev, const chg_copy_params_t *p, c
         const size_t lmem = (size_t)p->tile_i * (p->tile_p + p->pad) * chg_elem_size(p->prec);
         if (lmem > dev->info.local_mem_bytes) INVALID("local tile of %zu bytes too large", lmem);
         if ((size_t)p->tile_i * p->tile_p % threads) INVALID("tile not divisible by threads");
+    }
+    if (p->kind == CHG_COPY_PACK_SYM || p->kind == CHG_COPY_PACK_TRI) {
+        /* the structured packs always stage their tile through local memory */
+        const size_t lmem = (size_t)p->tile_i * (p->tile_p + p->pad) * chg_elem_size(p->prec);
+        if (lmem > dev->info.local_mem_bytes) INVALID("local tile of %zu bytes too large", lmem);
     }
     if (p->prec == CHG_F64 && !(dev->features & CHG_FEAT_FP64)) INVALID("device has no FP64");
     return 1;
@@ -173,6 +178,110 @@ static void emit_update(const chg_copy_params_t *p, chg_str_t *s)
         "}\n");
 }
 
+/* PACK_SYM / PACK_TRI: the sub-block of a matrix of which one triangle is stored (codegen.h).
+ * Every tile goes through local memory. The loads run along i or along p, whichever way the
+ * source addresses of the tile run (a tile wholly outside the stored triangle of a symmetric
+ * matrix reads the mirrored elements, which run the other way; the diagonal tiles, mixed, are
+ * few), so that the reads are coalesced; the stores always run along i. A triangular tile
+ * wholly outside the triangle reads nothing and stores zeros. */
+static void emit_pack_struct(const chg_copy_params_t *p, chg_str_t *s)
+{
+    const int sym = p->kind == CHG_COPY_PACK_SYM;
+    chg_str_printf(s, "#define SI %s\n#define SP %s\n#define CONTIG %d\n",
+                   p->src_contig_i ? "1" : "ld", p->src_contig_i ? "ld" : "1", p->src_contig_i);
+    chg_str_printf(s,
+        "__kernel __attribute__((reqd_work_group_size(LX, LY, 1)))\n"
+        "void %s(const int rows, const int cols, const int ipad, const int ppad,\n"
+        "        const int blk, __global const real *restrict src, const ulong off,\n"
+        "        const ulong ld, __global real *restrict dst, const ulong dst_off,\n"
+        "        const int diag, const int upper, const ulong off_m, const int unit)\n"
+        "{\n"
+        "    __local real tile[TILE_I][TILE_P + %d];\n"
+        "    dst += dst_off;\n"
+        "    const int i0 = get_group_id(0) * TILE_I;\n"
+        "    const int p0 = get_group_id(1) * TILE_P;\n"
+        "    const int t = get_local_id(0) + get_local_id(1) * LX;\n"
+        "    /* i + diag - p over the tile: <= 0 is the upper triangle, >= 0 the lower one */\n"
+        "    const int lo = i0 + diag - (p0 + TILE_P - 1), hi = i0 + TILE_I - 1 + diag - p0;\n"
+        "    const int all_out = upper ? lo > 0 : hi < 0;\n"
+        "    const int along_i = %s;\n"
+        "    UNROLL for (int r = 0; r < WPT_I * WPT_P; r++) {\n"
+        "        const int e = t + r * (LX * LY);\n"
+        "        const int ii = along_i ? e %% TILE_I : e / TILE_P;\n"
+        "        const int pi = along_i ? e / TILE_I : e %% TILE_P;\n"
+        "        const int i = i0 + ii, pp = p0 + pi;\n"
+        "        real v = (real)0;\n"
+        "        if (i < rows && pp < cols) {\n"
+        "            const int d = i + diag - pp;\n",
+        sym ? "clhgemm_pack_sym" : "clhgemm_pack_tri", p->pad,
+        sym ? "all_out ? !CONTIG : CONTIG" : "CONTIG");
+    if (sym)
+        chg_str_append(s,
+            "            if (upper ? d <= 0 : d >= 0)\n"
+            "                v = src[off + (ulong)i * SI + (ulong)pp * SP];\n"
+            "            else\n"
+            "                v = src[off_m + (ulong)pp * SI + (ulong)i * SP];\n");
+    else
+        chg_str_append(s,
+            "            if (unit && d == 0)\n"
+            "                v = (real)1;\n"
+            "            else if (upper ? d <= 0 : d >= 0)\n"
+            "                v = src[off + (ulong)i * SI + (ulong)pp * SP];\n");
+    chg_str_append(s,
+        "        }\n"
+        "        tile[ii][pi] = v;\n"
+        "    }\n"
+        "    barrier(CLK_LOCAL_MEM_FENCE);\n"
+        "    UNROLL for (int r = 0; r < WPT_I * WPT_P; r++) {\n"
+        "        const int e = t + r * (LX * LY);\n"
+        "        const int ii = e % TILE_I, pi = e / TILE_I;\n"
+        "        const int i = i0 + ii, pp = p0 + pi;\n"
+        "        if (i < ipad && pp < ppad)\n"
+        "            dst[(i / blk) * (ppad * blk) + pp * blk + i % blk] = tile[ii][pi];\n"
+        "    }\n"
+        "}\n");
+}
+
+/* WRITEBACK_TRI / SCALE_TRI: the update kernels restricted to one triangle of C. Work-groups
+ * wholly outside the triangle return at once; the rest test each element. */
+static void emit_update_tri(const chg_copy_params_t *p, chg_str_t *s)
+{
+    const int wb = p->kind == CHG_COPY_WRITEBACK_TRI;
+    chg_str_printf(s,
+        "__kernel __attribute__((reqd_work_group_size(LX, LY, 1)))\n"
+        "void %s(const int m, const int n, const real alpha, const real beta,\n"
+        "        __global const real *restrict cp, const int ldcp,\n"
+        "        __global real *c, const ulong off, const ulong ldc,\n"
+        "        const int diag, const int upper)\n"
+        "{\n"
+        "    const int gi = get_group_id(0) * TILE_I, gj = get_group_id(1) * TILE_P;\n"
+        "    const int lo = gi + diag - (gj + TILE_P - 1), hi = gi + TILE_I - 1 + diag - gj;\n"
+        "    if (upper ? lo > 0 : hi < 0) return;\n"
+        "    const int i0 = gi + get_local_id(0);\n"
+        "    const int j0 = gj + get_local_id(1);\n"
+        "    UNROLL for (int b = 0; b < WPT_P; b++) {\n"
+        "        const int j = j0 + b * LY;\n"
+        "        UNROLL for (int a = 0; a < WPT_I; a++) {\n"
+        "            const int i = i0 + a * LX;\n"
+        "            const int d = i + diag - j;\n"
+        "            if (i < m && j < n && (upper ? d <= 0 : d >= 0)) {\n"
+        "                const ulong ci = off + (ulong)i + (ulong)j * ldc;\n",
+        wb ? "clhgemm_writeback_tri" : "clhgemm_scale_tri");
+    if (wb && p->beta_zero)
+        chg_str_append(s, "                c[ci] = alpha * cp[i + j * ldcp];\n");
+    else if (wb)
+        chg_str_append(s, "                c[ci] = alpha * cp[i + j * ldcp] + beta * c[ci];\n");
+    else if (p->beta_zero)
+        chg_str_append(s, "                c[ci] = (real)0;\n");
+    else
+        chg_str_append(s, "                c[ci] = beta * c[ci];\n");
+    chg_str_append(s,
+        "            }\n"
+        "        }\n"
+        "    }\n"
+        "}\n");
+}
+
 int chg_copy_generate(const chg_device_t *dev, const chg_copy_params_t *p, chg_str_t *s,
                       const char **kernel_name)
 {
@@ -190,6 +299,16 @@ int chg_copy_generate(const chg_device_t *dev, const chg_copy_params_t *p, chg_s
     case CHG_COPY_SCALE:
         emit_update(p, s);
         *kernel_name = "clhgemm_scale";
+        break;
+    case CHG_COPY_PACK_SYM:
+    case CHG_COPY_PACK_TRI:
+        emit_pack_struct(p, s);
+        *kernel_name = p->kind == CHG_COPY_PACK_SYM ? "clhgemm_pack_sym" : "clhgemm_pack_tri";
+        break;
+    case CHG_COPY_WRITEBACK_TRI:
+    case CHG_COPY_SCALE_TRI:
+        emit_update_tri(p, s);
+        *kernel_name = p->kind == CHG_COPY_WRITEBACK_TRI ? "clhgemm_writeback_tri" : "clhgemm_scale_tri";
         break;
     }
     return s->failed ? -1 : 0;

@@ -11,6 +11,17 @@
  *             src[off + p + i*ld] (transposing, staged through local memory for coalescing).
  *   WRITEBACK C(i,j) = alpha*Cp(i,j) + beta*C(i,j) on column-major C; BETA_ZERO never reads C.
  *   SCALE     C(i,j) = beta*C(i,j); BETA_ZERO writes zeros without reading C.
+ * Kinds for the other level-3 routines (src/level3.c). The structured packs take the sub-block
+ * X(i0.., p0..) of a matrix of which only one triangle is stored, with diag = i0 - p0 (global
+ * row minus global column at local (0,0)), so that element (i,p) of the sub-block lies in the
+ * upper triangle when i + diag <= p (lower: >= p); `upper` and `unit` are run-time arguments:
+ *   PACK_SYM  like PACK, X symmetric: inside the stored triangle X(i,p) = src[off + i*si + p*sp],
+ *             outside it X(p,i) = src[off_m + p*si + i*sp] ((si, sp) = (1, ld) when
+ *             SRC_CONTIG_I, else (ld, 1)); the other triangle of the source is never read.
+ *   PACK_TRI  like PACK, X triangular: inside the triangle as PACK_SYM, outside zero (not read);
+ *             with unit != 0 the diagonal is 1 (not read).
+ *   WRITEBACK_TRI, SCALE_TRI  WRITEBACK / SCALE on the elements of C with i + diag <= j (upper)
+ *             or >= j (lower) only; the rest of C is neither read nor written.
  * CLHGEMM_DUMP_KERNELS=dir writes every generated source (through the program cache).
  */
 #ifndef CHG_CODEGEN_H
@@ -18,7 +29,15 @@
 
 #include "params.h"
 
-typedef enum { CHG_COPY_PACK = 0, CHG_COPY_WRITEBACK = 1, CHG_COPY_SCALE = 2 } chg_copy_kind_t;
+typedef enum {
+    CHG_COPY_PACK = 0,
+    CHG_COPY_WRITEBACK = 1,
+    CHG_COPY_SCALE = 2,
+    CHG_COPY_PACK_SYM = 3,
+    CHG_COPY_PACK_TRI = 4,
+    CHG_COPY_WRITEBACK_TRI = 5,
+    CHG_COPY_SCALE_TRI = 6
+} chg_copy_kind_t;
 
 typedef struct chg_copy_params_s {
     chg_copy_kind_t kind;

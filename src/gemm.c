@@ -14,6 +14,12 @@
  * calls from several threads on one queue never share temporaries. The workspace remembers the
  * last event of the call that used it; the next call on another thread waits on it.
  *
+ * The other level-3 routines (level3.c) run through the same sequence with a chg_struct_t
+ * (gemm.h): structured packs for a symmetric or triangular operand, blocks outside the wanted
+ * triangle of C skipped and the rest written back through a mask, the k slices of each block
+ * limited to where a triangular operand can be non-zero, SYR2K's second product accumulated
+ * into the same Cp, and TRMM's blocks visited in an order that makes the in-place update safe.
+ *
  * Temporaries are bounded: CLHGEMM_WORKSPACE_LIMIT, else a quarter of the device's memory, and
  * every buffer stays below the device's max allocation and below 2^31 elements (the kernels
  * use 32-bit indices there). If the device refuses an allocation, the budget is halved and the
@@ -22,6 +28,7 @@
 #include "gemm.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -288,19 +295,27 @@ static clhgemm_status_t copy_kernel(cl_context ctx, const chg_device_t *dev, con
     return err == CL_SUCCESS ? CLHGEMM_SUCCESS : (clhgemm_status_t)err;
 }
 
-static clhgemm_status_t gemm_kernel(cl_context ctx, const chg_device_t *dev, chg_precision_t prec,
-                                    const chg_gemm_params_t *gp, cl_kernel *out)
+/* The GEMM kernel; triangle / klimit select the TRIANGLE / KLIMIT variants of cl/gemm.cl
+ * (0, 0: the plain kernel, whose source carries neither define). */
+static clhgemm_status_t gemm_kernel_variant(cl_context ctx, const chg_device_t *dev,
+                                            chg_precision_t prec, const chg_gemm_params_t *gp,
+                                            int triangle, int klimit, cl_kernel *out)
 {
     chg_str_t src;
     chg_str_init(&src);
+    char name[32];
+    snprintf(name, sizeof name, "%s%s", prec == CHG_F64 ? "dgemm" : "sgemm",
+             triangle ? (triangle == CHG_TRI_UPPER ? "-tri-upper" : "-tri-lower")
+             : klimit ? "-klimit" : "");
+    if (triangle) chg_str_printf(&src, "#define TRIANGLE %d\n", triangle);
+    if (klimit) chg_str_printf(&src, "#define KLIMIT %d\n", klimit);
     if (chg_gemm_source(dev, prec, gp, &src) != 0) {
         int oom = src.failed;
         chg_str_free(&src);
         return oom ? CLHGEMM_OUT_OF_HOST_MEMORY : CLHGEMM_INTERNAL_ERROR;
     }
     cl_program prog;
-    clhgemm_status_t st = chg_program_get(ctx, dev, prec == CHG_F64 ? "dgemm" : "sgemm", src.data,
-                                          chg_build_options(dev), &prog);
+    clhgemm_status_t st = chg_program_get(ctx, dev, name, src.data, chg_build_options(dev), &prog);
     chg_str_free(&src);
     if (st != CLHGEMM_SUCCESS) return st;
     cl_int err;
@@ -335,19 +350,25 @@ static cl_int set_update_args(cl_kernel k, chg_precision_t prec, size_t mc, size
     return err;
 }
 
-/* C := beta*C (the quick path for k == 0 or alpha == 0). */
+/* C := beta*C (the quick path for k == 0 or alpha == 0); only the triangle with c_tri. */
 static clhgemm_status_t enqueue_scale(const chg_gemm_args_t *a, cl_context ctx, const chg_device_t *dev,
                                       chain_t *ch)
 {
     if (a->beta == 1.0) return (clhgemm_status_t)chain_marker(ch);
+    const int tri = a->st.c_tri != CHG_TRI_NONE;
     chg_copy_params_t cp;
-    chg_copy_params_default(dev, CHG_COPY_SCALE, a->prec, &cp);
+    chg_copy_params_default(dev, tri ? CHG_COPY_SCALE_TRI : CHG_COPY_SCALE, a->prec, &cp);
     cp.beta_zero = a->beta == 0.0;
     cl_kernel k;
-    clhgemm_status_t st = copy_kernel(ctx, dev, &cp, "scale", &k);
+    clhgemm_status_t st = copy_kernel(ctx, dev, &cp, tri ? "scale-tri" : "scale", &k);
     if (st != CLHGEMM_SUCCESS) return st;
     cl_int err = set_update_args(k, a->prec, a->m, a->n, 0.0, a->beta, NULL, 0, a->c, a->off_c,
                                  a->ldc);
+    if (tri) {
+        const int diag = 0, upper = a->st.c_tri == CHG_TRI_UPPER;
+        SETARG(k, 9, diag);
+        SETARG(k, 10, upper);
+    }
     size_t g[2], l[2];
     chg_copy_work_size(&cp, a->m, a->n, g, l);
     if (err == CL_SUCCESS) err = chain_kernel(ch, k, g, l);
@@ -366,26 +387,73 @@ void chg_gemm_kernels_release(chg_gemm_kernels_t *ks)
     ks->pack_a = ks->pack_b = ks->gemm = ks->wb = NULL;
 }
 
+/* Parameters of a pack whose source runs along i (contig) or across. A general pack (kind
+ * PACK) is GEMM's; the structured kinds start from the parameters of the same direction and
+ * fall back to their own defaults when those do not fit (they always stage through local
+ * memory). Parameter choice for the packs lives here only. */
+static void pack_params(const chg_device_t *dev, chg_precision_t prec, chg_copy_kind_t kind,
+                        int contig, chg_copy_params_t *cp)
+{
+    /* the tuned PACK parameters (tuning entry, else defaults); the structured packs start
+     * from them and fall back to their own defaults where those do not fit */
+    chg_tuning_copy_params(dev, prec, CHG_COPY_PACK, contig, cp);
+    if (kind == CHG_COPY_PACK) return;
+    cp->kind = kind;
+    if (!chg_copy_params_valid(dev, cp, NULL, 0)) {
+        chg_copy_params_default(dev, kind, prec, cp);
+        cp->src_contig_i = contig;
+    }
+}
+
+static chg_copy_kind_t pack_kind(chg_struct_kind_t k)
+{
+    return k == CHG_SYMMETRIC ? CHG_COPY_PACK_SYM
+           : k == CHG_TRIANGULAR ? CHG_COPY_PACK_TRI : CHG_COPY_PACK;
+}
+
+static const char *pack_name(chg_copy_kind_t k)
+{
+    return k == CHG_COPY_PACK_SYM ? "pack-sym" : k == CHG_COPY_PACK_TRI ? "pack-tri" : "pack";
+}
+
 clhgemm_status_t chg_gemm_kernels_create(cl_context ctx, const chg_device_t *dev,
                                          chg_precision_t prec, const chg_gemm_params_t *gp,
                                          int trans_a, int trans_b, int beta_zero,
                                          chg_gemm_kernels_t *ks)
 {
+    const chg_struct_t general = {0};
+    return chg_l3_kernels_create(ctx, dev, prec, gp, trans_a, trans_b, beta_zero, &general, ks);
+}
+
+clhgemm_status_t chg_l3_kernels_create(cl_context ctx, const chg_device_t *dev,
+                                       chg_precision_t prec, const chg_gemm_params_t *gp,
+                                       int trans_a, int trans_b, int beta_zero,
+                                       const chg_struct_t *st, chg_gemm_kernels_t *ks)
+{
     memset(ks, 0, sizeof *ks);
     ks->prec = prec;
     ks->gp = *gp;
-    /* op(A)(i,p) runs along i in memory when A is not transposed; op(B)^T(j,p) runs along j
-     * when B is transposed. */
-    chg_tuning_copy_params(dev, prec, CHG_COPY_PACK, !trans_a, &ks->cpa);
-    chg_tuning_copy_params(dev, prec, CHG_COPY_PACK, trans_b, &ks->cpb);
-    chg_copy_params_default(dev, CHG_COPY_WRITEBACK, prec, &ks->cpw);
+    ks->st = *st;
+    ks->trans_a = trans_a;
+    ks->trans_b = trans_b;
+    if (st->kind_a == CHG_TRIANGULAR) ks->klimit = st->upper_a ? 1 : 2;
+    else if (st->kind_b == CHG_TRIANGULAR) ks->klimit = st->upper_b ? 3 : 4;
+    /* X_A(i,p) runs along i in memory when A is not transposed; X_B(j,p) = op(B)^T(j,p) runs
+     * along j when B is transposed. */
+    const chg_copy_kind_t ka = pack_kind(st->kind_a), kb = pack_kind(st->kind_b);
+    pack_params(dev, prec, ka, !trans_a, &ks->cpa);
+    pack_params(dev, prec, kb, trans_b, &ks->cpb);
+    const int tri = st->c_tri != CHG_TRI_NONE;
+    chg_copy_params_default(dev, tri ? CHG_COPY_WRITEBACK_TRI : CHG_COPY_WRITEBACK, prec, &ks->cpw);
     ks->cpw.beta_zero = beta_zero;
-    clhgemm_status_t st = copy_kernel(ctx, dev, &ks->cpa, "pack", &ks->pack_a);
-    if (st == CLHGEMM_SUCCESS) st = copy_kernel(ctx, dev, &ks->cpb, "pack", &ks->pack_b);
-    if (st == CLHGEMM_SUCCESS) st = gemm_kernel(ctx, dev, prec, gp, &ks->gemm);
-    if (st == CLHGEMM_SUCCESS) st = copy_kernel(ctx, dev, &ks->cpw, "writeback", &ks->wb);
-    if (st != CLHGEMM_SUCCESS) chg_gemm_kernels_release(ks);
-    return st;
+    clhgemm_status_t s = copy_kernel(ctx, dev, &ks->cpa, pack_name(ka), &ks->pack_a);
+    if (s == CLHGEMM_SUCCESS) s = copy_kernel(ctx, dev, &ks->cpb, pack_name(kb), &ks->pack_b);
+    if (s == CLHGEMM_SUCCESS)
+        s = gemm_kernel_variant(ctx, dev, prec, gp, st->c_tri, ks->klimit, &ks->gemm);
+    if (s == CLHGEMM_SUCCESS)
+        s = copy_kernel(ctx, dev, &ks->cpw, tri ? "writeback-tri" : "writeback", &ks->wb);
+    if (s != CLHGEMM_SUCCESS) chg_gemm_kernels_release(ks);
+    return s;
 }
 
 static cl_int enqueue_2d(cl_command_queue q, cl_kernel k, const size_t g[2], const size_t l[2],
@@ -472,6 +540,174 @@ cl_int chg_enqueue_writeback(cl_command_queue q, const chg_gemm_kernels_t *ks, s
     return enqueue_2d(q, ks->wb, g, lo, nwait, wait, ev);
 }
 
+/* ---- level-3 building blocks ------------------------------------------------------------ */
+
+int chg_l3_block_needed(const chg_struct_t *st, size_t i0, size_t mc, size_t j0, size_t nc)
+{
+    if (st->c_tri == CHG_TRI_UPPER) return i0 <= j0 + nc - 1;
+    if (st->c_tri == CHG_TRI_LOWER) return i0 + mc - 1 >= j0;
+    return 1;
+}
+
+void chg_l3_k_range(const chg_struct_t *st, size_t i0, size_t mc, size_t j0, size_t nc, size_t k,
+                    size_t *klo, size_t *khi)
+{
+    /* X upper: X(i,p) != 0 only for p >= i; lower: only for p <= i (the diagonal included). */
+    size_t lo = 0, hi = k;
+    if (st->kind_a == CHG_TRIANGULAR) {
+        if (st->upper_a) lo = i0;
+        else hi = CHG_MIN(hi, i0 + mc);
+    }
+    if (st->kind_b == CHG_TRIANGULAR) {
+        if (st->upper_b) lo = CHG_MAX(lo, j0);
+        else hi = CHG_MIN(hi, j0 + nc);
+    }
+    *klo = lo < hi ? lo : hi;
+    *khi = hi;
+}
+
+size_t chg_l3_triangle_tiles(int upper, long diag, size_t mt, size_t nt, int mwg, int nwg)
+{
+    /* The same arithmetic as the tile walk of cl/gemm.cl (TRIANGLE). */
+    size_t total = 0;
+    for (size_t c = 0; c < nt; c++) {
+        long count;
+        if (upper) {
+            const long hi = (long)(c + 1) * nwg - 1 - diag;
+            count = hi < 0 ? 0 : CHG_MIN(hi / mwg + 1, (long)mt);
+        } else {
+            const long x = (long)c * nwg - diag + 1;
+            const long first = x <= 0 ? 0 : (x + mwg - 1) / mwg - 1;
+            count = CHG_MAX((long)mt - first, 0L);
+        }
+        total += (size_t)count;
+    }
+    return total;
+}
+
+/* Packs a sub-block of a structured operand: off addresses X(i0,p0), off_m the mirrored
+ * element X(p0,i0) (what a symmetric pack reads outside its stored triangle). */
+static cl_int enqueue_pack_struct(cl_command_queue q, cl_kernel k, const chg_copy_params_t *cp,
+                                  int blk, int pmult, size_t rows, size_t cols, cl_mem src,
+                                  size_t off, size_t off_m, size_t ld, long diag, int upper,
+                                  int unit, cl_mem dst, size_t dst_off, cl_uint nwait,
+                                  const cl_event *wait, cl_event *ev)
+{
+    const int r = (int)rows, c = (int)cols, d = (int)diag;
+    const int ipad = (int)chg_round_up(rows, (size_t)blk), ppad = (int)chg_round_up(cols, (size_t)pmult);
+    const cl_ulong o = off, om = off_m, l = ld, doff = dst_off;
+    cl_int err = CL_SUCCESS;
+    SETARG(k, 0, r);
+    SETARG(k, 1, c);
+    SETARG(k, 2, ipad);
+    SETARG(k, 3, ppad);
+    SETARG(k, 4, blk);
+    SETARG(k, 5, src);
+    SETARG(k, 6, o);
+    SETARG(k, 7, l);
+    SETARG(k, 8, dst);
+    SETARG(k, 9, doff);
+    SETARG(k, 10, d);
+    SETARG(k, 11, upper);
+    SETARG(k, 12, om);
+    SETARG(k, 13, unit);
+    if (err != CL_SUCCESS) return err;
+    size_t g[2], lo[2];
+    chg_copy_work_size(cp, (size_t)ipad, (size_t)ppad, g, lo);
+    return enqueue_2d(q, k, g, lo, nwait, wait, ev);
+}
+
+/* Sub-block (r0.., p0..) of X where X(r,p) = src[base + r*si + p*sp]. */
+static cl_int pack_at(cl_command_queue q, cl_kernel k, const chg_copy_params_t *cp, int blk,
+                      int pmult, chg_struct_kind_t kind, int upper, int unit, size_t r0, size_t p0,
+                      size_t rows, size_t cols, cl_mem src, size_t base, size_t ld, cl_mem dst,
+                      size_t dst_off, cl_uint nwait, const cl_event *wait, cl_event *ev)
+{
+    const size_t si = cp->src_contig_i ? 1 : ld, sp = cp->src_contig_i ? ld : 1;
+    const size_t off = base + r0 * si + p0 * sp;
+    if (kind == CHG_GENERAL)
+        return enqueue_pack(q, k, cp, blk, pmult, rows, cols, src, off, ld, dst, dst_off, nwait,
+                            wait, ev);
+    return enqueue_pack_struct(q, k, cp, blk, pmult, rows, cols, src, off, base + p0 * si + r0 * sp,
+                               ld, (long)r0 - (long)p0, upper, unit, dst, dst_off, nwait, wait, ev);
+}
+
+cl_int chg_enqueue_pack_a_at(cl_command_queue q, const chg_gemm_kernels_t *ks, size_t i0,
+                             size_t p0, size_t mc, size_t kc, cl_mem src, size_t base, size_t ld,
+                             cl_mem dst, size_t dst_off, cl_uint nwait, const cl_event *wait,
+                             cl_event *ev)
+{
+    return pack_at(q, ks->pack_a, &ks->cpa, ks->gp.mwg, ks->gp.kwg, ks->st.kind_a, ks->st.upper_a,
+                   ks->st.unit_a, i0, p0, mc, kc, src, base, ld, dst, dst_off, nwait, wait, ev);
+}
+
+cl_int chg_enqueue_pack_b_at(cl_command_queue q, const chg_gemm_kernels_t *ks, size_t j0,
+                             size_t p0, size_t nc, size_t kc, cl_mem src, size_t base, size_t ld,
+                             cl_mem dst, size_t dst_off, cl_uint nwait, const cl_event *wait,
+                             cl_event *ev)
+{
+    return pack_at(q, ks->pack_b, &ks->cpb, ks->gp.nwg, ks->gp.kwg, ks->st.kind_b, ks->st.upper_b,
+                   ks->st.unit_b, j0, p0, nc, kc, src, base, ld, dst, dst_off, nwait, wait, ev);
+}
+
+cl_int chg_enqueue_kernel_at(cl_command_queue q, const chg_gemm_kernels_t *ks, size_t i0,
+                             size_t j0, size_t p0, size_t mpad, size_t npad, size_t kpad,
+                             cl_mem ap, size_t aoff, cl_mem bp, size_t boff, cl_mem cp,
+                             int accumulate, cl_uint nwait, const cl_event *wait, cl_event *ev)
+{
+    const chg_gemm_params_t *gp = &ks->gp;
+    const int tri = ks->st.c_tri;
+    if (!tri && !ks->klimit)
+        return chg_enqueue_kernel(q, ks, mpad, npad, kpad, ap, aoff, bp, boff, cp, accumulate,
+                                  nwait, wait, ev);
+    /* diag: global row minus global column at (0,0) of what the variant looks at -- Cp for
+     * TRIANGLE, Ap(row, k) or Bp(col, k) for KLIMIT. */
+    const long diag = tri ? (long)i0 - (long)j0
+                      : ks->klimit <= 2 ? (long)i0 - (long)p0 : (long)j0 - (long)p0;
+    const int kpi = (int)kpad, ldcp = (int)mpad, d = (int)diag;
+    const cl_ulong ao = aoff, bo = boff;
+    cl_int err = CL_SUCCESS;
+    SETARG(ks->gemm, 0, kpi);
+    SETARG(ks->gemm, 1, ldcp);
+    SETARG(ks->gemm, 2, ap);
+    SETARG(ks->gemm, 3, ao);
+    SETARG(ks->gemm, 4, bp);
+    SETARG(ks->gemm, 5, bo);
+    SETARG(ks->gemm, 6, cp);
+    SETARG(ks->gemm, 7, accumulate);
+    SETARG(ks->gemm, 8, d);
+    if (err != CL_SUCCESS) return err;
+    const size_t mt = mpad / gp->mwg, nt = npad / gp->nwg;
+    size_t g[2] = {mt * gp->mdimc, nt * gp->ndimc};
+    const size_t l[2] = {(size_t)gp->mdimc, (size_t)gp->ndimc};
+    if (tri) {
+        const size_t tiles =
+            chg_l3_triangle_tiles(tri == CHG_TRI_UPPER, diag, mt, nt, gp->mwg, gp->nwg);
+        if (tiles == 0) return clEnqueueMarkerWithWaitList(q, nwait, nwait ? wait : NULL, ev);
+        g[0] = tiles * gp->mdimc;
+        g[1] = gp->ndimc;
+    }
+    return enqueue_2d(q, ks->gemm, g, l, nwait, wait, ev);
+}
+
+cl_int chg_enqueue_writeback_at(cl_command_queue q, const chg_gemm_kernels_t *ks, size_t i0,
+                                size_t j0, size_t mc, size_t nc, double alpha, double beta,
+                                cl_mem cp, size_t ldcp, cl_mem c, size_t off, size_t ldc,
+                                cl_uint nwait, const cl_event *wait, cl_event *ev)
+{
+    if (!ks->st.c_tri)
+        return chg_enqueue_writeback(q, ks, mc, nc, alpha, beta, cp, ldcp, c, off, ldc, nwait,
+                                     wait, ev);
+    cl_int err = set_update_args(ks->wb, ks->prec, mc, nc, alpha, beta, cp, ldcp, c, off, ldc);
+    const int d = (int)((long)i0 - (long)j0), upper = ks->st.c_tri == CHG_TRI_UPPER;
+    SETARG(ks->wb, 9, d);
+    SETARG(ks->wb, 10, upper);
+    if (err != CL_SUCCESS) return err;
+    size_t g[2], lo[2];
+    chg_copy_work_size(&ks->cpw, mc, nc, g, lo);
+    return enqueue_2d(q, ks->wb, g, lo, nwait, wait, ev);
+}
+
 /* Runs one building block after everything before it in the chain. */
 #define CHAIN(ch, call_with_wait)                                                               \
     do {                                                                                        \
@@ -514,44 +750,67 @@ static clhgemm_status_t enqueue_blocked(const chg_gemm_args_t *a, cl_context ctx
             a->m, a->n, a->k, pl.mb, pl.nb, pl.kb);
 
     chg_gemm_kernels_t ks;
-    clhgemm_status_t st = chg_gemm_kernels_create(ctx, dev, a->prec, gp, a->trans_a, a->trans_b,
-                                                  a->beta == 0.0, &ks);
+    clhgemm_status_t st = chg_l3_kernels_create(ctx, dev, a->prec, gp, a->trans_a, a->trans_b,
+                                                a->beta == 0.0, &a->st, &ks);
     if (st != CLHGEMM_SUCCESS) return st;
 
-    size_t packed_a_i = (size_t)-1, packed_a_p = (size_t)-1;  /* block held in WS_A */
-    size_t packed_b_j = (size_t)-1, packed_b_p = (size_t)-1;
+    /* TRMM writes C over its general operand (C aliases B for side left, A for side right),
+     * and a C block is written back only after all of its k slices ran. With X_A upper, C rows
+     * i need source rows p >= i: visiting the row blocks top-down, every block reads only rows
+     * that no earlier block wrote (they wrote rows above it); lower goes bottom-up. The same
+     * holds for the column blocks and a triangular X_B. Columns (rows) are independent the other
+     * way, and packs reused from the cache below are snapshots taken before any overwrite. */
+    const int i_down = a->st.kind_a == CHG_TRIANGULAR && !a->st.upper_a;
+    const int j_down = a->st.kind_b == CHG_TRIANGULAR && !a->st.upper_b;
+    const size_t nib = (a->m + pl.mb - 1) / pl.mb, njb = (a->n + pl.nb - 1) / pl.nb;
+    const int nseg = a->swap_sum ? 2 : 1;
+    /* What WS_A / WS_B hold: segment, block, k slice start and length. */
+    size_t pa[4] = {(size_t)-1, 0, 0, 0}, pb[4] = {(size_t)-1, 0, 0, 0};
     err = CL_SUCCESS;
-    for (size_t i0 = 0; i0 < a->m && err == CL_SUCCESS; i0 += pl.mb) {
+    for (size_t bi = 0; bi < nib && err == CL_SUCCESS; bi++) {
+        const size_t i0 = (i_down ? nib - 1 - bi : bi) * pl.mb;
         const size_t mc = CHG_MIN(pl.mb, a->m - i0), mpad = chg_round_up(mc, gp->mwg);
-        for (size_t j0 = 0; j0 < a->n && err == CL_SUCCESS; j0 += pl.nb) {
+        for (size_t bj = 0; bj < njb && err == CL_SUCCESS; bj++) {
+            const size_t j0 = (j_down ? njb - 1 - bj : bj) * pl.nb;
             const size_t nc = CHG_MIN(pl.nb, a->n - j0), npad = chg_round_up(nc, gp->nwg);
-            for (size_t p0 = 0; p0 < a->k && err == CL_SUCCESS; p0 += pl.kb) {
-                const size_t kc = CHG_MIN(pl.kb, a->k - p0), kpad = chg_round_up(kc, gp->kwg);
-                if (packed_a_i != i0 || packed_a_p != p0) {
-                    const size_t off = a->trans_a ? a->off_a + p0 + i0 * a->lda
-                                                  : a->off_a + i0 + p0 * a->lda;
-                    CHAIN(ch, chg_enqueue_pack_a(ch->q, &ks, mc, kc, a->a, off, a->lda,
-                                                 ws->buf[WS_A], 0, nw_, wl_, &ev_));
-                    packed_a_i = i0;
-                    packed_a_p = p0;
+            if (!chg_l3_block_needed(&a->st, i0, mc, j0, nc)) continue;
+            size_t klo, khi;
+            chg_l3_k_range(&a->st, i0, mc, j0, nc, a->k, &klo, &khi);
+            if (klo >= khi) { /* cannot happen for the routines of level3.c: k > 0 there */
+                err = CLHGEMM_INTERNAL_ERROR;
+                break;
+            }
+            int slices = 0;
+            for (int seg = 0; seg < nseg && err == CL_SUCCESS; seg++) {
+                /* segment 1 (SYR2K fused): the buffers of A and B exchanged */
+                const cl_mem sa = seg ? a->b : a->a, sb = seg ? a->a : a->b;
+                const size_t oa = seg ? a->off_b : a->off_a, la = seg ? a->ldb : a->lda;
+                const size_t ob = seg ? a->off_a : a->off_b, lb = seg ? a->lda : a->ldb;
+                for (size_t p0 = klo; p0 < khi && err == CL_SUCCESS; p0 += pl.kb) {
+                    const size_t kc = CHG_MIN(pl.kb, khi - p0), kpad = chg_round_up(kc, gp->kwg);
+                    if (pa[0] != (size_t)seg || pa[1] != i0 || pa[2] != p0 || pa[3] != kc) {
+                        CHAIN(ch, chg_enqueue_pack_a_at(ch->q, &ks, i0, p0, mc, kc, sa, oa, la,
+                                                        ws->buf[WS_A], 0, nw_, wl_, &ev_));
+                        pa[0] = (size_t)seg, pa[1] = i0, pa[2] = p0, pa[3] = kc;
+                    }
+                    if (err == CL_SUCCESS &&
+                        (pb[0] != (size_t)seg || pb[1] != j0 || pb[2] != p0 || pb[3] != kc)) {
+                        CHAIN(ch, chg_enqueue_pack_b_at(ch->q, &ks, j0, p0, nc, kc, sb, ob, lb,
+                                                        ws->buf[WS_B], 0, nw_, wl_, &ev_));
+                        pb[0] = (size_t)seg, pb[1] = j0, pb[2] = p0, pb[3] = kc;
+                    }
+                    if (err == CL_SUCCESS)
+                        CHAIN(ch, chg_enqueue_kernel_at(ch->q, &ks, i0, j0, p0, mpad, npad, kpad,
+                                                        ws->buf[WS_A], 0, ws->buf[WS_B], 0,
+                                                        ws->buf[WS_C], slices > 0, nw_, wl_, &ev_));
+                    slices++;
                 }
-                if (err == CL_SUCCESS && (packed_b_j != j0 || packed_b_p != p0)) {
-                    const size_t off = a->trans_b ? a->off_b + j0 + p0 * a->ldb
-                                                  : a->off_b + p0 + j0 * a->ldb;
-                    CHAIN(ch, chg_enqueue_pack_b(ch->q, &ks, nc, kc, a->b, off, a->ldb,
-                                                 ws->buf[WS_B], 0, nw_, wl_, &ev_));
-                    packed_b_j = j0;
-                    packed_b_p = p0;
-                }
-                if (err == CL_SUCCESS)
-                    CHAIN(ch, chg_enqueue_kernel(ch->q, &ks, mpad, npad, kpad, ws->buf[WS_A], 0,
-                                                 ws->buf[WS_B], 0, ws->buf[WS_C], p0 > 0, nw_, wl_,
-                                                 &ev_));
             }
             if (err == CL_SUCCESS)
-                CHAIN(ch, chg_enqueue_writeback(ch->q, &ks, mc, nc, a->alpha, a->beta,
-                                                ws->buf[WS_C], mpad, a->c,
-                                                a->off_c + i0 + j0 * a->ldc, a->ldc, nw_, wl_, &ev_));
+                CHAIN(ch, chg_enqueue_writeback_at(ch->q, &ks, i0, j0, mc, nc, a->alpha, a->beta,
+                                                   ws->buf[WS_C], mpad, a->c,
+                                                   a->off_c + i0 + j0 * a->ldc, a->ldc, nw_, wl_,
+                                                   &ev_));
         }
     }
     chg_gemm_kernels_release(&ks);

@@ -3,12 +3,33 @@
  * level-3 routine and the front end funnel into. It plans blocks that keep the temporaries
  * within a bounded per-queue workspace, packs op(A) and op(B) with the generated copy kernels,
  * runs the GEMM kernel (accumulating over k blocks) and writes back alpha*Cp + beta*C.
- * Arguments are assumed valid (api.c checks them).
+ * Arguments are assumed valid (api.c and level3.c check them).
+ *
+ * The other level-3 routines (level3.c) describe themselves to the same core with a
+ * chg_struct_t: which packed operand is symmetric or triangular (a structured pack fills it
+ * from its stored triangle), and whether only one triangle of C is wanted (the kernel then
+ * computes only the tiles that touch it and the write-back is masked). Everything is said in
+ * pack coordinates: X_A = op(A), whose rows run along C's rows, and X_B = op(B)^T, whose rows run
+ * along C's columns; both have k along their columns. trans_a / trans_b say how X is read from
+ * memory, as for GEMM: X_A(i,p) = A[i + p*lda] unless trans_a (then A[p + i*lda]), X_B(j,p) =
+ * B[p + j*ldb] unless trans_b (then B[j + p*ldb]).
  */
 #ifndef CHG_GEMM_H
 #define CHG_GEMM_H
 
 #include "codegen.h"
+
+typedef enum { CHG_GENERAL = 0, CHG_SYMMETRIC = 1, CHG_TRIANGULAR = 2 } chg_struct_kind_t;
+enum { CHG_TRI_NONE = 0, CHG_TRI_UPPER = 1, CHG_TRI_LOWER = 2 };
+
+/* Structure of a level-3 problem in pack coordinates; all zero is a plain GEMM. "Upper" means
+ * X(i,p) with i <= p in global indices (whole matrix, not block). */
+typedef struct chg_struct_s {
+    chg_struct_kind_t kind_a, kind_b;
+    int upper_a, upper_b; /* the stored (symmetric) / non-zero (triangular) triangle is upper */
+    int unit_a, unit_b;   /* triangular with an implicit unit diagonal (not read) */
+    int c_tri;            /* CHG_TRI_*: only that triangle of C (m == n) is computed/written */
+} chg_struct_t;
 
 typedef struct chg_gemm_args_s {
     chg_precision_t prec;
@@ -18,6 +39,11 @@ typedef struct chg_gemm_args_s {
     cl_mem a, b, c;
     size_t off_a, off_b, off_c;  /* elements */
     size_t lda, ldb, ldc;
+    chg_struct_t st;  /* level-3 structure (zero: GEMM) */
+    /* SYR2K fused: also accumulate op(B)*op(A) with the buffers of a and b exchanged (same
+     * transposes and leading dimensions follow their buffers) into the same Cp, before the one
+     * write-back: C := alpha*(op(A)op(B) + op(B')op(A')) + beta*C. */
+    int swap_sum;
 } chg_gemm_args_t;
 
 /* The caller's view of a GEMM call after the shape checks (api.c): layout and transposes as
@@ -31,6 +57,13 @@ typedef struct chg_shape_s {
  * status; shared by the device-buffer and host-memory front ends. */
 clhgemm_status_t chg_gemm_check_shape(int layout, int transA, int transB, int m, int n, int k,
                                       int lda, int ldb, int ldc, chg_shape_t *sh);
+
+/* Checks a user buffer that must hold a stored rows x cols matrix (rows along ld) at offset
+ * off: NULL -> null_st, another context than ctx -> CLHGEMM_CONTEXT_MISMATCH, too small (without
+ * overflow for offsets near SIZE_MAX) -> small_st; OpenCL errors of the queries pass through. */
+clhgemm_status_t chg_check_buffer(cl_mem buf, cl_context ctx, size_t off, size_t rows,
+                                  size_t cols, size_t ld, size_t es, clhgemm_status_t null_st,
+                                  clhgemm_status_t small_st);
 
 /* Enqueues C := alpha*op(A)*op(B) + beta*C (column-major) on queue, after the events in
  * wait_list. *event (if not NULL) receives an event that completes when C is final. */
@@ -50,6 +83,10 @@ typedef struct chg_gemm_kernels_s {
     chg_gemm_params_t gp;
     cl_kernel pack_a, pack_b, gemm, wb;
     chg_copy_params_t cpa, cpb, cpw;
+    /* level-3 variant (chg_l3_kernels_create; zero for chg_gemm_kernels_create) */
+    chg_struct_t st;
+    int trans_a, trans_b;
+    int klimit;  /* the KLIMIT of the GEMM kernel (cl/gemm.cl), 0 when none */
 } chg_gemm_kernels_t;
 
 /* Builds (through the program cache) the kernels for op(A) with trans_a, op(B) with trans_b,
@@ -62,7 +99,8 @@ void chg_gemm_kernels_release(chg_gemm_kernels_t *ks);
 
 /* Packs op(A)(rows=mc, cols=kc) stored at src+off (column-major, ld) into dst+dst_off in the
  * kernel's block-major layout padded to (mpad, kpad). pack_b does the same for op(B)^T with
- * rows=nc. */
+ * rows=nc. General operands only (the kernels of chg_gemm_kernels_create); a structured operand
+ * goes through chg_enqueue_pack_a_at / _b_at below. */
 cl_int chg_enqueue_pack_a(cl_command_queue q, const chg_gemm_kernels_t *ks, size_t mc, size_t kc,
                           cl_mem src, size_t off, size_t ld, cl_mem dst, size_t dst_off,
                           cl_uint nwait, const cl_event *wait, cl_event *ev);
@@ -79,6 +117,57 @@ cl_int chg_enqueue_writeback(cl_command_queue q, const chg_gemm_kernels_t *ks, s
                              size_t nc, double alpha, double beta, cl_mem cp, size_t ldcp,
                              cl_mem c, size_t off, size_t ldc, cl_uint nwait, const cl_event *wait,
                              cl_event *ev);
+
+/* ---- level-3 building blocks (the blocked core below uses them; so can the host pipeline,
+ * one C tile at a time). Positions i0, j0, p0 are global: the tile's place in the whole C and
+ * k range, which is what decides where the triangles are. ------------------------------- */
+
+/* Kernels for a level-3 variant: packs per operand structure (general packs as for GEMM),
+ * the GEMM kernel with TRIANGLE / KLIMIT as the structure needs, the (masked) write-back. */
+clhgemm_status_t chg_l3_kernels_create(cl_context ctx, const chg_device_t *dev,
+                                       chg_precision_t prec, const chg_gemm_params_t *gp,
+                                       int trans_a, int trans_b, int beta_zero,
+                                       const chg_struct_t *st, chg_gemm_kernels_t *ks);
+
+/* Whether C block (i0.., j0..) of mc x nc touches the wanted triangle of C (always 1 without
+ * c_tri): blocks that do not are neither computed nor written. */
+int chg_l3_block_needed(const chg_struct_t *st, size_t i0, size_t mc, size_t j0, size_t nc);
+
+/* The k range [*klo, *khi) within [0, k) that can hold a non-zero of a triangular operand for
+ * the C block (i0.., j0..); [0, k) when no operand is triangular. */
+void chg_l3_k_range(const chg_struct_t *st, size_t i0, size_t mc, size_t j0, size_t nc, size_t k,
+                    size_t *klo, size_t *khi);
+
+/* Packs the sub-block X_A(i0..i0+mc, p0..p0+kc) (resp. X_B(j0.., p0..) for pack_b) of the whole
+ * operand stored at src+base (element (0,0) of the whole matrix, leading dimension ld) into
+ * dst+dst_off, padded as chg_enqueue_pack_a / _b do. Symmetric operands read only their stored
+ * triangle (the other half of the block mirrored), triangular ones get zeros outside their
+ * triangle and 1 on a unit diagonal without reading either. */
+cl_int chg_enqueue_pack_a_at(cl_command_queue q, const chg_gemm_kernels_t *ks, size_t i0,
+                             size_t p0, size_t mc, size_t kc, cl_mem src, size_t base, size_t ld,
+                             cl_mem dst, size_t dst_off, cl_uint nwait, const cl_event *wait,
+                             cl_event *ev);
+cl_int chg_enqueue_pack_b_at(cl_command_queue q, const chg_gemm_kernels_t *ks, size_t j0,
+                             size_t p0, size_t nc, size_t kc, cl_mem src, size_t base, size_t ld,
+                             cl_mem dst, size_t dst_off, cl_uint nwait, const cl_event *wait,
+                             cl_event *ev);
+/* chg_enqueue_kernel for the C block at (i0, j0) and the k slice at p0: with c_tri only the
+ * tiles touching the triangle run (a marker if none does), with a triangular operand each
+ * tile runs only its non-zero KWG slices. */
+cl_int chg_enqueue_kernel_at(cl_command_queue q, const chg_gemm_kernels_t *ks, size_t i0,
+                             size_t j0, size_t p0, size_t mpad, size_t npad, size_t kpad,
+                             cl_mem ap, size_t aoff, cl_mem bp, size_t boff, cl_mem cp,
+                             int accumulate, cl_uint nwait, const cl_event *wait, cl_event *ev);
+/* chg_enqueue_writeback for the C block at (i0, j0) (c at off is C(i0, j0)): with c_tri only
+ * the elements of the triangle are read and written. */
+cl_int chg_enqueue_writeback_at(cl_command_queue q, const chg_gemm_kernels_t *ks, size_t i0,
+                                size_t j0, size_t mc, size_t nc, double alpha, double beta,
+                                cl_mem cp, size_t ldcp, cl_mem c, size_t off, size_t ldc,
+                                cl_uint nwait, const cl_event *wait, cl_event *ev);
+/* Tiles of an mt x nt tile grid (mwg x nwg tiles) that touch the upper (or lower) triangle of
+ * a block whose (0,0) is at global row - column = diag: the work-group count of a TRIANGLE
+ * kernel (must agree with cl/gemm.cl). */
+size_t chg_l3_triangle_tiles(int upper, long diag, size_t mt, size_t nt, int mwg, int nwg);
 
 /* Frees every workspace (waits for their last use). */
 void chg_gemm_release_all(void);

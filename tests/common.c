@@ -247,9 +247,11 @@ static const char *where_in_c(clhgemm_layout_t layout, int m, int n, size_t offc
     return "ld gap";
 }
 
-int tc_check_c(int dbl, clhgemm_layout_t layout, int m, int n, int k, const void *got,
-               const void *before, size_t nc, size_t offc, int ldc, const double *want,
-               const double *bound, const char *tag)
+/* tri: 0 the whole m x n matrix is checked against want; 1 (2) only its upper (lower)
+ * triangle, the rest must be bit-identical like the outside. */
+static int check_c_impl(int dbl, clhgemm_layout_t layout, int m, int n, int k, int tri,
+                        const void *got, const void *before, size_t nc, size_t offc, int ldc,
+                        const double *want, const double *bound, const char *tag)
 {
     const double eps = dbl ? DBL_EPSILON : FLT_EPSILON;
     const double tiny = dbl ? 1e-300 : 1e-30;
@@ -268,6 +270,7 @@ int tc_check_c(int dbl, clhgemm_layout_t layout, int m, int n, int k, const void
     double wgot = 0, wwant = 0, wtol = 0;
     for (int j = 0; j < n; j++) {
         for (int i = 0; i < m; i++) {
+            if ((tri == 1 && i > j) || (tri == 2 && i < j)) continue;
             size_t idx = offc + tc_index_c(layout, i, j, ldc);
             inside[idx] = 1;
             total++;
@@ -305,15 +308,38 @@ int tc_check_c(int dbl, clhgemm_layout_t layout, int m, int n, int k, const void
         }
     }
     if (changed) {
+        const char *where = where_in_c(layout, m, n, offc, ldc, first);
+        if (tri) {
+            /* inside the m x n extent but not in the triangle: the other triangle */
+            const size_t rel = first - offc, ld = (size_t)ldc;
+            const size_t a = rel / ld, b = rel % ld; /* (line, position along ld) */
+            const int i = layout == CLHGEMM_COL_MAJOR ? (int)b : (int)a;
+            const int j = layout == CLHGEMM_COL_MAJOR ? (int)a : (int)b;
+            if (first >= offc && i < m && j < n) where = "the other triangle";
+        }
         fprintf(stderr,
-                "FAIL %s: %zu C-buffer elements outside the matrix changed; first at index %zu "
+                "FAIL %s: %zu C-buffer elements outside the %s changed; first at index %zu "
                 "(%s) now %.9g\n",
-                tag, changed, first, where_in_c(layout, m, n, offc, ldc, first),
-                load(dbl, got, first));
+                tag, changed, tri ? "triangle" : "matrix", first, where, load(dbl, got, first));
         rc = 1;
     }
     free(inside);
     return rc;
+}
+
+int tc_check_c(int dbl, clhgemm_layout_t layout, int m, int n, int k, const void *got,
+               const void *before, size_t nc, size_t offc, int ldc, const double *want,
+               const double *bound, const char *tag)
+{
+    return check_c_impl(dbl, layout, m, n, k, 0, got, before, nc, offc, ldc, want, bound, tag);
+}
+
+int tc_check_c_tri(int dbl, clhgemm_layout_t layout, clhgemm_uplo_t uplo, int n, int k,
+                   const void *got, const void *before, size_t nc, size_t offc, int ldc,
+                   const double *want, const double *bound, const char *tag)
+{
+    return check_c_impl(dbl, layout, n, n, k, uplo == CLHGEMM_UPPER ? 1 : 2, got, before, nc, offc,
+                        ldc, want, bound, tag);
 }
 
 /* ---- one problem ------------------------------------------------------------------------- */

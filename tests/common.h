@@ -82,6 +82,13 @@ int tc_check_c(int dbl, clhgemm_layout_t layout, int m, int n, int k, const void
                const void *before, size_t nc, size_t offc, int ldc, const double *want,
                const double *bound, const char *tag);
 
+/* The same for a symmetric n x n C of which only the uplo triangle is the result (SYRK, SYR2K):
+ * the triangle is checked against want, the other triangle must be bit-identical to before,
+ * like everything outside the matrix. */
+int tc_check_c_tri(int dbl, clhgemm_layout_t layout, clhgemm_uplo_t uplo, int n, int k,
+                   const void *got, const void *before, size_t nc, size_t offc, int ldc,
+                   const double *want, const double *bound, const char *tag);
+
 /* ---- one GEMM problem -------------------------------------------------------------------- */
 typedef struct tc_case_s {
     int dbl; /* 0: sgemm, 1: dgemm */

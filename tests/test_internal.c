@@ -121,6 +121,74 @@ static void params(const chg_device_t *dev, int has_fp64)
     }
 }
 
+/* Level-3 block logic (gemm.h): the TRIANGLE work-group count must be exactly the number of
+ * tiles that touch the triangle (brute force over every tile), block skipping must keep every
+ * block that holds an element of the triangle and only those, and the k range of a triangular
+ * operand must cover every non-zero of the block and nothing before / after it. */
+static void level3_blocks(void)
+{
+    static const int tiles[][2] = {{32, 32}, {64, 32}, {16, 128}, {128, 128}, {48, 80}};
+    for (size_t t = 0; t < sizeof tiles / sizeof tiles[0]; t++) {
+        const int mwg = tiles[t][0], nwg = tiles[t][1];
+        for (size_t mt = 1; mt <= 9; mt += 4)
+            for (size_t nt = 1; nt <= 9; nt += 3)
+                for (long diag = -400; diag <= 400; diag += 37)
+                    for (int upper = 0; upper < 2; upper++) {
+                        size_t want = 0;
+                        for (size_t tj = 0; tj < nt; tj++)
+                            for (size_t ti = 0; ti < mt; ti++) {
+                                int touch = 0;
+                                for (long r = 0; r < mwg && !touch; r++)
+                                    for (long c = 0; c < nwg && !touch; c++) {
+                                        long d = (long)ti * mwg + r + diag - ((long)tj * nwg + c);
+                                        touch = upper ? d <= 0 : d >= 0;
+                                    }
+                                want += touch;
+                            }
+                        size_t got = chg_l3_triangle_tiles(upper, diag, mt, nt, mwg, nwg);
+                        EXPECT(got == want,
+                               "triangle tiles upper=%d diag=%ld %zux%zu of %dx%d: %zu, want %zu",
+                               upper, diag, mt, nt, mwg, nwg, got, want);
+                    }
+    }
+    for (int upper = 0; upper < 2; upper++) {
+        chg_struct_t st = {0};
+        st.c_tri = upper ? CHG_TRI_UPPER : CHG_TRI_LOWER;
+        static const size_t blocks[][4] = {{0, 10, 10, 5}, {10, 5, 0, 10}, {0, 10, 9, 5},
+                                           {9, 5, 0, 10}, {20, 7, 20, 7}, {5, 1, 5, 1}};
+        for (size_t b = 0; b < sizeof blocks / sizeof blocks[0]; b++) {
+            const size_t i0 = blocks[b][0], mc = blocks[b][1], j0 = blocks[b][2], nc = blocks[b][3];
+            int want = 0;
+            for (size_t i = i0; i < i0 + mc; i++)
+                for (size_t j = j0; j < j0 + nc; j++) want |= upper ? i <= j : i >= j;
+            EXPECT(chg_l3_block_needed(&st, i0, mc, j0, nc) == want,
+                   "block (%zu+%zu, %zu+%zu) needed for %s", i0, mc, j0, nc,
+                   upper ? "upper" : "lower");
+        }
+        /* triangular X_A (rows i0..i0+mc) and X_B (rows j0..j0+nc) in a k = 50 product */
+        for (int side = 0; side < 2; side++) {
+            chg_struct_t tr = {0};
+            if (side == 0) tr.kind_a = CHG_TRIANGULAR, tr.upper_a = upper;
+            else tr.kind_b = CHG_TRIANGULAR, tr.upper_b = upper;
+            for (size_t x0 = 0; x0 < 50; x0 += 7) {
+                const size_t xc = CHG_MIN(9, 50 - x0);
+                size_t lo = 50, hi = 0;
+                for (size_t x = x0; x < x0 + xc; x++)
+                    for (size_t p = 0; p < 50; p++)
+                        if (upper ? x <= p : x >= p) {
+                            lo = CHG_MIN(lo, p);
+                            hi = CHG_MAX(hi, p + 1);
+                        }
+                size_t klo, khi;
+                if (side == 0) chg_l3_k_range(&tr, x0, xc, 3, 4, 50, &klo, &khi);
+                else chg_l3_k_range(&tr, 3, 4, x0, xc, 50, &klo, &khi);
+                EXPECT(klo == lo && khi == hi, "k range of %s X_%c rows %zu+%zu: [%zu, %zu), want [%zu, %zu)",
+                       upper ? "upper" : "lower", side ? 'B' : 'A', x0, xc, klo, khi, lo, hi);
+            }
+        }
+    }
+}
+
 /* With CLHGEMM_{S,D,}GEMM_PARAMS set (CTest does so for the kernel-variant tests), the override
  * must be the one in effect: an invalid override is silently ignored by design, which would
  * leave those tests running the default kernel. */
@@ -155,6 +223,7 @@ int main(int argc, char **argv)
     int want_params = argc > 1 && !strcmp(argv[1], "params-required");
     env_size();
     hash_and_strings();
+    level3_blocks();
 
     tc_env_t env;
     int rc = tc_open(&env);

@@ -1,0 +1,406 @@
+/*
+ * level3.c -- SYMM, SYRK, SYR2K and TRMM on device buffers, all on the one GEMM core.
+ *
+ * As in seed 002, each routine is GEMM with different copying kernels: the core (gemm.c) packs
+ * its operands per block anyway, so a symmetric operand is expanded from its stored triangle by
+ * the pack (SYMM), a triangular one gets zeros outside its triangle and skips the k slices
+ * those zeros would cost (TRMM), and a product of which only one triangle is wanted computes
+ * only the tiles of C that touch it and writes back through a mask (SYRK, SYR2K). This file
+ * only checks the arguments and says which of these a call is (chg_struct_t, gemm.h):
+ *
+ *   SYMM  side L: C = A*B, X_A = A symmetric;  side R: C = B*A, X_B = A^T = A symmetric.
+ *   SYRK  C = op(A)*op(A)^T on the uplo triangle: X_A = X_B = op(A) (trans_b = !trans_a).
+ *   SYR2K C = op(A)*op(B)^T + op(B)*op(A)^T: fused (both products accumulated in one Cp per
+ *         block, one write-back) or as two SYRK-like passes (the second with beta = 1);
+ *         CLHGEMM_SYR2K=fused|two chooses, the default is the one that measured faster.
+ *   TRMM  side L: B = op(A)*B, X_A = op(A) triangular; side R: B = B*op(A), X_B = op(A)^T
+ *         triangular; C is B itself (in place, beta = 0). The core orders the blocks so that no
+ *         part of B is read after it was overwritten (gemm.c, enqueue_blocked).
+ *
+ * Row-major calls become column-major ones over the same memory: the transpose of a row-major
+ * matrix is the column-major matrix, so the stored triangle flips (uplo), a left product
+ * becomes a right one (side, with m and n exchanged), and SYRK's A*A^T becomes A^T*A (trans).
+ * TRMM keeps transA: (op(A)*B)^T = B^T*op(A)^T and op(A)^T read column-major is op(A') of the
+ * column-major A' = A^T.
+ */
+#include "level3.h"
+
+#include <string.h>
+
+
+static int valid_trans(int t)
+{
+    return t == CLHGEMM_NO_TRANS || t == CLHGEMM_TRANS || t == CLHGEMM_CONJ_TRANS;
+}
+
+static int valid_layout(int l) { return l == CLHGEMM_ROW_MAJOR || l == CLHGEMM_COL_MAJOR; }
+static int valid_side(int s) { return s == CLHGEMM_LEFT || s == CLHGEMM_RIGHT; }
+static int valid_uplo(int u) { return u == CLHGEMM_UPPER || u == CLHGEMM_LOWER; }
+static int valid_diag(int d) { return d == CLHGEMM_UNIT || d == CLHGEMM_NON_UNIT; }
+
+/* ---- shape checks ----------------------------------------------------------------------- */
+
+clhgemm_status_t chg_symm_check_shape(int layout, int side, int uplo, int m, int n, int lda,
+                                      int ldb, int ldc, chg_l3_shape_t *sh)
+{
+    if (!valid_layout(layout)) return CLHGEMM_INVALID_LAYOUT;
+    if (!valid_side(side)) return CLHGEMM_INVALID_SIDE;
+    if (!valid_uplo(uplo)) return CLHGEMM_INVALID_UPLO;
+    if (m < 0) return CLHGEMM_INVALID_M;
+    if (n < 0) return CLHGEMM_INVALID_N;
+    const int col = layout == CLHGEMM_COL_MAJOR, left = side == CLHGEMM_LEFT;
+    const int ka = left ? m : n, rows = col ? m : n, cols = col ? n : m;
+    if (lda < CHG_MAX(1, ka)) return CLHGEMM_INVALID_LDA;
+    if (ldb < CHG_MAX(1, rows)) return CLHGEMM_INVALID_LDB;
+    if (ldc < CHG_MAX(1, rows)) return CLHGEMM_INVALID_LDC;
+    memset(sh, 0, sizeof *sh);
+    sh->routine = CHG_L3_SYMM;
+    sh->col = col;
+    sh->a_rows = sh->a_cols = (size_t)ka;
+    sh->b_rows = sh->c_rows = (size_t)rows;
+    sh->b_cols = sh->c_cols = (size_t)cols;
+    sh->left = col ? left : !left;
+    sh->upper = col ? uplo == CLHGEMM_UPPER : uplo == CLHGEMM_LOWER;
+    sh->m = (size_t)(col ? m : n);
+    sh->n = (size_t)(col ? n : m);
+    sh->k = sh->left ? sh->m : sh->n;
+    return CLHGEMM_SUCCESS;
+}
+
+clhgemm_status_t chg_syrk_check_shape(int layout, int uplo, int trans, int n, int k, int lda,
+                                      int ldb, int ldc, int two_operands, chg_l3_shape_t *sh)
+{
+    if (!valid_layout(layout)) return CLHGEMM_INVALID_LAYOUT;
+    if (!valid_uplo(uplo)) return CLHGEMM_INVALID_UPLO;
+    if (!valid_trans(trans)) return CLHGEMM_INVALID_TRANS;
+    if (n < 0) return CLHGEMM_INVALID_N;
+    if (k < 0) return CLHGEMM_INVALID_K;
+    const int col = layout == CLHGEMM_COL_MAJOR, t = trans != CLHGEMM_NO_TRANS;
+    /* A (and B) is n x k for NO_TRANS, k x n otherwise; column-like storage when col != t */
+    const int arows = col != t ? n : k, acols = col != t ? k : n;
+    if (lda < CHG_MAX(1, arows)) return CLHGEMM_INVALID_LDA;
+    if (two_operands && ldb < CHG_MAX(1, arows)) return CLHGEMM_INVALID_LDB;
+    if (ldc < CHG_MAX(1, n)) return CLHGEMM_INVALID_LDC;
+    memset(sh, 0, sizeof *sh);
+    sh->routine = two_operands ? CHG_L3_SYR2K : CHG_L3_SYRK;
+    sh->col = col;
+    sh->a_rows = (size_t)arows;
+    sh->a_cols = (size_t)acols;
+    if (two_operands) {
+        sh->b_rows = (size_t)arows;
+        sh->b_cols = (size_t)acols;
+    }
+    sh->c_rows = sh->c_cols = (size_t)n;
+    sh->upper = col ? uplo == CLHGEMM_UPPER : uplo == CLHGEMM_LOWER;
+    sh->trans = col ? t : !t;
+    sh->m = sh->n = (size_t)n;
+    sh->k = (size_t)k;
+    return CLHGEMM_SUCCESS;
+}
+
+clhgemm_status_t chg_trmm_check_shape(int layout, int side, int uplo, int transA, int diag,
+                                      int m, int n, int lda, int ldb, chg_l3_shape_t *sh)
+{
+    if (!valid_layout(layout)) return CLHGEMM_INVALID_LAYOUT;
+    if (!valid_side(side)) return CLHGEMM_INVALID_SIDE;
+    if (!valid_uplo(uplo)) return CLHGEMM_INVALID_UPLO;
+    if (!valid_trans(transA)) return CLHGEMM_INVALID_TRANS_A;
+    if (!valid_diag(diag)) return CLHGEMM_INVALID_DIAG;
+    if (m < 0) return CLHGEMM_INVALID_M;
+    if (n < 0) return CLHGEMM_INVALID_N;
+    const int col = layout == CLHGEMM_COL_MAJOR, left = side == CLHGEMM_LEFT;
+    const int ka = left ? m : n, rows = col ? m : n, cols = col ? n : m;
+    if (lda < CHG_MAX(1, ka)) return CLHGEMM_INVALID_LDA;
+    if (ldb < CHG_MAX(1, rows)) return CLHGEMM_INVALID_LDB;
+    memset(sh, 0, sizeof *sh);
+    sh->routine = CHG_L3_TRMM;
+    sh->col = col;
+    sh->a_rows = sh->a_cols = (size_t)ka;
+    sh->b_rows = sh->c_rows = (size_t)rows;
+    sh->b_cols = sh->c_cols = (size_t)cols;
+    sh->left = col ? left : !left;
+    sh->upper = col ? uplo == CLHGEMM_UPPER : uplo == CLHGEMM_LOWER;
+    sh->trans = transA != CLHGEMM_NO_TRANS;
+    sh->unit = diag == CLHGEMM_UNIT;
+    sh->m = (size_t)(col ? m : n);
+    sh->n = (size_t)(col ? n : m);
+    sh->k = sh->left ? sh->m : sh->n;
+    return CLHGEMM_SUCCESS;
+}
+
+/* ---- mapping onto the core -------------------------------------------------------------- */
+
+void chg_l3_core_args(const chg_l3_shape_t *sh, chg_precision_t prec, double alpha, cl_mem A,
+                      size_t offA, size_t ldA, cl_mem B, size_t offB, size_t ldB, double beta,
+                      cl_mem C, size_t offC, size_t ldc, chg_gemm_args_t *a)
+{
+    memset(a, 0, sizeof *a);
+    a->prec = prec;
+    a->m = sh->m;
+    a->n = sh->n;
+    a->k = sh->k;
+    a->alpha = alpha;
+    a->beta = beta;
+    a->c = C;
+    a->off_c = offC;
+    a->ldc = ldc;
+    /* "the operand at the left / right of the product": (buffer, offset, ld) */
+#define LEFT_IS(X) (a->a = X, a->off_a = off##X, a->lda = ld##X)
+#define RIGHT_IS(X) (a->b = X, a->off_b = off##X, a->ldb = ld##X)
+    switch (sh->routine) {
+    case CHG_L3_SYMM:
+        if (sh->left) {
+            /* C = A*B: X_A = A, read along i; X_B = B^T read as GEMM's B */
+            LEFT_IS(A);
+            RIGHT_IS(B);
+            a->st.kind_a = CHG_SYMMETRIC;
+            a->st.upper_a = sh->upper;
+        } else {
+            /* C = B*A: X_B = A^T = A, i.e. trans_b (X_B(j,p) = A[j + p*lda]) */
+            LEFT_IS(B);
+            RIGHT_IS(A);
+            a->trans_b = 1;
+            a->st.kind_b = CHG_SYMMETRIC;
+            a->st.upper_b = sh->upper;
+        }
+        break;
+    case CHG_L3_SYRK:
+    case CHG_L3_SYR2K:
+        LEFT_IS(A);
+        if (sh->routine == CHG_L3_SYR2K) {
+            RIGHT_IS(B);
+            a->swap_sum = 1;
+        } else {
+            RIGHT_IS(A);
+        }
+        a->trans_a = sh->trans;
+        a->trans_b = !sh->trans;
+        a->st.c_tri = sh->upper ? CHG_TRI_UPPER : CHG_TRI_LOWER;
+        break;
+    case CHG_L3_TRMM:
+        a->c = B;
+        a->off_c = offB;
+        a->ldc = ldB;
+        a->beta = 0.0;
+        if (sh->left) {
+            /* B := op(A)*B: X_A = op(A), read transposed when trans; its non-zero triangle is
+             * A's, flipped by the transpose */
+            LEFT_IS(A);
+            RIGHT_IS(B);
+            a->trans_a = sh->trans;
+            a->st.kind_a = CHG_TRIANGULAR;
+            a->st.upper_a = sh->upper != sh->trans;
+            a->st.unit_a = sh->unit;
+        } else {
+            /* B := B*op(A): GEMM's op(B) = op(A), X_B = op(A)^T: upper when A is upper and
+             * transposed, or lower and not */
+            LEFT_IS(B);
+            RIGHT_IS(A);
+            a->trans_b = sh->trans;
+            a->st.kind_b = CHG_TRIANGULAR;
+            a->st.upper_b = sh->upper == sh->trans;
+            a->st.unit_b = sh->unit;
+        }
+        break;
+    }
+#undef LEFT_IS
+#undef RIGHT_IS
+}
+
+int chg_syr2k_two_pass(void)
+{
+    const char *v = chg_getenv("CLHGEMM_SYR2K");
+    if (!v || !strcmp(v, "fused")) return 0;
+    if (!strcmp(v, "two")) return 1;
+    chg_log(1, "ignoring CLHGEMM_SYR2K=\"%s\" (expected fused or two)", v);
+    return 0;
+}
+
+/* ---- the device-buffer front end -------------------------------------------------------- */
+
+/* Buffer and device checks common to the four routines (after the shape checks): the queue,
+ * then A, B, C as far as the call reads or writes them, then FP64. */
+static clhgemm_status_t check_call(const chg_l3_shape_t *sh, chg_precision_t prec, double alpha,
+                                   cl_mem A, size_t offA, int lda, cl_mem B, size_t offB, int ldb,
+                                   cl_mem C, size_t offC, int ldc, cl_command_queue queue)
+{
+    const chg_device_t *dev;
+    cl_context ctx;
+    clhgemm_status_t st = chg_queue_device(queue, &dev, &ctx);
+    if (st != CLHGEMM_SUCCESS) return st;
+    const size_t es = chg_elem_size(prec);
+    const int touch_c = sh->m > 0 && sh->n > 0;
+    const int product = touch_c && sh->k > 0 && alpha != 0.0;
+    const int trmm = sh->routine == CHG_L3_TRMM;
+    if (product) {
+        st = chg_check_buffer(A, ctx, offA, sh->a_rows, sh->a_cols, (size_t)lda, es,
+                              CLHGEMM_NULL_BUFFER_A, CLHGEMM_INSUFFICIENT_BUFFER_A);
+        if (st != CLHGEMM_SUCCESS) return st;
+    }
+    /* B: SYMM and SYR2K read it for the product, TRMM always writes it */
+    if ((product && (sh->routine == CHG_L3_SYMM || sh->routine == CHG_L3_SYR2K)) ||
+        (trmm && touch_c)) {
+        st = chg_check_buffer(B, ctx, offB, sh->b_rows, sh->b_cols, (size_t)ldb, es,
+                              CLHGEMM_NULL_BUFFER_B, CLHGEMM_INSUFFICIENT_BUFFER_B);
+        if (st != CLHGEMM_SUCCESS) return st;
+    }
+    if (touch_c && !trmm) {
+        st = chg_check_buffer(C, ctx, offC, sh->c_rows, sh->c_cols, (size_t)ldc, es,
+                              CLHGEMM_NULL_BUFFER_C, CLHGEMM_INSUFFICIENT_BUFFER_C);
+        if (st != CLHGEMM_SUCCESS) return st;
+    }
+    if (prec == CHG_F64 && !(dev->features & CHG_FEAT_FP64)) return CLHGEMM_FP64_NOT_SUPPORTED;
+    return CLHGEMM_SUCCESS;
+}
+
+static clhgemm_status_t run(const chg_l3_shape_t *sh, chg_precision_t prec, double alpha,
+                            cl_mem A, size_t offA, int lda, cl_mem B, size_t offB, int ldb,
+                            double beta, cl_mem C, size_t offC, int ldc, cl_command_queue queue,
+                            cl_event *event)
+{
+    clhgemm_status_t st =
+        check_call(sh, prec, alpha, A, offA, lda, B, offB, ldb, C, offC, ldc, queue);
+    if (st != CLHGEMM_SUCCESS) return st;
+    chg_gemm_args_t a;
+    chg_l3_core_args(sh, prec, alpha, A, offA, (size_t)lda, B, offB, (size_t)ldb, beta, C, offC,
+                     (size_t)ldc, &a);
+    const int product = a.m > 0 && a.n > 0 && a.k > 0 && alpha != 0.0;
+    if (!(a.swap_sum && product && chg_syr2k_two_pass()))
+        return chg_gemm_enqueue(&a, queue, 0, NULL, event);
+
+    /* SYR2K in two passes: C := alpha*op(A)op(B)^T + beta*C, then C += alpha*op(B)op(A)^T. */
+    chg_gemm_args_t second = a;
+    a.swap_sum = second.swap_sum = 0;
+    second.beta = 1.0;
+    second.a = a.b, second.off_a = a.off_b, second.lda = a.ldb;
+    second.b = a.a, second.off_b = a.off_a, second.ldb = a.lda;
+    cl_event first = NULL;
+    st = chg_gemm_enqueue(&a, queue, 0, NULL, &first);
+    if (st != CLHGEMM_SUCCESS) return st;
+    st = chg_gemm_enqueue(&second, queue, 1, &first, event);
+    if (st != CLHGEMM_SUCCESS) clWaitForEvents(1, &first); /* the caller may free at once */
+    clReleaseEvent(first);
+    return st;
+}
+
+/* ---- public entry points ---------------------------------------------------------------- */
+
+static clhgemm_status_t symm_cl(chg_precision_t prec, int layout, int side, int uplo, int m,
+                                int n, double alpha, cl_mem A, size_t offA, int lda, cl_mem B,
+                                size_t offB, int ldb, double beta, cl_mem C, size_t offC, int ldc,
+                                cl_command_queue queue, cl_event *event)
+{
+    chg_l3_shape_t sh;
+    clhgemm_status_t st = chg_symm_check_shape(layout, side, uplo, m, n, lda, ldb, ldc, &sh);
+    if (st != CLHGEMM_SUCCESS) return st;
+    return run(&sh, prec, alpha, A, offA, lda, B, offB, ldb, beta, C, offC, ldc, queue, event);
+}
+
+static clhgemm_status_t syrk_cl(chg_precision_t prec, int two, int layout, int uplo, int trans,
+                                int n, int k, double alpha, cl_mem A, size_t offA, int lda,
+                                cl_mem B, size_t offB, int ldb, double beta, cl_mem C,
+                                size_t offC, int ldc, cl_command_queue queue, cl_event *event)
+{
+    chg_l3_shape_t sh;
+    clhgemm_status_t st = chg_syrk_check_shape(layout, uplo, trans, n, k, lda, ldb, ldc, two, &sh);
+    if (st != CLHGEMM_SUCCESS) return st;
+    return run(&sh, prec, alpha, A, offA, lda, B, offB, ldb, beta, C, offC, ldc, queue, event);
+}
+
+static clhgemm_status_t trmm_cl(chg_precision_t prec, int layout, int side, int uplo, int transA,
+                                int diag, int m, int n, double alpha, cl_mem A, size_t offA,
+                                int lda, cl_mem B, size_t offB, int ldb, cl_command_queue queue,
+                                cl_event *event)
+{
+    chg_l3_shape_t sh;
+    clhgemm_status_t st =
+        chg_trmm_check_shape(layout, side, uplo, transA, diag, m, n, lda, ldb, &sh);
+    if (st != CLHGEMM_SUCCESS) return st;
+    return run(&sh, prec, alpha, A, offA, lda, B, offB, ldb, 0.0, NULL, 0, 1, queue, event);
+}
+
+CLHGEMM_API clhgemm_status_t clhgemm_ssymm_cl(clhgemm_layout_t layout, clhgemm_side_t side,
+                                              clhgemm_uplo_t uplo, int m, int n, float alpha,
+                                              cl_mem A, size_t offA, int lda, cl_mem B,
+                                              size_t offB, int ldb, float beta, cl_mem C,
+                                              size_t offC, int ldc, cl_command_queue queue,
+                                              cl_event *event)
+{
+    return symm_cl(CHG_F32, layout, side, uplo, m, n, alpha, A, offA, lda, B, offB, ldb, beta, C,
+                   offC, ldc, queue, event);
+}
+
+CLHGEMM_API clhgemm_status_t clhgemm_dsymm_cl(clhgemm_layout_t layout, clhgemm_side_t side,
+                                              clhgemm_uplo_t uplo, int m, int n, double alpha,
+                                              cl_mem A, size_t offA, int lda, cl_mem B,
+                                              size_t offB, int ldb, double beta, cl_mem C,
+                                              size_t offC, int ldc, cl_command_queue queue,
+                                              cl_event *event)
+{
+    return symm_cl(CHG_F64, layout, side, uplo, m, n, alpha, A, offA, lda, B, offB, ldb, beta, C,
+                   offC, ldc, queue, event);
+}
+
+CLHGEMM_API clhgemm_status_t clhgemm_ssyrk_cl(clhgemm_layout_t layout, clhgemm_uplo_t uplo,
+                                              clhgemm_transpose_t trans, int n, int k,
+                                              float alpha, cl_mem A, size_t offA, int lda,
+                                              float beta, cl_mem C, size_t offC, int ldc,
+                                              cl_command_queue queue, cl_event *event)
+{
+    return syrk_cl(CHG_F32, 0, layout, uplo, trans, n, k, alpha, A, offA, lda, NULL, 0, 1, beta,
+                   C, offC, ldc, queue, event);
+}
+
+CLHGEMM_API clhgemm_status_t clhgemm_dsyrk_cl(clhgemm_layout_t layout, clhgemm_uplo_t uplo,
+                                              clhgemm_transpose_t trans, int n, int k,
+                                              double alpha, cl_mem A, size_t offA, int lda,
+                                              double beta, cl_mem C, size_t offC, int ldc,
+                                              cl_command_queue queue, cl_event *event)
+{
+    return syrk_cl(CHG_F64, 0, layout, uplo, trans, n, k, alpha, A, offA, lda, NULL, 0, 1, beta,
+                   C, offC, ldc, queue, event);
+}
+
+CLHGEMM_API clhgemm_status_t clhgemm_ssyr2k_cl(clhgemm_layout_t layout, clhgemm_uplo_t uplo,
+                                               clhgemm_transpose_t trans, int n, int k,
+                                               float alpha, cl_mem A, size_t offA, int lda,
+                                               cl_mem B, size_t offB, int ldb, float beta,
+                                               cl_mem C, size_t offC, int ldc,
+                                               cl_command_queue queue, cl_event *event)
+{
+    return syrk_cl(CHG_F32, 1, layout, uplo, trans, n, k, alpha, A, offA, lda, B, offB, ldb, beta,
+                   C, offC, ldc, queue, event);
+}
+
+CLHGEMM_API clhgemm_status_t clhgemm_dsyr2k_cl(clhgemm_layout_t layout, clhgemm_uplo_t uplo,
+                                               clhgemm_transpose_t trans, int n, int k,
+                                               double alpha, cl_mem A, size_t offA, int lda,
+                                               cl_mem B, size_t offB, int ldb, double beta,
+                                               cl_mem C, size_t offC, int ldc,
+                                               cl_command_queue queue, cl_event *event)
+{
+    return syrk_cl(CHG_F64, 1, layout, uplo, trans, n, k, alpha, A, offA, lda, B, offB, ldb, beta,
+                   C, offC, ldc, queue, event);
+}
+
+CLHGEMM_API clhgemm_status_t clhgemm_strmm_cl(clhgemm_layout_t layout, clhgemm_side_t side,
+                                              clhgemm_uplo_t uplo, clhgemm_transpose_t transA,
+                                              clhgemm_diag_t diag, int m, int n, float alpha,
+                                              cl_mem A, size_t offA, int lda, cl_mem B,
+                                              size_t offB, int ldb, cl_command_queue queue,
+                                              cl_event *event)
+{
+    return trmm_cl(CHG_F32, layout, side, uplo, transA, diag, m, n, alpha, A, offA, lda, B, offB,
+                   ldb, queue, event);
+}
+
+CLHGEMM_API clhgemm_status_t clhgemm_dtrmm_cl(clhgemm_layout_t layout, clhgemm_side_t side,
+                                              clhgemm_uplo_t uplo, clhgemm_transpose_t transA,
+                                              clhgemm_diag_t diag, int m, int n, double alpha,
+                                              cl_mem A, size_t offA, int lda, cl_mem B,
+                                              size_t offB, int ldb, cl_command_queue queue,
+                                              cl_event *event)
+{
+    return trmm_cl(CHG_F64, layout, side, uplo, transA, diag, m, n, alpha, A, offA, lda, B, offB,
+                   ldb, queue, event);
+}

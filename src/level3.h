@@ -1,0 +1,50 @@
+/*
+ * level3.h -- SYMM, SYRK, SYR2K and TRMM on the GEMM core (level3.c owns them).
+ *
+ * Each routine is a shape check in the reference BLAS order, a mapping of the caller's view
+ * (layout, side, uplo, trans) onto the column-major core, and one or two calls of
+ * chg_gemm_enqueue with a chg_struct_t that says which operand is symmetric or triangular and
+ * whether only a triangle of C is wanted (gemm.h). The checks and the mapping are apart from
+ * the device-buffer front end so that the host-memory versions can share them, as host.c
+ * shares chg_gemm_check_shape for GEMM.
+ */
+#ifndef CHG_LEVEL3_H
+#define CHG_LEVEL3_H
+
+#include "gemm.h"
+
+typedef enum { CHG_L3_SYMM, CHG_L3_SYRK, CHG_L3_SYR2K, CHG_L3_TRMM } chg_l3_routine_t;
+
+/* A checked call: the caller's stored shapes (rows = the extent that ld strides over, as in
+ * chg_shape_t) and the column-major view the core computes. */
+typedef struct chg_l3_shape_s {
+    chg_l3_routine_t routine;
+    int col;                     /* the caller's layout is column-major */
+    size_t a_rows, a_cols, b_rows, b_cols, c_rows, c_cols; /* B: TRMM's B, SYMM's and SYR2K's B */
+    /* column-major view: side left, uplo upper, trans (SYRK/SYR2K: A is k x n; TRMM: op(A) =
+     * A^T), unit diagonal; SYMM/TRMM: B and C are m x n; SYRK/SYR2K: C is n x n, k as given */
+    int left, upper, trans, unit;
+    size_t m, n, k;
+} chg_l3_shape_t;
+
+/* Shape checks, each invalid argument with its own status, in the reference BLAS order: layout,
+ * side, uplo, trans, diag, m, n, k, lda, ldb, ldc (the arguments a routine has). */
+clhgemm_status_t chg_symm_check_shape(int layout, int side, int uplo, int m, int n, int lda,
+                                      int ldb, int ldc, chg_l3_shape_t *sh);
+/* SYRK when two_operands is 0 (ldb ignored), SYR2K when it is 1. */
+clhgemm_status_t chg_syrk_check_shape(int layout, int uplo, int trans, int n, int k, int lda,
+                                      int ldb, int ldc, int two_operands, chg_l3_shape_t *sh);
+clhgemm_status_t chg_trmm_check_shape(int layout, int side, int uplo, int transA, int diag,
+                                      int m, int n, int lda, int ldb, chg_l3_shape_t *sh);
+
+/* The core's arguments for a checked call (TRMM: C is B, beta 0; SYR2K: the fused form, with
+ * swap_sum set). Buffers, offsets and leading dimensions are the caller's. */
+void chg_l3_core_args(const chg_l3_shape_t *sh, chg_precision_t prec, double alpha, cl_mem A,
+                      size_t offA, size_t lda, cl_mem B, size_t offB, size_t ldb, double beta,
+                      cl_mem C, size_t offC, size_t ldc, chg_gemm_args_t *out);
+
+/* SYR2K as two passes (CLHGEMM_SYR2K=two) rather than fused (=fused); the default is what
+ * measured faster (docs/PERFORMANCE.md). */
+int chg_syr2k_two_pass(void);
+
+#endif
