@@ -632,6 +632,26 @@ static cl_int pack_at(cl_command_queue q, cl_kernel k, const chg_copy_params_t *
                                ld, (long)r0 - (long)p0, upper, unit, dst, dst_off, nwait, wait, ev);
 }
 
+cl_int chg_enqueue_pack_a_struct(cl_command_queue q, const chg_gemm_kernels_t *ks, long diag,
+                                 size_t mc, size_t kc, cl_mem src, size_t off, size_t off_m,
+                                 size_t ld, cl_mem dst, size_t dst_off, cl_uint nwait,
+                                 const cl_event *wait, cl_event *ev)
+{
+    return enqueue_pack_struct(q, ks->pack_a, &ks->cpa, ks->gp.mwg, ks->gp.kwg, mc, kc, src, off,
+                               off_m, ld, diag, ks->st.upper_a, ks->st.unit_a, dst, dst_off, nwait,
+                               wait, ev);
+}
+
+cl_int chg_enqueue_pack_b_struct(cl_command_queue q, const chg_gemm_kernels_t *ks, long diag,
+                                 size_t nc, size_t kc, cl_mem src, size_t off, size_t off_m,
+                                 size_t ld, cl_mem dst, size_t dst_off, cl_uint nwait,
+                                 const cl_event *wait, cl_event *ev)
+{
+    return enqueue_pack_struct(q, ks->pack_b, &ks->cpb, ks->gp.nwg, ks->gp.kwg, nc, kc, src, off,
+                               off_m, ld, diag, ks->st.upper_b, ks->st.unit_b, dst, dst_off, nwait,
+                               wait, ev);
+}
+
 cl_int chg_enqueue_pack_a_at(cl_command_queue q, const chg_gemm_kernels_t *ks, size_t i0,
                              size_t p0, size_t mc, size_t kc, cl_mem src, size_t base, size_t ld,
                              cl_mem dst, size_t dst_off, cl_uint nwait, const cl_event *wait,

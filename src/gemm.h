@@ -151,6 +151,19 @@ cl_int chg_enqueue_pack_b_at(cl_command_queue q, const chg_gemm_kernels_t *ks, s
                              size_t p0, size_t nc, size_t kc, cl_mem src, size_t base, size_t ld,
                              cl_mem dst, size_t dst_off, cl_uint nwait, const cl_event *wait,
                              cl_event *ev);
+/* The same for a structured operand with the addresses given directly, for callers that stage
+ * only the parts of A a tile reads (the host pipeline): off addresses X(0,0) of the sub-block
+ * and off_m its mirror, element X(p0, i0) of the whole matrix (read by a symmetric pack
+ * outside the stored triangle; both with the operand's direction of contiguity and ld), and
+ * diag = global row - global column of X(0,0) decides which elements are inside. */
+cl_int chg_enqueue_pack_a_struct(cl_command_queue q, const chg_gemm_kernels_t *ks, long diag,
+                                 size_t mc, size_t kc, cl_mem src, size_t off, size_t off_m,
+                                 size_t ld, cl_mem dst, size_t dst_off, cl_uint nwait,
+                                 const cl_event *wait, cl_event *ev);
+cl_int chg_enqueue_pack_b_struct(cl_command_queue q, const chg_gemm_kernels_t *ks, long diag,
+                                 size_t nc, size_t kc, cl_mem src, size_t off, size_t off_m,
+                                 size_t ld, cl_mem dst, size_t dst_off, cl_uint nwait,
+                                 const cl_event *wait, cl_event *ev);
 /* chg_enqueue_kernel for the C block at (i0, j0) and the k slice at p0: with c_tri only the
  * tiles touching the triangle run (a marker if none does), with a triangular operand each
  * tile runs only its non-zero KWG slices. */

@@ -6,8 +6,11 @@
  * on the device, that the workspace budget honours CLHGEMM_WORKSPACE_LIMIT (CTest sets 64K) and
  * that a GEMM split under that cap is still right. With the argument "params-required" it also
  * checks that the CLHGEMM_*GEMM_PARAMS override in the environment is valid and in effect.
+ * Level-3 bookkeeping (triangle tile counts, block skipping, k ranges) and the structured packs
+ * as building blocks (by global position and from a staged region) are checked too.
  */
 #define _POSIX_C_SOURCE 200809L
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -189,6 +192,120 @@ static void level3_blocks(void)
     }
 }
 
+/* The structured packs as building blocks: a sub-block of a symmetric / triangular X_A, by
+ * its global position in the whole matrix (chg_enqueue_pack_a_at) and from a staged copy of
+ * only the region it reads, elsewhere in another buffer with another ld
+ * (chg_enqueue_pack_a_struct), must both give exactly the packed layout of cl/gemm.cl: the
+ * block's X(i,p) at [(i/MWG)][p][i%MWG], zero padding, the other triangle never read (NaN). */
+static float x_elem(const float *mem, size_t ld, int contig, int i, int p)
+{
+    return contig ? mem[(size_t)i + (size_t)p * ld] : mem[(size_t)p + (size_t)i * ld];
+}
+
+static void level3_packs(const tc_env_t *env, const chg_device_t *dev)
+{
+    const int N = 70, LD = 75;
+    chg_gemm_params_t gp;
+    chg_gemm_params_select(dev, CHG_F32, &gp);
+    const int mwg = gp.mwg, kwg = gp.kwg;
+    static const int blocks[][4] = {{20, 35, 30, 25}, {30, 20, 33, 40}, {0, 0, 70, 70}, {45, 5, 20, 9}};
+    tc_rng_t rng;
+    tc_rng_seed(&rng, 0xBAC5ULL);
+    for (int kind = 1; kind <= 2; kind++)
+        for (int upper = 0; upper < 2; upper++)
+            for (int trans = 0; trans < 2; trans++)
+                for (int unit = 0; unit < (kind == 2 ? 2 : 1); unit++) {
+                    const int contig = !trans;
+                    chg_struct_t st = {0};
+                    st.kind_a = (chg_struct_kind_t)kind;
+                    st.upper_a = upper;
+                    st.unit_a = unit;
+                    chg_gemm_kernels_t ks;
+                    clhgemm_status_t s =
+                        chg_l3_kernels_create(env->ctx, dev, CHG_F32, &gp, trans, 0, 1, &st, &ks);
+                    EXPECT(s == CLHGEMM_SUCCESS, "chg_l3_kernels_create -> %s", clhgemm_status_string(s));
+                    if (s != CLHGEMM_SUCCESS) continue;
+                    /* X's memory: random inside the stored triangle, NaN where nothing may read */
+                    float *mem = malloc(sizeof(float) * LD * N);
+                    for (int p = 0; p < N; p++)
+                        for (int i = 0; i < N; i++) {
+                            const int in = upper ? i <= p : i >= p;
+                            const float v = (!in || (kind == 2 && unit && i == p))
+                                                ? NAN : (float)tc_rng_uniform(&rng);
+                            if (contig) mem[(size_t)i + (size_t)p * LD] = v;
+                            else mem[(size_t)p + (size_t)i * LD] = v;
+                        }
+                    for (int p = 0; p < N; p++)
+                        for (int i = N; i < LD; i++) mem[(size_t)i + (size_t)p * LD] = NAN;
+                    cl_mem src = tc_buffer_from_host(env->ctx, mem, sizeof(float) * LD * N);
+                    for (size_t b = 0; b < sizeof blocks / sizeof blocks[0]; b++) {
+                        const int i0 = blocks[b][0], p0 = blocks[b][1], mc = blocks[b][2], kc = blocks[b][3];
+                        const size_t mpad = chg_round_up((size_t)mc, (size_t)mwg),
+                                     kpad = chg_round_up((size_t)kc, (size_t)kwg);
+                        float *want = malloc(sizeof(float) * mpad * kpad);
+                        for (size_t i = 0; i < mpad; i++)
+                            for (size_t p = 0; p < kpad; p++) {
+                                float v = 0.0f;
+                                const int gi = i0 + (int)i, gq = p0 + (int)p;
+                                if ((int)i < mc && (int)p < kc) {
+                                    const int in = upper ? gi <= gq : gi >= gq;
+                                    if (kind == 1) v = in ? x_elem(mem, LD, contig, gi, gq) : x_elem(mem, LD, contig, gq, gi);
+                                    else if (unit && gi == gq) v = 1.0f;
+                                    else v = in ? x_elem(mem, LD, contig, gi, gq) : 0.0f;
+                                }
+                                want[(i / mwg) * (kpad * mwg) + p * mwg + i % mwg] = v;
+                            }
+                        /* the staged copy: the square region [lo, hi)^2 at offset 7, ld hi-lo+3 */
+                        const int lo = CHG_MIN(i0, p0), hi = CHG_MAX(i0 + mc, p0 + kc), n2 = hi - lo;
+                        const size_t ld2 = (size_t)n2 + 3;
+                        float *st2 = malloc(sizeof(float) * (7 + ld2 * n2));
+                        for (size_t x = 0; x < 7 + ld2 * n2; x++) st2[x] = NAN;
+                        for (int c = 0; c < n2; c++)
+                            for (int r = 0; r < n2; r++)
+                                st2[7 + r + c * ld2] = mem[(size_t)(lo + r) + (size_t)(lo + c) * LD];
+                        cl_mem staged = tc_buffer_from_host(env->ctx, st2, sizeof(float) * (7 + ld2 * n2));
+                        cl_int err;
+                        cl_mem dst = clCreateBuffer(env->ctx, CL_MEM_READ_WRITE, sizeof(float) * mpad * kpad, NULL, &err);
+                        float *got = malloc(sizeof(float) * mpad * kpad);
+                        for (int way = 0; way < 2; way++) {
+                            cl_event ev = NULL;
+                            if (way == 0) {
+                                err = chg_enqueue_pack_a_at(env->queue, &ks, (size_t)i0, (size_t)p0, (size_t)mc,
+                                                            (size_t)kc, src, 0, LD, dst, 0, 0, NULL, &ev);
+                            } else {
+                                const size_t si = contig ? 1 : ld2, sp = contig ? ld2 : 1;
+                                const size_t ri = (size_t)(i0 - lo), rp = (size_t)(p0 - lo);
+                                err = chg_enqueue_pack_a_struct(env->queue, &ks, (long)i0 - p0, (size_t)mc,
+                                                                (size_t)kc, staged, 7 + ri * si + rp * sp,
+                                                                7 + rp * si + ri * sp, ld2, dst, 0, 0, NULL, &ev);
+                            }
+                            if (err == CL_SUCCESS) {
+                                clWaitForEvents(1, &ev);
+                                clReleaseEvent(ev);
+                                err = tc_read(env->queue, dst, got, sizeof(float) * mpad * kpad) ? CL_INVALID_VALUE : CL_SUCCESS;
+                            }
+                            size_t bad = 0, first = 0;
+                            for (size_t x = 0; err == CL_SUCCESS && x < mpad * kpad; x++)
+                                if (memcmp(&got[x], &want[x], sizeof(float)) && !bad++) first = x;
+                            EXPECT(err == CL_SUCCESS && bad == 0,
+                                   "%s pack %s upper=%d trans=%d unit=%d block (%d+%d, %d+%d): err %d, "
+                                   "%zu wrong, first at %zu (got %g want %g)",
+                                   kind == 1 ? "sym" : "tri", way ? "staged" : "at", upper, trans, unit,
+                                   i0, mc, p0, kc, (int)err, bad, first, bad ? got[first] : 0.0,
+                                   bad ? want[first] : 0.0);
+                        }
+                        free(got);
+                        free(want);
+                        free(st2);
+                        clReleaseMemObject(dst);
+                        clReleaseMemObject(staged);
+                    }
+                    clReleaseMemObject(src);
+                    free(mem);
+                    chg_gemm_kernels_release(&ks);
+                }
+}
+
 /* With CLHGEMM_{S,D,}GEMM_PARAMS set (CTest does so for the kernel-variant tests), the override
  * must be the one in effect: an invalid override is silently ignored by design, which would
  * leave those tests running the default kernel. */
@@ -241,6 +358,7 @@ int main(int argc, char **argv)
     if (st == CLHGEMM_SUCCESS && dev) {
         params(dev, env.has_fp64);
         if (want_params) params_required(dev, env.has_fp64);
+        level3_packs(&env, dev);
         unsigned long long limit = chg_getenv_size("CLHGEMM_WORKSPACE_LIMIT", 0);
         unsigned long long budget = chg_workspace_budget(dev);
         printf("workspace budget %llu bytes (CLHGEMM_WORKSPACE_LIMIT %llu)\n", budget, limit);
