@@ -71,6 +71,12 @@
 #ifndef KLIMIT
 #define KLIMIT 0
 #endif
+#ifndef MMA
+#define MMA 0
+#endif
+#ifndef WM
+#define WM 1
+#endif
 
 #define MWI (MWG / MDIMC)   /* accumulators per work-item along m */
 #define NWI (NWG / NDIMC)   /* ... along n */
@@ -210,6 +216,167 @@ void clhgemm_gemm(const int kp, const int ldcp,
 #define KEND kp
 #endif
 
+#if MMA
+    /* ---- FP64 tensor cores (NVIDIA, compute capability >= 8.0): mma.sync through inline PTX.
+     * The MDIMC x NDIMC work-items form NTHREADS/32 warps, WM along m and WN along n; warp w
+     * owns the WTM x WTN sub-tile (w % WM, w / WM) of the work-group's tile and computes it as
+     * FM x FN instructions of shape MM x 8 x MK. Both KWG slices are staged in local memory,
+     * double buffered as above, with rows padded by 4 elements (APITCH, BPITCH = 4 mod 16) so
+     * that the fragment reads -- lanes (g, t) = (lane / 4, lane % 4) reading row k0 + t, column
+     * c0 + g -- hit 16 different banks per half-warp. Fragment layouts (PTX ISA, "Matrix
+     * Fragments for mma.m*n8k* with .f64"; proven on random data by test_gemm's mma table):
+     *   A register r: row g + 8 (r & 1), k t + 4 (r >> 1)   (row only g for m8)
+     *   B register r: k t + 4 r, column g
+     *   C register i: row g + 8 (i >> 1), column 2 t + (i & 1) */
+#if PRECISION != 64
+#error "MMA needs PRECISION 64"
+#endif
+#if MMA == 1
+#define MM 8
+#define MK 4
+#elif MMA == 2
+#define MM 16
+#define MK 4
+#elif MMA == 3
+#define MM 16
+#define MK 8
+#elif MMA == 4
+#define MM 16
+#define MK 16
+#else
+#error "MMA must be 0..4"
+#endif
+#define WARPS (NTHREADS / 32)
+#define WN (WARPS / WM)
+#define WTM (MWG / WM)
+#define WTN (NWG / WN)
+#define FM (WTM / MM)
+#define FN (WTN / 8)
+#define NA (MM * MK / 32)
+#define NB (MK / 4)
+#define NC (MM / 4)
+#define APITCH (MWG + 4)
+#define BPITCH (NWG + 4)
+#if MMA == 1
+#define MMA_OP(c, a, b)                                                                        \
+    asm("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0,%1}, {%2}, {%3}, {%4,%5};"          \
+        : "=d"(c[0]), "=d"(c[1]) : "d"(a[0]), "d"(b[0]), "d"(c[0]), "d"(c[1]))
+#elif MMA == 2
+#define MMA_OP(c, a, b)                                                                        \
+    asm("mma.sync.aligned.m16n8k4.row.col.f64.f64.f64.f64 {%0,%1,%2,%3}, {%4,%5}, {%6}, "        \
+        "{%7,%8,%9,%10};"                                                                      \
+        : "=d"(c[0]), "=d"(c[1]), "=d"(c[2]), "=d"(c[3])                                       \
+        : "d"(a[0]), "d"(a[1]), "d"(b[0]), "d"(c[0]), "d"(c[1]), "d"(c[2]), "d"(c[3]))
+#elif MMA == 3
+#define MMA_OP(c, a, b)                                                                        \
+    asm("mma.sync.aligned.m16n8k8.row.col.f64.f64.f64.f64 {%0,%1,%2,%3}, {%4,%5,%6,%7}, "        \
+        "{%8,%9}, {%10,%11,%12,%13};"                                                          \
+        : "=d"(c[0]), "=d"(c[1]), "=d"(c[2]), "=d"(c[3])                                       \
+        : "d"(a[0]), "d"(a[1]), "d"(a[2]), "d"(a[3]), "d"(b[0]), "d"(b[1]), "d"(c[0]),          \
+          "d"(c[1]), "d"(c[2]), "d"(c[3]))
+#else
+#define MMA_OP(c, a, b)                                                                        \
+    asm("mma.sync.aligned.m16n8k16.row.col.f64.f64.f64.f64 {%0,%1,%2,%3}, "                     \
+        "{%4,%5,%6,%7,%8,%9,%10,%11}, {%12,%13,%14,%15}, {%16,%17,%18,%19};"                    \
+        : "=d"(c[0]), "=d"(c[1]), "=d"(c[2]), "=d"(c[3])                                       \
+        : "d"(a[0]), "d"(a[1]), "d"(a[2]), "d"(a[3]), "d"(a[4]), "d"(a[5]), "d"(a[6]),          \
+          "d"(a[7]), "d"(b[0]), "d"(b[1]), "d"(b[2]), "d"(b[3]), "d"(c[0]), "d"(c[1]),          \
+          "d"(c[2]), "d"(c[3]))
+#endif
+
+    const int warp = tid / 32, lane = tid % 32;
+    const int g = lane / 4, t = lane % 4;
+    const int wm0 = (warp % WM) * WTM, wn0 = (warp / WM) * WTN;
+
+    real acc[FM][FN][NC];
+    UNROLL for (int i = 0; i < FM; i++)
+        UNROLL for (int j = 0; j < FN; j++)
+            UNROLL for (int r = 0; r < NC; r++)
+                acc[i][j][r] = (real)0;
+
+    __local realM als[2][KWG * APITCH / VWM];
+    __local realN bls[2][KWG * BPITCH / VWN];
+    realM pa[LOADS_A];
+    realN pb[LOADS_B];
+
+    /* vector idx of a slice (row idx / MVECS, vector idx % MVECS) -> its padded place */
+#define A_SLOT(idx) ((idx) / MVECS * (APITCH / VWM) + (idx) % MVECS)
+#define B_SLOT(idx) ((idx) / NVECS * (BPITCH / VWN) + (idx) % NVECS)
+
+#if KLIMIT
+    if (KBEG < KEND) {
+#endif
+    UNROLL for (int r = 0; r < LOADS_A; r++) {
+        const int idx = tid + r * NTHREADS;
+        if (LA % NTHREADS == 0 || idx < LA) als[0][A_SLOT(idx)] = ag[KBEG * MVECS + idx];
+    }
+    UNROLL for (int r = 0; r < LOADS_B; r++) {
+        const int idx = tid + r * NTHREADS;
+        if (LB % NTHREADS == 0 || idx < LB) bls[0][B_SLOT(idx)] = bg[KBEG * NVECS + idx];
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+#if KLIMIT
+    }
+#endif
+
+    int buf = 0;
+    for (int kb = KBEG; kb < KEND; kb += KWG) {
+        const int more = kb + KWG < KEND;
+        if (more) {
+            UNROLL for (int r = 0; r < LOADS_A; r++) {
+                const int idx = tid + r * NTHREADS;
+                if (LA % NTHREADS == 0 || idx < LA) pa[r] = ag[(kb + KWG) * MVECS + idx];
+            }
+            UNROLL for (int r = 0; r < LOADS_B; r++) {
+                const int idx = tid + r * NTHREADS;
+                if (LB % NTHREADS == 0 || idx < LB) pb[r] = bg[(kb + KWG) * NVECS + idx];
+            }
+        }
+        const __local real *as = (const __local real *)als[buf];
+        const __local real *bs = (const __local real *)bls[buf];
+        UNROLL for (int k0 = 0; k0 < KWG; k0 += MK) {
+            real af[FM][NA];
+            real bf[FN][NB];
+            UNROLL for (int i = 0; i < FM; i++)
+                UNROLL for (int r = 0; r < NA; r++)
+                    af[i][r] = as[(k0 + t + 4 * (r >> 1)) * APITCH + wm0 + i * MM + g + 8 * (r & 1)];
+            UNROLL for (int j = 0; j < FN; j++)
+                UNROLL for (int r = 0; r < NB; r++)
+                    bf[j][r] = bs[(k0 + t + 4 * r) * BPITCH + wn0 + j * 8 + g];
+            UNROLL for (int i = 0; i < FM; i++)
+                UNROLL for (int j = 0; j < FN; j++)
+                    MMA_OP(acc[i][j], af[i], bf[j]);
+        }
+        if (more) {
+            UNROLL for (int r = 0; r < LOADS_A; r++) {
+                const int idx = tid + r * NTHREADS;
+                if (LA % NTHREADS == 0 || idx < LA) als[buf ^ 1][A_SLOT(idx)] = pa[r];
+            }
+            UNROLL for (int r = 0; r < LOADS_B; r++) {
+                const int idx = tid + r * NTHREADS;
+                if (LB % NTHREADS == 0 || idx < LB) bls[buf ^ 1][B_SLOT(idx)] = pb[r];
+            }
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+        buf ^= 1;
+    }
+
+    /* Store: register i of instruction (fi, fj) is element (row g + 8 (i >> 1), column
+     * 2 t + (i & 1)) of its MM x 8 block. */
+    __global real *cs = (__global real *)cp;
+    const int m0 = GROUP_M * MWG + wm0;
+    const int n0 = GROUP_N * NWG + wn0;
+    UNROLL for (int i = 0; i < FM; i++)
+        UNROLL for (int j = 0; j < FN; j++)
+            UNROLL for (int r = 0; r < NC; r++) {
+                const int m = m0 + i * MM + g + 8 * (r >> 1);
+                const int n = n0 + j * 8 + 2 * t + (r & 1);
+                const int idx = n * ldcp + m;
+                real v = acc[i][j][r];
+                if (accumulate) v += cs[idx];
+                cs[idx] = v;
+            }
+#else
     real acc[MWI][NWI];
     UNROLL for (int i = 0; i < MWI; i++)
         UNROLL for (int j = 0; j < NWI; j++)
@@ -345,4 +512,5 @@ void clhgemm_gemm(const int kp, const int ldcp,
             }
         }
     }
+#endif /* MMA */
 }

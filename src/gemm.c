@@ -317,6 +317,21 @@ static clhgemm_status_t gemm_kernel_variant(cl_context ctx, const chg_device_t *
     cl_program prog;
     clhgemm_status_t st = chg_program_get(ctx, dev, name, src.data, chg_build_options(dev), &prog);
     chg_str_free(&src);
+    if (st != CLHGEMM_SUCCESS && gp->mma) {
+        /* A driver whose PTX does not take this mma shape: the FMA kernel on the same tile
+         * geometry computes the same packed product, so the call goes on with it when that
+         * geometry is valid for it (the packed layouts depend on MWG/NWG/KWG only). */
+        chg_gemm_params_t fma = *gp;
+        fma.mma = fma.wm = 0;
+        char why[160] = "";
+        if (chg_gemm_params_valid(dev, prec, &fma, why, sizeof why)) {
+            chg_log(1, "the tensor-core GEMM kernel (MMA=%d) did not build (%s); using the FMA "
+                    "kernel on the same tiles", gp->mma, clhgemm_status_string(st));
+            return gemm_kernel_variant(ctx, dev, prec, &fma, triangle, klimit, out);
+        }
+        chg_log(1, "the tensor-core GEMM kernel (MMA=%d) did not build and its tiles do not suit "
+                "the FMA kernel (%s)", gp->mma, why);
+    }
     if (st != CLHGEMM_SUCCESS) return st;
     cl_int err;
     *out = clCreateKernel(prog, "clhgemm_gemm", &err);

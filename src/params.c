@@ -55,6 +55,7 @@ static int *param_field(chg_gemm_params_t *p, const char *key, size_t len)
         {"NDIMC", offsetof(chg_gemm_params_t, ndimc)}, {"VWM", offsetof(chg_gemm_params_t, vwm)},
         {"VWN", offsetof(chg_gemm_params_t, vwn)},     {"SA", offsetof(chg_gemm_params_t, sa)},
         {"SB", offsetof(chg_gemm_params_t, sb)},       {"KWI", offsetof(chg_gemm_params_t, kwi)},
+        {"MMA", offsetof(chg_gemm_params_t, mma)},     {"WM", offsetof(chg_gemm_params_t, wm)},
     };
     for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++)
         if (strlen(fields[i].name) == len && strncasecmp(fields[i].name, key, len) == 0)
@@ -90,6 +91,39 @@ static int is_vw(int v) { return v == 1 || v == 2 || v == 4 || v == 8; }
 
 #define INVALID(...) do { if (why) snprintf(why, why_len, __VA_ARGS__); return 0; } while (0)
 
+/* The tensor-core variant (cl/gemm.cl, MMA): warps of 32 work-items arranged WM x WN over the
+ * tile, each warp's sub-tile a whole number of MM x 8 instructions, slices of MK, both panels
+ * in local memory with rows padded by 4 elements (so MWG and NWG multiples of 16 and vector
+ * widths of at most 4 keep the padded rows aligned). */
+static int mma_valid(const chg_device_t *dev, chg_precision_t prec, const chg_gemm_params_t *p,
+                     char *why, size_t why_len)
+{
+    if (prec != CHG_F64) INVALID("MMA is an FP64 path");
+    if (!(dev->features & CHG_FEAT_NV_MMA_F64))
+        INVALID("MMA needs NVIDIA FP64 tensor cores (compute capability >= 8.0)");
+    const size_t threads = (size_t)p->mdimc * p->ndimc;
+    if (threads > dev->info.max_work_group_size)
+        INVALID("MDIMC*NDIMC=%zu exceeds the device's work-group limit %zu", threads,
+                dev->info.max_work_group_size);
+    if (threads % 32) INVALID("MMA needs whole warps (MDIMC*NDIMC a multiple of 32)");
+    const int warps = (int)(threads / 32);
+    if (p->wm <= 0 || warps % p->wm) INVALID("WM must divide the %d warps", warps);
+    const int wn = warps / p->wm, mm = chg_mma_m(p->mma), mk = chg_mma_k(p->mma);
+    if (p->mwg % (p->wm * mm)) INVALID("MWG must be a multiple of WM*%d", mm);
+    if (p->nwg % (wn * 8)) INVALID("NWG must be a multiple of WN*8 (WN = %d)", wn);
+    if (p->kwg % mk) INVALID("KWG must be a multiple of %d", mk);
+    if (p->kwg % p->kwi) INVALID("KWG must be a multiple of KWI");
+    if (p->mwg % 16 || p->nwg % 16) INVALID("MMA needs MWG and NWG multiples of 16");
+    if (p->vwm > 4 || p->vwn > 4) INVALID("MMA needs VWM and VWN of at most 4");
+    const size_t acc = (size_t)(p->mwg / p->wm) * (p->nwg / wn) / 32;
+    if (acc > 128) INVALID("%zu accumulators per work-item is beyond the register file", acc);
+    const unsigned long long lmem = 2ull * p->kwg * ((unsigned long long)p->mwg + p->nwg + 8) * 8;
+    if (lmem > dev->info.local_mem_bytes)
+        INVALID("needs %llu bytes of local memory, the device has %llu", lmem,
+                dev->info.local_mem_bytes);
+    return 1;
+}
+
 int chg_gemm_params_valid(const chg_device_t *dev, chg_precision_t prec,
                           const chg_gemm_params_t *p, char *why, size_t why_len)
 {
@@ -99,6 +133,8 @@ int chg_gemm_params_valid(const chg_device_t *dev, chg_precision_t prec,
         INVALID("all sizes must be positive");
     if (!is_vw(p->vwm) || !is_vw(p->vwn)) INVALID("VWM and VWN must be 1, 2, 4 or 8");
     if (p->sa < 0 || p->sa > 1 || p->sb < 0 || p->sb > 1) INVALID("SA and SB must be 0 or 1");
+    if (p->mma < 0 || p->mma > 4) INVALID("MMA must be 0..4");
+    if (p->mma) return mma_valid(dev, prec, p, why, why_len);
     if (p->mwg % (p->mdimc * p->vwm)) INVALID("MWG must be a multiple of MDIMC*VWM");
     if (p->nwg % (p->ndimc * p->vwn)) INVALID("NWG must be a multiple of NDIMC*VWN");
     if (p->kwg % p->kwi) INVALID("KWG must be a multiple of KWI");
@@ -144,12 +180,17 @@ void chg_gemm_params_defines(chg_precision_t prec, const chg_gemm_params_t *p, c
                    "#define SA %d\n#define SB %d\n#define KWI %d\n",
                    prec == CHG_F64 ? 64 : 32, p->mwg, p->nwg, p->kwg, p->mdimc, p->ndimc, p->vwm,
                    p->vwn, p->sa, p->sb, p->kwi);
+    if (p->mma) chg_str_printf(s, "#define MMA %d\n#define WM %d\n", p->mma, p->wm);
 }
 
 void chg_gemm_params_format(const chg_gemm_params_t *p, char *buf, size_t len)
 {
     snprintf(buf, len, "MWG=%d,NWG=%d,KWG=%d,MDIMC=%d,NDIMC=%d,VWM=%d,VWN=%d,SA=%d,SB=%d,KWI=%d",
              p->mwg, p->nwg, p->kwg, p->mdimc, p->ndimc, p->vwm, p->vwn, p->sa, p->sb, p->kwi);
+    if (p->mma) {
+        const size_t used = strlen(buf);
+        if (used < len) snprintf(buf + used, len - used, ",MMA=%d,WM=%d", p->mma, p->wm);
+    }
 }
 
 int chg_gemm_source(const chg_device_t *dev, chg_precision_t prec, const chg_gemm_params_t *p,

@@ -22,7 +22,15 @@ typedef struct chg_gemm_params_s {
     int vwm, vwn;       /* vector widths of A and B accesses (1, 2, 4 or 8) */
     int sa, sb;         /* stage A / B through local memory (0 or 1) */
     int kwi;            /* unroll factor of the inner k loop (divides kwg) */
+    /* FP64 tensor cores (NVIDIA, CHG_FEAT_NV_MMA_F64): 0 = the FMA kernel; 1..4 = mma.sync of
+     * shape m8n8k4, m16n8k4, m16n8k8, m16n8k16, the work-group's warps arranged wm along m.
+     * Both are left out of the formatted string when mma is 0, so older strings still match. */
+    int mma, wm;
 } chg_gemm_params_t;
+
+/* m, k of the mma shape (n is always 8); 0 when mma is not 1..4. */
+static inline int chg_mma_m(int mma) { return mma == 1 ? 8 : (mma >= 2 && mma <= 4) ? 16 : 0; }
+static inline int chg_mma_k(int mma) { return mma == 1 || mma == 2 ? 4 : mma == 3 ? 8 : mma == 4 ? 16 : 0; }
 
 /* Built-in defaults for the device class (GPU by vendor, CPU, other). */
 void chg_gemm_params_default(const chg_device_t *dev, chg_precision_t prec, chg_gemm_params_t *p);

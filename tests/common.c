@@ -55,6 +55,20 @@ int tc_open(tc_env_t *env)
                 getenv("CLHGEMM_DEVICES") ? getenv("CLHGEMM_DEVICES") : "(unset)");
         return 1;
     }
+    /* Tests of a vendor path (e.g. CLHGEMM_TEST_REQUIRE_FEATURE=NV_MMA_F64 for the FP64
+     * tensor-core kernel) skip where the device lacks the feature, instead of passing on the
+     * portable path that the library would quietly use there. */
+    const char *need = getenv("CLHGEMM_TEST_REQUIRE_FEATURE");
+    if (need && *need) {
+        char padded[sizeof env->info.features + 2], key[64];
+        snprintf(padded, sizeof padded, " %s ", env->info.features);
+        snprintf(key, sizeof key, " %s ", need);
+        if (!strstr(padded, key)) {
+            printf("SKIP: device %s lacks feature %s (has: %s)\n", env->info.name, need,
+                   env->info.features);
+            return TC_SKIP;
+        }
+    }
     env->device = env->info.device;
     env->has_fp64 = env->info.has_fp64;
     cl_context_properties props[] = {CL_CONTEXT_PLATFORM, (cl_context_properties)env->info.platform,

@@ -1,0 +1,201 @@
+/*
+ * test_mma.c -- the FP64 tensor-core GEMM kernel (cl/gemm.cl with MMA = 1..4) against a host
+ * product, on the one device the test finds; NVIDIA devices of compute capability >= 8.0 only
+ * (exit 77, skipped, elsewhere).
+ *
+ * Each mma shape the kernel can use (m8n8k4, m16n8k4, m16n8k8, m16n8k16) is built straight from
+ * its source -- no cache, no fallback to the FMA kernel -- on a few work-group geometries, and run
+ * on random packed operands of several work-groups each way and several KWG slices, once writing
+ * Cp (poisoned with NaN first) and once accumulating into a random Cp. A fragment mapping that
+ * is wrong in any register puts elements in the wrong place, an error of the order of the
+ * values themselves; the tolerance is that of k FP64 roundings. A shape the driver's PTX does
+ * not accept is reported (the library then falls back to the FMA kernel); the test fails if one
+ * builds and computes wrongly, or if none builds at all.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cache.h"
+#include "common.h"
+#include "gemm.h"
+#include "params.h"
+
+static const char *const shape_names[] = {"", "m8n8k4", "m16n8k4", "m16n8k8", "m16n8k16"};
+
+/* Geometries: 4 warps as 2 x 2, 8 warps as 8 x 1, 8 warps as 2 x 4 on a 128 x 128 tile. */
+static const char *const geometries[] = {
+    "MWG=64,NWG=64,KWG=16,MDIMC=32,NDIMC=4,VWM=2,VWN=2,SA=1,SB=1,KWI=16,WM=2",
+    "MWG=128,NWG=32,KWG=16,MDIMC=16,NDIMC=16,VWM=4,VWN=2,SA=1,SB=1,KWI=16,WM=8",
+    "MWG=128,NWG=128,KWG=8,MDIMC=16,NDIMC=16,VWM=2,VWN=2,SA=1,SB=1,KWI=8,WM=2",
+};
+
+static double urand(tc_rng_t *r) { return 2.0 * tc_rng_uniform(r) - 1.0; }
+
+/* 1: correct, 0: wrong, -1: did not build (reported), -2: geometry invalid for the shape. */
+static int run_one(const tc_env_t *env, const chg_device_t *dev, int mma, const char *geo,
+                   tc_rng_t *rng)
+{
+    chg_gemm_params_t p;
+    chg_gemm_params_default(dev, CHG_F64, &p);
+    char text[256], why[200] = "";
+    snprintf(text, sizeof text, "%s,MMA=%d", geo, mma);
+    if (chg_gemm_params_parse(text, &p) || !chg_gemm_params_valid(dev, CHG_F64, &p, why, sizeof why)) {
+        printf("  %-9s %s: not a valid geometry for this shape (%s)\n", shape_names[mma], geo, why);
+        return -2;
+    }
+    chg_str_t src;
+    chg_str_init(&src);
+    if (chg_gemm_source(dev, CHG_F64, &p, &src) != 0) {
+        chg_str_free(&src);
+        return 0;
+    }
+    cl_program prog = NULL;
+    char *log = NULL;
+    clhgemm_status_t st = chg_program_build_uncached(env->ctx, env->device, src.data,
+                                                     chg_build_options(dev), &prog, &log);
+    chg_str_free(&src);
+    if (st != CLHGEMM_SUCCESS) {
+        char first[300] = "";
+        if (log) {
+            const char *e = strstr(log, "error");
+            snprintf(first, sizeof first, "%.280s", e ? e : log);
+            for (char *c = first; *c; c++)
+                if (*c == '\n') *c = ' ';
+        }
+        printf("  %-9s %s: did not build (%s): %s\n", shape_names[mma], geo,
+               clhgemm_status_string(st), first);
+        free(log);
+        return -1;
+    }
+    free(log);
+    cl_int err;
+    cl_kernel k = clCreateKernel(prog, "clhgemm_gemm", &err);
+    if (err != CL_SUCCESS) {
+        printf("  %-9s %s: clCreateKernel -> %d\n", shape_names[mma], geo, (int)err);
+        clReleaseProgram(prog);
+        return 0;
+    }
+    const int mp = 2 * p.mwg, np = 3 * p.nwg, kp = 5 * p.kwg;
+    const size_t na = (size_t)mp * kp, nb = (size_t)np * kp, nc = (size_t)mp * np;
+    double *A = malloc(sizeof(double) * na), *B = malloc(sizeof(double) * nb);
+    double *ap = malloc(sizeof(double) * na), *bp = malloc(sizeof(double) * nb);
+    double *c0 = malloc(sizeof(double) * nc), *got = malloc(sizeof(double) * nc);
+    for (size_t x = 0; x < na; x++) A[x] = urand(rng); /* A(i,p) = A[i + p*mp] */
+    for (size_t x = 0; x < nb; x++) B[x] = urand(rng); /* B(p,j) = B[p + j*kp] */
+    for (size_t x = 0; x < nc; x++) c0[x] = urand(rng);
+    for (int i = 0; i < mp; i++)
+        for (int q = 0; q < kp; q++)
+            ap[(size_t)(i / p.mwg) * kp * p.mwg + (size_t)q * p.mwg + i % p.mwg] = A[i + (size_t)q * mp];
+    for (int j = 0; j < np; j++)
+        for (int q = 0; q < kp; q++)
+            bp[(size_t)(j / p.nwg) * kp * p.nwg + (size_t)q * p.nwg + j % p.nwg] = B[q + (size_t)j * kp];
+    cl_mem dap = tc_buffer_from_host(env->ctx, ap, sizeof(double) * na);
+    cl_mem dbp = tc_buffer_from_host(env->ctx, bp, sizeof(double) * nb);
+    cl_mem dcp = clCreateBuffer(env->ctx, CL_MEM_READ_WRITE, sizeof(double) * nc, NULL, &err);
+    int ok = dap && dbp && err == CL_SUCCESS;
+    double worst = 0;
+    for (int accumulate = 0; ok && accumulate < 2; accumulate++) {
+        double *init = malloc(sizeof(double) * nc);
+        for (size_t x = 0; x < nc; x++) init[x] = accumulate ? c0[x] : NAN;
+        err = clEnqueueWriteBuffer(env->queue, dcp, CL_TRUE, 0, sizeof(double) * nc, init, 0, NULL, NULL);
+        free(init);
+        const cl_ulong zero = 0;
+        const int ldcp = mp;
+        err |= clSetKernelArg(k, 0, sizeof(int), &kp);
+        err |= clSetKernelArg(k, 1, sizeof(int), &ldcp);
+        err |= clSetKernelArg(k, 2, sizeof(cl_mem), &dap);
+        err |= clSetKernelArg(k, 3, sizeof(cl_ulong), &zero);
+        err |= clSetKernelArg(k, 4, sizeof(cl_mem), &dbp);
+        err |= clSetKernelArg(k, 5, sizeof(cl_ulong), &zero);
+        err |= clSetKernelArg(k, 6, sizeof(cl_mem), &dcp);
+        err |= clSetKernelArg(k, 7, sizeof(int), &accumulate);
+        const size_t g[2] = {(size_t)(mp / p.mwg) * p.mdimc, (size_t)(np / p.nwg) * p.ndimc};
+        const size_t l[2] = {(size_t)p.mdimc, (size_t)p.ndimc};
+        if (err == CL_SUCCESS) err = clEnqueueNDRangeKernel(env->queue, k, 2, NULL, g, l, 0, NULL, NULL);
+        if (err == CL_SUCCESS)
+            err = clEnqueueReadBuffer(env->queue, dcp, CL_TRUE, 0, sizeof(double) * nc, got, 0, NULL, NULL);
+        if (err != CL_SUCCESS) {
+            printf("  %-9s %s: OpenCL error %d\n", shape_names[mma], geo, (int)err);
+            ok = 0;
+            break;
+        }
+        size_t bad = 0, first = 0;
+        for (int j = 0; j < np; j++)
+            for (int i = 0; i < mp; i++) {
+                double s = accumulate ? c0[i + (size_t)j * mp] : 0.0, mag = fabs(s);
+                for (int q = 0; q < kp; q++) {
+                    const double t = A[i + (size_t)q * mp] * B[q + (size_t)j * kp];
+                    s += t;
+                    mag += fabs(t);
+                }
+                const size_t x = i + (size_t)j * mp;
+                const double e = fabs(got[x] - s), tol = 2.0 * kp * DBL_EPSILON * mag + 1e-300;
+                if (!(e <= tol) && !bad++) first = x;
+                if (e / (mag > 0 ? mag : 1) > worst) worst = e / (mag > 0 ? mag : 1);
+            }
+        if (bad) {
+            printf("  %-9s %s: accumulate=%d: %zu of %zu elements wrong, first (%zu, %zu)\n",
+                   shape_names[mma], geo, accumulate, bad, nc, first % mp, first / mp);
+            ok = 0;
+        }
+    }
+    if (ok)
+        printf("  %-9s %s: correct (%d x %d x %d, %d x %d work-groups, worst error %.2g of sum|ab|)\n",
+               shape_names[mma], geo, mp, np, kp, mp / p.mwg, np / p.nwg, worst);
+    if (dap) clReleaseMemObject(dap);
+    if (dbp) clReleaseMemObject(dbp);
+    if (dcp) clReleaseMemObject(dcp);
+    clReleaseKernel(k);
+    clReleaseProgram(prog);
+    free(A);
+    free(B);
+    free(ap);
+    free(bp);
+    free(c0);
+    free(got);
+    return ok;
+}
+
+int main(void)
+{
+    tc_env_t env;
+    int rc = tc_open(&env);
+    if (rc) return rc;
+    const chg_device_t *dev = NULL;
+    cl_context ctx = NULL;
+    if (chg_queue_device(env.queue, &dev, &ctx) != CLHGEMM_SUCCESS || !dev) {
+        fprintf(stderr, "FAIL: chg_queue_device\n");
+        return 1;
+    }
+    if (!(dev->features & CHG_FEAT_NV_MMA_F64)) {
+        printf("SKIP: %s has no FP64 tensor cores reachable from OpenCL (features: %s)\n",
+               env.info.name, env.info.features);
+        tc_close(&env);
+        return TC_SKIP;
+    }
+    printf("device: %s (%s)\n", env.info.name, env.info.features);
+    tc_rng_t rng;
+    tc_rng_seed(&rng, 0x3A4AULL);
+    int wrong = 0, built = 0;
+    for (int mma = 1; mma <= 4; mma++) {
+        int shape_ok = 0, shape_built = 0;
+        for (size_t gi = 0; gi < sizeof geometries / sizeof geometries[0]; gi++) {
+            const int r = run_one(&env, dev, mma, geometries[gi], &rng);
+            if (r == 0) wrong++;
+            if (r >= 0) shape_built++;
+            if (r == 1) shape_ok++;
+        }
+        printf("%s: %s\n", shape_names[mma],
+               !shape_built ? "not available on this driver (the FMA kernel is used instead)"
+               : shape_ok == shape_built ? "fragment mapping proven" : "WRONG RESULTS");
+        built += shape_built > 0;
+    }
+    tc_close(&env);
+    if (!built) fprintf(stderr, "FAIL: no mma shape builds on a device that reports NV_MMA_F64\n");
+    printf("%d shapes available, %d wrong runs\n", built, wrong);
+    return wrong || !built ? 1 : 0;
+}
