@@ -8,7 +8,10 @@
  * register estimate (accumulators + operand registers + prefetch) of at most 255 per work-item
  * and, where the driver reports it (NVIDIA), registers per block; on CPUs tiles up to 64 and
  * work-groups up to 256 (local memory is ordinary cache there; bigger tiles only add compile
- * time). After the build, the driver's own CL_KERNEL_WORK_GROUP_SIZE removes kernels that
+ * time). For DGEMM on devices with NVIDIA FP64 tensor cores the FP64 tensor-core kernel joins
+ * the space (MMA shape 1..4, tiles 32..256, KWG 4..32, 2-16 warps, WM, vector widths up to 4),
+ * pruned by the same validity check; its structures (tile x work-group x shape) are ordered
+ * before the FMA ones by the model. After the build, the driver's own CL_KERNEL_WORK_GROUP_SIZE removes kernels that
  * cannot launch with their work-group (registers), with that as the reason.
  *
  * Strategy (staged coarse-to-fine, model-ordered). Stage 0: the built-in defaults (also the
@@ -47,7 +50,7 @@
 
 #define FINAL_K 5
 #define BEAM 8
-#define NFIELDS 10
+#define NFIELDS 12
 
 enum { ST_NEW = 0, ST_BUSY = 1, ST_DONE = 2 };
 
@@ -111,7 +114,9 @@ static int field(const chg_gemm_params_t *p, int f)
     case 6: return p->mdimc;
     case 7: return p->ndimc;
     case 8: return p->mwg;
-    default: return p->nwg;
+    case 9: return p->nwg;
+    case 10: return p->wm;
+    default: return p->mma;
     }
 }
 
@@ -119,7 +124,8 @@ static uint64_t pkey(const chg_gemm_params_t *p)
 {
     return (uint64_t)p->mwg << 48 | (uint64_t)p->nwg << 38 | (uint64_t)p->kwg << 31 |
            (uint64_t)p->mdimc << 24 | (uint64_t)p->ndimc << 17 | (uint64_t)p->vwm << 13 |
-           (uint64_t)p->vwn << 9 | (uint64_t)p->sa << 8 | (uint64_t)p->sb << 7 | (uint64_t)p->kwi;
+           (uint64_t)p->vwn << 9 | (uint64_t)p->sa << 8 | (uint64_t)p->sb << 7 | (uint64_t)p->kwi |
+           (uint64_t)p->mma << 57 | (uint64_t)p->wm << 60;
 }
 
 static int cmp_cand(const void *a, const void *b)
@@ -229,6 +235,45 @@ static int enumerate(search_t *s)
         c->key = pkey(&p);
         c->kgf = -1;
     }
+    /* The FP64 tensor-core kernel (cl/gemm.cl MMA) where the device has it: every shape, tile,
+     * k slice, work-group of 2-16 warps, warp arrangement and load width that
+     * chg_gemm_params_valid accepts (whole mma instructions per warp, at most 128 accumulators,
+     * local memory); both panels always go through local memory and KWI does not apply. */
+    if (s->prec == CHG_F64 && (dev->features & CHG_FEAT_NV_MMA_F64)) {
+        static const int mtiles[] = {32, 64, 128, 256}, mkwgs[] = {4, 8, 16, 32};
+        static const int wgs[][2] = {{16, 4}, {16, 8}, {32, 8}, {16, 16}, {32, 16}, {32, 32}};
+        static const int wms[] = {1, 2, 4, 8}, mvws[] = {1, 2, 4};
+        for (int mma = 1; mma <= 4; mma++)
+        for (int a = 0; a < 4; a++)
+        for (int b = 0; b < 4; b++)
+        for (int kk = 0; kk < 4; kk++)
+        for (int w = 0; w < 6; w++)
+        for (int wmi = 0; wmi < 4; wmi++)
+        for (int vm = 0; vm < 3; vm++)
+        for (int vn = 0; vn < 3; vn++) {
+            chg_gemm_params_t p = {mtiles[a], mtiles[b], mkwgs[kk], wgs[w][0], wgs[w][1],
+                                   mvws[vm], mvws[vn], 1, 1, mkwgs[kk], mma, wms[wmi]};
+            raw++;
+            char why[160] = "";
+            if (!chg_gemm_params_valid(dev, s->prec, &p, why, sizeof why)) {
+                pruned[strstr(why, "local memory") ? PR_LMEM
+                       : strstr(why, "accumulators") ? PR_REG
+                       : strstr(why, "work-group limit") ? PR_WG : PR_DIV]++;
+                continue;
+            }
+            if ((size_t)s->n == cap) {
+                cap *= 2;
+                cand_t *g = realloc(s->c, cap * sizeof *g);
+                if (!g) return -1;
+                s->c = g;
+            }
+            cand_t *c = &s->c[s->n++];
+            memset(c, 0, sizeof *c);
+            c->p = p;
+            c->key = pkey(&p);
+            c->kgf = -1;
+        }
+    }
     qsort(s->c, (size_t)s->n, sizeof *s->c, cmp_cand);
     char line[600];
     int len = snprintf(line, sizeof line, "%ld configurations, %d left after pruning (", raw, s->n);
@@ -266,6 +311,14 @@ static int ensure(search_t *s, const chg_gemm_params_t *p)
 
 static double cheap_distance(const search_t *s, const chg_gemm_params_t *p)
 {
+    if (p->mma) {
+        /* square-ish warp tiles, the widest shape with a slice of 8 or 16, double2 loads */
+        const int warps = p->mdimc * p->ndimc / 32, wn = warps / p->wm;
+        const double wt = (double)(p->mwg / p->wm) / (p->nwg / wn);
+        const int kpref = chg_mma_k(p->mma) > 8 ? 16 : 8;
+        return fabs(lg2(wt)) + 2 * fabs(lg2((double)p->kwg / kpref)) +
+               fabs(lg2((double)p->vwm / 2)) + fabs(lg2((double)p->vwn / 2));
+    }
     const int pkwg = s->gpu ? (s->prec == CHG_F64 ? 8 : 16) : 16;
     const int pvw = s->prec == CHG_F64 ? 2 : 4;
     const int pkwi = s->gpu ? p->kwg : 4;
@@ -282,6 +335,11 @@ static double prior(const search_t *s, const chg_gemm_params_t *p)
 {
     const double threads = p->mdimc * p->ndimc;
     const double acc = (double)(p->mwg / p->mdimc) * (p->nwg / p->ndimc);
+    if (p->mma) /* tensor-core structures first (about twice the FMA units' rate): the
+                 * larger shapes, 8 warps, 64 accumulators per work-item, 128 x 128 tiles */
+        return -3 + 0.25 * (4 - p->mma) + fabs(lg2(threads / 256)) + 0.5 * fabs(lg2(acc / 64)) +
+               0.25 * fabs(lg2((double)p->mwg * p->nwg / 16384)) +
+               0.25 * fabs(lg2((double)p->mwg / p->nwg));
     if (s->gpu)
         return fabs(lg2(threads / 256)) + 0.5 * fabs(lg2(acc / 64)) +
                0.25 * fabs(lg2((double)p->mwg * p->nwg / 16384)) +
@@ -309,7 +367,8 @@ static int build_stage1(search_t *s)
         int j = 0, rep = -1;
         for (j = 0; j < s->n1; j++) {
             const chg_gemm_params_t *q = &s->c[s->order1[j]].p;
-            if (q->mwg == p->mwg && q->nwg == p->nwg && q->mdimc == p->mdimc && q->ndimc == p->ndimc) {
+            if (q->mwg == p->mwg && q->nwg == p->nwg && q->mdimc == p->mdimc &&
+                q->ndimc == p->ndimc && q->mma == p->mma) {
                 rep = j;
                 break;
             }
