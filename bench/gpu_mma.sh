@@ -3,10 +3,10 @@
 # (test_mma and the MMA CTest group), sweep MMA parameter sets for DGEMM, then benchmark the best
 # next to the FMA kernel, CLBlast and cuBLAS in one run. Optionally the level-3 benchmark.
 #   OUT=dir [SIZES=8192] [L3=1] bash bench/gpu_mma.sh "P1" "P2" ...
-set -u
 OUT=${OUT:-./out}; mkdir -p "$OUT"
 SIZES=${SIZES:-8192}
-. .gpuenv/env.sh >/dev/null 2>&1 || true
+. .gpuenv/env.sh >"$OUT/env.log" 2>&1   # before set -u: env.sh reads unset variables
+set -u
 export CLHGEMM_CACHE_DIR=/tmp/clhgemm-cache
 cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release -DCLHGEMM_BUILD_TESTS=ON \
   -DCLHGEMM_BUILD_EXAMPLES=OFF >"$OUT/build.log" 2>&1 &&
