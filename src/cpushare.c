@@ -178,3 +178,49 @@ int chg_tmodel_fit(const double *m, const double *n, const double *k, const doub
     }
     return 0;
 }
+
+double chg_split_comm(const chg_split_model_t *s, double m_g, double n, double k, double es,
+                      int beta_nonzero)
+{
+    if (m_g <= 0) return 0;
+    const double in = es * (m_g * k + k * n + (beta_nonzero ? m_g * n : 0)), out = es * m_g * n;
+    return s->h2d_ts + in * s->h2d_tw + s->d2h_ts + out * s->d2h_tw;
+}
+
+double chg_split_time(const chg_split_model_t *s, double m_c, double m, double n, double k,
+                      double es, int beta_nonzero, double *t_cpu, double *t_gpu)
+{
+    m_c = CHG_MAX(0.0, CHG_MIN(m_c, m));
+    const double m_g = m - m_c;
+    const double comm = chg_split_comm(s, m_g, n, k, es, beta_nonzero);
+    /* A side with no rows takes no time (the fitted k3 may be anything at zero size). */
+    const double tc = m_c > 0 ? CHG_MAX(0.0, chg_tmodel_eval(&s->cpu, m_c, n, k)) + s->gamma * comm : 0;
+    const double tg = m_g > 0 ? CHG_MAX(0.0, chg_tmodel_eval(&s->gpu, m_g, n, k)) + comm : 0;
+    if (t_cpu) *t_cpu = tc;
+    if (t_gpu) *t_gpu = tg;
+    return CHG_MAX(tc, tg);
+}
+
+double chg_split_best(const chg_split_model_t *s, double m, double n, double k, double es,
+                      int beta_nonzero, double *t)
+{
+    double lo = 0, hi = m;
+    for (int it = 0; it < 64 && hi - lo > 0.5; it++) {
+        const double mid = 0.5 * (lo + hi);
+        double tc, tg;
+        chg_split_time(s, mid, m, n, k, es, beta_nonzero, &tc, &tg);
+        if (tc < tg) lo = mid;
+        else hi = mid;
+    }
+    const double cand[4] = {0, floor(lo), ceil(hi), m};
+    double best_m = 0, best_t = INFINITY;
+    for (int i = 0; i < 4; i++) {
+        const double tt = chg_split_time(s, cand[i], m, n, k, es, beta_nonzero, NULL, NULL);
+        if (tt < best_t) {
+            best_t = tt;
+            best_m = cand[i];
+        }
+    }
+    if (t) *t = best_t;
+    return best_m;
+}

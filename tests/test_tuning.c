@@ -201,7 +201,28 @@ static void round_trip(void)
     pl->nqueue = 2;
     pl->queue_seconds[0] = (chg_tuning_point_t){3, 0.51};
     pl->queue_seconds[1] = (chg_tuning_point_t){4, 0.49};
-    r.model = strdup("{\"cpu_gflops\":[1,2,3],\"note\":\"kept\"}");
+    r.model = strdup("{\"cpu_gflops\":[1,2,3],\"note\":\"kept\","
+                     "\"cpu_share\":{\"s\":{\"stale\":1}}}");
+    /* The split model of d (s has none): every field, negative k2/k3 included. */
+    chg_tuning_cpumodel_t *cm = &r.cpumodel[CHG_F64];
+    cm->present = 1;
+    cm->split = (chg_split_model_t){.gpu = {2.5e-14, -3e-11, 1.5e-3}, .cpu = {1.0 / 3e11, 2e-10, -1e-4},
+                                    .h2d_ts = 1e-5, .h2d_tw = 1.0 / 25e9, .d2h_ts = 2e-5,
+                                    .d2h_tw = 1.0 / 26e9, .gamma = 0.375};
+    cm->cpu_threads = 28;
+    snprintf(cm->cpu_core, sizeof cm->cpu_core, "Cooperlake");
+    cm->mean_rel_err = 0.0625;
+    cm->gpu_err = 0.03;
+    cm->cpu_err = 0.01;
+    cm->hybrid_err = 0.125;
+    cm->samples = 17;
+    cm->check_n = 8192;
+    cm->model_share = 0.04;
+    cm->model_pred_s = 0.25;
+    cm->model_s = 0.26;
+    cm->search_share = 0.05;
+    cm->search_s = 0.255;
+    cm->search_evals = 9;
 
     chg_device_t dev2 = fake_device("Second", "2", "fake:other", "fake");
     chg_tuning_record_t r2 = record_for(&dev2, P_VENDOR, 1);
@@ -248,6 +269,13 @@ static void round_trip(void)
             EXPECT(same, "pipeline differs after the round trip");
             EXPECT(g->model && strstr(g->model, "\"kept\"") && strstr(g->model, "[1,2,3]"),
                    "model object not kept: %s", g->model ? g->model : "(null)");
+            /* cpu_share is written from the parsed models: the stale text of s is gone. */
+            EXPECT(g->model && !strstr(g->model, "stale") && !g->cpumodel[CHG_F32].present,
+                   "stale cpu_share kept: %s", g->model ? g->model : "(null)");
+            EXPECT(!memcmp(&g->cpumodel[CHG_F64], cm, sizeof *cm),
+                   "split model differs after the round trip (gamma %g, k1 %g, threads %d, core %s)",
+                   g->cpumodel[CHG_F64].split.gamma, g->cpumodel[CHG_F64].split.gpu.k1,
+                   g->cpumodel[CHG_F64].cpu_threads, g->cpumodel[CHG_F64].cpu_core);
         }
         const chg_tuning_record_t *g2 = chg_tuning_file_find(&f, "Second", "2");
         EXPECT(g2 && g2->prec[0].present && !g2->prec[1].present && !g2->pipeline.present &&
@@ -261,8 +289,18 @@ static void round_trip(void)
         const chg_tuning_record_t *m = chg_tuning_file_find(&f, r.name, r.driver);
         EXPECT(f.count == 2 && m && !memcmp(&m->prec[1].gemm, &P_VENDOR, sizeof P_VENDOR) &&
                    !memcmp(&m->prec[0].gemm, &P_EXACT, sizeof P_EXACT) && m->pipeline.present &&
-                   m->model && !strcmp(m->date, r.date),
+                   m->model && !strcmp(m->date, r.date) && m->cpumodel[CHG_F64].present &&
+                   m->cpumodel[CHG_F64].split.gamma == 0.375,
                "upsert did not merge (count %d)", f.count);
+        /* A new split model of s is added beside d's. */
+        chg_tuning_record_t upd2 = record_for(&dev, P_VENDOR, 0);
+        upd2.cpumodel[CHG_F32] = *cm;
+        upd2.cpumodel[CHG_F32].split.gamma = 0.5;
+        EXPECT(chg_tuning_file_upsert(&f, &upd2) == 0, "upsert 2");
+        m = chg_tuning_file_find(&f, r.name, r.driver);
+        EXPECT(m && m->cpumodel[CHG_F32].present && m->cpumodel[CHG_F32].split.gamma == 0.5 &&
+                   m->cpumodel[CHG_F64].present && m->cpumodel[CHG_F64].split.gamma == 0.375,
+               "upsert of a split model did not merge per precision");
         chg_tuning_file_free(&f);
     }
     /* No temporary file is left next to the database. */
@@ -343,6 +381,49 @@ static void rejections(void)
                               "\"vendor_key\":\"a\"},\"precisions\":{}}]}",
              VALID_HEAD);
     expect_reject("driver type", buf, "entries[0].device.driver: expected a string");
+
+    /* The split model (model.cpu_share): a valid one, then each kind of break. */
+    static const char *const CM =
+        "\"gpu\":{\"k1\":2e-14,\"k2\":-1e-11,\"k3\":0.001},"
+        "\"cpu\":{\"k1\":3e-12,\"k2\":0,\"k3\":0,\"threads\":4},"
+        "\"h2d\":{\"ts\":1e-5,\"tw\":4e-11},\"d2h\":{\"ts\":1e-5,\"tw\":4e-11},\"gamma\":0.2";
+    char ent[1024];
+    snprintf(ent, sizeof ent, "%.*s,\"model\":{\"other\":[1],\"cpu_share\":{\"d\":{%s}}}}",
+             (int)strlen(VALID_ENTRY) - 1, VALID_ENTRY, CM);
+    snprintf(buf, sizeof buf, "%s%s]}", VALID_HEAD, ent);
+    why[0] = '\0';
+    EXPECT(chg_tuning_file_parse(buf, &f, why, sizeof why) == 0 && f.count == 1 &&
+               f.records[0].cpumodel[CHG_F64].present && !f.records[0].cpumodel[CHG_F32].present &&
+               f.records[0].cpumodel[CHG_F64].split.gpu.k2 == -1e-11 &&
+               f.records[0].cpumodel[CHG_F64].cpu_threads == 4,
+           "a valid split model was rejected or misread: %s", why);
+    if (f.count) chg_tuning_file_free(&f);
+    static const struct {
+        const char *from, *to, *want;
+    } breaks[] = {
+        {"\"d\":{", "\"x\":{", "model.cpu_share.x: unknown precision"},
+        {"\"gamma\":0.2", "\"gamma\":-1", "model.cpu_share.d.gamma: expected a number >= 0"},
+        {"\"gamma\":0.2", "\"gammb\":0.2", "model.cpu_share.d.gamma: missing"},
+        {"\"k1\":2e-14", "\"k1\":0e-14", "model.cpu_share.d.gpu.k1: must be > 0"},
+        {"\"k3\":0.001", "\"k3\":\"a\"", "model.cpu_share.d.gpu.k3: expected a finite number"},
+        {"\"threads\":4", "\"threads\":0", "model.cpu_share.d.cpu.threads: must be >= 1"},
+        {"\"h2d\":{", "\"h2x\":{", "model.cpu_share.d.h2d: missing"},
+        {"\"tw\":4e-11}", "\"tw\":-4e-11}", "model.cpu_share.d.h2d.tw: expected a number >= 0"},
+        {"\"cpu_share\":{", "\"cpu_share\":3,\"z\":{", "model.cpu_share: expected an object"},
+    };
+    for (size_t i = 0; i < sizeof breaks / sizeof breaks[0]; i++) {
+        char bad[2048];
+        snprintf(bad, sizeof bad, "%s", buf);
+        char *at = strstr(bad, breaks[i].from);
+        if (!at) {
+            EXPECT(0, "test setup: \"%s\" not in the text", breaks[i].from);
+            continue;
+        }
+        char tail[2048];
+        snprintf(tail, sizeof tail, "%s", at + strlen(breaks[i].from));
+        snprintf(at, sizeof bad - (size_t)(at - bad), "%s%s", breaks[i].to, tail);
+        expect_reject(breaks[i].want, bad, breaks[i].want);
+    }
 }
 
 /* ---- lookup ------------------------------------------------------------------------------ */
@@ -392,6 +473,27 @@ static void lookup_levels(void)
     EXPECT(chg_tuning_lookup(&dev, CHG_F32, &e) == CHG_TUNING_EXACT &&
                !memcmp(&e.prec.gemm, &P_EXACT, sizeof P_EXACT) && !strcmp(e.source, p),
            "exact: level %s from %s", chg_tuning_level_name(e.level), e.source);
+    /* The split model: from the exact entry only, of the precision asked for. */
+    {
+        chg_tuning_record_t withm[3] = {recs[0], recs[1], recs[2]};
+        withm[0].cpumodel[CHG_F64].present = 1;
+        withm[0].cpumodel[CHG_F64].split = (chg_split_model_t){.gpu = {1e-14, 0, 0}, .cpu = {1e-12, 0, 0},
+                                                              .gamma = 0.25};
+        withm[0].cpumodel[CHG_F64].cpu_threads = 2;
+        withm[1].cpumodel[CHG_F64] = withm[0].cpumodel[CHG_F64];
+        write_db(p, withm, 3);
+        chg_tuning_reload();
+        EXPECT(chg_tuning_lookup(&dev, CHG_F64, &e) == CHG_TUNING_EXACT && e.cpumodel.present &&
+                   e.cpumodel.split.gamma == 0.25 && !strcmp(e.cpumodel_source, p),
+               "exact entry: split model not given (%d, %s)", e.cpumodel.present, e.cpumodel_source);
+        EXPECT(chg_tuning_lookup(&dev, CHG_F32, &e) == CHG_TUNING_EXACT && !e.cpumodel.present,
+               "exact entry: a split model of d given for s");
+        const chg_device_t sibling = fake_device("Fake GPU 9400", "1.0", "fake:arch9", "fake");
+        EXPECT(chg_tuning_lookup(&sibling, CHG_F64, &e) == CHG_TUNING_ARCH && !e.cpumodel.present,
+               "architecture level: a split model must not be taken from another device");
+        write_db(p, recs, 3);
+        chg_tuning_reload();
+    }
     /* Same device, another driver: the architecture level. */
     const chg_device_t arch_only_first = fake_device("Fake GPU 9300", "1.0", "fake:arch9", "fake");
     chg_device_t newer = dev;
