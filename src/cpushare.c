@@ -53,6 +53,22 @@ void chg_cpu_describe(char *buf, size_t len)
 #endif
 }
 
+void chg_cpu_corename(char *buf, size_t len)
+{
+#ifdef CLHGEMM_HAVE_OPENBLAS
+    snprintf(buf, len, "%s", openblas_get_corename());
+#else
+    snprintf(buf, len, "none");
+#endif
+}
+
+int chg_cpu_share_threads_default(void)
+{
+    const char *v = chg_getenv("CLHGEMM_CPU_SHARE_THREADS");
+    const int t = v ? atoi(v) : 0;
+    return t >= 1 ? t : CHG_MAX(1, chg_cpu_cores() / 2);
+}
+
 int chg_cpu_gemm(chg_precision_t prec, int trans_a, int trans_b, size_t m, size_t n, size_t k,
                  double alpha, const void *a, size_t lda, const void *b, size_t ldb, double beta,
                  void *c, size_t ldc, int threads)

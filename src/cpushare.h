@@ -22,6 +22,13 @@ int chg_cpu_available(void);
 /* "OpenBLAS <config>, core <name>, <n> threads (<parallel mode>)" or why there is none. */
 void chg_cpu_describe(char *buf, size_t len);
 
+/* OpenBLAS's core name ("Haswell", "SkylakeX", ...; "none" without OpenBLAS). */
+void chg_cpu_corename(char *buf, size_t len);
+
+/* OpenBLAS threads the CPU share uses by default: CLHGEMM_CPU_SHARE_THREADS, else half the
+ * cores (at least 1); the pack threads keep the other half. */
+int chg_cpu_share_threads_default(void);
+
 /* Online cores of the host. */
 int chg_cpu_cores(void);
 

@@ -15,9 +15,17 @@
  *   tuned F  after a real clhgemm-tune run that wrote the database file F: the library finds an
  *            exact entry for this device in F (CLHGEMM_TUNING_DIR is F's directory), selects its
  *            parameters, and GEMMs with them are right.
+ *   cpumodel F  after clhgemm-tune --cpu-model --force-cpu-model wrote F: the entry has a split
+ *            model per precision with its error and guided-search check; a handle with the CPU
+ *            share on auto (CLHGEMM_CPU_SHARE_ANY_DEVICE=1 beside PoCL) gives the CPU exactly the
+ *            rows that model chooses (chg_split_best, 2% rule) with its predicted time, and the
+ *            result is right; then the same with a synthetic model (CPU 3x the devices' speed)
+ *            in another directory, whose choice is known in advance.
  */
 #define _POSIX_C_SOURCE 200809L
+#include <cblas.h>
 #include <dirent.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -792,6 +800,126 @@ static void tuned_file(tc_env_t *env, const chg_device_t *dev, const char *file)
     run_gemms(env, "tuned");
 }
 
+/* One host-memory GEMM (n^3, col-major NN, alpha 1, beta 0.5) on a handle with the CPU share on
+ * auto; checks the CPU's rows against the split model's choice and the result against OpenBLAS. */
+static void auto_uses_model(const chg_device_t *dev, chg_precision_t prec, const char *tag)
+{
+    chg_tuning_entry_t e;
+    chg_tuning_lookup(dev, prec, &e);
+    EXPECT(e.cpumodel.present, "%s: no split model for %c in the lookup", tag, prec ? 'd' : 's');
+    if (!e.cpumodel.present) return;
+    const int n = e.cpumodel.check_n > 0 ? CHG_MIN(e.cpumodel.check_n, 512) : 384;
+    const double es = (double)chg_elem_size(prec);
+    double t, t_dev = chg_split_time(&e.cpumodel.split, 0, n, n, n, es, 1, NULL, NULL);
+    double mc = chg_split_best(&e.cpumodel.split, n, n, n, es, 1, &t);
+    if (!(mc >= 1 && t <= 0.98 * t_dev)) mc = 0;
+    const size_t nn = (size_t)n * n;
+    double *A = malloc(nn * 8), *B = malloc(nn * 8), *C = malloc(nn * 8), *R = malloc(nn * 8);
+    tc_rng_t rng;
+    tc_rng_seed(&rng, 0xC0DE);
+    for (size_t i = 0; i < nn; i++) {
+        A[i] = tc_rng_uniform(&rng);
+        B[i] = tc_rng_uniform(&rng);
+        C[i] = R[i] = tc_rng_uniform(&rng);
+    }
+    float *a = (float *)A, *b = (float *)B, *c = (float *)C, *rr = (float *)R;
+    if (prec == CHG_F32) /* the same values, in place, as floats */
+        for (size_t i = 0; i < nn; i++) {
+            a[i] = (float)A[i];
+            b[i] = (float)B[i];
+            c[i] = rr[i] = (float)C[i];
+        }
+    clhgemm_options_t o;
+    clhgemm_options_init(&o);
+    o.cpu_share = "auto";
+    o.cpu_share_threads = e.cpumodel.cpu_threads;
+    clhgemm_handle_t h = NULL;
+    clhgemm_status_t st = clhgemm_create(&h, &o);
+    EXPECT(st == CLHGEMM_SUCCESS, "%s: clhgemm_create: %s", tag, clhgemm_status_string(st));
+    if (st == CLHGEMM_SUCCESS) {
+        st = prec == CHG_F64 ? clhgemm_dgemm(h, CLHGEMM_COL_MAJOR, CLHGEMM_NO_TRANS, CLHGEMM_NO_TRANS, n, n, n,
+                                             1.0, A, n, B, n, 0.5, C, n)
+                             : clhgemm_sgemm(h, CLHGEMM_COL_MAJOR, CLHGEMM_NO_TRANS, CLHGEMM_NO_TRANS, n, n, n,
+                                             1.0f, a, n, b, n, 0.5f, c, n);
+        EXPECT(st == CLHGEMM_SUCCESS, "%s: gemm: %s", tag, clhgemm_status_string(st));
+        clhgemm_call_info_t info;
+        clhgemm_last_call_info(h, &info);
+        const double want = floor(mc) / n;
+        EXPECT(fabs(info.cpu_fraction - want) < 1e-9,
+               "%s %c: the CPU got %.4f of C, the split model chooses %.4f (%.0f of %d rows)", tag,
+               prec ? 'd' : 's', info.cpu_fraction, want, mc, n);
+        if (mc > 0)
+            EXPECT(fabs(info.predicted_seconds - t) <= 1e-9 * t + 1e-15,
+                   "%s: predicted %.6g s, the model says %.6g s", tag, info.predicted_seconds, t);
+        printf("%s %c n=%d: split model share %.4f (%.3f ms predicted; devices alone %.3f ms), call %.3f ms, "
+               "CPU fraction %.4f\n",
+               tag, prec ? 'd' : 's', n, mc / n, t * 1e3, t_dev * 1e3, info.seconds * 1e3, info.cpu_fraction);
+        /* the result against OpenBLAS */
+        double worst = 0;
+        if (prec == CHG_F64) {
+            cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0, A, n, B, n, 0.5, R, n);
+            for (size_t i = 0; i < nn; i++) worst = CHG_MAX(worst, fabs(C[i] - R[i]));
+        } else {
+            cblas_sgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0f, a, n, b, n, 0.5f, rr, n);
+            for (size_t i = 0; i < nn; i++) worst = CHG_MAX(worst, fabs((double)c[i] - (double)rr[i]));
+        }
+        const double tol = (prec == CHG_F64 ? 2.3e-16 : 1.2e-7) * (n + 2) * 4 * (n + 1);
+        EXPECT(worst <= tol, "%s %c: result off by %g (tolerance %g)", tag, prec ? 'd' : 's', worst, tol);
+        clhgemm_destroy(h);
+    }
+    free(A);
+    free(B);
+    free(C);
+    free(R);
+}
+
+static void cpumodel_file(tc_env_t *env, const chg_device_t *dev, const char *file)
+{
+    chg_tuning_file_t f;
+    char why[512] = "";
+    int rc = chg_tuning_file_read(file, &f, why, sizeof why);
+    EXPECT(rc == 0, "the tuner's database %s: %s", file, why);
+    if (rc) return;
+    chg_tuning_record_t *r = chg_tuning_file_find(&f, dev->info.name, dev->info.driver_version);
+    EXPECT(r != NULL, "no entry for %s in %s", dev->info.name, file);
+    for (int p = 0; r && p < 2; p++) {
+        if (p == CHG_F64 && !env->has_fp64) continue;
+        const chg_tuning_cpumodel_t *c = &r->cpumodel[p];
+        EXPECT(c->present && c->split.gpu.k1 > 0 && c->split.cpu.k1 > 0 && c->cpu_threads >= 1 &&
+                   c->samples >= 7 && isfinite(c->mean_rel_err) && c->mean_rel_err >= 0 && c->check_n > 0 &&
+                   c->search_evals >= 3 && c->split.h2d_tw > 0 && c->split.d2h_tw > 0,
+               "split model of %c incomplete (present %d, samples %d, check n %d, evaluations %d)", p ? 'd' : 's',
+               c->present, c->samples, c->check_n, c->search_evals);
+        printf("tuned split model %c: gamma %.3f, mean error %.1f%% over %d runs; n=%d model share %.3f vs guided "
+               "search %.3f\n",
+               p ? 'd' : 's', c->split.gamma, 100 * c->mean_rel_err, c->samples, c->check_n, c->model_share,
+               c->search_share);
+        if (c->present) auto_uses_model(dev, (chg_precision_t)p, "tuned");
+    }
+    /* A synthetic model with a known answer: the CPU three times the devices' speed, no
+     * transfers, gamma 0: the CPU takes 3/4 of the rows. */
+    if (r) {
+        for (int p = 0; p < 2; p++) {
+            chg_tuning_cpumodel_t *c = &r->cpumodel[p];
+            c->present = 1;
+            c->split = (chg_split_model_t){.gpu = {3e-10, 0, 0}, .cpu = {1e-10, 0, 0}, .gamma = 0};
+            c->cpu_threads = chg_cpu_share_threads_default();
+            c->check_n = 256;
+        }
+        char dir[700], path[800];
+        snprintf(dir, sizeof dir, "%s/synthetic", g_tmp);
+        snprintf(path, sizeof path, "%s/%s", dir, CHG_TUNING_USER_FILE);
+        EXPECT(chg_tuning_file_write(path, &f, why, sizeof why) == 0, "write %s: %s", path, why);
+        setenv("CLHGEMM_TUNING_DIR", dir, 1);
+        chg_tuning_reload();
+        for (int p = 0; p < 2; p++) {
+            if (p == CHG_F64 && !env->has_fp64) continue;
+            auto_uses_model(dev, (chg_precision_t)p, "synthetic");
+        }
+    }
+    chg_tuning_file_free(&f);
+}
+
 int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "unit";
@@ -810,8 +938,8 @@ int main(int argc, char **argv)
         round_trip();
         rejections();
         lookup_levels();
-    } else if (!strcmp(mode, "device") || (!strcmp(mode, "tuned") && argc > 2)) {
-        const int tuned = !strcmp(mode, "tuned");
+    } else if (!strcmp(mode, "device") || ((!strcmp(mode, "tuned") || !strcmp(mode, "cpumodel")) && argc > 2)) {
+        const int tuned = strcmp(mode, "device") != 0;
         tc_env_t env;
         rc = tc_open(&env);
         if (rc == 0) {
@@ -825,14 +953,17 @@ int main(int argc, char **argv)
                 if (slash) *slash = '\0';
                 setenv("CLHGEMM_TUNING_DIR", dir, 1);
                 chg_tuning_reload();
-                tuned_file(&env, dev, argv[2]);
+                if (!strcmp(mode, "cpumodel"))
+                    cpumodel_file(&env, dev, argv[2]);
+                else
+                    tuned_file(&env, dev, argv[2]);
             } else if (st == CLHGEMM_SUCCESS) {
                 device_entry(&env, dev);
             }
             tc_close(&env);
         }
     } else {
-        fprintf(stderr, "usage: test_tuning unit | device | tuned FILE\n");
+        fprintf(stderr, "usage: test_tuning unit | device | tuned FILE | cpumodel FILE\n");
         rc = 2;
     }
     rm_rf(g_tmp);
