@@ -40,14 +40,38 @@ int chg_cpu_cores(void)
 
 static pthread_mutex_t g_blas_mu = PTHREAD_MUTEX_INITIALIZER;
 
+/* A hint when OpenBLAS runs kernels older than the CPU (a misdetected core runs 5-7x slower:
+ * the H100 machine's Xeon gave ~100 GFLOP/s DGEMM, 540-740 with OPENBLAS_CORETYPE=Cooperlake). */
+static const char *core_hint(const char *core)
+{
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+    static const char *const old[] = {"Prescott", "Core2", "Penryn", "Dunnington", "Nehalem", "Atom",
+                                      "Katmai", "Coppermine", "Northwood", "Banias", "Sandybridge"};
+    __builtin_cpu_init();
+    const int avx2 = __builtin_cpu_supports("avx2");
+    int is_old = 0;
+    for (size_t i = 0; i < sizeof old / sizeof old[0]; i++) is_old |= !strcmp(core, old[i]);
+    if (avx2 && is_old) return " -- WARNING: the CPU has AVX2 but OpenBLAS runs older kernels: set OPENBLAS_CORETYPE (README)";
+    if (__builtin_cpu_is("intel") && __builtin_cpu_supports("avx512f") && strcmp(core, "SkylakeX") &&
+        strcmp(core, "Cooperlake") && strcmp(core, "SapphireRapids"))
+        return " -- WARNING: an Intel CPU with AVX-512 but OpenBLAS runs other kernels: try OPENBLAS_CORETYPE=Cooperlake or SkylakeX (README)";
+#else
+    (void)core;
+#endif
+    return "";
+}
+
 void chg_cpu_describe(char *buf, size_t len)
 {
 #ifdef CLHGEMM_HAVE_OPENBLAS
     const int par = openblas_get_parallel();
     const char *mode = par == 0 ? "sequential" : par == 1 ? "pthreads" : par == 2 ? "OpenMP" : "?";
-    snprintf(buf, len, "OpenBLAS %s, core %s, %d threads (%s)%s", openblas_get_config(),
-             openblas_get_corename(), openblas_get_num_threads(), mode,
-             getenv("OPENBLAS_CORETYPE") ? " [OPENBLAS_CORETYPE set]" : "");
+    const char *cfg = openblas_get_config(), *ct = getenv("OPENBLAS_CORETYPE");
+    char ctbuf[96] = "";
+    if (ct) snprintf(ctbuf, sizeof ctbuf, " [OPENBLAS_CORETYPE=%.60s]", ct);
+    snprintf(buf, len, "%s%s, core %s, %d threads (%s)%s%s", strncmp(cfg, "OpenBLAS", 8) ? "OpenBLAS " : "",
+             cfg, openblas_get_corename(), openblas_get_num_threads(), mode, ctbuf,
+             core_hint(openblas_get_corename()));
 #else
     snprintf(buf, len, "no OpenBLAS (the library was built without it: no CPU share)");
 #endif
