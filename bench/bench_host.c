@@ -26,6 +26,20 @@
  * available host memory is skipped with a message. The summary table is printed last; --csv
  * appends one row per size and precision as they finish. Exit status 1 if any check warned or
  * ours failed.
+ *
+ * --cpu-share runs the CPU-share comparison instead (issue 6), per size and precision, in the
+ * same run on the same arrays, one handle at a time:
+ *   gpu-only      the handle with the CPU share off
+ *   auto-slab     CPU share auto (the tuning entry's split model when it has one, else the
+ *                 run-time rates), slab scheduler
+ *   auto-strips   the same with CLHGEMM_CPU_SCHED=strips
+ *   F-slab, F-strips  a forced fraction F (--cpu-fraction F; with strips F only switches the
+ *                 share on: the strips size themselves)
+ *   cpu-only      OpenBLAS alone (all its threads) on a slab of --cpu-slab rows (default 512) of
+ *                 the same problem, column-major NN: the full n=32768 product would take minutes
+ * with the share chosen (the call's cpu_fraction), the model's predicted time (call info) next to
+ * the measured, each hybrid's result checked once (BLIS's cheap check against the same C0), and a
+ * CSV line per case (--cpu-csv FILE).
  */
 #define _POSIX_C_SOURCE 200809L
 #ifndef CL_TARGET_OPENCL_VERSION
@@ -45,6 +59,10 @@
 
 #include "bench_util.h"
 #include "clhgemm.h"
+
+#ifdef CLHGEMM_HAVE_OPENBLAS
+#include <cblas.h>
+#endif
 
 #ifdef CLHGEMM_HAVE_CUBLASXT
 #include "cublasxt_ref.h"
@@ -67,6 +85,10 @@ typedef struct opts_s {
     int oversize;
     int one_device;
     int threads;
+    int cpu_share;          /* --cpu-share: the CPU-share comparison instead */
+    double cpu_fraction;    /* --cpu-fraction F (< 0: none) */
+    int cpu_slab;           /* --cpu-slab R: rows of the CPU-only slab */
+    const char *cpu_csv;
 } opts_t;
 
 static void usage(FILE *f)
@@ -92,8 +114,13 @@ static void usage(FILE *f)
         "  --one-device         also time ours on a handle restricted to the first device and\n"
         "                       print the scaling of all devices over one (same arrays, same run)\n"
         "  --threads T          threads that fill and check the matrices (default: all cores)\n"
+        "  --cpu-share          the CPU-share comparison instead: GPU-only, auto (slab and strips),\n"
+        "                       a forced fraction (--cpu-fraction F, slab and strips) and OpenBLAS\n"
+        "                       alone on a slab of --cpu-slab R rows (default 512); --cpu-csv FILE\n"
+        "                       appends a line per case\n"
         "Environment: CLHGEMM_DEVICES, CLHGEMM_DEVICE_MEMORY_LIMIT, CLHGEMM_QUEUES,\n"
-        "CLHGEMM_CPU_THREADS, CLHGEMM_TRACE, CLHGEMM_VERBOSE apply to the handle.\n");
+        "CLHGEMM_CPU_THREADS, CLHGEMM_CPU_SHARE_THREADS, CLHGEMM_TRACE, CLHGEMM_VERBOSE apply to the\n"
+        "handle (--cpu-share sets the share and CLHGEMM_CPU_SCHED per case).\n");
 }
 
 static int parse_int(const char *s, int *out)
@@ -116,6 +143,8 @@ static int parse_args(int argc, char **argv, opts_t *o)
     o->ta = o->tb = CLHGEMM_NO_TRANS;
     o->xt_devices = 1;
     o->xt_reps = o->xt_warmup = -1;
+    o->cpu_fraction = -1;
+    o->cpu_slab = 512;
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     o->threads = cores > 0 ? (int)(cores > 128 ? 128 : cores) : 1;
     for (int i = 1; i < argc; i++) {
@@ -224,6 +253,22 @@ static int parse_args(int argc, char **argv, opts_t *o)
             o->oversize = 1;
         } else if (!strcmp(a, "--one-device")) {
             o->one_device = 1;
+        } else if (!strcmp(a, "--cpu-share")) {
+            o->cpu_share = 1;
+        } else if (!strcmp(a, "--cpu-fraction")) {
+            NEED_VALUE();
+            char *end = NULL;
+            o->cpu_fraction = strtod(v, &end);
+            if (!end || *end || !(o->cpu_fraction > 0 && o->cpu_fraction < 1)) {
+                fprintf(stderr, "--cpu-fraction: a number in (0, 1)\n");
+                return -1;
+            }
+        } else if (!strcmp(a, "--cpu-slab")) {
+            NEED_VALUE();
+            if (parse_int(v, &o->cpu_slab) || o->cpu_slab < 1) return -1;
+        } else if (!strcmp(a, "--cpu-csv")) {
+            NEED_VALUE();
+            o->cpu_csv = v;
         } else {
             fprintf(stderr, "unknown option %s\n", a);
             return -1;
@@ -1008,6 +1053,235 @@ static void csv_row(const opts_t *o, const result_t *r)
     fclose(f);
 }
 
+/* ---- --cpu-share: GPU-only, hybrid (auto and forced, slab and strips) and CPU-only ----------- */
+
+typedef struct cs_case_s {
+    char name[32];
+    const char *sched;        /* "slab", "strips", "" (gpu-only, cpu-only) */
+    char share[32];           /* options.cpu_share ("" for cpu-only) */
+    stats_t t;
+    clhgemm_call_info_t info;
+    double check;             /* cheap check / tolerance (NAN: not done) */
+    double gflops;
+    int slab_rows;            /* cpu-only */
+    int threads;              /* cpu-only: OpenBLAS threads */
+    char why[128];
+} cs_case_t;
+
+static const char *blas_desc(char *buf, size_t len)
+{
+#ifdef CLHGEMM_HAVE_OPENBLAS
+    const char *cfg = openblas_get_config();
+    snprintf(buf, len, "%s, core %s, %d threads%s%s", strncmp(cfg, "OpenBLAS ", 9) ? cfg : cfg + 9,
+             openblas_get_corename(), openblas_get_num_threads(),
+             getenv("OPENBLAS_CORETYPE") ? ", OPENBLAS_CORETYPE=" : "",
+             getenv("OPENBLAS_CORETYPE") ? getenv("OPENBLAS_CORETYPE") : "");
+#else
+    snprintf(buf, len, "n/a (built without OpenBLAS)");
+#endif
+    return buf;
+}
+
+static void cs_csv(const opts_t *o, int n, int dbl, const cs_case_t *c)
+{
+    if (!o->cpu_csv) return;
+    FILE *f = fopen(o->cpu_csv, "a+");
+    if (!f) {
+        fprintf(stderr, "cannot open %s: %s\n", o->cpu_csv, strerror(errno));
+        return;
+    }
+    fseek(f, 0, SEEK_END);
+    if (ftell(f) == 0)
+        fprintf(f, "n,prec,case,scheduler,share_option,gflops,ms_median,ms_min,ms_max,cpu_fraction,"
+                   "cpu_threads,predicted_ms,predicted_over_measured,tile_m,tile_n,tile_k,check_err,"
+                   "slab_rows,note\n");
+    const double pred = c->info.predicted_seconds * 1e3;
+    fprintf(f, "%d,%s,%s,%s,%s,%.3f,%.3f,%.3f,%.3f,%.4f,%d,%.3f,%.3f,%d,%d,%d,%.3g,%d,%s\n", n,
+            dbl ? "d" : "s", c->name, c->sched, c->share, c->t.ok ? c->gflops : NAN,
+            c->t.ok ? c->t.median : NAN, c->t.ok ? c->t.min : NAN, c->t.ok ? c->t.max : NAN,
+            c->slab_rows ? 1.0 : c->info.cpu_fraction, c->slab_rows ? c->threads : c->info.cpu_threads,
+            c->slab_rows ? NAN : pred, c->slab_rows || !c->t.ok ? NAN : pred / c->t.median,
+            c->info.tile_m, c->info.tile_n, c->info.tile_k, c->check, c->slab_rows, c->why);
+    fclose(f);
+}
+
+static int bench_cpushare(const opts_t *o, int n, int dbl)
+{
+    const size_t s = dbl ? 8 : 4, count = (size_t)n * (size_t)n, bytes = count * s;
+    const int threads = o->threads;
+    unsigned long long avail = host_available();
+    if (avail && 3.0 * (double)bytes + 64e6 > 0.95 * (double)avail) {
+        printf("  n=%d %s: skipped: A, B, C need %.1f GB\n", n, dbl ? "d" : "s", 3.0 * bytes * 1e-9);
+        return 0;
+    }
+    void *A = malloc(bytes), *B = malloc(bytes), *C = malloc(bytes);
+    double *vec = malloc(8 * (size_t)n * sizeof(double));
+    int bad = 0;
+    if (!A || !B || !C || !vec) {
+        printf("  n=%d %s: skipped: host allocation failed\n", n, dbl ? "d" : "s");
+        free(A);
+        free(B);
+        free(C);
+        free(vec);
+        return 0;
+    }
+    double t0 = now_ms();
+    fill(threads, A, dbl, count, 0xA0 + (uint64_t)n);
+    fill(threads, B, dbl, count, 0xB0 + (uint64_t)n);
+    fill(threads, C, dbl, count, 0xC0 + (uint64_t)n);
+    /* The cheap check's vectors: y0 = C0 t and w = A (B t), the same for every case. */
+    size_t csi, csj, asi, asj, bsi, bsj;
+    op_strides(o->layout, CLHGEMM_NO_TRANS, (size_t)n, &csi, &csj);
+    op_strides(o->layout, o->ta, (size_t)n, &asi, &asj);
+    op_strides(o->layout, o->tb, (size_t)n, &bsi, &bsj);
+    double *t = vec, *ta = vec + n, *y0 = vec + 2 * (size_t)n, *y0a = vec + 3 * (size_t)n;
+    double *u = vec + 4 * (size_t)n, *ua = vec + 5 * (size_t)n, *w = vec + 6 * (size_t)n,
+           *wa = vec + 7 * (size_t)n;
+    for (int i = 0; i < n; i++) {
+        t[i] = uniform(0x7EC7, (size_t)i);
+        ta[i] = fabs(t[i]);
+    }
+    matvec(threads, C, dbl, (size_t)n, csi, csj, t, ta, y0, y0a);
+    matvec(threads, B, dbl, (size_t)n, bsi, bsj, t, ta, u, ua);
+    matvec(threads, A, dbl, (size_t)n, asi, asj, u, ua, w, wa);
+    printf("  n=%d %s: filled 3 x %.2f GB and prepared the check in %.1f s\n", n, dbl ? "d" : "s",
+           bytes * 1e-9, (now_ms() - t0) * 1e-3);
+
+    cs_case_t cases[8];
+    int nc = 0;
+    memset(cases, 0, sizeof cases);
+    cases[nc++] = (cs_case_t){.name = "gpu-only", .sched = "slab", .share = "off"};
+    cases[nc++] = (cs_case_t){.name = "auto-slab", .sched = "slab", .share = "auto"};
+    cases[nc++] = (cs_case_t){.name = "auto-strips", .sched = "strips", .share = "auto"};
+    if (o->cpu_fraction > 0) {
+        cases[nc] = (cs_case_t){.sched = "slab"};
+        snprintf(cases[nc].name, sizeof cases[nc].name, "%.3g-slab", o->cpu_fraction);
+        snprintf(cases[nc].share, sizeof cases[nc].share, "%.6g", o->cpu_fraction);
+        nc++;
+        cases[nc] = (cs_case_t){.sched = "strips"};
+        snprintf(cases[nc].name, sizeof cases[nc].name, "%.3g-strips", o->cpu_fraction);
+        snprintf(cases[nc].share, sizeof cases[nc].share, "%.6g", o->cpu_fraction);
+        nc++;
+    }
+    const int total = o->warmup + o->reps;
+    double *times = malloc((size_t)(total + 1) * sizeof(double));
+    char *saved_sched = getenv("CLHGEMM_CPU_SCHED") ? strdup(getenv("CLHGEMM_CPU_SCHED")) : NULL;
+    for (int ci = 0; ci < nc && times; ci++) {
+        cs_case_t *c = &cases[ci];
+        c->check = NAN;
+        setenv("CLHGEMM_CPU_SCHED", c->sched, 1);
+        clhgemm_options_t opt;
+        clhgemm_options_init(&opt);
+        opt.cpu_share = c->share;
+        clhgemm_handle_t h = NULL;
+        clhgemm_status_t st = clhgemm_create(&h, &opt);
+        if (st == CLHGEMM_SUCCESS) fill(threads, C, dbl, count, 0xC0 + (uint64_t)n); /* C0 again */
+        int nt = 0;
+        for (int i = 0; i < total && st == CLHGEMM_SUCCESS; i++) {
+            const double a = now_ms();
+            st = ours_call(h, o, dbl, n, A, B, C);
+            const double ms = now_ms() - a;
+            if (st != CLHGEMM_SUCCESS) break;
+            if (i >= o->warmup) times[nt++] = ms;
+            if (i == 0) { /* C = alpha op(A) op(B) + beta C0: C t = w + 0.5 y0 */
+                double *z = u;
+                matvec(threads, C, dbl, (size_t)n, csi, csj, t, NULL, z, NULL);
+                const double eps = dbl ? DBL_EPSILON : FLT_EPSILON;
+                double worst = 0;
+                for (int j = 0; j < n; j++) {
+                    const double want = w[j] + 0.5 * y0[j], bound = wa[j] + 0.5 * y0a[j];
+                    const double e = fabs(z[j] - want) / (bound > 0 ? bound : 1.0) / ((double)n * eps);
+                    if (!(e <= worst)) worst = e;
+                }
+                c->check = worst;
+                if (!(worst <= 1.0)) {
+                    bad = 1;
+                    printf("  WARN n=%d %s %s: cheap check %.3g (1.0 = tolerance)\n", n, dbl ? "d" : "s",
+                           c->name, worst);
+                }
+            }
+        }
+        if (st == CLHGEMM_SUCCESS && nt > 0) {
+            c->t = stats_of(times, nt);
+            clhgemm_last_call_info(h, &c->info);
+            c->gflops = gflops(n, c->t.median);
+            printf("  n=%d %s %-12s %9.1f GFLOP/s (median %.1f ms, min %.1f, max %.1f); CPU share %.4f "
+                   "on %d threads, predicted %.1f ms (%.2fx the measured), tile %dx%dx%d, check %.2g\n",
+                   n, dbl ? "d" : "s", c->name, c->gflops, c->t.median, c->t.min, c->t.max,
+                   c->info.cpu_fraction, c->info.cpu_threads, c->info.predicted_seconds * 1e3,
+                   c->info.predicted_seconds * 1e3 / c->t.median, c->info.tile_m, c->info.tile_n,
+                   c->info.tile_k, c->check);
+        } else if (st != CLHGEMM_SUCCESS) {
+            bad = 1;
+            snprintf(c->why, sizeof c->why, "%s", clhgemm_status_string(st));
+            printf("  n=%d %s %s: FAILED: %s\n", n, dbl ? "d" : "s", c->name, c->why);
+        }
+        clhgemm_destroy(h);
+        cs_csv(o, n, dbl, c);
+    }
+    if (saved_sched) setenv("CLHGEMM_CPU_SCHED", saved_sched, 1);
+    else unsetenv("CLHGEMM_CPU_SCHED");
+    free(saved_sched);
+
+    /* OpenBLAS alone on a slab of rows of the same problem (column-major NN). */
+    cs_case_t *c = &cases[nc++];
+    snprintf(c->name, sizeof c->name, "cpu-only");
+    c->sched = "";
+    c->check = NAN;
+    c->slab_rows = o->cpu_slab < n ? o->cpu_slab : n;
+#ifdef CLHGEMM_HAVE_OPENBLAS
+    c->threads = openblas_get_num_threads();
+    {
+        const int R = c->slab_rows;
+        int nt = 0;
+        for (int i = 0; i < total && times; i++) {
+            const double a = now_ms();
+            if (dbl)
+                cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, R, n, n, 1.0, A, n, B, n, 0.5, C, n);
+            else
+                cblas_sgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, R, n, n, 1.0f, A, n, B, n, 0.5f, C, n);
+            if (i >= o->warmup) times[nt++] = now_ms() - a;
+        }
+        if (nt > 0) {
+            c->t = stats_of(times, nt);
+            c->gflops = 2.0 * R * (double)n * n / (c->t.median * 1e-3) * 1e-9;
+            printf("  n=%d %s %-12s %9.1f GFLOP/s (median %.1f ms) on a %d x %d slab of C, OpenBLAS %d threads\n",
+                   n, dbl ? "d" : "s", c->name, c->gflops, c->t.median, R, n, c->threads);
+        }
+    }
+#else
+    snprintf(c->why, sizeof c->why, "built without OpenBLAS");
+#endif
+    cs_csv(o, n, dbl, c);
+
+    /* The per-size table. */
+    printf("  %-12s %10s %10s %8s %8s %12s %10s %8s\n", "case", "GFLOP/s", "ms", "share", "threads",
+           "predicted ms", "pred/meas", "check");
+    for (int i = 0; i < nc; i++) {
+        const cs_case_t *x = &cases[i];
+        if (!x->t.ok) {
+            printf("  %-12s n/a: %s\n", x->name, x->why);
+            continue;
+        }
+        if (x->slab_rows)
+            printf("  %-12s %10.1f %10.1f %8s %8d %12s %10s %8s  (OpenBLAS alone, %d-row slab)\n", x->name,
+                   x->gflops, x->t.median, "1", x->threads, "-", "-", "-", x->slab_rows);
+        else
+            printf("  %-12s %10.1f %10.1f %8.4f %8d %12.1f %10.2f %8.2g\n", x->name, x->gflops, x->t.median,
+                   x->info.cpu_fraction, x->info.cpu_threads, x->info.predicted_seconds * 1e3,
+                   x->info.predicted_seconds * 1e3 / x->t.median, x->check);
+    }
+    if (cases[0].t.ok && cases[1].t.ok && cases[2].t.ok)
+        printf("  n=%d %s: hybrid auto over GPU-only: slab %.3fx, strips %.3fx\n", n, dbl ? "d" : "s",
+               cases[0].t.median / cases[1].t.median, cases[0].t.median / cases[2].t.median);
+    free(times);
+    free(A);
+    free(B);
+    free(C);
+    free(vec);
+    return bad;
+}
+
 /* ---- main ---------------------------------------------------------------------------------- */
 
 int main(int argc, char **argv)
@@ -1018,6 +1292,25 @@ int main(int argc, char **argv)
         return 2;
     }
     setvbuf(stdout, NULL, _IOLBF, 0);
+    if (o.cpu_share) {
+        char blas[320];
+        printf("clhgemm-bench-host --cpu-share: clhgemm %s; OpenBLAS %s; CPU-only slab %d rows; "
+               "median of %d (warm-up %d)\n",
+               clhgemm_version(), blas_desc(blas, sizeof blas), o.cpu_slab, o.reps, o.warmup);
+        if (!o.sizes_given) {
+            o.nsizes = 2;
+            o.sizes[0] = 16384;
+            o.sizes[1] = 32768;
+        }
+        int bad = 0;
+        for (int i = 0; i < o.nsizes; i++)
+            for (int dbl = 0; dbl < 2; dbl++) {
+                if (dbl ? !o.do_d : !o.do_s) continue;
+                printf("n=%d %s:\n", o.sizes[i], dbl ? "double" : "single");
+                bad |= bench_cpushare(&o, o.sizes[i], dbl);
+            }
+        return bad ? 1 : 0;
+    }
     devctx_t dev;
     if (open_device(&dev)) return 1;
     printf("clhgemm-bench-host: clhgemm %s; device-only column on %s (%s), %.1f GiB\n",

@@ -40,17 +40,57 @@ int chg_cpu_cores(void)
 
 static pthread_mutex_t g_blas_mu = PTHREAD_MUTEX_INITIALIZER;
 
+/* A hint when OpenBLAS runs kernels older than the CPU (a misdetected core runs 5-7x slower:
+ * the H100 machine's Xeon gave ~100 GFLOP/s DGEMM, 540-740 with OPENBLAS_CORETYPE=Cooperlake). */
+static const char *core_hint(const char *core)
+{
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+    static const char *const old[] = {"Prescott", "Core2", "Penryn", "Dunnington", "Nehalem", "Atom",
+                                      "Katmai", "Coppermine", "Northwood", "Banias", "Sandybridge"};
+    __builtin_cpu_init();
+    const int avx2 = __builtin_cpu_supports("avx2");
+    int is_old = 0;
+    for (size_t i = 0; i < sizeof old / sizeof old[0]; i++) is_old |= !strcmp(core, old[i]);
+    if (avx2 && is_old) return " -- WARNING: the CPU has AVX2 but OpenBLAS runs older kernels: set OPENBLAS_CORETYPE (README)";
+    if (__builtin_cpu_is("intel") && __builtin_cpu_supports("avx512f") && strcmp(core, "SkylakeX") &&
+        strcmp(core, "Cooperlake") && strcmp(core, "SapphireRapids"))
+        return " -- WARNING: an Intel CPU with AVX-512 but OpenBLAS runs other kernels: try OPENBLAS_CORETYPE=Cooperlake or SkylakeX (README)";
+#else
+    (void)core;
+#endif
+    return "";
+}
+
 void chg_cpu_describe(char *buf, size_t len)
 {
 #ifdef CLHGEMM_HAVE_OPENBLAS
     const int par = openblas_get_parallel();
     const char *mode = par == 0 ? "sequential" : par == 1 ? "pthreads" : par == 2 ? "OpenMP" : "?";
-    snprintf(buf, len, "OpenBLAS %s, core %s, %d threads (%s)%s", openblas_get_config(),
-             openblas_get_corename(), openblas_get_num_threads(), mode,
-             getenv("OPENBLAS_CORETYPE") ? " [OPENBLAS_CORETYPE set]" : "");
+    const char *cfg = openblas_get_config(), *ct = getenv("OPENBLAS_CORETYPE");
+    char ctbuf[96] = "";
+    if (ct) snprintf(ctbuf, sizeof ctbuf, " [OPENBLAS_CORETYPE=%.60s]", ct);
+    snprintf(buf, len, "%s%s, core %s, %d threads (%s)%s%s", strncmp(cfg, "OpenBLAS", 8) ? "OpenBLAS " : "",
+             cfg, openblas_get_corename(), openblas_get_num_threads(), mode, ctbuf,
+             core_hint(openblas_get_corename()));
 #else
     snprintf(buf, len, "no OpenBLAS (the library was built without it: no CPU share)");
 #endif
+}
+
+void chg_cpu_corename(char *buf, size_t len)
+{
+#ifdef CLHGEMM_HAVE_OPENBLAS
+    snprintf(buf, len, "%s", openblas_get_corename());
+#else
+    snprintf(buf, len, "none");
+#endif
+}
+
+int chg_cpu_share_threads_default(void)
+{
+    const char *v = chg_getenv("CLHGEMM_CPU_SHARE_THREADS");
+    const int t = v ? atoi(v) : 0;
+    return t >= 1 ? t : CHG_MAX(1, chg_cpu_cores() / 2);
 }
 
 int chg_cpu_gemm(chg_precision_t prec, int trans_a, int trans_b, size_t m, size_t n, size_t k,
@@ -177,4 +217,50 @@ int chg_tmodel_fit(const double *m, const double *n, const double *k, const doub
         *mean_rel_err = e / count;
     }
     return 0;
+}
+
+double chg_split_comm(const chg_split_model_t *s, double m_g, double n, double k, double es,
+                      int beta_nonzero)
+{
+    if (m_g <= 0) return 0;
+    const double in = es * (m_g * k + k * n + (beta_nonzero ? m_g * n : 0)), out = es * m_g * n;
+    return s->h2d_ts + in * s->h2d_tw + s->d2h_ts + out * s->d2h_tw;
+}
+
+double chg_split_time(const chg_split_model_t *s, double m_c, double m, double n, double k,
+                      double es, int beta_nonzero, double *t_cpu, double *t_gpu)
+{
+    m_c = CHG_MAX(0.0, CHG_MIN(m_c, m));
+    const double m_g = m - m_c;
+    const double comm = chg_split_comm(s, m_g, n, k, es, beta_nonzero);
+    /* A side with no rows takes no time (the fitted k3 may be anything at zero size). */
+    const double tc = m_c > 0 ? CHG_MAX(0.0, chg_tmodel_eval(&s->cpu, m_c, n, k)) + s->gamma * comm : 0;
+    const double tg = m_g > 0 ? CHG_MAX(0.0, chg_tmodel_eval(&s->gpu, m_g, n, k)) + comm : 0;
+    if (t_cpu) *t_cpu = tc;
+    if (t_gpu) *t_gpu = tg;
+    return CHG_MAX(tc, tg);
+}
+
+double chg_split_best(const chg_split_model_t *s, double m, double n, double k, double es,
+                      int beta_nonzero, double *t)
+{
+    double lo = 0, hi = m;
+    for (int it = 0; it < 64 && hi - lo > 0.5; it++) {
+        const double mid = 0.5 * (lo + hi);
+        double tc, tg;
+        chg_split_time(s, mid, m, n, k, es, beta_nonzero, &tc, &tg);
+        if (tc < tg) lo = mid;
+        else hi = mid;
+    }
+    const double cand[4] = {0, floor(lo), ceil(hi), m};
+    double best_m = 0, best_t = INFINITY;
+    for (int i = 0; i < 4; i++) {
+        const double tt = chg_split_time(s, cand[i], m, n, k, es, beta_nonzero, NULL, NULL);
+        if (tt < best_t) {
+            best_t = tt;
+            best_m = cand[i];
+        }
+    }
+    if (t) *t = best_t;
+    return best_m;
 }

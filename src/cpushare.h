@@ -22,6 +22,13 @@ int chg_cpu_available(void);
 /* "OpenBLAS <config>, core <name>, <n> threads (<parallel mode>)" or why there is none. */
 void chg_cpu_describe(char *buf, size_t len);
 
+/* OpenBLAS's core name ("Haswell", "SkylakeX", ...; "none" without OpenBLAS). */
+void chg_cpu_corename(char *buf, size_t len);
+
+/* OpenBLAS threads the CPU share uses by default: CLHGEMM_CPU_SHARE_THREADS, else half the
+ * cores (at least 1); the pack threads keep the other half. */
+int chg_cpu_share_threads_default(void);
+
 /* Online cores of the host. */
 int chg_cpu_cores(void);
 
@@ -51,5 +58,31 @@ double chg_tmodel_eval(const chg_tmodel_t *t, double m, double n, double k);
  * over the samples. */
 int chg_tmodel_fit(const double *m, const double *n, const double *k, const double *t, int count,
                    chg_tmodel_t *out, double *mean_rel_err);
+
+/* Seed 004's split model of a hybrid GEMM whose CPU takes m_c of the m rows of C (a slab):
+ *   T(m_c) = max(T_cpu(m_c, n, k) + gamma * T_comm(m - m_c), T_gpu(m - m_c, n, k) + T_comm(m - m_c))
+ * with T_gpu and T_cpu the k1/k2/k3 models (T_gpu: the devices' host-memory call less its
+ * transfers), T_comm the transfers of the devices' part, t_s + bytes * t_w per direction (A's
+ * rows, all of B and, when beta != 0, C's rows in; C's rows out), and gamma the overlap factor:
+ * how much of the transfer time the CPU's share also pays (0: none, 1: all of it). clhgemm-tune
+ * --cpu-model measures the coefficients and stores them in the tuning database. */
+typedef struct chg_split_model_s {
+    chg_tmodel_t gpu, cpu;
+    double h2d_ts, h2d_tw, d2h_ts, d2h_tw; /* seconds, seconds per byte */
+    double gamma;
+} chg_split_model_t;
+
+/* Transfer seconds of the devices' part of m_g rows. */
+double chg_split_comm(const chg_split_model_t *s, double m_g, double n, double k, double es,
+                      int beta_nonzero);
+/* T(m_c) above; t_cpu, t_gpu (may be NULL) receive the two sides of the max. m_c = 0: the
+ * devices alone (T_gpu + T_comm); m_c = m: the CPU alone (T_cpu). */
+double chg_split_time(const chg_split_model_t *s, double m_c, double m, double n, double k,
+                      double es, int beta_nonzero, double *t_cpu, double *t_gpu);
+/* The m_c in [0, m] that minimises T (the CPU side grows with m_c, the devices' side shrinks:
+ * bisection on the crossing, then the better of its neighbours and the ends). Returns m_c and
+ * its time in *t. */
+double chg_split_best(const chg_split_model_t *s, double m, double n, double k, double es,
+                      int beta_nonzero, double *t);
 
 #endif

@@ -1539,6 +1539,37 @@ static size_t split_rows(double m, double n, double k, double t_dev, double r_cp
     return (size_t)mc;
 }
 
+/* The same split from the split model clhgemm-tune --cpu-model stored for the device (seed 004:
+ * T_gpu, T_cpu, transfers, gamma), used instead of the rates above when the handle has one
+ * device whose exact tuning entry has a model measured with the handle's OpenBLAS threads.
+ * Returns 1 when the model applies, with the rows (0 unless 2% faster) and the time. */
+static int model_rows(clhgemm_handle_t h, chg_precision_t prec, double m, double n, double k,
+                      int beta_nonzero, size_t *rows, double *t_hybrid)
+{
+    if (h->ndev != 1) return 0;
+    chg_tuning_entry_t te;
+    chg_tuning_lookup(&h->devs[0].dev, prec, &te);
+    const chg_tuning_cpumodel_t *cm = &te.cpumodel;
+    if (!cm->present) return 0;
+    if (cm->cpu_threads != h->cpu_threads) {
+        chg_log(1, "CPU share (auto): the split model of %s was measured with %d OpenBLAS threads, "
+                   "this handle has %d: not used",
+                cm->present ? te.cpumodel_source : "", cm->cpu_threads, h->cpu_threads);
+        return 0;
+    }
+    const double es = (double)chg_elem_size(prec);
+    double t;
+    const double mc = chg_split_best(&cm->split, m, n, k, es, beta_nonzero, &t);
+    const double t_dev = chg_split_time(&cm->split, 0, m, n, k, es, beta_nonzero, NULL, NULL);
+    *rows = mc >= 1 && t <= 0.98 * t_dev ? (size_t)mc : 0;
+    *t_hybrid = *rows ? t : t_dev;
+    chg_log(1, "CPU share (auto): split model from %s (gamma %.2f, mean error %.1f%%): devices "
+               "alone %.1f ms, %zu of %.0f rows to the CPU, %.1f ms%s",
+            te.cpumodel_source, cm->split.gamma, 100.0 * cm->mean_rel_err, t_dev * 1e3, *rows, m,
+            *t_hybrid * 1e3, *rows ? "" : " (no gain: the devices alone)");
+    return 1;
+}
+
 /* The plan of a call: CLHGEMM_TILE if set (experiments and tests), else the model's best, with
  * hysteresis against the handle's last plan. Returns 1 when a plan fits. */
 static int plan_call(clhgemm_handle_t h, const pctx_t *pc, call_t *c)
@@ -1707,14 +1738,17 @@ static clhgemm_status_t host_gemm(clhgemm_handle_t h, chg_precision_t prec, clhg
         else
             cpu_rows = CHG_MIN(c.m, CHG_MAX((size_t)1, (size_t)llround(h->cpu_fixed * (double)c.m)));
     } else if (h->cpu_mode == CPU_AUTO && any_gpu) {
-        r_cpu = chg_cpu_rate(prec, h->cpu_threads);
         double t_h;
-        const size_t rows = split_rows((double)c.m, (double)c.n, (double)c.k, c.pl.predicted, r_cpu,
-                                       h->cpu_gamma, &t_h);
-        chg_log(1, "CPU share (auto): OpenBLAS %.1f GFLOP/s on %d threads, devices' plan %.1f ms; "
-                   "split model: %zu of %zu rows to the CPU, %.1f ms%s",
-                r_cpu * 1e-9, h->cpu_threads, c.pl.predicted * 1e3, rows, c.m, t_h * 1e3,
-                rows ? "" : " (no gain: the devices alone)");
+        size_t rows = 0;
+        if (!model_rows(h, prec, (double)c.m, (double)c.n, (double)c.k, beta != 0.0, &rows, &t_h)) {
+            r_cpu = chg_cpu_rate(prec, h->cpu_threads);
+            rows = split_rows((double)c.m, (double)c.n, (double)c.k, c.pl.predicted, r_cpu,
+                              h->cpu_gamma, &t_h);
+            chg_log(1, "CPU share (auto): OpenBLAS %.1f GFLOP/s on %d threads, devices' plan %.1f ms; "
+                       "split model: %zu of %zu rows to the CPU, %.1f ms%s",
+                    r_cpu * 1e-9, h->cpu_threads, c.pl.predicted * 1e3, rows, c.m, t_h * 1e3,
+                    rows ? "" : " (no gain: the devices alone)");
+        }
         if (rows) {
             predicted = t_h;
             if (h->cpu_sched == CPU_STRIPS)

@@ -188,8 +188,11 @@ int chg_tuning_file_upsert(chg_tuning_file_t *f, const chg_tuning_record_t *rec)
     }
     chg_tuning_prec_t prec[2] = {old->prec[0], old->prec[1]};
     chg_tuning_pipeline_t pipe = old->pipeline;
-    for (int p = 0; p < 2; p++)
+    chg_tuning_cpumodel_t cm[2] = {old->cpumodel[0], old->cpumodel[1]};
+    for (int p = 0; p < 2; p++) {
         if (rec->prec[p].present) prec[p] = rec->prec[p];
+        if (rec->cpumodel[p].present) cm[p] = rec->cpumodel[p];
+    }
     if (rec->pipeline.present) pipe = rec->pipeline;
     char date[32], tool[64];
     double seconds = old->seconds;
@@ -198,6 +201,7 @@ int chg_tuning_file_upsert(chg_tuning_file_t *f, const chg_tuning_record_t *rec)
     *old = *rec;
     old->model = model;
     memcpy(old->prec, prec, sizeof prec);
+    memcpy(old->cpumodel, cm, sizeof cm);
     old->pipeline = pipe;
     if (!rec->date[0]) {
         memcpy(old->date, date, sizeof date);
@@ -262,6 +266,22 @@ static void get_num(const cJSON *obj, const char *key, const char *path, int req
     }
     if (!cJSON_IsNumber(it) || !isfinite(it->valuedouble) || it->valuedouble < 0) {
         fail(e, "%s.%s: expected a number >= 0", path, key);
+        return;
+    }
+    *out = it->valuedouble;
+}
+
+/* Any finite number (model coefficients may be negative). */
+static void get_real(const cJSON *obj, const char *key, const char *path, int req, double *out,
+                     perr_t *e)
+{
+    const cJSON *it = member(obj, key);
+    if (!it) {
+        if (req) fail(e, "%s.%s: missing", path, key);
+        return;
+    }
+    if (!cJSON_IsNumber(it) || !isfinite(it->valuedouble)) {
+        fail(e, "%s.%s: expected a finite number", path, key);
         return;
     }
     *out = it->valuedouble;
@@ -461,6 +481,97 @@ static void parse_pipeline(const cJSON *o, const char *path, chg_tuning_pipeline
     }
 }
 
+static void parse_tmodel(const cJSON *o, const char *key, const char *path, chg_tmodel_t *t,
+                         perr_t *e)
+{
+    char sub[256];
+    const cJSON *x = get_obj(o, key, path, 1, e);
+    if (!x) return;
+    snprintf(sub, sizeof sub, "%s.%s", path, key);
+    get_real(x, "k1", sub, 1, &t->k1, e);
+    get_real(x, "k2", sub, 1, &t->k2, e);
+    get_real(x, "k3", sub, 1, &t->k3, e);
+    if (!e->failed && !(t->k1 > 0)) fail(e, "%s.k1: must be > 0 (seconds per m*n*k)", sub);
+}
+
+static void parse_link(const cJSON *o, const char *key, const char *path, double *ts, double *tw,
+                       perr_t *e)
+{
+    char sub[256];
+    const cJSON *x = get_obj(o, key, path, 1, e);
+    if (!x) return;
+    snprintf(sub, sizeof sub, "%s.%s", path, key);
+    get_num(x, "ts", sub, 1, ts, e);
+    get_num(x, "tw", sub, 1, tw, e);
+}
+
+/* model.cpu_share.{s,d}: required coefficients, optional statistics (schema in TUNING.md). */
+static void parse_cpumodel(const cJSON *o, const char *path, chg_tuning_cpumodel_t *c, perr_t *e)
+{
+    char sub[256];
+    memset(c, 0, sizeof *c);
+    if (!cJSON_IsObject(o)) {
+        fail(e, "%s: expected an object", path);
+        return;
+    }
+    c->present = 1;
+    parse_tmodel(o, "gpu", path, &c->split.gpu, e);
+    parse_tmodel(o, "cpu", path, &c->split.cpu, e);
+    const cJSON *cpu = member(o, "cpu");
+    if (cpu && cJSON_IsObject(cpu)) {
+        snprintf(sub, sizeof sub, "%s.cpu", path);
+        get_int(cpu, "threads", sub, 1, 4096, &c->cpu_threads, e);
+        if (!e->failed && c->cpu_threads < 1) fail(e, "%s.threads: must be >= 1", sub);
+        get_str(cpu, "core", sub, 0, c->cpu_core, sizeof c->cpu_core, e);
+    }
+    parse_link(o, "h2d", path, &c->split.h2d_ts, &c->split.h2d_tw, e);
+    parse_link(o, "d2h", path, &c->split.d2h_ts, &c->split.d2h_tw, e);
+    get_num(o, "gamma", path, 1, &c->split.gamma, e);
+    c->gpu_err = c->cpu_err = c->hybrid_err = -1;
+    const cJSON *er = get_obj(o, "error", path, 0, e);
+    if (er) {
+        snprintf(sub, sizeof sub, "%s.error", path);
+        get_num(er, "mean_rel", sub, 1, &c->mean_rel_err, e);
+        get_num(er, "gpu", sub, 0, &c->gpu_err, e);
+        get_num(er, "cpu", sub, 0, &c->cpu_err, e);
+        get_num(er, "hybrid", sub, 0, &c->hybrid_err, e);
+        get_int(er, "samples", sub, 0, 1 << 20, &c->samples, e);
+    }
+    const cJSON *ck = get_obj(o, "check", path, 0, e);
+    if (ck) {
+        snprintf(sub, sizeof sub, "%s.check", path);
+        get_int(ck, "n", sub, 1, 1 << 30, &c->check_n, e);
+        get_num(ck, "model_share", sub, 1, &c->model_share, e);
+        get_num(ck, "model_predicted_s", sub, 0, &c->model_pred_s, e);
+        get_num(ck, "model_s", sub, 0, &c->model_s, e);
+        get_num(ck, "search_share", sub, 1, &c->search_share, e);
+        get_num(ck, "search_s", sub, 0, &c->search_s, e);
+        get_int(ck, "evaluations", sub, 0, 1 << 20, &c->search_evals, e);
+        if (!e->failed && (c->model_share > 1 || c->search_share > 1))
+            fail(e, "%s: shares must be in [0, 1]", sub);
+    }
+}
+
+static void parse_model(const cJSON *m, const char *path, chg_tuning_record_t *r, perr_t *e)
+{
+    char sub[256];
+    const cJSON *cs = get_obj(m, "cpu_share", path, 0, e);
+    if (!cs) return;
+    const cJSON *it;
+    cJSON_ArrayForEach(it, cs)
+    {
+        snprintf(sub, sizeof sub, "%s.cpu_share.%s", path, it->string ? it->string : "?");
+        const int prec = it->string && !strcmp(it->string, "s")   ? CHG_F32
+                         : it->string && !strcmp(it->string, "d") ? CHG_F64
+                                                                   : -1;
+        if (prec < 0) {
+            fail(e, "%s: unknown precision (expected \"s\" or \"d\")", sub);
+            return;
+        }
+        parse_cpumodel(it, sub, &r->cpumodel[prec], e);
+    }
+}
+
 static void parse_record(const cJSON *o, const char *path, chg_tuning_record_t *r, perr_t *e)
 {
     char sub[256];
@@ -519,6 +630,10 @@ static void parse_record(const cJSON *o, const char *path, chg_tuning_record_t *
         parse_pipeline(pl, sub, &r->pipeline, e);
     }
     const cJSON *m = get_obj(o, "model", path, 0, e);
+    if (m) {
+        snprintf(sub, sizeof sub, "%s.model", path);
+        parse_model(m, sub, r, e);
+    }
     if (m && !e->failed) r->model = cJSON_PrintUnformatted(m);
 }
 
@@ -638,6 +753,48 @@ static void add_copy(cJSON *o, const chg_copy_params_t *c, double gbs)
     cJSON_AddNumberToObject(o, "gbs", gbs);
 }
 
+static void add_tmodel(cJSON *o, const char *key, const chg_tmodel_t *t)
+{
+    cJSON *x = cJSON_AddObjectToObject(o, key);
+    cJSON_AddNumberToObject(x, "k1", t->k1);
+    cJSON_AddNumberToObject(x, "k2", t->k2);
+    cJSON_AddNumberToObject(x, "k3", t->k3);
+}
+
+static cJSON *cpumodel_json(const chg_tuning_cpumodel_t *c)
+{
+    cJSON *o = cJSON_CreateObject();
+    add_tmodel(o, "gpu", &c->split.gpu);
+    add_tmodel(o, "cpu", &c->split.cpu);
+    cJSON *cpu = cJSON_GetObjectItemCaseSensitive(o, "cpu");
+    cJSON_AddNumberToObject(cpu, "threads", c->cpu_threads);
+    if (c->cpu_core[0]) cJSON_AddStringToObject(cpu, "core", c->cpu_core);
+    cJSON *h = cJSON_AddObjectToObject(o, "h2d");
+    cJSON_AddNumberToObject(h, "ts", c->split.h2d_ts);
+    cJSON_AddNumberToObject(h, "tw", c->split.h2d_tw);
+    cJSON *d = cJSON_AddObjectToObject(o, "d2h");
+    cJSON_AddNumberToObject(d, "ts", c->split.d2h_ts);
+    cJSON_AddNumberToObject(d, "tw", c->split.d2h_tw);
+    cJSON_AddNumberToObject(o, "gamma", c->split.gamma);
+    cJSON *er = cJSON_AddObjectToObject(o, "error");
+    cJSON_AddNumberToObject(er, "mean_rel", c->mean_rel_err);
+    if (c->gpu_err >= 0) cJSON_AddNumberToObject(er, "gpu", c->gpu_err);
+    if (c->cpu_err >= 0) cJSON_AddNumberToObject(er, "cpu", c->cpu_err);
+    if (c->hybrid_err >= 0) cJSON_AddNumberToObject(er, "hybrid", c->hybrid_err);
+    cJSON_AddNumberToObject(er, "samples", c->samples);
+    if (c->check_n > 0) {
+        cJSON *ck = cJSON_AddObjectToObject(o, "check");
+        cJSON_AddNumberToObject(ck, "n", c->check_n);
+        cJSON_AddNumberToObject(ck, "model_share", c->model_share);
+        cJSON_AddNumberToObject(ck, "model_predicted_s", c->model_pred_s);
+        cJSON_AddNumberToObject(ck, "model_s", c->model_s);
+        cJSON_AddNumberToObject(ck, "search_share", c->search_share);
+        cJSON_AddNumberToObject(ck, "search_s", c->search_s);
+        cJSON_AddNumberToObject(ck, "evaluations", c->search_evals);
+    }
+    return o;
+}
+
 static cJSON *record_json(const chg_tuning_record_t *r)
 {
     cJSON *o = cJSON_CreateObject();
@@ -720,8 +877,20 @@ static cJSON *record_json(const chg_tuning_record_t *r)
         }
     }
     cJSON *model = r->model ? cJSON_Parse(r->model) : NULL;
-    cJSON_AddItemToObject(o, "model", model && cJSON_IsObject(model) ? model : cJSON_CreateObject());
-    if (model && !cJSON_IsObject(model)) cJSON_Delete(model);
+    if (model && !cJSON_IsObject(model)) {
+        cJSON_Delete(model);
+        model = NULL;
+    }
+    if (!model) model = cJSON_CreateObject();
+    /* cpu_share comes from the parsed models (the text may hold an older one). */
+    cJSON_DeleteItemFromObjectCaseSensitive(model, "cpu_share");
+    if (r->cpumodel[0].present || r->cpumodel[1].present) {
+        cJSON *cs = cJSON_AddObjectToObject(model, "cpu_share");
+        for (int p = 0; p < 2; p++)
+            if (r->cpumodel[p].present)
+                cJSON_AddItemToObject(cs, p == CHG_F64 ? "d" : "s", cpumodel_json(&r->cpumodel[p]));
+    }
+    cJSON_AddItemToObject(o, "model", model);
     return o;
 }
 
@@ -1160,6 +1329,18 @@ static void resolve(const dbset_t *set, const chg_device_t *dev, chg_precision_t
             if (r->pipeline.present && level_match(CHG_TUNING_EXACT, r, dev)) {
                 e->pipeline = r->pipeline;
                 snprintf(e->pipeline_source, sizeof e->pipeline_source, "%s", f->src.path);
+                break;
+            }
+        }
+    }
+    /* The split model likewise (and of this precision). */
+    for (int fi = 0; set && fi < set->nfiles && !e->cpumodel.present; fi++) {
+        const dbfile_t *f = &set->files[fi];
+        for (int ri = 0; f->src.ok && ri < f->file.count; ri++) {
+            const chg_tuning_record_t *r = &f->file.records[ri];
+            if (r->cpumodel[prec].present && level_match(CHG_TUNING_EXACT, r, dev)) {
+                e->cpumodel = r->cpumodel[prec];
+                snprintf(e->cpumodel_source, sizeof e->cpumodel_source, "%s", f->src.path);
                 break;
             }
         }

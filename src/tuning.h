@@ -25,6 +25,7 @@
 #define CHG_TUNING_H
 
 #include "codegen.h"
+#include "cpushare.h"
 
 #define CHG_TUNING_FORMAT "clhgemm-tuning"
 #define CHG_TUNING_FORMAT_VERSION 1
@@ -86,6 +87,26 @@ typedef struct chg_tuning_pipeline_s {
     chg_tuning_point_t queue_seconds[CHG_TUNING_MAX_POINTS]; /* queues -> seconds of a GEMM */
 } chg_tuning_pipeline_t;
 
+/* The CPU/GPU split model of one precision (seed 004; cpushare.h evaluates it), measured by
+ * clhgemm-tune --cpu-model on the machine of the device: stored under "model": {"cpu_share":
+ * {"s": {...}, "d": {...}}} (docs/TUNING.md). Only an exact entry gives it (it describes the
+ * host's CPU and bus as much as the device). */
+typedef struct chg_tuning_cpumodel_s {
+    int present;
+    chg_split_model_t split;  /* T_gpu, T_cpu (k1, k2, k3), transfers (t_s, t_w each way), gamma */
+    int cpu_threads;          /* OpenBLAS threads T_cpu was measured with */
+    char cpu_core[64];        /* OpenBLAS's core name during the run ("" unknown) */
+    double mean_rel_err;      /* mean |predicted - measured| / measured over the tuning set */
+    double gpu_err, cpu_err, hybrid_err; /* the same per kind of run */
+    int samples;              /* runs in the tuning set */
+    /* The guided search as a check, on a check_n^3 problem: the model's share with its
+     * predicted and measured seconds, the search's best share and its seconds, evaluations. */
+    int check_n;
+    double model_share, model_pred_s, model_s;
+    double search_share, search_s;
+    int search_evals;
+} chg_tuning_cpumodel_t;
+
 /* One entry of a database: a device and what was tuned on it. */
 typedef struct chg_tuning_record_s {
     char name[256];           /* CL_DEVICE_NAME */
@@ -102,8 +123,9 @@ typedef struct chg_tuning_record_s {
     double seconds;           /* wall time of the tuning run */
     chg_tuning_prec_t prec[2];   /* [CHG_F32], [CHG_F64] */
     chg_tuning_pipeline_t pipeline;
-    char *model;              /* the "model" object as JSON text, kept verbatim (reserved for the
-                                 CPU/GPU split model); malloc'ed, or NULL */
+    chg_tuning_cpumodel_t cpumodel[2]; /* model.cpu_share.{s,d} (parsed and checked) */
+    char *model;              /* the "model" object as JSON text, its other keys kept verbatim
+                                 (cpu_share is rewritten from cpumodel[]); malloc'ed, or NULL */
 } chg_tuning_record_t;
 
 /* A whole database file. */
@@ -131,9 +153,10 @@ int chg_tuning_file_write(const char *path, chg_tuning_file_t *f, char *why, siz
 chg_tuning_record_t *chg_tuning_file_find(chg_tuning_file_t *f, const char *name,
                                           const char *driver);
 
-/* Adds rec to f, or merges it into the record of the same device: the precisions and the
- * pipeline that rec has replace those of the stored record, the others are kept (the model
- * too, unless rec has one). Returns 0, or -1 when out of memory. */
+/* Adds rec to f, or merges it into the record of the same device: the precisions, the
+ * pipeline and the split models that rec has replace those of the stored record, the others
+ * are kept (the model object's other keys too, unless rec has a model object). Returns 0, or
+ * -1 when out of memory. */
 int chg_tuning_file_upsert(chg_tuning_file_t *f, const chg_tuning_record_t *rec);
 
 /* A record holding only dev's identity (name, driver, keys, facts). */
@@ -152,6 +175,8 @@ typedef struct chg_tuning_entry_s {
     char note[1024];          /* what was passed over on the way, and why ("" when nothing) */
     chg_tuning_pipeline_t pipeline; /* from an exact entry of this device (present = 0 if none) */
     char pipeline_source[512];
+    chg_tuning_cpumodel_t cpumodel; /* this precision's split model, from an exact entry */
+    char cpumodel_source[512];
 } chg_tuning_entry_t;
 
 /* The entry for (dev, prec). Always fills *out (built-in defaults when nothing applies) and

@@ -15,9 +15,17 @@
  *   tuned F  after a real clhgemm-tune run that wrote the database file F: the library finds an
  *            exact entry for this device in F (CLHGEMM_TUNING_DIR is F's directory), selects its
  *            parameters, and GEMMs with them are right.
+ *   cpumodel F  after clhgemm-tune --cpu-model --force-cpu-model wrote F: the entry has a split
+ *            model per precision with its error and guided-search check; a handle with the CPU
+ *            share on auto (CLHGEMM_CPU_SHARE_ANY_DEVICE=1 beside PoCL) gives the CPU exactly the
+ *            rows that model chooses (chg_split_best, 2% rule) with its predicted time, and the
+ *            result is right; then the same with a synthetic model (CPU 3x the devices' speed)
+ *            in another directory, whose choice is known in advance.
  */
 #define _POSIX_C_SOURCE 200809L
+#include <cblas.h>
 #include <dirent.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -201,7 +209,28 @@ static void round_trip(void)
     pl->nqueue = 2;
     pl->queue_seconds[0] = (chg_tuning_point_t){3, 0.51};
     pl->queue_seconds[1] = (chg_tuning_point_t){4, 0.49};
-    r.model = strdup("{\"cpu_gflops\":[1,2,3],\"note\":\"kept\"}");
+    r.model = strdup("{\"cpu_gflops\":[1,2,3],\"note\":\"kept\","
+                     "\"cpu_share\":{\"s\":{\"stale\":1}}}");
+    /* The split model of d (s has none): every field, negative k2/k3 included. */
+    chg_tuning_cpumodel_t *cm = &r.cpumodel[CHG_F64];
+    cm->present = 1;
+    cm->split = (chg_split_model_t){.gpu = {2.5e-14, -3e-11, 1.5e-3}, .cpu = {1.0 / 3e11, 2e-10, -1e-4},
+                                    .h2d_ts = 1e-5, .h2d_tw = 1.0 / 25e9, .d2h_ts = 2e-5,
+                                    .d2h_tw = 1.0 / 26e9, .gamma = 0.375};
+    cm->cpu_threads = 28;
+    snprintf(cm->cpu_core, sizeof cm->cpu_core, "Cooperlake");
+    cm->mean_rel_err = 0.0625;
+    cm->gpu_err = 0.03;
+    cm->cpu_err = 0.01;
+    cm->hybrid_err = 0.125;
+    cm->samples = 17;
+    cm->check_n = 8192;
+    cm->model_share = 0.04;
+    cm->model_pred_s = 0.25;
+    cm->model_s = 0.26;
+    cm->search_share = 0.05;
+    cm->search_s = 0.255;
+    cm->search_evals = 9;
 
     chg_device_t dev2 = fake_device("Second", "2", "fake:other", "fake");
     chg_tuning_record_t r2 = record_for(&dev2, P_VENDOR, 1);
@@ -248,6 +277,13 @@ static void round_trip(void)
             EXPECT(same, "pipeline differs after the round trip");
             EXPECT(g->model && strstr(g->model, "\"kept\"") && strstr(g->model, "[1,2,3]"),
                    "model object not kept: %s", g->model ? g->model : "(null)");
+            /* cpu_share is written from the parsed models: the stale text of s is gone. */
+            EXPECT(g->model && !strstr(g->model, "stale") && !g->cpumodel[CHG_F32].present,
+                   "stale cpu_share kept: %s", g->model ? g->model : "(null)");
+            EXPECT(!memcmp(&g->cpumodel[CHG_F64], cm, sizeof *cm),
+                   "split model differs after the round trip (gamma %g, k1 %g, threads %d, core %s)",
+                   g->cpumodel[CHG_F64].split.gamma, g->cpumodel[CHG_F64].split.gpu.k1,
+                   g->cpumodel[CHG_F64].cpu_threads, g->cpumodel[CHG_F64].cpu_core);
         }
         const chg_tuning_record_t *g2 = chg_tuning_file_find(&f, "Second", "2");
         EXPECT(g2 && g2->prec[0].present && !g2->prec[1].present && !g2->pipeline.present &&
@@ -261,8 +297,18 @@ static void round_trip(void)
         const chg_tuning_record_t *m = chg_tuning_file_find(&f, r.name, r.driver);
         EXPECT(f.count == 2 && m && !memcmp(&m->prec[1].gemm, &P_VENDOR, sizeof P_VENDOR) &&
                    !memcmp(&m->prec[0].gemm, &P_EXACT, sizeof P_EXACT) && m->pipeline.present &&
-                   m->model && !strcmp(m->date, r.date),
+                   m->model && !strcmp(m->date, r.date) && m->cpumodel[CHG_F64].present &&
+                   m->cpumodel[CHG_F64].split.gamma == 0.375,
                "upsert did not merge (count %d)", f.count);
+        /* A new split model of s is added beside d's. */
+        chg_tuning_record_t upd2 = record_for(&dev, P_VENDOR, 0);
+        upd2.cpumodel[CHG_F32] = *cm;
+        upd2.cpumodel[CHG_F32].split.gamma = 0.5;
+        EXPECT(chg_tuning_file_upsert(&f, &upd2) == 0, "upsert 2");
+        m = chg_tuning_file_find(&f, r.name, r.driver);
+        EXPECT(m && m->cpumodel[CHG_F32].present && m->cpumodel[CHG_F32].split.gamma == 0.5 &&
+                   m->cpumodel[CHG_F64].present && m->cpumodel[CHG_F64].split.gamma == 0.375,
+               "upsert of a split model did not merge per precision");
         chg_tuning_file_free(&f);
     }
     /* No temporary file is left next to the database. */
@@ -343,6 +389,49 @@ static void rejections(void)
                               "\"vendor_key\":\"a\"},\"precisions\":{}}]}",
              VALID_HEAD);
     expect_reject("driver type", buf, "entries[0].device.driver: expected a string");
+
+    /* The split model (model.cpu_share): a valid one, then each kind of break. */
+    static const char *const CM =
+        "\"gpu\":{\"k1\":2e-14,\"k2\":-1e-11,\"k3\":0.001},"
+        "\"cpu\":{\"k1\":3e-12,\"k2\":0,\"k3\":0,\"threads\":4},"
+        "\"h2d\":{\"ts\":1e-5,\"tw\":4e-11},\"d2h\":{\"ts\":1e-5,\"tw\":4e-11},\"gamma\":0.2";
+    char ent[1024];
+    snprintf(ent, sizeof ent, "%.*s,\"model\":{\"other\":[1],\"cpu_share\":{\"d\":{%s}}}}",
+             (int)strlen(VALID_ENTRY) - 1, VALID_ENTRY, CM);
+    snprintf(buf, sizeof buf, "%s%s]}", VALID_HEAD, ent);
+    why[0] = '\0';
+    EXPECT(chg_tuning_file_parse(buf, &f, why, sizeof why) == 0 && f.count == 1 &&
+               f.records[0].cpumodel[CHG_F64].present && !f.records[0].cpumodel[CHG_F32].present &&
+               f.records[0].cpumodel[CHG_F64].split.gpu.k2 == -1e-11 &&
+               f.records[0].cpumodel[CHG_F64].cpu_threads == 4,
+           "a valid split model was rejected or misread: %s", why);
+    if (f.count) chg_tuning_file_free(&f);
+    static const struct {
+        const char *from, *to, *want;
+    } breaks[] = {
+        {"\"d\":{", "\"x\":{", "model.cpu_share.x: unknown precision"},
+        {"\"gamma\":0.2", "\"gamma\":-1", "model.cpu_share.d.gamma: expected a number >= 0"},
+        {"\"gamma\":0.2", "\"gammb\":0.2", "model.cpu_share.d.gamma: missing"},
+        {"\"k1\":2e-14", "\"k1\":0e-14", "model.cpu_share.d.gpu.k1: must be > 0"},
+        {"\"k3\":0.001", "\"k3\":\"a\"", "model.cpu_share.d.gpu.k3: expected a finite number"},
+        {"\"threads\":4", "\"threads\":0", "model.cpu_share.d.cpu.threads: must be >= 1"},
+        {"\"h2d\":{", "\"h2x\":{", "model.cpu_share.d.h2d: missing"},
+        {"\"tw\":4e-11}", "\"tw\":-4e-11}", "model.cpu_share.d.h2d.tw: expected a number >= 0"},
+        {"\"cpu_share\":{", "\"cpu_share\":3,\"z\":{", "model.cpu_share: expected an object"},
+    };
+    for (size_t i = 0; i < sizeof breaks / sizeof breaks[0]; i++) {
+        char bad[2048];
+        snprintf(bad, sizeof bad, "%s", buf);
+        char *at = strstr(bad, breaks[i].from);
+        if (!at) {
+            EXPECT(0, "test setup: \"%s\" not in the text", breaks[i].from);
+            continue;
+        }
+        char tail[2048];
+        snprintf(tail, sizeof tail, "%s", at + strlen(breaks[i].from));
+        snprintf(at, sizeof bad - (size_t)(at - bad), "%s%s", breaks[i].to, tail);
+        expect_reject(breaks[i].want, bad, breaks[i].want);
+    }
 }
 
 /* ---- lookup ------------------------------------------------------------------------------ */
@@ -392,6 +481,27 @@ static void lookup_levels(void)
     EXPECT(chg_tuning_lookup(&dev, CHG_F32, &e) == CHG_TUNING_EXACT &&
                !memcmp(&e.prec.gemm, &P_EXACT, sizeof P_EXACT) && !strcmp(e.source, p),
            "exact: level %s from %s", chg_tuning_level_name(e.level), e.source);
+    /* The split model: from the exact entry only, of the precision asked for. */
+    {
+        chg_tuning_record_t withm[3] = {recs[0], recs[1], recs[2]};
+        withm[0].cpumodel[CHG_F64].present = 1;
+        withm[0].cpumodel[CHG_F64].split = (chg_split_model_t){.gpu = {1e-14, 0, 0}, .cpu = {1e-12, 0, 0},
+                                                              .gamma = 0.25};
+        withm[0].cpumodel[CHG_F64].cpu_threads = 2;
+        withm[1].cpumodel[CHG_F64] = withm[0].cpumodel[CHG_F64];
+        write_db(p, withm, 3);
+        chg_tuning_reload();
+        EXPECT(chg_tuning_lookup(&dev, CHG_F64, &e) == CHG_TUNING_EXACT && e.cpumodel.present &&
+                   e.cpumodel.split.gamma == 0.25 && !strcmp(e.cpumodel_source, p),
+               "exact entry: split model not given (%d, %s)", e.cpumodel.present, e.cpumodel_source);
+        EXPECT(chg_tuning_lookup(&dev, CHG_F32, &e) == CHG_TUNING_EXACT && !e.cpumodel.present,
+               "exact entry: a split model of d given for s");
+        const chg_device_t sibling = fake_device("Fake GPU 9400", "1.0", "fake:arch9", "fake");
+        EXPECT(chg_tuning_lookup(&sibling, CHG_F64, &e) == CHG_TUNING_ARCH && !e.cpumodel.present,
+               "architecture level: a split model must not be taken from another device");
+        write_db(p, recs, 3);
+        chg_tuning_reload();
+    }
     /* Same device, another driver: the architecture level. */
     const chg_device_t arch_only_first = fake_device("Fake GPU 9300", "1.0", "fake:arch9", "fake");
     chg_device_t newer = dev;
@@ -690,6 +800,126 @@ static void tuned_file(tc_env_t *env, const chg_device_t *dev, const char *file)
     run_gemms(env, "tuned");
 }
 
+/* One host-memory GEMM (n^3, col-major NN, alpha 1, beta 0.5) on a handle with the CPU share on
+ * auto; checks the CPU's rows against the split model's choice and the result against OpenBLAS. */
+static void auto_uses_model(const chg_device_t *dev, chg_precision_t prec, const char *tag)
+{
+    chg_tuning_entry_t e;
+    chg_tuning_lookup(dev, prec, &e);
+    EXPECT(e.cpumodel.present, "%s: no split model for %c in the lookup", tag, prec ? 'd' : 's');
+    if (!e.cpumodel.present) return;
+    const int n = e.cpumodel.check_n > 0 ? CHG_MIN(e.cpumodel.check_n, 512) : 384;
+    const double es = (double)chg_elem_size(prec);
+    double t, t_dev = chg_split_time(&e.cpumodel.split, 0, n, n, n, es, 1, NULL, NULL);
+    double mc = chg_split_best(&e.cpumodel.split, n, n, n, es, 1, &t);
+    if (!(mc >= 1 && t <= 0.98 * t_dev)) mc = 0;
+    const size_t nn = (size_t)n * n;
+    double *A = malloc(nn * 8), *B = malloc(nn * 8), *C = malloc(nn * 8), *R = malloc(nn * 8);
+    tc_rng_t rng;
+    tc_rng_seed(&rng, 0xC0DE);
+    for (size_t i = 0; i < nn; i++) {
+        A[i] = tc_rng_uniform(&rng);
+        B[i] = tc_rng_uniform(&rng);
+        C[i] = R[i] = tc_rng_uniform(&rng);
+    }
+    float *a = (float *)A, *b = (float *)B, *c = (float *)C, *rr = (float *)R;
+    if (prec == CHG_F32) /* the same values, in place, as floats */
+        for (size_t i = 0; i < nn; i++) {
+            a[i] = (float)A[i];
+            b[i] = (float)B[i];
+            c[i] = rr[i] = (float)C[i];
+        }
+    clhgemm_options_t o;
+    clhgemm_options_init(&o);
+    o.cpu_share = "auto";
+    o.cpu_share_threads = e.cpumodel.cpu_threads;
+    clhgemm_handle_t h = NULL;
+    clhgemm_status_t st = clhgemm_create(&h, &o);
+    EXPECT(st == CLHGEMM_SUCCESS, "%s: clhgemm_create: %s", tag, clhgemm_status_string(st));
+    if (st == CLHGEMM_SUCCESS) {
+        st = prec == CHG_F64 ? clhgemm_dgemm(h, CLHGEMM_COL_MAJOR, CLHGEMM_NO_TRANS, CLHGEMM_NO_TRANS, n, n, n,
+                                             1.0, A, n, B, n, 0.5, C, n)
+                             : clhgemm_sgemm(h, CLHGEMM_COL_MAJOR, CLHGEMM_NO_TRANS, CLHGEMM_NO_TRANS, n, n, n,
+                                             1.0f, a, n, b, n, 0.5f, c, n);
+        EXPECT(st == CLHGEMM_SUCCESS, "%s: gemm: %s", tag, clhgemm_status_string(st));
+        clhgemm_call_info_t info;
+        clhgemm_last_call_info(h, &info);
+        const double want = floor(mc) / n;
+        EXPECT(fabs(info.cpu_fraction - want) < 1e-9,
+               "%s %c: the CPU got %.4f of C, the split model chooses %.4f (%.0f of %d rows)", tag,
+               prec ? 'd' : 's', info.cpu_fraction, want, mc, n);
+        if (mc > 0)
+            EXPECT(fabs(info.predicted_seconds - t) <= 1e-9 * t + 1e-15,
+                   "%s: predicted %.6g s, the model says %.6g s", tag, info.predicted_seconds, t);
+        printf("%s %c n=%d: split model share %.4f (%.3f ms predicted; devices alone %.3f ms), call %.3f ms, "
+               "CPU fraction %.4f\n",
+               tag, prec ? 'd' : 's', n, mc / n, t * 1e3, t_dev * 1e3, info.seconds * 1e3, info.cpu_fraction);
+        /* the result against OpenBLAS */
+        double worst = 0;
+        if (prec == CHG_F64) {
+            cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0, A, n, B, n, 0.5, R, n);
+            for (size_t i = 0; i < nn; i++) worst = CHG_MAX(worst, fabs(C[i] - R[i]));
+        } else {
+            cblas_sgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0f, a, n, b, n, 0.5f, rr, n);
+            for (size_t i = 0; i < nn; i++) worst = CHG_MAX(worst, fabs((double)c[i] - (double)rr[i]));
+        }
+        const double tol = (prec == CHG_F64 ? 2.3e-16 : 1.2e-7) * (n + 2) * 4 * (n + 1);
+        EXPECT(worst <= tol, "%s %c: result off by %g (tolerance %g)", tag, prec ? 'd' : 's', worst, tol);
+        clhgemm_destroy(h);
+    }
+    free(A);
+    free(B);
+    free(C);
+    free(R);
+}
+
+static void cpumodel_file(tc_env_t *env, const chg_device_t *dev, const char *file)
+{
+    chg_tuning_file_t f;
+    char why[512] = "";
+    int rc = chg_tuning_file_read(file, &f, why, sizeof why);
+    EXPECT(rc == 0, "the tuner's database %s: %s", file, why);
+    if (rc) return;
+    chg_tuning_record_t *r = chg_tuning_file_find(&f, dev->info.name, dev->info.driver_version);
+    EXPECT(r != NULL, "no entry for %s in %s", dev->info.name, file);
+    for (int p = 0; r && p < 2; p++) {
+        if (p == CHG_F64 && !env->has_fp64) continue;
+        const chg_tuning_cpumodel_t *c = &r->cpumodel[p];
+        EXPECT(c->present && c->split.gpu.k1 > 0 && c->split.cpu.k1 > 0 && c->cpu_threads >= 1 &&
+                   c->samples >= 7 && isfinite(c->mean_rel_err) && c->mean_rel_err >= 0 && c->check_n > 0 &&
+                   c->search_evals >= 3 && c->split.h2d_tw > 0 && c->split.d2h_tw > 0,
+               "split model of %c incomplete (present %d, samples %d, check n %d, evaluations %d)", p ? 'd' : 's',
+               c->present, c->samples, c->check_n, c->search_evals);
+        printf("tuned split model %c: gamma %.3f, mean error %.1f%% over %d runs; n=%d model share %.3f vs guided "
+               "search %.3f\n",
+               p ? 'd' : 's', c->split.gamma, 100 * c->mean_rel_err, c->samples, c->check_n, c->model_share,
+               c->search_share);
+        if (c->present) auto_uses_model(dev, (chg_precision_t)p, "tuned");
+    }
+    /* A synthetic model with a known answer: the CPU three times the devices' speed, no
+     * transfers, gamma 0: the CPU takes 3/4 of the rows. */
+    if (r) {
+        for (int p = 0; p < 2; p++) {
+            chg_tuning_cpumodel_t *c = &r->cpumodel[p];
+            c->present = 1;
+            c->split = (chg_split_model_t){.gpu = {3e-10, 0, 0}, .cpu = {1e-10, 0, 0}, .gamma = 0};
+            c->cpu_threads = chg_cpu_share_threads_default();
+            c->check_n = 256;
+        }
+        char dir[700], path[800];
+        snprintf(dir, sizeof dir, "%s/synthetic", g_tmp);
+        snprintf(path, sizeof path, "%s/%s", dir, CHG_TUNING_USER_FILE);
+        EXPECT(chg_tuning_file_write(path, &f, why, sizeof why) == 0, "write %s: %s", path, why);
+        setenv("CLHGEMM_TUNING_DIR", dir, 1);
+        chg_tuning_reload();
+        for (int p = 0; p < 2; p++) {
+            if (p == CHG_F64 && !env->has_fp64) continue;
+            auto_uses_model(dev, (chg_precision_t)p, "synthetic");
+        }
+    }
+    chg_tuning_file_free(&f);
+}
+
 int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "unit";
@@ -708,8 +938,8 @@ int main(int argc, char **argv)
         round_trip();
         rejections();
         lookup_levels();
-    } else if (!strcmp(mode, "device") || (!strcmp(mode, "tuned") && argc > 2)) {
-        const int tuned = !strcmp(mode, "tuned");
+    } else if (!strcmp(mode, "device") || ((!strcmp(mode, "tuned") || !strcmp(mode, "cpumodel")) && argc > 2)) {
+        const int tuned = strcmp(mode, "device") != 0;
         tc_env_t env;
         rc = tc_open(&env);
         if (rc == 0) {
@@ -723,14 +953,17 @@ int main(int argc, char **argv)
                 if (slash) *slash = '\0';
                 setenv("CLHGEMM_TUNING_DIR", dir, 1);
                 chg_tuning_reload();
-                tuned_file(&env, dev, argv[2]);
+                if (!strcmp(mode, "cpumodel"))
+                    cpumodel_file(&env, dev, argv[2]);
+                else
+                    tuned_file(&env, dev, argv[2]);
             } else if (st == CLHGEMM_SUCCESS) {
                 device_entry(&env, dev);
             }
             tc_close(&env);
         }
     } else {
-        fprintf(stderr, "usage: test_tuning unit | device | tuned FILE\n");
+        fprintf(stderr, "usage: test_tuning unit | device | tuned FILE | cpumodel FILE\n");
         rc = 2;
     }
     rm_rf(g_tmp);

@@ -2,7 +2,8 @@
  * clhgemm_info.c -- clhgemm-info: the OpenCL devices as clhgemm sees them, their feature flags
  * and tuning keys, the tuning databases in effect (with the reason for every file rejected), and
  * for each device and precision which tuning entry the library uses (file and match level), its
- * parameters and what was measured with them.
+ * parameters and what was measured with them; the host's OpenBLAS (core type and threads: the
+ * CPU share's sanity check) and each device's CPU/GPU split model.
  *
  * Links clhgemm_internal for the private lookup (src/tuning.h); it shows exactly what a GEMM
  * call would select, the CLHGEMM_*GEMM_PARAMS override included.
@@ -16,6 +17,7 @@
 #include <string.h>
 
 #include "clhgemm.h"
+#include "cpushare.h"
 #include "device.h"
 #include "params.h"
 #include "tuning.h"
@@ -135,6 +137,34 @@ static void print_pipeline(const chg_device_t *dev)
     }
 }
 
+static void print_cpumodel(const chg_device_t *dev, chg_precision_t prec)
+{
+    chg_tuning_entry_t e;
+    chg_tuning_lookup(dev, prec, &e);
+    const chg_tuning_cpumodel_t *c = &e.cpumodel;
+    const char pc = prec == CHG_F64 ? 'd' : 's';
+    if (!c->present) {
+        printf("  cpu share model %c: none (clhgemm-tune --cpu-model measures it; auto uses the "
+               "run-time rates)\n", pc);
+        return;
+    }
+    printf("  cpu share model %c: from %s\n", pc, e.cpumodel_source);
+    printf("         T_gpu = %.4g mnk + %.4g mn + %.4g s; T_cpu = %.4g mnk + %.4g mn + %.4g s "
+           "(%d OpenBLAS threads, core %s)\n",
+           c->split.gpu.k1, c->split.gpu.k2, c->split.gpu.k3, c->split.cpu.k1, c->split.cpu.k2,
+           c->split.cpu.k3, c->cpu_threads, c->cpu_core[0] ? c->cpu_core : "?");
+    printf("         transfers: h2d %.1f us + bytes / %.1f GB/s, d2h %.1f us + bytes / %.1f GB/s; "
+           "gamma %.3f; mean prediction error %.1f%% over %d runs\n",
+           c->split.h2d_ts * 1e6, c->split.h2d_tw > 0 ? 1e-9 / c->split.h2d_tw : 0,
+           c->split.d2h_ts * 1e6, c->split.d2h_tw > 0 ? 1e-9 / c->split.d2h_tw : 0, c->split.gamma,
+           100 * c->mean_rel_err, c->samples);
+    if (c->check_n > 0)
+        printf("         check at n=%d: model share %.3f (%.4f s predicted, %.4f s measured), "
+               "guided search %.3f (%.4f s, %d runs)\n",
+               c->check_n, c->model_share, c->model_pred_s, c->model_s, c->search_share,
+               c->search_s, c->search_evals);
+}
+
 int main(int argc, char **argv)
 {
     const char *spec = NULL;
@@ -153,6 +183,12 @@ int main(int argc, char **argv)
         }
     }
     printf("clhgemm %s\n", clhgemm_version());
+    {
+        char blas[256];
+        chg_cpu_describe(blas, sizeof blas);
+        printf("host CPU: %d cores; %s; the CPU share's default: %d OpenBLAS threads\n", chg_cpu_cores(),
+               blas, chg_cpu_share_threads_default());
+    }
     print_databases();
 
     size_t count = 0;
@@ -190,6 +226,8 @@ int main(int argc, char **argv)
         if (dev.features & CHG_FEAT_FP64) print_precision(&dev, CHG_F64);
         else printf("  dgemm: not available (no fp64)\n");
         print_pipeline(&dev);
+        print_cpumodel(&dev, CHG_F32);
+        if (dev.features & CHG_FEAT_FP64) print_cpumodel(&dev, CHG_F64);
     }
     free(infos);
     return 0;

@@ -4,12 +4,13 @@
  * that the library reads (src/tuning.c, docs/TUNING.md).
  *
  *   clhgemm-tune [--devices SPEC] [--precision s|d|both] [--budget 10m] [--size N]
- *                [--gemm] [--copy] [--pipeline] [--out FILE] [--out-dir DIR] [--resume]
+ *                [--gemm] [--copy] [--pipeline] [--cpu-model [--force-cpu-model]] [--out FILE] [--out-dir DIR] [--resume]
  *                [--jobs N] [--seed N] [--quiet] [--dry-run]
  *
  * The budget is shared by every device and phase by weight (GEMM search most, copy kernels and
  * pipeline a little each); time a phase does not use passes on to the next. Phases per device:
- * copy kernels (per precision), GEMM search (per precision, see tune_gemm.c), pipeline figures.
+ * copy kernels (per precision), GEMM search (per precision, see tune_gemm.c), pipeline figures,
+ * the CPU/GPU split model (tune_cpumodel.c; not on CPU devices unless --force-cpu-model).
  * The database is rewritten after every phase (merged into the existing file: other devices and
  * precisions are kept), so a run that is stopped (Ctrl-C, SIGTERM, a time limit) keeps what it
  * found. On a terminal a live progress line shows the phase, candidates tried of the space, the
@@ -196,7 +197,9 @@ static void usage(FILE *f)
         "  --precision s|d|both default both (d only on devices with fp64)\n"
         "  --budget TIME        the whole run: 90s, 10m, 1h30m or seconds (default 10m)\n"
         "  --size N             GEMM timing size n (n x n x n; default 4096 on GPUs, 256 otherwise)\n"
-        "  --gemm, --copy, --pipeline  only these phases (default: all three)\n"
+        "  --gemm, --copy, --pipeline, --cpu-model  only these phases (default: all; the\n"
+        "                       CPU/GPU split model only on devices that are not CPUs)\n"
+        "  --force-cpu-model    the split model also on CPU devices (tests on PoCL)\n"
         "  --out FILE           database to write; merged with what FILE holds (default:\n"
         "                       DIR/tuning.json with --out-dir, else the user database\n"
         "                       $CLHGEMM_TUNING_DIR|$XDG_CONFIG_HOME/clhgemm|~/.config/clhgemm/tuning.json)\n"
@@ -317,6 +320,10 @@ static int parse_args(int argc, char **argv, tune_opts_t *o, int *dry)
             phases |= 2;
         } else if (!strcmp(a, "--pipeline")) {
             phases |= 4;
+        } else if (!strcmp(a, "--cpu-model")) {
+            phases |= 8;
+        } else if (!strcmp(a, "--force-cpu-model")) {
+            o->force_cpumodel = 1;
         } else if (!strcmp(a, "--resume")) {
             o->resume = 1;
         } else if (!strcmp(a, "--quiet")) {
@@ -329,10 +336,11 @@ static int parse_args(int argc, char **argv, tune_opts_t *o, int *dry)
             return -1;
         }
     }
-    if (!phases) phases = 7;
+    if (!phases) phases = 15;
     o->do_gemm = phases & 1;
     o->do_copy = (phases & 2) != 0;
     o->do_pipeline = (phases & 4) != 0;
+    o->do_cpumodel = (phases & 8) != 0;
     if (o->resume && !o->out_dir) {
         fprintf(stderr, "clhgemm-tune: --resume needs --out-dir (the logs of the search to continue)\n");
         return -1;
@@ -376,8 +384,8 @@ static int mkdir_p(const char *path)
 }
 
 /* Phase weights: the GEMM search gets most of the budget. */
-enum { PH_COPY_S, PH_COPY_D, PH_GEMM_S, PH_GEMM_D, PH_PIPE, PH_COUNT };
-static const double ph_weight[PH_COUNT] = {0.05, 0.05, 0.40, 0.40, 0.10};
+enum { PH_COPY_S, PH_COPY_D, PH_GEMM_S, PH_GEMM_D, PH_PIPE, PH_CPU, PH_COUNT };
+static const double ph_weight[PH_COUNT] = {0.05, 0.05, 0.40, 0.40, 0.10, 0.10};
 
 typedef struct plan_s {
     int on[PH_COUNT];
@@ -497,6 +505,17 @@ static void summary(tune_run_t *r, tdev_t *devs, int ndev, const char *path)
                     devs[i].dev.info.name, pl->h2d_pageable_gbs, pl->h2d_pinned_gbs,
                     pl->d2h_pageable_gbs, pl->d2h_pinned_gbs, pl->pack_threads, pl->queues);
         }
+        for (int i = 0; i < ndev; i++)
+            for (int p = 0; p < 2; p++) {
+                const chg_tuning_cpumodel_t *c = &devs[i].rec.cpumodel[p];
+                if (!c->present || !r->o.do_cpumodel || !(r->o.prec_mask & (1 << p))) continue;
+                fprintf(f, "%-34.34s %c cpu share model: gamma %.3f, mean prediction error %.1f%% over %d runs "
+                           "(%d OpenBLAS threads, core %s); n=%d: model share %.3f (%.4f s predicted, %.4f s "
+                           "measured), guided search %.3f (%.4f s)\n",
+                        devs[i].dev.info.name, p ? 'd' : 's', c->split.gamma, 100 * c->mean_rel_err,
+                        c->samples, c->cpu_threads, c->cpu_core, c->check_n, c->model_share, c->model_pred_s,
+                        c->model_s, c->search_share, c->search_s);
+            }
         fprintf(f, "database: %s\n", path);
         if (r->o.out_dir) fprintf(f, "logs: %s/{tune.log,candidates.csv,improvements.csv}\n", r->o.out_dir);
         fflush(f);
@@ -634,6 +653,12 @@ int main(int argc, char **argv)
         plan[i].on[PH_GEMM_S] = run.o.do_gemm && (run.o.prec_mask & 1);
         plan[i].on[PH_GEMM_D] = run.o.do_gemm && (run.o.prec_mask & 2) && fp64;
         plan[i].on[PH_PIPE] = run.o.do_pipeline;
+        /* The split model: beside a CPU device OpenBLAS would only compete for its cores. */
+        plan[i].on[PH_CPU] = run.o.do_cpumodel &&
+                             (!(devs[i].dev.features & CHG_FEAT_CPU) || run.o.force_cpumodel);
+        if (run.o.do_cpumodel && !plan[i].on[PH_CPU])
+            tune_say(&run, "%s cpu model: skipped on a CPU device (--force-cpu-model measures it anyway)",
+                     devs[i].log_prefix);
         for (int p = 0; p < PH_COUNT; p++) weight_left += plan[i].on[p] * ph_weight[p];
     }
     if (ndev > 64) ndev = 64;
@@ -664,6 +689,7 @@ int main(int argc, char **argv)
             case PH_GEMM_S: rc = tune_gemm(&run, d, CHG_F32, deadline); break;
             case PH_GEMM_D: rc = tune_gemm(&run, d, CHG_F64, deadline); break;
             case PH_PIPE: rc = tune_pipeline(&run, d, run.o.prec_mask, deadline); break;
+            case PH_CPU: rc = tune_cpumodel(&run, d, run.o.prec_mask, deadline); break;
             }
             if (rc != 0) failures++;
             /* A copy-only run still needs the GEMM parameters the copy results go with. */
@@ -672,7 +698,8 @@ int main(int argc, char **argv)
                     d->rec.prec[p].present = 1;
                     chg_gemm_params_select(&d->dev, (chg_precision_t)p, &d->rec.prec[p].gemm);
                 }
-            if (d->rec.prec[0].present || d->rec.prec[1].present || d->rec.pipeline.present)
+            if (d->rec.prec[0].present || d->rec.prec[1].present || d->rec.pipeline.present ||
+                d->rec.cpumodel[0].present || d->rec.cpumodel[1].present)
                 save(&run, d, dbpath);
         }
         clReleaseCommandQueue(d->q);

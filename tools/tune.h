@@ -5,6 +5,8 @@
  *   tune_gemm.c      GEMM kernel search (constrained space, staged coarse-to-fine search)
  *   tune_copy.c      copy/pack kernel search, next to clEnqueueCopyBuffer
  *   tune_pipeline.c  bus bandwidth, kernel rate vs tile shape, pack threads, queue count
+ *   tune_cpumodel.c  seed 004's CPU/GPU split model (T_gpu, T_cpu, transfers, gamma) and the
+ *                    guided search over the share as its check
  */
 #ifndef CLHGEMM_TUNE_H
 #define CLHGEMM_TUNE_H
@@ -27,6 +29,8 @@ typedef struct tune_opts_s {
     int size;              /* GEMM timing size; 0: 4096 on GPUs, 256 elsewhere */
     int jobs;              /* build workers; 0: automatic */
     int do_gemm, do_copy, do_pipeline;
+    int do_cpumodel;       /* the split model phase (skipped on CPU devices unless forced) */
+    int force_cpumodel;    /* --force-cpu-model: also on CPU devices (tests on PoCL) */
     const char *out_file;  /* database to write (merged into) */
     const char *out_dir;   /* logs (and the database when out_file is not given) */
     int resume;            /* continue the searches recorded in out_dir/candidates.csv */
@@ -149,6 +153,10 @@ int tune_copy(tune_run_t *r, tdev_t *d, chg_precision_t prec, double deadline);
 /* Pipeline figures (d->rec.pipeline) and kernel-rate tables (d->rec.prec[*].rates for the
  * precisions in prec_mask, with the parameters in d->rec, else the library's) until deadline. */
 int tune_pipeline(tune_run_t *r, tdev_t *d, int prec_mask, double deadline);
+
+/* The CPU/GPU split model (d->rec.cpumodel[] for the precisions in prec_mask) until deadline.
+ * Returns 0, or -1 when a precision could not be fitted. */
+int tune_cpumodel(tune_run_t *r, tdev_t *d, int prec_mask, double deadline);
 
 /* Timing helpers shared by the phases. */
 /* Seconds per launch of kernel k over (g, l) on q, from `reps` launches timed with the host
