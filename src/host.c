@@ -2164,3 +2164,148 @@ CLHGEMM_API clhgemm_status_t clhgemm_dgemm(clhgemm_handle_t h, clhgemm_layout_t 
     return host_gemm(h, CHG_F64, layout, transA, transB, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
 }
 
+/* ---- SYMM, SYRK, SYR2K, TRMM on host memory ----------------------------------------------- */
+
+/* A level-3 call after its shape checks (level3.c, shared with the device-buffer versions):
+ * the NULL checks in check_call's order (A when the product reads it; B when SYMM or SYR2K
+ * read it or TRMM writes it; C when it is written), FP64, the quick paths, then the pipeline
+ * with the call's structure. The mapping onto the core (which operand is which, transposes,
+ * the structure, TRMM's C = B) is chg_l3_core_args's, the one the device versions use; it
+ * takes cl_mem handles, so the host pointers travel through it as opaque handles. */
+static clhgemm_status_t host_l3(clhgemm_handle_t h, chg_precision_t prec, const chg_l3_shape_t *sh,
+                                const char *name, double alpha, const void *A, int lda,
+                                const void *B, int ldb, double beta, void *C, int ldc)
+{
+    const int touch = sh->m > 0 && sh->n > 0, product = touch && sh->k > 0 && alpha != 0.0;
+    const int trmm = sh->routine == CHG_L3_TRMM;
+    if (product && !A) return CLHGEMM_NULL_BUFFER_A;
+    if (!B && ((product && (sh->routine == CHG_L3_SYMM || sh->routine == CHG_L3_SYR2K)) || (trmm && touch)))
+        return CLHGEMM_NULL_BUFFER_B;
+    if (touch && !trmm && !C) return CLHGEMM_NULL_BUFFER_C;
+    if (prec == CHG_F64)
+        for (int i = 0; i < h->ndev; i++)
+            if (!(h->devs[i].dev.features & CHG_FEAT_FP64)) return CLHGEMM_FP64_NOT_SUPPORTED;
+    if (!touch) return CLHGEMM_SUCCESS;
+
+    chg_gemm_args_t g;
+    chg_l3_core_args(sh, prec, alpha, (cl_mem)(uintptr_t)A, 0, (size_t)lda, (cl_mem)(uintptr_t)B, 0,
+                     (size_t)ldb, beta, (cl_mem)(uintptr_t)C, 0, (size_t)ldc, &g);
+    call_t c = {.h = h, .prec = prec, .es = chg_elem_size(prec), .ta = g.trans_a, .tb = g.trans_b,
+                .m = g.m, .n = g.n, .k = g.k, .alpha = alpha, .beta = g.beta,
+                .a = (const char *)(uintptr_t)g.a, .b = (const char *)(uintptr_t)g.b,
+                .c = (char *)(uintptr_t)g.c, .lda = g.lda, .ldb = g.ldb, .ldc = g.ldc,
+                .status = CLHGEMM_SUCCESS, .st = g.st, .segs = g.swap_sum ? 2 : 1, .l3 = 1,
+                .name = name};
+    if (!product) {
+        /* alpha == 0 (or k == 0): C := beta*C on C's triangle for SYRK/SYR2K; TRMM sets B to 0
+         * without reading A or B */
+        scale_c(&c, g.beta);
+        return CLHGEMM_SUCCESS;
+    }
+    /* the routine's own operation count: SYMM 2*m*n*ka, SYRK n*n*k, SYR2K 2*n*n*k, TRMM m*n*ka */
+    const double mn = (double)c.m * c.n;
+    c.flops = sh->routine == CHG_L3_SYMM ? 2.0 * mn * c.k : sh->routine == CHG_L3_TRMM ? mn * c.k
+            : c.segs * mn * c.k;
+    return run_call(h, &c);
+}
+
+static clhgemm_status_t host_symm(clhgemm_handle_t h, chg_precision_t prec, int layout, int side,
+                                  int uplo, int m, int n, double alpha, const void *A, int lda,
+                                  const void *B, int ldb, double beta, void *C, int ldc)
+{
+    if (!h) return CLHGEMM_NULL_HANDLE;
+    chg_l3_shape_t sh;
+    clhgemm_status_t st = chg_symm_check_shape(layout, side, uplo, m, n, lda, ldb, ldc, &sh);
+    if (st != CLHGEMM_SUCCESS) return st;
+    return host_l3(h, prec, &sh, prec == CHG_F64 ? "dsymm" : "ssymm", alpha, A, lda, B, ldb, beta, C, ldc);
+}
+
+static clhgemm_status_t host_syrk(clhgemm_handle_t h, chg_precision_t prec, int two, int layout,
+                                  int uplo, int trans, int n, int k, double alpha, const void *A,
+                                  int lda, const void *B, int ldb, double beta, void *C, int ldc)
+{
+    if (!h) return CLHGEMM_NULL_HANDLE;
+    chg_l3_shape_t sh;
+    clhgemm_status_t st = chg_syrk_check_shape(layout, uplo, trans, n, k, lda, ldb, ldc, two, &sh);
+    if (st != CLHGEMM_SUCCESS) return st;
+    static const char *const names[2][2] = {{"ssyrk", "dsyrk"}, {"ssyr2k", "dsyr2k"}};
+    return host_l3(h, prec, &sh, names[two][prec == CHG_F64], alpha, A, lda, B, ldb, beta, C, ldc);
+}
+
+static clhgemm_status_t host_trmm(clhgemm_handle_t h, chg_precision_t prec, int layout, int side,
+                                  int uplo, int transA, int diag, int m, int n, double alpha,
+                                  const void *A, int lda, void *B, int ldb)
+{
+    if (!h) return CLHGEMM_NULL_HANDLE;
+    chg_l3_shape_t sh;
+    clhgemm_status_t st = chg_trmm_check_shape(layout, side, uplo, transA, diag, m, n, lda, ldb, &sh);
+    if (st != CLHGEMM_SUCCESS) return st;
+    return host_l3(h, prec, &sh, prec == CHG_F64 ? "dtrmm" : "strmm", alpha, A, lda, B, ldb, 0.0, NULL, 1);
+}
+
+CLHGEMM_API clhgemm_status_t clhgemm_ssymm(clhgemm_handle_t h, clhgemm_layout_t layout,
+                                           clhgemm_side_t side, clhgemm_uplo_t uplo, int m, int n,
+                                           float alpha, const float *A, int lda, const float *B,
+                                           int ldb, float beta, float *C, int ldc)
+{
+    return host_symm(h, CHG_F32, layout, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
+}
+
+CLHGEMM_API clhgemm_status_t clhgemm_dsymm(clhgemm_handle_t h, clhgemm_layout_t layout,
+                                           clhgemm_side_t side, clhgemm_uplo_t uplo, int m, int n,
+                                           double alpha, const double *A, int lda, const double *B,
+                                           int ldb, double beta, double *C, int ldc)
+{
+    return host_symm(h, CHG_F64, layout, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
+}
+
+CLHGEMM_API clhgemm_status_t clhgemm_ssyrk(clhgemm_handle_t h, clhgemm_layout_t layout,
+                                           clhgemm_uplo_t uplo, clhgemm_transpose_t trans, int n,
+                                           int k, float alpha, const float *A, int lda, float beta,
+                                           float *C, int ldc)
+{
+    return host_syrk(h, CHG_F32, 0, layout, uplo, trans, n, k, alpha, A, lda, NULL, 1, beta, C, ldc);
+}
+
+CLHGEMM_API clhgemm_status_t clhgemm_dsyrk(clhgemm_handle_t h, clhgemm_layout_t layout,
+                                           clhgemm_uplo_t uplo, clhgemm_transpose_t trans, int n,
+                                           int k, double alpha, const double *A, int lda,
+                                           double beta, double *C, int ldc)
+{
+    return host_syrk(h, CHG_F64, 0, layout, uplo, trans, n, k, alpha, A, lda, NULL, 1, beta, C, ldc);
+}
+
+CLHGEMM_API clhgemm_status_t clhgemm_ssyr2k(clhgemm_handle_t h, clhgemm_layout_t layout,
+                                            clhgemm_uplo_t uplo, clhgemm_transpose_t trans, int n,
+                                            int k, float alpha, const float *A, int lda,
+                                            const float *B, int ldb, float beta, float *C, int ldc)
+{
+    return host_syrk(h, CHG_F32, 1, layout, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+}
+
+CLHGEMM_API clhgemm_status_t clhgemm_dsyr2k(clhgemm_handle_t h, clhgemm_layout_t layout,
+                                            clhgemm_uplo_t uplo, clhgemm_transpose_t trans, int n,
+                                            int k, double alpha, const double *A, int lda,
+                                            const double *B, int ldb, double beta, double *C,
+                                            int ldc)
+{
+    return host_syrk(h, CHG_F64, 1, layout, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+}
+
+CLHGEMM_API clhgemm_status_t clhgemm_strmm(clhgemm_handle_t h, clhgemm_layout_t layout,
+                                           clhgemm_side_t side, clhgemm_uplo_t uplo,
+                                           clhgemm_transpose_t transA, clhgemm_diag_t diag, int m,
+                                           int n, float alpha, const float *A, int lda, float *B,
+                                           int ldb)
+{
+    return host_trmm(h, CHG_F32, layout, side, uplo, transA, diag, m, n, alpha, A, lda, B, ldb);
+}
+
+CLHGEMM_API clhgemm_status_t clhgemm_dtrmm(clhgemm_handle_t h, clhgemm_layout_t layout,
+                                           clhgemm_side_t side, clhgemm_uplo_t uplo,
+                                           clhgemm_transpose_t transA, clhgemm_diag_t diag, int m,
+                                           int n, double alpha, const double *A, int lda, double *B,
+                                           int ldb)
+{
+    return host_trmm(h, CHG_F64, layout, side, uplo, transA, diag, m, n, alpha, A, lda, B, ldb);
+}
