@@ -26,6 +26,14 @@
  *   and everything enqueued is waited for before the call returns: tiles already written back
  *   stay written, the rest of C is untouched.
  *
+ * SYMM, SYRK, SYR2K and TRMM (host_l3, at the end) run through the same pipeline with a
+ * chg_struct_t (gemm.h): the slice staging copies only what the structured device packs read
+ * (stage_geometry: a symmetric operand's stored triangle, a triangular one's non-zero box),
+ * chg_enqueue_pack_{a,b}_struct lay it out, the kernel and write-back are the _at variants
+ * (TRIANGLE / KLIMIT / masked), C tiles of SYRK/SYR2K travel through a triangle mask and only
+ * the tiles touching the triangle are scheduled; SYR2K is one product over k' = 2k (slice_of);
+ * TRMM is in place with tiles spanning B's independent direction (run_call says why it is safe).
+ *
  * Test hook: CLHGEMM_FAULT_ALLOC=N makes the N-th device or pinned allocation of the process's
  * pipelines fail with CL_MEM_OBJECT_ALLOCATION_FAILURE.
  */
@@ -1102,7 +1110,13 @@ static void vcopy_tri(drv_t *v, void *dst, size_t dld, const void *src, size_t s
     m.parts = (int)CHG_MAX((size_t)1, CHG_MIN((size_t)parts, cols));
     chg_pool_run(v->c->h->pool, m.parts, mcopy_part, &m, v->c->trace, name);
     v->copy_ns += (double)(chg_now_ns() - t0);
-    v->copy_bytes += (double)rows * cols * es / 2;  /* about half the block is in the triangle */
+    size_t elems = 0;  /* what was copied (the pack rate the next plan uses) */
+    for (size_t j = 0; j < cols; j++) {
+        size_t r0, r1;
+        mcopy_rows(&m, j, &r0, &r1);
+        elems += r1 - r0;
+    }
+    v->copy_bytes += (double)elems * es;
 }
 
 /* Columns [c0, c1) of chunk ch of a tile nc wide split in nch chunks. */
