@@ -23,6 +23,14 @@
  *   clhgemm-bench-level3 --sizes 1024,4096 [--routines symm,syrk,syr2k,trmm] [--precision s|d|both]
  *       [--side L|R] [--uplo U|L] [--trans N|T] [--diag N|U] [--layout col|row] [--reps R]
  *       [--warmup W] [--syr2k lib|fused|two|both] [--csv FILE] [--no-clblast] [--no-check]
+ *       [--host [--devices SPEC]]
+ *
+ * --host: the host-memory routines instead (clhgemm_{s,d}{symm,syrk,syr2k,trmm} on a handle:
+ * matrices in ordinary host memory, the pipeline of host.c over the handle's devices), next to
+ * the host-memory GEMM of the same size (clhgemm_{s,d}gemm on the same handle and operands), in
+ * the same run with interleaved reps; a rep is the synchronous call, host clock; TRMM's B is
+ * restored with memcpy before every rep, outside the timing. The cheap check applies as above;
+ * there is no CLBlast column (CLBlast has no host-memory routines).
  */
 #define _POSIX_C_SOURCE 200809L
 #ifndef CL_TARGET_OPENCL_VERSION
@@ -64,6 +72,8 @@ typedef struct opts_s {
     int clblast, check;
     int row, right, lower, trans, unit;
     const char *syr2k; /* NULL: library default; "fused", "two"; "both": both, second as alt */
+    int host;          /* --host: the host-memory routines on a handle */
+    const char *devices; /* --devices: the handle's device spec (--host) */
 } opts_t;
 
 static void usage(FILE *f)
@@ -84,6 +94,9 @@ static void usage(FILE *f)
         "  --reps R             timed reps (default 10)   --warmup W  untimed reps (default 2)\n"
         "  --csv FILE           append rows to FILE (header when new)\n"
         "  --no-clblast         skip CLBlast               --no-check  skip the result checks\n"
+        "  --host               the host-memory routines (clhgemm_{s,d}symm ... on a handle) next to\n"
+        "                       the host-memory GEMM of the same size (no CLBlast column)\n"
+        "  --devices SPEC       the handle's devices with --host (default: the library's choice)\n"
         "  -h, --help\n");
 }
 
@@ -121,7 +134,7 @@ static int parse_args(int argc, char **argv, opts_t *o)
         static const char *const with_value[] = {"--device", "--precision", "--sizes", "--routines",
                                                  "--side", "--uplo", "--trans", "--diag",
                                                  "--layout", "--syr2k", "--reps", "--warmup",
-                                                 "--csv", NULL};
+                                                 "--csv", "--devices", NULL};
         for (int j = 0; with_value[j]; j++) {
             size_t l = strlen(with_value[j]);
             if (!strncmp(a, with_value[j], l) && (a[l] == '\0' || a[l] == '=')) {
@@ -190,6 +203,10 @@ static int parse_args(int argc, char **argv, opts_t *o)
             o->clblast = 0;
         } else if (!strcmp(a, "--no-check")) {
             o->check = 0;
+        } else if (!strcmp(a, "--host")) {
+            o->host = 1;
+        } else if (!strcmp(a, "--devices")) {
+            o->devices = v;
         } else {
             fprintf(stderr, "error: unknown option '%s'\n", argv[i]);
             usage(stderr);
@@ -597,6 +614,7 @@ typedef struct row_s {
 
 typedef struct ctx_s {
     opts_t o;
+    clhgemm_handle_t handle; /* --host */
     clhgemm_device_info_t info;
     cl_context context;
     cl_command_queue queue;
@@ -607,8 +625,14 @@ typedef struct ctx_s {
     int nrows, failures;
 } ctx_t;
 
+static void bench_job_host(ctx_t *c, int r, int dbl, int size);
+
 static void bench_job(ctx_t *c, int r, int dbl, int size)
 {
+    if (c->o.host) {
+        bench_job_host(c, r, dbl, size);
+        return;
+    }
     const opts_t *o = &c->o;
     row_t *row = &c->rows[c->nrows++];
     memset(row, 0, sizeof *row);
@@ -794,6 +818,227 @@ done:
     for (int l = 0; l < NL; l++) free(out[l]);
 }
 
+/* ---- --host: the host-memory routines ------------------------------------------------------ */
+
+/* Host operands of a job (its cl_mem fields unused). */
+typedef struct hjob_s {
+    void *A, *B, *C, *G; /* G: the GEMM's output for TRMM (B stays TRMM's input) */
+} hjob_t;
+
+/* One synchronous host-memory call: the routine (L_OURS) or the GEMM it stands for (L_GEMM). */
+static clhgemm_status_t host_once(clhgemm_handle_t h, int lib, const job_t *j, const hjob_t *x)
+{
+    const clhgemm_layout_t lay = j->row ? CLHGEMM_ROW_MAJOR : CLHGEMM_COL_MAJOR;
+    const clhgemm_side_t side = j->right ? CLHGEMM_RIGHT : CLHGEMM_LEFT;
+    const clhgemm_uplo_t uplo = j->lower ? CLHGEMM_LOWER : CLHGEMM_UPPER;
+    const clhgemm_transpose_t tr = j->trans ? CLHGEMM_TRANS : CLHGEMM_NO_TRANS;
+    const clhgemm_diag_t dg = j->unit ? CLHGEMM_UNIT : CLHGEMM_NON_UNIT;
+    const float fa = (float)j->alpha, fb = (float)j->beta;
+    if (lib == L_GEMM) {
+        /* the same operands as enqueue()'s L_GEMM */
+        int gm, gn, gk;
+        gemm_shape(j, &gm, &gn, &gk);
+        const void *a = x->A, *b = x->B;
+        void *c = x->C;
+        int lda = j->lda, ldb = j->ldb, ldc = j->ldc;
+        clhgemm_transpose_t ta = CLHGEMM_NO_TRANS, tb = CLHGEMM_NO_TRANS;
+        switch (j->r) {
+        case R_SYMM:
+            if (j->right) a = x->B, lda = j->ldb, b = x->A, ldb = j->lda;
+            break;
+        case R_SYRK:
+        case R_SYR2K:
+            if (j->r == R_SYRK) b = x->A, ldb = j->lda;
+            ta = j->trans ? CLHGEMM_TRANS : CLHGEMM_NO_TRANS;
+            tb = j->trans ? CLHGEMM_NO_TRANS : CLHGEMM_TRANS;
+            break;
+        default:
+            c = x->G, ldc = j->ldb;
+            if (!j->right) ta = tr;
+            else a = x->B, lda = j->ldb, b = x->A, ldb = j->lda, tb = tr;
+            break;
+        }
+        return j->dbl ? clhgemm_dgemm(h, lay, ta, tb, gm, gn, gk, j->alpha, a, lda, b, ldb, j->beta, c, ldc)
+                      : clhgemm_sgemm(h, lay, ta, tb, gm, gn, gk, fa, a, lda, b, ldb, fb, c, ldc);
+    }
+    switch (j->r) {
+    case R_SYMM:
+        return j->dbl ? clhgemm_dsymm(h, lay, side, uplo, j->m, j->n, j->alpha, x->A, j->lda, x->B,
+                                      j->ldb, j->beta, x->C, j->ldc)
+                      : clhgemm_ssymm(h, lay, side, uplo, j->m, j->n, fa, x->A, j->lda, x->B,
+                                      j->ldb, fb, x->C, j->ldc);
+    case R_SYRK:
+        return j->dbl ? clhgemm_dsyrk(h, lay, uplo, tr, j->n, j->k, j->alpha, x->A, j->lda, j->beta,
+                                      x->C, j->ldc)
+                      : clhgemm_ssyrk(h, lay, uplo, tr, j->n, j->k, fa, x->A, j->lda, fb, x->C, j->ldc);
+    case R_SYR2K:
+        return j->dbl ? clhgemm_dsyr2k(h, lay, uplo, tr, j->n, j->k, j->alpha, x->A, j->lda, x->B,
+                                       j->ldb, j->beta, x->C, j->ldc)
+                      : clhgemm_ssyr2k(h, lay, uplo, tr, j->n, j->k, fa, x->A, j->lda, x->B, j->ldb,
+                                       fb, x->C, j->ldc);
+    default:
+        return j->dbl ? clhgemm_dtrmm(h, lay, side, uplo, tr, dg, j->m, j->n, j->alpha, x->A, j->lda,
+                                      x->B, j->ldb)
+                      : clhgemm_strmm(h, lay, side, uplo, tr, dg, j->m, j->n, fa, x->A, j->lda,
+                                      x->B, j->ldb);
+    }
+}
+
+/* TRMM's B restored (outside the timing), then one timed call. */
+static int host_rep(ctx_t *c, int lib, const job_t *j, const hjob_t *x, const void *B0, double *ms,
+                    char *why, size_t wl)
+{
+    const size_t es = j->dbl ? 8 : 4;
+    if (j->r == R_TRMM && lib == L_OURS) memcpy(x->B, B0, j->nb * es);
+    const double t0 = now_ms();
+    const clhgemm_status_t st = host_once(c->handle, lib, j, x);
+    *ms = now_ms() - t0;
+    if (st != CLHGEMM_SUCCESS) {
+        snprintf(why, wl, "%s: %s (%d)", lname[lib], clhgemm_status_string(st), (int)st);
+        return -1;
+    }
+    return 0;
+}
+
+static void bench_job_host(ctx_t *c, int r, int dbl, int size)
+{
+    const opts_t *o = &c->o;
+    row_t *row = &c->rows[c->nrows++];
+    memset(row, 0, sizeof *row);
+    row->r = r;
+    row->dbl = dbl;
+    row->size = size;
+    for (int l = 0; l < NL; l++) row->x[l].err = row->x[l].err_ref = NAN;
+    snprintf(row->x[L_CLBLAST].note, sizeof row->x[L_CLBLAST].note, "host memory: no CLBlast");
+    job_t j;
+    memset(&j, 0, sizeof j);
+    j.r = r;
+    j.dbl = dbl;
+    j.row = o->row;
+    j.right = (r == R_SYMM || r == R_TRMM) && o->right;
+    j.lower = o->lower;
+    j.trans = (r != R_SYMM) && o->trans;
+    j.unit = r == R_TRMM && o->unit;
+    j.m = j.n = j.k = j.ka = size;
+    j.alpha = 1.0;
+    j.beta = r == R_TRMM ? 0.0 : 0.5;
+    j.lda = j.ldb = j.ldc = size;
+    j.na = j.nb = j.nc = (size_t)size * size;
+    const size_t es = dbl ? 8 : 4;
+    printf("[%c%s %d host] %s%s%s%s\n", dbl ? 'd' : 's', rname[r], size,
+           (r == R_SYMM || r == R_TRMM) ? (j.right ? "side R " : "side L ") : "",
+           j.lower ? "lower" : "upper", (r != R_SYMM) ? (j.trans ? " trans T" : " trans N") : "",
+           r == R_TRMM ? (j.unit ? " unit" : " non-unit") : "");
+    hjob_t x = {malloc(j.na * es), malloc(j.nb * es), malloc(j.nc * es), malloc(j.nb * es)};
+    void *B0 = malloc(j.nb * es), *C0 = malloc(j.nc * es), *out = malloc(j.nc * es);
+    char why[256];
+    double *t[NL] = {NULL};
+    int active[NL] = {0};
+    active[L_OURS] = active[L_GEMM] = 1;
+    if (!x.A || !x.B || !x.C || !x.G || !B0 || !C0 || !out) {
+        printf("    skipped: out of host memory\n");
+        snprintf(row->x[L_OURS].note, sizeof row->x[L_OURS].note, "skipped: out of host memory");
+        goto done;
+    }
+    fill_random(x.A, dbl, j.na, 0xA0 + (uint64_t)size * 7 + (uint64_t)dbl);
+    fill_random(B0, dbl, j.nb, 0xB0 + (uint64_t)size * 7 + (uint64_t)dbl);
+    fill_random(C0, dbl, j.nc, 0xC0 + (uint64_t)size * 7 + (uint64_t)dbl);
+    memcpy(x.B, B0, j.nb * es);
+    memcpy(x.G, B0, j.nb * es);
+    /* first call of each from the same data (kernel builds, the handle's first plans); checks */
+    for (int l = 0; l < NL; l++) {
+        if (!active[l]) continue;
+        double ms;
+        memcpy(x.C, C0, j.nc * es);
+        if (host_rep(c, l, &j, &x, B0, &ms, why, sizeof why)) {
+            snprintf(row->x[l].note, sizeof row->x[l].note, "%s", why);
+            printf("    %s failed: %s\n", lname[l], why);
+            active[l] = 0;
+            c->failures++;
+            continue;
+        }
+        clhgemm_call_info_t inf;
+        clhgemm_last_call_info(c->handle, &inf);
+        printf("    %-13s first call %.1f ms: %d device(s), %lld tile(s) of %dx%dx%d, %.1f MB to devices\n",
+               l == L_GEMM ? "host-gemm" : "host", ms, inf.devices_used, inf.tiles, inf.tile_m,
+               inf.tile_n, inf.tile_k, inf.bytes_to_device * 1e-6);
+        if (o->check && l == L_OURS) {
+            memcpy(out, r == R_TRMM ? x.B : x.C, j.nc * es);
+            row->x[l].err = cheap_check(&j, x.A, B0, C0, out);
+        }
+    }
+    memcpy(x.C, C0, j.nc * es);
+    for (int l = 0; l < NL; l++) t[l] = calloc((size_t)o->reps, sizeof(double));
+    for (int w = 0; w < o->warmup; w++)
+        for (int l = 0; l < NL; l++) {
+            double ms;
+            if (active[l] && host_rep(c, l, &j, &x, B0, &ms, why, sizeof why)) {
+                snprintf(row->x[l].note, sizeof row->x[l].note, "%s", why);
+                active[l] = 0;
+                c->failures++;
+            }
+        }
+    for (int rep = 0; rep < o->reps; rep++)
+        for (int l = 0; l < NL; l++)
+            if (active[l] && t[l] && host_rep(c, l, &j, &x, B0, &t[l][rep], why, sizeof why)) {
+                snprintf(row->x[l].note, sizeof row->x[l].note, "%s", why);
+                active[l] = 0;
+                c->failures++;
+            }
+    for (int l = 0; l < NL; l++) {
+        res_t *rs = &row->x[l];
+        if (!active[l] || !t[l]) continue;
+        rs->ran = 1;
+        rs->med = stats_median(t[l], o->reps, &rs->min, &rs->max);
+        if (l == L_GEMM) {
+            int gm, gn, gk;
+            gemm_shape(&j, &gm, &gn, &gk);
+            rs->gflops = 2.0 * gm * (double)gn * gk / (rs->med * 1e6);
+        } else {
+            rs->gflops = flops_routine(&j) / (rs->med * 1e6);
+        }
+    }
+    if (!isnan(row->x[L_OURS].err) && !(row->x[L_OURS].err <= 1.0)) {
+        printf("    WARN: host check beyond tolerance (cheap %.3g; 1.0 = k*eps)\n", row->x[L_OURS].err);
+        c->failures++;
+    }
+    for (int l = 0; l < NL; l++) {
+        const res_t *rs = &row->x[l];
+        if (l != L_OURS && l != L_GEMM) continue;
+        if (rs->ran)
+            printf("    %-13s %10.1f GFLOP/s  median %9.3f ms  min %9.3f  max %9.3f%s", l == L_GEMM ? "host-gemm" : "host",
+                   rs->gflops, rs->med, rs->min, rs->max, l == L_GEMM ? "  (2mnk of the GEMM)" : "");
+        else
+            printf("    %-13s n/a (%s)", l == L_GEMM ? "host-gemm" : "host", rs->note[0] ? rs->note : "not run");
+        if (!isnan(rs->err)) printf("  check %.3g", rs->err);
+        printf("\n");
+    }
+    if (c->csv)
+        for (int l = 0; l < NL; l++) {
+            const res_t *rs = &row->x[l];
+            if (!rs->ran) continue;
+            fprintf(c->csv, "%s,\"%s\",\"%s\",%c,%s,%d,%d,%d,%c,%c,%c,%c,%s,%s,%s,%.6f,%.3f,%.6f,%.6f,",
+                    c->date, c->info.name, c->info.driver_version, dbl ? 'd' : 's', rname[r], j.m, j.n,
+                    j.k, j.right ? 'R' : 'L', j.lower ? 'L' : 'U', j.trans ? 'T' : 'N', j.unit ? 'U' : 'N',
+                    j.row ? "row" : "col", l == L_GEMM ? "clhgemm-host-gemm" : "clhgemm-host",
+                    r == R_SYR2K && l == L_OURS ? "fused" : "", rs->med, rs->gflops, rs->min, rs->max);
+            if (row->x[L_GEMM].ran) fprintf(c->csv, "%.3f", row->x[L_GEMM].gflops);
+            fprintf(c->csv, ",%d,", o->reps);
+            if (!isnan(rs->err)) fprintf(c->csv, "%.4g", rs->err);
+            fprintf(c->csv, ",\n");
+        }
+    if (c->csv) fflush(c->csv);
+done:
+    for (int l = 0; l < NL; l++) free(t[l]);
+    free(x.A);
+    free(x.B);
+    free(x.C);
+    free(x.G);
+    free(B0);
+    free(C0);
+    free(out);
+}
+
 static void summary(const ctx_t *c)
 {
     const int alt = c->o.syr2k && !strcmp(c->o.syr2k, "both");
@@ -877,12 +1122,25 @@ int main(int argc, char **argv)
     c.queue = clCreateCommandQueue(c.context, c.info.device, 0, &err);
     if (!c.queue) return 1;
 #ifdef CLHGEMM_HAVE_CLBLAST
-    c.have_clblast = o->clblast;
+    c.have_clblast = o->clblast && !o->host;
 #endif
+    if (o->host) {
+        clhgemm_options_t ho;
+        clhgemm_options_init(&ho);
+        ho.devices = o->devices;
+        clhgemm_status_t st = clhgemm_create(&c.handle, &ho);
+        if (st != CLHGEMM_SUCCESS) {
+            fprintf(stderr, "error: clhgemm_create: %s\n", clhgemm_status_message(st));
+            return 1;
+        }
+    }
     const char *env_mode = getenv("CLHGEMM_SYR2K");
     printf("clhgemm-bench-level3: clhgemm %s, %s\n", clhgemm_version(), c.date);
     printf("device : [%d] %s | %s | %s | driver %s\n", c.info.index, c.info.name, c.info.vendor,
            c.info.platform_name, c.info.driver_version);
+    if (o->host)
+        printf("host   : host-memory routines and GEMM on a handle (devices: %s); the device "
+               "above only names the CSV rows\n", o->devices ? o->devices : "library default");
     printf("CLBlast: %s\n", c.have_clblast ? "yes (same buffers, same queue)" : o->clblast ? "n/a (not built)" : "off");
     printf("SYR2K  : %s\n", !o->syr2k ? (env_mode ? env_mode : "library default")
                             : !strcmp(o->syr2k, "both") ? "fused ('ours') and two-pass ('alt')"
@@ -904,7 +1162,7 @@ int main(int argc, char **argv)
     }
     for (int d = 0; d < 2; d++) {
         if ((d == 0 && !o->do_s) || (d == 1 && !o->do_d)) continue;
-        if (d == 1 && !c.info.has_fp64) {
+        if (d == 1 && !c.info.has_fp64 && !o->host) {
             printf("double: skipped (no fp64)\n");
             continue;
         }
@@ -916,6 +1174,7 @@ int main(int argc, char **argv)
     summary(&c);
     if (c.failures) printf("%d problem(s): see the failed / WARN lines above\n", c.failures);
     if (c.csv) fclose(c.csv);
+    clhgemm_destroy(c.handle);
     clhgemm_release_resources();
 #ifdef CLHGEMM_HAVE_CLBLAST
     if (c.have_clblast) CLBlastClearCache();

@@ -6,7 +6,8 @@
  * device-buffer GEMM entry points (clhgemm_{s,d}gemm_cl) that take cl_mem operands and enqueue
  * asynchronously on the caller's command queue, the other level-3 routines on device buffers
  * (clhgemm_{s,d}{symm,syrk,syr2k,trmm}_cl), and the host-memory GEMM (clhgemm_{s,d}gemm on a
- * handle) that tiles, stages and overlaps the transfers across every selected device.
+ * handle) that tiles, stages and overlaps the transfers across every selected device, with
+ * SYMM, SYRK, SYR2K and TRMM on host memory through the same pipeline.
  *
  * Conventions: argument order and enum values follow CBLAS, so CBLAS users need no translation
  * (CLHGEMM_COL_MAJOR == CblasColMajor == 102, CLHGEMM_TRANS == CblasTrans == 112, ...).
@@ -308,6 +309,52 @@ CLHGEMM_API clhgemm_status_t clhgemm_dgemm(clhgemm_handle_t handle, clhgemm_layo
                                            int m, int n, int k, double alpha, const double *A,
                                            int lda, const double *B, int ldb, double beta,
                                            double *C, int ldc);
+
+/* SYMM, SYRK, SYR2K and TRMM on matrices in ordinary host memory, through the same pipeline
+ * as clhgemm_{s,d}gemm (tiles, pinned staging, every device of the handle). Arguments,
+ * semantics and checks are those of the device-buffer versions above (the same statuses in the
+ * same order, the handle first; nothing is written on a rejected call): only the uplo triangle
+ * of a symmetric or triangular A is read (not its diagonal when diag == CLHGEMM_UNIT), SYRK and
+ * SYR2K read and write only the uplo triangle of C (the other stays bit-identical), beta == 0
+ * never reads C, and TRMM works in place on B (alpha == 0 sets B to zero without reading A or
+ * B). Synchronous: they return when the output is final. On a device error, the tiles already
+ * written back stay written; for TRMM that leaves B partly updated. These calls do not use the
+ * CPU share (options.cpu_share): the devices compute everything. */
+CLHGEMM_API clhgemm_status_t clhgemm_ssymm(clhgemm_handle_t handle, clhgemm_layout_t layout,
+                                           clhgemm_side_t side, clhgemm_uplo_t uplo, int m, int n,
+                                           float alpha, const float *A, int lda, const float *B,
+                                           int ldb, float beta, float *C, int ldc);
+CLHGEMM_API clhgemm_status_t clhgemm_dsymm(clhgemm_handle_t handle, clhgemm_layout_t layout,
+                                           clhgemm_side_t side, clhgemm_uplo_t uplo, int m, int n,
+                                           double alpha, const double *A, int lda, const double *B,
+                                           int ldb, double beta, double *C, int ldc);
+CLHGEMM_API clhgemm_status_t clhgemm_ssyrk(clhgemm_handle_t handle, clhgemm_layout_t layout,
+                                           clhgemm_uplo_t uplo, clhgemm_transpose_t trans, int n,
+                                           int k, float alpha, const float *A, int lda, float beta,
+                                           float *C, int ldc);
+CLHGEMM_API clhgemm_status_t clhgemm_dsyrk(clhgemm_handle_t handle, clhgemm_layout_t layout,
+                                           clhgemm_uplo_t uplo, clhgemm_transpose_t trans, int n,
+                                           int k, double alpha, const double *A, int lda,
+                                           double beta, double *C, int ldc);
+CLHGEMM_API clhgemm_status_t clhgemm_ssyr2k(clhgemm_handle_t handle, clhgemm_layout_t layout,
+                                            clhgemm_uplo_t uplo, clhgemm_transpose_t trans, int n,
+                                            int k, float alpha, const float *A, int lda,
+                                            const float *B, int ldb, float beta, float *C, int ldc);
+CLHGEMM_API clhgemm_status_t clhgemm_dsyr2k(clhgemm_handle_t handle, clhgemm_layout_t layout,
+                                            clhgemm_uplo_t uplo, clhgemm_transpose_t trans, int n,
+                                            int k, double alpha, const double *A, int lda,
+                                            const double *B, int ldb, double beta, double *C,
+                                            int ldc);
+CLHGEMM_API clhgemm_status_t clhgemm_strmm(clhgemm_handle_t handle, clhgemm_layout_t layout,
+                                           clhgemm_side_t side, clhgemm_uplo_t uplo,
+                                           clhgemm_transpose_t transA, clhgemm_diag_t diag, int m,
+                                           int n, float alpha, const float *A, int lda, float *B,
+                                           int ldb);
+CLHGEMM_API clhgemm_status_t clhgemm_dtrmm(clhgemm_handle_t handle, clhgemm_layout_t layout,
+                                           clhgemm_side_t side, clhgemm_uplo_t uplo,
+                                           clhgemm_transpose_t transA, clhgemm_diag_t diag, int m,
+                                           int n, double alpha, const double *A, int lda, double *B,
+                                           int ldb);
 
 /* What the last call on this handle did (for benchmarks and CLHGEMM_VERBOSE). */
 typedef struct clhgemm_call_info_s {

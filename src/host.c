@@ -26,18 +26,27 @@
  *   and everything enqueued is waited for before the call returns: tiles already written back
  *   stay written, the rest of C is untouched.
  *
+ * SYMM, SYRK, SYR2K and TRMM (host_l3, at the end) run through the same pipeline with a
+ * chg_struct_t (gemm.h): the slice staging copies only what the structured device packs read
+ * (stage_geometry: a symmetric operand's stored triangle, a triangular one's non-zero box),
+ * chg_enqueue_pack_{a,b}_struct lay it out, the kernel and write-back are the _at variants
+ * (TRIANGLE / KLIMIT / masked), C tiles of SYRK/SYR2K travel through a triangle mask and only
+ * the tiles touching the triangle are scheduled; SYR2K is one product over k' = 2k (slice_of);
+ * TRMM is in place with tiles spanning B's independent direction (run_call says why it is safe).
+ *
  * Test hook: CLHGEMM_FAULT_ALLOC=N makes the N-th device or pinned allocation of the process's
  * pipelines fail with CL_MEM_OBJECT_ALLOCATION_FAILURE.
  */
 #include <math.h>
 #include <stdatomic.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "cpushare.h"
-#include "gemm.h"
+#include "level3.h"
 #include "pool.h"
 #include "trace.h"
 #include "tuning.h"
@@ -289,6 +298,45 @@ static void copy2d(chg_pool_t *pool, void *dst, size_t dld, const void *src, siz
     copy2d_n(pool, 0, dst, dld, src, sld, rows, cols, es, tr, name);
 }
 
+/* The same restricted to one triangle (level-3 host calls): element (r, c) of the block is
+ * copied only when its global row - column, r - c + diag, puts it in the triangle tri
+ * (CHG_TRI_UPPER: <= 0, CHG_TRI_LOWER: >= 0; strict: the diagonal excluded too). Nothing
+ * outside is read or written: it copies the stored triangle of a symmetric or triangular
+ * operand into staging, and a SYRK/SYR2K C tile's triangle in and out of it. */
+typedef struct mcopy_s {
+    char *dst;
+    const char *src;
+    size_t rows, cols, dld, sld, es;
+    long diag;
+    int tri, strict, parts;
+} mcopy_t;
+
+/* Rows [*r0, *r1) of column c that lie in the triangle. */
+static void mcopy_rows(const mcopy_t *m, size_t c, size_t *r0, size_t *r1)
+{
+    const long s = m->strict ? 1 : 0, x = (long)c - m->diag, rows = (long)m->rows;
+    long lo = 0, hi = rows;
+    if (m->tri == CHG_TRI_UPPER) hi = x - s + 1;
+    else lo = x + s;
+    lo = CHG_MAX(lo, 0L);
+    hi = CHG_MIN(hi, rows);
+    *r0 = (size_t)lo;
+    *r1 = (size_t)CHG_MAX(hi, lo);
+}
+
+static void mcopy_part(void *arg, int part, int worker)
+{
+    (void)worker;
+    const mcopy_t *m = arg;
+    const size_t c0 = m->cols * part / m->parts, c1 = m->cols * (part + 1) / m->parts;
+    for (size_t j = c0; j < c1; j++) {
+        size_t r0, r1;
+        mcopy_rows(m, j, &r0, &r1);
+        if (r1 > r0)
+            memcpy(m->dst + (j * m->dld + r0) * m->es, m->src + (j * m->sld + r0) * m->es,
+                   (r1 - r0) * m->es);
+    }
+}
 /* The pack threads' copy rate from pageable memory into pinned staging (the planner's pack
  * rate), from large copies after a warm-up round (small ones measured mostly the threads'
  * wake-up, and varied by 2x between handles on the H100 machine). */
@@ -583,6 +631,11 @@ typedef struct pctx_s {
     double step_cost;               /* fixed cost of one k step (launches, copies' latency) */
     unsigned cus;                   /* fewest compute units of the devices */
     int ndev;
+    /* Level-3 calls (zero for GEMM): segs k ranges of k each (SYR2K: 2); tiles spanning all of
+     * C's rows (fix_m) or columns (fix_n: TRMM in place); k slices as long as the tile's rows
+     * (square 1) or columns (square 2: a symmetric operand's diagonal blocks are then the
+     * squares on its diagonal); no prefetch of the next band (TRMM). */
+    int segs, fix_m, fix_n, square, no_prefetch;
 } pctx_t;
 
 /* The model's terms, for CLHGEMM_VERBOSE's "why". */
@@ -596,13 +649,16 @@ typedef struct pterms_s {
 
 static size_t ceil_div(size_t a, size_t b) { return (a + b - 1) / b; }
 
+/* k slices of a plan: ceil(k / bk) per segment. */
+static size_t plan_kt(const pctx_t *c, size_t bk) { return (size_t)CHG_MAX(c->segs, 1) * ceil_div(c->k, bk); }
+
 /* Device bytes of a plan (per device); *largest gets the largest single buffer. */
 static unsigned long long plan_mem(const pctx_t *c, size_t bm, size_t bn, size_t bk, int amode,
                                    unsigned long long *largest)
 {
     const unsigned long long es = c->es;
     const unsigned long long bmp = chg_round_up(bm, c->tile_m), bnp = chg_round_up(bn, c->tile_n),
-                             bkp = chg_round_up(bk, c->tile_k), kt = ceil_div(c->k, bk);
+                             bkp = chg_round_up(bk, c->tile_k), kt = plan_kt(c, bk);
     const unsigned long long araw = bm * bk * es, braw = bk * bn * es, bpack = bkp * bnp * es,
                              aband = bmp * bkp * es * (amode == AMODE_STREAM ? 1 : kt),
                              cdev = bm * bn * es, cp = bmp * bnp * es;
@@ -648,8 +704,8 @@ static double steady_time(const pterms_t *t)
  * drain (last tile home), the tail imbalance between devices, and a fixed cost per k step. */
 static double plan_time(const pctx_t *c, size_t bm, size_t bn, size_t bk, int amode, pterms_t *out)
 {
-    const double s = (double)c->es, m = (double)c->m, n = (double)c->n, k = (double)c->k;
-    const double mt = ceil(m / bm), nt = ceil(n / bn), kt = ceil(k / bk), nd = c->ndev;
+    const double s = (double)c->es, m = (double)c->m, n = (double)c->n, k = (double)c->k * CHG_MAX(c->segs, 1);
+    const double mt = ceil(m / bm), nt = ceil(n / bn), kt = (double)plan_kt(c, bk), nd = c->ndev;
     /* Wave quantisation: a kernel over a tile runs in rounds of (compute units x 2) work-groups
      * (two resident per unit for the default GPU kernels); the last round may be partly idle,
      * and a tile smaller than one round leaves the device partly idle throughout. */
@@ -721,20 +777,25 @@ static int make_plan(const pctx_t *c, plan_t *out)
     int found = 0;
     double best = INFINITY;
     size_t cm[64], cn[64], ck[64];
-    const size_t nm = candidates(c->tile_m, chg_round_up(c->m, c->tile_m), cm, 64);
-    const size_t nn = candidates(c->tile_n, chg_round_up(c->n, c->tile_n), cn, 64);
-    const size_t nk = candidates(c->tile_k, chg_round_up(c->k, c->tile_k), ck, 64);
+    size_t nm = candidates(c->tile_m, chg_round_up(c->m, c->tile_m), cm, 64);
+    size_t nn = candidates(c->tile_n, chg_round_up(c->n, c->tile_n), cn, 64);
+    const size_t nk = c->square ? 1 : candidates(c->tile_k, chg_round_up(c->k, c->tile_k), ck, 64);
+    /* Level-3 constraints: only the whole extent, or k slices as long as the tile */
+    if (c->fix_m) cm[0] = cm[nm - 1], nm = 1;
+    if (c->fix_n) cn[0] = cn[nn - 1], nn = 1;
+    const int top = c->no_prefetch ? AMODE_RESIDENT : AMODE_PREFETCH;
     for (size_t im = 0; im < nm; im++)
         for (size_t in = 0; in < nn; in++)
             for (size_t ik = 0; ik < nk; ik++)
-                for (int amode = AMODE_PREFETCH; amode >= AMODE_STREAM; amode--) {
-                    const size_t bm = cm[im], bn = cn[in], bk = ck[ik];
+                for (int amode = top; amode >= AMODE_STREAM; amode--) {
+                    const size_t bm = cm[im], bn = cn[in];
+                    const size_t bk = c->square == 1 ? bm : c->square == 2 ? bn : ck[ik];
                     if (!plan_fits(c, bm, bn, bk, amode)) continue;
                     const double t = plan_time(c, bm, bn, bk, amode, NULL);
                     if (t < best * 0.999) {
                         best = t;
                         *out = (plan_t){bm, bn, bk, ceil_div(c->m, bm), ceil_div(c->n, bn),
-                                        ceil_div(c->k, bk), amode, t};
+                                        plan_kt(c, bk), amode, t};
                         found = 1;
                     }
                 }
@@ -753,9 +814,12 @@ typedef struct band_s {
 
 static size_t band_left(const band_t *b) { return b->hi - b->lo; }
 
-/* Takes up to w columns of band bi from its front or its back. */
-static void band_take(band_t *b, size_t bi, int front, size_t w, size_t *j0, size_t *nc)
+/* Takes up to w columns of band bi from its front or its back; with align, the columns taken
+ * end (front) or start (back) on a multiple of w, so that every tile is a tile of the grid. */
+static void band_take(band_t *b, size_t bi, int front, size_t w, int align, size_t *j0, size_t *nc)
 {
+    if (align && (bi % 2 == 0) == (front != 0)) w = (b->lo / w + 1) * w - b->lo;
+    else if (align && b->hi > 0) w = b->hi - (b->hi - 1) / w * w;
     w = CHG_MIN(w, band_left(b));
     if ((bi % 2 == 0) == (front != 0)) {
         *j0 = b->lo;
@@ -804,6 +868,16 @@ typedef struct call_s {
     int cpu_strips, cpu_threads;
     double cpu_rate, gpu_rate;
     double cpu_elems;           /* C elements computed by the CPU */
+    /* Level-3 host calls (SYMM, SYRK, SYR2K, TRMM; all zero for GEMM): the structure in pack
+     * coordinates (gemm.h), SYR2K's second product over k slices kts..2kts-1 with the operands
+     * exchanged (segs = 2), and what the schedule must respect (see host_l3). */
+    chg_struct_t st;
+    int segs;                   /* 1, or 2 for SYR2K */
+    int l3;                     /* a level-3 call: no CPU share */
+    int align_n;                /* tiles start on the bn grid (symmetric X_B: square diagonal blocks) */
+    int no_pieces;              /* a device's final tile is not split into column pieces */
+    double flops;               /* the routine's own operation count (for the log) */
+    const char *name;
 } call_t;
 
 /* A driver's place in the band schedule. */
@@ -849,7 +923,7 @@ static int take_tile(call_t *c, sched_t *sc, size_t *ti, size_t *j0, size_t *nc,
     }
     *stolen = 0;
     if (ok && b >= 0) {
-        band_take(&B[b], (size_t)b, 1, bn, j0, nc);
+        band_take(&B[b], (size_t)b, 1, bn, c->align_n, j0, nc);
     } else if (ok) {
         size_t most = 0;
         for (size_t i = 0; i < mt; i++)
@@ -858,7 +932,7 @@ static int take_tile(call_t *c, sched_t *sc, size_t *ti, size_t *j0, size_t *nc,
                 b = (long)i;
             }
         if (b >= 0) {
-            band_take(&B[b], (size_t)b, 0, bn, j0, nc);
+            band_take(&B[b], (size_t)b, 0, bn, c->align_n, j0, nc);
             *stolen = 1;
             c->stolen++;
         }
@@ -1020,6 +1094,31 @@ static void vcopy(drv_t *v, void *dst, size_t dld, const void *src, size_t sld, 
     v->copy_bytes += (double)rows * cols * es;
 }
 
+/* vcopy restricted to a triangle (mcopy_t); tri == CHG_TRI_NONE is vcopy. */
+static void vcopy_tri(drv_t *v, void *dst, size_t dld, const void *src, size_t sld, size_t rows,
+                      size_t cols, size_t es, long diag, int tri, int strict, const char *name)
+{
+    if (tri == CHG_TRI_NONE) {
+        vcopy(v, dst, dld, src, sld, rows, cols, es, v->c->trace, name);
+        return;
+    }
+    const unsigned long long t0 = chg_now_ns();
+    mcopy_t m = {dst, src, rows, cols, dld, sld, es, diag, tri, strict, 1};
+    int parts = chg_pool_threads(v->c->h->pool);
+    if (v->c->pack_parts > 0) parts = CHG_MIN(parts, v->c->pack_parts);
+    if (rows * cols * es < (1u << 20)) parts = 1;
+    m.parts = (int)CHG_MAX((size_t)1, CHG_MIN((size_t)parts, cols));
+    chg_pool_run(v->c->h->pool, m.parts, mcopy_part, &m, v->c->trace, name);
+    v->copy_ns += (double)(chg_now_ns() - t0);
+    size_t elems = 0;  /* what was copied (the pack rate the next plan uses) */
+    for (size_t j = 0; j < cols; j++) {
+        size_t r0, r1;
+        mcopy_rows(&m, j, &r0, &r1);
+        elems += r1 - r0;
+    }
+    v->copy_bytes += (double)elems * es;
+}
+
 /* Columns [c0, c1) of chunk ch of a tile nc wide split in nch chunks. */
 static void chunk_cols(size_t nc, int nch, int ch, size_t *c0, size_t *c1)
 {
@@ -1027,14 +1126,113 @@ static void chunk_cols(size_t nc, int nch, int ch, size_t *c0, size_t *c1)
     *c1 = nc * (size_t)(ch + 1) / (size_t)nch;
 }
 
-/* Moves one slice (the stored sub-block of A or B: rows x cols at src, leading dimension ld)
- * through a ring slot: pack threads into pinned staging, host->device copy, then the device
- * pack kernel into dst at dst_off (ext x kc of op(X), padded). */
-static cl_int load_slice(drv_t *v, int is_a, const char *src, size_t ld, size_t rows, size_t cols,
+/* What of one slice of an operand goes through staging. The slice is X(r0..r0+rc, p0..p0+kc) in
+ * pack coordinates (X_A = op(A), X_B = op(B)^T, gemm.h); in the user's memory M (M[a + b*ld])
+ * that is the rectangle D, and X(p0.., r0..), which a symmetric pack reads where the block lies
+ * outside the stored triangle, is the rectangle Mr.
+ *   general     D, copied whole (GEMM's slice, as before)
+ *   symmetric   D when the block lies in the stored triangle, Mr when it lies outside, both
+ *               when it crosses the diagonal (the planner makes those blocks the diagonal
+ *               squares, where D == Mr); only elements of the stored triangle are copied
+ *   triangular  the bounding box of D's non-zero part (nothing when the block is all zeros);
+ *               only the triangle is copied, a unit diagonal not at all
+ * The staging slot holds the box with leading dimension ld at box_off; element (a, b) of M sits
+ * at (a - oa) + (b - ob)*ld, with (oa, ob) the box's origin (general, symmetric) or D's origin
+ * (triangular: the pack addresses its inside elements from there, and the box only leaves out
+ * elements it never reads). off / off_m are the positions of X(r0, p0) and X(p0, r0) for the
+ * device pack (chg_enqueue_pack_{a,b}_struct). */
+typedef struct rect_s {
+    size_t a0, b0, ae, be;
+} rect_t;
+
+typedef struct stage_s {
+    int kind;                 /* chg_struct_kind_t of the operand */
+    rect_t box;               /* staged box (ae == 0 or be == 0: nothing) */
+    size_t ld, box_off;       /* in elements */
+    size_t oa, ob;            /* M coordinates of staging position 0 (minus box_off) */
+    size_t off, off_m;
+    long diag;                /* r0 - p0: global row - column of X(0,0) of the block */
+    int nrect;
+    rect_t rect[2];           /* what is copied */
+    int tri, strict;          /* mask of the copies in M (CHG_TRI_*), diagonal excluded */
+} stage_t;
+
+static void stage_geometry(const chg_struct_t *st, int is_a, int contig, size_t r0, size_t rc,
+                           size_t p0, size_t kc, stage_t *g)
+{
+    memset(g, 0, sizeof *g);
+    g->kind = is_a ? st->kind_a : st->kind_b;
+    const int upper = is_a ? st->upper_a : st->upper_b, unit = is_a ? st->unit_a : st->unit_b;
+    const rect_t D = contig ? (rect_t){r0, p0, rc, kc} : (rect_t){p0, r0, kc, rc};
+    const rect_t Mr = contig ? (rect_t){p0, r0, kc, rc} : (rect_t){r0, p0, rc, kc};
+    g->diag = (long)r0 - (long)p0;
+    /* X(r, p) is inside its triangle when r <= p (upper) or r >= p; in M, r runs along a when
+     * contig, so the stored triangle of M is the upper one when upper == contig. */
+    g->tri = upper == contig ? CHG_TRI_UPPER : CHG_TRI_LOWER;
+    const long dmin = g->diag - (long)(kc - 1), dmax = g->diag + (long)(rc - 1);
+    const int in_all = upper ? dmax <= 0 : dmin >= 0, out_all = upper ? dmin > 0 : dmax < 0;
+    if (g->kind == CHG_GENERAL || (g->kind == CHG_SYMMETRIC && in_all)) {
+        g->box = D;
+        g->nrect = 1;
+        g->rect[0] = D;
+        if (g->kind == CHG_GENERAL) g->tri = CHG_TRI_NONE;
+    } else if (g->kind == CHG_SYMMETRIC && out_all) {
+        g->box = Mr;
+        g->nrect = 1;
+        g->rect[0] = Mr;
+    } else if (g->kind == CHG_SYMMETRIC) {
+        g->nrect = 1;
+        g->rect[0] = D;
+        if (memcmp(&D, &Mr, sizeof D)) g->rect[g->nrect++] = Mr;
+        const size_t a0 = CHG_MIN(D.a0, Mr.a0), b0 = CHG_MIN(D.b0, Mr.b0);
+        g->box = (rect_t){a0, b0, CHG_MAX(D.a0 + D.ae, Mr.a0 + Mr.ae) - a0,
+                          CHG_MAX(D.b0 + D.be, Mr.b0 + Mr.be) - b0};
+    } else {
+        /* triangular: D's part inside the triangle of M (a <= b - s, or a >= b + s) */
+        const long s = unit ? 1 : 0;
+        long alo = (long)D.a0, ahi = (long)(D.a0 + D.ae), blo = (long)D.b0, bhi = (long)(D.b0 + D.be);
+        if (g->tri == CHG_TRI_UPPER) {
+            ahi = CHG_MIN(ahi, bhi - s);
+            blo = CHG_MAX(blo, (long)D.a0 + s);
+        } else {
+            alo = CHG_MAX(alo, (long)D.b0 + s);
+            bhi = CHG_MIN(bhi, (long)(D.a0 + D.ae) - s);
+        }
+        g->strict = unit;
+        if (!out_all && ahi > alo && bhi > blo) {
+            g->box = (rect_t){(size_t)alo, (size_t)blo, (size_t)(ahi - alo), (size_t)(bhi - blo)};
+            g->nrect = 1;
+            g->rect[0] = g->box;
+        }
+    }
+    g->ld = CHG_MAX(g->box.ae, (size_t)1);
+    if (g->kind == CHG_TRIANGULAR) {
+        g->oa = D.a0;
+        g->ob = D.b0;
+        if (g->nrect) g->box_off = (g->box.a0 - D.a0) + (g->box.b0 - D.b0) * g->ld;
+        g->off = g->off_m = 0;
+    } else {
+        g->oa = g->box.a0;
+        g->ob = g->box.b0;
+        g->off = in_all || !out_all || g->kind == CHG_GENERAL ? (D.a0 - g->oa) + (D.b0 - g->ob) * g->ld : 0;
+        g->off_m = g->kind == CHG_SYMMETRIC && !in_all ? (Mr.a0 - g->oa) + (Mr.b0 - g->ob) * g->ld : g->off;
+        if (g->kind == CHG_SYMMETRIC && out_all) g->off = g->off_m;
+    }
+}
+
+/* Elements of the staging slot a stage uses. */
+static size_t stage_elems(const stage_t *g) { return g->nrect ? g->box_off + g->ld * g->box.be : 0; }
+
+/* Moves one slice through a ring slot: pack threads copy what the stage says from the user's
+ * matrix M (base, leading dimension ldm) into pinned staging, host->device copy, then the
+ * device pack kernel into dst at dst_off (ext x kc of X, padded; structured operands through
+ * the structured packs, which read only the staged elements). */
+static cl_int load_slice(drv_t *v, int is_a, const char *base, size_t ldm, const stage_t *g,
                          size_t ext, size_t kc, cl_mem dst, size_t dst_off)
 {
     call_t *c = v->c;
     hdev_t *d = v->d;
+    const size_t es = c->es;
     ring_t *rg = is_a ? &v->ra : &v->rb;
     const int r = (int)(rg->next++ % NSTAGE);
     /* Slot r (staging and raw device buffer) is free once the pack kernel that read its
@@ -1046,50 +1244,83 @@ static cl_int load_slice(drv_t *v, int is_a, const char *src, size_t ld, size_t 
     if (err != CL_SUCCESS) return err;
     pinned_t *st = is_a ? &d->st_a[r] : &d->st_b[r];
     cl_mem raw = d->buf[is_a ? B_ARAW : B_BRAW][r];
+    const size_t need = stage_elems(g);
+    if (need * es > st->bytes || need * es > d->buf_bytes[is_a ? B_ARAW : B_BRAW])
+        return CLHGEMM_INTERNAL_ERROR; /* the plan's constraints rule this out */
     /* Column chunks: the copy of chunk i to the device runs while the pack threads fill chunk
      * i+1 (what matters when the pipeline fills, and for big slices). The h2d queue is in
      * order, so the last chunk's event stands for the whole slice. */
-    const size_t bytes = rows * cols * c->es;
+    const size_t cols = g->nrect ? g->box.be : 0, ld = g->ld;
+    const size_t bytes = ld * cols * es;
     const int nch = (int)CHG_MIN(CHG_MIN((size_t)4, cols), CHG_MAX((size_t)1, bytes / (8u << 20)));
     for (int ch = 0; ch < nch; ch++) {
         size_t c0, c1;
         chunk_cols(cols, nch, ch, &c0, &c1);
-        char *stp = (char *)st->ptr + c0 * rows * c->es;
-        vcopy(v, stp, rows, src + c0 * ld * c->es, ld, rows, c1 - c0, c->es, c->trace,
-               is_a ? "pack A" : "pack B");
+        const size_t b0 = g->box.b0 + c0, b1 = g->box.b0 + c1;
+        for (int i = 0; i < g->nrect; i++) {
+            const rect_t *R = &g->rect[i];
+            const size_t lo = CHG_MAX(b0, R->b0), hi = CHG_MIN(b1, R->b0 + R->be);
+            if (hi <= lo) continue;
+            char *stp = (char *)st->ptr + ((R->a0 - g->oa) + (lo - g->ob) * ld) * es;
+            vcopy_tri(v, stp, ld, base + (R->a0 + lo * ldm) * es, ldm, R->ae, hi - lo, es,
+                      (long)R->a0 - (long)lo, g->tri, g->strict, is_a ? "pack A" : "pack B");
+        }
+        const size_t o = (g->box_off + c0 * ld) * es;
         ev_release(&rg->h2d[r]);
-        err = clEnqueueWriteBuffer(v->qh, raw, CL_FALSE, c0 * rows * c->es, (c1 - c0) * rows * c->es,
-                                   stp, 0, NULL, &rg->h2d[r]);
+        err = clEnqueueWriteBuffer(v->qh, raw, CL_FALSE, o, (c1 - c0) * ld * es, (char *)st->ptr + o, 0,
+                                   NULL, &rg->h2d[r]);
         if (err != CL_SUCCESS) return err;
         clFlush(v->qh);  /* a later wait on this copy must not depend on an unflushed queue */
         trace_dev(c, d, Q_H2D, is_a ? "A slice" : "B slice", rg->h2d[r]);
     }
     v->h2d_bytes += (double)bytes;
-    err = is_a ? chg_enqueue_pack_a(v->qk, &v->ks, ext, kc, raw, 0, rows, dst, dst_off, 1, &rg->h2d[r], &rg->pack[r])
-               : chg_enqueue_pack_b(v->qk, &v->ks, ext, kc, raw, 0, rows, dst, dst_off, 1, &rg->h2d[r], &rg->pack[r]);
+    const cl_uint nw = rg->h2d[r] ? 1 : 0; /* nothing staged: a triangular block of zeros */
+    if (g->kind == CHG_GENERAL)
+        err = is_a ? chg_enqueue_pack_a(v->qk, &v->ks, ext, kc, raw, 0, ld, dst, dst_off, nw, &rg->h2d[r], &rg->pack[r])
+                   : chg_enqueue_pack_b(v->qk, &v->ks, ext, kc, raw, 0, ld, dst, dst_off, nw, &rg->h2d[r], &rg->pack[r]);
+    else
+        err = is_a ? chg_enqueue_pack_a_struct(v->qk, &v->ks, g->diag, ext, kc, raw, g->off, g->off_m, ld, dst,
+                                               dst_off, nw, &rg->h2d[r], &rg->pack[r])
+                   : chg_enqueue_pack_b_struct(v->qk, &v->ks, g->diag, ext, kc, raw, g->off, g->off_m, ld, dst,
+                                               dst_off, nw, &rg->h2d[r], &rg->pack[r]);
     if (err != CL_SUCCESS) return err;
     trace_dev(c, d, Q_KERNEL, is_a ? "pack A" : "pack B", rg->pack[r]);
     return CL_SUCCESS;
+}
+
+/* Slice s of the k loop: its segment (SYR2K's second product runs over slices kts..2kts-1 with
+ * the operands exchanged), its start within the segment and its length. */
+static void slice_of(const call_t *c, size_t s, int *seg, size_t *p0, size_t *kc)
+{
+    const size_t kts = ceil_div(c->k, c->pl.bk);
+    *seg = (int)(s / kts);
+    *p0 = (s % kts) * c->pl.bk;
+    *kc = CHG_MIN(c->pl.bk, c->k - *p0);
 }
 
 /* Slice s of band ti of A into the packed region dst_off of dst. */
 static cl_int load_a(drv_t *v, size_t ti, size_t s, cl_mem dst, size_t dst_off)
 {
     const call_t *c = v->c;
-    const size_t i0 = ti * c->pl.bm, p0 = s * c->pl.bk;
-    const size_t mc = CHG_MIN(c->pl.bm, c->m - i0), kc = CHG_MIN(c->pl.bk, c->k - p0);
-    const size_t rows = c->ta ? kc : mc, cols = c->ta ? mc : kc;
-    const char *src = c->ta ? c->a + (p0 + i0 * c->lda) * c->es : c->a + (i0 + p0 * c->lda) * c->es;
-    return load_slice(v, 1, src, c->lda, rows, cols, mc, kc, dst, dst_off);
+    int seg;
+    size_t p0, kc;
+    slice_of(c, s, &seg, &p0, &kc);
+    const size_t i0 = ti * c->pl.bm, mc = CHG_MIN(c->pl.bm, c->m - i0);
+    stage_t g;
+    stage_geometry(&c->st, 1, !c->ta, i0, mc, p0, kc, &g);
+    return load_slice(v, 1, seg ? c->b : c->a, seg ? c->ldb : c->lda, &g, mc, kc, dst, dst_off);
 }
 
 static cl_int load_b(drv_t *v, size_t j0, size_t nc, size_t s)
 {
     const call_t *c = v->c;
-    const size_t p0 = s * c->pl.bk, kc = CHG_MIN(c->pl.bk, c->k - p0);
-    const size_t rows = c->tb ? nc : kc, cols = c->tb ? kc : nc;
-    const char *src = c->tb ? c->b + (j0 + p0 * c->ldb) * c->es : c->b + (p0 + j0 * c->ldb) * c->es;
-    return load_slice(v, 0, src, c->ldb, rows, cols, nc, kc, v->d->buf[B_BPACK][0], 0);
+    int seg;
+    size_t p0, kc;
+    slice_of(c, s, &seg, &p0, &kc);
+    stage_t g;
+    stage_geometry(&c->st, 0, c->tb, j0, nc, p0, kc, &g);
+    return load_slice(v, 0, seg ? c->a : c->b, seg ? c->lda : c->ldb, &g, nc, kc,
+                      v->d->buf[B_BPACK][0], 0);
 }
 
 /* Chunks for a tile's C copies: at most one per k step (they are spread over the steps), at
@@ -1115,8 +1346,9 @@ static cl_int cin_chunk(drv_t *v, size_t i0, size_t j0, size_t mc, size_t nc, in
     chunk_cols(nc, nch, ch, &c0, &c1);
     if (c1 == c0) return CL_SUCCESS;
     char *st = (char *)v->d->st_cin.ptr + c0 * mc * es;
-    vcopy(v, st, mc, c->c + (i0 + (j0 + c0) * c->ldc) * es, c->ldc, mc, c1 - c0, es,
-           c->trace, "pack C");
+    /* SYRK/SYR2K: only C's triangle is read (the write-back reads no more of it) */
+    vcopy_tri(v, st, mc, c->c + (i0 + (j0 + c0) * c->ldc) * es, c->ldc, mc, c1 - c0, es,
+              (long)i0 - (long)(j0 + c0), c->st.c_tri, 0, "pack C");
     ev_release(&v->cin_last);  /* the h2d queue is in order: the newest copy implies the rest */
     cl_int err = clEnqueueWriteBuffer(v->qh, cdev, CL_FALSE, c0 * mc * es, (c1 - c0) * mc * es, st,
                                       0, NULL, &v->cin_last);
@@ -1161,10 +1393,11 @@ static cl_int unpack_chunks(drv_t *v, int slot, int upto, unsigned long long dea
         if (err != CL_SUCCESS) break;
         size_t c0, c1;
         chunk_cols(p->nc, p->nch, p->done, &c0, &c1);
+        /* SYRK/SYR2K: only C's triangle goes home; the other stays bit-identical */
         if (c1 > c0)
-            vcopy(v, c->c + (p->i0 + (p->j0 + c0) * c->ldc) * c->es, c->ldc,
-                   (char *)v->d->st_cout[slot].ptr + c0 * p->mc * c->es, p->mc, p->mc, c1 - c0,
-                   c->es, c->trace, "unpack C");
+            vcopy_tri(v, c->c + (p->i0 + (p->j0 + c0) * c->ldc) * c->es, c->ldc,
+                      (char *)v->d->st_cout[slot].ptr + c0 * p->mc * c->es, p->mc, p->mc, c1 - c0,
+                      c->es, (long)p->i0 - (long)(p->j0 + c0), c->st.c_tri, 0, "unpack C");
         p->done++;
     }
     if (err != CL_SUCCESS || p->done == p->nch) {
@@ -1244,8 +1477,10 @@ static clhgemm_status_t drive(call_t *c, hdev_t *d)
     const unsigned long long t_start = chg_now_ns();
     chg_gemm_params_t gp;
     chg_gemm_params_select(&d->dev, c->prec, &gp);
-    clhgemm_status_t st = chg_gemm_kernels_create(d->ctx, &d->dev, c->prec, &gp, c->ta, c->tb,
-                                                  c->beta == 0.0, &v.ks);
+    /* GEMM's kernels, or a level-3 variant: structured packs, TRIANGLE / KLIMIT, masked
+     * write-back (with c->st all zero these are GEMM's) */
+    clhgemm_status_t st = chg_l3_kernels_create(d->ctx, &d->dev, c->prec, &gp, c->ta, c->tb,
+                                                c->beta == 0.0, &c->st, &v.ks);
     if (st != CLHGEMM_SUCCESS) return st;
     cl_int err = prepare_device(c, d, &gp);
     if (err != CL_SUCCESS) {
@@ -1271,10 +1506,10 @@ static clhgemm_status_t drive(call_t *c, hdev_t *d)
          * the remaining compute instead of trailing it (A is resident: no extra traffic), as long
          * as each piece still fills the device's compute units. */
         int npieces = 1;
-        const long forced_pieces = final ? atol(chg_getenv("CLHGEMM_FINAL_PIECES") ? chg_getenv("CLHGEMM_FINAL_PIECES") : "0") : 0;
+        const long forced_pieces = final && !c->no_pieces ? atol(chg_getenv("CLHGEMM_FINAL_PIECES") ? chg_getenv("CLHGEMM_FINAL_PIECES") : "0") : 0;
         if (forced_pieces > 0) {
             npieces = (int)CHG_MAX(1L, CHG_MIN(forced_pieces, (long)(nct / gp.nwg)));
-        } else if (final) {
+        } else if (final && !c->no_pieces) {
             const size_t wg_rows = chg_round_up(mc, gp.mwg) / gp.mwg;
             const unsigned cus = CHG_MAX(1u, d->dev.info.compute_units);
             for (int sp = 4; sp > 1 && npieces == 1; sp /= 2)
@@ -1323,24 +1558,37 @@ static clhgemm_status_t drive(call_t *c, hdev_t *d)
             if (nci && (err = free_cdev(&v, cslot)) != CL_SUCCESS) break;
             /* Kernel time of one step (the unpack budget per step), from the measured rate. */
             const double step_s = 2.0 * (double)mpad * npad * pl->bk / CHG_MAX(1e6, d->rate[c->prec]);
+            /* The k slices of this tile: all of them, except where a triangular operand is zero
+             * over whole slices (TRMM; chg_l3_k_range). */
+            size_t s_lo = 0, s_hi = pl->kt;
+            if (c->st.kind_a == CHG_TRIANGULAR || c->st.kind_b == CHG_TRIANGULAR) {
+                size_t klo, khi;
+                chg_l3_k_range(&c->st, i0, mc, j0, nc, c->k, &klo, &khi);
+                s_lo = klo / pl->bk;
+                s_hi = CHG_MAX(s_lo + 1, ceil_div(khi, pl->bk));
+            }
 
-            for (size_t s = 0; s < pl->kt && err == CL_SUCCESS; s++) {
-                const size_t p0 = s * pl->bk, kc = CHG_MIN(pl->bk, c->k - p0), kpad = chg_round_up(kc, gp.kwg);
+            for (size_t s = s_lo; s < s_hi && err == CL_SUCCESS; s++) {
+                int seg;
+                size_t p0, kc;
+                slice_of(c, s, &seg, &p0, &kc);
+                const size_t kpad = chg_round_up(kc, gp.kwg);
                 size_t aoff = 0;
                 if (cur < 0) {
                     err = load_a(&v, ti, s, apack, 0);
                 } else {
                     aoff = s * aregion;
-                    if (ab[cur].loaded <= s) {  /* slices arrive in order: loaded == s */
-                        err = load_a(&v, ti, s, apack, aoff);
-                        ab[cur].loaded = s + 1;
+                    while (err == CL_SUCCESS && ab[cur].loaded <= s) {  /* slices arrive in order */
+                        err = load_a(&v, ti, ab[cur].loaded, apack, ab[cur].loaded * aregion);
+                        ab[cur].loaded++;
                     }
                 }
                 if (err == CL_SUCCESS) err = load_b(&v, j0, nc, s);
                 if (err != CL_SUCCESS) break;
                 cl_event kev = NULL;
-                err = chg_enqueue_kernel(v.qk, &v.ks, mpad, npad, kpad, apack, aoff, d->buf[B_BPACK][0], 0,
-                                         d->buf[B_CP][0], s > 0, 0, NULL, c->trace ? &kev : NULL);
+                err = chg_enqueue_kernel_at(v.qk, &v.ks, i0, j0, p0, mpad, npad, kpad, apack, aoff,
+                                            d->buf[B_BPACK][0], 0, d->buf[B_CP][0], s > s_lo, 0, NULL,
+                                            c->trace ? &kev : NULL);
                 if (err != CL_SUCCESS) break;
                 trace_dev(c, d, Q_KERNEL, "gemm", kev);
                 ev_release(&kev);
@@ -1374,7 +1622,7 @@ static clhgemm_status_t drive(call_t *c, hdev_t *d)
                  * all); then earlier tiles' chunks that have arrived, for at most about half a
                  * step's kernel time, so that the queue never runs dry behind an unpack (what
                  * is left carries over to later steps and tiles). */
-                const int ci_due = (int)ceil_div((size_t)nci * (s + 1), pl->kt);
+                const int ci_due = (int)ceil_div((size_t)nci * (s - s_lo + 1), s_hi - s_lo);
                 while (err == CL_SUCCESS && ci < ci_due) {
                     err = cin_chunk(&v, i0, j0, mc, nc, nci, ci, cdev);
                     ci++;
@@ -1398,8 +1646,8 @@ static clhgemm_status_t drive(call_t *c, hdev_t *d)
             cl_uint nwb = 0;
             if (v.cin_last) wbw[nwb++] = v.cin_last;
             if (v.cdev_free[cslot]) wbw[nwb++] = v.cdev_free[cslot];
-            err = chg_enqueue_writeback(v.qk, &v.ks, mc, nc, c->alpha, c->beta, d->buf[B_CP][0], mpad,
-                                        cdev, 0, mc, nwb, nwb ? wbw : NULL, &wb);
+            err = chg_enqueue_writeback_at(v.qk, &v.ks, i0, j0, mc, nc, c->alpha, c->beta, d->buf[B_CP][0],
+                                           mpad, cdev, 0, mc, nwb, nwb ? wbw : NULL, &wb);
             if (err != CL_SUCCESS) break;
             trace_dev(c, d, Q_KERNEL, "write-back", wb);
             /* Home later: the copies are issued once the write-back has run. */
@@ -1473,7 +1721,7 @@ static int take_strip(call_t *c, size_t *ti, size_t *j0, size_t *w)
         const double cpu_s = per_col * (double)width / c->cpu_rate;
         const double dev_s = per_col * (double)(bands_left(c->bands, c->pl.mt) - width) / c->gpu_rate;
         if (cpu_s < 0.8 * dev_s)
-            band_take(&c->bands[b], (size_t)b, 0, width, j0, w);
+            band_take(&c->bands[b], (size_t)b, 0, width, 0, j0, w);
         else
             b = -1;
     }
@@ -1584,15 +1832,20 @@ static int plan_call(clhgemm_handle_t h, const pctx_t *pc, call_t *c)
         const int nf = sscanf(forced, "%lu,%lu,%lu,%15s", &bm, &bn, &bk, mode);
         if (nf >= 3 && bm && bn && bk) {
             bm = CHG_MIN(bm, c->m); bn = CHG_MIN(bn, c->n); bk = CHG_MIN(bk, c->k);
-            int lo = AMODE_STREAM, hi = AMODE_PREFETCH;
+            /* level-3 constraints (pctx_t) hold for forced shapes too */
+            if (pc->fix_m) bm = c->m;
+            if (pc->fix_n) bn = c->n;
+            if (pc->square) bk = pc->square == 1 ? bm : bn;
+            int lo = AMODE_STREAM, hi = pc->no_prefetch ? AMODE_RESIDENT : AMODE_PREFETCH;
             if (nf == 4) {
                 static const char *const key[] = {"stream", "resident", "prefetch"};
                 for (int i = AMODE_STREAM; i <= AMODE_PREFETCH; i++)
                     if (!strcmp(mode, key[i])) lo = hi = i;
             }
+            if (lo > hi) lo = hi;
             for (int am = hi; am >= lo && !ok; am--)
                 if (plan_fits(pc, bm, bn, bk, am) || am == lo) {
-                    c->pl = (plan_t){bm, bn, bk, ceil_div(c->m, bm), ceil_div(c->n, bn), ceil_div(c->k, bk),
+                    c->pl = (plan_t){bm, bn, bk, ceil_div(c->m, bm), ceil_div(c->n, bn), plan_kt(pc, bk),
                                     am, plan_time(pc, bm, bn, bk, am, NULL)};
                     ok = 1;
                 }
@@ -1602,10 +1855,12 @@ static int plan_call(clhgemm_handle_t h, const pctx_t *pc, call_t *c)
     }
     if (!ok) {
         ok = make_plan(pc, &c->pl);
+        /* A level-3 call whose shape is constrained neither keeps nor sets the last shape. */
+        const int constrained = pc->fix_m || pc->fix_n || pc->square || pc->no_prefetch;
         /* Hysteresis: the inputs move a little between calls (the pack rate is what the last
          * call reached), and a new tile shape can mean seconds of new pinned allocations; the
          * last shape stays unless the new one is predicted 3% faster. */
-        if (ok && h->last_bm && (h->last_bm != c->pl.bm || h->last_bn != c->pl.bn || h->last_bk != c->pl.bk ||
+        if (ok && !constrained && h->last_bm && (h->last_bm != c->pl.bm || h->last_bn != c->pl.bn || h->last_bk != c->pl.bk ||
                                  h->last_amode != c->pl.amode)) {
             const size_t bm = CHG_MIN(h->last_bm, chg_round_up(c->m, pc->tile_m)),
                          bn = CHG_MIN(h->last_bn, chg_round_up(c->n, pc->tile_n)),
@@ -1613,11 +1868,11 @@ static int plan_call(clhgemm_handle_t h, const pctx_t *pc, call_t *c)
             if (plan_fits(pc, bm, bn, bk, h->last_amode)) {
                 const double t = plan_time(pc, bm, bn, bk, h->last_amode, NULL);
                 if (t <= c->pl.predicted * 1.03)
-                    c->pl = (plan_t){bm, bn, bk, ceil_div(c->m, bm), ceil_div(c->n, bn), ceil_div(c->k, bk),
+                    c->pl = (plan_t){bm, bn, bk, ceil_div(c->m, bm), ceil_div(c->n, bn), plan_kt(pc, bk),
                                     h->last_amode, t};
             }
         }
-        if (ok) {
+        if (ok && !constrained) {
             h->last_bm = c->pl.bm;
             h->last_bn = c->pl.bn;
             h->last_bk = c->pl.bk;
@@ -1626,6 +1881,30 @@ static int plan_call(clhgemm_handle_t h, const pctx_t *pc, call_t *c)
     }
     return ok;
 }
+
+/* C := beta*C on the host (k == 0 or alpha == 0): C is not read when beta == 0 and not touched
+ * when beta == 1; with c_tri only that triangle of C. */
+static void scale_c(const call_t *c, double beta)
+{
+    if (beta == 1.0) return;
+    for (size_t j = 0; j < c->n; j++) {
+        char *col = c->c + j * c->ldc * c->es;
+        size_t i0 = 0, i1 = c->m;
+        if (c->st.c_tri == CHG_TRI_UPPER) i1 = CHG_MIN(c->m, j + 1);
+        if (c->st.c_tri == CHG_TRI_LOWER) i0 = CHG_MIN(c->m, j);
+        for (size_t i = i0; i < i1; i++) {
+            if (c->prec == CHG_F64) {
+                double *x = (double *)col + i;
+                *x = beta == 0.0 ? 0.0 : beta * *x;
+            } else {
+                float *x = (float *)col + i;
+                *x = beta == 0.0 ? 0.0f : (float)(beta * *x);
+            }
+        }
+    }
+}
+
+static clhgemm_status_t run_call(clhgemm_handle_t h, call_t *cp);
 
 static clhgemm_status_t host_gemm(clhgemm_handle_t h, chg_precision_t prec, clhgemm_layout_t layout,
                                   clhgemm_transpose_t transA, clhgemm_transpose_t transB, int m,
@@ -1658,28 +1937,46 @@ static clhgemm_status_t host_gemm(clhgemm_handle_t h, chg_precision_t prec, clhg
 
     /* k == 0 or alpha == 0: C := beta*C on the host (no device can beat one pass). */
     if (!read_ab) {
-        char *cc = C;
-        for (size_t j = 0; j < c.n; j++) {
-            char *col = cc + j * c.ldc * es;
-            for (size_t i = 0; i < c.m; i++) {
-                if (prec == CHG_F64) {
-                    double *x = (double *)col + i;
-                    *x = beta == 0.0 ? 0.0 : beta * *x;
-                } else {
-                    float *x = (float *)col + i;
-                    *x = beta == 0.0 ? 0.0f : (float)(beta * *x);
-                }
-            }
-        }
+        scale_c(&c, beta);
         return CLHGEMM_SUCCESS;
     }
+    c.flops = 2.0 * c.m * c.n * c.k;
+    c.name = prec == CHG_F64 ? "dgemm" : "sgemm";
+    return run_call(h, &c);
+}
+
+/* A checked call with its operands mapped (column-major view), through the pipeline. */
+static clhgemm_status_t run_call(clhgemm_handle_t h, call_t *cp)
+{
+    call_t c = *cp;
+    const chg_precision_t prec = c.prec;
+    const size_t es = c.es;
+    const double alpha = c.alpha, beta = c.beta;
+    clhgemm_status_t st;
 
     pthread_mutex_lock(&h->call_lock);
     unsigned long long t0 = chg_now_ns();
     unsigned long long t_planned = t0;
     /* Plan for the slowest common denominator of the devices. */
     pctx_t pc = {.m = c.m, .n = c.n, .k = c.k, .es = es, .beta_zero = beta == 0.0,
-                 .mem = ~0ull, .max_alloc = ~0ull, .ndev = h->ndev, .pack = h->pack_bps};
+                 .mem = ~0ull, .max_alloc = ~0ull, .ndev = h->ndev, .pack = h->pack_bps,
+                 .segs = CHG_MAX(c.segs, 1)};
+    /* Level-3 calls: what the schedule must respect (docs/ARCHITECTURE.md, host level 3).
+     * TRMM is in place (C is B). Its tiles span the independent direction of B whole -- all
+     * rows for side left (B's columns are independent), all columns for side right (rows) --
+     * so a tile reads only the part of B that it alone writes, and reads all of it (its k
+     * loop) before its write-back; no band is prefetched (a claimed band can be stolen), the
+     * right side's tile is not split into pieces (a piece would re-read the row band another
+     * piece wrote). A symmetric operand gets k slices as long as its tiles, so that the
+     * blocks crossing its diagonal are the diagonal squares (staged once, stage_geometry); on
+     * the X_B side the tiles then keep to the bn grid (no pieces, aligned takes). */
+    const int tri_a = c.st.kind_a == CHG_TRIANGULAR, tri_b = c.st.kind_b == CHG_TRIANGULAR;
+    pc.fix_m = tri_a;
+    pc.fix_n = tri_b;
+    pc.no_prefetch = tri_a || tri_b;
+    pc.square = c.st.kind_a == CHG_SYMMETRIC ? 1 : c.st.kind_b == CHG_SYMMETRIC ? 2 : 0;
+    c.align_n = c.st.kind_b == CHG_SYMMETRIC;
+    c.no_pieces = c.st.kind_b != CHG_GENERAL;
     pc.tile_m = pc.tile_n = pc.tile_k = 1;
     pc.cus = ~0u;
     pc.step_cost = 0;
@@ -1732,7 +2029,11 @@ static clhgemm_status_t host_gemm(clhgemm_handle_t h, chg_precision_t prec, clhg
     int any_gpu = 0;
     for (int i = 0; i < h->ndev; i++) any_gpu |= (h->devs[i].dev.features & CHG_FEAT_GPU) != 0;
     if (chg_getenv("CLHGEMM_CPU_SHARE_ANY_DEVICE")) any_gpu = 1;  /* test hook */
-    if (h->cpu_mode == CPU_FIXED && h->cpu_fixed > 0) {
+    /* Level-3 calls run without it (TRMM's in-place order and the triangles of SYRK/SYR2K are
+     * the pipeline's business; OpenBLAS would need its own structured calls). */
+    if (c.l3) {
+        /* no CPU share */
+    } else if (h->cpu_mode == CPU_FIXED && h->cpu_fixed > 0) {
         if (h->cpu_sched == CPU_STRIPS && h->cpu_fixed < 1.0)
             c.cpu_strips = 1;
         else
@@ -1797,7 +2098,7 @@ static clhgemm_status_t host_gemm(clhgemm_handle_t h, chg_precision_t prec, clhg
                           : mx == t.h2d ? "host->device bus" : "device->host bus";
         chg_log(1, "plan %s m=%zu n=%zu k=%zu on %d device(s): tiles %zux%zu, k slices %zu "
                    "(%zux%zu tiles x %zu slices), A %s, %.2f of %.2f GiB per device, %.2f of %.2f GiB pinned",
-                prec == CHG_F64 ? "dgemm" : "sgemm", c.m, c.n, c.k, h->ndev, c.pl.bm, c.pl.bn,
+                c.name, c.m, c.n, c.k, h->ndev, c.pl.bm, c.pl.bn,
                 c.pl.bk, c.pl.mt, c.pl.nt, c.pl.kt, amode_name[c.pl.amode], mem / 1073741824.0,
                 pc.mem / 1073741824.0,
                 plan_pinned(&pc, c.pl.bm, c.pl.bn, c.pl.bk) * (double)h->ndev / 1073741824.0,
@@ -1811,13 +2112,20 @@ static clhgemm_status_t host_gemm(clhgemm_handle_t h, chg_precision_t prec, clhg
     }
 
     t_planned = chg_now_ns();
-    c.ntiles = c.pl.mt * c.pl.nt;
     c.bands = malloc(c.pl.mt * sizeof *c.bands);
     if (!c.bands) {
         pthread_mutex_unlock(&h->call_lock);
         return CLHGEMM_OUT_OF_HOST_MEMORY;
     }
-    for (size_t b = 0; b < c.pl.mt; b++) c.bands[b] = (band_t){0, c.n};
+    /* SYRK/SYR2K: a band holds only the columns whose tiles touch C's triangle (upper: from
+     * the band's first row on; lower: up to its last row), so no other tile is ever taken. */
+    c.ntiles = 0;
+    for (size_t b = 0; b < c.pl.mt; b++) {
+        const size_t i0 = b * c.pl.bm, i1 = CHG_MIN(c.m, i0 + c.pl.bm);
+        c.bands[b] = (band_t){c.st.c_tri == CHG_TRI_UPPER ? CHG_MIN(i0, c.n) : 0,
+                              c.st.c_tri == CHG_TRI_LOWER ? CHG_MIN(i1, c.n) : c.n};
+        c.ntiles += ceil_div(band_left(&c.bands[b]), c.pl.bn);
+    }
     c.drivers = h->ndev;
     pthread_mutex_init(&c.mu, NULL);
     c.trace = chg_trace_begin(h->trace_path);
@@ -1868,7 +2176,7 @@ static clhgemm_status_t host_gemm(clhgemm_handle_t h, chg_precision_t prec, clhg
                                     .predicted_seconds = predicted};
     chg_log(1, "done in %.3f s (planning %.1f ms): %.1f GFLOP/s, %.2f GB to devices, %.2f GB back, "
                "%lld tile(s) stolen",
-            h->last.seconds, (t_planned - t0) * 1e-6, 2.0 * m_all * c.n * c.k / h->last.seconds * 1e-9, c.bytes_h2d * 1e-9,
+            h->last.seconds, (t_planned - t0) * 1e-6, c.flops / h->last.seconds * 1e-9, c.bytes_h2d * 1e-9,
             c.bytes_d2h * 1e-9, c.stolen);
     /* The pack rate the pipeline reached (drivers' copies overlap: their wall times are
      * shared) replaces the handle's estimate for the next plan, once a call moved enough to
@@ -1902,4 +2210,150 @@ CLHGEMM_API clhgemm_status_t clhgemm_dgemm(clhgemm_handle_t h, clhgemm_layout_t 
                                            double *C, int ldc)
 {
     return host_gemm(h, CHG_F64, layout, transA, transB, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+}
+
+/* ---- SYMM, SYRK, SYR2K, TRMM on host memory ----------------------------------------------- */
+
+/* A level-3 call after its shape checks (level3.c, shared with the device-buffer versions):
+ * the NULL checks in check_call's order (A when the product reads it; B when SYMM or SYR2K
+ * read it or TRMM writes it; C when it is written), FP64, the quick paths, then the pipeline
+ * with the call's structure. The mapping onto the core (which operand is which, transposes,
+ * the structure, TRMM's C = B) is chg_l3_core_args's, the one the device versions use; it
+ * takes cl_mem handles, so the host pointers travel through it as opaque handles. */
+static clhgemm_status_t host_l3(clhgemm_handle_t h, chg_precision_t prec, const chg_l3_shape_t *sh,
+                                const char *name, double alpha, const void *A, int lda,
+                                const void *B, int ldb, double beta, void *C, int ldc)
+{
+    const int touch = sh->m > 0 && sh->n > 0, product = touch && sh->k > 0 && alpha != 0.0;
+    const int trmm = sh->routine == CHG_L3_TRMM;
+    if (product && !A) return CLHGEMM_NULL_BUFFER_A;
+    if (!B && ((product && (sh->routine == CHG_L3_SYMM || sh->routine == CHG_L3_SYR2K)) || (trmm && touch)))
+        return CLHGEMM_NULL_BUFFER_B;
+    if (touch && !trmm && !C) return CLHGEMM_NULL_BUFFER_C;
+    if (prec == CHG_F64)
+        for (int i = 0; i < h->ndev; i++)
+            if (!(h->devs[i].dev.features & CHG_FEAT_FP64)) return CLHGEMM_FP64_NOT_SUPPORTED;
+    if (!touch) return CLHGEMM_SUCCESS;
+
+    chg_gemm_args_t g;
+    chg_l3_core_args(sh, prec, alpha, (cl_mem)(uintptr_t)A, 0, (size_t)lda, (cl_mem)(uintptr_t)B, 0,
+                     (size_t)ldb, beta, (cl_mem)(uintptr_t)C, 0, (size_t)ldc, &g);
+    call_t c = {.h = h, .prec = prec, .es = chg_elem_size(prec), .ta = g.trans_a, .tb = g.trans_b,
+                .m = g.m, .n = g.n, .k = g.k, .alpha = alpha, .beta = g.beta,
+                .a = (const char *)(uintptr_t)g.a, .b = (const char *)(uintptr_t)g.b,
+                .c = (char *)(uintptr_t)g.c, .lda = g.lda, .ldb = g.ldb, .ldc = g.ldc,
+                .status = CLHGEMM_SUCCESS, .st = g.st, .segs = g.swap_sum ? 2 : 1, .l3 = 1,
+                .name = name};
+    if (!product) {
+        /* alpha == 0 (or k == 0): C := beta*C on C's triangle for SYRK/SYR2K; TRMM sets B to 0
+         * without reading A or B */
+        scale_c(&c, g.beta);
+        return CLHGEMM_SUCCESS;
+    }
+    /* the routine's own operation count: SYMM 2*m*n*ka, SYRK n*n*k, SYR2K 2*n*n*k, TRMM m*n*ka */
+    const double mn = (double)c.m * c.n;
+    c.flops = sh->routine == CHG_L3_SYMM ? 2.0 * mn * c.k : sh->routine == CHG_L3_TRMM ? mn * c.k
+            : c.segs * mn * c.k;
+    return run_call(h, &c);
+}
+
+static clhgemm_status_t host_symm(clhgemm_handle_t h, chg_precision_t prec, int layout, int side,
+                                  int uplo, int m, int n, double alpha, const void *A, int lda,
+                                  const void *B, int ldb, double beta, void *C, int ldc)
+{
+    if (!h) return CLHGEMM_NULL_HANDLE;
+    chg_l3_shape_t sh;
+    clhgemm_status_t st = chg_symm_check_shape(layout, side, uplo, m, n, lda, ldb, ldc, &sh);
+    if (st != CLHGEMM_SUCCESS) return st;
+    return host_l3(h, prec, &sh, prec == CHG_F64 ? "dsymm" : "ssymm", alpha, A, lda, B, ldb, beta, C, ldc);
+}
+
+static clhgemm_status_t host_syrk(clhgemm_handle_t h, chg_precision_t prec, int two, int layout,
+                                  int uplo, int trans, int n, int k, double alpha, const void *A,
+                                  int lda, const void *B, int ldb, double beta, void *C, int ldc)
+{
+    if (!h) return CLHGEMM_NULL_HANDLE;
+    chg_l3_shape_t sh;
+    clhgemm_status_t st = chg_syrk_check_shape(layout, uplo, trans, n, k, lda, ldb, ldc, two, &sh);
+    if (st != CLHGEMM_SUCCESS) return st;
+    static const char *const names[2][2] = {{"ssyrk", "dsyrk"}, {"ssyr2k", "dsyr2k"}};
+    return host_l3(h, prec, &sh, names[two][prec == CHG_F64], alpha, A, lda, B, ldb, beta, C, ldc);
+}
+
+static clhgemm_status_t host_trmm(clhgemm_handle_t h, chg_precision_t prec, int layout, int side,
+                                  int uplo, int transA, int diag, int m, int n, double alpha,
+                                  const void *A, int lda, void *B, int ldb)
+{
+    if (!h) return CLHGEMM_NULL_HANDLE;
+    chg_l3_shape_t sh;
+    clhgemm_status_t st = chg_trmm_check_shape(layout, side, uplo, transA, diag, m, n, lda, ldb, &sh);
+    if (st != CLHGEMM_SUCCESS) return st;
+    return host_l3(h, prec, &sh, prec == CHG_F64 ? "dtrmm" : "strmm", alpha, A, lda, B, ldb, 0.0, NULL, 1);
+}
+
+CLHGEMM_API clhgemm_status_t clhgemm_ssymm(clhgemm_handle_t h, clhgemm_layout_t layout,
+                                           clhgemm_side_t side, clhgemm_uplo_t uplo, int m, int n,
+                                           float alpha, const float *A, int lda, const float *B,
+                                           int ldb, float beta, float *C, int ldc)
+{
+    return host_symm(h, CHG_F32, layout, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
+}
+
+CLHGEMM_API clhgemm_status_t clhgemm_dsymm(clhgemm_handle_t h, clhgemm_layout_t layout,
+                                           clhgemm_side_t side, clhgemm_uplo_t uplo, int m, int n,
+                                           double alpha, const double *A, int lda, const double *B,
+                                           int ldb, double beta, double *C, int ldc)
+{
+    return host_symm(h, CHG_F64, layout, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
+}
+
+CLHGEMM_API clhgemm_status_t clhgemm_ssyrk(clhgemm_handle_t h, clhgemm_layout_t layout,
+                                           clhgemm_uplo_t uplo, clhgemm_transpose_t trans, int n,
+                                           int k, float alpha, const float *A, int lda, float beta,
+                                           float *C, int ldc)
+{
+    return host_syrk(h, CHG_F32, 0, layout, uplo, trans, n, k, alpha, A, lda, NULL, 1, beta, C, ldc);
+}
+
+CLHGEMM_API clhgemm_status_t clhgemm_dsyrk(clhgemm_handle_t h, clhgemm_layout_t layout,
+                                           clhgemm_uplo_t uplo, clhgemm_transpose_t trans, int n,
+                                           int k, double alpha, const double *A, int lda,
+                                           double beta, double *C, int ldc)
+{
+    return host_syrk(h, CHG_F64, 0, layout, uplo, trans, n, k, alpha, A, lda, NULL, 1, beta, C, ldc);
+}
+
+CLHGEMM_API clhgemm_status_t clhgemm_ssyr2k(clhgemm_handle_t h, clhgemm_layout_t layout,
+                                            clhgemm_uplo_t uplo, clhgemm_transpose_t trans, int n,
+                                            int k, float alpha, const float *A, int lda,
+                                            const float *B, int ldb, float beta, float *C, int ldc)
+{
+    return host_syrk(h, CHG_F32, 1, layout, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+}
+
+CLHGEMM_API clhgemm_status_t clhgemm_dsyr2k(clhgemm_handle_t h, clhgemm_layout_t layout,
+                                            clhgemm_uplo_t uplo, clhgemm_transpose_t trans, int n,
+                                            int k, double alpha, const double *A, int lda,
+                                            const double *B, int ldb, double beta, double *C,
+                                            int ldc)
+{
+    return host_syrk(h, CHG_F64, 1, layout, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+}
+
+CLHGEMM_API clhgemm_status_t clhgemm_strmm(clhgemm_handle_t h, clhgemm_layout_t layout,
+                                           clhgemm_side_t side, clhgemm_uplo_t uplo,
+                                           clhgemm_transpose_t transA, clhgemm_diag_t diag, int m,
+                                           int n, float alpha, const float *A, int lda, float *B,
+                                           int ldb)
+{
+    return host_trmm(h, CHG_F32, layout, side, uplo, transA, diag, m, n, alpha, A, lda, B, ldb);
+}
+
+CLHGEMM_API clhgemm_status_t clhgemm_dtrmm(clhgemm_handle_t h, clhgemm_layout_t layout,
+                                           clhgemm_side_t side, clhgemm_uplo_t uplo,
+                                           clhgemm_transpose_t transA, clhgemm_diag_t diag, int m,
+                                           int n, double alpha, const double *A, int lda, double *B,
+                                           int ldb)
+{
+    return host_trmm(h, CHG_F64, layout, side, uplo, transA, diag, m, n, alpha, A, lda, B, ldb);
 }

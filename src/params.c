@@ -30,6 +30,12 @@ void chg_gemm_params_default(const chg_device_t *dev, chg_precision_t prec, chg_
     if (gpu && prec == CHG_F32) {
         *p = (chg_gemm_params_t){.mwg = 128, .nwg = 128, .kwg = 16, .mdimc = 16, .ndimc = 16,
                                  .vwm = 4, .vwn = 4, .sa = 1, .sb = 1, .kwi = 16};
+    } else if (gpu && (dev->features & CHG_FEAT_NV_MMA_F64)) {
+        /* FP64 tensor cores (m16n8k4), 8 warps as 2 x 4 on a 128 x 128 tile: the best of the
+         * first H100 sweep (docs/PERFORMANCE.md); FMA-valid geometry, so a driver that rejects
+         * the mma falls back to the FMA kernel on the same tiles */
+        *p = (chg_gemm_params_t){.mwg = 128, .nwg = 128, .kwg = 8, .mdimc = 16, .ndimc = 16,
+                                 .vwm = 2, .vwn = 2, .sa = 1, .sb = 1, .kwi = 8, .mma = 2, .wm = 2};
     } else if (gpu) {
         *p = (chg_gemm_params_t){.mwg = 128, .nwg = 128, .kwg = 8, .mdimc = 16, .ndimc = 16,
                                  .vwm = 2, .vwn = 2, .sa = 1, .sb = 1, .kwi = 8};

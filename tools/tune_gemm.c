@@ -9,7 +9,7 @@
  * and, where the driver reports it (NVIDIA), registers per block; on CPUs tiles up to 64 and
  * work-groups up to 256 (local memory is ordinary cache there; bigger tiles only add compile
  * time). For DGEMM on devices with NVIDIA FP64 tensor cores the FP64 tensor-core kernel joins
- * the space (MMA shape 1..4, tiles 32..256, KWG 4..32, 2-16 warps, WM, vector widths up to 4),
+ * the space (MMA shape 1..4, tiles 32..256 with 96 and 192, KWG 4..32, 2-16 warps, WM, vector widths up to 4),
  * pruned by the same validity check; its structures (tile x work-group x shape) are ordered
  * before the FMA ones by the model. After the build, the driver's own CL_KERNEL_WORK_GROUP_SIZE removes kernels that
  * cannot launch with their work-group (registers), with that as the reason.
@@ -240,12 +240,12 @@ static int enumerate(search_t *s)
      * chg_gemm_params_valid accepts (whole mma instructions per warp, at most 128 accumulators,
      * local memory); both panels always go through local memory and KWI does not apply. */
     if (s->prec == CHG_F64 && (dev->features & CHG_FEAT_NV_MMA_F64)) {
-        static const int mtiles[] = {32, 64, 128, 256}, mkwgs[] = {4, 8, 16, 32};
+        static const int mtiles[] = {32, 64, 96, 128, 192, 256}, mkwgs[] = {4, 8, 16, 32};
         static const int wgs[][2] = {{16, 4}, {16, 8}, {32, 8}, {16, 16}, {32, 16}, {32, 32}};
         static const int wms[] = {1, 2, 4, 8}, mvws[] = {1, 2, 4};
         for (int mma = 1; mma <= 4; mma++)
-        for (int a = 0; a < 4; a++)
-        for (int b = 0; b < 4; b++)
+        for (int a = 0; a < 6; a++)
+        for (int b = 0; b < 6; b++)
         for (int kk = 0; kk < 4; kk++)
         for (int w = 0; w < 6; w++)
         for (int wmi = 0; wmi < 4; wmi++)
