@@ -550,8 +550,15 @@ static int setup_problem(search_t *s)
 {
     const tdev_t *d = s->d;
     const size_t n = (size_t)s->size, es = s->es;
+    /* the largest padded extent any candidate's tiles give (tiles of 96 and 192 do not divide
+     * powers of two: n = 4096 pads to 4224 with 192) */
     s->mmax = chg_round_up(n, 256);
     s->kmax = chg_round_up(n, 32);
+    for (int i = 0; i < s->n; i++) {
+        const chg_gemm_params_t *p = &s->c[i].p;
+        s->mmax = CHG_MAX(s->mmax, CHG_MAX(chg_round_up(n, (size_t)p->mwg), chg_round_up(n, (size_t)p->nwg)));
+        s->kmax = CHG_MAX(s->kmax, chg_round_up(n, (size_t)p->kwg));
+    }
     cl_int err;
     const size_t nn = n * n * es;
     s->hA = malloc(nn);
