@@ -2065,7 +2065,8 @@ static clhgemm_status_t run_call(clhgemm_handle_t h, call_t *cp)
         chg_cpu_gemm(prec, c.ta, c.tb, c.m, c.n, c.k, alpha, c.a, c.lda, c.b, c.ldb, beta, c.c, c.ldc,
                      h->cpu_threads);
         h->last = (clhgemm_call_info_t){.seconds = seconds_since(t0), .cpu_fraction = 1.0,
-                                        .cpu_threads = h->cpu_threads};
+                                        .cpu_threads = h->cpu_threads,
+                                        .predicted_seconds = predicted};
         chg_log(1, "CPU share 1: %.3f s on OpenBLAS", (chg_now_ns() - t1) * 1e-9);
         pthread_mutex_unlock(&h->call_lock);
         return CLHGEMM_SUCCESS;

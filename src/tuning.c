@@ -349,7 +349,11 @@ static void parse_gemm(const cJSON *o, const char *path, chg_gemm_params_t *g, p
     memset(g, 0, sizeof *g);
     for (size_t i = 0; i < NGEMM_FIELDS; i++)
         get_int(o, gemm_fields[i].name, path, 1, 4096, &FIELD(g, gemm_fields[i].off), e);
+    /* the FP64 tensor-core kernel (optional; absent means the FMA kernel) */
+    get_int(o, "MMA", path, 0, 4, &g->mma, e);
+    get_int(o, "WM", path, 0, 64, &g->wm, e);
     if (e->failed) return;
+    if (g->mma && g->wm < 1) fail(e, "%s: MMA needs WM >= 1", path);
     if (g->mwg < 1 || g->nwg < 1 || g->kwg < 1 || g->mdimc < 1 || g->ndimc < 1 || g->kwi < 1)
         fail(e, "%s: sizes must be positive", path);
     else if (!is_vw(g->vwm) || !is_vw(g->vwn))
@@ -744,6 +748,10 @@ static void add_gemm(cJSON *o, const chg_gemm_params_t *g)
 {
     for (size_t i = 0; i < NGEMM_FIELDS; i++)
         cJSON_AddNumberToObject(o, gemm_fields[i].name, FIELD(g, gemm_fields[i].off));
+    if (g->mma) {
+        cJSON_AddNumberToObject(o, "MMA", g->mma);
+        cJSON_AddNumberToObject(o, "WM", g->wm);
+    }
 }
 
 static void add_copy(cJSON *o, const chg_copy_params_t *c, double gbs)

@@ -172,6 +172,8 @@ static void round_trip(void)
     chg_tuning_record_t r = record_for(&dev, P_EXACT, 3);
     r.seconds = 123.456;
     r.prec[1].gemm = P_ARCH;
+    r.prec[1].gemm.mma = 2; /* the tensor-core fields must survive the round trip */
+    r.prec[1].gemm.wm = 4;
     for (int p = 0; p < 2; p++) {
         chg_tuning_prec_t *x = &r.prec[p];
         x->kernel_gflops = 1234.5678901234 + p;
