@@ -220,8 +220,8 @@ void clhgemm_gemm(const int kp, const int ldcp,
     /* ---- FP64 tensor cores (NVIDIA, compute capability >= 8.0): mma.sync through inline PTX.
      * The MDIMC x NDIMC work-items form NTHREADS/32 warps, WM along m and WN along n; warp w
      * owns the WTM x WTN sub-tile (w % WM, w / WM) of the work-group's tile and computes it as
-     * FM x FN instructions of shape MM x 8 x MK. Both KWG slices are staged in local memory,
-     * double buffered as above, with rows padded by 4 elements (APITCH, BPITCH = 4 mod 16) so
+     * FM x FN instructions of shape MM x 8 x MK. The KWG slices are staged in local memory
+     * (SA / SB; either may read straight from global memory instead), double buffered as above, with rows padded by 4 elements (APITCH, BPITCH = 4 mod 16) so
      * that the fragment reads -- lanes (g, t) = (lane / 4, lane % 4) reading row k0 + t, column
      * c0 + g -- hit 16 different banks per half-warp. Fragment layouts (PTX ISA, "Matrix
      * Fragments for mma.m*n8k* with .f64"; proven on random data by test_gemm's mma table):
@@ -294,71 +294,108 @@ void clhgemm_gemm(const int kp, const int ldcp,
             UNROLL for (int r = 0; r < NC; r++)
                 acc[i][j][r] = (real)0;
 
+    /* SA / SB: stage that panel in local memory (double buffered); 0: its fragments are read
+     * straight from the packed panel in global memory (through the cache), which leaves the
+     * 48 KiB of local memory to the other panel and allows a longer KWG slice. */
+#if SA
     __local realM als[2][KWG * APITCH / VWM];
-    __local realN bls[2][KWG * BPITCH / VWN];
     realM pa[LOADS_A];
+#else
+    const __global real *ags = (const __global real *)ag;
+#endif
+#if SB
+    __local realN bls[2][KWG * BPITCH / VWN];
     realN pb[LOADS_B];
+#else
+    const __global real *bgs = (const __global real *)bg;
+#endif
 
     /* vector idx of a slice (row idx / MVECS, vector idx % MVECS) -> its padded place */
 #define A_SLOT(idx) ((idx) / MVECS * (APITCH / VWM) + (idx) % MVECS)
 #define B_SLOT(idx) ((idx) / NVECS * (BPITCH / VWN) + (idx) % NVECS)
 
+#if SA || SB
 #if KLIMIT
     if (KBEG < KEND) {
 #endif
+#if SA
     UNROLL for (int r = 0; r < LOADS_A; r++) {
         const int idx = tid + r * NTHREADS;
         if (LA % NTHREADS == 0 || idx < LA) als[0][A_SLOT(idx)] = ag[KBEG * MVECS + idx];
     }
+#endif
+#if SB
     UNROLL for (int r = 0; r < LOADS_B; r++) {
         const int idx = tid + r * NTHREADS;
         if (LB % NTHREADS == 0 || idx < LB) bls[0][B_SLOT(idx)] = bg[KBEG * NVECS + idx];
     }
+#endif
     barrier(CLK_LOCAL_MEM_FENCE);
 #if KLIMIT
     }
+#endif
 #endif
 
     int buf = 0;
     for (int kb = KBEG; kb < KEND; kb += KWG) {
         const int more = kb + KWG < KEND;
         if (more) {
+#if SA
             UNROLL for (int r = 0; r < LOADS_A; r++) {
                 const int idx = tid + r * NTHREADS;
                 if (LA % NTHREADS == 0 || idx < LA) pa[r] = ag[(kb + KWG) * MVECS + idx];
             }
+#endif
+#if SB
             UNROLL for (int r = 0; r < LOADS_B; r++) {
                 const int idx = tid + r * NTHREADS;
                 if (LB % NTHREADS == 0 || idx < LB) pb[r] = bg[(kb + KWG) * NVECS + idx];
             }
+#endif
         }
+#if SA
         const __local real *as = (const __local real *)als[buf];
+#define A_AT(k, c) as[(k) * APITCH + (c)]
+#else
+#define A_AT(k, c) ags[(kb + (k)) * MWG + (c)]
+#endif
+#if SB
         const __local real *bs = (const __local real *)bls[buf];
+#define B_AT(k, c) bs[(k) * BPITCH + (c)]
+#else
+#define B_AT(k, c) bgs[(kb + (k)) * NWG + (c)]
+#endif
         UNROLL for (int k0 = 0; k0 < KWG; k0 += MK) {
             real af[FM][NA];
             real bf[FN][NB];
             UNROLL for (int i = 0; i < FM; i++)
                 UNROLL for (int r = 0; r < NA; r++)
-                    af[i][r] = as[(k0 + t + 4 * (r >> 1)) * APITCH + wm0 + i * MM + g + 8 * (r & 1)];
+                    af[i][r] = A_AT(k0 + t + 4 * (r >> 1), wm0 + i * MM + g + 8 * (r & 1));
             UNROLL for (int j = 0; j < FN; j++)
                 UNROLL for (int r = 0; r < NB; r++)
-                    bf[j][r] = bs[(k0 + t + 4 * r) * BPITCH + wn0 + j * 8 + g];
+                    bf[j][r] = B_AT(k0 + t + 4 * r, wn0 + j * 8 + g);
             UNROLL for (int i = 0; i < FM; i++)
                 UNROLL for (int j = 0; j < FN; j++)
                     MMA_OP(acc[i][j], af[i], bf[j]);
         }
+#if SA || SB
         if (more) {
+#if SA
             UNROLL for (int r = 0; r < LOADS_A; r++) {
                 const int idx = tid + r * NTHREADS;
                 if (LA % NTHREADS == 0 || idx < LA) als[buf ^ 1][A_SLOT(idx)] = pa[r];
             }
+#endif
+#if SB
             UNROLL for (int r = 0; r < LOADS_B; r++) {
                 const int idx = tid + r * NTHREADS;
                 if (LB % NTHREADS == 0 || idx < LB) bls[buf ^ 1][B_SLOT(idx)] = pb[r];
             }
+#endif
         }
         barrier(CLK_LOCAL_MEM_FENCE);
         buf ^= 1;
+#endif
     }
 
     /* Store: register i of instruction (fi, fj) is element (row g + 8 (i >> 1), column

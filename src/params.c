@@ -98,9 +98,9 @@ static int is_vw(int v) { return v == 1 || v == 2 || v == 4 || v == 8; }
 #define INVALID(...) do { if (why) snprintf(why, why_len, __VA_ARGS__); return 0; } while (0)
 
 /* The tensor-core variant (cl/gemm.cl, MMA): warps of 32 work-items arranged WM x WN over the
- * tile, each warp's sub-tile a whole number of MM x 8 instructions, slices of MK, both panels
- * in local memory with rows padded by 4 elements (so MWG and NWG multiples of 16 and vector
- * widths of at most 4 keep the padded rows aligned). */
+ * tile, each warp's sub-tile a whole number of MM x 8 instructions, slices of MK, the staged
+ * panels (SA, SB) in local memory with rows padded by 4 elements (so MWG and NWG multiples of
+ * 16 and vector widths of at most 4 keep the padded rows aligned). */
 static int mma_valid(const chg_device_t *dev, chg_precision_t prec, const chg_gemm_params_t *p,
                      char *why, size_t why_len)
 {
@@ -123,7 +123,8 @@ static int mma_valid(const chg_device_t *dev, chg_precision_t prec, const chg_ge
     if (p->vwm > 4 || p->vwn > 4) INVALID("MMA needs VWM and VWN of at most 4");
     const size_t acc = (size_t)(p->mwg / p->wm) * (p->nwg / wn) / 32;
     if (acc > 128) INVALID("%zu accumulators per work-item is beyond the register file", acc);
-    const unsigned long long lmem = 2ull * p->kwg * ((unsigned long long)p->mwg + p->nwg + 8) * 8;
+    const unsigned long long lmem =
+        2ull * p->kwg * ((unsigned long long)p->sa * (p->mwg + 4) + (unsigned long long)p->sb * (p->nwg + 4)) * 8;
     if (lmem > dev->info.local_mem_bytes)
         INVALID("needs %llu bytes of local memory, the device has %llu", lmem,
                 dev->info.local_mem_bytes);

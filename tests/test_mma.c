@@ -26,11 +26,15 @@
 
 static const char *const shape_names[] = {"", "m8n8k4", "m16n8k4", "m16n8k8", "m16n8k16"};
 
-/* Geometries: 4 warps as 2 x 2, 8 warps as 8 x 1, 8 warps as 2 x 4 on a 128 x 128 tile. */
+/* Geometries: 4 warps as 2 x 2, 8 warps as 8 x 1, 8 warps as 2 x 4 on a 128 x 128 tile, and
+ * the unstaged variants. */
 static const char *const geometries[] = {
     "MWG=64,NWG=64,KWG=16,MDIMC=32,NDIMC=4,VWM=2,VWN=2,SA=1,SB=1,KWI=16,WM=2",
     "MWG=128,NWG=32,KWG=16,MDIMC=16,NDIMC=16,VWM=4,VWN=2,SA=1,SB=1,KWI=16,WM=8",
     "MWG=128,NWG=128,KWG=8,MDIMC=16,NDIMC=16,VWM=2,VWN=2,SA=1,SB=1,KWI=8,WM=2",
+    /* B, then both, read straight from global memory (SB=0, SA=0) */
+    "MWG=128,NWG=128,KWG=16,MDIMC=16,NDIMC=16,VWM=2,VWN=2,SA=1,SB=0,KWI=16,WM=2",
+    "MWG=64,NWG=64,KWG=16,MDIMC=32,NDIMC=4,VWM=2,VWN=2,SA=0,SB=0,KWI=16,WM=2",
 };
 
 static double urand(tc_rng_t *r) { return 2.0 * tc_rng_uniform(r) - 1.0; }

@@ -238,7 +238,8 @@ static int enumerate(search_t *s)
     /* The FP64 tensor-core kernel (cl/gemm.cl MMA) where the device has it: every shape, tile,
      * k slice, work-group of 2-16 warps, warp arrangement and load width that
      * chg_gemm_params_valid accepts (whole mma instructions per warp, at most 128 accumulators,
-     * local memory); both panels always go through local memory and KWI does not apply. */
+     * local memory); SA/SB: both panels staged, B read from global memory, or both; KWI does
+     * not apply. */
     if (s->prec == CHG_F64 && (dev->features & CHG_FEAT_NV_MMA_F64)) {
         static const int mtiles[] = {32, 64, 96, 128, 192, 256}, mkwgs[] = {4, 8, 16, 32};
         static const int wgs[][2] = {{16, 4}, {16, 8}, {32, 8}, {16, 16}, {32, 16}, {32, 32}};
@@ -250,9 +251,11 @@ static int enumerate(search_t *s)
         for (int w = 0; w < 6; w++)
         for (int wmi = 0; wmi < 4; wmi++)
         for (int vm = 0; vm < 3; vm++)
-        for (int vn = 0; vn < 3; vn++) {
+        for (int vn = 0; vn < 3; vn++)
+        for (int st = 0; st < 3; st++) {
+            /* both panels staged, or B (the smaller reuse) read from global memory, or both */
             chg_gemm_params_t p = {mtiles[a], mtiles[b], mkwgs[kk], wgs[w][0], wgs[w][1],
-                                   mvws[vm], mvws[vn], 1, 1, mkwgs[kk], mma, wms[wmi]};
+                                   mvws[vm], mvws[vn], st < 2, st == 0, mkwgs[kk], mma, wms[wmi]};
             raw++;
             char why[160] = "";
             if (!chg_gemm_params_valid(dev, s->prec, &p, why, sizeof why)) {
@@ -317,7 +320,8 @@ static double cheap_distance(const search_t *s, const chg_gemm_params_t *p)
         const double wt = (double)(p->mwg / p->wm) / (p->nwg / wn);
         const int kpref = chg_mma_k(p->mma) > 8 ? 16 : 8;
         return fabs(lg2(wt)) + 2 * fabs(lg2((double)p->kwg / kpref)) +
-               fabs(lg2((double)p->vwm / 2)) + fabs(lg2((double)p->vwn / 2));
+               fabs(lg2((double)p->vwm / 2)) + fabs(lg2((double)p->vwn / 2)) + (p->sa != 1) +
+               (p->sb != 1);
     }
     const int pkwg = s->gpu ? (s->prec == CHG_F64 ? 8 : 16) : 16;
     const int pvw = s->prec == CHG_F64 ? 2 : 4;
