@@ -12,7 +12,7 @@ cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release -DCLHGEMM_BUILD_TESTS=OFF \
   cmake --build build-gpu -j16 >>/tmp/build.log 2>&1 || { tail -30 /tmp/build.log; exit 1; }
 mkdir -p build-gpu/db && cp tuning/nvidia-h100.json build-gpu/db/nvidia-h100.json
 CLHGEMM_TUNING_DIR=off build-gpu/tools/clhgemm-tune --devices gpu --precision d --gemm \
-  --budget "${BUDGET:-4m30s}" --out build-gpu/db/nvidia-h100.json --out-dir /tmp/tune-out \
+  --budget "${BUDGET:-4m30s}" ${TUNE_SIZE:+--size $TUNE_SIZE} --out build-gpu/db/nvidia-h100.json --out-dir /tmp/tune-out \
   >/tmp/tune-out.txt 2>&1
 tail -6 /tmp/tune-out.txt
 cp /tmp/tune-out/improvements.csv "$OUT/tune-improvements.csv"; tail -40 /tmp/tune-out/tune.log > "$OUT/tune-tail.log"
