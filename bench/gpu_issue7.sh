@@ -11,7 +11,23 @@ cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release -DCLHGEMM_BUILD_TESTS=OFF \
   -DCLHGEMM_BUILD_EXAMPLES=OFF >/tmp/build.log 2>&1 &&
   cmake --build build-gpu -j16 >>/tmp/build.log 2>&1 || { tail -30 /tmp/build.log; exit 1; }
 mkdir -p build-gpu/db && cp tuning/nvidia-h100.json build-gpu/db/nvidia-h100.json
-CLHGEMM_TUNING_DIR=off build-gpu/tools/clhgemm-tune --devices gpu --precision d --gemm \
+# TUNE_SEED="MWG=..,...": put into the copy's DGEMM entry, so the search starts from it (stage 0
+# times the built-in defaults and the entry in use); otherwise the search starts from the defaults.
+TUNEDIR=off
+if [ -n "${TUNE_SEED:-}" ]; then
+  python3 - build-gpu/db/nvidia-h100.json "$TUNE_SEED" <<'PY'
+import json, sys
+path, seed = sys.argv[1], sys.argv[2]
+db = json.load(open(path))
+g = db["entries"][0]["precisions"]["d"]["gemm"]
+for kv in seed.split(","):
+    k, v = kv.split("=")
+    g[k] = int(v)
+json.dump(db, open(path, "w"), indent=1)
+PY
+  TUNEDIR=$PWD/build-gpu/db
+fi
+env CLHGEMM_TUNING_DIR=$TUNEDIR CLHGEMM_SHIPPED_TUNING_DIR=off build-gpu/tools/clhgemm-tune --devices gpu --precision d --gemm \
   --budget "${BUDGET:-4m30s}" ${TUNE_SIZE:+--size $TUNE_SIZE} --out build-gpu/db/nvidia-h100.json --out-dir /tmp/tune-out \
   >/tmp/tune-out.txt 2>&1
 tail -6 /tmp/tune-out.txt

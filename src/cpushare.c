@@ -210,6 +210,20 @@ int chg_tmodel_fit(const double *m, const double *n, const double *k, const doub
     double kk[3];
     for (int j = 0; j < 3; j++) kk[j] = A[j][3] / A[j][j] / sc[j];
     if (!isfinite(kk[0]) || !isfinite(kk[1]) || !isfinite(kk[2])) return -1;
+    if (!(kk[0] > 0)) {
+        /* Timings too noisy for three terms (a loaded machine, tiny shapes) can give a
+         * non-physical k1 <= 0: fall back to the rate alone, t = k1 mnk, least squares on
+         * relative errors. The mean error reported below says how well that fits. */
+        double sxt = 0, sxx = 0;
+        for (int i = 0; i < count; i++) {
+            const double x = m[i] * n[i] * k[i] / t[i];
+            sxt += x;
+            sxx += x * x;
+        }
+        if (!(sxx > 0)) return -1;
+        kk[0] = sxt / sxx;
+        kk[1] = kk[2] = 0;
+    }
     *out = (chg_tmodel_t){kk[0], kk[1], kk[2]};
     if (mean_rel_err) {
         double e = 0;

@@ -54,8 +54,9 @@ double chg_tmodel_eval(const chg_tmodel_t *t, double m, double n, double k);
 
 /* Least-squares fit of k1, k2, k3 to `count` measurements (m[i], n[i], k[i]) -> t[i], with
  * relative errors weighted equally (each row divided by t[i]). Returns 0, or -1 when the
- * system is singular or count < 3. mean_rel_err (may be NULL) receives the mean |model - t|/t
- * over the samples. */
+ * system is singular or count < 3. A fit whose k1 comes out <= 0 (noise) falls back to k1
+ * alone (t = k1 mnk). mean_rel_err (may be NULL) receives the mean |model - t|/t over the
+ * samples. */
 int chg_tmodel_fit(const double *m, const double *n, const double *k, const double *t, int count,
                    chg_tmodel_t *out, double *mean_rel_err);
 

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "common.h"
+#include "cpushare.h"
 #include "gemm.h"
 #include "params.h"
 #include "tuning.h"
@@ -335,12 +336,35 @@ static void params_required(const chg_device_t *dev, int has_fp64)
     }
 }
 
+/* Seed 004's time model: exact data is recovered; data too noisy for three terms (times that
+ * fall as the work grows give k1 <= 0) falls back to the rate alone, never a k1 <= 0. */
+static void tmodel(void)
+{
+    const double m[5] = {256, 512, 1024, 512, 2048}, n[5] = {256, 512, 1024, 1024, 512},
+                 k[5] = {256, 512, 512, 1024, 2048};
+    double t[5];
+    const chg_tmodel_t want = {2e-11, 3e-9, 4e-4};
+    for (int i = 0; i < 5; i++) t[i] = chg_tmodel_eval(&want, m[i], n[i], k[i]);
+    chg_tmodel_t got;
+    double err = -1;
+    int rc = chg_tmodel_fit(m, n, k, t, 5, &got, &err);
+    EXPECT(rc == 0 && fabs(got.k1 / want.k1 - 1) < 1e-6 && fabs(got.k2 / want.k2 - 1) < 1e-4 &&
+               fabs(got.k3 / want.k3 - 1) < 1e-4 && err < 1e-6,
+           "tmodel exact: rc %d k1 %g k2 %g k3 %g err %g", rc, got.k1, got.k2, got.k3, err);
+    const double noisy[5] = {5e-3, 4e-3, 3e-3, 3.5e-3, 2e-3};
+    rc = chg_tmodel_fit(m, n, k, noisy, 5, &got, &err);
+    EXPECT(rc == 0 && got.k1 > 0 && got.k2 == 0 && got.k3 == 0 && isfinite(err),
+           "tmodel noisy: rc %d k1 %g k2 %g k3 %g (want the rate-only fallback)", rc, got.k1,
+           got.k2, got.k3);
+}
+
 int main(int argc, char **argv)
 {
     int want_params = argc > 1 && !strcmp(argv[1], "params-required");
     env_size();
     hash_and_strings();
     level3_blocks();
+    tmodel();
 
     tc_env_t env;
     int rc = tc_open(&env);
