@@ -1,12 +1,15 @@
 /*
- * demo.c -- clhgemm-demo, the main job for now: a checked GEMM on every OpenCL device.
+ * demo.c -- clhgemm-demo, the main job: a checked host-resident GEMM on every OpenCL device.
  *
- * For each device that clhgemm_devices_get(NULL, ...) returns (so CLHGEMM_DEVICES filters) and
- * each precision (DGEMM only where the device has fp64), it runs C := alpha*A*B + beta*C on
- * n x n x n column-major device buffers: one warm-up call (it includes building the kernels, or
- * loading them from the program cache) and then R timed calls, each timed alone between two
- * clFinish with the host's monotonic clock. The median gives GFLOP/s = 2 n^3 / time. C starts
- * from random non-zero values and beta = 0.5, so C is read as well as written.
+ * For each device that clhgemm_devices_get(NULL, ...) returns (so CLHGEMM_DEVICES filters), and
+ * then for several together (every GPU when there are two or more, else every device when there
+ * are several), and each precision (DGEMM only where
+ * every device of the row has fp64), it runs C := alpha*A*B + beta*C on n x n x n column-major
+ * matrices in ordinary host memory through the host pipeline (clhgemm_create with that device
+ * spec, clhgemm_sgemm / clhgemm_dgemm): one warm-up call (it includes building the kernels, or
+ * loading them from the program cache) and then R timed calls. C is reset from C0 before each
+ * call, outside the timing; the median gives GFLOP/s = 2 n^3 / time, transfers included. C
+ * starts from random non-zero values and beta = 0.5, so C is read as well as written.
  *
  * The result is checked with the cheap probabilistic test of BLIS: for a random vector t,
  * r = C*t - (beta*C0*t + alpha*A*(B*t)), computed in double on the host in O(n^2). Each r_i is
@@ -17,8 +20,8 @@
  * would pass it. This check catches gross errors cheaply at any size; the test suite compares
  * every element with OpenBLAS.
  *
- * Prints one row per device and precision; exits 1 if any check failed or no device was found,
- * 0 otherwise.
+ * Prints one row per device (and for all devices) and precision; exits 1 if any check failed or
+ * no device was found, 0 otherwise.
  *
  *   clhgemm-demo [-n N] [--precision s|d|both] [--reps R]
  */
@@ -35,7 +38,7 @@
 #include <clhgemm.h>
 
 typedef struct options_s {
-    int n;          /* 0: default per device (4096 on GPUs, 1024 elsewhere) */
+    int n;          /* 0: default per row (8192 with a GPU, 1024 otherwise) */
     int single, dbl;
     int reps;
 } options_t;
@@ -78,9 +81,10 @@ static void usage(FILE *f)
 {
     fprintf(f,
             "usage: clhgemm-demo [-n N] [--precision s|d|both] [--reps R]\n"
-            "  Runs a checked GEMM (C := 1.25*A*B + 0.5*C, n x n x n) on every OpenCL device\n"
-            "  (CLHGEMM_DEVICES selects) and prints GFLOP/s, the median of R timed calls.\n"
-            "  -n N          matrix size (default 4096 on GPUs, 1024 on other devices)\n"
+            "  Runs a checked GEMM (C := 1.25*A*B + 0.5*C, n x n x n) on matrices in host\n"
+            "  memory through the host pipeline, on every OpenCL device (CLHGEMM_DEVICES\n"
+            "  selects) and on all of them together, and prints GFLOP/s, the median of R calls.\n"
+            "  -n N          matrix size (default 8192 with a GPU, 1024 otherwise)\n"
             "  --precision   s, d or both (default both; d only on devices with fp64)\n"
             "  --reps R      timed calls after the warm-up (default 5)\n");
 }
@@ -197,75 +201,60 @@ static void set_note(result_t *res, const char *what, int status)
     res->outcome = OUTCOME_FAILED;
 }
 
-static void run_one(const clhgemm_device_info_t *dev, cl_context ctx, cl_command_queue queue,
-                    int dbl, const options_t *opt, result_t *res)
+/* One row: the devices of `spec` through one handle of the host pipeline. `gpu` picks the
+ * default size (8192 when the row has a GPU, 1024 otherwise). */
+static void run_one(const char *spec, int gpu, int dbl, const options_t *opt, result_t *res)
 {
     memset(res, 0, sizeof *res);
     res->outcome = OUTCOME_FAILED;
     const size_t elem = dbl ? sizeof(double) : sizeof(float);
-
-    /* Size: as asked, else by device kind; halved until three matrices fit comfortably. */
-    size_t n = opt->n ? (size_t)opt->n : (dev->kind == CLHGEMM_DEVICE_GPU ? 4096 : 1024);
-    while (n > 64 && (n * n * elem > dev->max_alloc_bytes || 3 * n * n * elem > dev->global_mem_bytes / 2))
-        n /= 2;
+    const size_t n = opt->n ? (size_t)opt->n : (gpu ? 8192 : 1024);
     res->n = (int)n;
     const size_t nn = n * n;
     const double alpha = 1.25, beta = 0.5;
 
     double *a = malloc(nn * sizeof(double)), *b = malloc(nn * sizeof(double));
     double *c0 = malloc(nn * sizeof(double)), *c = malloc(nn * sizeof(double));
-    void *staging = malloc(nn * elem);
+    void *ha = malloc(nn * elem), *hb = malloc(nn * elem), *hc = malloc(nn * elem);
+    void *hc0 = malloc(nn * elem);
     double *times = malloc((size_t)opt->reps * sizeof(double));
-    cl_mem bufA = NULL, bufB = NULL, bufC = NULL, bufC0 = NULL;
-    if (!a || !b || !c0 || !c || !staging || !times) {
+    clhgemm_handle_t h = NULL;
+    if (!a || !b || !c0 || !c || !ha || !hb || !hc || !hc0 || !times) {
         snprintf(res->note, sizeof res->note, "out of host memory for n = %zu", n);
         goto done;
     }
     fill(a, nn, dbl, 0);
     fill(b, nn, dbl, 0);
     fill(c0, nn, dbl, 1);
-
-    cl_int err = CL_SUCCESS;
-    cl_mem *bufs[4] = {&bufA, &bufB, &bufC0, &bufC};
-    const double *hosts[4] = {a, b, c0, c0};
-    for (int q = 0; q < 4; ++q) {
+    const double *src[3] = {a, b, c0};
+    void *dst[3] = {ha, hb, hc0};
+    for (int q = 0; q < 3; ++q)
         for (size_t i = 0; i < nn; ++i) {
-            if (dbl) ((double *)staging)[i] = hosts[q][i];
-            else ((float *)staging)[i] = (float)hosts[q][i];
+            if (dbl) ((double *)dst[q])[i] = src[q][i];
+            else ((float *)dst[q])[i] = (float)src[q][i];
         }
-        *bufs[q] = clCreateBuffer(ctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, nn * elem,
-                                  staging, &err);
-        if (err != CL_SUCCESS) {
-            set_note(res, "clCreateBuffer", err);
-            goto done;
-        }
-    }
 
-    /* Warm-up (kernel build or cache load) and then the timed calls. C is reset from C0 on the
-     * device before every call, outside the timing, so that each call computes the same C. */
+    clhgemm_options_t o;
+    clhgemm_options_init(&o);
+    o.devices = spec;
+    clhgemm_status_t st = clhgemm_create(&h, &o);
+    if (st != CLHGEMM_SUCCESS) {
+        set_note(res, "clhgemm_create", st);
+        h = NULL;
+        goto done;
+    }
     for (int rep = -1; rep < opt->reps; ++rep) {
-        err = clEnqueueCopyBuffer(queue, bufC0, bufC, 0, 0, nn * elem, 0, NULL, NULL);
-        if (err == CL_SUCCESS) err = clFinish(queue);
-        if (err != CL_SUCCESS) {
-            set_note(res, "reset of C", err);
-            goto done;
-        }
+        memcpy(hc, hc0, nn * elem);
         double t0 = now_seconds();
-        clhgemm_status_t st =
-            dbl ? clhgemm_dgemm_cl(CLHGEMM_COL_MAJOR, CLHGEMM_NO_TRANS, CLHGEMM_NO_TRANS, (int)n,
-                                   (int)n, (int)n, alpha, bufA, 0, (int)n, bufB, 0, (int)n, beta,
-                                   bufC, 0, (int)n, queue, NULL)
-                : clhgemm_sgemm_cl(CLHGEMM_COL_MAJOR, CLHGEMM_NO_TRANS, CLHGEMM_NO_TRANS, (int)n,
-                                   (int)n, (int)n, (float)alpha, bufA, 0, (int)n, bufB, 0,
-                                   (int)n, (float)beta, bufC, 0, (int)n, queue, NULL);
-        if (st != CLHGEMM_SUCCESS) {
-            set_note(res, dbl ? "clhgemm_dgemm_cl" : "clhgemm_sgemm_cl", st);
-            goto done;
-        }
-        err = clFinish(queue);
+        st = dbl ? clhgemm_dgemm(h, CLHGEMM_COL_MAJOR, CLHGEMM_NO_TRANS, CLHGEMM_NO_TRANS, (int)n,
+                                 (int)n, (int)n, alpha, (const double *)ha, (int)n,
+                                 (const double *)hb, (int)n, beta, (double *)hc, (int)n)
+                 : clhgemm_sgemm(h, CLHGEMM_COL_MAJOR, CLHGEMM_NO_TRANS, CLHGEMM_NO_TRANS, (int)n,
+                                 (int)n, (int)n, (float)alpha, (const float *)ha, (int)n,
+                                 (const float *)hb, (int)n, (float)beta, (float *)hc, (int)n);
         double elapsed = now_seconds() - t0;
-        if (err != CL_SUCCESS) {
-            set_note(res, "clFinish", err);
+        if (st != CLHGEMM_SUCCESS) {
+            set_note(res, dbl ? "clhgemm_dgemm" : "clhgemm_sgemm", st);
             goto done;
         }
         if (rep < 0) res->warmup_ms = 1e3 * elapsed;
@@ -274,13 +263,7 @@ static void run_one(const clhgemm_device_info_t *dev, cl_context ctx, cl_command
     double med = median(times, opt->reps);
     res->median_ms = 1e3 * med;
     res->gflops = med > 0.0 ? 2.0 * (double)n * (double)n * (double)n / med * 1e-9 : 0.0;
-
-    err = clEnqueueReadBuffer(queue, bufC, CL_TRUE, 0, nn * elem, staging, 0, NULL, NULL);
-    if (err != CL_SUCCESS) {
-        set_note(res, "clEnqueueReadBuffer", err);
-        goto done;
-    }
-    for (size_t i = 0; i < nn; ++i) c[i] = dbl ? ((double *)staging)[i] : (double)((float *)staging)[i];
+    for (size_t i = 0; i < nn; ++i) c[i] = dbl ? ((double *)hc)[i] : (double)((float *)hc)[i];
 
     const double eps = dbl ? DBL_EPSILON : FLT_EPSILON;
     const double limit = sqrt((double)n) + 16.0;
@@ -293,11 +276,8 @@ static void run_one(const clhgemm_device_info_t *dev, cl_context ctx, cl_command
     }
 
 done:
-    if (bufA) clReleaseMemObject(bufA);
-    if (bufB) clReleaseMemObject(bufB);
-    if (bufC) clReleaseMemObject(bufC);
-    if (bufC0) clReleaseMemObject(bufC0);
-    free(a); free(b); free(c0); free(c); free(staging); free(times);
+    if (h) clhgemm_destroy(h);
+    free(a); free(b); free(c0); free(c); free(ha); free(hb); free(hc); free(hc0); free(times);
 }
 
 static void print_row(const char *device, char prec, const result_t *res)
@@ -345,40 +325,56 @@ int main(int argc, char **argv)
         return 1;
     }
 
-    printf("clhgemm %s: C := 1.25*A*B + 0.5*C (column-major, n x n x n), median of %d calls\n",
+    printf("clhgemm %s: C := 1.25*A*B + 0.5*C on matrices in host memory (column-major, n x n x n),\n"
+           "through the host pipeline; median of %d calls, transfers included\n",
            clhgemm_version(), opt.reps);
     printf("%-40s %c %6s %10s %10s %10s  %s\n", "device", 'p', "n", "GFLOP/s", "median ms",
            "first ms", "check");
 
     int failures = 0;
+    /* One row per device, then one for several together: every GPU when there are at least two
+     * (the handle's own default: a CPU OpenCL device beside GPUs would only compete with the
+     * pack threads for the cores), else every device when there are several. */
+    char all[1024] = "";
+    int ngpu = 0, all_fp64 = 1;
+    for (size_t d = 0; d < count; ++d) ngpu += devs[d].kind == CLHGEMM_DEVICE_GPU;
     for (size_t d = 0; d < count; ++d) {
-        const clhgemm_device_info_t *dev = &devs[d];
-        char label[300];
-        snprintf(label, sizeof label, "[%d] %s", dev->index, dev->name);
-        cl_int err;
-        cl_context ctx = clCreateContext(NULL, 1, &dev->device, NULL, NULL, &err);
-        cl_command_queue queue = NULL;
-        if (err == CL_SUCCESS) queue = clCreateCommandQueue(ctx, dev->device, 0, &err);
+        if (ngpu && devs[d].kind != CLHGEMM_DEVICE_GPU) continue;
+        size_t used = strlen(all);
+        snprintf(all + used, sizeof all - used, "%s%d", used ? "," : "", devs[d].index);
+        all_fp64 &= devs[d].has_fp64 != 0;
+    }
+    const int all_gpu = ngpu > 0, nall = ngpu ? ngpu : (int)count;
+    for (size_t d = 0; d <= count; ++d) {
+        if (d == count && nall < 2) break;
+        char label[300], spec[1024];
+        int gpu, fp64;
+        if (d < count) {
+            snprintf(label, sizeof label, "[%d] %s", devs[d].index, devs[d].name);
+            snprintf(spec, sizeof spec, "%d", devs[d].index);
+            gpu = devs[d].kind == CLHGEMM_DEVICE_GPU;
+            fp64 = devs[d].has_fp64 != 0;
+        } else {
+            snprintf(label, sizeof label, "all %d %s together", nall, ngpu ? "GPUs" : "devices");
+            snprintf(spec, sizeof spec, "%s", all);
+            gpu = all_gpu;
+            fp64 = all_fp64;
+        }
         for (int p = 0; p < 2; ++p) {
             int dbl = p == 1;
             if (dbl ? !opt.dbl : !opt.single) continue;
             result_t res;
             memset(&res, 0, sizeof res);
             res.n = opt.n;
-            if (err != CL_SUCCESS) {
-                set_note(&res, "context/queue", err);
-            } else if (dbl && !dev->has_fp64) {
+            if (dbl && !fp64) {
                 res.outcome = OUTCOME_SKIPPED;
                 snprintf(res.note, sizeof res.note, "no fp64 on this device");
             } else {
-                run_one(dev, ctx, queue, dbl, &opt, &res);
+                run_one(spec, gpu, dbl, &opt, &res);
             }
             if (res.outcome == OUTCOME_FAILED) ++failures;
             print_row(label, dbl ? 'd' : 's', &res);
         }
-        clhgemm_release_resources();
-        if (queue) clReleaseCommandQueue(queue);
-        if (ctx) clReleaseContext(ctx);
     }
     free(devs);
     printf("%s\n", failures ? "FAILED: at least one check failed" : "all checks passed");
