@@ -4,12 +4,8 @@
 # GPU-only, hybrid (auto; slab and strips), CPU-only on a slab, model prediction vs measurement.
 #   OUT=dir [CM_BUDGET=100s] [SIZES=16384,32768] bash bench/gpu_cpushare.sh
 OUT=${OUT:-./out}; mkdir -p "$OUT"
-. .gpuenv/env.sh >/tmp/env.log 2>&1   # before set -u: env.sh reads unset variables
-set -u
-export CLHGEMM_CACHE_DIR=/tmp/clhgemm-cache OPENBLAS_CORETYPE=${OPENBLAS_CORETYPE:-Cooperlake}
-cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release -DCLHGEMM_BUILD_TESTS=OFF \
-  -DCLHGEMM_BUILD_EXAMPLES=OFF >/tmp/build.log 2>&1 &&
-  cmake --build build-gpu -j16 >>/tmp/build.log 2>&1 || { tail -30 /tmp/build.log; exit 1; }
+. bench/gpu_build.sh
+export OPENBLAS_CORETYPE=${OPENBLAS_CORETYPE:-Cooperlake}
 build-gpu/tools/clhgemm-info 2>&1 | grep -i "host CPU\|openblas" | head -3
 mkdir -p build-gpu/db && cp tuning/nvidia-h100.json build-gpu/db/nvidia-h100.json
 build-gpu/tools/clhgemm-tune --devices gpu --cpu-model --budget "${CM_BUDGET:-100s}" \

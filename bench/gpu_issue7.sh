@@ -4,12 +4,7 @@
 # DGEMM on device buffers next to CLBlast and cuBLAS, and host-resident DGEMM (pageable).
 #   OUT=dir [BUDGET=4m30s] [HOST_SIZES=16384,32768] bash bench/gpu_issue7.sh
 OUT=${OUT:-./out}; mkdir -p "$OUT"
-. .gpuenv/env.sh >/tmp/env.log 2>&1   # before set -u: env.sh reads unset variables
-set -u
-export CLHGEMM_CACHE_DIR=/tmp/clhgemm-cache
-cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release -DCLHGEMM_BUILD_TESTS=OFF \
-  -DCLHGEMM_BUILD_EXAMPLES=OFF >/tmp/build.log 2>&1 &&
-  cmake --build build-gpu -j16 >>/tmp/build.log 2>&1 || { tail -30 /tmp/build.log; exit 1; }
+. bench/gpu_build.sh
 mkdir -p build-gpu/db && cp tuning/nvidia-h100.json build-gpu/db/nvidia-h100.json
 # TUNE_SEED="MWG=..,...": put into the copy's DGEMM entry, so the search starts from it (stage 0
 # times the built-in defaults and the entry in use); otherwise the search starts from the defaults.

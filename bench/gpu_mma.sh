@@ -5,12 +5,7 @@
 #   OUT=dir [SIZES=8192] [L3=1] bash bench/gpu_mma.sh "P1" "P2" ...
 OUT=${OUT:-./out}; mkdir -p "$OUT"
 SIZES=${SIZES:-8192}
-. .gpuenv/env.sh >"$OUT/env.log" 2>&1   # before set -u: env.sh reads unset variables
-set -u
-export CLHGEMM_CACHE_DIR=/tmp/clhgemm-cache
-cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release -DCLHGEMM_BUILD_TESTS=ON \
-  -DCLHGEMM_BUILD_EXAMPLES=OFF >"$OUT/build.log" 2>&1 &&
-  cmake --build build-gpu -j16 >>"$OUT/build.log" 2>&1 || { tail -30 "$OUT/build.log"; exit 1; }
+GPU_TESTS=ON . bench/gpu_build.sh
 echo "== test_mma"; build-gpu/tests/test_mma 2>&1 | tee "$OUT/test_mma.log" | grep -v '^  '
 (cd build-gpu && ctest -L nvidia --output-on-failure >"$OUT/ctest-nvidia.log" 2>&1; tail -4 "$OUT/ctest-nvidia.log")
 echo "== sweep (DGEMM kernel-alone via --profile, n=$SIZES)"

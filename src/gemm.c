@@ -608,28 +608,17 @@ static cl_int enqueue_pack_struct(cl_command_queue q, cl_kernel k, const chg_cop
                                   int unit, cl_mem dst, size_t dst_off, cl_uint nwait,
                                   const cl_event *wait, cl_event *ev)
 {
-    const int r = (int)rows, c = (int)cols, d = (int)diag;
-    const int ipad = (int)chg_round_up(rows, (size_t)blk), ppad = (int)chg_round_up(cols, (size_t)pmult);
-    const cl_ulong o = off, om = off_m, l = ld, doff = dst_off;
+    /* the structured kinds take the general pack's arguments 0-9, then these four */
+    const int d = (int)diag;
+    const cl_ulong om = off_m;
     cl_int err = CL_SUCCESS;
-    SETARG(k, 0, r);
-    SETARG(k, 1, c);
-    SETARG(k, 2, ipad);
-    SETARG(k, 3, ppad);
-    SETARG(k, 4, blk);
-    SETARG(k, 5, src);
-    SETARG(k, 6, o);
-    SETARG(k, 7, l);
-    SETARG(k, 8, dst);
-    SETARG(k, 9, doff);
     SETARG(k, 10, d);
     SETARG(k, 11, upper);
     SETARG(k, 12, om);
     SETARG(k, 13, unit);
     if (err != CL_SUCCESS) return err;
-    size_t g[2], lo[2];
-    chg_copy_work_size(cp, (size_t)ipad, (size_t)ppad, g, lo);
-    return enqueue_2d(q, k, g, lo, nwait, wait, ev);
+    return enqueue_pack(q, k, cp, blk, pmult, rows, cols, src, off, ld, dst, dst_off, nwait, wait,
+                        ev);
 }
 
 /* Sub-block (r0.., p0..) of X where X(r,p) = src[base + r*si + p*sp]. */

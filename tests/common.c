@@ -570,6 +570,42 @@ void tc_problem_free(tc_problem_t *p)
     memset(p, 0, sizeof *p);
 }
 
+/* The asynchronous contract of a call that returned st and ev on queue: success with an event
+ * of the caller's context, which completes. Waits for and releases ev. Returns -1 when the call
+ * failed or gave no event (nothing to check), else 0 or 1 (the contract broken). */
+int tc_event_contract(cl_context ctx, cl_command_queue queue, clhgemm_status_t st, cl_event ev,
+                      const char *tag)
+{
+    if (st != CLHGEMM_SUCCESS) {
+        fprintf(stderr, "FAIL %s: status %s (%d)\n", tag, clhgemm_status_string(st), (int)st);
+        if (ev) clReleaseEvent(ev);
+        return -1;
+    }
+    if (!ev) {
+        fprintf(stderr, "FAIL %s: success but no event returned\n", tag);
+        clFinish(queue);
+        return -1;
+    }
+    int rc = 0;
+    cl_context ev_ctx = NULL;
+    if (clGetEventInfo(ev, CL_EVENT_CONTEXT, sizeof ev_ctx, &ev_ctx, NULL) != CL_SUCCESS ||
+        ev_ctx != ctx) {
+        /* an event of another context cannot go into the caller's wait lists */
+        fprintf(stderr, "FAIL %s: the event belongs to another context\n", tag);
+        rc = 1;
+    }
+    cl_int err = clWaitForEvents(1, &ev);
+    cl_int exec = CL_COMPLETE;
+    cl_int err2 = clGetEventInfo(ev, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof exec, &exec, NULL);
+    if (err != CL_SUCCESS || err2 != CL_SUCCESS || exec != CL_COMPLETE) {
+        fprintf(stderr, "FAIL %s: event wait %s, status %s, execution status %d\n", tag,
+                clhgemm_status_string(err), clhgemm_status_string(err2), (int)exec);
+        rc = 1;
+    }
+    clReleaseEvent(ev);
+    return rc;
+}
+
 int tc_run_case(cl_context ctx, cl_command_queue queue, const tc_case_t *c, tc_rng_t *rng)
 {
     char tag[256];
@@ -580,36 +616,96 @@ int tc_run_case(cl_context ctx, cl_command_queue queue, const tc_case_t *c, tc_r
         return 1;
     }
     tc_case_describe(&p.c, tag, sizeof tag);
-    int rc = 0;
     cl_event ev = NULL;
-    clhgemm_status_t st = tc_problem_call(&p, queue, &ev);
-    if (st != CLHGEMM_SUCCESS) {
-        fprintf(stderr, "FAIL %s: status %s (%d)\n", tag, clhgemm_status_string(st), (int)st);
-        rc = 1;
-    } else if (!ev) {
-        fprintf(stderr, "FAIL %s: success but no event returned\n", tag);
-        clFinish(queue);
-        rc = 1;
-    } else {
-        cl_context ev_ctx = NULL;
-        if (clGetEventInfo(ev, CL_EVENT_CONTEXT, sizeof ev_ctx, &ev_ctx, NULL) != CL_SUCCESS ||
-            ev_ctx != ctx) {
-            /* an event of another context cannot go into the caller's wait lists */
-            fprintf(stderr, "FAIL %s: the event belongs to another context\n", tag);
-            rc = 1;
-        }
-        cl_int err = clWaitForEvents(1, &ev);
-        cl_int exec = CL_COMPLETE;
-        cl_int err2 = clGetEventInfo(ev, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof exec, &exec,
-                                     NULL);
-        if (err != CL_SUCCESS || err2 != CL_SUCCESS || exec != CL_COMPLETE) {
-            fprintf(stderr, "FAIL %s: event wait %s, status %s, execution status %d\n", tag,
-                    clhgemm_status_string(err), clhgemm_status_string(err2), (int)exec);
-            rc = 1;
-        }
-        clReleaseEvent(ev);
-        rc |= tc_problem_check(&p, queue, tag);
-    }
+    const clhgemm_status_t st = tc_problem_call(&p, queue, &ev);
+    const int ev_rc = tc_event_contract(ctx, queue, st, ev, tag);
+    const int rc = ev_rc < 0 ? 1 : ev_rc | tc_problem_check(&p, queue, tag);
     tc_problem_free(&p);
     return rc;
+}
+
+/* ---- level 3 (test_level3.c on device buffers, test_host_level3.c on host memory) -------- */
+
+static double l3_load(int dbl, const void *p, size_t i)
+{
+    return dbl ? ((const double *)p)[i] : (double)((const float *)p)[i];
+}
+
+static int l3_in_tri(clhgemm_uplo_t uplo, int i, int j) { return uplo == CLHGEMM_UPPER ? i <= j : i >= j; }
+
+/* want/bound over the whole output buffer (C, or B for TRMM) := alpha*op + beta*C0 and
+ * |alpha||op| + |beta||C0| with OpenBLAS in double. NaN in the inputs marks what the library
+ * must not read: zero for the reference; NaN in C0 (beta == 0, sentinels) likewise. */
+void tc_l3_reference(const tc_l3case_t *c, int lda, int ldb, int ldc, size_t na, size_t nb,
+                     size_t nc, const void *a0, const void *b0, const void *c0, double *want,
+                     double *bound)
+{
+    const int dbl = c->dbl, trmm = c->r == TC_L3_TRMM;
+    const void *out0 = trmm ? b0 : c0;
+    const size_t nout = trmm ? nb : nc;
+    double *da = malloc(na * 8), *aa = malloc(na * 8);
+    double *db = malloc(nb * 8), *ab = malloc(nb * 8);
+    if (!da || !aa || !db || !ab) abort();
+    for (size_t i = 0; i < na; i++) {
+        const double v = l3_load(dbl, a0, i);
+        da[i] = isnan(v) ? 0.0 : v;
+        aa[i] = fabs(da[i]);
+    }
+    for (size_t i = 0; i < nb; i++) {
+        const double v = l3_load(dbl, b0, i);
+        db[i] = isnan(v) ? 0.0 : v;
+        ab[i] = fabs(db[i]);
+    }
+    for (size_t i = 0; i < nout; i++) {
+        double v = l3_load(dbl, out0, i);
+        if (isnan(v)) v = 0.0;
+        want[i] = v;
+        bound[i] = fabs(v);
+    }
+    const enum CBLAS_ORDER o = (enum CBLAS_ORDER)c->layout;
+    const enum CBLAS_SIDE s = c->side == CLHGEMM_LEFT ? CblasLeft : CblasRight;
+    const enum CBLAS_UPLO u = c->uplo == CLHGEMM_UPPER ? CblasUpper : CblasLower;
+    const enum CBLAS_TRANSPOSE t = c->trans == CLHGEMM_NO_TRANS ? CblasNoTrans : CblasTrans;
+    const enum CBLAS_DIAG d = c->diag == CLHGEMM_UNIT ? CblasUnit : CblasNonUnit;
+    const double al = c->alpha, be = c->beta, aal = fabs(al), abe = fabs(be);
+    double *A = da + c->offa, *AA = aa + c->offa, *B = db + c->offb, *AB = ab + c->offb;
+    double *W = want + (trmm ? c->offb : c->offc), *BD = bound + (trmm ? c->offb : c->offc);
+    const int ldw = trmm ? ldb : ldc;
+    int rows, cols;
+    if (c->r == TC_L3_SYMM || trmm) rows = c->m, cols = c->n;
+    else rows = cols = c->n;
+    if (rows == 0 || cols == 0) goto out;
+    if (al == 0.0 || (c->r != TC_L3_SYMM && !trmm && c->k == 0)) {
+        for (int j = 0; j < cols; j++)
+            for (int i = 0; i < rows; i++) {
+                if ((c->r == TC_L3_SYRK || c->r == TC_L3_SYR2K) && !l3_in_tri(c->uplo, i, j)) continue;
+                const size_t x = tc_index_c(c->layout, i, j, ldw);
+                W[x] = trmm || be == 0.0 ? 0.0 : be * W[x];
+                BD[x] = trmm ? 0.0 : abe * BD[x];
+            }
+        goto out;
+    }
+    switch (c->r) {
+    case TC_L3_SYMM:
+        cblas_dsymm(o, s, u, c->m, c->n, al, A, lda, B, ldb, be, W, ldw);
+        cblas_dsymm(o, s, u, c->m, c->n, aal, AA, lda, AB, ldb, abe, BD, ldw);
+        break;
+    case TC_L3_SYRK:
+        cblas_dsyrk(o, u, t, c->n, c->k, al, A, lda, be, W, ldw);
+        cblas_dsyrk(o, u, t, c->n, c->k, aal, AA, lda, abe, BD, ldw);
+        break;
+    case TC_L3_SYR2K:
+        cblas_dsyr2k(o, u, t, c->n, c->k, al, A, lda, B, ldb, be, W, ldw);
+        cblas_dsyr2k(o, u, t, c->n, c->k, aal, AA, lda, AB, ldb, abe, BD, ldw);
+        break;
+    default:
+        cblas_dtrmm(o, s, u, t, d, c->m, c->n, al, A, lda, W, ldw);
+        cblas_dtrmm(o, s, u, t, d, c->m, c->n, aal, AA, lda, BD, ldw);
+        break;
+    }
+out:
+    free(da);
+    free(aa);
+    free(db);
+    free(ab);
 }

@@ -137,10 +137,41 @@ void tc_problem_free(tc_problem_t *p);
 
 /* Init + call (with event) + wait + release + check + free. Prints one line on failure.
  * Returns 0 on pass. */
+/* The asynchronous contract of a call that returned st and ev on queue (success, an event of
+ * ctx that completes); waits for and releases ev. -1: the call failed or gave no event (reported);
+ * else 0, or 1 when the contract is broken (reported). */
+int tc_event_contract(cl_context ctx, cl_command_queue queue, clhgemm_status_t st, cl_event ev,
+                      const char *tag);
 int tc_run_case(cl_context ctx, cl_command_queue queue, const tc_case_t *c, tc_rng_t *rng);
 
 /* Printable layout/trans names. */
 const char *tc_layout_name(clhgemm_layout_t l);
 const char *tc_trans_name(clhgemm_transpose_t t);
+
+
+/* ---- level 3 (test_level3.c, test_host_level3.c) ----------------------------------------- */
+enum { TC_L3_SYMM, TC_L3_SYRK, TC_L3_SYR2K, TC_L3_TRMM, TC_L3_NROUTINES };
+
+/* One SYMM/SYRK/SYR2K/TRMM case. */
+typedef struct tc_l3case_s {
+    int r, dbl; /* TC_L3_*; double precision */
+    clhgemm_layout_t layout;
+    clhgemm_side_t side;
+    clhgemm_uplo_t uplo;
+    clhgemm_transpose_t trans;
+    clhgemm_diag_t diag;
+    int m, n, k; /* SYMM/TRMM: B, C are m x n; SYRK/SYR2K: C n x n, op(A) n x k */
+    double alpha, beta;
+    int pad;
+    size_t offa, offb, offc;
+    int null_a, null_b, null_c; /* pass NULL (argument tests of the host API) */
+} tc_l3case_t;
+
+/* The reference over the whole output buffer (C, or B for TRMM; nc / nb elements):
+ * want := alpha*op + beta*C0 and bound := |alpha||op| + |beta||C0|, OpenBLAS in double on the
+ * initial contents a0, b0, c0 (na, nb, nc elements, the case's precision). */
+void tc_l3_reference(const tc_l3case_t *c, int lda, int ldb, int ldc, size_t na, size_t nb,
+                     size_t nc, const void *a0, const void *b0, const void *c0, double *want,
+                     double *bound);
 
 #endif

@@ -27,7 +27,6 @@
  * with the unreferenced NaNs replaced by zeros; the tolerance scales with the inner dimension.
  */
 #define _POSIX_C_SOURCE 200809L
-#include <cblas.h>
 #include <errno.h>
 #include <math.h>
 #include <signal.h>
@@ -41,7 +40,7 @@
 
 #include "common.h"
 
-enum { SYMM, SYRK, SYR2K, TRMM, NROUTINES };
+enum { SYMM = TC_L3_SYMM, SYRK = TC_L3_SYRK, SYR2K = TC_L3_SYR2K, TRMM = TC_L3_TRMM, NROUTINES };
 static const char *const rname[NROUTINES] = {"symm", "syrk", "syr2k", "trmm"};
 
 static int g_cases, g_failures;
@@ -52,19 +51,7 @@ static void tally(int rc)
     if (rc) g_failures++;
 }
 
-typedef struct l3case_s {
-    int r, dbl;
-    clhgemm_layout_t layout;
-    clhgemm_side_t side;
-    clhgemm_uplo_t uplo;
-    clhgemm_transpose_t trans;
-    clhgemm_diag_t diag;
-    int m, n, k; /* SYMM/TRMM: B, C are m x n; SYRK/SYR2K: C n x n, op(A) n x k */
-    double alpha, beta;
-    int pad;
-    size_t offa, offb, offc;
-    int null_a, null_b, null_c; /* pass NULL (args mode) */
-} l3case_t;
+typedef tc_l3case_t l3case_t; /* tests/common.h */
 
 /* ---- geometry ---------------------------------------------------------------------------- */
 
@@ -97,11 +84,6 @@ static int inner_k(const l3case_t *c)
 {
     if (c->r == SYMM || c->r == TRMM) return c->side == CLHGEMM_LEFT ? c->m : c->n;
     return c->r == SYRK ? c->k : 2 * c->k;
-}
-
-static double load(int dbl, const void *p, size_t i)
-{
-    return dbl ? ((const double *)p)[i] : (double)((const float *)p)[i];
 }
 
 static void store(int dbl, void *p, size_t i, double v)
@@ -241,75 +223,8 @@ static clhgemm_status_t prob_call(clhgemm_handle_t h, const prob_t *p)
  * (OpenBLAS in double). */
 static void reference(const prob_t *p, double *want, double *bound)
 {
-    const l3case_t *c = &p->c;
-    const int dbl = c->dbl, trmm = c->r == TRMM;
-    const void *out0 = trmm ? p->b0 : p->c0;
-    const size_t nout = trmm ? p->nb : p->nc;
-    double *da = malloc(p->na * 8), *aa = malloc(p->na * 8);
-    double *db = malloc(p->nb * 8), *ab = malloc(p->nb * 8);
-    if (!da || !aa || !db || !ab) abort();
-    for (size_t i = 0; i < p->na; i++) {
-        const double v = load(dbl, p->a0, i);
-        da[i] = isnan(v) ? 0.0 : v;
-        aa[i] = fabs(da[i]);
-    }
-    for (size_t i = 0; i < p->nb; i++) {
-        const double v = load(dbl, p->b0, i);
-        db[i] = isnan(v) ? 0.0 : v;
-        ab[i] = fabs(db[i]);
-    }
-    for (size_t i = 0; i < nout; i++) {
-        double v = load(dbl, out0, i);
-        if (isnan(v)) v = 0.0;
-        want[i] = v;
-        bound[i] = fabs(v);
-    }
-    const enum CBLAS_ORDER o = (enum CBLAS_ORDER)c->layout;
-    const enum CBLAS_SIDE s = c->side == CLHGEMM_LEFT ? CblasLeft : CblasRight;
-    const enum CBLAS_UPLO u = c->uplo == CLHGEMM_UPPER ? CblasUpper : CblasLower;
-    const enum CBLAS_TRANSPOSE t = c->trans == CLHGEMM_NO_TRANS ? CblasNoTrans : CblasTrans;
-    const enum CBLAS_DIAG d = c->diag == CLHGEMM_UNIT ? CblasUnit : CblasNonUnit;
-    const double al = c->alpha, be = c->beta, aal = fabs(al), abe = fabs(be);
-    double *A = da + c->offa, *AA = aa + c->offa, *B = db + c->offb, *AB = ab + c->offb;
-    double *W = want + (trmm ? c->offb : c->offc), *BD = bound + (trmm ? c->offb : c->offc);
-    const int ldw = trmm ? p->ldb : p->ldc;
-    int rows, cols;
-    if (c->r == SYMM || trmm) rows = c->m, cols = c->n;
-    else rows = cols = c->n;
-    if (rows == 0 || cols == 0) goto out;
-    if (al == 0.0 || (c->r != SYMM && !trmm && c->k == 0)) {
-        for (int j = 0; j < cols; j++)
-            for (int i = 0; i < rows; i++) {
-                if ((c->r == SYRK || c->r == SYR2K) && !in_tri(c->uplo, i, j)) continue;
-                const size_t x = idx(c->layout, i, j, ldw);
-                W[x] = trmm || be == 0.0 ? 0.0 : be * W[x];
-                BD[x] = trmm ? 0.0 : abe * BD[x];
-            }
-        goto out;
-    }
-    switch (c->r) {
-    case SYMM:
-        cblas_dsymm(o, s, u, c->m, c->n, al, A, p->lda, B, p->ldb, be, W, ldw);
-        cblas_dsymm(o, s, u, c->m, c->n, aal, AA, p->lda, AB, p->ldb, abe, BD, ldw);
-        break;
-    case SYRK:
-        cblas_dsyrk(o, u, t, c->n, c->k, al, A, p->lda, be, W, ldw);
-        cblas_dsyrk(o, u, t, c->n, c->k, aal, AA, p->lda, abe, BD, ldw);
-        break;
-    case SYR2K:
-        cblas_dsyr2k(o, u, t, c->n, c->k, al, A, p->lda, B, p->ldb, be, W, ldw);
-        cblas_dsyr2k(o, u, t, c->n, c->k, aal, AA, p->lda, AB, p->ldb, abe, BD, ldw);
-        break;
-    default:
-        cblas_dtrmm(o, s, u, t, d, c->m, c->n, al, A, p->lda, W, ldw);
-        cblas_dtrmm(o, s, u, t, d, c->m, c->n, aal, AA, p->lda, BD, ldw);
-        break;
-    }
-out:
-    free(da);
-    free(aa);
-    free(db);
-    free(ab);
+    tc_l3_reference(&p->c, p->lda, p->ldb, p->ldc, p->na, p->nb, p->nc, p->a0, p->b0, p->c0,
+                    want, bound);
 }
 
 /* The output against the reference (and the bits that must not change), the inputs unchanged. */

@@ -28,7 +28,6 @@
  * SYR2K runs fused or in two passes as CLHGEMM_SYR2K says (CTest runs both).
  */
 #define _POSIX_C_SOURCE 200809L
-#include <cblas.h>
 #include <limits.h>
 #include <math.h>
 #include <pthread.h>
@@ -39,7 +38,7 @@
 
 #include "common.h"
 
-enum { SYMM, SYRK, SYR2K, TRMM, NROUTINES };
+enum { SYMM = TC_L3_SYMM, SYRK = TC_L3_SYRK, SYR2K = TC_L3_SYR2K, TRMM = TC_L3_TRMM, NROUTINES };
 static const char *const rname[NROUTINES] = {"symm", "syrk", "syr2k", "trmm"};
 
 static int g_cases, g_failures;
@@ -53,18 +52,7 @@ static void tally(int rc)
     pthread_mutex_unlock(&g_lock);
 }
 
-typedef struct l3case_s {
-    int r, dbl;
-    clhgemm_layout_t layout;
-    clhgemm_side_t side;
-    clhgemm_uplo_t uplo;
-    clhgemm_transpose_t trans;
-    clhgemm_diag_t diag;
-    int m, n, k; /* SYMM/TRMM: B, C are m x n; SYRK/SYR2K: C n x n, A n x k (as op) */
-    double alpha, beta;
-    int pad;
-    size_t offa, offb, offc;
-} l3case_t;
+typedef tc_l3case_t l3case_t; /* tests/common.h */
 
 /* ---- geometry ---------------------------------------------------------------------------- */
 
@@ -123,11 +111,6 @@ typedef struct prob_s {
     void *a0, *b0, *c0;
     cl_mem a, b, cbuf;
 } prob_t;
-
-static double load(int dbl, const void *p, size_t i)
-{
-    return dbl ? ((const double *)p)[i] : (double)((const float *)p)[i];
-}
 
 static void store(int dbl, void *p, size_t i, double v)
 {
@@ -262,79 +245,8 @@ static clhgemm_status_t prob_call(const prob_t *p, cl_command_queue q, cl_event 
  * |alpha||op| + |beta||C0| with OpenBLAS in double. */
 static void reference(const prob_t *p, double *want, double *bound)
 {
-    const l3case_t *c = &p->c;
-    const int dbl = c->dbl;
-    const int trmm = c->r == TRMM;
-    const void *out0 = trmm ? p->b0 : p->c0;
-    const size_t nout = trmm ? p->nb : p->nc;
-    double *da = malloc(p->na * 8), *aa = malloc(p->na * 8);
-    double *db = malloc(p->nb * 8), *ab = malloc(p->nb * 8);
-    if (!da || !aa || !db || !ab) abort();
-    /* NaN only where the library must not look: zero for the reference */
-    for (size_t i = 0; i < p->na; i++) {
-        double v = load(dbl, p->a0, i);
-        da[i] = isnan(v) ? 0.0 : v;
-        aa[i] = fabs(da[i]);
-    }
-    for (size_t i = 0; i < p->nb; i++) {
-        double v = load(dbl, p->b0, i);
-        db[i] = isnan(v) ? 0.0 : v;
-        ab[i] = fabs(db[i]);
-    }
-    for (size_t i = 0; i < nout; i++) {
-        double v = load(dbl, out0, i);
-        if (isnan(v)) v = 0.0; /* beta == 0 (C not read), sentinels (not compared) */
-        want[i] = v;
-        bound[i] = fabs(v);
-    }
-    const enum CBLAS_ORDER o = (enum CBLAS_ORDER)c->layout;
-    const enum CBLAS_SIDE s = c->side == CLHGEMM_LEFT ? CblasLeft : CblasRight;
-    const enum CBLAS_UPLO u = c->uplo == CLHGEMM_UPPER ? CblasUpper : CblasLower;
-    const enum CBLAS_TRANSPOSE t = c->trans == CLHGEMM_NO_TRANS ? CblasNoTrans : CblasTrans;
-    const enum CBLAS_DIAG d = c->diag == CLHGEMM_UNIT ? CblasUnit : CblasNonUnit;
-    const double al = c->alpha, be = c->beta, aal = fabs(al), abe = fabs(be);
-    double *A = da + c->offa, *AA = aa + c->offa, *B = db + c->offb, *AB = ab + c->offb;
-    double *W = want + (trmm ? c->offb : c->offc), *BD = bound + (trmm ? c->offb : c->offc);
-    const int ldw = trmm ? p->ldb : p->ldc;
-    int rows, cols;
-    if (c->r == SYMM || c->r == TRMM) rows = c->m, cols = c->n;
-    else rows = cols = c->n;
-    if (rows == 0 || cols == 0) goto out;
-    if (al == 0.0 || (c->r != SYMM && c->r != TRMM && c->k == 0)) {
-        /* BLAS: A and B not referenced; TRMM sets B to zero */
-        for (int j = 0; j < cols; j++)
-            for (int i = 0; i < rows; i++) {
-                if ((c->r == SYRK || c->r == SYR2K) && !in_tri(c->uplo, i, j)) continue;
-                size_t x = idx(c->layout, i, j, ldw);
-                W[x] = trmm || be == 0.0 ? 0.0 : be * W[x];
-                BD[x] = trmm ? 0.0 : abe * BD[x];
-            }
-        goto out;
-    }
-    switch (c->r) {
-    case SYMM:
-        cblas_dsymm(o, s, u, c->m, c->n, al, A, p->lda, B, p->ldb, be, W, ldw);
-        cblas_dsymm(o, s, u, c->m, c->n, aal, AA, p->lda, AB, p->ldb, abe, BD, ldw);
-        break;
-    case SYRK:
-        cblas_dsyrk(o, u, t, c->n, c->k, al, A, p->lda, be, W, ldw);
-        cblas_dsyrk(o, u, t, c->n, c->k, aal, AA, p->lda, abe, BD, ldw);
-        break;
-    case SYR2K:
-        cblas_dsyr2k(o, u, t, c->n, c->k, al, A, p->lda, B, p->ldb, be, W, ldw);
-        cblas_dsyr2k(o, u, t, c->n, c->k, aal, AA, p->lda, AB, p->ldb, abe, BD, ldw);
-        break;
-    default:
-        /* B is both input and output: W holds B0 already */
-        cblas_dtrmm(o, s, u, t, d, c->m, c->n, al, A, p->lda, W, ldw);
-        cblas_dtrmm(o, s, u, t, d, c->m, c->n, aal, AA, p->lda, BD, ldw);
-        break;
-    }
-out:
-    free(da);
-    free(aa);
-    free(db);
-    free(ab);
+    tc_l3_reference(&p->c, p->lda, p->ldb, p->ldc, p->na, p->nb, p->nc, p->a0, p->b0, p->c0,
+                    want, bound);
 }
 
 static int unchanged_input(const prob_t *p, cl_command_queue q, cl_mem m, const void *h0, size_t n,
@@ -393,34 +305,10 @@ static int run_case_on(cl_context ctx, cl_command_queue queue, const l3case_t *c
     prob_t p;
     if (prob_init(&p, ctx, c, rng)) return 1;
     describe(c, &p, tag, sizeof tag);
-    int rc = 0;
     cl_event ev = NULL;
-    clhgemm_status_t st = prob_call(&p, queue, &ev);
-    if (st != CLHGEMM_SUCCESS) {
-        fprintf(stderr, "FAIL %s: status %s (%d)\n", tag, clhgemm_status_string(st), (int)st);
-        rc = 1;
-    } else if (!ev) {
-        fprintf(stderr, "FAIL %s: success but no event\n", tag);
-        clFinish(queue);
-        rc = 1;
-    } else {
-        cl_context ectx = NULL;
-        cl_int exec = CL_COMPLETE;
-        if (clGetEventInfo(ev, CL_EVENT_CONTEXT, sizeof ectx, &ectx, NULL) != CL_SUCCESS ||
-            ectx != ctx) {
-            fprintf(stderr, "FAIL %s: the event belongs to another context\n", tag);
-            rc = 1;
-        }
-        if (clWaitForEvents(1, &ev) != CL_SUCCESS ||
-            clGetEventInfo(ev, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof exec, &exec, NULL) !=
-                CL_SUCCESS ||
-            exec != CL_COMPLETE) {
-            fprintf(stderr, "FAIL %s: event wait failed (execution status %d)\n", tag, (int)exec);
-            rc = 1;
-        }
-        clReleaseEvent(ev);
-        rc |= prob_check(&p, queue, tag);
-    }
+    const clhgemm_status_t st = prob_call(&p, queue, &ev);
+    const int ev_rc = tc_event_contract(ctx, queue, st, ev, tag);
+    const int rc = ev_rc < 0 ? 1 : ev_rc | prob_check(&p, queue, tag);
     prob_free(&p);
     return rc;
 }
