@@ -317,7 +317,7 @@ static clhgemm_status_t gemm_kernel_variant(cl_context ctx, const chg_device_t *
     cl_program prog;
     clhgemm_status_t st = chg_program_get(ctx, dev, name, src.data, chg_build_options(dev), &prog);
     chg_str_free(&src);
-    if (st != CLHGEMM_SUCCESS && gp->mma) {
+    if (st == CLHGEMM_KERNEL_BUILD_FAILED && gp->mma) {
         /* A driver whose PTX does not take this mma shape: the FMA kernel on the same tile
          * geometry computes the same packed product, so the call goes on with it when that
          * geometry is valid for it (the packed layouts depend on MWG/NWG/KWG only). */
