@@ -747,7 +747,8 @@ static double plan_time(const pctx_t *c, size_t bm, size_t bn, size_t bk, int am
      * final tile into column pieces that still give every compute unit two work-groups). */
     const double wg_rows = ceil((double)bm / c->tile_m);
     double pieces = 1.0;
-    for (int sp = 4; sp > 1 && pieces == 1.0; sp /= 2)
+    /* (never with A streamed: each piece would stream the tile's A again) */
+    for (int sp = 4; sp > 1 && pieces == 1.0 && amode != AMODE_STREAM; sp /= 2)
         if (bn >= (size_t)sp * c->tile_n && wg_rows * floor((double)bn / sp / c->tile_n) >= 2.0 * c->cus)
             pieces = sp;
     t.drain = s * bm * bn / pieces * (nd / c->pack + nd / c->d2h / NCHUNK);
@@ -1503,13 +1504,15 @@ static clhgemm_status_t drive(call_t *c, hdev_t *d)
         const size_t i0 = ti * pl->bm;
         const size_t mc = CHG_MIN(pl->bm, c->m - i0);
         /* A device's final tile is done in column pieces, so that the pieces' trips home overlap
-         * the remaining compute instead of trailing it (A is resident: no extra traffic), as long
-         * as each piece still fills the device's compute units. */
+         * the remaining compute instead of trailing it, as long as each piece still fills the
+         * device's compute units -- when A is resident: with A streamed every piece would move
+         * the tile's A again (at n = 16384 on the H100 a one-tile plan moved A four times and
+         * ran at 40% of the device-only rate), so then only CLHGEMM_FINAL_PIECES splits it. */
         int npieces = 1;
         const long forced_pieces = final && !c->no_pieces ? atol(chg_getenv("CLHGEMM_FINAL_PIECES") ? chg_getenv("CLHGEMM_FINAL_PIECES") : "0") : 0;
         if (forced_pieces > 0) {
             npieces = (int)CHG_MAX(1L, CHG_MIN(forced_pieces, (long)(nct / gp.nwg)));
-        } else if (final && !c->no_pieces) {
+        } else if (final && !c->no_pieces && pl->amode != AMODE_STREAM) {
             const size_t wg_rows = chg_round_up(mc, gp.mwg) / gp.mwg;
             const unsigned cus = CHG_MAX(1u, d->dev.info.compute_units);
             for (int sp = 4; sp > 1 && npieces == 1; sp /= 2)
