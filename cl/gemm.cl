@@ -77,6 +77,22 @@
 #ifndef WM
 #define WM 1
 #endif
+#ifndef ASYNC
+#define ASYNC 0
+#endif
+#ifndef DIRECT_A
+#define DIRECT_A 0
+#endif
+#ifndef DIRECT_B
+#define DIRECT_B 0
+#endif
+#ifndef DIRECT_C
+#define DIRECT_C 0
+#endif
+#define DIRECT (DIRECT_A || DIRECT_B || DIRECT_C)
+#if DIRECT && (TRIANGLE || KLIMIT)
+#error "DIRECT_* is for plain GEMM"
+#endif
 
 #define MWI (MWG / MDIMC)   /* accumulators per work-item along m */
 #define NWI (NWG / NDIMC)   /* ... along n */
@@ -150,6 +166,50 @@ typedef real8 realN;
 #define LOADS_A ((LA + NTHREADS - 1) / NTHREADS)
 #define LOADS_B ((LB + NTHREADS - 1) / NTHREADS)
 
+/* Vector v (< MVECS) of k row k of the work-group's A panel, and of its B panel: packed panels
+ * are [Kp][MWG] streams, direct ones have a k stride of lda_v / ldb_v vectors. A_SLICE(k, idx)
+ * is vector idx of the KWG x MWG slice starting at k row k. */
+#if DIRECT_A
+#define A_VEC(k, v) ag[(k) * lda_v + (v)]
+#define A_PANEL MVECS
+#define A_KSTRIDE (lda_v * VWM) /* in elements */
+#else
+#define A_VEC(k, v) ag[(k) * MVECS + (v)]
+#define A_PANEL (kp * MVECS)
+#define A_KSTRIDE MWG
+#endif
+#if DIRECT_B
+#define B_VEC(k, v) bg[(k) * ldb_v + (v)]
+#define B_PANEL NVECS
+#define B_KSTRIDE (ldb_v * VWN)
+#else
+#define B_VEC(k, v) bg[(k) * NVECS + (v)]
+#define B_PANEL (kp * NVECS)
+#define B_KSTRIDE NWG
+#endif
+#if DIRECT_A
+#define A_SLICE(k, idx) A_VEC((k) + (idx) / MVECS, (idx) % MVECS)
+#else
+#define A_SLICE(k, idx) ag[(k) * MVECS + (idx)] /* the slice is one contiguous run */
+#endif
+#if DIRECT_B
+#define B_SLICE(k, idx) B_VEC((k) + (idx) / NVECS, (idx) % NVECS)
+#else
+#define B_SLICE(k, idx) bg[(k) * NVECS + (idx)]
+#endif
+
+/* DIRECT_C: C(m, n) of the block := alpha * value (+ beta * C(m, n)). */
+#if DIRECT_C == 1
+#define STORE_C(m, n, val)                                                                     \
+    if ((m) < mlim && (n) < nlim) {                                                            \
+        const long ci_ = (long)(n) * ldc + (m);                                                \
+        cg[ci_] = alpha * (val) + beta * cg[ci_];                                              \
+    }
+#elif DIRECT_C == 2
+#define STORE_C(m, n, val)                                                                     \
+    if ((m) < mlim && (n) < nlim) cg[(long)(n) * ldc + (m)] = alpha * (val);
+#endif
+
 __kernel __attribute__((reqd_work_group_size(MDIMC, NDIMC, 1)))
 void clhgemm_gemm(const int kp, const int ldcp,
                   __global const realM *restrict ap, const ulong aoff,
@@ -158,6 +218,10 @@ void clhgemm_gemm(const int kp, const int ldcp,
                   const int accumulate
 #if TRIANGLE || KLIMIT
                   , const int diag
+#endif
+#if DIRECT
+                  , const int lda_v, const int ldb_v, const ulong coff, const int ldc,
+                  const int mlim, const int nlim, const real alpha, const real beta
 #endif
                   )
 {
@@ -197,8 +261,11 @@ void clhgemm_gemm(const int kp, const int ldcp,
 
     /* This work-group's panels. Workspace buffers hold < 2^31 elements (src/gemm.c), so int
      * arithmetic is exact here. */
-    const __global realM *ag = ap + aoff / VWM + GROUP_M * (kp * MVECS);
-    const __global realN *bg = bp + boff / VWN + GROUP_N * (kp * NVECS);
+    const __global realM *ag = ap + aoff / VWM + GROUP_M * A_PANEL;
+    const __global realN *bg = bp + boff / VWN + GROUP_N * B_PANEL;
+#if DIRECT_C
+    __global real *cg = (__global real *)cp + coff;
+#endif
 
     /* The KWG slices this work-group runs: [KBEG, KEND). */
 #if KLIMIT == 1 || KLIMIT == 3
@@ -297,15 +364,25 @@ void clhgemm_gemm(const int kp, const int ldcp,
     /* SA / SB: stage that panel in local memory (double buffered); 0: its fragments are read
      * straight from the packed panel in global memory (through the cache), which leaves the
      * 48 KiB of local memory to the other panel and allows a longer KWG slice. */
+    /* ASYNC (CLHGEMM_MMA_ASYNC=1; off by default, measured slower on the H100): the staged slices
+     * travel global -> local memory by cp.async (sm_80+, inline PTX), 16 bytes per copy, with no
+     * register on the way: the next slice is issued before the current one is consumed and
+     * waited for (cp.async.wait_group 0, then the barrier) after it. Otherwise the next slice is
+     * loaded into registers (pa, pb) first and stored to the other buffer after the arithmetic.
+     * Either way one barrier per slice; the copies hide behind one slice of mma. */
 #if SA
     __local realM als[2][KWG * APITCH / VWM];
+#if !ASYNC
     realM pa[LOADS_A];
+#endif
 #else
     const __global real *ags = (const __global real *)ag;
 #endif
 #if SB
     __local realN bls[2][KWG * BPITCH / VWN];
+#if !ASYNC
     realN pb[LOADS_B];
+#endif
 #else
     const __global real *bgs = (const __global real *)bg;
 #endif
@@ -313,22 +390,66 @@ void clhgemm_gemm(const int kp, const int ldcp,
     /* vector idx of a slice (row idx / MVECS, vector idx % MVECS) -> its padded place */
 #define A_SLOT(idx) ((idx) / MVECS * (APITCH / VWM) + (idx) % MVECS)
 #define B_SLOT(idx) ((idx) / NVECS * (BPITCH / VWN) + (idx) % NVECS)
+#if ASYNC
+    /* one vector: 16-byte copies (.cg: through L2 only), or one 8-byte copy for width 1 */
+#define CP16(d, s_) asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(d), "l"(s_) : "memory")
+#define CP8(d, s_) asm volatile("cp.async.ca.shared.global [%0], [%1], 8;" ::"r"(d), "l"(s_) : "memory")
+#define SADDR(p) ((uint)(size_t)(p))
+#define GADDR(p) ((ulong)(size_t)(p))
+#if VWM == 1
+#define CP_A(d, s_) CP8(SADDR(d), GADDR(s_));
+#else
+#define CP_A(d, s_) UNROLL for (int h_ = 0; h_ < VWM / 2; h_++) CP16(SADDR(d) + 16 * h_, GADDR(s_) + 16 * h_);
+#endif
+#if VWN == 1
+#define CP_B(d, s_) CP8(SADDR(d), GADDR(s_));
+#else
+#define CP_B(d, s_) UNROLL for (int h_ = 0; h_ < VWN / 2; h_++) CP16(SADDR(d) + 16 * h_, GADDR(s_) + 16 * h_);
+#endif
+#define STAGE_A(b, k)                                                                          \
+    UNROLL for (int r = 0; r < LOADS_A; r++) {                                                 \
+        const int idx = tid + r * NTHREADS;                                                    \
+        if (LA % NTHREADS == 0 || idx < LA) {                                                  \
+            CP_A(&als[b][A_SLOT(idx)], &A_SLICE(k, idx))                                       \
+        }                                                                                      \
+    }
+#define STAGE_B(b, k)                                                                          \
+    UNROLL for (int r = 0; r < LOADS_B; r++) {                                                 \
+        const int idx = tid + r * NTHREADS;                                                    \
+        if (LB % NTHREADS == 0 || idx < LB) {                                                  \
+            CP_B(&bls[b][B_SLOT(idx)], &B_SLICE(k, idx))                                       \
+        }                                                                                      \
+    }
+#define CP_COMMIT() asm volatile("cp.async.commit_group;" ::: "memory")
+#define CP_WAIT() asm volatile("cp.async.wait_group 0;" ::: "memory")
+#endif
 
 #if SA || SB
 #if KLIMIT
     if (KBEG < KEND) {
 #endif
+#if ASYNC
+#if SA
+    STAGE_A(0, KBEG)
+#endif
+#if SB
+    STAGE_B(0, KBEG)
+#endif
+    CP_COMMIT();
+    CP_WAIT();
+#else
 #if SA
     UNROLL for (int r = 0; r < LOADS_A; r++) {
         const int idx = tid + r * NTHREADS;
-        if (LA % NTHREADS == 0 || idx < LA) als[0][A_SLOT(idx)] = ag[KBEG * MVECS + idx];
+        if (LA % NTHREADS == 0 || idx < LA) als[0][A_SLOT(idx)] = A_SLICE(KBEG, idx);
     }
 #endif
 #if SB
     UNROLL for (int r = 0; r < LOADS_B; r++) {
         const int idx = tid + r * NTHREADS;
-        if (LB % NTHREADS == 0 || idx < LB) bls[0][B_SLOT(idx)] = bg[KBEG * NVECS + idx];
+        if (LB % NTHREADS == 0 || idx < LB) bls[0][B_SLOT(idx)] = B_SLICE(KBEG, idx);
     }
+#endif
 #endif
     barrier(CLK_LOCAL_MEM_FENCE);
 #if KLIMIT
@@ -339,31 +460,44 @@ void clhgemm_gemm(const int kp, const int ldcp,
     int buf = 0;
     for (int kb = KBEG; kb < KEND; kb += KWG) {
         const int more = kb + KWG < KEND;
+#if ASYNC && (SA || SB)
+        /* buf ^ 1 was last read before the previous barrier */
+        if (more) {
+#if SA
+            STAGE_A(buf ^ 1, kb + KWG)
+#endif
+#if SB
+            STAGE_B(buf ^ 1, kb + KWG)
+#endif
+            CP_COMMIT();
+        }
+#else
         if (more) {
 #if SA
             UNROLL for (int r = 0; r < LOADS_A; r++) {
                 const int idx = tid + r * NTHREADS;
-                if (LA % NTHREADS == 0 || idx < LA) pa[r] = ag[(kb + KWG) * MVECS + idx];
+                if (LA % NTHREADS == 0 || idx < LA) pa[r] = A_SLICE(kb + KWG, idx);
             }
 #endif
 #if SB
             UNROLL for (int r = 0; r < LOADS_B; r++) {
                 const int idx = tid + r * NTHREADS;
-                if (LB % NTHREADS == 0 || idx < LB) pb[r] = bg[(kb + KWG) * NVECS + idx];
+                if (LB % NTHREADS == 0 || idx < LB) pb[r] = B_SLICE(kb + KWG, idx);
             }
 #endif
         }
+#endif
 #if SA
         const __local real *as = (const __local real *)als[buf];
 #define A_AT(k, c) as[(k) * APITCH + (c)]
 #else
-#define A_AT(k, c) ags[(kb + (k)) * MWG + (c)]
+#define A_AT(k, c) ags[(kb + (k)) * A_KSTRIDE + (c)]
 #endif
 #if SB
         const __local real *bs = (const __local real *)bls[buf];
 #define B_AT(k, c) bs[(k) * BPITCH + (c)]
 #else
-#define B_AT(k, c) bgs[(kb + (k)) * NWG + (c)]
+#define B_AT(k, c) bgs[(kb + (k)) * B_KSTRIDE + (c)]
 #endif
         UNROLL for (int k0 = 0; k0 < KWG; k0 += MK) {
             real af[FM][NA];
@@ -379,6 +513,9 @@ void clhgemm_gemm(const int kp, const int ldcp,
                     MMA_OP(acc[i][j], af[i], bf[j]);
         }
 #if SA || SB
+#if ASYNC
+        if (more) CP_WAIT();
+#else
         if (more) {
 #if SA
             UNROLL for (int r = 0; r < LOADS_A; r++) {
@@ -393,6 +530,7 @@ void clhgemm_gemm(const int kp, const int ldcp,
             }
 #endif
         }
+#endif
         barrier(CLK_LOCAL_MEM_FENCE);
         buf ^= 1;
 #endif
@@ -400,18 +538,24 @@ void clhgemm_gemm(const int kp, const int ldcp,
 
     /* Store: register i of instruction (fi, fj) is element (row g + 8 (i >> 1), column
      * 2 t + (i & 1)) of its MM x 8 block. */
-    __global real *cs = (__global real *)cp;
     const int m0 = GROUP_M * MWG + wm0;
     const int n0 = GROUP_N * NWG + wn0;
+#if !DIRECT_C
+    __global real *cs = (__global real *)cp;
+#endif
     UNROLL for (int i = 0; i < FM; i++)
         UNROLL for (int j = 0; j < FN; j++)
             UNROLL for (int r = 0; r < NC; r++) {
                 const int m = m0 + i * MM + g + 8 * (r >> 1);
                 const int n = n0 + j * 8 + 2 * t + (r & 1);
+#if DIRECT_C
+                STORE_C(m, n, acc[i][j][r]);
+#else
                 const int idx = n * ldcp + m;
                 real v = acc[i][j][r];
                 if (accumulate) v += cs[idx];
                 cs[idx] = v;
+#endif
             }
 #else
     real acc[MWI][NWI];
@@ -436,13 +580,13 @@ void clhgemm_gemm(const int kp, const int ldcp,
 #if SA
     UNROLL for (int r = 0; r < LOADS_A; r++) {
         const int idx = tid + r * NTHREADS;
-        if (LA % NTHREADS == 0 || idx < LA) als[0][idx] = ag[KBEG * MVECS + idx];
+        if (LA % NTHREADS == 0 || idx < LA) als[0][idx] = A_SLICE(KBEG, idx);
     }
 #endif
 #if SB
     UNROLL for (int r = 0; r < LOADS_B; r++) {
         const int idx = tid + r * NTHREADS;
-        if (LB % NTHREADS == 0 || idx < LB) bls[0][idx] = bg[KBEG * NVECS + idx];
+        if (LB % NTHREADS == 0 || idx < LB) bls[0][idx] = B_SLICE(KBEG, idx);
     }
 #endif
 #if SA || SB
@@ -460,7 +604,7 @@ void clhgemm_gemm(const int kp, const int ldcp,
         if (more) {
             UNROLL for (int r = 0; r < LOADS_A; r++) {
                 const int idx = tid + r * NTHREADS;
-                if (LA % NTHREADS == 0 || idx < LA) pa[r] = ag[(kb + KWG) * MVECS + idx];
+                if (LA % NTHREADS == 0 || idx < LA) pa[r] = A_SLICE(kb + KWG, idx);
             }
         }
 #endif
@@ -468,7 +612,7 @@ void clhgemm_gemm(const int kp, const int ldcp,
         if (more) {
             UNROLL for (int r = 0; r < LOADS_B; r++) {
                 const int idx = tid + r * NTHREADS;
-                if (LB % NTHREADS == 0 || idx < LB) pb[r] = bg[(kb + KWG) * NVECS + idx];
+                if (LB % NTHREADS == 0 || idx < LB) pb[r] = B_SLICE(kb + KWG, idx);
             }
         }
 #endif
@@ -482,7 +626,7 @@ void clhgemm_gemm(const int kp, const int ldcp,
 #if SA
                     const realM v = als[buf][k * MVECS + tx + i * MDIMC];
 #else
-                    const realM v = ag[(kb + k) * MVECS + tx + i * MDIMC];
+                    const realM v = A_VEC(kb + k, tx + i * MDIMC);
 #endif
                     UNPACK_M((apm + i * VWM), v);
                 }
@@ -490,7 +634,7 @@ void clhgemm_gemm(const int kp, const int ldcp,
 #if SB
                     const realN v = bls[buf][k * NVECS + ty + j * NDIMC];
 #else
-                    const realN v = bg[(kb + k) * NVECS + ty + j * NDIMC];
+                    const realN v = B_VEC(kb + k, ty + j * NDIMC);
 #endif
                     UNPACK_N((bpm + j * VWN), v);
                 }
@@ -524,6 +668,19 @@ void clhgemm_gemm(const int kp, const int ldcp,
     /* Store: work-item (tx, ty) writes VWM-wide vectors of column n of Cp. */
     const int m0 = GROUP_M * MWG;
     const int n0 = GROUP_N * NWG;
+#if DIRECT_C
+    /* ... or its elements of C, scaled: the same addresses, element by element (the caller's
+     * offset and ldc need not keep vectors aligned). */
+    UNROLL for (int j = 0; j < NWI / VWN; j++)
+        UNROLL for (int vj = 0; vj < VWN; vj++) {
+            const int n = n0 + (ty + j * NDIMC) * VWN + vj;
+            UNROLL for (int i = 0; i < MWI / VWM; i++)
+                UNROLL for (int vi = 0; vi < VWM; vi++) {
+                    const int m = m0 + (tx + i * MDIMC) * VWM + vi;
+                    STORE_C(m, n, acc[i * VWM + vi][j * VWN + vj]);
+                }
+        }
+#else
     UNROLL for (int j = 0; j < NWI / VWN; j++) {
         UNROLL for (int vj = 0; vj < VWN; vj++) {
             const int n = n0 + (ty + j * NDIMC) * VWN + vj;
@@ -549,5 +706,6 @@ void clhgemm_gemm(const int kp, const int ldcp,
             }
         }
     }
+#endif /* DIRECT_C */
 #endif /* MMA */
 }

@@ -299,16 +299,22 @@ static clhgemm_status_t copy_kernel(cl_context ctx, const chg_device_t *dev, con
  * (0, 0: the plain kernel, whose source carries neither define). */
 static clhgemm_status_t gemm_kernel_variant(cl_context ctx, const chg_device_t *dev,
                                             chg_precision_t prec, const chg_gemm_params_t *gp,
-                                            int triangle, int klimit, cl_kernel *out)
+                                            int triangle, int klimit, int direct, cl_kernel *out)
 {
     chg_str_t src;
     chg_str_init(&src);
-    char name[32];
-    snprintf(name, sizeof name, "%s%s", prec == CHG_F64 ? "dgemm" : "sgemm",
+    char name[48];
+    snprintf(name, sizeof name, "%s%s%s%s%s", prec == CHG_F64 ? "dgemm" : "sgemm",
              triangle ? (triangle == CHG_TRI_UPPER ? "-tri-upper" : "-tri-lower")
-             : klimit ? "-klimit" : "");
+             : klimit ? "-klimit" : "",
+             direct & CHG_DIRECT_A ? "-direct-a" : "", direct & CHG_DIRECT_B ? "-direct-b" : "",
+             direct & CHG_DIRECT_C ? (direct & CHG_DIRECT_BETA0 ? "-direct-c0" : "-direct-c") : "");
     if (triangle) chg_str_printf(&src, "#define TRIANGLE %d\n", triangle);
     if (klimit) chg_str_printf(&src, "#define KLIMIT %d\n", klimit);
+    if (direct & CHG_DIRECT_A) chg_str_append(&src, "#define DIRECT_A 1\n");
+    if (direct & CHG_DIRECT_B) chg_str_append(&src, "#define DIRECT_B 1\n");
+    if (direct & CHG_DIRECT_C)
+        chg_str_printf(&src, "#define DIRECT_C %d\n", direct & CHG_DIRECT_BETA0 ? 2 : 1);
     if (chg_gemm_source(dev, prec, gp, &src) != 0) {
         int oom = src.failed;
         chg_str_free(&src);
@@ -327,7 +333,7 @@ static clhgemm_status_t gemm_kernel_variant(cl_context ctx, const chg_device_t *
         if (chg_gemm_params_valid(dev, prec, &fma, why, sizeof why)) {
             chg_log(1, "the tensor-core GEMM kernel (MMA=%d) did not build (%s); using the FMA "
                     "kernel on the same tiles", gp->mma, clhgemm_status_string(st));
-            return gemm_kernel_variant(ctx, dev, prec, &fma, triangle, klimit, out);
+            return gemm_kernel_variant(ctx, dev, prec, &fma, triangle, klimit, direct, out);
         }
         chg_log(1, "the tensor-core GEMM kernel (MMA=%d) did not build and its tiles do not suit "
                 "the FMA kernel (%s)", gp->mma, why);
@@ -336,6 +342,13 @@ static clhgemm_status_t gemm_kernel_variant(cl_context ctx, const chg_device_t *
     cl_int err;
     *out = clCreateKernel(prog, "clhgemm_gemm", &err);
     return err == CL_SUCCESS ? CLHGEMM_SUCCESS : (clhgemm_status_t)err;
+}
+
+clhgemm_status_t chg_gemm_kernel_direct(cl_context ctx, const chg_device_t *dev,
+                                        chg_precision_t prec, const chg_gemm_params_t *gp,
+                                        int direct, cl_kernel *out)
+{
+    return gemm_kernel_variant(ctx, dev, prec, gp, 0, 0, direct, out);
 }
 
 /* Sets a real-valued kernel argument in the kernel's precision. */
@@ -464,7 +477,7 @@ clhgemm_status_t chg_l3_kernels_create(cl_context ctx, const chg_device_t *dev,
     clhgemm_status_t s = copy_kernel(ctx, dev, &ks->cpa, pack_name(ka), &ks->pack_a);
     if (s == CLHGEMM_SUCCESS) s = copy_kernel(ctx, dev, &ks->cpb, pack_name(kb), &ks->pack_b);
     if (s == CLHGEMM_SUCCESS)
-        s = gemm_kernel_variant(ctx, dev, prec, gp, st->c_tri, ks->klimit, &ks->gemm);
+        s = gemm_kernel_variant(ctx, dev, prec, gp, st->c_tri, ks->klimit, 0, &ks->gemm);
     if (s == CLHGEMM_SUCCESS)
         s = copy_kernel(ctx, dev, &ks->cpw, tri ? "writeback-tri" : "writeback", &ks->wb);
     if (s != CLHGEMM_SUCCESS) chg_gemm_kernels_release(ks);
@@ -520,23 +533,31 @@ cl_int chg_enqueue_pack_b(cl_command_queue q, const chg_gemm_kernels_t *ks, size
                         dst_off, nwait, wait, ev);
 }
 
+/* Arguments 0-7 of the GEMM kernel (cl/gemm.cl), common to all its variants. */
+static cl_int set_gemm_args(cl_kernel k, size_t kpad, size_t mpad, cl_mem ap, size_t aoff,
+                            cl_mem bp, size_t boff, cl_mem cp, int accumulate)
+{
+    const int kpi = (int)kpad, ldcp = (int)mpad;
+    const cl_ulong ao = aoff, bo = boff;
+    cl_int err = CL_SUCCESS;
+    SETARG(k, 0, kpi);
+    SETARG(k, 1, ldcp);
+    SETARG(k, 2, ap);
+    SETARG(k, 3, ao);
+    SETARG(k, 4, bp);
+    SETARG(k, 5, bo);
+    SETARG(k, 6, cp);
+    SETARG(k, 7, accumulate);
+    return err;
+}
+
 cl_int chg_enqueue_kernel(cl_command_queue q, const chg_gemm_kernels_t *ks, size_t mpad,
                           size_t npad, size_t kpad, cl_mem ap, size_t aoff, cl_mem bp,
                           size_t boff, cl_mem cp, int accumulate, cl_uint nwait,
                           const cl_event *wait, cl_event *ev)
 {
     const chg_gemm_params_t *gp = &ks->gp;
-    const int kpi = (int)kpad, ldcp = (int)mpad;
-    const cl_ulong ao = aoff, bo = boff;
-    cl_int err = CL_SUCCESS;
-    SETARG(ks->gemm, 0, kpi);
-    SETARG(ks->gemm, 1, ldcp);
-    SETARG(ks->gemm, 2, ap);
-    SETARG(ks->gemm, 3, ao);
-    SETARG(ks->gemm, 4, bp);
-    SETARG(ks->gemm, 5, bo);
-    SETARG(ks->gemm, 6, cp);
-    SETARG(ks->gemm, 7, accumulate);
+    cl_int err = set_gemm_args(ks->gemm, kpad, mpad, ap, aoff, bp, boff, cp, accumulate);
     if (err != CL_SUCCESS) return err;
     const size_t g[2] = {mpad / gp->mwg * gp->mdimc, npad / gp->nwg * gp->ndimc};
     const size_t l[2] = {(size_t)gp->mdimc, (size_t)gp->ndimc};
@@ -688,17 +709,8 @@ cl_int chg_enqueue_kernel_at(cl_command_queue q, const chg_gemm_kernels_t *ks, s
      * TRIANGLE, Ap(row, k) or Bp(col, k) for KLIMIT. */
     const long diag = tri ? (long)i0 - (long)j0
                       : ks->klimit <= 2 ? (long)i0 - (long)p0 : (long)j0 - (long)p0;
-    const int kpi = (int)kpad, ldcp = (int)mpad, d = (int)diag;
-    const cl_ulong ao = aoff, bo = boff;
-    cl_int err = CL_SUCCESS;
-    SETARG(ks->gemm, 0, kpi);
-    SETARG(ks->gemm, 1, ldcp);
-    SETARG(ks->gemm, 2, ap);
-    SETARG(ks->gemm, 3, ao);
-    SETARG(ks->gemm, 4, bp);
-    SETARG(ks->gemm, 5, bo);
-    SETARG(ks->gemm, 6, cp);
-    SETARG(ks->gemm, 7, accumulate);
+    const int d = (int)diag;
+    cl_int err = set_gemm_args(ks->gemm, kpad, mpad, ap, aoff, bp, boff, cp, accumulate);
     SETARG(ks->gemm, 8, d);
     if (err != CL_SUCCESS) return err;
     const size_t mt = mpad / gp->mwg, nt = npad / gp->nwg;
@@ -732,6 +744,116 @@ cl_int chg_enqueue_writeback_at(cl_command_queue q, const chg_gemm_kernels_t *ks
     return enqueue_2d(q, ks->wb, g, lo, nwait, wait, ev);
 }
 
+/* ---- direct operands ---------------------------------------------------------------------- */
+
+/* The buffer that owns m's memory (a sub-buffer's parent) and m's byte origin in it. */
+static cl_mem mem_root(cl_mem m, size_t *origin)
+{
+    *origin = 0;
+    for (int depth = 0; depth < 4; depth++) {
+        cl_mem parent = NULL;
+        size_t off = 0;
+        if (clGetMemObjectInfo(m, CL_MEM_ASSOCIATED_MEMOBJECT, sizeof parent, &parent, NULL) !=
+                CL_SUCCESS || !parent)
+            return m;
+        if (clGetMemObjectInfo(m, CL_MEM_OFFSET, sizeof off, &off, NULL) != CL_SUCCESS) return m;
+        *origin += off;
+        m = parent;
+    }
+    return m;
+}
+
+/* Whether elements [lo1, hi1) of b1 and [lo2, hi2) of b2 may share memory. */
+static int may_overlap(cl_mem b1, size_t lo1, size_t hi1, cl_mem b2, size_t lo2, size_t hi2,
+                       size_t es)
+{
+    size_t o1, o2;
+    if (mem_root(b1, &o1) != mem_root(b2, &o2)) return 0;
+    return o1 + lo1 * es < o2 + hi2 * es && o2 + lo2 * es < o1 + hi1 * es;
+}
+
+/* Whether an operand stored at buf + off (leading dimension ld) can be read in place: `rows`
+ * along the contiguous direction padded to whole `tile`s, k (a multiple of KWG) along ld.
+ * *hi receives one past the last element read. */
+static int direct_operand(cl_mem buf, size_t off, size_t ld, size_t rows, size_t k, int tile,
+                          int vw, int kwg, size_t es, size_t *hi)
+{
+    if (off % (size_t)vw || ld % (size_t)vw || k % (size_t)kwg) return 0;
+    const size_t rpad = chg_round_up(rows, (size_t)tile);
+    *hi = off + (k - 1) * ld + rpad;
+    size_t bytes = 0;
+    if (clGetMemObjectInfo(buf, CL_MEM_SIZE, sizeof bytes, &bytes, NULL) != CL_SUCCESS) return 0;
+    /* inside the buffer, and int indexing in the kernel (k * ld + rows < 2^31 elements) */
+    return *hi <= bytes / es && (k + 1) * ld + rpad < (1ull << 31);
+}
+
+int chg_gemm_direct_mode(const chg_gemm_args_t *a, const chg_gemm_params_t *gp, size_t kb)
+{
+    const chg_struct_t general = {0};
+    if (memcmp(&a->st, &general, sizeof general) != 0 || a->swap_sum) return 0;
+    /* auto: every mode for the FMA kernel (on the H100 each saved its copy: SGEMM n = 8192
+     * +0.5% each, +1% together); none for the FP64 tensor-core kernel, whose in-place A and
+     * whose own write of C (uncoalesced, latency-bound C reads at 255 registers) each cost it
+     * ~2%, more than the pack and the write-back they save (docs/PERFORMANCE.md). */
+    const int all = CHG_DIRECT_A | CHG_DIRECT_B | CHG_DIRECT_C;
+    int allow = gp->mma ? 0 : all;
+    const char *env = chg_getenv("CLHGEMM_DIRECT");
+    if (env && (!strcmp(env, "on") || !strcmp(env, "all"))) {
+        allow = all;
+    } else if (env && strcmp(env, "auto")) {
+        allow = 0;
+        if (strcmp(env, "off") && strcmp(env, "0") && strcmp(env, "none"))
+            for (const char *p = env; *p; p++)
+                allow |= *p == 'a' ? CHG_DIRECT_A : *p == 'b' ? CHG_DIRECT_B : *p == 'c' ? CHG_DIRECT_C : 0;
+    }
+    const size_t es = chg_elem_size(a->prec);
+    int mode = 0;
+    size_t ahi = 0, bhi = 0;
+    if ((allow & CHG_DIRECT_A) && !a->trans_a &&
+        direct_operand(a->a, a->off_a, a->lda, a->m, a->k, gp->mwg, gp->vwm, gp->kwg, es, &ahi))
+        mode |= CHG_DIRECT_A;
+    if ((allow & CHG_DIRECT_B) && a->trans_b &&
+        direct_operand(a->b, a->off_b, a->ldb, a->n, a->k, gp->nwg, gp->vwn, gp->kwg, es, &bhi))
+        mode |= CHG_DIRECT_B;
+    if ((allow & CHG_DIRECT_C) && kb >= a->k) {
+        /* The kernel writes C while other work-groups still read a direct operand: none may
+         * share memory with C (BLAS forbids it; with copies it would still work, so keep it). */
+        const size_t clo = a->off_c, chi = a->off_c + (a->n - 1) * a->ldc + a->m;
+        if ((mode & CHG_DIRECT_A) && may_overlap(a->a, a->off_a, ahi, a->c, clo, chi, es))
+            mode &= ~CHG_DIRECT_A;
+        if ((mode & CHG_DIRECT_B) && may_overlap(a->b, a->off_b, bhi, a->c, clo, chi, es))
+            mode &= ~CHG_DIRECT_B;
+        mode |= CHG_DIRECT_C | (a->beta == 0.0 ? CHG_DIRECT_BETA0 : 0);
+    }
+    return mode;
+}
+
+/* The direct variant's launch: arguments 0-7 as chg_enqueue_kernel (ap/bp the caller's buffers
+ * for a direct operand, cp the caller's C for DIRECT_C), then its eight. */
+static cl_int enqueue_kernel_direct(cl_command_queue q, cl_kernel k, const chg_gemm_args_t *a,
+                                    const chg_gemm_params_t *gp, size_t mpad, size_t npad,
+                                    size_t kpad, cl_mem ap, size_t aoff, cl_mem bp, size_t boff,
+                                    cl_mem cp, int accumulate, size_t coff, size_t mc, size_t nc,
+                                    cl_uint nwait, const cl_event *wait, cl_event *ev)
+{
+    const int lda_v = (int)(a->lda / (size_t)gp->vwm), ldb_v = (int)(a->ldb / (size_t)gp->vwn);
+    const int ldc = (int)a->ldc, mlim = (int)mc, nlim = (int)nc;
+    const cl_ulong co = coff;
+    cl_int err = set_gemm_args(k, kpad, mpad, ap, aoff, bp, boff, cp, accumulate);
+    SETARG(k, 8, lda_v);
+    SETARG(k, 9, ldb_v);
+    SETARG(k, 10, co);
+    SETARG(k, 11, ldc);
+    SETARG(k, 12, mlim);
+    SETARG(k, 13, nlim);
+    if (err == CL_SUCCESS) err = set_real(k, 14, a->prec, a->alpha);
+    if (err == CL_SUCCESS) err = set_real(k, 15, a->prec, a->beta);
+    if (err != CL_SUCCESS) return err;
+    const size_t g[2] = {mpad / gp->mwg * gp->mdimc, npad / gp->nwg * gp->ndimc};
+    const size_t l[2] = {(size_t)gp->mdimc, (size_t)gp->ndimc};
+    return enqueue_2d(q, k, g, l, nwait, wait, ev);
+}
+
 /* Runs one building block after everything before it in the chain. */
 #define CHAIN(ch, call_with_wait)                                                               \
     do {                                                                                        \
@@ -753,11 +875,17 @@ static clhgemm_status_t enqueue_blocked(const chg_gemm_args_t *a, cl_context ctx
     unsigned long long budget = chg_workspace_budget(dev);
     plan_t pl;
     cl_int err;
+    int direct = 0;
     for (;;) {
         if (!plan_blocks(a, gp, dev, budget, &pl)) return CLHGEMM_WORKSPACE_TOO_SMALL;
-        err = ws_reserve(ws, ctx, WS_A, pl.mb * pl.kb * es);
-        if (err == CL_SUCCESS) err = ws_reserve(ws, ctx, WS_B, pl.kb * pl.nb * es);
-        if (err == CL_SUCCESS) err = ws_reserve(ws, ctx, WS_C, pl.mb * pl.nb * es);
+        /* the plan counts all three temporaries; a direct operand needs none */
+        direct = chg_gemm_direct_mode(a, gp, pl.kb);
+        err = CL_SUCCESS;
+        if (!(direct & CHG_DIRECT_A)) err = ws_reserve(ws, ctx, WS_A, pl.mb * pl.kb * es);
+        if (err == CL_SUCCESS && !(direct & CHG_DIRECT_B))
+            err = ws_reserve(ws, ctx, WS_B, pl.kb * pl.nb * es);
+        if (err == CL_SUCCESS && !(direct & CHG_DIRECT_C))
+            err = ws_reserve(ws, ctx, WS_C, pl.mb * pl.nb * es);
         if (err == CL_SUCCESS) break;
         if (err != CL_MEM_OBJECT_ALLOCATION_FAILURE && err != CL_OUT_OF_RESOURCES &&
             err != CL_OUT_OF_HOST_MEMORY && err != CL_INVALID_BUFFER_SIZE)
@@ -770,12 +898,19 @@ static clhgemm_status_t enqueue_blocked(const chg_gemm_args_t *a, cl_context ctx
         }
         budget /= 2;
     }
-    chg_log(2, "gemm %s m=%zu n=%zu k=%zu blocks %zux%zux%zu", a->prec == CHG_F64 ? "d" : "s",
-            a->m, a->n, a->k, pl.mb, pl.nb, pl.kb);
+    chg_log(2, "gemm %s m=%zu n=%zu k=%zu blocks %zux%zux%zu direct%s%s%s%s",
+            a->prec == CHG_F64 ? "d" : "s", a->m, a->n, a->k, pl.mb, pl.nb, pl.kb,
+            direct & CHG_DIRECT_A ? " A" : "", direct & CHG_DIRECT_B ? " B" : "",
+            direct & CHG_DIRECT_C ? " C" : "", direct ? "" : " none");
 
     chg_gemm_kernels_t ks;
     clhgemm_status_t st = chg_l3_kernels_create(ctx, dev, a->prec, gp, a->trans_a, a->trans_b,
                                                 a->beta == 0.0, &a->st, &ks);
+    cl_kernel kdirect = NULL;
+    if (st == CLHGEMM_SUCCESS && direct) {
+        st = chg_gemm_kernel_direct(ctx, dev, a->prec, gp, direct, &kdirect);
+        if (st != CLHGEMM_SUCCESS) chg_gemm_kernels_release(&ks);
+    }
     if (st != CLHGEMM_SUCCESS) return st;
 
     /* TRMM writes C over its general operand (C aliases B for side left, A for side right),
@@ -812,25 +947,38 @@ static clhgemm_status_t enqueue_blocked(const chg_gemm_args_t *a, cl_context ctx
                 const size_t ob = seg ? a->off_a : a->off_b, lb = seg ? a->lda : a->ldb;
                 for (size_t p0 = klo; p0 < khi && err == CL_SUCCESS; p0 += pl.kb) {
                     const size_t kc = CHG_MIN(pl.kb, khi - p0), kpad = chg_round_up(kc, gp->kwg);
-                    if (pa[0] != (size_t)seg || pa[1] != i0 || pa[2] != p0 || pa[3] != kc) {
+                    if (!(direct & CHG_DIRECT_A) &&
+                        (pa[0] != (size_t)seg || pa[1] != i0 || pa[2] != p0 || pa[3] != kc)) {
                         CHAIN(ch, chg_enqueue_pack_a_at(ch->q, &ks, i0, p0, mc, kc, sa, oa, la,
                                                         ws->buf[WS_A], 0, nw_, wl_, &ev_));
                         pa[0] = (size_t)seg, pa[1] = i0, pa[2] = p0, pa[3] = kc;
                     }
-                    if (err == CL_SUCCESS &&
+                    if (err == CL_SUCCESS && !(direct & CHG_DIRECT_B) &&
                         (pb[0] != (size_t)seg || pb[1] != j0 || pb[2] != p0 || pb[3] != kc)) {
                         CHAIN(ch, chg_enqueue_pack_b_at(ch->q, &ks, j0, p0, nc, kc, sb, ob, lb,
                                                         ws->buf[WS_B], 0, nw_, wl_, &ev_));
                         pb[0] = (size_t)seg, pb[1] = j0, pb[2] = p0, pb[3] = kc;
                     }
-                    if (err == CL_SUCCESS)
+                    if (err == CL_SUCCESS && direct) {
+                        /* direct operands: X_A(i0, p0) = A[off_a + i0 + p0*lda], X_B(j0, p0) =
+                         * B[off_b + j0 + p0*ldb]; DIRECT_C writes C(i0, j0) itself */
+                        const int da = direct & CHG_DIRECT_A, db = direct & CHG_DIRECT_B;
+                        const int dc = direct & CHG_DIRECT_C;
+                        CHAIN(ch, enqueue_kernel_direct(
+                                      ch->q, kdirect, a, gp, mpad, npad, kpad,
+                                      da ? a->a : ws->buf[WS_A], da ? a->off_a + i0 + p0 * a->lda : 0,
+                                      db ? a->b : ws->buf[WS_B], db ? a->off_b + j0 + p0 * a->ldb : 0,
+                                      dc ? a->c : ws->buf[WS_C], slices > 0,
+                                      a->off_c + i0 + j0 * a->ldc, mc, nc, nw_, wl_, &ev_));
+                    } else if (err == CL_SUCCESS) {
                         CHAIN(ch, chg_enqueue_kernel_at(ch->q, &ks, i0, j0, p0, mpad, npad, kpad,
                                                         ws->buf[WS_A], 0, ws->buf[WS_B], 0,
                                                         ws->buf[WS_C], slices > 0, nw_, wl_, &ev_));
+                    }
                     slices++;
                 }
             }
-            if (err == CL_SUCCESS)
+            if (err == CL_SUCCESS && !(direct & CHG_DIRECT_C))
                 CHAIN(ch, chg_enqueue_writeback_at(ch->q, &ks, i0, j0, mc, nc, a->alpha, a->beta,
                                                    ws->buf[WS_C], mpad, a->c,
                                                    a->off_c + i0 + j0 * a->ldc, a->ldc, nw_, wl_,
@@ -838,6 +986,7 @@ static clhgemm_status_t enqueue_blocked(const chg_gemm_args_t *a, cl_context ctx
         }
     }
     chg_gemm_kernels_release(&ks);
+    if (kdirect) clReleaseKernel(kdirect);
     return (clhgemm_status_t)err;
 }
 

@@ -182,6 +182,27 @@ cl_int chg_enqueue_writeback_at(cl_command_queue q, const chg_gemm_kernels_t *ks
  * kernel (must agree with cl/gemm.cl). */
 size_t chg_l3_triangle_tiles(int upper, long diag, size_t mt, size_t nt, int mwg, int nwg);
 
+/* ---- direct operands (plain GEMM only) ------------------------------------------------------
+ * Where the caller's matrix already has the layout the kernel reads, the blocked core skips a
+ * copy (cl/gemm.cl, DIRECT_*): CHG_DIRECT_A reads op(A) = A (not transposed) in place, with
+ * lda as the k stride; CHG_DIRECT_B reads op(B)^T = B when B is transposed; CHG_DIRECT_C has
+ * the kernel apply alpha/beta and write C itself when a C block takes all of k in one slice (no
+ * Cp, no write-back; CHG_DIRECT_BETA0 with it: beta = 0, C never read). A/B need VWM/VWN-aligned
+ * offset and leading dimension, k a multiple of KWG, the rows the padded tiles read inside the
+ * buffer, and (with DIRECT_C) no overlap with C. By default (CLHGEMM_DIRECT unset or "auto")
+ * the FMA kernel uses them and the FP64 tensor-core kernel does not (measured slower there);
+ * "on" allows them for both, "off" for neither, a list such as "a,c" only those. */
+enum { CHG_DIRECT_A = 1, CHG_DIRECT_B = 2, CHG_DIRECT_C = 4, CHG_DIRECT_BETA0 = 8 };
+
+/* The direct modes for a call planned with k slices of kb (kb >= k: one slice). */
+int chg_gemm_direct_mode(const chg_gemm_args_t *a, const chg_gemm_params_t *gp, size_t kb);
+
+/* The GEMM kernel variant for a direct mode (non-zero), through the program cache; the FP64
+ * tensor-core kernel falls back to the FMA kernel as chg_l3_kernels_create's does. */
+clhgemm_status_t chg_gemm_kernel_direct(cl_context ctx, const chg_device_t *dev,
+                                        chg_precision_t prec, const chg_gemm_params_t *gp,
+                                        int direct, cl_kernel *out);
+
 /* Frees every workspace (waits for their last use). */
 void chg_gemm_release_all(void);
 

@@ -187,7 +187,14 @@ void chg_gemm_params_defines(chg_precision_t prec, const chg_gemm_params_t *p, c
                    "#define SA %d\n#define SB %d\n#define KWI %d\n",
                    prec == CHG_F64 ? 64 : 32, p->mwg, p->nwg, p->kwg, p->mdimc, p->ndimc, p->vwm,
                    p->vwn, p->sa, p->sb, p->kwi);
-    if (p->mma) chg_str_printf(s, "#define MMA %d\n#define WM %d\n", p->mma, p->wm);
+    if (p->mma) {
+        /* CLHGEMM_MMA_ASYNC=1: the tensor-core kernel stages its slices by cp.async
+         * (cl/gemm.cl ASYNC). Off by default: no spills, but 15% slower on the H100 than the
+         * register-staged form (docs/PERFORMANCE.md). */
+        const char *as = chg_getenv("CLHGEMM_MMA_ASYNC");
+        chg_str_printf(s, "#define MMA %d\n#define WM %d\n", p->mma, p->wm);
+        if (as && !strcmp(as, "1")) chg_str_append(s, "#define ASYNC 1\n");
+    }
 }
 
 void chg_gemm_params_format(const chg_gemm_params_t *p, char *buf, size_t len)

@@ -385,8 +385,8 @@ int tc_problem_init_host(tc_problem_t *p, const tc_case_t *c, tc_rng_t *rng)
     if (q->ldb == 0) q->ldb = max1(cb) + q->pad;
     if (q->ldc == 0) q->ldc = max1(cc) + q->pad;
     if (q->beta == 0.0) q->c_nan = 1;
-    p->na = tc_required(q->offa, ca, la, q->lda) + 5;
-    p->nb = tc_required(q->offb, cb, lb, q->ldb) + 5;
+    p->na = tc_required(q->offa, ca, la, q->lda) + 5 + q->extra;
+    p->nb = tc_required(q->offb, cb, lb, q->ldb) + 5 + q->extra;
     p->nc = tc_required(q->offc, cc, lc, q->ldc) + 13;
     p->a0 = malloc(p->na * p->esz);
     p->b0 = malloc(p->nb * p->esz);

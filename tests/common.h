@@ -101,6 +101,7 @@ typedef struct tc_case_s {
     size_t offa, offb, offc; /* elements */
     int null_a, null_b;      /* pass NULL for A / B (only valid when k == 0 or alpha == 0) */
     int c_nan;               /* matrix part of C is NaN (forced when beta == 0) */
+    size_t extra;            /* NaN elements added after A and B (room for reads past them) */
 } tc_case_t;
 
 typedef struct tc_problem_s {

@@ -3,7 +3,8 @@
  *
  *   test_gemm s|d [col|row|both [lite]]   sizes x transposes x (ld, offset) variants x
  *                             (alpha, beta) pairs ("lite": 2 variants x 3 pairs, for the
- *                             kernel-variant tests, whose kernels are slow on CPU devices)
+ *                             kernel-variant tests, whose kernels are slow on CPU devices),
+ *                             then shapes whose A / B / C the core reads or writes in place
  *   test_gemm blocked [col|row]  large shapes for both precisions, meant to run with a small
  *                             CLHGEMM_WORKSPACE_LIMIT (set by CTest) so the library must split
  *                             the problem into blocks over m, n and k
@@ -128,10 +129,49 @@ static void run_table(const tc_env_t *env, int dbl, clhgemm_layout_t layout, tc_
     }
 }
 
+/* ---- direct operands: shapes and layouts that the blocked core reads in place ----------------
+ * (gemm.h, CHG_DIRECT_*): k a multiple of every KWG in use, leading dimensions and offsets of A
+ * and B multiples of 8 (every vector width), m / n both tile multiples and not (then the padded
+ * tile reads rows past the matrix: the NaN gaps and, with `extra`, NaN after it, which must reach
+ * only rows of C that are never written). Every transpose pair, so op(A) = A and op(B)^T = B
+ * (read in place) and the packed cases alternate; beta = 0 with a NaN C (C never read). */
+static void run_direct(const tc_env_t *env, int dbl, clhgemm_layout_t layout, tc_rng_t *rng)
+{
+    static const int dsizes[][3] = {
+        {64, 64, 64}, {96, 160, 128}, {100, 37, 64}, {37, 100, 48}, {256, 128, 96}, {1, 8, 16},
+    };
+    static const double pairs[][2] = {{1.0, 0.0}, {-1.5, 1.0}, {0.5, -1.5}};
+    for (size_t s = 0; s < sizeof dsizes / sizeof dsizes[0]; s++)
+        for (int ta = 0; ta < 2; ta++)
+            for (int tb = 0; tb < 2; tb++)
+                for (int e = 0; e < 2; e++)
+                    for (int ab = 0; ab < 3; ab++) {
+                        if (g_lite && ab != (int)((s + (size_t)ta + (size_t)tb + (size_t)e) % 3)) continue;
+                        tc_case_t c = {0};
+                        c.dbl = dbl;
+                        c.layout = layout;
+                        c.ta = NT[ta];
+                        c.tb = NT[tb];
+                        c.m = dsizes[s][0];
+                        c.n = dsizes[s][1];
+                        c.k = dsizes[s][2];
+                        c.alpha = pairs[ab][0];
+                        c.beta = pairs[ab][1];
+                        c.pad = e ? 8 : 0;
+                        c.offa = e ? 8 : 0;
+                        c.offb = e ? 16 : 0;
+                        c.offc = e ? 3 : 0;
+                        c.extra = e ? 4096 : 0;
+                        tally(tc_run_case(env->ctx, env->queue, &c, rng));
+                    }
+}
+
 /* ---- blocked: shapes far larger than a small workspace ---------------------------------------- */
 static void run_blocked(const tc_env_t *env, int dbl, clhgemm_layout_t layout, tc_rng_t *rng)
 {
-    static const int bsizes[][3] = {{300, 257, 700}, {513, 129, 65}, {1000, 8, 1000}};
+    /* the last is aligned for reading A / B in place (direct operands, split into blocks) */
+    static const int bsizes[][3] = {{300, 257, 700}, {513, 129, 65}, {1000, 8, 1000},
+                                    {256, 200, 512}};
     static const double pairs[][2] = {{1.0, 0.0}, {-1.5, 1.0}, {1.0, -1.5}, {-1.5, 0.0}};
     int rot = 0;
     for (size_t s = 0; s < sizeof bsizes / sizeof bsizes[0]; s++) {
@@ -853,6 +893,7 @@ int main(int argc, char **argv)
         } else {
             int dbl = !strcmp(mode, "d");
             run_table(&env, dbl, layout, &rng);
+            run_direct(&env, dbl, layout, &rng);
             run_events(&env, dbl, layout, 0, &rng);
         }
     }

@@ -310,6 +310,76 @@ static void level3_packs(const tc_env_t *env, const chg_device_t *dev)
 /* With CLHGEMM_{S,D,}GEMM_PARAMS set (CTest does so for the kernel-variant tests), the override
  * must be the one in effect: an invalid override is silently ignored by design, which would
  * leave those tests running the default kernel. */
+/* The direct-operand decision of the blocked core (gemm.h): which layouts are read in place,
+ * and every condition that must turn it off. */
+static void direct_modes(const tc_env_t *env, const chg_device_t *dev)
+{
+    chg_gemm_params_t gp;
+    chg_gemm_params_select(dev, CHG_F32, &gp);
+    const size_t mw = (size_t)gp.mwg, nw = (size_t)gp.nwg, kw = (size_t)gp.kwg;
+    const size_t m = 2 * mw, n = 2 * nw, k = 2 * kw, big = 4 * (m + n) * k + 8 * m * n;
+    cl_int err;
+    cl_mem buf = clCreateBuffer(env->ctx, CL_MEM_READ_WRITE, big * 4, NULL, &err);
+    cl_mem cbuf = clCreateBuffer(env->ctx, CL_MEM_READ_WRITE, m * n * 4 + 64, NULL, &err);
+    if (!buf || !cbuf) {
+        EXPECT(0, "buffers for direct_modes: %d", err);
+        return;
+    }
+    const int all = CHG_DIRECT_A | CHG_DIRECT_B | CHG_DIRECT_C | CHG_DIRECT_BETA0;
+    chg_gemm_args_t base = {.prec = CHG_F32, .trans_a = 0, .trans_b = 1, .m = m, .n = n, .k = k,
+                            .alpha = 1, .beta = 0, .a = buf, .b = buf, .c = cbuf,
+                            .off_a = 0, .off_b = big - n * k - 64, .off_c = 0, .lda = m, .ldb = n,
+                            .ldc = m};
+    unsetenv("CLHGEMM_DIRECT");
+    chg_gemm_args_t a = base;
+    EXPECT(chg_gemm_direct_mode(&a, &gp, k) == all, "NT aligned, beta 0: %d", chg_gemm_direct_mode(&a, &gp, k));
+    a.beta = 0.5;
+    EXPECT(chg_gemm_direct_mode(&a, &gp, k) == (all & ~CHG_DIRECT_BETA0), "beta 0.5");
+    EXPECT(chg_gemm_direct_mode(&a, &gp, k - kw) == (CHG_DIRECT_A | CHG_DIRECT_B), "two k slices: no direct C");
+    a = base; a.trans_a = 1; a.trans_b = 0; a.lda = k; a.ldb = k;
+    EXPECT(chg_gemm_direct_mode(&a, &gp, k) == (CHG_DIRECT_C | CHG_DIRECT_BETA0), "TN: only C");
+    a = base; a.off_a = 1;
+    EXPECT(!(chg_gemm_direct_mode(&a, &gp, k) & CHG_DIRECT_A) || gp.vwm == 1, "misaligned offset of A");
+    a = base; a.lda = m + 1;
+    EXPECT(!(chg_gemm_direct_mode(&a, &gp, k) & CHG_DIRECT_A) || gp.vwm == 1, "misaligned lda");
+    a = base; a.k = k + 1;
+    EXPECT(!(chg_gemm_direct_mode(&a, &gp, a.k) & (CHG_DIRECT_A | CHG_DIRECT_B)), "k not a multiple of KWG");
+    a = base; a.off_b = big - k * n + (size_t)gp.vwn; /* the last padded row past the end */
+    EXPECT(!(chg_gemm_direct_mode(&a, &gp, k) & CHG_DIRECT_B), "B read past the buffer");
+    a = base; a.c = buf; a.off_c = 0; /* C over A */
+    EXPECT(chg_gemm_direct_mode(&a, &gp, k) == (all & ~CHG_DIRECT_A), "C overlapping A: %d", chg_gemm_direct_mode(&a, &gp, k));
+    a.off_c = m * k + 64; /* C in the same buffer, between A and B */
+    EXPECT(chg_gemm_direct_mode(&a, &gp, k) == all, "C beside A and B in one buffer");
+    /* a sub-buffer inside B's region (origin aligned for any device) */
+    cl_buffer_region reg = {chg_round_up(base.off_b * 4, 4096), 64 * 4};
+    cl_mem sub = clCreateSubBuffer(buf, 0, CL_BUFFER_CREATE_TYPE_REGION, &reg, &err);
+    if (sub) {
+        a = base; a.c = sub; a.off_c = 0; a.m = 8; a.n = 8; a.ldc = 8;
+        EXPECT(!(chg_gemm_direct_mode(&a, &gp, k) & CHG_DIRECT_B), "C a sub-buffer over B");
+        clReleaseMemObject(sub);
+    }
+    a = base;
+    setenv("CLHGEMM_DIRECT", "off", 1);
+    EXPECT(chg_gemm_direct_mode(&a, &gp, k) == 0, "CLHGEMM_DIRECT=off");
+    setenv("CLHGEMM_DIRECT", "c", 1);
+    EXPECT(chg_gemm_direct_mode(&a, &gp, k) == (CHG_DIRECT_C | CHG_DIRECT_BETA0), "CLHGEMM_DIRECT=c");
+    setenv("CLHGEMM_DIRECT", "a,b", 1);
+    EXPECT(chg_gemm_direct_mode(&a, &gp, k) == (CHG_DIRECT_A | CHG_DIRECT_B), "CLHGEMM_DIRECT=a,b");
+    unsetenv("CLHGEMM_DIRECT");
+    chg_gemm_params_t mma = gp;
+    mma.mma = 2; /* the decision only: no kernel is built */
+    EXPECT(chg_gemm_direct_mode(&a, &mma, k) == 0, "tensor-core kernel, auto: none");
+    setenv("CLHGEMM_DIRECT", "on", 1);
+    EXPECT(chg_gemm_direct_mode(&a, &mma, k) == all, "tensor-core kernel, CLHGEMM_DIRECT=on");
+    unsetenv("CLHGEMM_DIRECT");
+    a.st.c_tri = CHG_TRI_UPPER;
+    EXPECT(chg_gemm_direct_mode(&a, &gp, k) == 0, "a level-3 structure: none");
+    a = base; a.swap_sum = 1;
+    EXPECT(chg_gemm_direct_mode(&a, &gp, k) == 0, "SYR2K fused: none");
+    clReleaseMemObject(buf);
+    clReleaseMemObject(cbuf);
+}
+
 static void params_required(const chg_device_t *dev, int has_fp64)
 {
     for (int prec = 0; prec < 2; prec++) {
@@ -383,6 +453,7 @@ int main(int argc, char **argv)
         params(dev, env.has_fp64);
         if (want_params) params_required(dev, env.has_fp64);
         level3_packs(&env, dev);
+        direct_modes(&env, dev);
         unsigned long long limit = chg_getenv_size("CLHGEMM_WORKSPACE_LIMIT", 0);
         unsigned long long budget = chg_workspace_budget(dev);
         printf("workspace budget %llu bytes (CLHGEMM_WORKSPACE_LIMIT %llu)\n", budget, limit);

@@ -16,7 +16,9 @@
  * link time (-Wl,--wrap=chg_program_get, clCreateKernel, clReleaseKernel: see
  * tools/CMakeLists.txt), which records (name, source, options) instead of compiling. The SCALE
  * kernels of the quick path (beta*C when k == 0 or alpha == 0) take the codegen defaults, as
- * src/gemm.c's enqueue_scale does. GEMM parameters come from chg_gemm_params_select(), so the
+ * src/gemm.c's enqueue_scale does. The plain GEMM's direct variants (operands read in place, C
+ * written by the kernel: gemm.h CHG_DIRECT_*) come from chg_gemm_kernel_direct(), all eleven
+ * modes per parameter set. GEMM parameters come from chg_gemm_params_select(), so the
  * tuning lookup decides as it does at run time.
  *
  * Parameter sets:
@@ -30,8 +32,8 @@
  *              itself (checked: an entry the lookup does not take is an error).
  *   tuner      a seeded sample of clhgemm-tune's GEMM search space for an AMD GPU (the space
  *              and pruning of tools/tune_gemm.c's enumerate(), restated here because it is
- *              private to the tuner), each with the plain kernel and one level-3 switch in
- *              turn; and of its copy-kernel space (tools/tune_copy.c: blockings, unroll
+ *              private to the tuner), each with the plain kernel, one level-3 switch and one
+ *              direct mode in turn; and of its copy-kernel space (tools/tune_copy.c: blockings, unroll
  *              degrees, padding), each as PACK and, where valid, as the structured packs that
  *              src/gemm.c derives from a tuned PACK.
  * Both precisions wherever the device class has FP64.
@@ -340,6 +342,48 @@ static int emit_shape(out_t *o, const char *set, const char *prefix, const chg_d
     return 0;
 }
 
+/* The plain GEMM's direct variants (gemm.h CHG_DIRECT_*: A and/or B read in place, C written by
+ * the kernel with or without beta), chg_gemm_kernel_direct as src/gemm.c builds them. mode 0:
+ * all eleven; otherwise that one. */
+static const int g_direct_modes[] = {
+    CHG_DIRECT_A, CHG_DIRECT_B, CHG_DIRECT_A | CHG_DIRECT_B, CHG_DIRECT_C,
+    CHG_DIRECT_C | CHG_DIRECT_BETA0, CHG_DIRECT_A | CHG_DIRECT_C,
+    CHG_DIRECT_A | CHG_DIRECT_C | CHG_DIRECT_BETA0, CHG_DIRECT_B | CHG_DIRECT_C,
+    CHG_DIRECT_B | CHG_DIRECT_C | CHG_DIRECT_BETA0, CHG_DIRECT_A | CHG_DIRECT_B | CHG_DIRECT_C,
+    CHG_DIRECT_A | CHG_DIRECT_B | CHG_DIRECT_C | CHG_DIRECT_BETA0};
+#define N_DIRECT_MODES ((int)(sizeof g_direct_modes / sizeof g_direct_modes[0]))
+
+static int emit_direct(out_t *o, const char *set, const char *prefix, const chg_device_t *dev,
+                       chg_precision_t prec, const chg_gemm_params_t *gp, int mode)
+{
+    for (int i = 0; i < N_DIRECT_MODES; i++) {
+        const int d = g_direct_modes[i];
+        if (mode && d != mode) continue;
+        recs_clear();
+        cl_kernel k = NULL;
+        clhgemm_status_t st = chg_gemm_kernel_direct((cl_context)&g_dummy_program, dev, prec, gp, d, &k);
+        if (st != CLHGEMM_SUCCESS || g_nrecs != 1) {
+            fprintf(stderr, "clhgemm-kernel-sources: %s/%c: direct variant %d failed (%d)\n",
+                    prefix, prec ? 'd' : 's', d, (int)st);
+            recs_clear();
+            return -1;
+        }
+        char params[256], variant[256];
+        chg_gemm_params_format(gp, params, sizeof params);
+        size_t l = strlen(params);
+        snprintf(params + l, sizeof params - l, ",DIRECT_A=%d,DIRECT_B=%d,DIRECT_C=%d",
+                 !!(d & CHG_DIRECT_A), !!(d & CHG_DIRECT_B),
+                 d & CHG_DIRECT_C ? (d & CHG_DIRECT_BETA0 ? 2 : 1) : 0);
+        snprintf(variant, sizeof variant, "%s/%c/direct-%d/gemm", prefix, prec ? 'd' : 's', d);
+        const int rc = emit(o, variant, set, prec, g_recs[0].name, g_recs[0].entry, params,
+                            g_recs[0].source, g_recs[0].options);
+        clReleaseKernel(k);
+        recs_clear();
+        if (rc != 0) return -1;
+    }
+    return 0;
+}
+
 /* A generated copy kernel from explicit parameters (chg_copy_generate, as the library and the
  * tuner's build workers call it). */
 static int emit_copy(out_t *o, const char *set, const char *prefix, const chg_device_t *dev,
@@ -384,6 +428,7 @@ static int emit_device(out_t *o, const char *set, const char *prefix, const chg_
     const int n = shapes(sh);
     for (int i = 0; i < n; i++)
         if (emit_shape(o, set, prefix, dev, prec, &gp, &sh[i]) != 0) return -1;
+    if (emit_direct(o, set, prefix, dev, prec, &gp, 0) != 0) return -1;
     /* src/gemm.c enqueue_scale: codegen defaults, beta == 0 or not, whole C or one triangle */
     for (int tri = 0; tri < 2; tri++)
         for (int bz = 0; bz < 2; bz++) {
@@ -672,6 +717,10 @@ static int emit_tuner(out_t *o, int ngemm, int ncopy, uint64_t seed)
             snprintf(prefix, sizeof prefix, "tuner:gemm%03d", i);
             /* the plain kernel (GEMM n/n shape) and one level-3 switch in turn */
             rc = emit_shape(o, "tuner", prefix, &dev, (chg_precision_t)prec, &space[i], &sh[0]);
+            /* and one direct variant in turn */
+            if (rc == 0)
+                rc = emit_direct(o, "tuner", prefix, &dev, (chg_precision_t)prec, &space[i],
+                                 g_direct_modes[i % N_DIRECT_MODES]);
             if (rc == 0 && nl3)
                 rc = emit_shape(o, "tuner", prefix, &dev, (chg_precision_t)prec, &space[i],
                                 &sh[l3[i % nl3]]);
