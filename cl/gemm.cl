@@ -396,30 +396,24 @@ void clhgemm_gemm(const int kp, const int ldcp,
 #define CP8(d, s_) asm volatile("cp.async.ca.shared.global [%0], [%1], 8;" ::"r"(d), "l"(s_) : "memory")
 #define SADDR(p) ((uint)(size_t)(p))
 #define GADDR(p) ((ulong)(size_t)(p))
-#if VWM == 1
-#define CP_A(d, s_) CP8(SADDR(d), GADDR(s_));
-#else
-#define CP_A(d, s_) UNROLL for (int h_ = 0; h_ < VWM / 2; h_++) CP16(SADDR(d) + 16 * h_, GADDR(s_) + 16 * h_);
-#endif
-#if VWN == 1
-#define CP_B(d, s_) CP8(SADDR(d), GADDR(s_));
-#else
-#define CP_B(d, s_) UNROLL for (int h_ = 0; h_ < VWN / 2; h_++) CP16(SADDR(d) + 16 * h_, GADDR(s_) + 16 * h_);
-#endif
-#define STAGE_A(b, k)                                                                          \
-    UNROLL for (int r = 0; r < LOADS_A; r++) {                                                 \
+/* vector d <- s_ of vw doubles (vw is a constant: the branch folds away) */
+#define CP_VEC(d, s_, vw)                                                                      \
+    if ((vw) == 1) {                                                                           \
+        CP8(SADDR(d), GADDR(s_));                                                              \
+    } else {                                                                                   \
+        UNROLL for (int h_ = 0; h_ < (vw) / 2; h_++)                                           \
+            CP16(SADDR(d) + 16 * h_, GADDR(s_) + 16 * h_);                                     \
+    }
+/* the slice starting at k row k of one panel into the local buffer lbuf */
+#define STAGE(lbuf, SLOT, SLICE, LOADS, L, VW, k)                                              \
+    UNROLL for (int r = 0; r < LOADS; r++) {                                                   \
         const int idx = tid + r * NTHREADS;                                                    \
-        if (LA % NTHREADS == 0 || idx < LA) {                                                  \
-            CP_A(&als[b][A_SLOT(idx)], &A_SLICE(k, idx))                                       \
+        if (L % NTHREADS == 0 || idx < L) {                                                    \
+            CP_VEC(&lbuf[SLOT(idx)], &SLICE(k, idx), VW)                                       \
         }                                                                                      \
     }
-#define STAGE_B(b, k)                                                                          \
-    UNROLL for (int r = 0; r < LOADS_B; r++) {                                                 \
-        const int idx = tid + r * NTHREADS;                                                    \
-        if (LB % NTHREADS == 0 || idx < LB) {                                                  \
-            CP_B(&bls[b][B_SLOT(idx)], &B_SLICE(k, idx))                                       \
-        }                                                                                      \
-    }
+#define STAGE_A(b, k) STAGE(als[b], A_SLOT, A_SLICE, LOADS_A, LA, VWM, k)
+#define STAGE_B(b, k) STAGE(bls[b], B_SLOT, B_SLICE, LOADS_B, LB, VWN, k)
 #define CP_COMMIT() asm volatile("cp.async.commit_group;" ::: "memory")
 #define CP_WAIT() asm volatile("cp.async.wait_group 0;" ::: "memory")
 #endif

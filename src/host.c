@@ -698,6 +698,22 @@ static double steady_time(const pterms_t *t)
     return mx * pow(sum, 1.0 / 6.0);
 }
 
+/* Column pieces of a device's final tile (rows x cols, kernel tiles tile_m x tile_n): 4 or 2
+ * when each piece still gives every compute unit two work-groups, so that the pieces' trips
+ * home overlap the remaining kernels; 1 when A is streamed, since each piece would then move
+ * the tile's A again (at n = 16384 on the H100 a one-tile plan moved A four times and ran at
+ * 40% of the device-only rate). The planner's model and the driver both use it. */
+static int final_pieces(size_t rows, size_t cols, size_t tile_m, size_t tile_n, unsigned cus,
+                        int amode)
+{
+    if (amode == AMODE_STREAM) return 1;
+    const size_t wg_rows = (rows + tile_m - 1) / tile_m;
+    for (int sp = 4; sp > 1; sp /= 2)
+        if (cols >= (size_t)sp * tile_n && wg_rows * (cols / (size_t)sp / tile_n) >= 2u * cus)
+            return sp;
+    return 1;
+}
+
 /* Time model of a plan (seed 001's bound plus what the traces showed matters): the steady state
  * is bound by the slowest of kernel, bus each way and the pack threads; on top come the bursts
  * of A traffic when a band starts without prefetch, the pipeline's fill (first slice) and
@@ -745,12 +761,7 @@ static double plan_time(const pctx_t *c, size_t bm, size_t bn, size_t bk, int am
     t.fill = s * bk * (bm + bn) * (nd / c->pack + nd / c->h2d);
     /* Drain: the last piece of each device's final tile home and unpacked (drive() splits a
      * final tile into column pieces that still give every compute unit two work-groups). */
-    const double wg_rows = ceil((double)bm / c->tile_m);
-    double pieces = 1.0;
-    /* (never with A streamed: each piece would stream the tile's A again) */
-    for (int sp = 4; sp > 1 && pieces == 1.0 && amode != AMODE_STREAM; sp /= 2)
-        if (bn >= (size_t)sp * c->tile_n && wg_rows * floor((double)bn / sp / c->tile_n) >= 2.0 * c->cus)
-            pieces = sp;
+    const double pieces = final_pieces(bm, bn, c->tile_m, c->tile_n, c->cus, amode);
     t.drain = s * bm * bn / pieces * (nd / c->pack + nd / c->d2h / NCHUNK);
     /* Tail imbalance: whole tiles are handed out, so a device may finish up to one tile late. */
     t.imbalance = nd > 1 ? (ceil(tiles / nd) - tiles / nd) * tile_compute : 0.0;
@@ -1503,21 +1514,15 @@ static clhgemm_status_t drive(call_t *c, hdev_t *d)
     while (err == CL_SUCCESS && take_tile(c, &sc, &ti, &j0t, &nct, &stolen, &final)) {
         const size_t i0 = ti * pl->bm;
         const size_t mc = CHG_MIN(pl->bm, c->m - i0);
-        /* A device's final tile is done in column pieces, so that the pieces' trips home overlap
-         * the remaining compute instead of trailing it, as long as each piece still fills the
-         * device's compute units -- when A is resident: with A streamed every piece would move
-         * the tile's A again (at n = 16384 on the H100 a one-tile plan moved A four times and
-         * ran at 40% of the device-only rate), so then only CLHGEMM_FINAL_PIECES splits it. */
+        /* A device's final tile is done in column pieces (final_pieces; CLHGEMM_FINAL_PIECES
+         * forces a count). */
         int npieces = 1;
         const long forced_pieces = final && !c->no_pieces ? atol(chg_getenv("CLHGEMM_FINAL_PIECES") ? chg_getenv("CLHGEMM_FINAL_PIECES") : "0") : 0;
         if (forced_pieces > 0) {
             npieces = (int)CHG_MAX(1L, CHG_MIN(forced_pieces, (long)(nct / gp.nwg)));
-        } else if (final && !c->no_pieces && pl->amode != AMODE_STREAM) {
-            const size_t wg_rows = chg_round_up(mc, gp.mwg) / gp.mwg;
-            const unsigned cus = CHG_MAX(1u, d->dev.info.compute_units);
-            for (int sp = 4; sp > 1 && npieces == 1; sp /= 2)
-                if (nct >= (size_t)sp * gp.nwg && wg_rows * (nct / (size_t)sp / gp.nwg) >= 2u * cus)
-                    npieces = sp;
+        } else if (final && !c->no_pieces) {
+            npieces = final_pieces(mc, nct, (size_t)gp.mwg, (size_t)gp.nwg,
+                                   CHG_MAX(1u, d->dev.info.compute_units), pl->amode);
         }
         if (npieces > 1)
             chg_log(2, "device %d: final tile (band %zu, columns %zu..%zu) in %d column pieces", d->index,

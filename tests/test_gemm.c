@@ -67,6 +67,23 @@ static void set_variant(tc_case_t *c, int variant)
     }
 }
 
+/* A case of the tables: tight ld and no offsets until set_variant / the caller says otherwise. */
+static tc_case_t table_case(int dbl, clhgemm_layout_t layout, int ta, int tb, int m, int n,
+                            int k, double alpha, double beta)
+{
+    tc_case_t c = {0};
+    c.dbl = dbl;
+    c.layout = layout;
+    c.ta = NT[ta];
+    c.tb = NT[tb];
+    c.m = m;
+    c.n = n;
+    c.k = k;
+    c.alpha = alpha;
+    c.beta = beta;
+    return c;
+}
+
 static void run_table(const tc_env_t *env, int dbl, clhgemm_layout_t layout, tc_rng_t *rng)
 {
     for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
@@ -87,16 +104,7 @@ static void run_table(const tc_env_t *env, int dbl, clhgemm_layout_t layout, tc_
                              * seconds with GPU-shaped tiles on a CPU): NN and TT, one pair */
                             if (g_lite && very_thin && (ta != tb || variant != 1 || ia != 2))
                                 continue;
-                            tc_case_t c = {0};
-                            c.dbl = dbl;
-                            c.layout = layout;
-                            c.ta = NT[ta];
-                            c.tb = NT[tb];
-                            c.m = m;
-                            c.n = n;
-                            c.k = k;
-                            c.alpha = AB[ia];
-                            c.beta = AB[ib];
+                            tc_case_t c = table_case(dbl, layout, ta, tb, m, n, k, AB[ia], AB[ib]);
                             set_variant(&c, variant);
                             tally(tc_run_case(env->ctx, env->queue, &c, rng));
                         }
@@ -147,16 +155,8 @@ static void run_direct(const tc_env_t *env, int dbl, clhgemm_layout_t layout, tc
                 for (int e = 0; e < 2; e++)
                     for (int ab = 0; ab < 3; ab++) {
                         if (g_lite && ab != (int)((s + (size_t)ta + (size_t)tb + (size_t)e) % 3)) continue;
-                        tc_case_t c = {0};
-                        c.dbl = dbl;
-                        c.layout = layout;
-                        c.ta = NT[ta];
-                        c.tb = NT[tb];
-                        c.m = dsizes[s][0];
-                        c.n = dsizes[s][1];
-                        c.k = dsizes[s][2];
-                        c.alpha = pairs[ab][0];
-                        c.beta = pairs[ab][1];
+                        tc_case_t c = table_case(dbl, layout, ta, tb, dsizes[s][0], dsizes[s][1],
+                                                 dsizes[s][2], pairs[ab][0], pairs[ab][1]);
                         c.pad = e ? 8 : 0;
                         c.offa = e ? 8 : 0;
                         c.offb = e ? 16 : 0;
@@ -177,16 +177,8 @@ static void run_blocked(const tc_env_t *env, int dbl, clhgemm_layout_t layout, t
     for (size_t s = 0; s < sizeof bsizes / sizeof bsizes[0]; s++) {
         for (int ta = 0; ta < 2; ta++) {
             for (int tb = 0; tb < 2; tb++) {
-                tc_case_t c = {0};
-                c.dbl = dbl;
-                c.layout = layout;
-                c.ta = NT[ta];
-                c.tb = NT[tb];
-                c.m = bsizes[s][0];
-                c.n = bsizes[s][1];
-                c.k = bsizes[s][2];
-                c.alpha = pairs[rot % 4][0];
-                c.beta = pairs[rot % 4][1];
+                tc_case_t c = table_case(dbl, layout, ta, tb, bsizes[s][0], bsizes[s][1],
+                                         bsizes[s][2], pairs[rot % 4][0], pairs[rot % 4][1]);
                 set_variant(&c, rot % 2);
                 rot++;
                 tally(tc_run_case(env->ctx, env->queue, &c, rng));
