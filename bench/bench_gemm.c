@@ -632,7 +632,7 @@ typedef struct ctx_s {
     char params_def[2][256]; /* built-in parameters (--defaults) */
     char tuning[2][700];     /* which tuning entry ours uses */
     int have_clblast, have_cublas, have_openblas;
-    char cublas_desc[320];
+    char cublas_desc[480];
     char openblas_desc[256];
     row_t *rows;
     int nrows, caprows;

@@ -5,7 +5,10 @@
  * CUBLAS_DEFAULT_MATH explicitly, which keeps SGEMM on FP32 arithmetic (TF32 tensor cores are
  * used only under CUBLAS_TF32_TENSOR_OP_MATH, or when NVIDIA_TF32_OVERRIDE / emulation
  * environment variables ask for it: the benchmark warns about those). DGEMM may use the FP64
- * tensor cores, which are full double precision. Timing: one cudaEvent pair around each call,
+ * tensor cores, which are full double precision. When clhgemm itself runs its TF32 opt-in
+ * (CLHGEMM_SGEMM_MATH=tf32), SGEMM here is set to CUBLAS_TF32_TENSOR_OP_MATH too, so the two
+ * columns compute the same kind of product; with 3xtf32 cuBLAS stays on FP32 (it has no 3xTF32
+ * mode, and 3xTF32 is an FP32-accuracy product). Timing: one cudaEvent pair around each call,
  * median of the reps, like the OpenCL columns.
  */
 #include "cublas_ref.h"
@@ -13,12 +16,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 
 static char g_err[256];
-static char g_desc[320];
+static char g_desc[448];
 
 static int cuda_fail(const char *what, cudaError_t e)
 {
@@ -35,6 +39,12 @@ static int cublas_fail(const char *what, cublasStatus_t s)
 const char *cublas_ref_last_error(void) { return g_err; }
 
 const char *cublas_ref_description(void) { return g_desc; }
+
+static int use_tf32(void)
+{
+    const char *m = getenv("CLHGEMM_SGEMM_MATH");
+    return m && !strcasecmp(m, "tf32");
+}
 
 int cublas_ref_available(void)
 {
@@ -58,8 +68,9 @@ int cublas_ref_available(void)
     cublasGetProperty(MAJOR_VERSION, &major);
     cublasGetProperty(MINOR_VERSION, &minor);
     cublasGetProperty(PATCH_LEVEL, &patch);
-    snprintf(g_desc, sizeof g_desc, "%s (sm_%d%d), cuBLAS %d.%d.%d", prop.name, prop.major,
-             prop.minor, major, minor, patch);
+    snprintf(g_desc, sizeof g_desc, "%s (sm_%d%d), cuBLAS %d.%d.%d%s", prop.name, prop.major,
+             prop.minor, major, minor, patch,
+             use_tf32() ? "; SGEMM in TF32 (CUBLAS_TF32_TENSOR_OP_MATH, as CLHGEMM_SGEMM_MATH=tf32)" : "");
     g_err[0] = '\0';
     return 1;
 }
@@ -113,8 +124,8 @@ int cublas_ref_gemm_ex(int dbl, int transa, int transb, int m, int n, int k, con
     if ((ce = cudaMemcpy(dB, B, nb * es, cudaMemcpyHostToDevice)) != cudaSuccess) { cuda_fail("cudaMemcpy(B)", ce); goto done; }
     if ((ce = cudaMemcpy(dC, C0, nc * es, cudaMemcpyHostToDevice)) != cudaSuccess) { cuda_fail("cudaMemcpy(C)", ce); goto done; }
     if ((cs = cublasCreate(&h)) != CUBLAS_STATUS_SUCCESS) { cublas_fail("cublasCreate", cs); goto done; }
-    /* FP32 stays FP32: no TF32 tensor-op math. */
-    if ((cs = cublasSetMathMode(h, CUBLAS_DEFAULT_MATH)) != CUBLAS_STATUS_SUCCESS) { cublas_fail("cublasSetMathMode", cs); goto done; }
+    /* FP32 stays FP32 (no TF32 tensor-op math) unless ours runs in TF32 too. */
+    if ((cs = cublasSetMathMode(h, use_tf32() && !dbl ? CUBLAS_TF32_TENSOR_OP_MATH : CUBLAS_DEFAULT_MATH)) != CUBLAS_STATUS_SUCCESS) { cublas_fail("cublasSetMathMode", cs); goto done; }
     if ((ce = cudaEventCreate(&e0)) != cudaSuccess) { cuda_fail("cudaEventCreate", ce); goto done; }
     if ((ce = cudaEventCreate(&e1)) != cudaSuccess) { cuda_fail("cudaEventCreate", ce); goto done; }
 

@@ -80,6 +80,12 @@
 #ifndef ASYNC
 #define ASYNC 0
 #endif
+#ifndef TF32
+#define TF32 0
+#endif
+#ifndef SWZ
+#define SWZ 0
+#endif
 #ifndef DIRECT_A
 #define DIRECT_A 0
 #endif
@@ -254,6 +260,18 @@ void clhgemm_gemm(const int kp, const int ldcp,
     }
 #define GROUP_M gm
 #define GROUP_N gn
+#elif SWZ
+    /* Rasterisation: the launch (tile rows along dimension 0) is walked in bands of SWZ tile
+     * rows, column by column inside a band, so the work-groups resident together read about
+     * SWZ A panels and (resident / SWZ) B panels instead of every A panel of the matrix. A
+     * bijection: the last band may be shorter. Recomputed where used (a few integer operations)
+     * rather than held in registers across the k loop. */
+#define SWZ_LIN (get_group_id(0) + get_group_id(1) * get_num_groups(0))
+#define SWZ_BAND ((int)(SWZ_LIN / (SWZ * get_num_groups(1))))
+#define SWZ_R ((int)(SWZ_LIN - SWZ_BAND * SWZ * get_num_groups(1)))
+#define SWZ_ROWS (min(SWZ, (int)get_num_groups(0) - SWZ_BAND * SWZ))
+#define GROUP_M (SWZ_BAND * SWZ + SWZ_R % SWZ_ROWS)
+#define GROUP_N (SWZ_R / SWZ_ROWS)
 #else
 #define GROUP_M get_group_id(0)
 #define GROUP_N get_group_id(1)
@@ -284,21 +302,34 @@ void clhgemm_gemm(const int kp, const int ldcp,
 #endif
 
 #if MMA
-    /* ---- FP64 tensor cores (NVIDIA, compute capability >= 8.0): mma.sync through inline PTX.
-     * The MDIMC x NDIMC work-items form NTHREADS/32 warps, WM along m and WN along n; warp w
+    /* ---- Tensor cores (NVIDIA, compute capability >= 8.0): mma.sync through inline PTX, FP64
+     * (MMA 1..4) or, as an opt-in, TF32 for FP32 (MMA 3 with TF32 1 or 3, below). The MDIMC x NDIMC work-items form NTHREADS/32 warps, WM along m and WN along n; warp w
      * owns the WTM x WTN sub-tile (w % WM, w / WM) of the work-group's tile and computes it as
      * FM x FN instructions of shape MM x 8 x MK. The KWG slices are staged in local memory
-     * (SA / SB; either may read straight from global memory instead), double buffered as above, with rows padded by 4 elements (APITCH, BPITCH = 4 mod 16) so
-     * that the fragment reads -- lanes (g, t) = (lane / 4, lane % 4) reading row k0 + t, column
-     * c0 + g -- hit 16 different banks per half-warp. Fragment layouts (PTX ISA, "Matrix
-     * Fragments for mma.m*n8k* with .f64"; proven on random data by test_gemm's mma table):
+     * (SA / SB; either may read straight from global memory instead), double buffered as above, with rows padded (LPAD below) so that the fragment reads --
+     * lanes (g, t) = (lane / 4, lane % 4) reading row k0 + t, column c0 + g -- hit different
+     * banks. Fragment layouts (PTX ISA, "Matrix Fragments for mma.m*n8k* with .f64", and
+     * m16n8k8 with .tf32, the same places; proven on random data by test_mma):
      *   A register r: row g + 8 (r & 1), k t + 4 (r >> 1)   (row only g for m8)
      *   B register r: k t + 4 r, column g
      *   C register i: row g + 8 (i >> 1), column 2 t + (i & 1) */
-#if PRECISION != 64
-#error "MMA needs PRECISION 64"
+#if PRECISION == 32
+    /* FP32: the TF32 instruction m16n8k8, an opt-in (CLHGEMM_SGEMM_MATH): each element is
+     * rounded to TF32 (cvt.rna: 10 mantissa bits) as its fragment is read; with TF32 3 it is
+     * also split into that high part and the TF32 rounding of the (exact) remainder, and the
+     * three products lo*hi + hi*lo + hi*hi are accumulated in FP32 (3xTF32: the lo*lo term,
+     * ~2^-22 of |ab|, is all that is dropped). Same fragment layout as the f64 m16n8k8. */
+#if MMA != 3 || (TF32 != 1 && TF32 != 3)
+#error "the FP32 tensor-core path is m16n8k8 (MMA 3) with TF32 1 or 3"
 #endif
-#if MMA == 1
+#if ASYNC
+#error "ASYNC is for the FP64 tensor-core kernel"
+#endif
+#define MM 16
+#define MK 8
+#elif TF32
+#error "TF32 is an FP32 mode"
+#elif MMA == 1
 #define MM 8
 #define MK 4
 #elif MMA == 2
@@ -322,9 +353,34 @@ void clhgemm_gemm(const int kp, const int ldcp,
 #define NA (MM * MK / 32)
 #define NB (MK / 4)
 #define NC (MM / 4)
-#define APITCH (MWG + 4)
-#define BPITCH (NWG + 4)
-#if MMA == 1
+/* rows padded by 4 doubles / 8 floats: row stride = 4 (doubles, 16 banks per half-warp) or
+ * 8 (floats, 32 banks per warp) mod the bank count, so the fragment reads never conflict */
+#define LPAD (PRECISION == 64 ? 4 : 8)
+#define APITCH (MWG + LPAD)
+#define BPITCH (NWG + LPAD)
+#if PRECISION == 32
+typedef uint frag_t;
+#define MMA_OP(c, a, b)                                                                        \
+    asm("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, "     \
+        "{%8,%9}, {%10,%11,%12,%13};"                                                          \
+        : "=f"(c[0]), "=f"(c[1]), "=f"(c[2]), "=f"(c[3])                                       \
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]), "f"(c[0]),          \
+          "f"(c[1]), "f"(c[2]), "f"(c[3]))
+/* hi = x rounded to TF32 (to nearest, ties away); lo = the remainder x - hi (exact in FP32)
+ * rounded to TF32 */
+#define TF32_HI(hi, x) asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(hi) : "f"(x))
+#define TF32_SPLIT(hi, lo, x)                                                                  \
+    {                                                                                          \
+        const float x_ = (x);                                                                  \
+        TF32_HI(hi, x_);                                                                       \
+        TF32_HI(lo, x_ - as_float(hi));                                                        \
+    }
+#else
+typedef real frag_t;
+#endif
+#if PRECISION == 32
+/* (the FP32 MMA_OP is defined above) */
+#elif MMA == 1
 #define MMA_OP(c, a, b)                                                                        \
     asm("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0,%1}, {%2}, {%3}, {%4,%5};"          \
         : "=d"(c[0]), "=d"(c[1]) : "d"(a[0]), "d"(b[0]), "d"(c[0]), "d"(c[1]))
@@ -494,17 +550,40 @@ void clhgemm_gemm(const int kp, const int ldcp,
 #define B_AT(k, c) bgs[(kb + (k)) * B_KSTRIDE + (c)]
 #endif
         UNROLL for (int k0 = 0; k0 < KWG; k0 += MK) {
-            real af[FM][NA];
-            real bf[FN][NB];
+            frag_t af[FM][NA];
+            frag_t bf[FN][NB];
+#if TF32 == 1
+            UNROLL for (int i = 0; i < FM; i++)
+                UNROLL for (int r = 0; r < NA; r++)
+                    TF32_HI(af[i][r], A_AT(k0 + t + 4 * (r >> 1), wm0 + i * MM + g + 8 * (r & 1)));
+            UNROLL for (int j = 0; j < FN; j++)
+                UNROLL for (int r = 0; r < NB; r++)
+                    TF32_HI(bf[j][r], B_AT(k0 + t + 4 * r, wn0 + j * 8 + g));
+#elif TF32 == 3
+            frag_t al[FM][NA], bl[FN][NB];
+            UNROLL for (int i = 0; i < FM; i++)
+                UNROLL for (int r = 0; r < NA; r++)
+                    TF32_SPLIT(af[i][r], al[i][r],
+                               A_AT(k0 + t + 4 * (r >> 1), wm0 + i * MM + g + 8 * (r & 1)));
+            UNROLL for (int j = 0; j < FN; j++)
+                UNROLL for (int r = 0; r < NB; r++)
+                    TF32_SPLIT(bf[j][r], bl[j][r], B_AT(k0 + t + 4 * r, wn0 + j * 8 + g));
+#else
             UNROLL for (int i = 0; i < FM; i++)
                 UNROLL for (int r = 0; r < NA; r++)
                     af[i][r] = A_AT(k0 + t + 4 * (r >> 1), wm0 + i * MM + g + 8 * (r & 1));
             UNROLL for (int j = 0; j < FN; j++)
                 UNROLL for (int r = 0; r < NB; r++)
                     bf[j][r] = B_AT(k0 + t + 4 * r, wn0 + j * 8 + g);
+#endif
             UNROLL for (int i = 0; i < FM; i++)
-                UNROLL for (int j = 0; j < FN; j++)
+                UNROLL for (int j = 0; j < FN; j++) {
+#if TF32 == 3
+                    MMA_OP(acc[i][j], al[i], bf[j]);
+                    MMA_OP(acc[i][j], af[i], bl[j]);
+#endif
                     MMA_OP(acc[i][j], af[i], bf[j]);
+                }
         }
 #if SA || SB
 #if ASYNC

@@ -328,7 +328,7 @@ static clhgemm_status_t gemm_kernel_variant(cl_context ctx, const chg_device_t *
          * geometry computes the same packed product, so the call goes on with it when that
          * geometry is valid for it (the packed layouts depend on MWG/NWG/KWG only). */
         chg_gemm_params_t fma = *gp;
-        fma.mma = fma.wm = 0;
+        fma.mma = fma.wm = fma.tf32 = 0;
         char why[160] = "";
         if (chg_gemm_params_valid(dev, prec, &fma, why, sizeof why)) {
             chg_log(1, "the tensor-core GEMM kernel (MMA=%d) did not build (%s); using the FMA "

@@ -53,6 +53,32 @@ void chg_gemm_params_default(const chg_device_t *dev, chg_precision_t prec, chg_
     }
 }
 
+void chg_gemm_params_tf32(int mode, chg_gemm_params_t *p)
+{
+    /* The best of the H100 sweep at n = 8192 (docs/PERFORMANCE.md, "TF32 opt-in"): one TF32
+     * product is fastest on 64 x 128 tiles of 4 warps (2 x 2; two work-groups per SM hide the
+     * latency: 108-112 TFLOP/s against 96-99 for 128 x 128 on 8 warps); 3xTF32 does three mma
+     * per fragment pair and is fastest on 128 x 256 tiles of 8 warps with KWG = 8 (61 against
+     * 53 TFLOP/s), where each staged element feeds more instructions. */
+    if (mode == 1)
+        *p = (chg_gemm_params_t){.mwg = 64, .nwg = 128, .kwg = 16, .mdimc = 16, .ndimc = 8,
+                                 .vwm = 4, .vwn = 4, .sa = 1, .sb = 1, .kwi = 16, .mma = 3,
+                                 .wm = 2, .tf32 = 1};
+    else
+        *p = (chg_gemm_params_t){.mwg = 128, .nwg = 256, .kwg = 8, .mdimc = 16, .ndimc = 16,
+                                 .vwm = 4, .vwn = 4, .sa = 1, .sb = 1, .kwi = 8, .mma = 3,
+                                 .wm = 2, .tf32 = mode};
+}
+
+int chg_sgemm_math(void)
+{
+    const char *m = chg_getenv("CLHGEMM_SGEMM_MATH");
+    if (!m || !strcasecmp(m, "ieee")) return 0;
+    if (!strcasecmp(m, "tf32")) return 1;
+    if (!strcasecmp(m, "3xtf32")) return 3;
+    return -1;
+}
+
 static int *param_field(chg_gemm_params_t *p, const char *key, size_t len)
 {
     static const struct { const char *name; size_t off; } fields[] = {
@@ -62,6 +88,7 @@ static int *param_field(chg_gemm_params_t *p, const char *key, size_t len)
         {"VWN", offsetof(chg_gemm_params_t, vwn)},     {"SA", offsetof(chg_gemm_params_t, sa)},
         {"SB", offsetof(chg_gemm_params_t, sb)},       {"KWI", offsetof(chg_gemm_params_t, kwi)},
         {"MMA", offsetof(chg_gemm_params_t, mma)},     {"WM", offsetof(chg_gemm_params_t, wm)},
+        {"TF32", offsetof(chg_gemm_params_t, tf32)},   {"SWZ", offsetof(chg_gemm_params_t, swz)},
     };
     for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++)
         if (strlen(fields[i].name) == len && strncasecmp(fields[i].name, key, len) == 0)
@@ -99,14 +126,17 @@ static int is_vw(int v) { return v == 1 || v == 2 || v == 4 || v == 8; }
 
 /* The tensor-core variant (cl/gemm.cl, MMA): warps of 32 work-items arranged WM x WN over the
  * tile, each warp's sub-tile a whole number of MM x 8 instructions, slices of MK, the staged
- * panels (SA, SB) in local memory with rows padded by 4 elements (so MWG and NWG multiples of
- * 16 and vector widths of at most 4 keep the padded rows aligned). */
+ * panels (SA, SB) in local memory with rows padded by 4 doubles or 8 floats (so MWG and NWG
+ * multiples of 16 and vector widths of at most 4 keep the padded rows aligned). FP32 only as
+ * TF32 (m16n8k8, TF32 = 1 or 3). */
 static int mma_valid(const chg_device_t *dev, chg_precision_t prec, const chg_gemm_params_t *p,
                      char *why, size_t why_len)
 {
-    if (prec != CHG_F64) INVALID("MMA is an FP64 path");
+    if (prec == CHG_F32 && (p->mma != 3 || (p->tf32 != 1 && p->tf32 != 3)))
+        INVALID("MMA in FP32 is the TF32 opt-in: MMA=3 with TF32=1 or 3");
+    if (prec == CHG_F64 && p->tf32) INVALID("TF32 is an FP32 mode");
     if (!(dev->features & CHG_FEAT_NV_MMA_F64))
-        INVALID("MMA needs NVIDIA FP64 tensor cores (compute capability >= 8.0)");
+        INVALID("MMA needs NVIDIA tensor cores (compute capability >= 8.0)");
     const size_t threads = (size_t)p->mdimc * p->ndimc;
     if (threads > dev->info.max_work_group_size)
         INVALID("MDIMC*NDIMC=%zu exceeds the device's work-group limit %zu", threads,
@@ -123,8 +153,9 @@ static int mma_valid(const chg_device_t *dev, chg_precision_t prec, const chg_ge
     if (p->vwm > 4 || p->vwn > 4) INVALID("MMA needs VWM and VWN of at most 4");
     const size_t acc = (size_t)(p->mwg / p->wm) * (p->nwg / wn) / 32;
     if (acc > 128) INVALID("%zu accumulators per work-item is beyond the register file", acc);
+    const unsigned long long pad = prec == CHG_F64 ? 4 : 8, es = chg_elem_size(prec);
     const unsigned long long lmem =
-        2ull * p->kwg * ((unsigned long long)p->sa * (p->mwg + 4) + (unsigned long long)p->sb * (p->nwg + 4)) * 8;
+        2ull * p->kwg * ((unsigned long long)p->sa * (p->mwg + pad) + (unsigned long long)p->sb * (p->nwg + pad)) * es;
     if (lmem > dev->info.local_mem_bytes)
         INVALID("needs %llu bytes of local memory, the device has %llu", lmem,
                 dev->info.local_mem_bytes);
@@ -141,6 +172,8 @@ int chg_gemm_params_valid(const chg_device_t *dev, chg_precision_t prec,
     if (!is_vw(p->vwm) || !is_vw(p->vwn)) INVALID("VWM and VWN must be 1, 2, 4 or 8");
     if (p->sa < 0 || p->sa > 1 || p->sb < 0 || p->sb > 1) INVALID("SA and SB must be 0 or 1");
     if (p->mma < 0 || p->mma > 4) INVALID("MMA must be 0..4");
+    if (p->swz < 0 || p->swz > 64) INVALID("SWZ must be 0..64");
+    if (p->tf32 && !p->mma) INVALID("TF32 needs the tensor-core kernel (MMA=3)");
     if (p->mma) return mma_valid(dev, prec, p, why, why_len);
     if (p->mwg % (p->mdimc * p->vwm)) INVALID("MWG must be a multiple of MDIMC*VWM");
     if (p->nwg % (p->ndimc * p->vwn)) INVALID("NWG must be a multiple of NDIMC*VWN");
@@ -167,6 +200,17 @@ void chg_gemm_params_select(const chg_device_t *dev, chg_precision_t prec, chg_g
     chg_tuning_entry_t entry;
     chg_tuning_lookup(dev, prec, &entry);
     *p = entry.prec.gemm;
+    if (prec == CHG_F32) {
+        const int math = chg_sgemm_math();
+        if (math < 0)
+            chg_log(1, "ignoring CLHGEMM_SGEMM_MATH=\"%s\" (expected ieee, tf32 or 3xtf32)",
+                    chg_getenv("CLHGEMM_SGEMM_MATH"));
+        else if (math && !(dev->features & CHG_FEAT_NV_MMA_F64))
+            chg_log(1, "CLHGEMM_SGEMM_MATH asks for TF32, which needs NVIDIA tensor cores "
+                    "(compute capability >= 8.0): %s computes in IEEE FP32", dev->info.name);
+        else if (math)
+            chg_gemm_params_tf32(math, p);
+    }
     const char *specific = chg_getenv(prec == CHG_F64 ? "CLHGEMM_DGEMM_PARAMS" : "CLHGEMM_SGEMM_PARAMS");
     const char *text = specific ? specific : chg_getenv("CLHGEMM_GEMM_PARAMS");
     if (!text) return;
@@ -193,8 +237,10 @@ void chg_gemm_params_defines(chg_precision_t prec, const chg_gemm_params_t *p, c
          * register-staged form (docs/PERFORMANCE.md). */
         const char *as = chg_getenv("CLHGEMM_MMA_ASYNC");
         chg_str_printf(s, "#define MMA %d\n#define WM %d\n", p->mma, p->wm);
-        if (as && !strcmp(as, "1")) chg_str_append(s, "#define ASYNC 1\n");
+        if (p->tf32) chg_str_printf(s, "#define TF32 %d\n", p->tf32);
+        if (as && !strcmp(as, "1") && prec == CHG_F64) chg_str_append(s, "#define ASYNC 1\n");
     }
+    if (p->swz) chg_str_printf(s, "#define SWZ %d\n", p->swz);
 }
 
 void chg_gemm_params_format(const chg_gemm_params_t *p, char *buf, size_t len)
@@ -204,6 +250,14 @@ void chg_gemm_params_format(const chg_gemm_params_t *p, char *buf, size_t len)
     if (p->mma) {
         const size_t used = strlen(buf);
         if (used < len) snprintf(buf + used, len - used, ",MMA=%d,WM=%d", p->mma, p->wm);
+    }
+    if (p->tf32) {
+        const size_t used = strlen(buf);
+        if (used < len) snprintf(buf + used, len - used, ",TF32=%d", p->tf32);
+    }
+    if (p->swz) {
+        const size_t used = strlen(buf);
+        if (used < len) snprintf(buf + used, len - used, ",SWZ=%d", p->swz);
     }
 }
 

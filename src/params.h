@@ -24,8 +24,16 @@ typedef struct chg_gemm_params_s {
     int kwi;            /* unroll factor of the inner k loop (divides kwg) */
     /* FP64 tensor cores (NVIDIA, CHG_FEAT_NV_MMA_F64): 0 = the FMA kernel; 1..4 = mma.sync of
      * shape m8n8k4, m16n8k4, m16n8k8, m16n8k16, the work-group's warps arranged wm along m.
-     * Both are left out of the formatted string when mma is 0, so older strings still match. */
-    int mma, wm;
+     * Both are left out of the formatted string when mma is 0, so older strings still match.
+     * In FP32, mma 3 is the TF32 tensor-core instruction m16n8k8 (same fragment layout), taken
+     * only with tf32 set: 1 = one TF32 product (inputs rounded to 10 mantissa bits), 3 = 3xTF32
+     * (each input split into a TF32 high and low part, three products: FP32-class accuracy).
+     * TF32 is an opt-in (CLHGEMM_SGEMM_MATH); it is never read from a tuning database. */
+    int mma, wm, tf32;
+    /* Work-group rasterisation: 0 = tile (i, j) is work-group (i, j); s > 0 = the launch is
+     * walked in bands of s tile rows, column by column inside a band, so the work-groups
+     * resident at one time share fewer A and B panels (cl/gemm.cl SWZ). Left out when 0. */
+    int swz;
 } chg_gemm_params_t;
 
 /* m, k of the mma shape (n is always 8); 0 when mma is not 1..4. */
@@ -34,6 +42,12 @@ static inline int chg_mma_k(int mma) { return mma == 1 || mma == 2 ? 4 : mma == 
 
 /* Built-in defaults for the device class (GPU by vendor, CPU, other). */
 void chg_gemm_params_default(const chg_device_t *dev, chg_precision_t prec, chg_gemm_params_t *p);
+
+/* The FP32 tensor-core kernel's built-in geometry with tf32 = mode (1 or 3). */
+void chg_gemm_params_tf32(int mode, chg_gemm_params_t *p);
+
+/* CLHGEMM_SGEMM_MATH: "ieee" (or unset) 0, "tf32" 1, "3xtf32" 3; -1 for anything else. */
+int chg_sgemm_math(void);
 
 /* Parses "MWG=128,NWG=64,..." (any subset of keys, case-insensitive) over *p.
  * Returns 0 on success, -1 on a malformed string (p unchanged). */
@@ -47,7 +61,10 @@ int chg_gemm_params_valid(const chg_device_t *dev, chg_precision_t prec,
 /* The parameters that the library uses for (dev, prec): the tuning database's entry
  * (chg_tuning_lookup in tuning.h: exact device, architecture, vendor, else the defaults above),
  * then CLHGEMM_GEMM_PARAMS (or CLHGEMM_SGEMM_PARAMS / CLHGEMM_DGEMM_PARAMS) over it if set and
- * valid (an invalid override is reported with CLHGEMM_VERBOSE and ignored). */
+ * valid (an invalid override is reported with CLHGEMM_VERBOSE and ignored). For FP32 with
+ * CLHGEMM_SGEMM_MATH = tf32 / 3xtf32 on a device with NVIDIA tensor cores the base is
+ * chg_gemm_params_tf32 instead of the database entry; elsewhere that request is reported and
+ * the IEEE kernel is used. */
 void chg_gemm_params_select(const chg_device_t *dev, chg_precision_t prec, chg_gemm_params_t *p);
 
 /* Appends the #define block for (prec, p) to s. */

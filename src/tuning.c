@@ -352,6 +352,9 @@ static void parse_gemm(const cJSON *o, const char *path, chg_gemm_params_t *g, p
     /* the FP64 tensor-core kernel (optional; absent means the FMA kernel) */
     get_int(o, "MMA", path, 0, 4, &g->mma, e);
     get_int(o, "WM", path, 0, 64, &g->wm, e);
+    /* work-group rasterisation (optional; absent means none). TF32 is never read from a
+     * database: it changes the results' precision, so only CLHGEMM_SGEMM_MATH turns it on. */
+    get_int(o, "SWZ", path, 0, 64, &g->swz, e);
     if (e->failed) return;
     if (g->mma && g->wm < 1) fail(e, "%s: MMA needs WM >= 1", path);
     if (g->mwg < 1 || g->nwg < 1 || g->kwg < 1 || g->mdimc < 1 || g->ndimc < 1 || g->kwi < 1)
@@ -752,6 +755,7 @@ static void add_gemm(cJSON *o, const chg_gemm_params_t *g)
         cJSON_AddNumberToObject(o, "MMA", g->mma);
         cJSON_AddNumberToObject(o, "WM", g->wm);
     }
+    if (g->swz) cJSON_AddNumberToObject(o, "SWZ", g->swz);
 }
 
 static void add_copy(cJSON *o, const chg_copy_params_t *c, double gbs)

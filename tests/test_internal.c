@@ -122,7 +122,58 @@ static void params(const chg_device_t *dev, int has_fp64)
         q.mdimc = 1 << 20;
         EXPECT(chg_gemm_params_valid(dev, (chg_precision_t)prec, &q, NULL, 0) == 0,
                "MDIMC=2^20 accepted");
+
+        /* rasterisation: any width 0..64 on any kernel, and it round-trips through the text */
+        q = p;
+        EXPECT(chg_gemm_params_parse("SWZ=8", &q) == 0 && q.swz == 8 &&
+                   chg_gemm_params_valid(dev, (chg_precision_t)prec, &q, why, sizeof why) == 1,
+               "SWZ=8 (prec %d): %s", prec, why);
+        char text[200];
+        chg_gemm_params_format(&q, text, sizeof text);
+        EXPECT(strstr(text, ",SWZ=8") != NULL, "SWZ missing from \"%s\"", text);
+        q.swz = 65;
+        EXPECT(chg_gemm_params_valid(dev, (chg_precision_t)prec, &q, NULL, 0) == 0, "SWZ=65 accepted");
+
+        /* TF32 is FP32-only, needs the tensor-core kernel (MMA=3) and tensor cores */
+        q = p;
+        q.tf32 = 1;
+        EXPECT(!chg_gemm_params_valid(dev, (chg_precision_t)prec, &q, NULL, 0),
+               "TF32=1 without MMA accepted (prec %d)", prec);
+        chg_gemm_params_tf32(3, &q);
+        const int tc = (dev->features & CHG_FEAT_NV_MMA_F64) != 0;
+        EXPECT(chg_gemm_params_valid(dev, (chg_precision_t)prec, &q, why, sizeof why) ==
+                   (prec == CHG_F32 && tc),
+               "the TF32 geometry (prec %d, tensor cores %d): valid must be %d (%s)", prec, tc,
+               prec == CHG_F32 && tc, why);
+        q.tf32 = 2;
+        EXPECT(!chg_gemm_params_valid(dev, (chg_precision_t)prec, &q, NULL, 0), "TF32=2 accepted");
     }
+}
+
+/* CLHGEMM_SGEMM_MATH: the opt-in is read per selection; without NVIDIA tensor cores (PoCL) it
+ * leaves the IEEE kernel, with them it selects the TF32 kernel; DGEMM never changes. */
+static void sgemm_math(const chg_device_t *dev)
+{
+    static const struct { const char *v; int math; } vals[] = {
+        {"ieee", 0}, {"tf32", 1}, {"3xTF32", 3}, {"fast", -1}};
+    const int tc = (dev->features & CHG_FEAT_NV_MMA_F64) != 0;
+    chg_gemm_params_t plain, got, dplain, dgot;
+    unsetenv("CLHGEMM_SGEMM_MATH");
+    chg_gemm_params_select(dev, CHG_F32, &plain);
+    chg_gemm_params_select(dev, CHG_F64, &dplain);
+    for (size_t i = 0; i < sizeof vals / sizeof vals[0]; i++) {
+        setenv("CLHGEMM_SGEMM_MATH", vals[i].v, 1);
+        EXPECT(chg_sgemm_math() == vals[i].math, "CLHGEMM_SGEMM_MATH=%s -> %d", vals[i].v,
+               chg_sgemm_math());
+        chg_gemm_params_select(dev, CHG_F32, &got);
+        chg_gemm_params_select(dev, CHG_F64, &dgot);
+        const int want_tf32 = tc && vals[i].math > 0 ? vals[i].math : 0;
+        EXPECT(got.tf32 == want_tf32 && (want_tf32 ? got.mma == 3 : !memcmp(&got, &plain, sizeof got)),
+               "CLHGEMM_SGEMM_MATH=%s: selected TF32=%d MMA=%d, want TF32=%d", vals[i].v, got.tf32,
+               got.mma, want_tf32);
+        EXPECT(!memcmp(&dgot, &dplain, sizeof dgot), "CLHGEMM_SGEMM_MATH=%s changed DGEMM", vals[i].v);
+    }
+    unsetenv("CLHGEMM_SGEMM_MATH");
 }
 
 /* Level-3 block logic (gemm.h): the TRIANGLE work-group count must be exactly the number of
@@ -451,6 +502,7 @@ int main(int argc, char **argv)
            "chg_queue_device -> %s", clhgemm_status_string(st));
     if (st == CLHGEMM_SUCCESS && dev) {
         params(dev, env.has_fp64);
+        sgemm_math(dev);
         if (want_params) params_required(dev, env.has_fp64);
         level3_packs(&env, dev);
         direct_modes(&env, dev);

@@ -35,7 +35,8 @@
  *              private to the tuner), each with the plain kernel, one level-3 switch and one
  *              direct mode in turn; and of its copy-kernel space (tools/tune_copy.c: blockings, unroll
  *              degrees, padding), each as PACK and, where valid, as the structured packs that
- *              src/gemm.c derives from a tuned PACK.
+ *              src/gemm.c derives from a tuned PACK. Every third GEMM sample carries a
+ *              rasterisation width (SWZ 4, 8 or 16).
  * Both precisions wherever the device class has FP64.
  *
  * Output (--out DIR): DIR/kernels/<hash>.cl, one file per distinct (source, options), the
@@ -607,7 +608,7 @@ static int tuner_gemm_space(const chg_device_t *dev, chg_precision_t prec, chg_g
     for (int sb = 0; sb < 2; sb++)
     for (int ki = 0; ki < 6; ki++) {
         chg_gemm_params_t p = {tiles[a], tiles[b], kwgs[kk], dims[md], dims[nd], vws[vm], vws[vn],
-                               sa, sb, kwis[ki], 0, 0};
+                               sa, sb, kwis[ki], 0, 0, 0, 0};
         const int threads = p.mdimc * p.ndimc;
         if (p.kwg % p.kwi || p.mwg % (p.mdimc * p.vwm) || p.nwg % (p.ndimc * p.vwn)) continue;
         if ((size_t)threads > dev->info.max_work_group_size || threads < 64) continue;
@@ -715,6 +716,9 @@ static int emit_tuner(out_t *o, int ngemm, int ncopy, uint64_t seed)
         for (int i = 0; i < k && rc == 0; i++) {
             char prefix[64];
             snprintf(prefix, sizeof prefix, "tuner:gemm%03d", i);
+            /* every third sample with work-group rasterisation (SWZ, a parameter a database
+             * entry or CLHGEMM_*GEMM_PARAMS may set on any device) */
+            if (i % 3 == 2) space[i].swz = 4 << (i / 3 % 3);
             /* the plain kernel (GEMM n/n shape) and one level-3 switch in turn */
             rc = emit_shape(o, "tuner", prefix, &dev, (chg_precision_t)prec, &space[i], &sh[0]);
             /* and one direct variant in turn */

@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# bench/gpu_tf32.sh -- on the GPU machine (issue 7): build with tests; the NVIDIA test group
+# (test_mma proves the TF32 fragment mapping and error bounds, test_gemm_{tf32,3xtf32}_s run the
+# GEMM table through the opt-in); a sweep of TF32 / 3xTF32 tile geometries and of work-group
+# rasterisation widths (SWZ) for the shipped DGEMM and SGEMM entries (ours only, device time,
+# interleaved rounds); then the opt-in next to CLBlast and cuBLAS in the same run (cuBLAS in TF32
+# math for tf32, in FP32 for 3xtf32), and the IEEE default.
+#   OUT=dir [N=8192] [ROUNDS=2] [SWEEP=1] bash bench/gpu_tf32.sh
+OUT=${OUT:-./out}; mkdir -p "$OUT"
+GPU_TESTS=ON . bench/gpu_build.sh
+N=${N:-8192}
+echo "== tests (nvidia group)"
+(cd build-gpu && timeout 240 ctest -L nvidia -j2 --output-on-failure >"$OUT/ctest-nvidia.log" 2>&1
+ tail -3 "$OUT/ctest-nvidia.log" | head -1; grep -h "tf32 / 3xtf32\|FAIL\|Failed" "$OUT/ctest-nvidia.log" | head -8)
+# the shipped H100 entries (tuning/nvidia-h100.json)
+D="MWG=128,NWG=192,KWG=8,MDIMC=16,NDIMC=16,VWM=2,VWN=2,SA=1,SB=1,KWI=8,MMA=2,WM=2"
+S="MWG=128,NWG=256,KWG=16,MDIMC=16,NDIMC=16,VWM=4,VWN=4,SA=1,SB=1,KWI=16"
+T1="MWG=128,NWG=128,KWG=16,MDIMC=16,NDIMC=16,VWM=4,VWN=4,SA=1,SB=1,KWI=16,MMA=3,WM=2"
+T2="MWG=128,NWG=256,KWG=8,MDIMC=16,NDIMC=16,VWM=4,VWN=4,SA=1,SB=1,KWI=8,MMA=3,WM=2"
+T3="MWG=256,NWG=128,KWG=8,MDIMC=16,NDIMC=16,VWM=4,VWN=4,SA=1,SB=1,KWI=8,MMA=3,WM=4"
+T4="MWG=64,NWG=128,KWG=16,MDIMC=16,NDIMC=8,VWM=4,VWN=4,SA=1,SB=1,KWI=16,MMA=3,WM=2"
+one() { # env... -> "GFLOP/s device-ms"
+  env "$@" build-gpu/bench/clhgemm-bench-gemm --precision "$P" --sizes "$N" --shapes none --reps 10 \
+    --warmup 2 --no-clblast --no-cublas --profile 2>&1 | tee -a "$OUT/sweep.log" |
+    awk '/^    ours  +[0-9]/{print $2, $12}'
+}
+if [ "${SWEEP:-1}" = 1 ]; then
+  echo "== sweep n=$N (GFLOP/s, device ms)"
+  for r in $(seq "${ROUNDS:-2}"); do
+    P=s; for t in 1 3; do for g in T1 T2 T3 T4; do
+      printf 's TF32=%d %-3s %s\n' $t $g "$(one CLHGEMM_SGEMM_PARAMS="${!g},TF32=$t")"; done; done
+    printf 's TF32=3 T1,SWZ=8 %s\n' "$(one CLHGEMM_SGEMM_PARAMS="$T1,TF32=3,SWZ=8")"
+    for z in 0 4 8 16; do printf 's FMA SWZ=%-2d %s\n' $z "$(one CLHGEMM_SGEMM_PARAMS="$S,SWZ=$z")"; done
+    P=d; for z in 0 4 8 16; do printf 'd MMA SWZ=%-2d %s\n' $z "$(one CLHGEMM_DGEMM_PARAMS="$D,SWZ=$z")"; done
+  done | tee "$OUT/sweep.txt"
+fi
+echo "== with CLBlast and cuBLAS, same run"
+for m in tf32 3xtf32; do
+  CLHGEMM_SGEMM_MATH=$m timeout 120 build-gpu/bench/clhgemm-bench-gemm --precision s --sizes "$N" --shapes none \
+    --reps 10 --warmup 2 --csv "$OUT/bench-$m.csv" >"$OUT/bench-$m.log" 2>&1
+  echo "-- $m"; grep -E "^params s|^cuBLAS|^    (ours|clblast|cublas) " "$OUT/bench-$m.log" | head -6
+done
+timeout 150 build-gpu/bench/clhgemm-bench-gemm --precision both --sizes "$N" --shapes none --reps 10 \
+  --warmup 2 --csv "$OUT/bench-ieee.csv" >"$OUT/bench-ieee.log" 2>&1
+echo "-- ieee (default)"; grep -E "^params|^    (ours|clblast|cublas) " "$OUT/bench-ieee.log" | head -8
