@@ -1602,9 +1602,13 @@ static clhgemm_status_t drive(call_t *c, hdev_t *d)
                 ev_release(&kev);
                 clFlush(v.qh);
                 clFlush(v.qk);
-                /* Prefetch: once this band's own A is in, the next band's slices are spread over the
-                 * steps this device still has in the band (those left when the prefetch begins),
-                 * to be done half a tile early. */
+                /* Prefetch: once this band's own A is in, the next band's slices are spread evenly
+                 * over all the steps this device still has in the band (those left when the
+                 * prefetch begins; CLHGEMM_PREFETCH_EARLY=1: done half a tile early, as before).
+                 * The next band's first step needs only its first slice, which went long before;
+                 * squeezing the band into fewer steps made 2 A slices per step compete with the
+                 * B slices for the pack threads and the bus, and the kernel queue ran dry: two
+                 * 20-50 ms gaps per band change at n = 32768 on the H100. */
                 if (pf >= 0 && ab[cur].loaded >= pl->kt) {
                     if (pf_band != ab[pf].band) {
                         pthread_mutex_lock(&c->mu);
@@ -1613,7 +1617,9 @@ static clhgemm_status_t drive(call_t *c, hdev_t *d)
                         const size_t steps = left * pl->kt + (pl->kt - s - 1);
                         pf_band = ab[pf].band;
                         pf_step = 0;
-                        pf_span = CHG_MAX((size_t)1, steps > pl->kt / 2 ? steps - pl->kt / 2 : steps);
+                        const char *early = chg_getenv("CLHGEMM_PREFETCH_EARLY");
+                        pf_span = CHG_MAX((size_t)1, early && !strcmp(early, "1") && steps > pl->kt / 2
+                                                         ? steps - pl->kt / 2 : steps);
                     }
                     pf_step++;
                     const size_t due = CHG_MIN(pl->kt, ceil_div(pl->kt * pf_step, pf_span));

@@ -55,19 +55,13 @@ void chg_gemm_params_default(const chg_device_t *dev, chg_precision_t prec, chg_
 
 void chg_gemm_params_tf32(int mode, chg_gemm_params_t *p)
 {
-    /* The best of the H100 sweep at n = 8192 (docs/PERFORMANCE.md, "TF32 opt-in"): one TF32
-     * product is fastest on 64 x 128 tiles of 4 warps (2 x 2; two work-groups per SM hide the
-     * latency: 108-112 TFLOP/s against 96-99 for 128 x 128 on 8 warps); 3xTF32 does three mma
-     * per fragment pair and is fastest on 128 x 256 tiles of 8 warps with KWG = 8 (61 against
-     * 53 TFLOP/s), where each staged element feeds more instructions. */
-    if (mode == 1)
-        *p = (chg_gemm_params_t){.mwg = 64, .nwg = 128, .kwg = 16, .mdimc = 16, .ndimc = 8,
-                                 .vwm = 4, .vwn = 4, .sa = 1, .sb = 1, .kwi = 16, .mma = 3,
-                                 .wm = 2, .tf32 = 1};
-    else
-        *p = (chg_gemm_params_t){.mwg = 128, .nwg = 256, .kwg = 8, .mdimc = 16, .ndimc = 16,
-                                 .vwm = 4, .vwn = 4, .sa = 1, .sb = 1, .kwi = 8, .mma = 3,
-                                 .wm = 2, .tf32 = mode};
+    /* The best of the H100 sweep at n = 8192 for both modes (docs/PERFORMANCE.md, "TF32
+     * opt-in"): 128 x 128 tiles on 4 warps (2 x 2, a 64 x 64 sub-tile each), KWG = 16: 35 KiB
+     * of local memory, 128 accumulators per work-item. TF32 132.7 TFLOP/s (64 x 128 on 4 warps
+     * 112, 128 x 128 on 8 warps 97); 3xTF32 63.6-63.9 (128 x 256 on 8 warps 61.5). */
+    *p = (chg_gemm_params_t){.mwg = 128, .nwg = 128, .kwg = 16, .mdimc = 16, .ndimc = 8,
+                             .vwm = 4, .vwn = 4, .sa = 1, .sb = 1, .kwi = 16, .mma = 3, .wm = 2,
+                             .tf32 = mode};
 }
 
 int chg_sgemm_math(void)

@@ -44,10 +44,10 @@ static const char *const geometries[] = {
     "MWG=64,NWG=64,KWG=16,MDIMC=32,NDIMC=4,VWM=2,VWN=2,SA=0,SB=0,KWI=16,WM=2",
 };
 
-/* the TF32 geometries: the built-in ones (chg_gemm_params_tf32: 64 x 128 on 4 warps for TF32,
- * 128 x 256 on 8 warps for 3xTF32), 128 x 128 on 8 warps, and B unstaged on 8 warps as 8 x 1 */
+/* the TF32 geometries: the built-in one (chg_gemm_params_tf32: 128 x 128 on 4 warps), 128 x 256
+ * on 8 warps, 128 x 128 on 8 warps, and B unstaged on 8 warps as 8 x 1 */
 static const char *const tf32_geometries[] = {
-    "MWG=64,NWG=128,KWG=16,MDIMC=16,NDIMC=8,VWM=4,VWN=4,SA=1,SB=1,KWI=16,WM=2",
+    "MWG=128,NWG=128,KWG=16,MDIMC=16,NDIMC=8,VWM=4,VWN=4,SA=1,SB=1,KWI=16,WM=2",
     "MWG=128,NWG=256,KWG=8,MDIMC=16,NDIMC=16,VWM=4,VWN=4,SA=1,SB=1,KWI=8,WM=2",
     "MWG=128,NWG=128,KWG=16,MDIMC=16,NDIMC=16,VWM=4,VWN=4,SA=1,SB=1,KWI=16,WM=2",
     "MWG=128,NWG=32,KWG=16,MDIMC=16,NDIMC=16,VWM=4,VWN=2,SA=1,SB=0,KWI=16,WM=8",
