@@ -76,6 +76,7 @@ typedef struct opts_s {
     int row, ta, tb;
     int quick, profile, check, list;
     int defaults;  /* also time clhgemm with its built-in parameters (tuning database bypassed) */
+    double beta;   /* C := A B + beta C (default 0.5; 0: C is not read) */
 } opts_t;
 
 static void usage(FILE *f)
@@ -83,7 +84,7 @@ static void usage(FILE *f)
     fprintf(f,
         "usage: clhgemm-bench-gemm [options]\n"
         "Device GEMM benchmark (matrices already on the device): clhgemm vs CLBlast in the same\n"
-        "run, optionally cuBLAS and OpenBLAS. C := 1*op(A)*op(B) + 0.5*C on random data in [-1,1].\n"
+        "run, optionally cuBLAS and OpenBLAS. C := 1*op(A)*op(B) + beta*C (--beta, default 0.5) on random data in [-1,1].\n"
         "  --device SPEC        device selection as in clhgemm_devices_get (index, name substring,\n"
         "                       gpu/cpu); default: the first GPU, else the first device\n"
         "  --precision s|d|both default both (d is skipped without fp64)\n"
@@ -94,6 +95,7 @@ static void usage(FILE *f)
         "                       'none' for none. A shape that needs over half the device\n"
         "                       memory (or more than one allocation may hold) is skipped\n"
         "  --reps R             timed reps (default 10)       --warmup W  untimed reps (default 2)\n"
+        "  --beta B             C := A B + B C (default 0.5; 0: C is never read)\n"
         "  --csv FILE           append result rows to FILE (header written when FILE is new/empty)\n"
         "  --layout col|row     default col                    --trans NN|NT|TN|TT  default NN\n"
         "  --no-clblast         skip CLBlast                   --no-cublas  skip cuBLAS\n"
@@ -177,13 +179,14 @@ static int parse_args(int argc, char **argv, opts_t *o)
     o->reps = 10;
     o->warmup = 2;
     o->clblast = o->cublas = o->check = 1;
+    o->beta = 0.5;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *v = NULL;
         /* options with a value accept both "--opt value" and "--opt=value" */
         static const char *const with_value[] = {"--device", "--precision", "--sizes", "--shapes",
                                                  "--reps", "--warmup", "--csv", "--layout",
-                                                 "--trans", NULL};
+                                                 "--trans", "--beta", NULL};
         for (int j = 0; with_value[j]; j++) {
             size_t l = strlen(with_value[j]);
             if (!strncmp(a, with_value[j], l) && (a[l] == '\0' || a[l] == '=')) {
@@ -223,6 +226,13 @@ static int parse_args(int argc, char **argv, opts_t *o)
                 return -1;
             }
             o->rects_set = 1;
+        } else if (!strcmp(a, "--beta")) {
+            char *end = NULL;
+            o->beta = strtod(v, &end);
+            if (!end || end == v || *end) {
+                fprintf(stderr, "error: bad --beta '%s'\n", v);
+                return -1;
+            }
         } else if (!strcmp(a, "--reps")) {
             if (parse_int(v, &o->reps) || o->reps < 1) {
                 fprintf(stderr, "error: bad --reps '%s'\n", v);
@@ -709,7 +719,7 @@ static void bench_one(ctx_t *c, shape_t shape, int dbl)
     p.n = shape.n;
     p.k = shape.k;
     p.alpha = 1.0;
-    p.beta = 0.5;
+    p.beta = c->o.beta;
     p.queue = c->queue;
     prob_dims(&p);
     const size_t es = dbl ? 8 : 4;
@@ -993,9 +1003,9 @@ static void fmt_ratio(char *buf, size_t len, const result_t *a, const result_t *
 static void print_summary(const ctx_t *c)
 {
     const int show_cu = c->o.cublas, show_ob = c->o.openblas, show_def = c->o.defaults;
-    printf("\n== summary: %s | %s | GFLOP/s from the median of %d reps, %s-major %c%c, alpha 1, beta 0.5 ==\n",
+    printf("\n== summary: %s | %s | GFLOP/s from the median of %d reps, %s-major %c%c, alpha 1, beta %g ==\n",
            c->info.name, c->info.driver_version, c->o.reps, c->o.row ? "row" : "column",
-           c->o.ta ? 'T' : 'N', c->o.tb ? 'T' : 'N');
+           c->o.ta ? 'T' : 'N', c->o.tb ? 'T' : 'N', c->o.beta);
     printf("%-18s %-2s %10s", "m x n x k", "p", "ours");
     if (show_def) printf(" %10s %8s", "defaults", "ours/def");
     printf(" %10s %7s", "CLBlast", "ours/CB");
@@ -1169,9 +1179,9 @@ int main(int argc, char **argv)
     if (o->cublas && c.have_cublas && (getenv("NVIDIA_TF32_OVERRIDE") || getenv("CUBLAS_EMULATE_SINGLE_PRECISION")))
         printf("            note: NVIDIA_TF32_OVERRIDE / CUBLAS_EMULATE_SINGLE_PRECISION is set\n");
     printf("OpenBLAS  : %s\n", !o->openblas ? "off (--openblas)" : c.have_openblas ? c.openblas_desc : "n/a (not built)");
-    printf("run       : %s-major %c%c, alpha 1, beta 0.5, warm-up %d, reps %d (interleaved), host clock "
+    printf("run       : %s-major %c%c, alpha 1, beta %g, warm-up %d, reps %d (interleaved), host clock "
            "enqueue->wait%s\n",
-           o->row ? "row" : "column", o->ta ? 'T' : 'N', o->tb ? 'T' : 'N', o->warmup, o->reps,
+           o->row ? "row" : "column", o->ta ? 'T' : 'N', o->tb ? 'T' : 'N', o->beta, o->warmup, o->reps,
            o->profile ? "; device time = marker start -> last event end" : "");
     printf("check     : err = max|diff| / (max|ref| * k * eps), WARN above 1\n\n");
 

@@ -9,6 +9,9 @@
 # TRACE=1 adds a Chrome trace (gzipped, raw) of one host-resident DGEMM at n = 32768; HOSTAB=1
 # before it, host-resident DGEMM at n = 32768 with the next band's A prefetch spread over the
 # whole band (default) and half a tile early (CLHGEMM_PREFETCH_EARLY=1), interleaved A/B/A.
+# BETA0=1: device-buffer GEMM with beta = 0 (C never read) for the tensor-core kernels (DGEMM,
+# 3xTF32) with the kernel writing C itself (CLHGEMM_DIRECT=c) against the write-back (off),
+# interleaved. HOSTS=1: host-resident SGEMM n = 32768 from pageable memory, IEEE then 3xTF32.
 # Everything under $OUT is packed into $OUT/all.tgz at the end (the device tool returns few files).
 OUT=${OUT:-./out}; mkdir -p "$OUT"
 GPU_TESTS=ON . bench/gpu_build.sh
@@ -56,6 +59,24 @@ done
 timeout 150 build-gpu/bench/clhgemm-bench-gemm --precision both --sizes "$N" --shapes none --reps 10 \
   --warmup 2 --csv "$OUT/bench-ieee.csv" >"$OUT/bench-ieee.log" 2>&1
 echo "-- ieee (default)"; grep -E "^params|^    (ours|clblast|cublas) " "$OUT/bench-ieee.log" | head -8
+if [ "${BETA0:-0}" = 1 ]; then
+  echo "== beta 0: CLHGEMM_DIRECT off / c (GFLOP/s, device ms; ours only)"
+  for r in 1 2; do for pm in "d -" "s CLHGEMM_SGEMM_MATH=3xtf32" "s -"; do for dm in off c; do
+    set -- $pm; P=$1; e=$2; [ "$e" = - ] && e=CLHGEMM_UNSET_=1
+    printf '%s %-28s DIRECT=%-3s %s\n' "$P" "$e" "$dm" "$(env $e CLHGEMM_DIRECT=$dm build-gpu/bench/clhgemm-bench-gemm \
+      --precision "$P" --sizes "$N" --shapes none --reps 10 --warmup 2 --no-clblast --no-cublas --profile \
+      --beta 0 2>&1 | tee -a "$OUT/beta0.log" | awk '/^    ours  +[0-9]/{print $2, $12}')"
+  done; done; done | tee "$OUT/beta0.txt"
+fi
+if [ "${HOSTS:-0}" = 1 ]; then
+  echo "== host-resident SGEMM n=32768, pageable: IEEE / 3xTF32"
+  for m in ieee 3xtf32; do
+    CLHGEMM_SGEMM_MATH=$m CLHGEMM_VERBOSE=1 timeout 150 build-gpu/bench/clhgemm-bench-host --sizes 32768 \
+      --precision s --reps 3 --no-xt --no-naive >"$OUT/host-s-$m.log" 2>&1
+    printf '%-7s %s | %s\n' $m "$(grep -E '^  n=32768 s: ours' "$OUT/host-s-$m.log" | tail -1)" \
+      "$(grep -E 'device-only' "$OUT/host-s-$m.log" | grep -v column | tail -1)"
+  done | tee "$OUT/host-s.txt"
+fi
 if [ "${HOSTAB:-0}" = 1 ]; then
   echo "== host-resident DGEMM n=32768, pageable: prefetch spread (default) / early / spread"
   i=0

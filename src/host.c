@@ -1608,7 +1608,7 @@ static clhgemm_status_t drive(call_t *c, hdev_t *d)
                  * The next band's first step needs only its first slice, which went long before;
                  * squeezing the band into fewer steps made 2 A slices per step compete with the
                  * B slices for the pack threads and the bus, and the kernel queue ran dry: two
-                 * 20-50 ms gaps per band change at n = 32768 on the H100. */
+                 * 20-50 ms gaps per band at n = 32768 on the H100. */
                 if (pf >= 0 && ab[cur].loaded >= pl->kt) {
                     if (pf_band != ab[pf].band) {
                         pthread_mutex_lock(&c->mu);

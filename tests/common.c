@@ -35,6 +35,33 @@ static int count_raw_devices(void)
     return total;
 }
 
+/* Tests of a vendor path (e.g. CLHGEMM_TEST_REQUIRE_FEATURE=NV_MMA_F64 for the FP64 tensor-core
+ * kernel) skip where the device lacks the feature, instead of passing on the portable path that
+ * the library would quietly use there. 1 (and a SKIP line) when the feature is missing. */
+static int feature_missing(const clhgemm_device_info_t *info)
+{
+    const char *need = getenv("CLHGEMM_TEST_REQUIRE_FEATURE");
+    if (!need || !*need) return 0;
+    char padded[sizeof info->features + 2], key[64];
+    snprintf(padded, sizeof padded, " %s ", info->features);
+    snprintf(key, sizeof key, " %s ", need);
+    if (strstr(padded, key)) return 0;
+    printf("SKIP: device %s lacks feature %s (has: %s)\n", info->name, need, info->features);
+    return 1;
+}
+
+int tc_require_feature(void)
+{
+    if (!getenv("CLHGEMM_TEST_REQUIRE_FEATURE")) return 0;
+    clhgemm_device_info_t info;
+    size_t count = 0;
+    if (clhgemm_devices_get(NULL, &info, 1, &count) != CLHGEMM_SUCCESS || count == 0) {
+        printf("SKIP: no device to check CLHGEMM_TEST_REQUIRE_FEATURE on\n");
+        return TC_SKIP;
+    }
+    return feature_missing(&info) ? TC_SKIP : 0;
+}
+
 int tc_open(tc_env_t *env)
 {
     memset(env, 0, sizeof *env);
@@ -55,20 +82,7 @@ int tc_open(tc_env_t *env)
                 getenv("CLHGEMM_DEVICES") ? getenv("CLHGEMM_DEVICES") : "(unset)");
         return 1;
     }
-    /* Tests of a vendor path (e.g. CLHGEMM_TEST_REQUIRE_FEATURE=NV_MMA_F64 for the FP64
-     * tensor-core kernel) skip where the device lacks the feature, instead of passing on the
-     * portable path that the library would quietly use there. */
-    const char *need = getenv("CLHGEMM_TEST_REQUIRE_FEATURE");
-    if (need && *need) {
-        char padded[sizeof env->info.features + 2], key[64];
-        snprintf(padded, sizeof padded, " %s ", env->info.features);
-        snprintf(key, sizeof key, " %s ", need);
-        if (!strstr(padded, key)) {
-            printf("SKIP: device %s lacks feature %s (has: %s)\n", env->info.name, need,
-                   env->info.features);
-            return TC_SKIP;
-        }
-    }
+    if (feature_missing(&env->info)) return TC_SKIP;
     env->device = env->info.device;
     env->has_fp64 = env->info.has_fp64;
     cl_context_properties props[] = {CL_CONTEXT_PLATFORM, (cl_context_properties)env->info.platform,

@@ -30,8 +30,13 @@ typedef struct tc_env_s {
     int has_fp64;
 } tc_env_t;
 
+/* CLHGEMM_TEST_REQUIRE_FEATURE for tests that do not call tc_open (the host-memory API): TC_SKIP
+ * (after a SKIP line) when the first selected device lacks the feature, else 0. tc_open applies
+ * the same check to its device. */
+int tc_require_feature(void);
 /* Opens the first device of clhgemm_devices_get(NULL, ...). Returns 0, TC_SKIP when the machine
- * has no OpenCL device, or 1 on any other error (message printed). */
+ * has no OpenCL device or lacks CLHGEMM_TEST_REQUIRE_FEATURE, or 1 on any other error (message
+ * printed). */
 int tc_open(tc_env_t *env);
 void tc_close(tc_env_t *env);
 /* A new in-order queue on env's context and device (NULL on failure, message printed). */

@@ -1356,6 +1356,10 @@ static int mode_trace(void)
 
 int main(int argc, char **argv)
 {
+    {
+        const int skip = tc_require_feature();
+        if (skip) return skip;
+    }
     if (argc < 2) {
         fprintf(stderr,
                 "usage: %s table s|d col|row | split | args | threads | fault | tiny | trace\n",

@@ -732,6 +732,10 @@ static int usage(void)
 
 int main(int argc, char **argv)
 {
+    {
+        const int skip = tc_require_feature();
+        if (skip) return skip;
+    }
     if (argc < 2) return usage();
     const char *mode = argv[1];
     if (!strcmp(mode, "fault-child") && argc > 2) return fault_child(atoi(argv[2]));
