@@ -419,7 +419,11 @@ static void direct_modes(const tc_env_t *env, const chg_device_t *dev)
     unsetenv("CLHGEMM_DIRECT");
     chg_gemm_params_t mma = gp;
     mma.mma = 2; /* the decision only: no kernel is built */
-    EXPECT(chg_gemm_direct_mode(&a, &mma, k) == 0, "tensor-core kernel, auto: none");
+    EXPECT(chg_gemm_direct_mode(&a, &mma, k) == (CHG_DIRECT_C | CHG_DIRECT_BETA0),
+           "tensor-core kernel, auto, beta 0: C only, got %d", chg_gemm_direct_mode(&a, &mma, k));
+    a.beta = 0.5;
+    EXPECT(chg_gemm_direct_mode(&a, &mma, k) == 0, "tensor-core kernel, auto, beta 0.5: none");
+    a.beta = 0.0;
     setenv("CLHGEMM_DIRECT", "on", 1);
     EXPECT(chg_gemm_direct_mode(&a, &mma, k) == all, "tensor-core kernel, CLHGEMM_DIRECT=on");
     unsetenv("CLHGEMM_DIRECT");
