@@ -303,13 +303,15 @@ void clhgemm_gemm(const int kp, const int ldcp,
 
 #if MMA
     /* ---- Tensor cores (NVIDIA, compute capability >= 8.0): mma.sync through inline PTX, FP64
-     * (MMA 1..4) or, as an opt-in, TF32 for FP32 (MMA 3 with TF32 1 or 3, below). The MDIMC x NDIMC work-items form NTHREADS/32 warps, WM along m and WN along n; warp w
-     * owns the WTM x WTN sub-tile (w % WM, w / WM) of the work-group's tile and computes it as
-     * FM x FN instructions of shape MM x 8 x MK. The KWG slices are staged in local memory
-     * (SA / SB; either may read straight from global memory instead), double buffered as above, with rows padded (LPAD below) so that the fragment reads --
-     * lanes (g, t) = (lane / 4, lane % 4) reading row k0 + t, column c0 + g -- hit different
-     * banks. Fragment layouts (PTX ISA, "Matrix Fragments for mma.m*n8k* with .f64", and
-     * m16n8k8 with .tf32, the same places; proven on random data by test_mma):
+     * (MMA 1..4) or, as an opt-in, TF32 for FP32 (MMA 3 with TF32 1 or 3, below). The MDIMC x
+     * NDIMC work-items form NTHREADS/32 warps, WM along m and WN along n; warp w owns the
+     * WTM x WTN sub-tile (w % WM, w / WM) of the work-group's tile and computes it as FM x FN
+     * instructions of shape MM x 8 x MK. The KWG slices are staged in local memory (SA / SB;
+     * either may read straight from global memory instead), double buffered as above, with
+     * rows padded (LPAD below) so that the fragment reads -- lanes (g, t) = (lane / 4,
+     * lane % 4) reading row k0 + t, column c0 + g -- hit different banks. Fragment layouts
+     * (PTX ISA, "Matrix Fragments for mma.m*n8k* with .f64", and m16n8k8 with .tf32, the same
+     * places; proven on random data by test_mma):
      *   A register r: row g + 8 (r & 1), k t + 4 (r >> 1)   (row only g for m8)
      *   B register r: k t + 4 r, column g
      *   C register i: row g + 8 (i >> 1), column 2 t + (i & 1) */

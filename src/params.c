@@ -149,7 +149,8 @@ static int mma_valid(const chg_device_t *dev, chg_precision_t prec, const chg_ge
     if (acc > 128) INVALID("%zu accumulators per work-item is beyond the register file", acc);
     const unsigned long long pad = prec == CHG_F64 ? 4 : 8, es = chg_elem_size(prec);
     const unsigned long long lmem =
-        2ull * p->kwg * ((unsigned long long)p->sa * (p->mwg + pad) + (unsigned long long)p->sb * (p->nwg + pad)) * es;
+        2ull * p->kwg *
+        ((unsigned long long)p->sa * (p->mwg + pad) + (unsigned long long)p->sb * (p->nwg + pad)) * es;
     if (lmem > dev->info.local_mem_bytes)
         INVALID("needs %llu bytes of local memory, the device has %llu", lmem,
                 dev->info.local_mem_bytes);

@@ -536,6 +536,9 @@ static const char *self_path(const char *argv0)
 
 int main(int argc, char **argv)
 {
+    /* The database holds IEEE parameters and rates: the TF32 opt-in (which the library never
+     * reads from a database) must not leak into what is measured or saved. */
+    unsetenv("CLHGEMM_SGEMM_MATH");
     if (argc >= 3 && !strcmp(argv[1], "--worker")) return wp_worker_main(atoi(argv[2]));
 
     tune_run_t run;
