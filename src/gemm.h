@@ -190,8 +190,9 @@ size_t chg_l3_triangle_tiles(int upper, long diag, size_t mt, size_t nt, int mwg
  * Cp, no write-back; CHG_DIRECT_BETA0 with it: beta = 0, C never read). A/B need VWM/VWN-aligned
  * offset and leading dimension, k a multiple of KWG, the rows the padded tiles read inside the
  * buffer, and (with DIRECT_C) no overlap with C. By default (CLHGEMM_DIRECT unset or "auto")
- * the FMA kernel uses them and the FP64 tensor-core kernel does not (measured slower there);
- * "on" allows them for both, "off" for neither, a list such as "a,c" only those. */
+ * the FMA kernel uses all of them and the tensor-core kernels only DIRECT_C with beta = 0
+ * (the others measured slower there); "on" allows them for both, "off" for neither, a list
+ * such as "a,c" only those. */
 enum { CHG_DIRECT_A = 1, CHG_DIRECT_B = 2, CHG_DIRECT_C = 4, CHG_DIRECT_BETA0 = 8 };
 
 /* The direct modes for a call planned with k slices of kb (kb >= k: one slice). */
