@@ -38,6 +38,7 @@
 
 #ifdef CLHGEMM_BENCH_HAVE_INTERNAL
 #include "device.h"
+#include "gemm.h"
 #include "params.h"
 #include "tuning.h"
 #endif
@@ -75,6 +76,7 @@ typedef struct opts_s {
     int clblast, cublas, openblas, openblas_all;
     int row, ta, tb;
     int quick, profile, check, list;
+    int parts;     /* also time the call's building blocks apart (pack A, pack B, kernel, write-back) */
     int defaults;  /* also time clhgemm with its built-in parameters (tuning database bypassed) */
     double beta;   /* C := A B + beta C (default 0.5; 0: C is not read) */
 } opts_t;
@@ -102,6 +104,9 @@ static void usage(FILE *f)
         "  --openblas           add OpenBLAS on host copies (only for m,n,k <= 4096)\n"
         "  --openblas-all       OpenBLAS for every size\n"
         "  --profile            also report device time (OpenCL profiling, marker -> last event)\n"
+        "  --parts              also time our call's building blocks apart on the same buffers\n"
+        "                       (pack A, pack B, the GEMM kernel alone, write-back; column-major,\n"
+        "                       device time, median of the reps; implies --profile)\n"
         "  --no-check           skip the correctness check before timing\n"
         "  --defaults           also time clhgemm with its built-in kernel parameters (the tuning\n"
         "                       database bypassed) in the same run, next to the tuned ones\n"
@@ -271,6 +276,8 @@ static int parse_args(int argc, char **argv, opts_t *o)
             o->openblas = o->openblas_all = 1;
         } else if (!strcmp(a, "--profile")) {
             o->profile = 1;
+        } else if (!strcmp(a, "--parts")) {
+            o->parts = o->profile = 1;
         } else if (!strcmp(a, "--no-check")) {
             o->check = 0;
         } else if (!strcmp(a, "--defaults")) {
@@ -697,6 +704,87 @@ static void print_lib_line(const shape_t *s, int lib, const result_t *r)
 
 /* ---- one shape, one precision ------------------------------------------------------------- */
 
+/* --parts: the building blocks of our call (src/gemm.h) on the problem's buffers, one after
+ * the other on the profiling queue, each timed by its own event: where the call's time goes
+ * (the packs and the write-back around the kernel). The whole problem as one block, as the
+ * library runs it when the workspace holds it; the kernel reads the packs just made, so it runs
+ * on the real data. */
+static void parts_one(ctx_t *c, const prob_t *p, const shape_t *s)
+{
+#ifdef CLHGEMM_BENCH_HAVE_INTERNAL
+    if (p->row) {
+        printf("    parts: column-major only\n");
+        return;
+    }
+    const chg_device_t *dev = NULL;
+    cl_context ctx = NULL;
+    if (chg_queue_device(p->queue, &dev, &ctx) != CLHGEMM_SUCCESS) return;
+    const chg_precision_t prec = p->dbl ? CHG_F64 : CHG_F32;
+    chg_gemm_params_t gp;
+    chg_gemm_params_select(dev, prec, &gp);
+    chg_gemm_kernels_t ks;
+    clhgemm_status_t st = chg_gemm_kernels_create(ctx, dev, prec, &gp, p->ta, p->tb, p->beta == 0.0, &ks);
+    if (st != CLHGEMM_SUCCESS) {
+        printf("    parts: kernels: %s\n", clhgemm_status_string(st));
+        return;
+    }
+    const size_t es = p->dbl ? 8 : 4, m = (size_t)p->m, n = (size_t)p->n, k = (size_t)p->k;
+    const size_t mpad = (m + gp.mwg - 1) / gp.mwg * gp.mwg, npad = (n + gp.nwg - 1) / gp.nwg * gp.nwg;
+    const size_t kpad = (k + gp.kwg - 1) / gp.kwg * gp.kwg;
+    cl_int err;
+    cl_mem ap = clCreateBuffer(ctx, CL_MEM_READ_WRITE, mpad * kpad * es, NULL, &err);
+    cl_mem bp = err == CL_SUCCESS ? clCreateBuffer(ctx, CL_MEM_READ_WRITE, npad * kpad * es, NULL, &err) : NULL;
+    cl_mem cp = err == CL_SUCCESS ? clCreateBuffer(ctx, CL_MEM_READ_WRITE, mpad * npad * es, NULL, &err) : NULL;
+    const int nrep = c->o.reps, total = c->o.warmup + c->o.reps;
+    double *t[4];
+    for (int x = 0; x < 4; x++) t[x] = calloc((size_t)(nrep > 0 ? nrep : 1), sizeof(double));
+    for (int r = 0; r < total && err == CL_SUCCESS; r++) {
+        cl_event ev[4] = {NULL, NULL, NULL, NULL};
+        err = chg_enqueue_pack_a(p->queue, &ks, m, k, p->A, 0, p->lda, ap, 0, 0, NULL, &ev[0]);
+        if (err == CL_SUCCESS)
+            err = chg_enqueue_pack_b(p->queue, &ks, n, k, p->B, 0, p->ldb, bp, 0, 0, NULL, &ev[1]);
+        if (err == CL_SUCCESS)
+            err = chg_enqueue_kernel(p->queue, &ks, mpad, npad, kpad, ap, 0, bp, 0, cp, 0, 0, NULL, &ev[2]);
+        if (err == CL_SUCCESS)
+            err = chg_enqueue_writeback(p->queue, &ks, m, n, p->alpha, p->beta, cp, mpad, p->C, 0,
+                                        p->ldc, 0, NULL, &ev[3]);
+        if (err == CL_SUCCESS) err = clFinish(p->queue);
+        for (int x = 0; x < 4; x++) {
+            cl_ulong a = 0, b = 0;
+            if (err == CL_SUCCESS && r >= c->o.warmup &&
+                (clGetEventProfilingInfo(ev[x], CL_PROFILING_COMMAND_START, sizeof a, &a, NULL) != CL_SUCCESS ||
+                 clGetEventProfilingInfo(ev[x], CL_PROFILING_COMMAND_END, sizeof b, &b, NULL) != CL_SUCCESS))
+                err = CL_PROFILING_INFO_NOT_AVAILABLE;
+            if (err == CL_SUCCESS && r >= c->o.warmup) t[x][r - c->o.warmup] = (double)(b - a) * 1e-6;
+            if (ev[x]) clReleaseEvent(ev[x]);
+        }
+    }
+    if (err == CL_SUCCESS && nrep > 0) {
+        stats_t st4[4];
+        double sum = 0;
+        for (int x = 0; x < 4; x++) {
+            st4[x] = stats_of(t[x], nrep);
+            sum += st4[x].median;
+        }
+        printf("    parts    pack A %.3f ms, pack B %.3f ms, kernel %.3f ms (%.1f GFLOP/s), "
+               "write-back %.3f ms; sum %.3f ms (%.1f GFLOP/s)\n", st4[0].median, st4[1].median,
+               st4[2].median, gflops_of(s, st4[2].median), st4[3].median, sum, gflops_of(s, sum));
+    } else {
+        printf("    parts: %s\n", clhgemm_status_string(err));
+    }
+    for (int x = 0; x < 4; x++) free(t[x]);
+    if (ap) clReleaseMemObject(ap);
+    if (bp) clReleaseMemObject(bp);
+    if (cp) clReleaseMemObject(cp);
+    chg_gemm_kernels_release(&ks);
+#else
+    (void)c;
+    (void)p;
+    (void)s;
+    printf("    parts: needs the library's internals (clhgemm_internal)\n");
+#endif
+}
+
 static void bench_one(ctx_t *c, shape_t shape, int dbl)
 {
     const opts_t *o = &c->o;
@@ -853,6 +941,8 @@ static void bench_one(ctx_t *c, shape_t shape, int dbl)
             free(dms[l]);
         }
     }
+
+    if (o->parts && active[LIB_OURS]) parts_one(c, &p, &shape);
 
 cl_done:
     /* Free the OpenCL buffers before cuBLAS allocates its own copies on the same GPU. */

@@ -21,27 +21,7 @@ build-gpu/bench/clhgemm-bench-gemm --precision both --sizes "$SIZES" --shapes no
 CLHGEMM_DIRECT=off build-gpu/bench/clhgemm-bench-gemm --precision both --sizes "$SIZES" --shapes none \
   --reps 10 --warmup 2 --csv "$OUT/bench-nodirect.csv" >"$OUT/bench-nodirect.log" 2>&1
 echo "== ptxas -v on the cached PTX"
-PTXAS=$(command -v ptxas || echo /usr/local/cuda/bin/ptxas)
-for f in "$CLHGEMM_CACHE_DIR"/*; do
-  [ -f "$f" ] || continue
-  # the cache file holds the key (source + options) then the driver's binary (PTX text)
-  python3 - "$f" /tmp/k.ptx <<'PY' || continue
-import sys, struct
-b = open(sys.argv[1], 'rb').read()
-kl, bl = struct.unpack('<QQ', b[8:24])
-key = b[32:32 + kl].decode('latin1'); ptx = b[32 + kl:32 + kl + bl]
-if b'.entry clhgemm_gemm' not in ptx: sys.exit(1)
-defs = {}
-for l in key.splitlines():  # the prepended defines come first; the file's own defaults after
-    w = l.split()
-    if len(w) >= 3 and w[0] == '#define' and w[1] in ('PRECISION', 'MWG', 'NWG', 'KWG', 'MMA', 'WM', 'ASYNC',
-            'DIRECT_A', 'DIRECT_B', 'DIRECT_C', 'TRIANGLE', 'KLIMIT', 'VWM', 'VWN', 'KWI'):
-        defs.setdefault(w[1], w[2])
-print(','.join(k + '=' + v for k, v in defs.items()), end=' ')
-open(sys.argv[2], 'wb').write(ptx.rstrip(b'\0'))
-PY
-  echo "nc=$(grep -c 'ld.global.nc' /tmp/k.ptx) mma=$(grep -c 'mma.sync' /tmp/k.ptx) $($PTXAS -arch=sm_90 -v /tmp/k.ptx -o /tmp/k.cubin 2>&1 | grep -o 'Used [0-9]* registers.*\|[0-9]* bytes spill stores' | tr '\n' ' ')"
-done | sort | uniq >"$OUT/ptxas.txt"; wc -l <"$OUT/ptxas.txt"
+bash bench/ptxas_cache.sh >"$OUT/ptxas.txt"; wc -l <"$OUT/ptxas.txt"
 if [ -n "${HOST_SIZES=16384,32768}" ]; then
   CLHGEMM_VERBOSE=1 timeout 300 build-gpu/bench/clhgemm-bench-host --sizes "$HOST_SIZES" --precision d --reps 3 \
     --no-xt --no-naive --csv "$OUT/bench-host.csv" >"$OUT/bench-host.log" 2>&1
