@@ -1,4 +1,4 @@
-# bench/gpu_smi.sh -- sourced by the GPU scripts (bench/gpu_frag.sh, bench/gpu_ceiling.sh): reads
+# bench/gpu_smi.sh -- sourced by the GPU scripts (bench/gpu_variants.sh, bench/gpu_ceiling.sh): reads
 # the GPU's SM clock and power while commands run, and what each command window saw. Read only:
 # nvidia-smi --query-gpu, never a setting.
 #   smi_start DIR          sample every 100 ms into DIR/smi.csv (DIR/windows.txt collects windows)

@@ -86,19 +86,6 @@
 #ifndef SWZ
 #define SWZ 0
 #endif
-#ifndef FRAG
-#define FRAG 0
-#endif
-#ifndef PF
-#define PF 0
-#endif
-/* CPF: the tensor-core kernel that reads C itself (DIRECT_C 1) prefetches it (CPF_WANTED from
- * CLHGEMM_MMA_CPF, src/params.c) */
-#if defined(CPF_WANTED) && DIRECT_C == 1 && MMA
-#define CPF 1
-#else
-#define CPF 0
-#endif
 #ifndef DIRECT_A
 #define DIRECT_A 0
 #endif
@@ -111,12 +98,6 @@
 #define DIRECT (DIRECT_A || DIRECT_B || DIRECT_C)
 #if DIRECT && (TRIANGLE || KLIMIT)
 #error "DIRECT_* is for plain GEMM"
-#endif
-#if FRAG && (DIRECT_A || DIRECT_B)
-#error "FRAG reads A and B packed in the fragment order, never in place"
-#endif
-#if PF && !FRAG
-#error "PF prefetches unstaged fragment-ordered panels"
 #endif
 
 #define MWI (MWG / MDIMC)   /* accumulators per work-item along m */
@@ -235,14 +216,6 @@ typedef real8 realN;
     if ((m) < mlim && (n) < nlim) cg[(long)(n) * ldc + (m)] = alpha * (val);
 #endif
 
-#if SWZ && defined(CLHGEMM_FEATURE_NV_PTX)
-/* the launch indices for SWZ (below), read so that no compiler merges two reads */
-static inline uint swz_ctaid_x(void) { uint v; asm volatile("mov.u32 %0, %%ctaid.x;" : "=r"(v)); return v; }
-static inline uint swz_ctaid_y(void) { uint v; asm volatile("mov.u32 %0, %%ctaid.y;" : "=r"(v)); return v; }
-static inline uint swz_nctaid_x(void) { uint v; asm volatile("mov.u32 %0, %%nctaid.x;" : "=r"(v)); return v; }
-static inline uint swz_nctaid_y(void) { uint v; asm volatile("mov.u32 %0, %%nctaid.y;" : "=r"(v)); return v; }
-#endif
-
 __kernel __attribute__((reqd_work_group_size(MDIMC, NDIMC, 1)))
 void clhgemm_gemm(const int kp, const int ldcp,
                   __global const realM *restrict ap, const ulong aoff,
@@ -292,26 +265,11 @@ void clhgemm_gemm(const int kp, const int ldcp,
      * rows, column by column inside a band, so the work-groups resident together read about
      * SWZ A panels and (resident / SWZ) B panels instead of every A panel of the matrix. A
      * bijection: the last band may be shorter. Recomputed where used (a few integer operations)
-     * rather than held in registers across the k loop. On NVIDIA the launch indices are read
-     * from the special registers through volatile inline PTX: a compiler that sees the same
-     * get_group_id() expression at both ends of the k loop keeps its value live across it (two
-     * more registers in a kernel at 255, i.e. spills: -3 to -5% on the H100), but never merges
-     * two volatile reads. */
-#ifdef CLHGEMM_FEATURE_NV_PTX
-#define SWZ_GX swz_ctaid_x()
-#define SWZ_GY swz_ctaid_y()
-#define SWZ_NX swz_nctaid_x()
-#define SWZ_NY swz_nctaid_y()
-#else
-#define SWZ_GX get_group_id(0)
-#define SWZ_GY get_group_id(1)
-#define SWZ_NX get_num_groups(0)
-#define SWZ_NY get_num_groups(1)
-#endif
-#define SWZ_LIN (SWZ_GX + SWZ_GY * SWZ_NX)
-#define SWZ_BAND ((int)(SWZ_LIN / (SWZ * SWZ_NY)))
-#define SWZ_R ((int)(SWZ_LIN - SWZ_BAND * SWZ * SWZ_NY))
-#define SWZ_ROWS (min(SWZ, (int)SWZ_NX - SWZ_BAND * SWZ))
+     * rather than held in registers across the k loop. */
+#define SWZ_LIN (get_group_id(0) + get_group_id(1) * get_num_groups(0))
+#define SWZ_BAND ((int)(SWZ_LIN / (SWZ * get_num_groups(1))))
+#define SWZ_R ((int)(SWZ_LIN - SWZ_BAND * SWZ * get_num_groups(1)))
+#define SWZ_ROWS (min(SWZ, (int)get_num_groups(0) - SWZ_BAND * SWZ))
 #define GROUP_M (SWZ_BAND * SWZ + SWZ_R % SWZ_ROWS)
 #define GROUP_N (SWZ_R / SWZ_ROWS)
 #else
@@ -398,19 +356,8 @@ void clhgemm_gemm(const int kp, const int ldcp,
 #define NB (MK / 4)
 #define NC (MM / 4)
 /* rows padded by 4 doubles / 8 floats: row stride = 4 (doubles, 16 banks per half-warp) or
- * 8 (floats, 32 banks per warp) mod the bank count, so the fragment reads never conflict. In
- * the fragment order (FRAG) a warp's fragment read is 512 contiguous bytes: no padding. */
-#if FRAG
-#if PRECISION != 64 || MM != 16
-#error "FRAG is for the FP64 m16n8k* shapes (MMA 2..4)"
-#endif
-#if (NWG / WN) % 16
-#error "FRAG needs warp tiles of whole 16 columns"
-#endif
-#define LPAD 0
-#else
+ * 8 (floats, 32 banks per warp) mod the bank count, so the fragment reads never conflict */
 #define LPAD (PRECISION == 64 ? 4 : 8)
-#endif
 #define APITCH (MWG + LPAD)
 #define BPITCH (NWG + LPAD)
 #if PRECISION == 32
@@ -592,57 +539,17 @@ typedef real frag_t;
 #endif
         }
 #endif
-#if CPF
-        /* the last slice: the C block this work-group will read in its epilogue (DIRECT_C 1,
-         * beta != 0) is prefetched into L2 while the slice computes, 128-byte lines spread over
-         * the work-group (each column of the block starting anywhere: one line more than it
-         * spans), inside C only */
-        if (!more) {
-#define CPF_EL (128 / (int)sizeof(real))
-#define CPF_LINES (MWG / CPF_EL + 1)
-            const int cm0 = GROUP_M * MWG, cn0 = GROUP_N * NWG;
-            for (int l = tid; l < NWG * CPF_LINES; l += NTHREADS) {
-                const int n = cn0 + l / CPF_LINES;
-                const int m = min(cm0 + (l % CPF_LINES) * CPF_EL, mlim - 1);
-                if (n < nlim && cm0 < mlim)
-                    asm volatile("prefetch.global.L2 [%0];" ::"l"((ulong)(size_t)(cg + (long)n * ldc + m)));
-            }
-        }
-#endif
 #if SA
         const __local real *as = (const __local real *)als[buf];
 #define A_AT(k, c) as[(k) * APITCH + (c)]
-#define A_FR(kq, gi) ((const __local double2 *)as)[((kq) * (MWG / 16) + (gi)) * 32 + lane]
 #else
 #define A_AT(k, c) ags[(kb + (k)) * A_KSTRIDE + (c)]
-#define A_FR(kq, gi) ((const __global double2 *)ags)[((kb / 4 + (kq)) * (MWG / 16) + (gi)) * 32 + lane]
 #endif
 #if SB
         const __local real *bs = (const __local real *)bls[buf];
 #define B_AT(k, c) bs[(k) * BPITCH + (c)]
-#define B_FR(kq, gj) ((const __local double2 *)bs)[((kq) * (NWG / 16) + (gj)) * 32 + lane]
 #else
 #define B_AT(k, c) bgs[(kb + (k)) * B_KSTRIDE + (c)]
-#define B_FR(kq, gj) ((const __global double2 *)bgs)[((kb / 4 + (kq)) * (NWG / 16) + (gj)) * 32 + lane]
-#endif
-#if PF
-        /* L1 prefetch of the unstaged slices PF slices ahead, 128-byte lines spread over the
-         * work-group (the slice of a panel is contiguous: KWG x MWG elements at kb * MWG) */
-        if (kb + PF * KWG < KEND) {
-#define PF_LA (SA ? 0 : KWG * MWG * 8 / 128)
-#define PF_LB (SB ? 0 : KWG * NWG * 8 / 128)
-            for (int l = tid; l < PF_LA + PF_LB; l += NTHREADS) {
-#if SA
-                const __global real *pl_ = bgs + (kb + PF * KWG) * NWG + 16 * l;
-#elif SB
-                const __global real *pl_ = ags + (kb + PF * KWG) * MWG + 16 * l;
-#else
-                const __global real *pl_ = l < PF_LA ? ags + (kb + PF * KWG) * MWG + 16 * l
-                                                     : bgs + (kb + PF * KWG) * NWG + 16 * (l - PF_LA);
-#endif
-                asm volatile("prefetch.global.L1 [%0];" ::"l"((ulong)(size_t)pl_));
-            }
-        }
 #endif
         UNROLL for (int k0 = 0; k0 < KWG; k0 += MK) {
             frag_t af[FM][NA];
@@ -663,22 +570,6 @@ typedef real frag_t;
             UNROLL for (int j = 0; j < FN; j++)
                 UNROLL for (int r = 0; r < NB; r++)
                     TF32_SPLIT(bf[j][r], bl[j][r], B_AT(k0 + t + 4 * r, wn0 + j * 8 + g));
-#elif FRAG
-            /* one 16-byte pair per 4-deep k block: A rows g and g + 8 of 16-row group gi at
-             * k = t (registers 2 kh and 2 kh + 1), B column g of the 8-column blocks 2 j and
-             * 2 j + 1 at k = t (register kh of each) */
-            UNROLL for (int kh = 0; kh < MK / 4; kh++) {
-                UNROLL for (int i = 0; i < FM; i++) {
-                    const double2 v = A_FR(k0 / 4 + kh, wm0 / 16 + i);
-                    af[i][2 * kh] = v.x;
-                    af[i][2 * kh + 1] = v.y;
-                }
-                UNROLL for (int j = 0; j < FN / 2; j++) {
-                    const double2 v = B_FR(k0 / 4 + kh, wn0 / 16 + j);
-                    bf[2 * j][kh] = v.x;
-                    bf[2 * j + 1][kh] = v.y;
-                }
-            }
 #else
             UNROLL for (int i = 0; i < FM; i++)
                 UNROLL for (int r = 0; r < NA; r++)

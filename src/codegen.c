@@ -64,45 +64,16 @@ int chg_copy_params_valid(const chg_device_t *dev, const chg_copy_params_t *p, c
         const size_t lmem = (size_t)p->tile_i * (p->tile_p + p->pad) * chg_elem_size(p->prec);
         if (lmem > dev->info.local_mem_bytes) INVALID("local tile of %zu bytes too large", lmem);
     }
-    if (p->frag) {
-        if (p->kind != CHG_COPY_PACK && p->kind != CHG_COPY_PACK_SYM && p->kind != CHG_COPY_PACK_TRI)
-            INVALID("the fragment order is a layout of the packs");
-        if (p->tile_i % 16 || p->tile_p % 4)
-            INVALID("the fragment order needs tiles of whole 16 x 4 blocks");
-    }
     if (p->prec == CHG_F64 && !(dev->features & CHG_FEAT_FP64)) INVALID("device has no FP64");
     return 1;
-}
-
-/* The packs' destination: DST(i, pp) is the place of X(i, pp) in dst (block-major, block blk,
- * ppad rows; with frag in the fragment order of codegen.h, chg_frag_offset). WR_II / WR_PI map
- * the e-th element a work-group stores to its place (ii, pi) in the work-group's tile, so that
- * consecutive work-items store to consecutive addresses: along i for the plain layout, and for
- * the fragment order through each 64-element block in destination order (which also reads each
- * source column in whole 32-byte sectors of doubles). */
-static void emit_dst(const chg_copy_params_t *p, chg_str_t *s)
-{
-    if (!p->frag) {
-        chg_str_append(s, "#define DST(i, pp) ((i) / blk * (ppad * blk) + (pp) * blk + (i) % blk)\n"
-                          "#define WR_II(e) ((e) % TILE_I)\n"
-                          "#define WR_PI(e) ((e) / TILE_I)\n");
-        return;
-    }
-    chg_str_append(s,
-        "#define FRAG_Q(i) ((i) % blk)\n"
-        "#define DST(i, pp) ((i) / blk * (ppad * blk) + FRAG_Q(i) % 16 / 8 + \\\n"
-        "    2 * (4 * (FRAG_Q(i) % 8) + (pp) % 4) + 64 * (FRAG_Q(i) / 16) + 4 * blk * ((pp) / 4))\n"
-        "#define WR_II(e) ((e) / 64 % (TILE_I / 16) * 16 + (e) % 64 / 8 + 8 * ((e) % 2))\n"
-        "#define WR_PI(e) ((e) / 64 / (TILE_I / 16) * 4 + (e) % 8 / 2)\n");
 }
 
 static void emit_header(const chg_device_t *dev, const chg_copy_params_t *p, chg_str_t *s)
 {
     chg_str_printf(s, "/* clhgemm generated copy kernel: kind=%d prec=%d src_contig_i=%d "
-                      "beta_zero=%d tile=%dx%d wpt=%dx%d pad=%d ud=%dx%d%s */\n",
+                      "beta_zero=%d tile=%dx%d wpt=%dx%d pad=%d ud=%dx%d */\n",
                    p->kind, p->prec == CHG_F64 ? 64 : 32, p->src_contig_i, p->beta_zero, p->tile_i,
-                   p->tile_p, p->wpt_i, p->wpt_p, p->pad, p->ud_i, p->ud_p,
-                   p->frag ? " frag" : "");
+                   p->tile_p, p->wpt_i, p->wpt_p, p->pad, p->ud_i, p->ud_p);
     chg_device_feature_defines(dev, s);
     if (p->prec == CHG_F64)
         chg_str_append(s, "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\ntypedef double real;\n");
@@ -119,10 +90,9 @@ static void emit_header(const chg_device_t *dev, const chg_copy_params_t *p, chg
     else chg_str_append(s, "#define UNROLL_P UNROLL\n");
 }
 
-/* PACK: dst[DST(i, p)] = X(i,p) (zero outside rows x cols). */
+/* PACK: dst[(i/blk)*ppad*blk + p*blk + i%blk] = X(i,p) (zero outside rows x cols). */
 static void emit_pack(const chg_copy_params_t *p, chg_str_t *s)
 {
-    emit_dst(p, s);
     chg_str_append(s,
         "__kernel __attribute__((reqd_work_group_size(LX, LY, 1)))\n"
         "void clhgemm_pack(const int rows, const int cols, const int ipad, const int ppad,\n"
@@ -132,22 +102,7 @@ static void emit_pack(const chg_copy_params_t *p, chg_str_t *s)
         "    dst += dst_off;\n"
         "    const int i0 = get_group_id(0) * TILE_I;\n"
         "    const int p0 = get_group_id(1) * TILE_P;\n");
-    if (p->src_contig_i && p->frag) {
-        /* Reads along i, writes in fragment order: each work-item takes the elements of the
-         * tile in destination order (WR_II / WR_PI), no staging needed. */
-        chg_str_append(s,
-            "    const int t = get_local_id(0) + get_local_id(1) * LX;\n"
-            "    UNROLL for (int r = 0; r < WPT_I * WPT_P; r++) {\n"
-            "        const int e = t + r * (LX * LY);\n"
-            "        const int i = i0 + WR_II(e), pp = p0 + WR_PI(e);\n"
-            "        if (i < ipad && pp < ppad) {\n"
-            "            real v = (real)0;\n"
-            "            if (i < rows && pp < cols) v = src[off + (ulong)i + (ulong)pp * ld];\n"
-            "            dst[DST(i, pp)] = v;\n"
-            "        }\n"
-            "    }\n"
-            "}\n");
-    } else if (p->src_contig_i) {
+    if (p->src_contig_i) {
         /* Reads and writes both run along i: no staging needed. */
         chg_str_append(s,
             "    UNROLL_P for (int b = 0; b < WPT_P; b++) {\n"
@@ -157,7 +112,7 @@ static void emit_pack(const chg_copy_params_t *p, chg_str_t *s)
             "            if (i < ipad && pp < ppad) {\n"
             "                real v = (real)0;\n"
             "                if (i < rows && pp < cols) v = src[off + (ulong)i + (ulong)pp * ld];\n"
-            "                dst[DST(i, pp)] = v;\n"
+            "                dst[(i / blk) * (ppad * blk) + pp * blk + i % blk] = v;\n"
             "            }\n"
             "        }\n"
             "    }\n"
@@ -179,10 +134,10 @@ static void emit_pack(const chg_copy_params_t *p, chg_str_t *s)
             "    barrier(CLK_LOCAL_MEM_FENCE);\n"
             "    UNROLL_I for (int r = 0; r < WPT_I * WPT_P; r++) {\n"
             "        const int e = t + r * (LX * LY);\n"
-            "        const int ii = WR_II(e), pi = WR_PI(e);\n"
+            "        const int ii = e %% TILE_I, pi = e / TILE_I;\n"
             "        const int i = i0 + ii, pp = p0 + pi;\n"
             "        if (i < ipad && pp < ppad)\n"
-            "            dst[DST(i, pp)] = tile[ii][pi];\n"
+            "            dst[(i / blk) * (ppad * blk) + pp * blk + i %% blk] = tile[ii][pi];\n"
             "    }\n"
             "}\n",
             p->pad);
@@ -232,7 +187,6 @@ static void emit_update(const chg_copy_params_t *p, chg_str_t *s)
 static void emit_pack_struct(const chg_copy_params_t *p, chg_str_t *s)
 {
     const int sym = p->kind == CHG_COPY_PACK_SYM;
-    emit_dst(p, s);
     chg_str_printf(s, "#define SI %s\n#define SP %s\n#define CONTIG %d\n",
                    p->src_contig_i ? "1" : "ld", p->src_contig_i ? "ld" : "1", p->src_contig_i);
     chg_str_printf(s,
@@ -280,10 +234,10 @@ static void emit_pack_struct(const chg_copy_params_t *p, chg_str_t *s)
         "    barrier(CLK_LOCAL_MEM_FENCE);\n"
         "    UNROLL for (int r = 0; r < WPT_I * WPT_P; r++) {\n"
         "        const int e = t + r * (LX * LY);\n"
-        "        const int ii = WR_II(e), pi = WR_PI(e);\n"
+        "        const int ii = e % TILE_I, pi = e / TILE_I;\n"
         "        const int i = i0 + ii, pp = p0 + pi;\n"
         "        if (i < ipad && pp < ppad)\n"
-        "            dst[DST(i, pp)] = tile[ii][pi];\n"
+        "            dst[(i / blk) * (ppad * blk) + pp * blk + i % blk] = tile[ii][pi];\n"
         "    }\n"
         "}\n");
 }

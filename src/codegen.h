@@ -50,23 +50,7 @@ typedef struct chg_copy_params_s {
     int ud_i, ud_p;     /* unroll degrees of the work-item loops along i and p (seed 002's
                          * M_ud, N_ud); 0 = unroll completely. The transposing PACK has one
                          * loop per phase: ud_p unrolls its reads (along p), ud_i its writes. */
-    int frag;           /* packs (PACK, PACK_SYM, PACK_TRI): 1 = the tensor-core kernel's
-                         * fragment order inside each block (chg_frag_offset below); set from the
-                         * GEMM parameters (FRAG), never tuned on its own */
 } chg_copy_params_t;
-
-/* The fragment-ordered packed layout (GEMM parameter FRAG, cl/gemm.cl): the block-major layout
- * [i / blk][p][i % blk] with, inside every block of 4 p-rows x 16 i-columns (64 elements, kept
- * where the plain layout has them), element (p, q) (q = i % blk) at
- *     (q % 16 / 8) + 2 * (4 * (q % 8) + p % 4) + 64 * (q / 16) + 4 * blk * (p / 4)
- * instead of q + blk * p: lane 4g + t of a warp finds its m16n8k4 fragment (rows g and g + 8 of
- * the 16 at k = t) as one 16-byte pair. Needs blk % 16 == 0 and the p extent a multiple of 4;
- * a whole 4-row slab keeps its place, so slices and offsets are those of the plain layout. */
-/* Offset of element (p, q) inside its panel (q < blk): the place of q + blk * p. */
-static inline size_t chg_frag_offset(size_t p, size_t q, size_t blk)
-{
-    return q % 16 / 8 + 2 * (4 * (q % 8) + p % 4) + 64 * (q / 16) + 4 * blk * (p / 4);
-}
 
 /* Defaults for a device class. */
 void chg_copy_params_default(const chg_device_t *dev, chg_copy_kind_t kind, chg_precision_t prec,

@@ -323,12 +323,10 @@ static clhgemm_status_t gemm_kernel_variant(cl_context ctx, const chg_device_t *
     cl_program prog;
     clhgemm_status_t st = chg_program_get(ctx, dev, name, src.data, chg_build_options(dev), &prog);
     chg_str_free(&src);
-    if (st == CLHGEMM_KERNEL_BUILD_FAILED && gp->mma && !gp->frag) {
+    if (st == CLHGEMM_KERNEL_BUILD_FAILED && gp->mma) {
         /* A driver whose PTX does not take this mma shape: the FMA kernel on the same tile
          * geometry computes the same packed product, so the call goes on with it when that
-         * geometry is valid for it (the plain packed layouts depend on MWG/NWG/KWG only). A
-         * FRAG kernel reads packs in the fragment order, which the FMA kernel cannot: its
-         * fallback is chg_l3_kernels_create's, which rebuilds the packs too. */
+         * geometry is valid for it (the packed layouts depend on MWG/NWG/KWG only). */
         chg_gemm_params_t fma = *gp;
         fma.mma = fma.wm = fma.tf32 = 0;
         char why[160] = "";
@@ -422,18 +420,16 @@ void chg_gemm_kernels_release(chg_gemm_kernels_t *ks)
  * fall back to their own defaults when those do not fit (they always stage through local
  * memory). Parameter choice for the packs lives here only. */
 static void pack_params(const chg_device_t *dev, chg_precision_t prec, chg_copy_kind_t kind,
-                        int contig, int frag, chg_copy_params_t *cp)
+                        int contig, chg_copy_params_t *cp)
 {
-    /* the tuned PACK parameters (tuning entry, else defaults); the structured packs and the
-     * fragment order start from them and fall back to their own defaults where those do not
-     * fit (the fragment order needs tiles of whole 16 x 4 blocks) */
+    /* the tuned PACK parameters (tuning entry, else defaults); the structured packs start
+     * from them and fall back to their own defaults where those do not fit */
     chg_tuning_copy_params(dev, prec, CHG_COPY_PACK, contig, cp);
+    if (kind == CHG_COPY_PACK) return;
     cp->kind = kind;
-    cp->frag = frag;
     if (!chg_copy_params_valid(dev, cp, NULL, 0)) {
         chg_copy_params_default(dev, kind, prec, cp);
         cp->src_contig_i = contig;
-        cp->frag = frag;
     }
 }
 
@@ -472,24 +468,16 @@ clhgemm_status_t chg_l3_kernels_create(cl_context ctx, const chg_device_t *dev,
     else if (st->kind_b == CHG_TRIANGULAR) ks->klimit = st->upper_b ? 3 : 4;
     /* X_A(i,p) runs along i in memory when A is not transposed; X_B(j,p) = op(B)^T(j,p) runs
      * along j when B is transposed. */
-    /* The GEMM kernel first: the packs must write the layout it reads (ks->gp.frag). A FRAG
-     * kernel that does not build is retried in the plain layout (which may in turn fall back
-     * to the FMA kernel, as gemm_kernel_variant does). */
-    clhgemm_status_t s = gemm_kernel_variant(ctx, dev, prec, gp, st->c_tri, ks->klimit, 0, &ks->gemm);
-    if (s == CLHGEMM_KERNEL_BUILD_FAILED && gp->frag) {
-        ks->gp.frag = ks->gp.pf = 0;
-        chg_log(1, "the fragment-ordered tensor-core kernel (FRAG=1) did not build; using the "
-                "plain packed layout");
-        s = gemm_kernel_variant(ctx, dev, prec, &ks->gp, st->c_tri, ks->klimit, 0, &ks->gemm);
-    }
     const chg_copy_kind_t ka = pack_kind(st->kind_a), kb = pack_kind(st->kind_b);
-    pack_params(dev, prec, ka, !trans_a, ks->gp.frag, &ks->cpa);
-    pack_params(dev, prec, kb, trans_b, ks->gp.frag, &ks->cpb);
+    pack_params(dev, prec, ka, !trans_a, &ks->cpa);
+    pack_params(dev, prec, kb, trans_b, &ks->cpb);
     const int tri = st->c_tri != CHG_TRI_NONE;
     chg_copy_params_default(dev, tri ? CHG_COPY_WRITEBACK_TRI : CHG_COPY_WRITEBACK, prec, &ks->cpw);
     ks->cpw.beta_zero = beta_zero;
-    if (s == CLHGEMM_SUCCESS) s = copy_kernel(ctx, dev, &ks->cpa, pack_name(ka), &ks->pack_a);
+    clhgemm_status_t s = copy_kernel(ctx, dev, &ks->cpa, pack_name(ka), &ks->pack_a);
     if (s == CLHGEMM_SUCCESS) s = copy_kernel(ctx, dev, &ks->cpb, pack_name(kb), &ks->pack_b);
+    if (s == CLHGEMM_SUCCESS)
+        s = gemm_kernel_variant(ctx, dev, prec, gp, st->c_tri, ks->klimit, 0, &ks->gemm);
     if (s == CLHGEMM_SUCCESS)
         s = copy_kernel(ctx, dev, &ks->cpw, tri ? "writeback-tri" : "writeback", &ks->wb);
     if (s != CLHGEMM_SUCCESS) chg_gemm_kernels_release(ks);
@@ -812,8 +800,6 @@ int chg_gemm_direct_mode(const chg_gemm_args_t *a, const chg_gemm_params_t *gp, 
      * within +-1%). */
     const int all = CHG_DIRECT_A | CHG_DIRECT_B | CHG_DIRECT_C;
     int allow = gp->mma ? (a->beta == 0.0 ? CHG_DIRECT_C : 0) : all;
-    /* a fragment-ordered kernel reads A and B in that order only: never in place */
-    const int frag_mask = gp->frag ? ~(CHG_DIRECT_A | CHG_DIRECT_B) : ~0;
     const char *env = chg_getenv("CLHGEMM_DIRECT");
     if (env && (!strcmp(env, "on") || !strcmp(env, "all"))) {
         allow = all;
@@ -823,7 +809,6 @@ int chg_gemm_direct_mode(const chg_gemm_args_t *a, const chg_gemm_params_t *gp, 
             for (const char *p = env; *p; p++)
                 allow |= *p == 'a' ? CHG_DIRECT_A : *p == 'b' ? CHG_DIRECT_B : *p == 'c' ? CHG_DIRECT_C : 0;
     }
-    allow &= frag_mask;
     const size_t es = chg_elem_size(a->prec);
     int mode = 0;
     size_t ahi = 0, bhi = 0;
@@ -926,9 +911,7 @@ static clhgemm_status_t enqueue_blocked(const chg_gemm_args_t *a, cl_context ctx
                                                 a->beta == 0.0, &a->st, &ks);
     cl_kernel kdirect = NULL;
     if (st == CLHGEMM_SUCCESS && direct) {
-        /* ks.gp: the parameters built (a FRAG kernel that did not build runs without FRAG,
-         * and the packs follow it) */
-        st = chg_gemm_kernel_direct(ctx, dev, a->prec, &ks.gp, direct, &kdirect);
+        st = chg_gemm_kernel_direct(ctx, dev, a->prec, gp, direct, &kdirect);
         if (st != CLHGEMM_SUCCESS) chg_gemm_kernels_release(&ks);
     }
     if (st != CLHGEMM_SUCCESS) return st;

@@ -83,7 +83,6 @@ static int *param_field(chg_gemm_params_t *p, const char *key, size_t len)
         {"SB", offsetof(chg_gemm_params_t, sb)},       {"KWI", offsetof(chg_gemm_params_t, kwi)},
         {"MMA", offsetof(chg_gemm_params_t, mma)},     {"WM", offsetof(chg_gemm_params_t, wm)},
         {"TF32", offsetof(chg_gemm_params_t, tf32)},   {"SWZ", offsetof(chg_gemm_params_t, swz)},
-        {"FRAG", offsetof(chg_gemm_params_t, frag)},   {"PF", offsetof(chg_gemm_params_t, pf)},
     };
     for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++)
         if (strlen(fields[i].name) == len && strncasecmp(fields[i].name, key, len) == 0)
@@ -148,15 +147,7 @@ static int mma_valid(const chg_device_t *dev, chg_precision_t prec, const chg_ge
     if (p->vwm > 4 || p->vwn > 4) INVALID("MMA needs VWM and VWN of at most 4");
     const size_t acc = (size_t)(p->mwg / p->wm) * (p->nwg / wn) / 32;
     if (acc > 128) INVALID("%zu accumulators per work-item is beyond the register file", acc);
-    if (p->frag) {
-        if (prec != CHG_F64 || mm != 16)
-            INVALID("FRAG is for the FP64 tensor-core shapes m16n8k* (MMA 2..4)");
-        if ((p->nwg / wn) % 16) INVALID("FRAG needs warp tiles of whole 16 columns (NWG/WN)");
-    }
-    if (p->pf && (!p->frag || (p->sa && p->sb)))
-        INVALID("PF prefetches unstaged fragment-ordered panels (FRAG=1 with SA or SB 0)");
-    /* rows padded against bank conflicts, except in the fragment order (contiguous reads) */
-    const unsigned long long pad = p->frag ? 0 : prec == CHG_F64 ? 4 : 8, es = chg_elem_size(prec);
+    const unsigned long long pad = prec == CHG_F64 ? 4 : 8, es = chg_elem_size(prec);
     const unsigned long long lmem =
         2ull * p->kwg *
         ((unsigned long long)p->sa * (p->mwg + pad) + (unsigned long long)p->sb * (p->nwg + pad)) * es;
@@ -178,9 +169,6 @@ int chg_gemm_params_valid(const chg_device_t *dev, chg_precision_t prec,
     if (p->mma < 0 || p->mma > 4) INVALID("MMA must be 0..4");
     if (p->swz < 0 || p->swz > 64) INVALID("SWZ must be 0..64");
     if (p->tf32 && !p->mma) INVALID("TF32 needs the tensor-core kernel (MMA=3)");
-    if (p->frag < 0 || p->frag > 1) INVALID("FRAG must be 0 or 1");
-    if (p->pf < 0 || p->pf > 8) INVALID("PF must be 0..8");
-    if ((p->frag || p->pf) && !p->mma) INVALID("FRAG and PF are tensor-core parameters (MMA)");
     if (p->mma) return mma_valid(dev, prec, p, why, why_len);
     if (p->mwg % (p->mdimc * p->vwm)) INVALID("MWG must be a multiple of MDIMC*VWM");
     if (p->nwg % (p->ndimc * p->vwn)) INVALID("NWG must be a multiple of NDIMC*VWN");
@@ -246,15 +234,8 @@ void chg_gemm_params_defines(chg_precision_t prec, const chg_gemm_params_t *p, c
         chg_str_printf(s, "#define MMA %d\n#define WM %d\n", p->mma, p->wm);
         if (p->tf32) chg_str_printf(s, "#define TF32 %d\n", p->tf32);
         if (as && !strcmp(as, "1") && prec == CHG_F64) chg_str_append(s, "#define ASYNC 1\n");
-        /* CLHGEMM_MMA_CPF=1: when the kernel reads C itself (DIRECT_C 1, beta != 0), its C block
-         * is prefetched into L2 during the last k slice (cl/gemm.cl CPF); an opt-in under
-         * measurement. The define is harmless without DIRECT_C: the kernel takes it only then. */
-        const char *cpf = chg_getenv("CLHGEMM_MMA_CPF");
-        if (cpf && !strcmp(cpf, "1")) chg_str_append(s, "#define CPF_WANTED 1\n");
     }
     if (p->swz) chg_str_printf(s, "#define SWZ %d\n", p->swz);
-    if (p->frag) chg_str_printf(s, "#define FRAG %d\n", p->frag);
-    if (p->pf) chg_str_printf(s, "#define PF %d\n", p->pf);
 }
 
 void chg_gemm_params_format(const chg_gemm_params_t *p, char *buf, size_t len)
@@ -272,14 +253,6 @@ void chg_gemm_params_format(const chg_gemm_params_t *p, char *buf, size_t len)
     if (p->swz) {
         const size_t used = strlen(buf);
         if (used < len) snprintf(buf + used, len - used, ",SWZ=%d", p->swz);
-    }
-    if (p->frag) {
-        const size_t used = strlen(buf);
-        if (used < len) snprintf(buf + used, len - used, ",FRAG=%d", p->frag);
-    }
-    if (p->pf) {
-        const size_t used = strlen(buf);
-        if (used < len) snprintf(buf + used, len - used, ",PF=%d", p->pf);
     }
 }
 

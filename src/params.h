@@ -34,13 +34,6 @@ typedef struct chg_gemm_params_s {
      * walked in bands of s tile rows, column by column inside a band, so the work-groups
      * resident at one time share fewer A and B panels (cl/gemm.cl SWZ). Left out when 0. */
     int swz;
-    /* FP64 tensor-core kernel (MMA 2..4) only. frag 1: A and B are packed in the fragment order
-     * (codegen.h, chg_frag_offset), so each lane reads its m16n8k4 fragments as 16-byte pairs,
-     * from local memory without row padding or, for an unstaged panel (SA / SB 0), straight from
-     * global memory through L1 with no barrier. pf > 0 (with an unstaged panel): each work-group
-     * prefetches into L1 the unstaged slices pf KWG slices ahead of the one it computes. Both
-     * left out of the formatted string when 0. */
-    int frag, pf;
 } chg_gemm_params_t;
 
 /* m, k of the mma shape (n is always 8); 0 when mma is not 1..4. */

@@ -355,9 +355,6 @@ static void parse_gemm(const cJSON *o, const char *path, chg_gemm_params_t *g, p
     /* work-group rasterisation (optional; absent means none). TF32 is never read from a
      * database: it changes the results' precision, so only CLHGEMM_SGEMM_MATH turns it on. */
     get_int(o, "SWZ", path, 0, 64, &g->swz, e);
-    /* the tensor-core kernel's fragment-ordered layout and L1 prefetch (optional; absent: 0) */
-    get_int(o, "FRAG", path, 0, 1, &g->frag, e);
-    get_int(o, "PF", path, 0, 8, &g->pf, e);
     if (e->failed) return;
     if (g->mma && g->wm < 1) fail(e, "%s: MMA needs WM >= 1", path);
     if (g->mwg < 1 || g->nwg < 1 || g->kwg < 1 || g->mdimc < 1 || g->ndimc < 1 || g->kwi < 1)
@@ -759,8 +756,6 @@ static void add_gemm(cJSON *o, const chg_gemm_params_t *g)
         cJSON_AddNumberToObject(o, "WM", g->wm);
     }
     if (g->swz) cJSON_AddNumberToObject(o, "SWZ", g->swz);
-    if (g->frag) cJSON_AddNumberToObject(o, "FRAG", g->frag);
-    if (g->pf) cJSON_AddNumberToObject(o, "PF", g->pf);
 }
 
 static void add_copy(cJSON *o, const chg_copy_params_t *c, double gbs)

@@ -16,8 +16,6 @@
 #include <string.h>
 
 #include "common.h"
-#include "cache.h"
-#include "codegen.h"
 #include "cpushare.h"
 #include "gemm.h"
 #include "params.h"
@@ -365,145 +363,6 @@ static void level3_packs(const tc_env_t *env, const chg_device_t *dev)
  * leave those tests running the default kernel. */
 /* The direct-operand decision of the blocked core (gemm.h): which layouts are read in place,
  * and every condition that must turn it off. */
-/* The fragment-ordered packs (GEMM parameter FRAG, codegen.h chg_frag_offset): every pack kind
- * and direction, with frag set, must write exactly the plain pack of the same source with each
- * panel permuted by chg_frag_offset -- on odd shapes (padding along i and p), blocks of one to
- * twelve 16-element groups, sources with NaN where no pack may read. The plain packs are
- * checked against the layout by level3_packs and the GEMM tables; the tensor-core kernel that
- * reads this order runs only on NVIDIA (test_mma, the nvidia tests). */
-static cl_kernel frag_pack_kernel(const tc_env_t *env, const chg_device_t *dev,
-                                  const chg_copy_params_t *cp)
-{
-    chg_str_t src;
-    chg_str_init(&src);
-    const char *entry = NULL;
-    cl_kernel k = NULL;
-    if (chg_copy_generate(dev, cp, &src, &entry) == 0) {
-        cl_program prog;
-        if (chg_program_get(env->ctx, dev, "test-frag-pack", src.data, chg_build_options(dev), &prog) ==
-            CLHGEMM_SUCCESS) {
-            cl_int err;
-            k = clCreateKernel(prog, entry, &err);
-            if (err != CL_SUCCESS) k = NULL;
-        }
-    }
-    chg_str_free(&src);
-    return k;
-}
-
-static void frag_packs(const tc_env_t *env, const chg_device_t *dev)
-{
-    if (!env->has_fp64) return;
-    /* the unit check of the formula itself: a bijection of each panel onto itself that keeps
-     * every 4 x 16 block in place */
-    static const int blks[] = {16, 48, 192};
-    for (size_t b = 0; b < sizeof blks / sizeof blks[0]; b++) {
-        const size_t blk = (size_t)blks[b], kp = 12;
-        unsigned char *seen = calloc(blk * kp, 1);
-        size_t bad = 0;
-        for (size_t p = 0; p < kp; p++)
-            for (size_t q = 0; q < blk; q++) {
-                const size_t o = chg_frag_offset(p, q, blk);
-                if (o >= blk * kp || seen[o]++ || o / 64 != (p / 4) * (blk / 16) + q / 16) bad++;
-            }
-        EXPECT(bad == 0, "chg_frag_offset blk %zu: %zu places not a block-preserving bijection", blk, bad);
-        free(seen);
-    }
-    tc_rng_t rng;
-    tc_rng_seed(&rng, 0xF4A6ULL);
-    const int N = 83, LD = 89;
-    double *mem = malloc(sizeof(double) * LD * N);
-    for (int x = 0; x < LD * N; x++) mem[x] = tc_rng_uniform(&rng) - 0.5;
-    for (int p = 0; p < N; p++)
-        for (int i = N; i < LD; i++) mem[(size_t)i + (size_t)p * LD] = NAN;
-    cl_mem src = tc_buffer_from_host(env->ctx, mem, sizeof(double) * LD * N);
-    /* (kind, contig, blk, rows, cols, i0, p0): general packs both ways, symmetric and triangular
-     * sub-blocks across the diagonal */
-    static const int cases[][7] = {
-        {CHG_COPY_PACK, 1, 16, 83, 83, 0, 0},      {CHG_COPY_PACK, 0, 48, 70, 37, 5, 9},
-        {CHG_COPY_PACK, 1, 192, 61, 29, 11, 30},   {CHG_COPY_PACK, 0, 32, 17, 5, 60, 70},
-        {CHG_COPY_PACK_SYM, 1, 32, 50, 41, 20, 10}, {CHG_COPY_PACK_SYM, 0, 16, 33, 60, 3, 17},
-        {CHG_COPY_PACK_TRI, 1, 48, 44, 44, 30, 30}, {CHG_COPY_PACK_TRI, 0, 64, 40, 70, 8, 2},
-    };
-    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
-        const chg_copy_kind_t kind = (chg_copy_kind_t)cases[c][0];
-        const int contig = cases[c][1], blk = cases[c][2], rows = cases[c][3], cols = cases[c][4];
-        const int i0 = cases[c][5], p0 = cases[c][6];
-        const int pmult = 8; /* a KWG */
-        const int ipad = (int)chg_round_up((size_t)rows, (size_t)blk);
-        const int ppad = (int)chg_round_up((size_t)cols, (size_t)pmult);
-        const size_t n = (size_t)ipad * (size_t)ppad;
-        double *out[2] = {malloc(sizeof(double) * n), malloc(sizeof(double) * n)};
-        int ok = 1;
-        for (int frag = 0; frag < 2 && ok; frag++) {
-            chg_copy_params_t cp;
-            chg_copy_params_default(dev, kind, CHG_F64, &cp);
-            cp.src_contig_i = contig;
-            cp.frag = frag;
-            char why[128] = "";
-            if (!chg_copy_params_valid(dev, &cp, why, sizeof why)) {
-                EXPECT(0, "frag pack case %zu: default parameters invalid with frag %d: %s", c, frag, why);
-                ok = 0;
-                break;
-            }
-            cl_kernel k = frag_pack_kernel(env, dev, &cp);
-            EXPECT(k != NULL, "frag pack case %zu frag %d: kernel did not build", c, frag);
-            if (!k) { ok = 0; break; }
-            const size_t si = contig ? 1 : LD, sp = contig ? LD : 1;
-            const cl_ulong off = (cl_ulong)(i0 * si + p0 * sp), ld = LD, doff = 0;
-            const cl_ulong off_m = (cl_ulong)(p0 * si + i0 * sp);
-            const int diag = i0 - p0, upper = (int)(c % 2), unit = 0;
-            cl_int err;
-            cl_mem dst = clCreateBuffer(env->ctx, CL_MEM_READ_WRITE, sizeof(double) * n, NULL, &err);
-            for (size_t x = 0; x < n; x++) out[frag][x] = NAN; /* poison */
-            if (err == CL_SUCCESS) err = tc_write(env->queue, dst, out[frag], sizeof(double) * n) ? CL_INVALID_VALUE : CL_SUCCESS;
-            err |= clSetKernelArg(k, 0, sizeof(int), &rows);
-            err |= clSetKernelArg(k, 1, sizeof(int), &cols);
-            err |= clSetKernelArg(k, 2, sizeof(int), &ipad);
-            err |= clSetKernelArg(k, 3, sizeof(int), &ppad);
-            err |= clSetKernelArg(k, 4, sizeof(int), &blk);
-            err |= clSetKernelArg(k, 5, sizeof(cl_mem), &src);
-            err |= clSetKernelArg(k, 6, sizeof(cl_ulong), &off);
-            err |= clSetKernelArg(k, 7, sizeof(cl_ulong), &ld);
-            err |= clSetKernelArg(k, 8, sizeof(cl_mem), &dst);
-            err |= clSetKernelArg(k, 9, sizeof(cl_ulong), &doff);
-            if (kind != CHG_COPY_PACK) {
-                err |= clSetKernelArg(k, 10, sizeof(int), &diag);
-                err |= clSetKernelArg(k, 11, sizeof(int), &upper);
-                err |= clSetKernelArg(k, 12, sizeof(cl_ulong), &off_m);
-                err |= clSetKernelArg(k, 13, sizeof(int), &unit);
-            }
-            size_t g[2], l[2];
-            chg_copy_work_size(&cp, (size_t)ipad, (size_t)ppad, g, l);
-            if (err == CL_SUCCESS) err = clEnqueueNDRangeKernel(env->queue, k, 2, NULL, g, l, 0, NULL, NULL);
-            if (err == CL_SUCCESS) err = tc_read(env->queue, dst, out[frag], sizeof(double) * n) ? CL_INVALID_VALUE : CL_SUCCESS;
-            EXPECT(err == CL_SUCCESS, "frag pack case %zu frag %d: OpenCL error %d", c, frag, (int)err);
-            if (err != CL_SUCCESS) ok = 0;
-            clReleaseMemObject(dst);
-            clReleaseKernel(k);
-        }
-        if (ok) {
-            size_t bad = 0, nan = 0, first = 0;
-            for (size_t i = 0; i < (size_t)ipad; i++)
-                for (size_t p = 0; p < (size_t)ppad; p++) {
-                    const size_t base = i / (size_t)blk * (size_t)ppad * (size_t)blk;
-                    const double want = out[0][base + p * (size_t)blk + i % (size_t)blk];
-                    const double got = out[1][base + chg_frag_offset(p, i % (size_t)blk, (size_t)blk)];
-                    if (isnan(want) || isnan(got)) nan++;
-                    if (memcmp(&want, &got, sizeof want) && !bad++) first = i + p * (size_t)ipad;
-                }
-            EXPECT(bad == 0 && nan == 0,
-                   "frag pack case %zu (kind %d contig %d blk %d %dx%d at %d,%d): %zu differ from the "
-                   "permuted plain pack (first at i %zu p %zu), %zu NaN", c, (int)kind, contig, blk,
-                   rows, cols, i0, p0, bad, first % (size_t)ipad, first / (size_t)ipad, nan);
-        }
-        free(out[0]);
-        free(out[1]);
-    }
-    clReleaseMemObject(src);
-    free(mem);
-}
-
 static void direct_modes(const tc_env_t *env, const chg_device_t *dev)
 {
     chg_gemm_params_t gp;
@@ -650,7 +509,6 @@ int main(int argc, char **argv)
         sgemm_math(dev);
         if (want_params) params_required(dev, env.has_fp64);
         level3_packs(&env, dev);
-        frag_packs(&env, dev);
         direct_modes(&env, dev);
         unsigned long long limit = chg_getenv_size("CLHGEMM_WORKSPACE_LIMIT", 0);
         unsigned long long budget = chg_workspace_budget(dev);

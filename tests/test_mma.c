@@ -33,8 +33,8 @@
 
 static const char *const shape_names[] = {"", "m8n8k4", "m16n8k4", "m16n8k8", "m16n8k16"};
 
-/* Geometries: 4 warps as 2 x 2, 8 warps as 8 x 1, 8 warps as 2 x 4 on a 128 x 128 tile, the
- * unstaged variants, and the fragment-ordered ones. */
+/* Geometries: 4 warps as 2 x 2, 8 warps as 8 x 1, 8 warps as 2 x 4 on a 128 x 128 tile, and
+ * the unstaged variants. */
 static const char *const geometries[] = {
     "MWG=64,NWG=64,KWG=16,MDIMC=32,NDIMC=4,VWM=2,VWN=2,SA=1,SB=1,KWI=16,WM=2",
     "MWG=128,NWG=32,KWG=16,MDIMC=16,NDIMC=16,VWM=4,VWN=2,SA=1,SB=1,KWI=16,WM=8",
@@ -42,12 +42,6 @@ static const char *const geometries[] = {
     /* B, then both, read straight from global memory (SB=0, SA=0) */
     "MWG=128,NWG=128,KWG=16,MDIMC=16,NDIMC=16,VWM=2,VWN=2,SA=1,SB=0,KWI=16,WM=2",
     "MWG=64,NWG=64,KWG=16,MDIMC=32,NDIMC=4,VWM=2,VWN=2,SA=0,SB=0,KWI=16,WM=2",
-    /* the fragment order (FRAG, m16 shapes only): staged on 4 and 8 warps, both panels and B
-     * alone read through L1 with the L1 prefetch (PF) */
-    "MWG=64,NWG=64,KWG=16,MDIMC=32,NDIMC=4,VWM=2,VWN=2,SA=1,SB=1,KWI=16,WM=2,FRAG=1",
-    "MWG=128,NWG=192,KWG=16,MDIMC=16,NDIMC=16,VWM=2,VWN=2,SA=1,SB=1,KWI=16,WM=2,FRAG=1",
-    "MWG=128,NWG=192,KWG=16,MDIMC=16,NDIMC=16,VWM=2,VWN=2,SA=0,SB=0,KWI=16,WM=2,FRAG=1,PF=2",
-    "MWG=128,NWG=128,KWG=32,MDIMC=16,NDIMC=16,VWM=2,VWN=2,SA=1,SB=0,KWI=32,WM=2,FRAG=1,PF=1",
 };
 
 /* the TF32 geometries: the built-in one (chg_gemm_params_tf32: 128 x 128 on 4 warps), 128 x 256
@@ -122,16 +116,12 @@ static int run_one(const tc_env_t *env, const chg_device_t *dev, int mma, int tf
     for (size_t x = 0; x < nb; x++) B[x] = as_elem(urand(rng), dbl); /* B(p,j) = B[p + j*kp] */
     for (size_t x = 0; x < nc; x++) c0[x] = as_elem(urand(rng), dbl);
 #define PUT(buf, x, v) (dbl ? (void)(((double *)(buf))[x] = (v)) : (void)(((float *)(buf))[x] = (float)(v)))
-    /* the packed layouts: [i / MWG][q][i % MWG], permuted inside each panel in the fragment
-     * order with FRAG (codegen.h) */
-#define IN_PANEL(q, r, blk) (p.frag ? chg_frag_offset((size_t)(q), (size_t)(r), (size_t)(blk)) \
-                                    : (size_t)(q) * (blk) + (r))
     for (int i = 0; i < mp; i++)
         for (int q = 0; q < kp; q++)
-            PUT(ap, (size_t)(i / p.mwg) * kp * p.mwg + IN_PANEL(q, i % p.mwg, p.mwg), A[i + (size_t)q * mp]);
+            PUT(ap, (size_t)(i / p.mwg) * kp * p.mwg + (size_t)q * p.mwg + i % p.mwg, A[i + (size_t)q * mp]);
     for (int j = 0; j < np; j++)
         for (int q = 0; q < kp; q++)
-            PUT(bp, (size_t)(j / p.nwg) * kp * p.nwg + IN_PANEL(q, j % p.nwg, p.nwg), B[q + (size_t)j * kp]);
+            PUT(bp, (size_t)(j / p.nwg) * kp * p.nwg + (size_t)q * p.nwg + j % p.nwg, B[q + (size_t)j * kp]);
     cl_mem dap = tc_buffer_from_host(env->ctx, ap, es * na);
     cl_mem dbp = tc_buffer_from_host(env->ctx, bp, es * nb);
     cl_mem dcp = clCreateBuffer(env->ctx, CL_MEM_READ_WRITE, es * nc, NULL, &err);
