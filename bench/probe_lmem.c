@@ -7,8 +7,7 @@
  * size it reports clSetKernelArg, clEnqueueNDRangeKernel and clFinish, and checks the result.
  *   cc -O2 -o /tmp/probe_lmem bench/probe_lmem.c -lOpenCL && /tmp/probe_lmem
  */
-#define CL_TARGET_OPENCL_VERSION 120
-#include <CL/cl.h>
+#include "probe_common.h"
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -25,19 +24,13 @@ static const char *src =
 
 int main(void)
 {
-    cl_platform_id plats[8];
-    cl_uint np = 0;
-    cl_device_id dev = NULL;
-    clGetPlatformIDs(8, plats, &np);
-    for (cl_uint i = 0; i < np && !dev; i++)
-        if (clGetDeviceIDs(plats[i], CL_DEVICE_TYPE_GPU, 1, &dev, NULL) != CL_SUCCESS) dev = NULL;
+    char name[256];
+    cl_device_id dev = probe_first_gpu(name, sizeof name);
     if (!dev) {
         printf("no GPU\n");
         return 77;
     }
-    char name[256] = "";
     cl_ulong lmem = 0;
-    clGetDeviceInfo(dev, CL_DEVICE_NAME, sizeof name, name, NULL);
     clGetDeviceInfo(dev, CL_DEVICE_LOCAL_MEM_SIZE, sizeof lmem, &lmem, NULL);
     printf("%s: CL_DEVICE_LOCAL_MEM_SIZE %llu bytes\n", name, (unsigned long long)lmem);
     cl_int err;

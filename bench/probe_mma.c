@@ -8,8 +8,7 @@
  * with it). nvidia-smi's SM clock during the run tells the clock the rate was reached at.
  *   cc -O2 -o /tmp/probe_mma bench/probe_mma.c -lOpenCL && /tmp/probe_mma
  */
-#define CL_TARGET_OPENCL_VERSION 120
-#include <CL/cl.h>
+#include "probe_common.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,19 +50,13 @@ static const char *src =
 
 int main(void)
 {
-    cl_platform_id plats[8];
-    cl_uint np = 0;
-    cl_device_id dev = NULL;
-    clGetPlatformIDs(8, plats, &np);
-    for (cl_uint i = 0; i < np && !dev; i++)
-        if (clGetDeviceIDs(plats[i], CL_DEVICE_TYPE_GPU, 1, &dev, NULL) != CL_SUCCESS) dev = NULL;
+    char name[256];
+    cl_device_id dev = probe_first_gpu(name, sizeof name);
     if (!dev) {
         printf("no GPU\n");
         return 77;
     }
-    char name[256] = "";
     cl_uint cus = 0;
-    clGetDeviceInfo(dev, CL_DEVICE_NAME, sizeof name, name, NULL);
     clGetDeviceInfo(dev, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof cus, &cus, NULL);
     cl_int err;
     cl_context ctx = clCreateContext(NULL, 1, &dev, NULL, NULL, &err);

@@ -1,0 +1,23 @@
+/*
+ * probe_common.h -- shared by the GPU diagnostics bench/probe_*.c (standalone programs, not part
+ * of the build): the first GPU of any platform and its name.
+ */
+#ifndef CLHGEMM_PROBE_COMMON_H
+#define CLHGEMM_PROBE_COMMON_H
+#define CL_TARGET_OPENCL_VERSION 120
+#include <CL/cl.h>
+
+/* The first GPU over all platforms, its name in name[len]; NULL when there is none. */
+static cl_device_id probe_first_gpu(char *name, size_t len)
+{
+    cl_platform_id plats[8];
+    cl_uint np = 0;
+    cl_device_id dev = NULL;
+    if (clGetPlatformIDs(8, plats, &np) != CL_SUCCESS) return NULL;
+    for (cl_uint i = 0; i < np && i < 8 && !dev; i++)
+        if (clGetDeviceIDs(plats[i], CL_DEVICE_TYPE_GPU, 1, &dev, NULL) != CL_SUCCESS) dev = NULL;
+    name[0] = '\0';
+    if (dev) clGetDeviceInfo(dev, CL_DEVICE_NAME, len, name, NULL);
+    return dev;
+}
+#endif
