@@ -738,6 +738,7 @@ static void parts_one(ctx_t *c, const prob_t *p, const shape_t *s)
     const int nrep = c->o.reps, total = c->o.warmup + c->o.reps;
     double *t[4];
     for (int x = 0; x < 4; x++) t[x] = calloc((size_t)(nrep > 0 ? nrep : 1), sizeof(double));
+    if (!t[0] || !t[1] || !t[2] || !t[3]) err = CL_OUT_OF_HOST_MEMORY;
     for (int r = 0; r < total && err == CL_SUCCESS; r++) {
         cl_event ev[4] = {NULL, NULL, NULL, NULL};
         err = chg_enqueue_pack_a(p->queue, &ks, m, k, p->A, 0, p->lda, ap, 0, 0, NULL, &ev[0]);
