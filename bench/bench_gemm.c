@@ -729,8 +729,8 @@ static void parts_one(ctx_t *c, const prob_t *p, const shape_t *s)
         return;
     }
     const size_t es = p->dbl ? 8 : 4, m = (size_t)p->m, n = (size_t)p->n, k = (size_t)p->k;
-    const size_t mpad = (m + gp.mwg - 1) / gp.mwg * gp.mwg, npad = (n + gp.nwg - 1) / gp.nwg * gp.nwg;
-    const size_t kpad = (k + gp.kwg - 1) / gp.kwg * gp.kwg;
+    const size_t mpad = chg_round_up(m, (size_t)gp.mwg), npad = chg_round_up(n, (size_t)gp.nwg);
+    const size_t kpad = chg_round_up(k, (size_t)gp.kwg);
     cl_int err;
     cl_mem ap = clCreateBuffer(ctx, CL_MEM_READ_WRITE, mpad * kpad * es, NULL, &err);
     cl_mem bp = err == CL_SUCCESS ? clCreateBuffer(ctx, CL_MEM_READ_WRITE, npad * kpad * es, NULL, &err) : NULL;

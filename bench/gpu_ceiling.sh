@@ -44,6 +44,6 @@ smi_stop
     echo "-- $(basename "$f")"; grep -h 'plan dgemm\|  why' "$f" | sort -u | head -2; grep -A3 '== summary' "$f" | tail -2
   done
 } >"$LOGD/summary.txt"
-(cd "$LOGD" && find . -type f -size -4M | tar czf "$OUT/logs.tgz" -T -)
+(cd "$LOGD" && find . -maxdepth 1 -type f -size -4M | tar czf "$OUT/logs.tgz" -T -)
 cp "$LOGD/summary.txt" "$OUT/"
 echo "== summary"; cat "$LOGD/summary.txt"
