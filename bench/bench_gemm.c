@@ -77,6 +77,7 @@ typedef struct opts_s {
     int row, ta, tb;
     int quick, profile, check, list;
     int parts;     /* also time the call's building blocks apart (pack A, pack B, kernel, write-back) */
+    int parts_bk;  /* --parts-bk: also time the kernel as accumulating launches over k slices */
     int defaults;  /* also time clhgemm with its built-in parameters (tuning database bypassed) */
     double beta;   /* C := A B + beta C (default 0.5; 0: C is not read) */
 } opts_t;
@@ -90,7 +91,7 @@ static void usage(FILE *f)
         "  --device SPEC        device selection as in clhgemm_devices_get (index, name substring,\n"
         "                       gpu/cpu); default: the first GPU, else the first device\n"
         "  --precision s|d|both default both (d is skipped without fp64)\n"
-        "  --sizes N,N,...      square sizes (default 512,1024,2048,4096,8192)\n"
+        "  --sizes N,N,...      square sizes (default 512,1024,2048,4096,8192; 'none' for none)\n"
         "  --shapes MxNxK,...   rectangular shapes run after the squares; 'default' for\n"
         "                       8192x8192x1024,1024x1024x8192,4096x16384x4096,2000x3000x1500,\n"
         "                       which also run when neither --sizes nor --shapes is given;\n"
@@ -107,6 +108,9 @@ static void usage(FILE *f)
         "  --parts              also time our call's building blocks apart on the same buffers\n"
         "                       (pack A, pack B, the GEMM kernel alone, write-back; column-major,\n"
         "                       device time, median of the reps; implies --profile)\n"
+        "  --parts-bk BK        with --parts (implied): also time the kernel as the host pipeline\n"
+        "                       runs a tile, one accumulating launch per k slice of BK, each\n"
+        "                       slice packed into its own region (NN only)\n"
         "  --no-check           skip the correctness check before timing\n"
         "  --defaults           also time clhgemm with its built-in kernel parameters (the tuning\n"
         "                       database bypassed) in the same run, next to the tuned ones\n"
@@ -191,7 +195,7 @@ static int parse_args(int argc, char **argv, opts_t *o)
         /* options with a value accept both "--opt value" and "--opt=value" */
         static const char *const with_value[] = {"--device", "--precision", "--sizes", "--shapes",
                                                  "--reps", "--warmup", "--csv", "--layout",
-                                                 "--trans", "--beta", NULL};
+                                                 "--trans", "--beta", "--parts-bk", NULL};
         for (int j = 0; with_value[j]; j++) {
             size_t l = strlen(with_value[j]);
             if (!strncmp(a, with_value[j], l) && (a[l] == '\0' || a[l] == '=')) {
@@ -219,7 +223,9 @@ static int parse_args(int argc, char **argv, opts_t *o)
                 return -1;
             }
         } else if (!strcmp(a, "--sizes")) {
-            if (parse_sizes(v, o->squares, &o->nsquares)) {
+            if (!strcmp(v, "none")) {
+                o->nsquares = 0;
+            } else if (parse_sizes(v, o->squares, &o->nsquares)) {
                 fprintf(stderr, "error: bad --sizes '%s' (want e.g. 512,1024)\n", v);
                 return -1;
             }
@@ -277,6 +283,12 @@ static int parse_args(int argc, char **argv, opts_t *o)
         } else if (!strcmp(a, "--profile")) {
             o->profile = 1;
         } else if (!strcmp(a, "--parts")) {
+            o->parts = o->profile = 1;
+        } else if (!strcmp(a, "--parts-bk")) {
+            if (parse_int(v, &o->parts_bk) || o->parts_bk <= 0) {
+                fprintf(stderr, "error: bad --parts-bk '%s' (want a positive k slice)\n", v);
+                return -1;
+            }
             o->parts = o->profile = 1;
         } else if (!strcmp(a, "--no-check")) {
             o->check = 0;
@@ -760,6 +772,51 @@ static void parts_one(ctx_t *c, const prob_t *p, const shape_t *s)
             if (ev[x]) clReleaseEvent(ev[x]);
         }
     }
+    /* --parts-bk: the same product as the host pipeline runs a tile, one launch per k slice
+     * accumulating into Cp, each slice packed into its own region: what re-reading and
+     * re-writing Cp in every slice costs against the single launch above. */
+    double *tsl = NULL, sl_median = 0;
+    const size_t bk = (size_t)c->o.parts_bk, bkp = bk ? chg_round_up(bk, (size_t)gp.kwg) : 0;
+    const size_t ns = bk ? (k + bk - 1) / bk : 0;
+    cl_mem ap2 = NULL, bp2 = NULL;
+    if (err == CL_SUCCESS && bk && (p->ta || p->tb)) {
+        printf("    parts: --parts-bk times NN only\n");
+    } else if (err == CL_SUCCESS && bk) {
+        ap2 = clCreateBuffer(ctx, CL_MEM_READ_WRITE, mpad * bkp * ns * es, NULL, &err);
+        if (err == CL_SUCCESS) bp2 = clCreateBuffer(ctx, CL_MEM_READ_WRITE, npad * bkp * ns * es, NULL, &err);
+        if (err == CL_SUCCESS && !(tsl = calloc((size_t)(nrep > 0 ? nrep : 1), sizeof(double))))
+            err = CL_OUT_OF_HOST_MEMORY;
+        for (size_t s = 0; s < ns && err == CL_SUCCESS; s++) {
+            const size_t p0 = s * bk, kc = CHG_MIN(bk, k - p0);
+            err = chg_enqueue_pack_a(p->queue, &ks, m, kc, p->A, p0 * (size_t)p->lda, p->lda, ap2,
+                                     s * mpad * bkp, 0, NULL, NULL);
+            if (err == CL_SUCCESS)
+                err = chg_enqueue_pack_b(p->queue, &ks, n, kc, p->B, p0, p->ldb, bp2, s * npad * bkp, 0,
+                                         NULL, NULL);
+        }
+        for (int r = 0; r < total && err == CL_SUCCESS; r++) {
+            cl_event e0 = NULL, e1 = NULL;
+            for (size_t s = 0; s < ns && err == CL_SUCCESS; s++) {
+                const size_t kc = CHG_MIN(bk, k - s * bk);
+                cl_event e = NULL;
+                err = chg_enqueue_kernel(p->queue, &ks, mpad, npad, chg_round_up(kc, (size_t)gp.kwg), ap2,
+                                         s * mpad * bkp, bp2, s * npad * bkp, cp, s > 0, 0, NULL, &e);
+                if (s == 0) e0 = e;
+                else if (e1) clReleaseEvent(e1);
+                if (s > 0) e1 = e;
+            }
+            if (err == CL_SUCCESS) err = clFinish(p->queue);
+            cl_ulong a = 0, b = 0;
+            if (err == CL_SUCCESS &&
+                (clGetEventProfilingInfo(e0, CL_PROFILING_COMMAND_START, sizeof a, &a, NULL) != CL_SUCCESS ||
+                 clGetEventProfilingInfo(e1 ? e1 : e0, CL_PROFILING_COMMAND_END, sizeof b, &b, NULL) != CL_SUCCESS))
+                err = CL_PROFILING_INFO_NOT_AVAILABLE;
+            if (err == CL_SUCCESS && r >= c->o.warmup) tsl[r - c->o.warmup] = (double)(b - a) * 1e-6;
+            if (e0) clReleaseEvent(e0);
+            if (e1) clReleaseEvent(e1);
+        }
+        if (err == CL_SUCCESS && nrep > 0) sl_median = stats_of(tsl, nrep).median;
+    }
     if (err == CL_SUCCESS && nrep > 0) {
         stats_t st4[4];
         double sum = 0;
@@ -770,10 +827,16 @@ static void parts_one(ctx_t *c, const prob_t *p, const shape_t *s)
         printf("    parts    pack A %.3f ms, pack B %.3f ms, kernel %.3f ms (%.1f GFLOP/s), "
                "write-back %.3f ms; sum %.3f ms (%.1f GFLOP/s)\n", st4[0].median, st4[1].median,
                st4[2].median, gflops_of(s, st4[2].median), st4[3].median, sum, gflops_of(s, sum));
+        if (sl_median > 0)
+            printf("    parts    kernel in %zu slices of k = %zu: %.3f ms (%.1f GFLOP/s), %.2f x the single "
+                   "launch\n", ns, bk, sl_median, gflops_of(s, sl_median), sl_median / st4[2].median);
     } else {
         printf("    parts: %s\n", clhgemm_status_string(err));
     }
     for (int x = 0; x < 4; x++) free(t[x]);
+    free(tsl);
+    if (ap2) clReleaseMemObject(ap2);
+    if (bp2) clReleaseMemObject(bp2);
     if (ap) clReleaseMemObject(ap);
     if (bp) clReleaseMemObject(bp);
     if (cp) clReleaseMemObject(cp);
