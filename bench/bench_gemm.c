@@ -753,9 +753,9 @@ static void parts_one(ctx_t *c, const prob_t *p, const shape_t *s)
     if (!t[0] || !t[1] || !t[2] || !t[3]) err = CL_OUT_OF_HOST_MEMORY;
     for (int r = 0; r < total && err == CL_SUCCESS; r++) {
         cl_event ev[4] = {NULL, NULL, NULL, NULL};
-        err = chg_enqueue_pack_a(p->queue, &ks, m, k, p->A, 0, p->lda, ap, 0, 0, NULL, &ev[0]);
+        err = chg_enqueue_pack_a(p->queue, &ks, m, k, p->A, 0, p->lda, ap, 0, 0, 0, NULL, &ev[0]);
         if (err == CL_SUCCESS)
-            err = chg_enqueue_pack_b(p->queue, &ks, n, k, p->B, 0, p->ldb, bp, 0, 0, NULL, &ev[1]);
+            err = chg_enqueue_pack_b(p->queue, &ks, n, k, p->B, 0, p->ldb, bp, 0, 0, 0, NULL, &ev[1]);
         if (err == CL_SUCCESS)
             err = chg_enqueue_kernel(p->queue, &ks, mpad, npad, kpad, ap, 0, bp, 0, cp, 0, 0, NULL, &ev[2]);
         if (err == CL_SUCCESS)
@@ -789,9 +789,9 @@ static void parts_one(ctx_t *c, const prob_t *p, const shape_t *s)
         for (size_t s = 0; s < ns && err == CL_SUCCESS; s++) {
             const size_t p0 = s * bk, kc = CHG_MIN(bk, k - p0);
             err = chg_enqueue_pack_a(p->queue, &ks, m, kc, p->A, p0 * (size_t)p->lda, p->lda, ap2,
-                                     s * mpad * bkp, 0, NULL, NULL);
+                                     s * mpad * bkp, 0, 0, NULL, NULL);
             if (err == CL_SUCCESS)
-                err = chg_enqueue_pack_b(p->queue, &ks, n, kc, p->B, p0, p->ldb, bp2, s * npad * bkp, 0,
+                err = chg_enqueue_pack_b(p->queue, &ks, n, kc, p->B, p0, p->ldb, bp2, s * npad * bkp, 0, 0,
                                          NULL, NULL);
         }
         for (int r = 0; r < total && err == CL_SUCCESS; r++) {

@@ -7,8 +7,9 @@
  *   Ap  block-major [Mp/MWG][Kp][MWG]: a work-group's A panel is one contiguous stream,
  *   Bp  block-major [Np/NWG][Kp][NWG],
  *   Cp  column-major, leading dimension ldcp (= Mp), alpha/beta applied later by write-back.
- * aoff/boff (elements, multiples of VWM/VWN) select a panel inside a larger buffer: the host
- * pipeline keeps a whole band of packed A panels resident and walks it slice by slice.
+ * aoff/boff (elements, multiples of VWM/VWN) select where the kp rows to multiply begin inside
+ * the panels, and apk/bpk (>= kp) are the panels' own k extents (Kp above): the host pipeline
+ * keeps a whole band of packed A panels resident and runs a kernel over a few k slices of it.
  * A work-group of MDIMC x NDIMC work-items owns an MWG x NWG tile of Cp. Work-item (tx, ty)
  * owns the vectors tx + i*MDIMC of the tile's MWG/VWM A-vectors and ty + j*NDIMC of its NWG/VWN
  * B-vectors, so neighbouring work-items touch neighbouring addresses in global memory, in local
@@ -181,7 +182,7 @@ typedef real8 realN;
 #define A_KSTRIDE (lda_v * VWM) /* in elements */
 #else
 #define A_VEC(k, v) ag[(k) * MVECS + (v)]
-#define A_PANEL (kp * MVECS)
+#define A_PANEL (apk * MVECS)
 #define A_KSTRIDE MWG
 #endif
 #if DIRECT_B
@@ -190,7 +191,7 @@ typedef real8 realN;
 #define B_KSTRIDE (ldb_v * VWN)
 #else
 #define B_VEC(k, v) bg[(k) * NVECS + (v)]
-#define B_PANEL (kp * NVECS)
+#define B_PANEL (bpk * NVECS)
 #define B_KSTRIDE NWG
 #endif
 #if DIRECT_A
@@ -221,7 +222,7 @@ void clhgemm_gemm(const int kp, const int ldcp,
                   __global const realM *restrict ap, const ulong aoff,
                   __global const realN *restrict bp, const ulong boff,
                   __global realM *cp,
-                  const int accumulate
+                  const int accumulate, const int apk, const int bpk
 #if TRIANGLE || KLIMIT
                   , const int diag
 #endif

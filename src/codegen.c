@@ -90,14 +90,17 @@ static void emit_header(const chg_device_t *dev, const chg_copy_params_t *p, chg
     else chg_str_append(s, "#define UNROLL_P UNROLL\n");
 }
 
-/* PACK: dst[(i/blk)*ppad*blk + p*blk + i%blk] = X(i,p) (zero outside rows x cols). */
+/* PACK: dst[(i/blk)*pstride + p*blk + i%blk] = X(i,p) (zero outside rows x cols, written up to
+ * ipad x ppad; pstride >= ppad*blk elements between blocks, more when the destination panel
+ * holds further k slices). */
 static void emit_pack(const chg_copy_params_t *p, chg_str_t *s)
 {
     chg_str_append(s,
         "__kernel __attribute__((reqd_work_group_size(LX, LY, 1)))\n"
         "void clhgemm_pack(const int rows, const int cols, const int ipad, const int ppad,\n"
         "                  const int blk, __global const real *restrict src, const ulong off,\n"
-        "                  const ulong ld, __global real *restrict dst, const ulong dst_off)\n"
+        "                  const ulong ld, __global real *restrict dst, const ulong dst_off,\n"
+        "                  const int pstride)\n"
         "{\n"
         "    dst += dst_off;\n"
         "    const int i0 = get_group_id(0) * TILE_I;\n"
@@ -112,7 +115,7 @@ static void emit_pack(const chg_copy_params_t *p, chg_str_t *s)
             "            if (i < ipad && pp < ppad) {\n"
             "                real v = (real)0;\n"
             "                if (i < rows && pp < cols) v = src[off + (ulong)i + (ulong)pp * ld];\n"
-            "                dst[(i / blk) * (ppad * blk) + pp * blk + i % blk] = v;\n"
+            "                dst[(i / blk) * pstride + pp * blk + i % blk] = v;\n"
             "            }\n"
             "        }\n"
             "    }\n"
@@ -137,7 +140,7 @@ static void emit_pack(const chg_copy_params_t *p, chg_str_t *s)
             "        const int ii = e %% TILE_I, pi = e / TILE_I;\n"
             "        const int i = i0 + ii, pp = p0 + pi;\n"
             "        if (i < ipad && pp < ppad)\n"
-            "            dst[(i / blk) * (ppad * blk) + pp * blk + i %% blk] = tile[ii][pi];\n"
+            "            dst[(i / blk) * pstride + pp * blk + i %% blk] = tile[ii][pi];\n"
             "    }\n"
             "}\n",
             p->pad);
@@ -194,7 +197,8 @@ static void emit_pack_struct(const chg_copy_params_t *p, chg_str_t *s)
         "void %s(const int rows, const int cols, const int ipad, const int ppad,\n"
         "        const int blk, __global const real *restrict src, const ulong off,\n"
         "        const ulong ld, __global real *restrict dst, const ulong dst_off,\n"
-        "        const int diag, const int upper, const ulong off_m, const int unit)\n"
+        "        const int pstride, const int diag, const int upper, const ulong off_m,\n"
+        "        const int unit)\n"
         "{\n"
         "    __local real tile[TILE_I][TILE_P + %d];\n"
         "    dst += dst_off;\n"
@@ -237,7 +241,7 @@ static void emit_pack_struct(const chg_copy_params_t *p, chg_str_t *s)
         "        const int ii = e % TILE_I, pi = e / TILE_I;\n"
         "        const int i = i0 + ii, pp = p0 + pi;\n"
         "        if (i < ipad && pp < ppad)\n"
-        "            dst[(i / blk) * (ppad * blk) + pp * blk + i % blk] = tile[ii][pi];\n"
+        "            dst[(i / blk) * pstride + pp * blk + i % blk] = tile[ii][pi];\n"
         "    }\n"
         "}\n");
 }

@@ -494,11 +494,13 @@ static cl_int enqueue_2d(cl_command_queue q, cl_kernel k, const size_t g[2], con
  * whole blocks along i and to `pmult` along p. */
 static cl_int enqueue_pack(cl_command_queue q, cl_kernel k, const chg_copy_params_t *cp, int blk,
                            int pmult, size_t rows, size_t cols, cl_mem src, size_t off, size_t ld,
-                           cl_mem dst, size_t dst_off, cl_uint nwait, const cl_event *wait,
-                           cl_event *ev)
+                           cl_mem dst, size_t dst_off, size_t dpk, cl_uint nwait,
+                           const cl_event *wait, cl_event *ev)
 {
     const int r = (int)rows, c = (int)cols;
     const int ipad = (int)chg_round_up(rows, (size_t)blk), ppad = (int)chg_round_up(cols, (size_t)pmult);
+    /* the destination blocks' k extent: the padded slice itself, or a longer panel */
+    const int pstride = (int)(dpk > (size_t)ppad ? dpk : (size_t)ppad) * blk;
     const cl_ulong o = off, l = ld, doff = dst_off;
     cl_int err = CL_SUCCESS;
     SETARG(k, 0, r);
@@ -511,6 +513,7 @@ static cl_int enqueue_pack(cl_command_queue q, cl_kernel k, const chg_copy_param
     SETARG(k, 7, l);
     SETARG(k, 8, dst);
     SETARG(k, 9, doff);
+    SETARG(k, 10, pstride);
     if (err != CL_SUCCESS) return err;
     size_t g[2], lo[2];
     chg_copy_work_size(cp, (size_t)ipad, (size_t)ppad, g, lo);
@@ -519,25 +522,28 @@ static cl_int enqueue_pack(cl_command_queue q, cl_kernel k, const chg_copy_param
 
 cl_int chg_enqueue_pack_a(cl_command_queue q, const chg_gemm_kernels_t *ks, size_t mc, size_t kc,
                           cl_mem src, size_t off, size_t ld, cl_mem dst, size_t dst_off,
-                          cl_uint nwait, const cl_event *wait, cl_event *ev)
+                          size_t dpk, cl_uint nwait, const cl_event *wait, cl_event *ev)
 {
     return enqueue_pack(q, ks->pack_a, &ks->cpa, ks->gp.mwg, ks->gp.kwg, mc, kc, src, off, ld, dst,
-                        dst_off, nwait, wait, ev);
+                        dst_off, dpk, nwait, wait, ev);
 }
 
 cl_int chg_enqueue_pack_b(cl_command_queue q, const chg_gemm_kernels_t *ks, size_t nc, size_t kc,
                           cl_mem src, size_t off, size_t ld, cl_mem dst, size_t dst_off,
-                          cl_uint nwait, const cl_event *wait, cl_event *ev)
+                          size_t dpk, cl_uint nwait, const cl_event *wait, cl_event *ev)
 {
     return enqueue_pack(q, ks->pack_b, &ks->cpb, ks->gp.nwg, ks->gp.kwg, nc, kc, src, off, ld, dst,
-                        dst_off, nwait, wait, ev);
+                        dst_off, dpk, nwait, wait, ev);
 }
 
-/* Arguments 0-7 of the GEMM kernel (cl/gemm.cl), common to all its variants. */
+/* Arguments 0-9 of the GEMM kernel (cl/gemm.cl), common to all its variants; apk / bpk are the
+ * packed panels' k extents (0 or kpad: the panels hold just these kpad rows). */
 static cl_int set_gemm_args(cl_kernel k, size_t kpad, size_t mpad, cl_mem ap, size_t aoff,
-                            cl_mem bp, size_t boff, cl_mem cp, int accumulate)
+                            size_t apk, cl_mem bp, size_t boff, size_t bpk, cl_mem cp,
+                            int accumulate)
 {
     const int kpi = (int)kpad, ldcp = (int)mpad;
+    const int apki = (int)(apk > kpad ? apk : kpad), bpki = (int)(bpk > kpad ? bpk : kpad);
     const cl_ulong ao = aoff, bo = boff;
     cl_int err = CL_SUCCESS;
     SETARG(k, 0, kpi);
@@ -548,6 +554,8 @@ static cl_int set_gemm_args(cl_kernel k, size_t kpad, size_t mpad, cl_mem ap, si
     SETARG(k, 5, bo);
     SETARG(k, 6, cp);
     SETARG(k, 7, accumulate);
+    SETARG(k, 8, apki);
+    SETARG(k, 9, bpki);
     return err;
 }
 
@@ -557,7 +565,7 @@ cl_int chg_enqueue_kernel(cl_command_queue q, const chg_gemm_kernels_t *ks, size
                           const cl_event *wait, cl_event *ev)
 {
     const chg_gemm_params_t *gp = &ks->gp;
-    cl_int err = set_gemm_args(ks->gemm, kpad, mpad, ap, aoff, bp, boff, cp, accumulate);
+    cl_int err = set_gemm_args(ks->gemm, kpad, mpad, ap, aoff, 0, bp, boff, 0, cp, accumulate);
     if (err != CL_SUCCESS) return err;
     const size_t g[2] = {mpad / gp->mwg * gp->mdimc, npad / gp->nwg * gp->ndimc};
     const size_t l[2] = {(size_t)gp->mdimc, (size_t)gp->ndimc};
@@ -626,20 +634,20 @@ size_t chg_l3_triangle_tiles(int upper, long diag, size_t mt, size_t nt, int mwg
 static cl_int enqueue_pack_struct(cl_command_queue q, cl_kernel k, const chg_copy_params_t *cp,
                                   int blk, int pmult, size_t rows, size_t cols, cl_mem src,
                                   size_t off, size_t off_m, size_t ld, long diag, int upper,
-                                  int unit, cl_mem dst, size_t dst_off, cl_uint nwait,
+                                  int unit, cl_mem dst, size_t dst_off, size_t dpk, cl_uint nwait,
                                   const cl_event *wait, cl_event *ev)
 {
-    /* the structured kinds take the general pack's arguments 0-9, then these four */
+    /* the structured kinds take the general pack's arguments 0-10, then these four */
     const int d = (int)diag;
     const cl_ulong om = off_m;
     cl_int err = CL_SUCCESS;
-    SETARG(k, 10, d);
-    SETARG(k, 11, upper);
-    SETARG(k, 12, om);
-    SETARG(k, 13, unit);
+    SETARG(k, 11, d);
+    SETARG(k, 12, upper);
+    SETARG(k, 13, om);
+    SETARG(k, 14, unit);
     if (err != CL_SUCCESS) return err;
-    return enqueue_pack(q, k, cp, blk, pmult, rows, cols, src, off, ld, dst, dst_off, nwait, wait,
-                        ev);
+    return enqueue_pack(q, k, cp, blk, pmult, rows, cols, src, off, ld, dst, dst_off, dpk, nwait,
+                        wait, ev);
 }
 
 /* Sub-block (r0.., p0..) of X where X(r,p) = src[base + r*si + p*sp]. */
@@ -651,30 +659,31 @@ static cl_int pack_at(cl_command_queue q, cl_kernel k, const chg_copy_params_t *
     const size_t si = cp->src_contig_i ? 1 : ld, sp = cp->src_contig_i ? ld : 1;
     const size_t off = base + r0 * si + p0 * sp;
     if (kind == CHG_GENERAL)
-        return enqueue_pack(q, k, cp, blk, pmult, rows, cols, src, off, ld, dst, dst_off, nwait,
+        return enqueue_pack(q, k, cp, blk, pmult, rows, cols, src, off, ld, dst, dst_off, 0, nwait,
                             wait, ev);
     return enqueue_pack_struct(q, k, cp, blk, pmult, rows, cols, src, off, base + p0 * si + r0 * sp,
-                               ld, (long)r0 - (long)p0, upper, unit, dst, dst_off, nwait, wait, ev);
+                               ld, (long)r0 - (long)p0, upper, unit, dst, dst_off, 0, nwait, wait,
+                               ev);
 }
 
 cl_int chg_enqueue_pack_a_struct(cl_command_queue q, const chg_gemm_kernels_t *ks, long diag,
                                  size_t mc, size_t kc, cl_mem src, size_t off, size_t off_m,
-                                 size_t ld, cl_mem dst, size_t dst_off, cl_uint nwait,
+                                 size_t ld, cl_mem dst, size_t dst_off, size_t dpk, cl_uint nwait,
                                  const cl_event *wait, cl_event *ev)
 {
     return enqueue_pack_struct(q, ks->pack_a, &ks->cpa, ks->gp.mwg, ks->gp.kwg, mc, kc, src, off,
-                               off_m, ld, diag, ks->st.upper_a, ks->st.unit_a, dst, dst_off, nwait,
-                               wait, ev);
+                               off_m, ld, diag, ks->st.upper_a, ks->st.unit_a, dst, dst_off, dpk,
+                               nwait, wait, ev);
 }
 
 cl_int chg_enqueue_pack_b_struct(cl_command_queue q, const chg_gemm_kernels_t *ks, long diag,
                                  size_t nc, size_t kc, cl_mem src, size_t off, size_t off_m,
-                                 size_t ld, cl_mem dst, size_t dst_off, cl_uint nwait,
+                                 size_t ld, cl_mem dst, size_t dst_off, size_t dpk, cl_uint nwait,
                                  const cl_event *wait, cl_event *ev)
 {
     return enqueue_pack_struct(q, ks->pack_b, &ks->cpb, ks->gp.nwg, ks->gp.kwg, nc, kc, src, off,
-                               off_m, ld, diag, ks->st.upper_b, ks->st.unit_b, dst, dst_off, nwait,
-                               wait, ev);
+                               off_m, ld, diag, ks->st.upper_b, ks->st.unit_b, dst, dst_off, dpk,
+                               nwait, wait, ev);
 }
 
 cl_int chg_enqueue_pack_a_at(cl_command_queue q, const chg_gemm_kernels_t *ks, size_t i0,
@@ -697,21 +706,19 @@ cl_int chg_enqueue_pack_b_at(cl_command_queue q, const chg_gemm_kernels_t *ks, s
 
 cl_int chg_enqueue_kernel_at(cl_command_queue q, const chg_gemm_kernels_t *ks, size_t i0,
                              size_t j0, size_t p0, size_t mpad, size_t npad, size_t kpad,
-                             cl_mem ap, size_t aoff, cl_mem bp, size_t boff, cl_mem cp,
-                             int accumulate, cl_uint nwait, const cl_event *wait, cl_event *ev)
+                             cl_mem ap, size_t aoff, size_t apk, cl_mem bp, size_t boff,
+                             size_t bpk, cl_mem cp, int accumulate, cl_uint nwait,
+                             const cl_event *wait, cl_event *ev)
 {
     const chg_gemm_params_t *gp = &ks->gp;
     const int tri = ks->st.c_tri;
-    if (!tri && !ks->klimit)
-        return chg_enqueue_kernel(q, ks, mpad, npad, kpad, ap, aoff, bp, boff, cp, accumulate,
-                                  nwait, wait, ev);
     /* diag: global row minus global column at (0,0) of what the variant looks at -- Cp for
      * TRIANGLE, Ap(row, k) or Bp(col, k) for KLIMIT. */
     const long diag = tri ? (long)i0 - (long)j0
                       : ks->klimit <= 2 ? (long)i0 - (long)p0 : (long)j0 - (long)p0;
     const int d = (int)diag;
-    cl_int err = set_gemm_args(ks->gemm, kpad, mpad, ap, aoff, bp, boff, cp, accumulate);
-    SETARG(ks->gemm, 8, d);
+    cl_int err = set_gemm_args(ks->gemm, kpad, mpad, ap, aoff, apk, bp, boff, bpk, cp, accumulate);
+    if (tri || ks->klimit) SETARG(ks->gemm, 10, d);
     if (err != CL_SUCCESS) return err;
     const size_t mt = mpad / gp->mwg, nt = npad / gp->nwg;
     size_t g[2] = {mt * gp->mdimc, nt * gp->ndimc};
@@ -842,15 +849,15 @@ static cl_int enqueue_kernel_direct(cl_command_queue q, cl_kernel k, const chg_g
     const int lda_v = (int)(a->lda / (size_t)gp->vwm), ldb_v = (int)(a->ldb / (size_t)gp->vwn);
     const int ldc = (int)a->ldc, mlim = (int)mc, nlim = (int)nc;
     const cl_ulong co = coff;
-    cl_int err = set_gemm_args(k, kpad, mpad, ap, aoff, bp, boff, cp, accumulate);
-    SETARG(k, 8, lda_v);
-    SETARG(k, 9, ldb_v);
-    SETARG(k, 10, co);
-    SETARG(k, 11, ldc);
-    SETARG(k, 12, mlim);
-    SETARG(k, 13, nlim);
-    if (err == CL_SUCCESS) err = set_real(k, 14, a->prec, a->alpha);
-    if (err == CL_SUCCESS) err = set_real(k, 15, a->prec, a->beta);
+    cl_int err = set_gemm_args(k, kpad, mpad, ap, aoff, 0, bp, boff, 0, cp, accumulate);
+    SETARG(k, 10, lda_v);
+    SETARG(k, 11, ldb_v);
+    SETARG(k, 12, co);
+    SETARG(k, 13, ldc);
+    SETARG(k, 14, mlim);
+    SETARG(k, 15, nlim);
+    if (err == CL_SUCCESS) err = set_real(k, 16, a->prec, a->alpha);
+    if (err == CL_SUCCESS) err = set_real(k, 17, a->prec, a->beta);
     if (err != CL_SUCCESS) return err;
     const size_t g[2] = {mpad / gp->mwg * gp->mdimc, npad / gp->nwg * gp->ndimc};
     const size_t l[2] = {(size_t)gp->mdimc, (size_t)gp->ndimc};
@@ -975,7 +982,7 @@ static clhgemm_status_t enqueue_blocked(const chg_gemm_args_t *a, cl_context ctx
                                       a->off_c + i0 + j0 * a->ldc, mc, nc, nw_, wl_, &ev_));
                     } else if (err == CL_SUCCESS) {
                         CHAIN(ch, chg_enqueue_kernel_at(ch->q, &ks, i0, j0, p0, mpad, npad, kpad,
-                                                        ws->buf[WS_A], 0, ws->buf[WS_B], 0,
+                                                        ws->buf[WS_A], 0, 0, ws->buf[WS_B], 0, 0,
                                                         ws->buf[WS_C], slices > 0, nw_, wl_, &ev_));
                     }
                     slices++;

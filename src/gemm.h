@@ -100,13 +100,15 @@ void chg_gemm_kernels_release(chg_gemm_kernels_t *ks);
 /* Packs op(A)(rows=mc, cols=kc) stored at src+off (column-major, ld) into dst+dst_off in the
  * kernel's block-major layout padded to (mpad, kpad). pack_b does the same for op(B)^T with
  * rows=nc. General operands only (the kernels of chg_gemm_kernels_create); a structured operand
- * goes through chg_enqueue_pack_a_at / _b_at below. */
+ * goes through chg_enqueue_pack_a_at / _b_at below. dpk: the k extent of the destination's
+ * panels when they hold more than this slice (the slice then starts at k row dst_off / block
+ * of each panel; 0: the panels are this slice, kpad rows). */
 cl_int chg_enqueue_pack_a(cl_command_queue q, const chg_gemm_kernels_t *ks, size_t mc, size_t kc,
                           cl_mem src, size_t off, size_t ld, cl_mem dst, size_t dst_off,
-                          cl_uint nwait, const cl_event *wait, cl_event *ev);
+                          size_t dpk, cl_uint nwait, const cl_event *wait, cl_event *ev);
 cl_int chg_enqueue_pack_b(cl_command_queue q, const chg_gemm_kernels_t *ks, size_t nc, size_t kc,
                           cl_mem src, size_t off, size_t ld, cl_mem dst, size_t dst_off,
-                          cl_uint nwait, const cl_event *wait, cl_event *ev);
+                          size_t dpk, cl_uint nwait, const cl_event *wait, cl_event *ev);
 /* Cp(mpad x npad) (+)= Ap(mpad x kpad at aoff) * Bp(kpad x npad at boff). */
 cl_int chg_enqueue_kernel(cl_command_queue q, const chg_gemm_kernels_t *ks, size_t mpad,
                           size_t npad, size_t kpad, cl_mem ap, size_t aoff, cl_mem bp,
@@ -158,19 +160,22 @@ cl_int chg_enqueue_pack_b_at(cl_command_queue q, const chg_gemm_kernels_t *ks, s
  * diag = global row - global column of X(0,0) decides which elements are inside. */
 cl_int chg_enqueue_pack_a_struct(cl_command_queue q, const chg_gemm_kernels_t *ks, long diag,
                                  size_t mc, size_t kc, cl_mem src, size_t off, size_t off_m,
-                                 size_t ld, cl_mem dst, size_t dst_off, cl_uint nwait,
+                                 size_t ld, cl_mem dst, size_t dst_off, size_t dpk, cl_uint nwait,
                                  const cl_event *wait, cl_event *ev);
 cl_int chg_enqueue_pack_b_struct(cl_command_queue q, const chg_gemm_kernels_t *ks, long diag,
                                  size_t nc, size_t kc, cl_mem src, size_t off, size_t off_m,
-                                 size_t ld, cl_mem dst, size_t dst_off, cl_uint nwait,
+                                 size_t ld, cl_mem dst, size_t dst_off, size_t dpk, cl_uint nwait,
                                  const cl_event *wait, cl_event *ev);
-/* chg_enqueue_kernel for the C block at (i0, j0) and the k slice at p0: with c_tri only the
- * tiles touching the triangle run (a marker if none does), with a triangular operand each
- * tile runs only its non-zero KWG slices. */
+/* chg_enqueue_kernel for the C block at (i0, j0) and the k range starting at p0 (kpad packed
+ * rows, which must follow global k one to one when an operand is triangular): with c_tri only
+ * the tiles touching the triangle run (a marker if none does), with a triangular operand each
+ * tile runs only its non-zero KWG slices. apk / bpk: the k extents of the packed panels when
+ * they hold more than these kpad rows (aoff / boff then select the first row; 0: kpad). */
 cl_int chg_enqueue_kernel_at(cl_command_queue q, const chg_gemm_kernels_t *ks, size_t i0,
                              size_t j0, size_t p0, size_t mpad, size_t npad, size_t kpad,
-                             cl_mem ap, size_t aoff, cl_mem bp, size_t boff, cl_mem cp,
-                             int accumulate, cl_uint nwait, const cl_event *wait, cl_event *ev);
+                             cl_mem ap, size_t aoff, size_t apk, cl_mem bp, size_t boff,
+                             size_t bpk, cl_mem cp, int accumulate, cl_uint nwait,
+                             const cl_event *wait, cl_event *ev);
 /* chg_enqueue_writeback for the C block at (i0, j0) (c at off is C(i0, j0)): with c_tri only
  * the elements of the triangle are read and written. */
 cl_int chg_enqueue_writeback_at(cl_command_queue q, const chg_gemm_kernels_t *ks, size_t i0,

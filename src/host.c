@@ -617,6 +617,7 @@ typedef struct plan_s {
     size_t mt, nt, kt;     /* tiles along m, n and k slices */
     int amode;             /* AMODE_* */
     double predicted;      /* model time (s) */
+    int kg;                /* k slices per kernel launch (pctx_t.kgroup) */
 } plan_t;
 
 typedef struct pctx_s {
@@ -636,6 +637,11 @@ typedef struct pctx_s {
      * (square 1) or columns (square 2: a symmetric operand's diagonal blocks are then the
      * squares on its diagonal); no prefetch of the next band (TRMM). */
     int segs, fix_m, fix_n, square, no_prefetch;
+    /* k slices one kernel launch covers (CLHGEMM_KGROUP, 1..NSTAGE-1, default 2): each launch
+     * after a tile's first re-reads and re-writes its Cp; the slices of a group are packed
+     * contiguously along k, so one launch runs over all of them. At most NSTAGE - 1 so that
+     * the slice rings still run a group ahead of the kernel queue (drive()). */
+    int kgroup;
 } pctx_t;
 
 /* The model's terms, for CLHGEMM_VERBOSE's "why". */
@@ -659,8 +665,9 @@ static unsigned long long plan_mem(const pctx_t *c, size_t bm, size_t bn, size_t
     const unsigned long long es = c->es;
     const unsigned long long bmp = chg_round_up(bm, c->tile_m), bnp = chg_round_up(bn, c->tile_n),
                              bkp = chg_round_up(bk, c->tile_k), kt = plan_kt(c, bk);
-    const unsigned long long araw = bm * bk * es, braw = bk * bn * es, bpack = bkp * bnp * es,
-                             aband = bmp * bkp * es * (amode == AMODE_STREAM ? 1 : kt),
+    const unsigned long long kg = (unsigned long long)CHG_MAX(c->kgroup, 1);
+    const unsigned long long araw = bm * bk * es, braw = bk * bn * es, bpack = bkp * bnp * es * kg,
+                             aband = bmp * bkp * es * (amode == AMODE_STREAM ? kg : kt),
                              cdev = bm * bn * es, cp = bmp * bnp * es;
     const int nbands = amode == AMODE_PREFETCH ? 2 : 1;
     if (largest) *largest = CHG_MAX(CHG_MAX(CHG_MAX(araw, braw), CHG_MAX(bpack, aband)), CHG_MAX(cdev, cp));
@@ -738,11 +745,12 @@ static double plan_time(const pctx_t *c, size_t bm, size_t bn, size_t bk, int am
     const double b_bytes = s * k * n * mt;
     const double cin = c->beta_zero ? 0.0 : s * m * n, cout = s * m * n;
     /* Device memory traffic on the kernel queue: the pack kernels read the raw slice and write
-     * the packed one, every k slice after the first reads and rewrites Cp, and the write-back
-     * reads Cp (and C) and writes C. */
+     * the packed one, every kernel launch after a tile's first (one per group of kgroup k
+     * slices) reads and rewrites Cp, and the write-back reads Cp (and C) and writes C. */
     const double tiles = mt * nt;
     const double bmp = (double)chg_round_up(bm, c->tile_m), bnp = (double)chg_round_up(bn, c->tile_n);
-    const double acc = tiles * (kt - 1.0) * 2.0 * s * bmp * bnp;
+    const double launches = ceil(kt / CHG_MAX(c->kgroup, 1));
+    const double acc = tiles * (launches - 1.0) * 2.0 * s * bmp * bnp;
     const double wb = tiles * (c->beta_zero ? 2.0 : 3.0) * s * bmp * bnp;
     t.devcopy = (2.0 * (a_bytes + b_bytes) + acc + wb) / (c->dev * nd);
     t.h2d = (a_bytes + b_bytes + cin) / c->h2d;
@@ -807,7 +815,7 @@ static int make_plan(const pctx_t *c, plan_t *out)
                     if (t < best * 0.999) {
                         best = t;
                         *out = (plan_t){bm, bn, bk, ceil_div(c->m, bm), ceil_div(c->n, bn),
-                                        plan_kt(c, bk), amode, t};
+                                        plan_kt(c, bk), amode, t, c->kgroup};
                         found = 1;
                     }
                 }
@@ -1005,10 +1013,11 @@ static cl_int prepare_device(call_t *c, hdev_t *d, const chg_gemm_params_t *g)
     const size_t es = c->es;
     const size_t bmp = chg_round_up(p->bm, g->mwg), bnp = chg_round_up(p->bn, g->nwg),
                  bkp = chg_round_up(p->bk, g->kwg);
-    const size_t aband = bmp * bkp * es * (p->amode == AMODE_STREAM ? 1 : p->kt);
+    const size_t kg = (size_t)CHG_MAX(p->kg, 1);
+    const size_t aband = bmp * bkp * es * (p->amode == AMODE_STREAM ? kg : p->kt);
     cl_int err = reserve(d, B_ARAW, p->bm * p->bk * es, NSTAGE);
     if (err == CL_SUCCESS) err = reserve(d, B_BRAW, p->bk * p->bn * es, NSTAGE);
-    if (err == CL_SUCCESS) err = reserve(d, B_BPACK, bkp * bnp * es, 1);
+    if (err == CL_SUCCESS) err = reserve(d, B_BPACK, bkp * bnp * es * kg, 1);
     if (err == CL_SUCCESS) err = reserve(d, B_APACK, aband, p->amode == AMODE_PREFETCH ? 2 : 1);
     if (err == CL_SUCCESS) err = reserve(d, B_CDEV, p->bm * p->bn * es, 2);
     if (err == CL_SUCCESS) err = reserve(d, B_CP, bmp * bnp * es, 1);
@@ -1240,7 +1249,7 @@ static size_t stage_elems(const stage_t *g) { return g->nrect ? g->box_off + g->
  * device pack kernel into dst at dst_off (ext x kc of X, padded; structured operands through
  * the structured packs, which read only the staged elements). */
 static cl_int load_slice(drv_t *v, int is_a, const char *base, size_t ldm, const stage_t *g,
-                         size_t ext, size_t kc, cl_mem dst, size_t dst_off)
+                         size_t ext, size_t kc, cl_mem dst, size_t dst_off, size_t dpk)
 {
     call_t *c = v->c;
     hdev_t *d = v->d;
@@ -1288,13 +1297,13 @@ static cl_int load_slice(drv_t *v, int is_a, const char *base, size_t ldm, const
     v->h2d_bytes += (double)bytes;
     const cl_uint nw = rg->h2d[r] ? 1 : 0; /* nothing staged: a triangular block of zeros */
     if (g->kind == CHG_GENERAL)
-        err = is_a ? chg_enqueue_pack_a(v->qk, &v->ks, ext, kc, raw, 0, ld, dst, dst_off, nw, &rg->h2d[r], &rg->pack[r])
-                   : chg_enqueue_pack_b(v->qk, &v->ks, ext, kc, raw, 0, ld, dst, dst_off, nw, &rg->h2d[r], &rg->pack[r]);
+        err = is_a ? chg_enqueue_pack_a(v->qk, &v->ks, ext, kc, raw, 0, ld, dst, dst_off, dpk, nw, &rg->h2d[r], &rg->pack[r])
+                   : chg_enqueue_pack_b(v->qk, &v->ks, ext, kc, raw, 0, ld, dst, dst_off, dpk, nw, &rg->h2d[r], &rg->pack[r]);
     else
         err = is_a ? chg_enqueue_pack_a_struct(v->qk, &v->ks, g->diag, ext, kc, raw, g->off, g->off_m, ld, dst,
-                                               dst_off, nw, &rg->h2d[r], &rg->pack[r])
+                                               dst_off, dpk, nw, &rg->h2d[r], &rg->pack[r])
                    : chg_enqueue_pack_b_struct(v->qk, &v->ks, g->diag, ext, kc, raw, g->off, g->off_m, ld, dst,
-                                               dst_off, nw, &rg->h2d[r], &rg->pack[r]);
+                                               dst_off, dpk, nw, &rg->h2d[r], &rg->pack[r]);
     if (err != CL_SUCCESS) return err;
     trace_dev(c, d, Q_KERNEL, is_a ? "pack A" : "pack B", rg->pack[r]);
     return CL_SUCCESS;
@@ -1310,8 +1319,8 @@ static void slice_of(const call_t *c, size_t s, int *seg, size_t *p0, size_t *kc
     *kc = CHG_MIN(c->pl.bk, c->k - *p0);
 }
 
-/* Slice s of band ti of A into the packed region dst_off of dst. */
-static cl_int load_a(drv_t *v, size_t ti, size_t s, cl_mem dst, size_t dst_off)
+/* Slice s of band ti of A into dst at dst_off, in panels of dpk k rows (0: the slice's own). */
+static cl_int load_a(drv_t *v, size_t ti, size_t s, cl_mem dst, size_t dst_off, size_t dpk)
 {
     const call_t *c = v->c;
     int seg;
@@ -1320,10 +1329,11 @@ static cl_int load_a(drv_t *v, size_t ti, size_t s, cl_mem dst, size_t dst_off)
     const size_t i0 = ti * c->pl.bm, mc = CHG_MIN(c->pl.bm, c->m - i0);
     stage_t g;
     stage_geometry(&c->st, 1, !c->ta, i0, mc, p0, kc, &g);
-    return load_slice(v, 1, seg ? c->b : c->a, seg ? c->ldb : c->lda, &g, mc, kc, dst, dst_off);
+    return load_slice(v, 1, seg ? c->b : c->a, seg ? c->ldb : c->lda, &g, mc, kc, dst, dst_off, dpk);
 }
 
-static cl_int load_b(drv_t *v, size_t j0, size_t nc, size_t s)
+/* Slice s of the B panel of columns j0.. into the packed B buffer at dst_off, panels of dpk. */
+static cl_int load_b(drv_t *v, size_t j0, size_t nc, size_t s, size_t dst_off, size_t dpk)
 {
     const call_t *c = v->c;
     int seg;
@@ -1332,7 +1342,7 @@ static cl_int load_b(drv_t *v, size_t j0, size_t nc, size_t s)
     stage_t g;
     stage_geometry(&c->st, 0, c->tb, j0, nc, p0, kc, &g);
     return load_slice(v, 0, seg ? c->a : c->b, seg ? c->lda : c->ldb, &g, nc, kc,
-                      v->d->buf[B_BPACK][0], 0);
+                      v->d->buf[B_BPACK][0], dst_off, dpk);
 }
 
 /* Chunks for a tile's C copies: at most one per k step (they are spread over the steps), at
@@ -1501,8 +1511,17 @@ static clhgemm_status_t drive(call_t *c, hdev_t *d)
     }
     chg_trace_align(c->trace, d->index, v.qk);
     const unsigned long long t_setup = chg_now_ns();
-    const size_t bmp = chg_round_up(pl->bm, gp.mwg), bkp = chg_round_up(pl->bk, gp.kwg);
-    const size_t aregion = bmp * bkp;  /* elements per packed A slice region */
+    const size_t bkp = chg_round_up(pl->bk, gp.kwg);
+    /* k slices per kernel launch: the plan's group where the packed slices follow one another
+     * along k with no padding between them (bk a multiple of KWG), else one. A group never
+     * crosses a segment's end (SYR2K), so only its last slice can be short. */
+    const size_t kg = pl->kg > 1 && bkp == pl->bk ? (size_t)pl->kg : 1;
+    const size_t kts = ceil_div(c->k, pl->bk);  /* slices per segment */
+    /* Packed A: a resident band's panels hold all its kt slices one after another along k
+     * (band_pk rows), so a launch reads any run of them; streamed A, like B, holds one group
+     * (kg slices) per panel. */
+    const size_t band_pk = pl->kt * bkp, group_pk = kg * bkp;
+    chg_log(2, "device %d: up to %zu k slice(s) of %zu per kernel launch", d->index, kg, pl->bk);
     const int nab = pl->amode == AMODE_PREFETCH ? 2 : 1;
     aband_t ab[2] = {{-1, 0}, {-1, 0}};
     sched_t sc = {-1, -1, 0};
@@ -1576,30 +1595,48 @@ static clhgemm_status_t drive(call_t *c, hdev_t *d)
                 s_hi = CHG_MAX(s_lo + 1, ceil_div(khi, pl->bk));
             }
 
+            /* Kernel groups: slices [gs, ge) are packed side by side along k and run by one
+             * launch after the last of them is loaded. The device's first launch takes one
+             * slice, so that the pipeline starts as early as with single slices. The packs of
+             * the next group wait for this launch in the in-order kernel queue, and the slice
+             * rings (NSTAGE > kg) let the loads run a group ahead of it. */
+            size_t gs = s_lo, ge = s_lo;
             for (size_t s = s_lo; s < s_hi && err == CL_SUCCESS; s++) {
                 int seg;
                 size_t p0, kc;
                 slice_of(c, s, &seg, &p0, &kc);
                 const size_t kpad = chg_round_up(kc, gp.kwg);
-                size_t aoff = 0;
+                if (s == ge) {
+                    gs = s;
+                    const size_t len = seq == 0 && s == s_lo ? 1 : kg;
+                    ge = CHG_MIN(CHG_MIN(gs + len, s_hi), (gs / kts + 1) * kts);
+                }
+                const size_t pos = s - gs;
+                size_t aoff = 0, apk = group_pk;
                 if (cur < 0) {
-                    err = load_a(&v, ti, s, apack, 0);
+                    err = load_a(&v, ti, s, apack, pos * bkp * gp.mwg, group_pk);
                 } else {
-                    aoff = s * aregion;
+                    aoff = gs * bkp * gp.mwg;
+                    apk = band_pk;
                     while (err == CL_SUCCESS && ab[cur].loaded <= s) {  /* slices arrive in order */
-                        err = load_a(&v, ti, ab[cur].loaded, apack, ab[cur].loaded * aregion);
+                        err = load_a(&v, ti, ab[cur].loaded, apack, ab[cur].loaded * bkp * gp.mwg, band_pk);
                         ab[cur].loaded++;
                     }
                 }
-                if (err == CL_SUCCESS) err = load_b(&v, j0, nc, s);
+                if (err == CL_SUCCESS) err = load_b(&v, j0, nc, s, pos * bkp * gp.nwg, group_pk);
                 if (err != CL_SUCCESS) break;
-                cl_event kev = NULL;
-                err = chg_enqueue_kernel_at(v.qk, &v.ks, i0, j0, p0, mpad, npad, kpad, apack, aoff,
-                                            d->buf[B_BPACK][0], 0, d->buf[B_CP][0], s > s_lo, 0, NULL,
-                                            c->trace ? &kev : NULL);
-                if (err != CL_SUCCESS) break;
-                trace_dev(c, d, Q_KERNEL, "gemm", kev);
-                ev_release(&kev);
+                if (s + 1 == ge) {
+                    int gseg;
+                    size_t gp0, gkc;
+                    slice_of(c, gs, &gseg, &gp0, &gkc);
+                    cl_event kev = NULL;
+                    err = chg_enqueue_kernel_at(v.qk, &v.ks, i0, j0, gp0, mpad, npad, pos * bkp + kpad, apack,
+                                                aoff, apk, d->buf[B_BPACK][0], 0, group_pk, d->buf[B_CP][0],
+                                                gs > s_lo, 0, NULL, c->trace ? &kev : NULL);
+                    if (err != CL_SUCCESS) break;
+                    trace_dev(c, d, Q_KERNEL, "gemm", kev);
+                    ev_release(&kev);
+                }
                 clFlush(v.qh);
                 clFlush(v.qk);
                 /* Prefetch: once this band's own A is in, the next band's slices are spread evenly
@@ -1625,7 +1662,7 @@ static clhgemm_status_t drive(call_t *c, hdev_t *d)
                     const size_t due = CHG_MIN(pl->kt, ceil_div(pl->kt * pf_step, pf_span));
                     while (err == CL_SUCCESS && ab[pf].loaded < due) {
                         err = load_a(&v, (size_t)ab[pf].band, ab[pf].loaded, d->buf[B_APACK][pf],
-                                     ab[pf].loaded * aregion);
+                                     ab[pf].loaded * bkp * gp.mwg, band_pk);
                         ab[pf].loaded++;
                     }
                     clFlush(v.qh);
@@ -1840,7 +1877,17 @@ static int model_rows(clhgemm_handle_t h, chg_precision_t prec, double m, double
 
 /* The plan of a call: CLHGEMM_TILE if set (experiments and tests), else the model's best, with
  * hysteresis against the handle's last plan. Returns 1 when a plan fits. */
+static int plan_call_shape(clhgemm_handle_t h, const pctx_t *pc, call_t *c);
+
+/* The plan of a call: its shape (plan_call_shape), then the k slices per kernel launch. */
 static int plan_call(clhgemm_handle_t h, const pctx_t *pc, call_t *c)
+{
+    const int ok = plan_call_shape(h, pc, c);
+    if (ok) c->pl.kg = CHG_MAX(pc->kgroup, 1);
+    return ok;
+}
+
+static int plan_call_shape(clhgemm_handle_t h, const pctx_t *pc, call_t *c)
 {
     /* Forced shape for experiments and tests: CLHGEMM_TILE=bm,bn,bk[,stream|resident|prefetch]
      * (without a mode: the best that fits). */
@@ -1866,7 +1913,7 @@ static int plan_call(clhgemm_handle_t h, const pctx_t *pc, call_t *c)
             for (int am = hi; am >= lo && !ok; am--)
                 if (plan_fits(pc, bm, bn, bk, am) || am == lo) {
                     c->pl = (plan_t){bm, bn, bk, ceil_div(c->m, bm), ceil_div(c->n, bn), plan_kt(pc, bk),
-                                    am, plan_time(pc, bm, bn, bk, am, NULL)};
+                                    am, plan_time(pc, bm, bn, bk, am, NULL), pc->kgroup};
                     ok = 1;
                 }
         } else {
@@ -1889,7 +1936,7 @@ static int plan_call(clhgemm_handle_t h, const pctx_t *pc, call_t *c)
                 const double t = plan_time(pc, bm, bn, bk, h->last_amode, NULL);
                 if (t <= c->pl.predicted * 1.03)
                     c->pl = (plan_t){bm, bn, bk, ceil_div(c->m, bm), ceil_div(c->n, bn), plan_kt(pc, bk),
-                                    h->last_amode, t};
+                                    h->last_amode, t, pc->kgroup};
             }
         }
         if (ok && !constrained) {
@@ -2031,6 +2078,7 @@ static clhgemm_status_t run_call(clhgemm_handle_t h, call_t *cp)
      * runs; measured into pinned memory with large copies (measure_pack), the rate alone was
      * 43 GB/s on the H100 machine and the pack threads reached ~45-52 GB/s in its traces. */
     pc.pack = h->pack_seen_bps > 0 ? h->pack_seen_bps : h->pack_bps * 0.9;
+    pc.kgroup = CHG_MAX(1, CHG_MIN(NSTAGE - 1, env_int("CLHGEMM_KGROUP", 2)));
     pc.h2d = min_h2d * h->ndev;
     pc.d2h = min_d2h * h->ndev;
     int ok = plan_call(h, &pc, &c);
@@ -2119,9 +2167,9 @@ static clhgemm_status_t run_call(clhgemm_handle_t h, call_t *cp)
         const char *bound = mx == t.compute + t.devcopy ? "kernel" : mx == t.pack ? "pack threads"
                           : mx == t.h2d ? "host->device bus" : "device->host bus";
         chg_log(1, "plan %s m=%zu n=%zu k=%zu on %d device(s): tiles %zux%zu, k slices %zu "
-                   "(%zux%zu tiles x %zu slices), A %s, %.2f of %.2f GiB per device, %.2f of %.2f GiB pinned",
+                   "(%zux%zu tiles x %zu slices, up to %d per launch), A %s, %.2f of %.2f GiB per device, %.2f of %.2f GiB pinned",
                 c.name, c.m, c.n, c.k, h->ndev, c.pl.bm, c.pl.bn,
-                c.pl.bk, c.pl.mt, c.pl.nt, c.pl.kt, amode_name[c.pl.amode], mem / 1073741824.0,
+                c.pl.bk, c.pl.mt, c.pl.nt, c.pl.kt, c.pl.kg, amode_name[c.pl.amode], mem / 1073741824.0,
                 pc.mem / 1073741824.0,
                 plan_pinned(&pc, c.pl.bm, c.pl.bn, c.pl.bk) * (double)h->ndev / 1073741824.0,
                 pc.pinned / 1073741824.0);

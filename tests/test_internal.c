@@ -329,7 +329,7 @@ static void level3_packs(const tc_env_t *env, const chg_device_t *dev)
                                 const size_t ri = (size_t)(i0 - lo), rp = (size_t)(p0 - lo);
                                 err = chg_enqueue_pack_a_struct(env->queue, &ks, (long)i0 - p0, (size_t)mc,
                                                                 (size_t)kc, staged, 7 + ri * si + rp * sp,
-                                                                7 + rp * si + ri * sp, ld2, dst, 0, 0, NULL, &ev);
+                                                                7 + rp * si + ri * sp, ld2, dst, 0, 0, 0, NULL, &ev);
                             }
                             if (err == CL_SUCCESS) {
                                 clWaitForEvents(1, &ev);

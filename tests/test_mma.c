@@ -144,6 +144,8 @@ static int run_one(const tc_env_t *env, const chg_device_t *dev, int mma, int tf
         err |= clSetKernelArg(k, 5, sizeof(cl_ulong), &zero);
         err |= clSetKernelArg(k, 6, sizeof(cl_mem), &dcp);
         err |= clSetKernelArg(k, 7, sizeof(int), &accumulate);
+        err |= clSetKernelArg(k, 8, sizeof(int), &kp); /* the panels' k extent */
+        err |= clSetKernelArg(k, 9, sizeof(int), &kp);
         const size_t g[2] = {(size_t)(mp / p.mwg) * p.mdimc, (size_t)(np / p.nwg) * p.ndimc};
         const size_t l[2] = {(size_t)p.mdimc, (size_t)p.ndimc};
         if (err == CL_SUCCESS) err = clEnqueueNDRangeKernel(env->queue, k, 2, NULL, g, l, 0, NULL, NULL);

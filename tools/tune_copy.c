@@ -152,6 +152,8 @@ static cl_int set_pack_args(cl_kernel k, int rows, int cols, int ipad, int ppad,
     err |= clSetKernelArg(k, 7, sizeof ld, &ld);
     err |= clSetKernelArg(k, 8, sizeof dst, &dst);
     err |= clSetKernelArg(k, 9, sizeof zero, &zero);
+    const int pstride = ppad * blk; /* blocks of exactly the padded slice */
+    err |= clSetKernelArg(k, 10, sizeof pstride, &pstride);
     return err ? CL_INVALID_KERNEL_ARGS : CL_SUCCESS;
 }
 

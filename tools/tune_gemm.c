@@ -696,9 +696,9 @@ static int run_and_check(search_t *s, cand_t *c, double *check, char *why, size_
     ks.gemm = c->kernel;
     cl_int err = CL_SUCCESS;
     if (s->packed_mwg != p->mwg || s->packed_kwg != p->kwg)
-        err = chg_enqueue_pack_a(q, &ks, n, n, s->A, 0, n, s->Ap, 0, 0, NULL, NULL);
+        err = chg_enqueue_pack_a(q, &ks, n, n, s->A, 0, n, s->Ap, 0, 0, 0, NULL, NULL);
     if (err == CL_SUCCESS && (s->packed_nwg != p->nwg || s->packed_kwg != p->kwg))
-        err = chg_enqueue_pack_b(q, &ks, n, n, s->B, 0, n, s->Bp, 0, 0, NULL, NULL);
+        err = chg_enqueue_pack_b(q, &ks, n, n, s->B, 0, n, s->Bp, 0, 0, 0, NULL, NULL);
     s->packed_mwg = s->packed_nwg = s->packed_kwg = 0;
     if (err == CL_SUCCESS) {
         s->packed_mwg = p->mwg;
@@ -976,8 +976,8 @@ static double time_call(search_t *s, const cand_t *c)
                  kpad = chg_round_up(n, p->kwg);
     if (clFinish(q) != CL_SUCCESS) return -1;
     const double t0 = tune_now();
-    cl_int err = chg_enqueue_pack_a(q, &ks, n, n, s->A, 0, n, s->Ap, 0, 0, NULL, NULL);
-    if (err == CL_SUCCESS) err = chg_enqueue_pack_b(q, &ks, n, n, s->B, 0, n, s->Bp, 0, 0, NULL, NULL);
+    cl_int err = chg_enqueue_pack_a(q, &ks, n, n, s->A, 0, n, s->Ap, 0, 0, 0, NULL, NULL);
+    if (err == CL_SUCCESS) err = chg_enqueue_pack_b(q, &ks, n, n, s->B, 0, n, s->Bp, 0, 0, 0, NULL, NULL);
     if (err == CL_SUCCESS)
         err = chg_enqueue_kernel(q, &ks, mpad, npad, kpad, s->Ap, 0, s->Bp, 0, s->Cp, 0, 0, NULL, NULL);
     if (err == CL_SUCCESS)
