@@ -8,7 +8,8 @@ both directions overlap the kernels, and where does the kernel queue sit idle --
 
   per track: busy time (union of its spans) and busy % of the call
   per device: % of the kernel queue's busy time during which a host->device / device->host
-              copy was also running (overlap), and the longest idle gaps of the kernel queue
+              copy was also running (overlap), the longest idle gaps of the kernel queue, and
+              its time by command (gemm, pack A, pack B, write-back: count and total)
 
   usage: trace_summary.py trace.json [--png out.png] [--gaps N]
 
@@ -113,6 +114,14 @@ def main():
         idle = sum(g for g, _ in gaps)
         print("%s: kernel queue idle %.1f ms in %d gaps; longest: %s" % (
             d, idle / 1e3, len(gaps), ", ".join("%.2f ms at %.1f ms" % (g / 1e3, at / 1e3) for g, at in gaps[: a.gaps])))
+        # what the kernel queue's time went to, by command (gemm, pack A, pack B, write-back)
+        by = {}
+        for s, e, n in spans.get(d + " kernel", []):
+            c = by.setdefault(n, [0, 0.0])
+            c[0] += 1
+            c[1] += e - s
+        print("%s: kernel queue by command: %s" % (d, ", ".join(
+            "%s %d x, %.1f ms" % (n, c[0], c[1] / 1e3) for n, c in sorted(by.items(), key=lambda x: -x[1][1]))))
     if a.png:
         try:
             import matplotlib

@@ -618,6 +618,7 @@ typedef struct plan_s {
     int amode;             /* AMODE_* */
     double predicted;      /* model time (s) */
     int kg;                /* k slices per kernel launch (pctx_t.kgroup) */
+    int ramp;              /* parts of a device's first k slice (pctx_t.ramp) */
 } plan_t;
 
 typedef struct pctx_s {
@@ -642,6 +643,9 @@ typedef struct pctx_s {
      * contiguously along k, so one launch runs over all of them. At most NSTAGE - 1 so that
      * the slice rings still run a group ahead of the kernel queue (drive()). */
     int kgroup;
+    /* A device's first k slice is loaded and run in this many parts (CLHGEMM_RAMP, default 4;
+     * 1: whole), so that the first kernel starts after a part of it arrived. */
+    int ramp;
 } pctx_t;
 
 /* The model's terms, for CLHGEMM_VERBOSE's "why". */
@@ -765,8 +769,9 @@ static double plan_time(const pctx_t *c, size_t bm, size_t bn, size_t bk, int am
         const double starts = amode == AMODE_PREFETCH ? 1.0 : ceil(mt / nd);
         t.burst = burst * starts;
     }
-    /* Fill: the first slice's panels through the pack threads and the bus before any kernel. */
-    t.fill = s * bk * (bm + bn) * (nd / c->pack + nd / c->h2d);
+    /* Fill: the first slice's panels (the first of its ramp parts) through the pack threads and
+     * the bus before any kernel. */
+    t.fill = s * bk * (bm + bn) * (nd / c->pack + nd / c->h2d) / CHG_MAX(c->ramp, 1);
     /* Drain: the last piece of each device's final tile home and unpacked (drive() splits a
      * final tile into column pieces that still give every compute unit two work-groups). */
     const double pieces = final_pieces(bm, bn, c->tile_m, c->tile_n, c->cus, amode);
@@ -815,7 +820,7 @@ static int make_plan(const pctx_t *c, plan_t *out)
                     if (t < best * 0.999) {
                         best = t;
                         *out = (plan_t){bm, bn, bk, ceil_div(c->m, bm), ceil_div(c->n, bn),
-                                        plan_kt(c, bk), amode, t, c->kgroup};
+                                        plan_kt(c, bk), amode, t, c->kgroup, c->ramp};
                         found = 1;
                     }
                 }
@@ -1319,26 +1324,32 @@ static void slice_of(const call_t *c, size_t s, int *seg, size_t *p0, size_t *kc
     *kc = CHG_MIN(c->pl.bk, c->k - *p0);
 }
 
-/* Slice s of band ti of A into dst at dst_off, in panels of dpk k rows (0: the slice's own). */
-static cl_int load_a(drv_t *v, size_t ti, size_t s, cl_mem dst, size_t dst_off, size_t dpk)
+/* Slice s of band ti of A into dst at dst_off, in panels of dpk k rows (0: the slice's own);
+ * with qk > 0 only its k rows [q0, q0 + qk) (the ramp of a device's first slice). */
+static cl_int load_a(drv_t *v, size_t ti, size_t s, size_t q0, size_t qk, cl_mem dst, size_t dst_off,
+                     size_t dpk)
 {
     const call_t *c = v->c;
     int seg;
     size_t p0, kc;
     slice_of(c, s, &seg, &p0, &kc);
+    if (qk) p0 += q0, kc = CHG_MIN(qk, kc - q0);
     const size_t i0 = ti * c->pl.bm, mc = CHG_MIN(c->pl.bm, c->m - i0);
     stage_t g;
     stage_geometry(&c->st, 1, !c->ta, i0, mc, p0, kc, &g);
     return load_slice(v, 1, seg ? c->b : c->a, seg ? c->ldb : c->lda, &g, mc, kc, dst, dst_off, dpk);
 }
 
-/* Slice s of the B panel of columns j0.. into the packed B buffer at dst_off, panels of dpk. */
-static cl_int load_b(drv_t *v, size_t j0, size_t nc, size_t s, size_t dst_off, size_t dpk)
+/* Slice s of the B panel of columns j0.. into the packed B buffer at dst_off, panels of dpk
+ * (q0, qk as for load_a). */
+static cl_int load_b(drv_t *v, size_t j0, size_t nc, size_t s, size_t q0, size_t qk, size_t dst_off,
+                     size_t dpk)
 {
     const call_t *c = v->c;
     int seg;
     size_t p0, kc;
     slice_of(c, s, &seg, &p0, &kc);
+    if (qk) p0 += q0, kc = CHG_MIN(qk, kc - q0);
     stage_t g;
     stage_geometry(&c->st, 0, c->tb, j0, nc, p0, kc, &g);
     return load_slice(v, 0, seg ? c->a : c->b, seg ? c->lda : c->ldb, &g, nc, kc,
@@ -1596,10 +1607,14 @@ static clhgemm_status_t drive(call_t *c, hdev_t *d)
             }
 
             /* Kernel groups: slices [gs, ge) are packed side by side along k and run by one
-             * launch after the last of them is loaded. The device's first launch takes one
-             * slice, so that the pipeline starts as early as with single slices. The packs of
-             * the next group wait for this launch in the in-order kernel queue, and the slice
-             * rings (NSTAGE > kg) let the loads run a group ahead of it. */
+             * launch after the last of them is loaded. Only where the tile's A is already
+             * resident: where it still arrives slice by slice (a band's first tile, streamed A)
+             * the A slices pace the kernels, and a launch that waited for two of them left the
+             * kernel queue idle (H100 trace, n = 32768: 14 ms gaps in the first tile, as much
+             * as the grouping saved). The packs of the next group wait for this launch in the
+             * in-order kernel queue, and the slice rings (NSTAGE > kg) let the loads run a
+             * group ahead of it. */
+            const size_t glen = cur >= 0 && ab[cur].loaded >= s_hi ? kg : 1;
             size_t gs = s_lo, ge = s_lo;
             for (size_t s = s_lo; s < s_hi && err == CL_SUCCESS; s++) {
                 int seg;
@@ -1608,22 +1623,48 @@ static clhgemm_status_t drive(call_t *c, hdev_t *d)
                 const size_t kpad = chg_round_up(kc, gp.kwg);
                 if (s == ge) {
                     gs = s;
-                    const size_t len = seq == 0 && s == s_lo ? 1 : kg;
-                    ge = CHG_MIN(CHG_MIN(gs + len, s_hi), (gs / kts + 1) * kts);
+                    ge = CHG_MIN(CHG_MIN(gs + glen, s_hi), (gs / kts + 1) * kts);
                 }
                 const size_t pos = s - gs;
+                /* Ramp: the device's first slice arrives in pl->ramp parts of k, each run by its
+                 * own launch as soon as it is in, so that the first kernel waits for a part of a
+                 * slice rather than a whole one (the fill: 36 ms of A and B slices at n = 32768
+                 * on the H100). Only where this slice is the next one of A to arrive. */
+                const size_t ramp_part = chg_round_up(ceil_div(kc, (size_t)CHG_MAX(pl->ramp, 1)), gp.kwg);
+                if (seq == 0 && s == s_lo && pl->ramp > 1 && ramp_part < kc && (cur < 0 || ab[cur].loaded == s)) {
+                    const size_t pk_a = cur < 0 ? group_pk : band_pk, row_a = (cur < 0 ? pos : s) * bkp;
+                    for (size_t q0 = 0; q0 < kc && err == CL_SUCCESS; q0 += ramp_part) {
+                        const size_t qk = CHG_MIN(ramp_part, kc - q0);
+                        const size_t ao = (row_a + q0) * gp.mwg, bo = (pos * bkp + q0) * gp.nwg;
+                        err = load_a(&v, ti, s, q0, qk, apack, ao, pk_a);
+                        if (err == CL_SUCCESS) err = load_b(&v, j0, nc, s, q0, qk, bo, group_pk);
+                        cl_event kev = NULL;
+                        if (err == CL_SUCCESS)
+                            err = chg_enqueue_kernel_at(v.qk, &v.ks, i0, j0, p0 + q0, mpad, npad,
+                                                        chg_round_up(qk, gp.kwg), apack, ao, pk_a,
+                                                        d->buf[B_BPACK][0], bo, group_pk, d->buf[B_CP][0],
+                                                        q0 > 0, 0, NULL, c->trace ? &kev : NULL);
+                        if (err == CL_SUCCESS) trace_dev(c, d, Q_KERNEL, "gemm", kev);
+                        ev_release(&kev);
+                        clFlush(v.qh);
+                        clFlush(v.qk);
+                    }
+                    if (cur >= 0) ab[cur].loaded = s + 1;
+                    if (err != CL_SUCCESS) break;
+                    ge = s + 1;  /* this slice is done: the next one starts a group */
+                } else {
                 size_t aoff = 0, apk = group_pk;
                 if (cur < 0) {
-                    err = load_a(&v, ti, s, apack, pos * bkp * gp.mwg, group_pk);
+                    err = load_a(&v, ti, s, 0, 0, apack, pos * bkp * gp.mwg, group_pk);
                 } else {
                     aoff = gs * bkp * gp.mwg;
                     apk = band_pk;
                     while (err == CL_SUCCESS && ab[cur].loaded <= s) {  /* slices arrive in order */
-                        err = load_a(&v, ti, ab[cur].loaded, apack, ab[cur].loaded * bkp * gp.mwg, band_pk);
+                        err = load_a(&v, ti, ab[cur].loaded, 0, 0, apack, ab[cur].loaded * bkp * gp.mwg, band_pk);
                         ab[cur].loaded++;
                     }
                 }
-                if (err == CL_SUCCESS) err = load_b(&v, j0, nc, s, pos * bkp * gp.nwg, group_pk);
+                if (err == CL_SUCCESS) err = load_b(&v, j0, nc, s, 0, 0, pos * bkp * gp.nwg, group_pk);
                 if (err != CL_SUCCESS) break;
                 if (s + 1 == ge) {
                     int gseg;
@@ -1636,6 +1677,7 @@ static clhgemm_status_t drive(call_t *c, hdev_t *d)
                     if (err != CL_SUCCESS) break;
                     trace_dev(c, d, Q_KERNEL, "gemm", kev);
                     ev_release(&kev);
+                }
                 }
                 clFlush(v.qh);
                 clFlush(v.qk);
@@ -1661,7 +1703,7 @@ static clhgemm_status_t drive(call_t *c, hdev_t *d)
                     pf_step++;
                     const size_t due = CHG_MIN(pl->kt, ceil_div(pl->kt * pf_step, pf_span));
                     while (err == CL_SUCCESS && ab[pf].loaded < due) {
-                        err = load_a(&v, (size_t)ab[pf].band, ab[pf].loaded, d->buf[B_APACK][pf],
+                        err = load_a(&v, (size_t)ab[pf].band, ab[pf].loaded, 0, 0, d->buf[B_APACK][pf],
                                      ab[pf].loaded * bkp * gp.mwg, band_pk);
                         ab[pf].loaded++;
                     }
@@ -1883,7 +1925,10 @@ static int plan_call_shape(clhgemm_handle_t h, const pctx_t *pc, call_t *c);
 static int plan_call(clhgemm_handle_t h, const pctx_t *pc, call_t *c)
 {
     const int ok = plan_call_shape(h, pc, c);
-    if (ok) c->pl.kg = CHG_MAX(pc->kgroup, 1);
+    if (ok) {
+        c->pl.kg = CHG_MAX(pc->kgroup, 1);
+        c->pl.ramp = CHG_MAX(pc->ramp, 1);
+    }
     return ok;
 }
 
@@ -1913,7 +1958,7 @@ static int plan_call_shape(clhgemm_handle_t h, const pctx_t *pc, call_t *c)
             for (int am = hi; am >= lo && !ok; am--)
                 if (plan_fits(pc, bm, bn, bk, am) || am == lo) {
                     c->pl = (plan_t){bm, bn, bk, ceil_div(c->m, bm), ceil_div(c->n, bn), plan_kt(pc, bk),
-                                    am, plan_time(pc, bm, bn, bk, am, NULL), pc->kgroup};
+                                    am, plan_time(pc, bm, bn, bk, am, NULL), pc->kgroup, pc->ramp};
                     ok = 1;
                 }
         } else {
@@ -1936,7 +1981,7 @@ static int plan_call_shape(clhgemm_handle_t h, const pctx_t *pc, call_t *c)
                 const double t = plan_time(pc, bm, bn, bk, h->last_amode, NULL);
                 if (t <= c->pl.predicted * 1.03)
                     c->pl = (plan_t){bm, bn, bk, ceil_div(c->m, bm), ceil_div(c->n, bn), plan_kt(pc, bk),
-                                    h->last_amode, t, pc->kgroup};
+                                    h->last_amode, t, pc->kgroup, pc->ramp};
             }
         }
         if (ok && !constrained) {
@@ -2079,6 +2124,7 @@ static clhgemm_status_t run_call(clhgemm_handle_t h, call_t *cp)
      * 43 GB/s on the H100 machine and the pack threads reached ~45-52 GB/s in its traces. */
     pc.pack = h->pack_seen_bps > 0 ? h->pack_seen_bps : h->pack_bps * 0.9;
     pc.kgroup = CHG_MAX(1, CHG_MIN(NSTAGE - 1, env_int("CLHGEMM_KGROUP", 2)));
+    pc.ramp = CHG_MAX(1, CHG_MIN(64, env_int("CLHGEMM_RAMP", 4)));
     pc.h2d = min_h2d * h->ndev;
     pc.d2h = min_d2h * h->ndev;
     int ok = plan_call(h, &pc, &c);
