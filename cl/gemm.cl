@@ -764,33 +764,16 @@ typedef real frag_t;
                 }
         }
 #else
-    /* Accumulating: all loads of Cp before any store (see the tensor-core store above). */
-    if (accumulate)
-        UNROLL for (int j = 0; j < NWI / VWN; j++)
-            UNROLL for (int vj = 0; vj < VWN; vj++)
-                UNROLL for (int i = 0; i < MWI / VWM; i++) {
-                    const realM c = cp[((n0 + (ty + j * NDIMC) * VWN + vj) * ldcp + m0 + (tx + i * MDIMC) * VWM) / VWM];
-                    const int cj = j * VWN + vj;
-#if VWM == 1
-                    acc[i][cj] += c;
-#else
-                    acc[i * VWM][cj] += c.s0;
-                    acc[i * VWM + 1][cj] += c.s1;
-#if VWM >= 4
-                    acc[i * VWM + 2][cj] += c.s2;
-                    acc[i * VWM + 3][cj] += c.s3;
-#endif
-#if VWM == 8
-                    acc[i * VWM + 4][cj] += c.s4;
-                    acc[i * VWM + 5][cj] += c.s5;
-                    acc[i * VWM + 6][cj] += c.s6;
-                    acc[i * VWM + 7][cj] += c.s7;
-#endif
-#endif
-                }
+    /* Column by column; accumulating, each column's loads of Cp all come before its stores
+     * (see the tensor-core store above), one column at a time so that the loads in flight
+     * stay within a column's registers (all of the tile's at once spilled on AMD targets). */
     UNROLL for (int j = 0; j < NWI / VWN; j++) {
         UNROLL for (int vj = 0; vj < VWN; vj++) {
             const int n = n0 + (ty + j * NDIMC) * VWN + vj;
+            realM cin[MWI / VWM];
+            if (accumulate)
+                UNROLL for (int i = 0; i < MWI / VWM; i++)
+                    cin[i] = cp[(n * ldcp + m0 + (tx + i * MDIMC) * VWM) / VWM];
             UNROLL for (int i = 0; i < MWI / VWM; i++) {
                 const int m = m0 + (tx + i * MDIMC) * VWM;
                 const int idx = (n * ldcp + m) / VWM;
@@ -808,6 +791,7 @@ typedef real frag_t;
                             acc[i * 8 + 4][j * VWN + vj], acc[i * 8 + 5][j * VWN + vj],
                             acc[i * 8 + 6][j * VWN + vj], acc[i * 8 + 7][j * VWN + vj]);
 #endif
+                if (accumulate) v += cin[i];
                 cp[idx] = v;
             }
         }

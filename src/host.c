@@ -648,10 +648,11 @@ typedef struct pctx_s {
      * (square 1) or columns (square 2: a symmetric operand's diagonal blocks are then the
      * squares on its diagonal); no prefetch of the next band (TRMM). */
     int segs, fix_m, fix_n, square, no_prefetch;
-    /* k slices one kernel launch covers (CLHGEMM_KGROUP, 1..NSTAGE-1, default 2): each launch
-     * after a tile's first re-reads and re-writes its Cp; the slices of a group are packed
-     * contiguously along k, so one launch runs over all of them. At most NSTAGE - 1 so that
-     * the slice rings still run a group ahead of the kernel queue (drive()). */
+    /* k slices one kernel launch covers in a tile whose A is resident (CLHGEMM_KGROUP,
+     * 1..NSTAGE-1, default 2): each launch after a tile's first re-reads and re-writes its Cp;
+     * the slices of a group are packed contiguously along k, so one launch runs over all of
+     * them. At most NSTAGE - 1 so that the slice rings still run a group ahead of the kernel
+     * queue (drive()). */
     int kgroup;
     /* A device's first k slice is loaded and run in this many parts (CLHGEMM_RAMP, default 4;
      * 1: whole), so that the first kernel starts after a part of it arrived. */
@@ -681,7 +682,7 @@ static unsigned long long plan_mem(const pctx_t *c, size_t bm, size_t bn, size_t
                              bkp = chg_round_up(bk, c->tile_k), kt = plan_kt(c, bk);
     const unsigned long long kg = (unsigned long long)CHG_MAX(c->kgroup, 1);
     const unsigned long long araw = bm * bk * es, braw = bk * bn * es, bpack = bkp * bnp * es * kg,
-                             aband = bmp * bkp * es * (amode == AMODE_STREAM ? kg : kt),
+                             aband = bmp * bkp * es * (amode == AMODE_STREAM ? 1 : kt),
                              cdev = bm * bn * es, cp = bmp * bnp * es;
     const int nbands = amode == AMODE_PREFETCH ? 2 : 1;
     if (largest) *largest = CHG_MAX(CHG_MAX(CHG_MAX(araw, braw), CHG_MAX(bpack, aband)), CHG_MAX(cdev, cp));
@@ -760,10 +761,11 @@ static double plan_time(const pctx_t *c, size_t bm, size_t bn, size_t bk, int am
     const double cin = c->beta_zero ? 0.0 : s * m * n, cout = s * m * n;
     /* Device memory traffic on the kernel queue: the pack kernels read the raw slice and write
      * the packed one, every kernel launch after a tile's first (one per group of kgroup k
-     * slices) reads and rewrites Cp, and the write-back reads Cp (and C) and writes C. */
+     * slices where A is resident) reads and rewrites Cp, and the write-back reads Cp (and C)
+     * and writes C. */
     const double tiles = mt * nt;
     const double bmp = (double)chg_round_up(bm, c->tile_m), bnp = (double)chg_round_up(bn, c->tile_n);
-    const double launches = ceil(kt / CHG_MAX(c->kgroup, 1));
+    const double launches = amode == AMODE_STREAM ? kt : ceil(kt / CHG_MAX(c->kgroup, 1));
     const double acc = tiles * (launches - 1.0) * 2.0 * s * bmp * bnp;
     const double wb = tiles * (c->beta_zero ? 2.0 : 3.0) * s * bmp * bnp;
     t.devcopy = (2.0 * (a_bytes + b_bytes) + acc + wb) / (c->dev * nd);
@@ -1029,7 +1031,7 @@ static cl_int prepare_device(call_t *c, hdev_t *d, const chg_gemm_params_t *g)
     const size_t bmp = chg_round_up(p->bm, g->mwg), bnp = chg_round_up(p->bn, g->nwg),
                  bkp = chg_round_up(p->bk, g->kwg);
     const size_t kg = (size_t)CHG_MAX(p->kg, 1);
-    const size_t aband = bmp * bkp * es * (p->amode == AMODE_STREAM ? kg : p->kt);
+    const size_t aband = bmp * bkp * es * (p->amode == AMODE_STREAM ? 1 : p->kt);
     cl_int err = reserve(d, B_ARAW, p->bm * p->bk * es, NSTAGE);
     if (err == CL_SUCCESS) err = reserve(d, B_BRAW, p->bk * p->bn * es, NSTAGE);
     if (err == CL_SUCCESS) err = reserve(d, B_BPACK, bkp * bnp * es * kg, 1);
@@ -1539,8 +1541,8 @@ static clhgemm_status_t drive(call_t *c, hdev_t *d)
     const size_t kg = pl->kg > 1 && bkp == pl->bk ? (size_t)pl->kg : 1;
     const size_t kts = ceil_div(c->k, pl->bk);  /* slices per segment */
     /* Packed A: a resident band's panels hold all its kt slices one after another along k
-     * (band_pk rows), so a launch reads any run of them; streamed A, like B, holds one group
-     * (kg slices) per panel. */
+     * (band_pk rows), so a launch reads any run of them; streamed A holds one slice (its tiles
+     * run a launch per slice); packed B one group (kg slices) per panel. */
     const size_t band_pk = pl->kt * bkp, group_pk = kg * bkp;
     chg_log(2, "device %d: up to %zu k slice(s) of %zu per kernel launch", d->index, kg, pl->bk);
     const int nab = pl->amode == AMODE_PREFETCH ? 2 : 1;
@@ -1642,7 +1644,7 @@ static clhgemm_status_t drive(call_t *c, hdev_t *d)
                  * on the H100). Only where this slice is the next one of A to arrive. */
                 const size_t ramp_part = chg_round_up(ceil_div(kc, (size_t)CHG_MAX(pl->ramp, 1)), gp.kwg);
                 if (seq == 0 && s == s_lo && pl->ramp > 1 && ramp_part < kc && (cur < 0 || ab[cur].loaded == s)) {
-                    const size_t pk_a = cur < 0 ? group_pk : band_pk, row_a = (cur < 0 ? pos : s) * bkp;
+                    const size_t pk_a = cur < 0 ? bkp : band_pk, row_a = cur < 0 ? 0 : s * bkp;
                     for (size_t q0 = 0; q0 < kc && err == CL_SUCCESS; q0 += ramp_part) {
                         const size_t qk = CHG_MIN(ramp_part, kc - q0);
                         const size_t ao = (row_a + q0) * gp.mwg, bo = (pos * bkp + q0) * gp.nwg;
@@ -1663,9 +1665,9 @@ static clhgemm_status_t drive(call_t *c, hdev_t *d)
                     if (err != CL_SUCCESS) break;
                     ge = s + 1;  /* this slice is done: the next one starts a group */
                 } else {
-                size_t aoff = 0, apk = group_pk;
+                size_t aoff = 0, apk = bkp;
                 if (cur < 0) {
-                    err = load_a(&v, ti, s, 0, 0, apack, pos * bkp * gp.mwg, group_pk);
+                    err = load_a(&v, ti, s, 0, 0, apack, 0, bkp);  /* a launch per slice (glen 1) */
                 } else {
                     aoff = gs * bkp * gp.mwg;
                     apk = band_pk;
@@ -1927,11 +1929,11 @@ static int model_rows(clhgemm_handle_t h, chg_precision_t prec, double m, double
     return 1;
 }
 
-/* The plan of a call: CLHGEMM_TILE if set (experiments and tests), else the model's best, with
- * hysteresis against the handle's last plan. Returns 1 when a plan fits. */
+/* The shape of a call's plan: CLHGEMM_TILE if set (experiments and tests), else the model's
+ * best, with hysteresis against the handle's last plan. Returns 1 when a plan fits. */
 static int plan_call_shape(clhgemm_handle_t h, const pctx_t *pc, call_t *c);
 
-/* The plan of a call: its shape (plan_call_shape), then the k slices per kernel launch. */
+/* The plan of a call: its shape, then the k slices per launch and the ramp. */
 static int plan_call(clhgemm_handle_t h, const pctx_t *pc, call_t *c)
 {
     const int ok = plan_call_shape(h, pc, c);
