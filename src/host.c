@@ -703,8 +703,14 @@ static int plan_fits(const pctx_t *c, size_t bm, size_t bn, size_t bk, int amode
     if (plan_mem(c, bm, bn, bk, amode, &largest) > c->mem || largest > c->max_alloc) return 0;
     /* Page-locked memory is taken from the user's own host memory, which the matrices fill. */
     if (plan_pinned(c, bm, bn, bk) * (unsigned long long)c->ndev > c->pinned) return 0;
-    /* 32-bit indices in the kernels' workspace. */
-    return (unsigned long long)chg_round_up(bm, c->tile_m) * chg_round_up(bn, c->tile_n) < (1ull << 31);
+    /* 32-bit indices in the kernels' workspace: Cp, and the packed panels a pack or a launch
+     * indexes from one base (a resident band holds all of k in each panel, a packed B buffer a
+     * group of slices). */
+    const unsigned long long bmp = chg_round_up(bm, c->tile_m), bnp = chg_round_up(bn, c->tile_n),
+                             bkp = chg_round_up(bk, c->tile_k);
+    if (amode != AMODE_STREAM && bmp * bkp * plan_kt(c, bk) >= (1ull << 31)) return 0;
+    if (bnp * bkp * (unsigned long long)CHG_MAX(c->kgroup, 1) >= (1ull << 31)) return 0;
+    return bmp * bnp < (1ull << 31);
 }
 
 /* The steady state: the four stages run concurrently, so the slowest binds, but a stage
