@@ -45,6 +45,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#if defined(__x86_64__) || defined(_M_X64)
+#include <emmintrin.h>
+#define CHG_HAVE_STREAM_STORES 1
+#endif
 #include "cpushare.h"
 #include "level3.h"
 #include "pool.h"
@@ -252,6 +256,58 @@ static cl_int measure_bus(hdev_t *d)
 
 /* ---- CPU copies between user matrices and compact staging --------------------------------- */
 
+/* The pack threads' copies (pageable -> pinned staging, staging -> the user's C) with
+ * non-temporal stores on x86-64 (CLHGEMM_STREAM_COPY, default on; 0: memcpy): the destination
+ * is read next by a DMA engine or by the caller much later, so streaming past the caches saves
+ * the read-for-ownership of every destination line, a third of the host memory traffic of a
+ * copy. Column copies of a few hundred KB stay below glibc's own non-temporal threshold. */
+static atomic_int g_stream_copy = -1;
+
+static int stream_copy_on(void)
+{
+    if (g_stream_copy < 0) {
+        const char *v = chg_getenv("CLHGEMM_STREAM_COPY");
+        g_stream_copy = !(v && !strcmp(v, "0"));
+    }
+    return g_stream_copy;
+}
+
+static void copy_run(char *dst, const char *src, size_t n, int nt)
+{
+#ifdef CHG_HAVE_STREAM_STORES
+    if (nt && n >= 4096) {
+        const size_t head = (16 - ((uintptr_t)dst & 15)) & 15;
+        memcpy(dst, src, head);
+        dst += head, src += head, n -= head;
+        const size_t blocks = n / 64;
+        for (size_t b = 0; b < blocks; b++, dst += 64, src += 64) {
+            const __m128i x0 = _mm_loadu_si128((const __m128i *)src);
+            const __m128i x1 = _mm_loadu_si128((const __m128i *)(src + 16));
+            const __m128i x2 = _mm_loadu_si128((const __m128i *)(src + 32));
+            const __m128i x3 = _mm_loadu_si128((const __m128i *)(src + 48));
+            _mm_stream_si128((__m128i *)dst, x0);
+            _mm_stream_si128((__m128i *)(dst + 16), x1);
+            _mm_stream_si128((__m128i *)(dst + 32), x2);
+            _mm_stream_si128((__m128i *)(dst + 48), x3);
+        }
+        memcpy(dst, src, n - blocks * 64);
+        return;
+    }
+#endif
+    (void)nt;
+    memcpy(dst, src, n);
+}
+
+/* After a thread's streaming stores: make them visible before the copy is reported done (the
+ * staging is then handed to a DMA engine). */
+static void copy_fence(int nt)
+{
+#ifdef CHG_HAVE_STREAM_STORES
+    if (nt) _mm_sfence();
+#endif
+    (void)nt;
+}
+
 typedef struct copy2d_s {
     char *dst;
     const char *src;
@@ -265,17 +321,19 @@ static void copy2d_part(void *arg, int part, int worker)
 {
     (void)worker;
     const copy2d_t *c = arg;
+    const int nt = stream_copy_on();
     if (c->cols >= (size_t)c->parts) {
         const size_t c0 = c->cols * part / c->parts, c1 = c->cols * (part + 1) / c->parts;
         for (size_t j = c0; j < c1; j++)
-            memcpy(c->dst + j * c->dld * c->es, c->src + j * c->sld * c->es, c->rows * c->es);
+            copy_run(c->dst + j * c->dld * c->es, c->src + j * c->sld * c->es, c->rows * c->es, nt);
     } else {
         /* Few long columns: split each column's rows. */
         const size_t r0 = c->rows * part / c->parts, r1 = c->rows * (part + 1) / c->parts;
         for (size_t j = 0; j < c->cols; j++)
-            memcpy(c->dst + (j * c->dld + r0) * c->es, c->src + (j * c->sld + r0) * c->es,
-                   (r1 - r0) * c->es);
+            copy_run(c->dst + (j * c->dld + r0) * c->es, c->src + (j * c->sld + r0) * c->es,
+                     (r1 - r0) * c->es, nt);
     }
+    copy_fence(nt);
 }
 
 /* Copies with the pool's threads, at most max_parts of them (0: all; the CPU share's core
@@ -328,14 +386,16 @@ static void mcopy_part(void *arg, int part, int worker)
 {
     (void)worker;
     const mcopy_t *m = arg;
+    const int nt = stream_copy_on();
     const size_t c0 = m->cols * part / m->parts, c1 = m->cols * (part + 1) / m->parts;
     for (size_t j = c0; j < c1; j++) {
         size_t r0, r1;
         mcopy_rows(m, j, &r0, &r1);
         if (r1 > r0)
-            memcpy(m->dst + (j * m->dld + r0) * m->es, m->src + (j * m->sld + r0) * m->es,
-                   (r1 - r0) * m->es);
+            copy_run(m->dst + (j * m->dld + r0) * m->es, m->src + (j * m->sld + r0) * m->es,
+                     (r1 - r0) * m->es, nt);
     }
+    copy_fence(nt);
 }
 /* The pack threads' copy rate from pageable memory into pinned staging (the planner's pack
  * rate), from large copies after a warm-up round (small ones measured mostly the threads'
