@@ -275,7 +275,7 @@ static int stream_copy_on(void)
 static void copy_run(char *dst, const char *src, size_t n, int nt)
 {
 #ifdef CHG_HAVE_STREAM_STORES
-    if (nt && n >= 4096) {
+    if (nt && n >= 256) {
         const size_t head = (16 - ((uintptr_t)dst & 15)) & 15;
         memcpy(dst, src, head);
         dst += head, src += head, n -= head;
