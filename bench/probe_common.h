@@ -1,11 +1,12 @@
 /*
  * probe_common.h -- shared by the GPU diagnostics bench/probe_*.c (standalone programs, not part
- * of the build): the first GPU of any platform and its name.
+ * of the build): the first GPU of any platform, its name, a context and a queue on it.
  */
 #ifndef CLHGEMM_PROBE_COMMON_H
 #define CLHGEMM_PROBE_COMMON_H
 #define CL_TARGET_OPENCL_VERSION 120
 #include <CL/cl.h>
+#include <stdio.h>
 
 /* The first GPU over all platforms, its name in name[len]; NULL when there is none. */
 static cl_device_id probe_first_gpu(char *name, size_t len)
@@ -18,6 +19,22 @@ static cl_device_id probe_first_gpu(char *name, size_t len)
         if (clGetDeviceIDs(plats[i], CL_DEVICE_TYPE_GPU, 1, &dev, NULL) != CL_SUCCESS) dev = NULL;
     name[0] = '\0';
     if (dev) clGetDeviceInfo(dev, CL_DEVICE_NAME, len, name, NULL);
+    return dev;
+}
+
+/* The first GPU (name in name[len]) with a context and a queue of the given properties;
+ * NULL (after printing "no GPU") when there is none. */
+static cl_device_id probe_open(char *name, size_t len, cl_command_queue_properties props,
+                               cl_context *ctx, cl_command_queue *q)
+{
+    cl_device_id dev = probe_first_gpu(name, len);
+    if (!dev) {
+        printf("no GPU\n");
+        return NULL;
+    }
+    cl_int err;
+    *ctx = clCreateContext(NULL, 1, &dev, NULL, NULL, &err);
+    *q = clCreateCommandQueue(*ctx, dev, props, &err);
     return dev;
 }
 #endif

@@ -25,17 +25,14 @@ static const char *src =
 int main(void)
 {
     char name[256];
-    cl_device_id dev = probe_first_gpu(name, sizeof name);
-    if (!dev) {
-        printf("no GPU\n");
-        return 77;
-    }
+    cl_context ctx;
+    cl_command_queue q;
+    cl_device_id dev = probe_open(name, sizeof name, 0, &ctx, &q);
+    if (!dev) return 77;
     cl_ulong lmem = 0;
     clGetDeviceInfo(dev, CL_DEVICE_LOCAL_MEM_SIZE, sizeof lmem, &lmem, NULL);
     printf("%s: CL_DEVICE_LOCAL_MEM_SIZE %llu bytes\n", name, (unsigned long long)lmem);
     cl_int err;
-    cl_context ctx = clCreateContext(NULL, 1, &dev, NULL, NULL, &err);
-    cl_command_queue q = clCreateCommandQueue(ctx, dev, 0, &err);
     cl_program prog = clCreateProgramWithSource(ctx, 1, &src, NULL, &err);
     err = clBuildProgram(prog, 1, &dev, "-cl-std=CL1.2", NULL, NULL);
     if (err != CL_SUCCESS) {

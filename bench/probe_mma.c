@@ -51,16 +51,13 @@ static const char *src =
 int main(void)
 {
     char name[256];
-    cl_device_id dev = probe_first_gpu(name, sizeof name);
-    if (!dev) {
-        printf("no GPU\n");
-        return 77;
-    }
+    cl_context ctx;
+    cl_command_queue q;
+    cl_device_id dev = probe_open(name, sizeof name, CL_QUEUE_PROFILING_ENABLE, &ctx, &q);
+    if (!dev) return 77;
     cl_uint cus = 0;
     clGetDeviceInfo(dev, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof cus, &cus, NULL);
     cl_int err;
-    cl_context ctx = clCreateContext(NULL, 1, &dev, NULL, NULL, &err);
-    cl_command_queue q = clCreateCommandQueue(ctx, dev, CL_QUEUE_PROFILING_ENABLE, &err);
     static const char *names[] = {"", "m8n8k4", "m16n8k4", "m16n8k8", "m16n8k16"};
     static const int warps[] = {4, 8, 16};
     printf("%s, %u SMs: f64 mma.sync on registers, TFLOP/s (median of 5 launches)\n", name, cus);

@@ -564,12 +564,8 @@ cl_int chg_enqueue_kernel(cl_command_queue q, const chg_gemm_kernels_t *ks, size
                           size_t boff, cl_mem cp, int accumulate, cl_uint nwait,
                           const cl_event *wait, cl_event *ev)
 {
-    const chg_gemm_params_t *gp = &ks->gp;
-    cl_int err = set_gemm_args(ks->gemm, kpad, mpad, ap, aoff, 0, bp, boff, 0, cp, accumulate);
-    if (err != CL_SUCCESS) return err;
-    const size_t g[2] = {mpad / gp->mwg * gp->mdimc, npad / gp->nwg * gp->ndimc};
-    const size_t l[2] = {(size_t)gp->mdimc, (size_t)gp->ndimc};
-    return enqueue_2d(q, ks->gemm, g, l, nwait, wait, ev);
+    return chg_enqueue_kernel_at(q, ks, 0, 0, 0, mpad, npad, kpad, ap, aoff, 0, bp, boff, 0, cp,
+                                 accumulate, nwait, wait, ev);
 }
 
 cl_int chg_enqueue_writeback(cl_command_queue q, const chg_gemm_kernels_t *ks, size_t mc,

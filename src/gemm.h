@@ -109,7 +109,8 @@ cl_int chg_enqueue_pack_a(cl_command_queue q, const chg_gemm_kernels_t *ks, size
 cl_int chg_enqueue_pack_b(cl_command_queue q, const chg_gemm_kernels_t *ks, size_t nc, size_t kc,
                           cl_mem src, size_t off, size_t ld, cl_mem dst, size_t dst_off,
                           size_t dpk, cl_uint nwait, const cl_event *wait, cl_event *ev);
-/* Cp(mpad x npad) (+)= Ap(mpad x kpad at aoff) * Bp(kpad x npad at boff). */
+/* Cp(mpad x npad) (+)= Ap(mpad x kpad at aoff) * Bp(kpad x npad at boff): chg_enqueue_kernel_at
+ * at the origin, with panels of just these kpad rows (GEMM kernels). */
 cl_int chg_enqueue_kernel(cl_command_queue q, const chg_gemm_kernels_t *ks, size_t mpad,
                           size_t npad, size_t kpad, cl_mem ap, size_t aoff, cl_mem bp,
                           size_t boff, cl_mem cp, int accumulate, cl_uint nwait,

@@ -1392,6 +1392,21 @@ static cl_int load_slice(drv_t *v, int is_a, const char *base, size_t ldm, const
     return CL_SUCCESS;
 }
 
+/* One GEMM launch of a tile (kp packed k rows from aoff / boff, panels of apk / bpk rows) into
+ * the device's Cp, traced. */
+static cl_int launch_gemm(drv_t *v, size_t i0, size_t j0, size_t p0, size_t mpad, size_t npad,
+                          size_t kp, cl_mem apack, size_t aoff, size_t apk, size_t boff, size_t bpk,
+                          int accumulate)
+{
+    cl_event kev = NULL;
+    const cl_int err = chg_enqueue_kernel_at(v->qk, &v->ks, i0, j0, p0, mpad, npad, kp, apack, aoff, apk,
+                                             v->d->buf[B_BPACK][0], boff, bpk, v->d->buf[B_CP][0],
+                                             accumulate, 0, NULL, v->c->trace ? &kev : NULL);
+    if (err == CL_SUCCESS) trace_dev(v->c, v->d, Q_KERNEL, "gemm", kev);
+    ev_release(&kev);
+    return err;
+}
+
 /* Slice s of the k loop: its segment (SYR2K's second product runs over slices kts..2kts-1 with
  * the operands exchanged), its start within the segment and its length. */
 static void slice_of(const call_t *c, size_t s, int *seg, size_t *p0, size_t *kc)
@@ -1693,7 +1708,7 @@ static clhgemm_status_t drive(call_t *c, hdev_t *d)
              * in-order kernel queue, and the slice rings (NSTAGE > kg) let the loads run a
              * group ahead of it. */
             const size_t glen = cur >= 0 && ab[cur].loaded >= s_hi ? kg : 1;
-            size_t gs = s_lo, ge = s_lo;
+            size_t gs = s_lo, ge = s_lo, gp0 = 0;  /* gp0: global k of the group's first row */
             for (size_t s = s_lo; s < s_hi && err == CL_SUCCESS; s++) {
                 int seg;
                 size_t p0, kc;
@@ -1701,6 +1716,7 @@ static clhgemm_status_t drive(call_t *c, hdev_t *d)
                 const size_t kpad = chg_round_up(kc, gp.kwg);
                 if (s == ge) {
                     gs = s;
+                    gp0 = p0;
                     ge = CHG_MIN(CHG_MIN(gs + glen, s_hi), (gs / kts + 1) * kts);
                 }
                 const size_t pos = s - gs;
@@ -1716,14 +1732,9 @@ static clhgemm_status_t drive(call_t *c, hdev_t *d)
                         const size_t ao = (row_a + q0) * gp.mwg, bo = (pos * bkp + q0) * gp.nwg;
                         err = load_a(&v, ti, s, q0, qk, apack, ao, pk_a);
                         if (err == CL_SUCCESS) err = load_b(&v, j0, nc, s, q0, qk, bo, group_pk);
-                        cl_event kev = NULL;
                         if (err == CL_SUCCESS)
-                            err = chg_enqueue_kernel_at(v.qk, &v.ks, i0, j0, p0 + q0, mpad, npad,
-                                                        chg_round_up(qk, gp.kwg), apack, ao, pk_a,
-                                                        d->buf[B_BPACK][0], bo, group_pk, d->buf[B_CP][0],
-                                                        q0 > 0, 0, NULL, c->trace ? &kev : NULL);
-                        if (err == CL_SUCCESS) trace_dev(c, d, Q_KERNEL, "gemm", kev);
-                        ev_release(&kev);
+                            err = launch_gemm(&v, i0, j0, p0 + q0, mpad, npad, chg_round_up(qk, gp.kwg), apack,
+                                              ao, pk_a, bo, group_pk, q0 > 0);
                         clFlush(v.qh);
                         clFlush(v.qk);
                     }
@@ -1744,18 +1755,9 @@ static clhgemm_status_t drive(call_t *c, hdev_t *d)
                 }
                 if (err == CL_SUCCESS) err = load_b(&v, j0, nc, s, 0, 0, pos * bkp * gp.nwg, group_pk);
                 if (err != CL_SUCCESS) break;
-                if (s + 1 == ge) {
-                    int gseg;
-                    size_t gp0, gkc;
-                    slice_of(c, gs, &gseg, &gp0, &gkc);
-                    cl_event kev = NULL;
-                    err = chg_enqueue_kernel_at(v.qk, &v.ks, i0, j0, gp0, mpad, npad, pos * bkp + kpad, apack,
-                                                aoff, apk, d->buf[B_BPACK][0], 0, group_pk, d->buf[B_CP][0],
-                                                gs > s_lo, 0, NULL, c->trace ? &kev : NULL);
-                    if (err != CL_SUCCESS) break;
-                    trace_dev(c, d, Q_KERNEL, "gemm", kev);
-                    ev_release(&kev);
-                }
+                if (s + 1 == ge && (err = launch_gemm(&v, i0, j0, gp0, mpad, npad, pos * bkp + kpad, apack,
+                                                      aoff, apk, 0, group_pk, gs > s_lo)) != CL_SUCCESS)
+                    break;
                 }
                 clFlush(v.qh);
                 clFlush(v.qk);
@@ -1995,22 +1997,9 @@ static int model_rows(clhgemm_handle_t h, chg_precision_t prec, double m, double
     return 1;
 }
 
-/* The shape of a call's plan: CLHGEMM_TILE if set (experiments and tests), else the model's
- * best, with hysteresis against the handle's last plan. Returns 1 when a plan fits. */
-static int plan_call_shape(clhgemm_handle_t h, const pctx_t *pc, call_t *c);
-
-/* The plan of a call: its shape, then the k slices per launch and the ramp. */
+/* The plan of a call: CLHGEMM_TILE if set (experiments and tests), else the model's best, with
+ * hysteresis against the handle's last plan. Returns 1 when a plan fits. */
 static int plan_call(clhgemm_handle_t h, const pctx_t *pc, call_t *c)
-{
-    const int ok = plan_call_shape(h, pc, c);
-    if (ok) {
-        c->pl.kg = CHG_MAX(pc->kgroup, 1);
-        c->pl.ramp = CHG_MAX(pc->ramp, 1);
-    }
-    return ok;
-}
-
-static int plan_call_shape(clhgemm_handle_t h, const pctx_t *pc, call_t *c)
 {
     /* Forced shape for experiments and tests: CLHGEMM_TILE=bm,bn,bk[,stream|resident|prefetch]
      * (without a mode: the best that fits). */
