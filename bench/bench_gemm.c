@@ -37,10 +37,10 @@
 #include "clhgemm.h"
 
 #ifdef CLHGEMM_BENCH_HAVE_INTERNAL
-#include "device.h"
-#include "gemm.h"
-#include "params.h"
-#include "tuning.h"
+#include "device/device.h"
+#include "core/gemm.h"
+#include "kernels/params.h"
+#include "tuning/tuning.h"
 #endif
 #ifdef CLHGEMM_HAVE_CLBLAST
 #include <clblast_c.h>

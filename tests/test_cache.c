@@ -21,7 +21,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "cache.h"
+#include "device/cache.h"
 #include "common.h"
 
 static int g_cases, g_failures;

@@ -16,11 +16,11 @@
 #include <string.h>
 
 #include "common.h"
-#include "cpushare.h"
-#include "gemm.h"
-#include "params.h"
-#include "tuning.h"
-#include "util.h"
+#include "cpu/cpushare.h"
+#include "core/gemm.h"
+#include "kernels/params.h"
+#include "tuning/tuning.h"
+#include "base/util.h"
 
 static int g_cases, g_failures;
 

@@ -26,10 +26,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cache.h"
+#include "device/cache.h"
 #include "common.h"
-#include "gemm.h"
-#include "params.h"
+#include "core/gemm.h"
+#include "kernels/params.h"
 
 static const char *const shape_names[] = {"", "m8n8k4", "m16n8k4", "m16n8k8", "m16n8k16"};
 

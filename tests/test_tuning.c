@@ -33,10 +33,10 @@
 #include <unistd.h>
 
 #include "common.h"
-#include "gemm.h"
-#include "params.h"
-#include "tuning.h"
-#include "util.h"
+#include "core/gemm.h"
+#include "kernels/params.h"
+#include "tuning/tuning.h"
+#include "base/util.h"
 
 static int g_cases, g_failures;
 

@@ -17,10 +17,10 @@
 #include <string.h>
 
 #include "clhgemm.h"
-#include "cpushare.h"
-#include "device.h"
-#include "params.h"
-#include "tuning.h"
+#include "cpu/cpushare.h"
+#include "device/device.h"
+#include "kernels/params.h"
+#include "tuning/tuning.h"
 
 static void usage(FILE *f)
 {

@@ -56,11 +56,11 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "codegen.h"
-#include "device.h"
-#include "gemm.h"
-#include "params.h"
-#include "tuning.h"
+#include "kernels/codegen.h"
+#include "device/device.h"
+#include "core/gemm.h"
+#include "kernels/params.h"
+#include "tuning/tuning.h"
 
 /* ---- interception of the library's program builds (linked with --wrap) ------------------- */
 

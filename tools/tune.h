@@ -14,11 +14,11 @@
 #include <stdio.h>
 #include <sys/types.h>
 
-#include "cache.h"
-#include "codegen.h"
-#include "device.h"
-#include "params.h"
-#include "tuning.h"
+#include "device/cache.h"
+#include "kernels/codegen.h"
+#include "device/device.h"
+#include "kernels/params.h"
+#include "tuning/tuning.h"
 
 /* ---- the run ----------------------------------------------------------------------------- */
 

@@ -28,7 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cpushare.h"
+#include "cpu/cpushare.h"
 #include "tune.h"
 
 typedef struct sample_s {

@@ -41,7 +41,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "gemm.h"
+#include "core/gemm.h"
 #include "tune.h"
 
 #ifndef CL_DEVICE_REGISTERS_PER_BLOCK_NV

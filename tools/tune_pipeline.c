@@ -18,7 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "gemm.h"
+#include "core/gemm.h"
 #include "tune.h"
 
 /* ---- bus --------------------------------------------------------------------------------- */

@@ -29,7 +29,7 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
-#include "cache.h"
+#include "device/cache.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -10,7 +10,7 @@
 #define CHG_DEVICE_H
 
 #include "clhgemm.h"
-#include "util.h"
+#include "base/util.h"
 
 enum {
     CHG_FEAT_FP64 = 1u << 0,        /* cl_khr_fp64 (or OpenCL >= 1.2 double config) */

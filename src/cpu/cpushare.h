@@ -14,7 +14,7 @@
 
 #include <stddef.h>
 
-#include "params.h"
+#include "kernels/precision.h"
 
 /* 1 when the library was built with OpenBLAS (otherwise the CPU share is always 0). */
 int chg_cpu_available(void);

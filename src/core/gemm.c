@@ -25,16 +25,16 @@
  * use 32-bit indices there). If the device refuses an allocation, the budget is halved and the
  * plan redone, down to one tile.
  */
-#include "gemm.h"
+#include "core/gemm.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cache.h"
-#include "codegen.h"
-#include "tuning.h"
+#include "device/cache.h"
+#include "kernels/codegen.h"
+#include "tuning/tuning.h"
 
 /* ---- per-device facts ------------------------------------------------------------------- */
 

@@ -6,12 +6,12 @@
  * than sleeping, so a pool of one thread (the caller) works, and a driver never waits for a
  * worker to wake up to make progress on its copy.
  */
-#include "pool.h"
+#include "host/pool.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "util.h"
+#include "base/util.h"
 
 typedef struct job_s {
     chg_pool_fn fn;

@@ -19,7 +19,7 @@
  * renamed over it, so a reader never sees half a trace; the temporary name carries the process
  * id and a counter so that two handles tracing to one path cannot interleave their writes.
  */
-#include "trace.h"
+#include "base/trace.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -29,7 +29,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "util.h"
+#include "base/util.h"
 
 unsigned long long chg_now_ns(void)
 {

@@ -8,7 +8,7 @@
  * matrix may exceed 2^31 elements); on workspace buffers it is 32-bit (src/gemm.c keeps them
  * below 2^31 elements).
  */
-#include "codegen.h"
+#include "kernels/codegen.h"
 
 #include <stdio.h>
 #include <string.h>

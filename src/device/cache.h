@@ -12,7 +12,7 @@
 #ifndef CHG_CACHE_H
 #define CHG_CACHE_H
 
-#include "device.h"
+#include "device/device.h"
 
 /* Returns a built program for (context, device, source, options). The program stays owned by
  * the cache (do not release it); it lives until chg_cache_release_all(). On a build failure the

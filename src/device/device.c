@@ -18,7 +18,7 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
-#include "device.h"
+#include "device/device.h"
 
 #include <ctype.h>
 #include <stdio.h>

@@ -11,7 +11,7 @@
 #ifndef CHG_LEVEL3_H
 #define CHG_LEVEL3_H
 
-#include "gemm.h"
+#include "core/gemm.h"
 
 typedef enum { CHG_L3_SYMM, CHG_L3_SYRK, CHG_L3_SYR2K, CHG_L3_TRMM } chg_l3_routine_t;
 

@@ -9,7 +9,7 @@
 #ifndef CHG_POOL_H
 #define CHG_POOL_H
 
-#include "trace.h"
+#include "base/trace.h"
 
 typedef struct chg_pool_s chg_pool_t;
 typedef void (*chg_pool_fn)(void *arg, int part, int worker);

@@ -11,10 +11,8 @@
 #ifndef CHG_PARAMS_H
 #define CHG_PARAMS_H
 
-#include "device.h"
-
-typedef enum { CHG_F32 = 0, CHG_F64 = 1 } chg_precision_t;
-static inline size_t chg_elem_size(chg_precision_t p) { return p == CHG_F64 ? 8 : 4; }
+#include "device/device.h"
+#include "kernels/precision.h"
 
 typedef struct chg_gemm_params_s {
     int mwg, nwg, kwg;  /* work-group tile of C (m, n) and k step */

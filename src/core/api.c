@@ -8,8 +8,8 @@
  * a row-major call becomes a column-major one with A<->B and m<->n swapped and the transpose
  * flags kept; the error codes still name the caller's arguments.
  */
-#include "cache.h"
-#include "gemm.h"
+#include "device/cache.h"
+#include "core/gemm.h"
 
 static int valid_trans(int t)
 {

@@ -49,11 +49,11 @@
 #include <emmintrin.h>
 #define CHG_HAVE_STREAM_STORES 1
 #endif
-#include "cpushare.h"
-#include "level3.h"
-#include "pool.h"
-#include "trace.h"
-#include "tuning.h"
+#include "cpu/cpushare.h"
+#include "core/level3.h"
+#include "host/pool.h"
+#include "base/trace.h"
+#include "tuning/tuning.h"
 
 #define MAX_QUEUES 8
 enum { Q_H2D = 0, Q_KERNEL = 1, Q_D2H = 2 };

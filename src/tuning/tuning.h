@@ -24,8 +24,8 @@
 #ifndef CHG_TUNING_H
 #define CHG_TUNING_H
 
-#include "codegen.h"
-#include "cpushare.h"
+#include "kernels/codegen.h"
+#include "cpu/cpushare.h"
 
 #define CHG_TUNING_FORMAT "clhgemm-tuning"
 #define CHG_TUNING_FORMAT_VERSION 1

@@ -23,7 +23,7 @@
  * TRMM keeps transA: (op(A)*B)^T = B^T*op(A)^T and op(A)^T read column-major is op(A') of the
  * column-major A' = A^T.
  */
-#include "level3.h"
+#include "core/level3.h"
 
 #include <string.h>
 

@@ -17,7 +17,7 @@
 #ifndef CHG_GEMM_H
 #define CHG_GEMM_H
 
-#include "codegen.h"
+#include "kernels/codegen.h"
 
 typedef enum { CHG_GENERAL = 0, CHG_SYMMETRIC = 1, CHG_TRIANGULAR = 2 } chg_struct_kind_t;
 enum { CHG_TRI_NONE = 0, CHG_TRI_UPPER = 1, CHG_TRI_LOWER = 2 };

@@ -16,7 +16,7 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
-#include "tuning.h"
+#include "tuning/tuning.h"
 
 #include <cjson/cJSON.h>
 #include <ctype.h>

@@ -7,7 +7,7 @@
  * with the thread count the pipeline's core budget gives it, and the caller's setting is
  * restored afterwards.
  */
-#include "cpushare.h"
+#include "cpu/cpushare.h"
 
 #include <math.h>
 #include <pthread.h>
@@ -16,8 +16,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "trace.h"
-#include "util.h"
+#include "base/trace.h"
+#include "base/util.h"
 
 #ifdef CLHGEMM_HAVE_OPENBLAS
 #include <cblas.h>

@@ -8,7 +8,7 @@
  * fails loudly: an allocation failure only sets `failed`, so generators can append freely and
  * check once at the end instead of after every line.
  */
-#include "util.h"
+#include "base/util.h"
 
 #include <ctype.h>
 #include <errno.h>

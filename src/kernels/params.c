@@ -12,7 +12,7 @@
  * entry for the device, its architecture or its vendor (src/tuning.c, written by clhgemm-tune)
  * comes first, and the CLHGEMM_*GEMM_PARAMS override wins over everything.
  */
-#include "params.h"
+#include "kernels/params.h"
 
 #include <ctype.h>
 #include <stdio.h>
@@ -20,8 +20,8 @@
 #include <string.h>
 #include <strings.h>
 
-#include "embedded.h"
-#include "tuning.h"
+#include "kernels/embedded.h"
+#include "tuning/tuning.h"
 
 void chg_gemm_params_default(const chg_device_t *dev, chg_precision_t prec, chg_gemm_params_t *p)
 {

@@ -27,7 +27,7 @@
 #ifndef CHG_CODEGEN_H
 #define CHG_CODEGEN_H
 
-#include "params.h"
+#include "kernels/params.h"
 
 typedef enum {
     CHG_COPY_PACK = 0,
