@@ -1,17 +1,18 @@
 /*
- * tune.h -- internals of clhgemm-tune shared by its files:
- *   tune_main.c      command line, budget and phases, progress display, logs, summary, database
- *   tune_worker.c    build workers: child processes that compile candidate kernels in parallel
+ * tune.h -- internals of clhgemm-tune shared by its files, which call one way only:
+ *   clhgemm_tune.c   command line, budget and phases, summary, database (calls the phases)
  *   tune_gemm.c      GEMM kernel search (constrained space, staged coarse-to-fine search)
  *   tune_copy.c      copy/pack kernel search, next to clEnqueueCopyBuffer
  *   tune_pipeline.c  bus bandwidth, kernel rate vs tile shape, pack threads, queue count
  *   tune_cpumodel.c  seed 004's CPU/GPU split model (T_gpu, T_cpu, transfers, gamma) and the
  *                    guided search over the share as its check
+ *   tune_worker.c    build workers: child processes that compile candidate kernels in parallel
+ *   tune_common.c    the run's options and state, clock, log and progress output, random fills,
+ *                    kernel timing (tune_common.h; used by all of the above, calls none of them)
  */
 #ifndef CLHGEMM_TUNE_H
 #define CLHGEMM_TUNE_H
 
-#include <stdio.h>
 #include <sys/types.h>
 
 #include "device/cache.h"
@@ -19,39 +20,9 @@
 #include "device/device.h"
 #include "kernels/params.h"
 #include "tuning/tuning.h"
+#include "tune_common.h"
 
-/* ---- the run ----------------------------------------------------------------------------- */
-
-typedef struct tune_opts_s {
-    const char *devices;   /* clhgemm_devices_get spec; NULL: every GPU, else every device */
-    int prec_mask;         /* 1: s, 2: d */
-    double budget_s;       /* whole run */
-    int size;              /* GEMM timing size; 0: 4096 on GPUs, 256 elsewhere */
-    int jobs;              /* build workers; 0: automatic */
-    int do_gemm, do_copy, do_pipeline;
-    int do_cpumodel;       /* the split model phase (skipped on CPU devices unless forced) */
-    int force_cpumodel;    /* --force-cpu-model: also on CPU devices (tests on PoCL) */
-    const char *out_file;  /* database to write (merged into) */
-    const char *out_dir;   /* logs (and the database when out_file is not given) */
-    int resume;            /* continue the searches recorded in out_dir/candidates.csv */
-    int quiet;
-    int random_search;     /* --strategy random: uniform sampling after the seeds (comparison) */
-    unsigned long long seed;
-} tune_opts_t;
-
-typedef struct tune_run_s {
-    tune_opts_t o;
-    const char *self_exe;  /* this program, for the build workers */
-    double t0;             /* monotonic start of the run */
-    int tty;               /* stdout is a terminal: one live progress line */
-    int progress_shown;    /* a progress line is on screen (TTY) */
-    double last_plain;     /* time of the last plain progress line */
-    FILE *log;             /* out_dir/tune.log */
-    FILE *cands;           /* out_dir/candidates.csv */
-    FILE *improve;         /* out_dir/improvements.csv */
-    volatile int stop;     /* SIGINT/SIGTERM: finish cleanly */
-    int dry;               /* --dry-run: enumerate the spaces only */
-} tune_run_t;
+/* ---- the devices ------------------------------------------------------------------------- */
 
 /* One device being tuned. */
 typedef struct tdev_s {
@@ -64,22 +35,6 @@ typedef struct tdev_s {
     double copy_default_gbs[2][2]; /* [prec][pack, pack_t] of the built-in copy kernels */
     char log_prefix[64];
 } tdev_t;
-
-double tune_now(void);     /* monotonic seconds */
-double tune_elapsed(const tune_run_t *r);
-/* A line in the log (and on stdout unless quiet; after clearing the progress line). */
-void tune_say(tune_run_t *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* A line in the log only. */
-void tune_log(tune_run_t *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* The live progress line (TTY) or a plain status line every 15 s (not a TTY). */
-void tune_progress(tune_run_t *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-void tune_progress_clear(tune_run_t *r);
-/* "1:05", "12:00:03" */
-void tune_fmt_time(double s, char *buf, size_t len);
-
-/* Random numbers (splitmix64), uniform in [-1, 1] and never 0. */
-double tune_uniform(unsigned long long *state);
-void tune_fill(void *p, int dbl, size_t n, unsigned long long seed);
 
 /* ---- build workers (tune_worker.c) -------------------------------------------------------- */
 
@@ -157,11 +112,5 @@ int tune_pipeline(tune_run_t *r, tdev_t *d, int prec_mask, double deadline);
 /* The CPU/GPU split model (d->rec.cpumodel[] for the precisions in prec_mask) until deadline.
  * Returns 0, or -1 when a precision could not be fitted. */
 int tune_cpumodel(tune_run_t *r, tdev_t *d, int prec_mask, double deadline);
-
-/* Timing helpers shared by the phases. */
-/* Seconds per launch of kernel k over (g, l) on q, from `reps` launches timed with the host
- * clock (the best of two batches when reps >= 4). Negative on a launch failure (err set). */
-double tune_time_kernel(cl_command_queue q, cl_kernel k, cl_uint dims, const size_t *g,
-                        const size_t *l, int reps, cl_int *err);
 
 #endif
