@@ -17,6 +17,8 @@ typedef struct chg_trace_s chg_trace_t;
 
 /* Monotonic host clock in nanoseconds. */
 unsigned long long chg_now_ns(void);
+/* Seconds since t0 (a chg_now_ns() reading). */
+static inline double chg_seconds_since(unsigned long long t0) { return (chg_now_ns() - t0) * 1e-9; }
 
 /* Starts collecting for one call (path NULL → returns NULL; every function accepts NULL and
  * then does nothing). */

@@ -43,5 +43,7 @@ void chg_str_free(chg_str_t *s);
 
 /* Round x up to a multiple of m (m > 0). */
 static inline size_t chg_round_up(size_t x, size_t m) { return (x + m - 1) / m * m; }
+/* a / b rounded up (b > 0). */
+static inline size_t chg_ceil_div(size_t a, size_t b) { return (a + b - 1) / b; }
 
 #endif

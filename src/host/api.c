@@ -1,0 +1,240 @@
+/*
+ * api.c -- the public host-memory entry points (clhgemm_{s,d}{gemm,symm,syrk,syr2k,trmm}):
+ * the argument checks (before anything is written), the quick paths that need no device
+ * (k == 0 or alpha == 0: C := beta*C here), and the mapping of the call onto the column-major
+ * view of the pipeline (host/run.h).
+ */
+#include <stdint.h>
+
+#include "core/level3.h"
+#include "host/run.h"
+
+/* C := beta*C on the host (k == 0 or alpha == 0): C is not read when beta == 0 and not touched
+ * when beta == 1; with c_tri only that triangle of C. */
+static void scale_c(const call_t *c, double beta)
+{
+    if (beta == 1.0) return;
+    for (size_t j = 0; j < c->n; j++) {
+        char *col = c->c + j * c->ldc * c->es;
+        size_t i0 = 0, i1 = c->m;
+        if (c->st.c_tri == CHG_TRI_UPPER) i1 = CHG_MIN(c->m, j + 1);
+        if (c->st.c_tri == CHG_TRI_LOWER) i0 = CHG_MIN(c->m, j);
+        for (size_t i = i0; i < i1; i++) {
+            if (c->prec == CHG_F64) {
+                double *x = (double *)col + i;
+                *x = beta == 0.0 ? 0.0 : beta * *x;
+            } else {
+                float *x = (float *)col + i;
+                *x = beta == 0.0 ? 0.0f : (float)(beta * *x);
+            }
+        }
+    }
+}
+
+/* Every device of the handle runs FP64 (for a double-precision call). */
+static int fp64_ok(clhgemm_handle_t h, chg_precision_t prec)
+{
+    if (prec == CHG_F64)
+        for (int i = 0; i < h->ndev; i++)
+            if (!(h->devs[i].dev.features & CHG_FEAT_FP64)) return 0;
+    return 1;
+}
+
+static clhgemm_status_t host_gemm(clhgemm_handle_t h, chg_precision_t prec, clhgemm_layout_t layout,
+                                  clhgemm_transpose_t transA, clhgemm_transpose_t transB, int m,
+                                  int n, int k, double alpha, const void *A, int lda, const void *B,
+                                  int ldb, double beta, void *C, int ldc)
+{
+    if (!h) return CLHGEMM_NULL_HANDLE;
+    chg_shape_t sh;
+    clhgemm_status_t st = chg_gemm_check_shape(layout, transA, transB, m, n, k, lda, ldb, ldc, &sh);
+    if (st != CLHGEMM_SUCCESS) return st;
+    const int touch_c = m > 0 && n > 0, read_ab = touch_c && k > 0 && alpha != 0.0;
+    if (read_ab && !A) return CLHGEMM_NULL_BUFFER_A;
+    if (read_ab && !B) return CLHGEMM_NULL_BUFFER_B;
+    if (touch_c && !C) return CLHGEMM_NULL_BUFFER_C;
+    if (!fp64_ok(h, prec)) return CLHGEMM_FP64_NOT_SUPPORTED;
+    if (!touch_c) return CLHGEMM_SUCCESS;
+
+    const size_t es = chg_elem_size(prec);
+    call_t c = {.h = h, .prec = prec, .es = es, .alpha = alpha, .beta = beta, .c = C,
+                .ldc = (size_t)ldc, .k = (size_t)k, .status = CLHGEMM_SUCCESS};
+    if (sh.col) {
+        c.m = (size_t)m; c.n = (size_t)n; c.ta = sh.ta; c.tb = sh.tb;
+        c.a = A; c.lda = (size_t)lda; c.b = B; c.ldb = (size_t)ldb;
+    } else {
+        c.m = (size_t)n; c.n = (size_t)m; c.ta = sh.tb; c.tb = sh.ta;
+        c.a = B; c.lda = (size_t)ldb; c.b = A; c.ldb = (size_t)lda;
+    }
+
+    /* k == 0 or alpha == 0: C := beta*C on the host (no device can beat one pass). */
+    if (!read_ab) {
+        scale_c(&c, beta);
+        return CLHGEMM_SUCCESS;
+    }
+    c.flops = 2.0 * c.m * c.n * c.k;
+    c.name = prec == CHG_F64 ? "dgemm" : "sgemm";
+    return chg_run_call(h, &c);
+}
+
+CLHGEMM_API clhgemm_status_t clhgemm_sgemm(clhgemm_handle_t h, clhgemm_layout_t layout,
+                                           clhgemm_transpose_t transA, clhgemm_transpose_t transB,
+                                           int m, int n, int k, float alpha, const float *A,
+                                           int lda, const float *B, int ldb, float beta, float *C,
+                                           int ldc)
+{
+    return host_gemm(h, CHG_F32, layout, transA, transB, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+}
+
+CLHGEMM_API clhgemm_status_t clhgemm_dgemm(clhgemm_handle_t h, clhgemm_layout_t layout,
+                                           clhgemm_transpose_t transA, clhgemm_transpose_t transB,
+                                           int m, int n, int k, double alpha, const double *A,
+                                           int lda, const double *B, int ldb, double beta,
+                                           double *C, int ldc)
+{
+    return host_gemm(h, CHG_F64, layout, transA, transB, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+}
+
+/* ---- SYMM, SYRK, SYR2K, TRMM on host memory ----------------------------------------------- */
+
+/* A level-3 call after its shape checks (level3.c, shared with the device-buffer versions):
+ * the NULL checks in check_call's order (A when the product reads it; B when SYMM or SYR2K
+ * read it or TRMM writes it; C when it is written), FP64, the quick paths, then the pipeline
+ * with the call's structure. The mapping onto the core (which operand is which, transposes,
+ * the structure, TRMM's C = B) is chg_l3_core_args's, the one the device versions use; it
+ * takes cl_mem handles, so the host pointers travel through it as opaque handles. */
+static clhgemm_status_t host_l3(clhgemm_handle_t h, chg_precision_t prec, const chg_l3_shape_t *sh,
+                                const char *name, double alpha, const void *A, int lda,
+                                const void *B, int ldb, double beta, void *C, int ldc)
+{
+    const int touch = sh->m > 0 && sh->n > 0, product = touch && sh->k > 0 && alpha != 0.0;
+    const int trmm = sh->routine == CHG_L3_TRMM;
+    if (product && !A) return CLHGEMM_NULL_BUFFER_A;
+    if (!B && ((product && (sh->routine == CHG_L3_SYMM || sh->routine == CHG_L3_SYR2K)) || (trmm && touch)))
+        return CLHGEMM_NULL_BUFFER_B;
+    if (touch && !trmm && !C) return CLHGEMM_NULL_BUFFER_C;
+    if (!fp64_ok(h, prec)) return CLHGEMM_FP64_NOT_SUPPORTED;
+    if (!touch) return CLHGEMM_SUCCESS;
+
+    chg_gemm_args_t g;
+    chg_l3_core_args(sh, prec, alpha, (cl_mem)(uintptr_t)A, 0, (size_t)lda, (cl_mem)(uintptr_t)B, 0,
+                     (size_t)ldb, beta, (cl_mem)(uintptr_t)C, 0, (size_t)ldc, &g);
+    call_t c = {.h = h, .prec = prec, .es = chg_elem_size(prec), .ta = g.trans_a, .tb = g.trans_b,
+                .m = g.m, .n = g.n, .k = g.k, .alpha = alpha, .beta = g.beta,
+                .a = (const char *)(uintptr_t)g.a, .b = (const char *)(uintptr_t)g.b,
+                .c = (char *)(uintptr_t)g.c, .lda = g.lda, .ldb = g.ldb, .ldc = g.ldc,
+                .status = CLHGEMM_SUCCESS, .st = g.st, .segs = g.swap_sum ? 2 : 1, .l3 = 1,
+                .name = name};
+    if (!product) {
+        /* alpha == 0 (or k == 0): C := beta*C on C's triangle for SYRK/SYR2K; TRMM sets B to 0
+         * without reading A or B */
+        scale_c(&c, g.beta);
+        return CLHGEMM_SUCCESS;
+    }
+    /* the routine's own operation count: SYMM 2*m*n*ka, SYRK n*n*k, SYR2K 2*n*n*k, TRMM m*n*ka */
+    const double mn = (double)c.m * c.n;
+    c.flops = sh->routine == CHG_L3_SYMM ? 2.0 * mn * c.k : sh->routine == CHG_L3_TRMM ? mn * c.k
+            : c.segs * mn * c.k;
+    return chg_run_call(h, &c);
+}
+
+static clhgemm_status_t host_symm(clhgemm_handle_t h, chg_precision_t prec, int layout, int side,
+                                  int uplo, int m, int n, double alpha, const void *A, int lda,
+                                  const void *B, int ldb, double beta, void *C, int ldc)
+{
+    if (!h) return CLHGEMM_NULL_HANDLE;
+    chg_l3_shape_t sh;
+    clhgemm_status_t st = chg_symm_check_shape(layout, side, uplo, m, n, lda, ldb, ldc, &sh);
+    if (st != CLHGEMM_SUCCESS) return st;
+    return host_l3(h, prec, &sh, prec == CHG_F64 ? "dsymm" : "ssymm", alpha, A, lda, B, ldb, beta, C, ldc);
+}
+
+static clhgemm_status_t host_syrk(clhgemm_handle_t h, chg_precision_t prec, int two, int layout,
+                                  int uplo, int trans, int n, int k, double alpha, const void *A,
+                                  int lda, const void *B, int ldb, double beta, void *C, int ldc)
+{
+    if (!h) return CLHGEMM_NULL_HANDLE;
+    chg_l3_shape_t sh;
+    clhgemm_status_t st = chg_syrk_check_shape(layout, uplo, trans, n, k, lda, ldb, ldc, two, &sh);
+    if (st != CLHGEMM_SUCCESS) return st;
+    static const char *const names[2][2] = {{"ssyrk", "dsyrk"}, {"ssyr2k", "dsyr2k"}};
+    return host_l3(h, prec, &sh, names[two][prec == CHG_F64], alpha, A, lda, B, ldb, beta, C, ldc);
+}
+
+static clhgemm_status_t host_trmm(clhgemm_handle_t h, chg_precision_t prec, int layout, int side,
+                                  int uplo, int transA, int diag, int m, int n, double alpha,
+                                  const void *A, int lda, void *B, int ldb)
+{
+    if (!h) return CLHGEMM_NULL_HANDLE;
+    chg_l3_shape_t sh;
+    clhgemm_status_t st = chg_trmm_check_shape(layout, side, uplo, transA, diag, m, n, lda, ldb, &sh);
+    if (st != CLHGEMM_SUCCESS) return st;
+    return host_l3(h, prec, &sh, prec == CHG_F64 ? "dtrmm" : "strmm", alpha, A, lda, B, ldb, 0.0, NULL, 1);
+}
+
+CLHGEMM_API clhgemm_status_t clhgemm_ssymm(clhgemm_handle_t h, clhgemm_layout_t layout,
+                                           clhgemm_side_t side, clhgemm_uplo_t uplo, int m, int n,
+                                           float alpha, const float *A, int lda, const float *B,
+                                           int ldb, float beta, float *C, int ldc)
+{
+    return host_symm(h, CHG_F32, layout, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
+}
+
+CLHGEMM_API clhgemm_status_t clhgemm_dsymm(clhgemm_handle_t h, clhgemm_layout_t layout,
+                                           clhgemm_side_t side, clhgemm_uplo_t uplo, int m, int n,
+                                           double alpha, const double *A, int lda, const double *B,
+                                           int ldb, double beta, double *C, int ldc)
+{
+    return host_symm(h, CHG_F64, layout, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
+}
+
+CLHGEMM_API clhgemm_status_t clhgemm_ssyrk(clhgemm_handle_t h, clhgemm_layout_t layout,
+                                           clhgemm_uplo_t uplo, clhgemm_transpose_t trans, int n,
+                                           int k, float alpha, const float *A, int lda, float beta,
+                                           float *C, int ldc)
+{
+    return host_syrk(h, CHG_F32, 0, layout, uplo, trans, n, k, alpha, A, lda, NULL, 1, beta, C, ldc);
+}
+
+CLHGEMM_API clhgemm_status_t clhgemm_dsyrk(clhgemm_handle_t h, clhgemm_layout_t layout,
+                                           clhgemm_uplo_t uplo, clhgemm_transpose_t trans, int n,
+                                           int k, double alpha, const double *A, int lda,
+                                           double beta, double *C, int ldc)
+{
+    return host_syrk(h, CHG_F64, 0, layout, uplo, trans, n, k, alpha, A, lda, NULL, 1, beta, C, ldc);
+}
+
+CLHGEMM_API clhgemm_status_t clhgemm_ssyr2k(clhgemm_handle_t h, clhgemm_layout_t layout,
+                                            clhgemm_uplo_t uplo, clhgemm_transpose_t trans, int n,
+                                            int k, float alpha, const float *A, int lda,
+                                            const float *B, int ldb, float beta, float *C, int ldc)
+{
+    return host_syrk(h, CHG_F32, 1, layout, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+}
+
+CLHGEMM_API clhgemm_status_t clhgemm_dsyr2k(clhgemm_handle_t h, clhgemm_layout_t layout,
+                                            clhgemm_uplo_t uplo, clhgemm_transpose_t trans, int n,
+                                            int k, double alpha, const double *A, int lda,
+                                            const double *B, int ldb, double beta, double *C,
+                                            int ldc)
+{
+    return host_syrk(h, CHG_F64, 1, layout, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+}
+
+CLHGEMM_API clhgemm_status_t clhgemm_strmm(clhgemm_handle_t h, clhgemm_layout_t layout,
+                                           clhgemm_side_t side, clhgemm_uplo_t uplo,
+                                           clhgemm_transpose_t transA, clhgemm_diag_t diag, int m,
+                                           int n, float alpha, const float *A, int lda, float *B,
+                                           int ldb)
+{
+    return host_trmm(h, CHG_F32, layout, side, uplo, transA, diag, m, n, alpha, A, lda, B, ldb);
+}
+
+CLHGEMM_API clhgemm_status_t clhgemm_dtrmm(clhgemm_handle_t h, clhgemm_layout_t layout,
+                                           clhgemm_side_t side, clhgemm_uplo_t uplo,
+                                           clhgemm_transpose_t transA, clhgemm_diag_t diag, int m,
+                                           int n, double alpha, const double *A, int lda, double *B,
+                                           int ldb)
+{
+    return host_trmm(h, CHG_F64, layout, side, uplo, transA, diag, m, n, alpha, A, lda, B, ldb);
+}

@@ -1,0 +1,71 @@
+/*
+ * call.h -- one host-memory call in flight: the checked call in the column-major view, its
+ * plan, and the state its device drivers and CPU share threads share (the band schedule under
+ * `mu`, the first error, the counters for the call info). Made by host/api.c, run by
+ * host/run.c; host/sched.c hands out its tiles.
+ */
+#ifndef CHG_HOST_CALL_H
+#define CHG_HOST_CALL_H
+
+#include "host/plan.h"
+
+/* The columns of one band (tile row) not yet taken: [lo, hi). Its owner takes tiles of bn
+ * columns from the band's front (lo for even bands, hi for odd ones: seed 000's snake order);
+ * a device with nothing left of its own, and the CPU share, take from the back of the fullest
+ * band. */
+typedef struct band_s {
+    size_t lo, hi;
+} band_t;
+
+static inline size_t chg_band_left(const band_t *b) { return b->hi - b->lo; }
+
+typedef struct call_s {
+    clhgemm_handle_t h;
+    chg_precision_t prec;
+    size_t es;
+    int ta, tb;                 /* column-major view */
+    size_t m, n, k;
+    double alpha, beta;
+    const char *a, *b;          /* user memory (column-major view) */
+    char *c;
+    size_t lda, ldb, ldc;
+    plan_t pl;
+    /* shared work queue */
+    pthread_mutex_t mu;
+    band_t *bands;
+    size_t next_band;           /* bands below this are claimed */
+    int drivers, drivers_started; /* drivers running, and how many claimed a first band */
+    size_t ntiles;
+    long long stolen;
+    clhgemm_status_t status;    /* first error */
+    chg_trace_t *trace;
+    double bytes_h2d, bytes_d2h;
+    double copy_bytes, copy_ns; /* pack threads' work over all drivers, and their wall time */
+    int devices_used;
+    int pack_parts;             /* cap on pack-thread parts while OpenBLAS runs (0: none) */
+    /* CPU strips (CPU_STRIPS): OpenBLAS threads, its rate and the devices' total rate (for the
+     * strip width and the rule that the CPU never becomes the tail) */
+    int cpu_strips, cpu_threads;
+    double cpu_rate, gpu_rate;
+    double cpu_elems;           /* C elements computed by the CPU */
+    /* Level-3 host calls (SYMM, SYRK, SYR2K, TRMM; all zero for GEMM): the structure in pack
+     * coordinates (core/gemm.h), SYR2K's second product over k slices kts..2kts-1 with the operands
+     * exchanged (segs = 2), and what the schedule must respect (host/run.c). */
+    chg_struct_t st;
+    int segs;                   /* 1, or 2 for SYR2K */
+    int l3;                     /* a level-3 call: no CPU share */
+    int align_n;                /* tiles start on the bn grid (symmetric X_B: square diagonal blocks) */
+    int no_pieces;              /* a device's final tile is not split into column pieces */
+    double flops;               /* the routine's own operation count (for the log) */
+    const char *name;
+} call_t;
+
+/* Records the call's first error (the drivers stop taking tiles). */
+static inline void chg_call_fail(call_t *c, clhgemm_status_t st)
+{
+    pthread_mutex_lock(&c->mu);
+    if (c->status == CLHGEMM_SUCCESS) c->status = st;
+    pthread_mutex_unlock(&c->mu);
+}
+
+#endif

@@ -1,0 +1,67 @@
+/*
+ * hdev.c -- the buffers a device of a handle keeps between calls, and its release.
+ */
+#include "host/hdev.h"
+
+/* Buffers of a device for this plan; grown (never shrunk) across calls. */
+cl_int chg_hdev_reserve(hdev_t *d, int which, size_t bytes, int slots)
+{
+    if (d->buf_bytes[which] >= bytes && d->buf_slots[which] >= slots) return CL_SUCCESS;
+    for (int s = 0; s < NSTAGE; s++) {
+        if (d->buf[which][s]) clReleaseMemObject(d->buf[which][s]);
+        d->buf[which][s] = NULL;
+    }
+    d->buf_bytes[which] = 0;
+    d->buf_slots[which] = 0;
+    cl_int err = CL_SUCCESS;
+    for (int s = 0; s < slots && err == CL_SUCCESS; s++) d->buf[which][s] = chg_dev_alloc(d->ctx, bytes, &err);
+    if (err != CL_SUCCESS) {
+        for (int s = 0; s < NSTAGE; s++) {
+            if (d->buf[which][s]) clReleaseMemObject(d->buf[which][s]);
+            d->buf[which][s] = NULL;
+        }
+        return err;
+    }
+    d->buf_bytes[which] = bytes;
+    d->buf_slots[which] = slots;
+    return CL_SUCCESS;
+}
+
+cl_int chg_hdev_reserve_pinned(hdev_t *d, pinned_t *st, int slots, size_t bytes)
+{
+    cl_int err = CL_SUCCESS;
+    for (int s = 0; s < slots && err == CL_SUCCESS; s++) {
+        if (st[s].buf && st[s].bytes >= bytes) continue;
+        chg_pinned_free(d->q[Q_H2D], &st[s]);
+        err = chg_pinned_alloc(d->ctx, d->q[Q_H2D], bytes, &st[s]);
+    }
+    return err;
+}
+
+static void hdev_free_buffers(hdev_t *d)
+{
+    for (int b = 0; b < B_COUNT; b++) {
+        for (int s = 0; s < NSTAGE; s++) {
+            if (d->buf[b][s]) clReleaseMemObject(d->buf[b][s]);
+            d->buf[b][s] = NULL;
+        }
+        d->buf_bytes[b] = 0;
+        d->buf_slots[b] = 0;
+    }
+    for (int s = 0; s < NSTAGE; s++) {
+        chg_pinned_free(d->q[Q_H2D], &d->st_a[s]);
+        chg_pinned_free(d->q[Q_H2D], &d->st_b[s]);
+    }
+    chg_pinned_free(d->q[Q_H2D], &d->st_cin);
+    for (int s = 0; s < NOUT; s++) chg_pinned_free(d->q[Q_H2D], &d->st_cout[s]);
+}
+
+void chg_hdev_release(hdev_t *d)
+{
+    for (int i = 0; i < d->nq; i++)
+        if (d->q[i]) clFinish(d->q[i]);
+    hdev_free_buffers(d);
+    for (int i = 0; i < d->nq; i++)
+        if (d->q[i]) clReleaseCommandQueue(d->q[i]);
+    if (d->ctx) clReleaseContext(d->ctx);
+}

@@ -1,0 +1,80 @@
+/*
+ * hdev.h -- a handle and its devices: the state every module of the host pipeline shares
+ * (hdev.c owns the devices' buffers).
+ *
+ * A handle (clhgemm_create, handle.c) holds one hdev_t per device: its context, its in-order
+ * queues (h2d, kernel, d2h, and spares), what calibrate.c measured (pinned bandwidth each way,
+ * device copy rate, kernel rate per precision), and the buffers of the last plan, kept and
+ * grown across calls: device buffers by role and the pinned staging rings.
+ */
+#ifndef CHG_HOST_HDEV_H
+#define CHG_HOST_HDEV_H
+
+#include "host/staging.h"
+
+#define MAX_QUEUES 8
+enum { Q_H2D = 0, Q_KERNEL = 1, Q_D2H = 2 };
+
+/* Device buffers of a call, by role. Slot counts: the A and B slice rings (raw copies from
+ * staging) have NSTAGE slots; the packed B slice and Cp one each (the kernel queue is in order,
+ * so the next slice's pack runs after the previous kernel); the packed A band one per band
+ * buffer (two when the next band is prefetched); the compact C tile two (one tile's device-to-
+ * host copy overlaps the next tile's input copy and write-back). */
+#define NSTAGE 3  /* depth of the A/B slice rings: the driver runs up to this far ahead */
+#define NCHUNK 8  /* C tile copies and unpacks are split into up to this many column chunks */
+#define NOUT 3    /* C tiles on their way home at once (pinned staging slots) */
+enum { B_ARAW, B_BRAW, B_BPACK, B_APACK, B_CDEV, B_CP, B_COUNT };
+
+typedef struct hdev_s {
+    int index;
+    chg_device_t dev;
+    cl_context ctx;
+    cl_command_queue q[MAX_QUEUES];
+    int nq;
+    unsigned long long mem_limit;
+    double h2d_bps, d2h_bps;   /* measured pinned bandwidths */
+    double dev_bps;            /* measured device memory traffic rate (copy: read + write) */
+    double rate[2];            /* measured kernel rate per precision (flop/s), 0 = not yet */
+    /* Per-call resources (kept between calls while large enough). */
+    cl_mem buf[B_COUNT][NSTAGE];
+    size_t buf_bytes[B_COUNT];
+    int buf_slots[B_COUNT];
+    pinned_t st_a[NSTAGE], st_b[NSTAGE]; /* slice staging rings */
+    pinned_t st_cin;                      /* C tile on its way in (beta != 0) */
+    pinned_t st_cout[NOUT];               /* C tiles on their way home */
+} hdev_t;
+
+
+/* CPU share (host/share.c): mode and scheduler. */
+enum { CPU_OFF = 0, CPU_AUTO = 1, CPU_FIXED = 2 };
+enum { CPU_SLAB = 0, CPU_STRIPS = 1 };
+
+struct clhgemm_handle_s {
+    int ndev;
+    hdev_t *devs;
+    chg_pool_t *pool;
+    double pack_bps;           /* measured CPU copy rate into pinned staging */
+    double pack_seen_bps;      /* what the pack threads reached in the last large call, 0: none */
+    size_t last_bm, last_bn, last_bk; /* the last plan's tile (0: none), kept while about as good */
+    int last_amode;
+    /* CPU share (cpushare.c): mode, fixed fraction, scheduler, OpenBLAS threads, and the
+     * slowdown the share causes the pipeline (seed 004's gamma) */
+    int cpu_mode;              /* CPU_OFF, CPU_AUTO, CPU_FIXED */
+    double cpu_fixed;
+    int cpu_sched;             /* CPU_SLAB or CPU_STRIPS */
+    int cpu_threads;
+    double cpu_gamma;
+    char *trace_path;
+    pthread_mutex_t call_lock; /* one call at a time per handle */
+    clhgemm_call_info_t last;
+};
+
+/* Device buffer role `which` with at least `slots` buffers of `bytes`: kept when large enough,
+ * else reallocated (never shrunk across calls). */
+cl_int chg_hdev_reserve(hdev_t *d, int which, size_t bytes, int slots);
+/* Pinned staging slots st[0..slots) of at least `bytes` each. */
+cl_int chg_hdev_reserve_pinned(hdev_t *d, pinned_t *st, int slots, size_t bytes);
+/* Waits for the device's queues and releases its buffers, queues and context. */
+void chg_hdev_release(hdev_t *d);
+
+#endif

@@ -1,0 +1,337 @@
+/*
+ * plan.c -- the planner and its time model (plan.h).
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "host/calibrate.h"
+#include "host/plan.h"
+#include "tuning/tuning.h"
+
+const char *const chg_amode_name[] = {"streamed", "resident", "resident+prefetch"};
+
+/* Device bytes of a plan (per device); *largest gets the largest single buffer. */
+static unsigned long long plan_mem(const pctx_t *c, size_t bm, size_t bn, size_t bk, int amode,
+                                   unsigned long long *largest)
+{
+    const unsigned long long es = c->es;
+    const unsigned long long bmp = chg_round_up(bm, c->tile_m), bnp = chg_round_up(bn, c->tile_n),
+                             bkp = chg_round_up(bk, c->tile_k), kt = chg_plan_kt(c, bk);
+    const unsigned long long kg = (unsigned long long)CHG_MAX(c->kgroup, 1);
+    const unsigned long long araw = bm * bk * es, braw = bk * bn * es, bpack = bkp * bnp * es * kg,
+                             aband = bmp * bkp * es * (amode == AMODE_STREAM ? 1 : kt),
+                             cdev = bm * bn * es, cp = bmp * bnp * es;
+    const int nbands = amode == AMODE_PREFETCH ? 2 : 1;
+    if (largest) *largest = CHG_MAX(CHG_MAX(CHG_MAX(araw, braw), CHG_MAX(bpack, aband)), CHG_MAX(cdev, cp));
+    return NSTAGE * (araw + braw) + bpack + nbands * aband + 2 * cdev + cp;
+}
+
+/* Pinned staging of a plan (per device): the slice rings, C in (beta != 0) and C out. */
+static unsigned long long plan_pinned(const pctx_t *c, size_t bm, size_t bn, size_t bk)
+{
+    const unsigned long long es = c->es;
+    return NSTAGE * ((unsigned long long)bm * bk + (unsigned long long)bk * bn) * es +
+           (NOUT + (c->beta_zero ? 0 : 1)) * (unsigned long long)bm * bn * es;
+}
+
+static int plan_fits(const pctx_t *c, size_t bm, size_t bn, size_t bk, int amode)
+{
+    unsigned long long largest;
+    if (plan_mem(c, bm, bn, bk, amode, &largest) > c->mem || largest > c->max_alloc) return 0;
+    /* Page-locked memory is taken from the user's own host memory, which the matrices fill. */
+    if (plan_pinned(c, bm, bn, bk) * (unsigned long long)c->ndev > c->pinned) return 0;
+    /* 32-bit indices in the kernels' workspace: Cp, and the packed panels a pack or a launch
+     * indexes from one base (a resident band holds all of k in each panel, a packed B buffer a
+     * group of slices). */
+    const unsigned long long bmp = chg_round_up(bm, c->tile_m), bnp = chg_round_up(bn, c->tile_n),
+                             bkp = chg_round_up(bk, c->tile_k);
+    if (amode != AMODE_STREAM && bmp * bkp * chg_plan_kt(c, bk) >= (1ull << 31)) return 0;
+    if (bnp * bkp * (unsigned long long)CHG_MAX(c->kgroup, 1) >= (1ull << 31)) return 0;
+    return bmp * bnp < (1ull << 31);
+}
+
+/* The steady state: the four stages run concurrently, so the slowest binds, but a stage
+ * close to the binding one still costs (jitter, shared host memory): a p-norm (p = 6) instead
+ * of a hard maximum, e.g. +2% when the second stage is at 80% of the first, +12% at 100%. */
+static double steady_time(const pterms_t *t)
+{
+    const double x[4] = {t->compute + t->devcopy, t->h2d, t->d2h, t->pack};
+    double mx = 0, sum = 0;
+    for (int i = 0; i < 4; i++) mx = CHG_MAX(mx, x[i]);
+    if (mx <= 0) return 0;
+    for (int i = 0; i < 4; i++) sum += pow(x[i] / mx, 6.0);
+    return mx * pow(sum, 1.0 / 6.0);
+}
+
+/* Column pieces of a device's final tile (rows x cols, kernel tiles tile_m x tile_n): 4 or 2
+ * when each piece still gives every compute unit two work-groups, so that the pieces' trips
+ * home overlap the remaining kernels; 1 when A is streamed, since each piece would then move
+ * the tile's A again (at n = 16384 on the H100 a one-tile plan moved A four times and ran at
+ * 40% of the device-only rate). The planner's model and the driver both use it. */
+int chg_final_pieces(size_t rows, size_t cols, size_t tile_m, size_t tile_n, unsigned cus,
+                     int amode)
+{
+    if (amode == AMODE_STREAM) return 1;
+    const size_t wg_rows = (rows + tile_m - 1) / tile_m;
+    for (int sp = 4; sp > 1; sp /= 2)
+        if (cols >= (size_t)sp * tile_n && wg_rows * (cols / (size_t)sp / tile_n) >= 2u * cus)
+            return sp;
+    return 1;
+}
+
+/* Time model of a plan (seed 001's bound plus what the traces showed matters): the steady state
+ * is bound by the slowest of kernel, bus each way and the pack threads; on top come the bursts
+ * of A traffic when a band starts without prefetch, the pipeline's fill (first slice) and
+ * drain (last tile home), the tail imbalance between devices, and a fixed cost per k step. */
+double chg_plan_time(const pctx_t *c, size_t bm, size_t bn, size_t bk, int amode, pterms_t *out)
+{
+    const double s = (double)c->es, m = (double)c->m, n = (double)c->n, k = (double)c->k * CHG_MAX(c->segs, 1);
+    const double mt = ceil(m / bm), nt = ceil(n / bn), kt = (double)chg_plan_kt(c, bk), nd = c->ndev;
+    /* Wave quantisation: a kernel over a tile runs in rounds of (compute units x 2) work-groups
+     * (two resident per unit for the default GPU kernels); the last round may be partly idle,
+     * and a tile smaller than one round leaves the device partly idle throughout. */
+    const double wgs = ceil((double)bm / c->tile_m) * ceil((double)bn / c->tile_n);
+    const double round_wgs = 2.0 * c->cus;
+    const double fill = wgs / (ceil(wgs / round_wgs) * round_wgs);
+    const double dev_rate = c->rate / nd * fill;
+    pterms_t t = {0};
+    t.compute = 2.0 * m * n * k / (dev_rate * nd);
+    /* A moves once per tile when streamed; resident, once per band and device working on it
+     * (with fewer bands than devices, several devices share a band and each loads it). */
+    const double a_bytes = amode == AMODE_STREAM ? s * m * k * nt
+                                                 : s * m * k * CHG_MAX(1.0, CHG_MIN(nd, mt * nt) / mt);
+    const double b_bytes = s * k * n * mt;
+    const double cin = c->beta_zero ? 0.0 : s * m * n, cout = s * m * n;
+    /* Device memory traffic on the kernel queue: the pack kernels read the raw slice and write
+     * the packed one, every kernel launch after a tile's first (one per group of kgroup k
+     * slices where A is resident) reads and rewrites Cp, and the write-back reads Cp (and C)
+     * and writes C. */
+    const double tiles = mt * nt;
+    const double bmp = (double)chg_round_up(bm, c->tile_m), bnp = (double)chg_round_up(bn, c->tile_n);
+    const double launches = amode == AMODE_STREAM ? kt : ceil(kt / CHG_MAX(c->kgroup, 1));
+    const double acc = tiles * (launches - 1.0) * 2.0 * s * bmp * bnp;
+    const double wb = tiles * (c->beta_zero ? 2.0 : 3.0) * s * bmp * bnp;
+    t.devcopy = (2.0 * (a_bytes + b_bytes) + acc + wb) / (c->dev * nd);
+    t.h2d = (a_bytes + b_bytes + cin) / c->h2d;
+    t.d2h = cout / c->d2h;
+    t.pack = (a_bytes + b_bytes + cin + cout) / c->pack;
+    /* A band start without prefetch: the tile that loads the band moves A and B slices and its
+     * C traffic through pack threads shared by all devices, against one tile's kernel time. */
+    const double tile_compute = 2.0 * bm * bn * k / dev_rate;
+    if (amode != AMODE_STREAM) {
+        const double tile_pack = s * (k * (bm + bn) + (c->beta_zero ? 1.0 : 2.0) * bm * bn) * nd / c->pack;
+        const double burst = CHG_MAX(0.0, tile_pack - tile_compute);
+        const double starts = amode == AMODE_PREFETCH ? 1.0 : ceil(mt / nd);
+        t.burst = burst * starts;
+    }
+    /* Fill: the first slice's panels (the first of its ramp parts) through the pack threads and
+     * the bus before any kernel. */
+    t.fill = s * bk * (bm + bn) * (nd / c->pack + nd / c->h2d) / CHG_MAX(c->ramp, 1);
+    /* Drain: the last piece of each device's final tile home and unpacked (drive() splits a
+     * final tile into column pieces that still give every compute unit two work-groups). */
+    const double pieces = chg_final_pieces(bm, bn, c->tile_m, c->tile_n, c->cus, amode);
+    t.drain = s * bm * bn / pieces * (nd / c->pack + nd / c->d2h / NCHUNK);
+    /* Tail imbalance: whole tiles are handed out, so a device may finish up to one tile late. */
+    t.imbalance = nd > 1 ? (ceil(tiles / nd) - tiles / nd) * tile_compute : 0.0;
+    t.steps = tiles * kt * c->step_cost / nd;
+    t.total = steady_time(&t) + t.burst + t.fill + t.drain + t.imbalance + t.steps;
+    if (out) *out = t;
+    return t.total;
+}
+
+/* Candidate extents along one dimension: multiples of the kernel tile of the forms 2^i and
+ * 3*2^i, and the whole (padded) extent. */
+static size_t candidates(size_t tile, size_t full, size_t *out, size_t cap)
+{
+    size_t n = 0;
+    for (size_t b = tile; b < full && n + 2 < cap; b *= 2) {
+        out[n++] = b;
+        if (b * 3 / 2 < full && b * 3 / 2 % tile == 0) out[n++] = b * 3 / 2;
+    }
+    out[n++] = full;
+    return n;
+}
+
+static int make_plan(const pctx_t *c, plan_t *out)
+{
+    int found = 0;
+    double best = INFINITY;
+    size_t cm[64], cn[64], ck[64];
+    size_t nm = candidates(c->tile_m, chg_round_up(c->m, c->tile_m), cm, 64);
+    size_t nn = candidates(c->tile_n, chg_round_up(c->n, c->tile_n), cn, 64);
+    const size_t nk = c->square ? 1 : candidates(c->tile_k, chg_round_up(c->k, c->tile_k), ck, 64);
+    /* Level-3 constraints: only the whole extent, or k slices as long as the tile */
+    if (c->fix_m) cm[0] = cm[nm - 1], nm = 1;
+    if (c->fix_n) cn[0] = cn[nn - 1], nn = 1;
+    const int top = c->no_prefetch ? AMODE_RESIDENT : AMODE_PREFETCH;
+    for (size_t im = 0; im < nm; im++)
+        for (size_t in = 0; in < nn; in++)
+            for (size_t ik = 0; ik < nk; ik++)
+                for (int amode = top; amode >= AMODE_STREAM; amode--) {
+                    const size_t bm = cm[im], bn = cn[in];
+                    const size_t bk = c->square == 1 ? bm : c->square == 2 ? bn : ck[ik];
+                    if (!plan_fits(c, bm, bn, bk, amode)) continue;
+                    const double t = chg_plan_time(c, bm, bn, bk, amode, NULL);
+                    if (t < best * 0.999) {
+                        best = t;
+                        *out = (plan_t){bm, bn, bk, chg_ceil_div(c->m, bm), chg_ceil_div(c->n, bn),
+                                        chg_plan_kt(c, bk), amode, t, c->kgroup, c->ramp};
+                        found = 1;
+                    }
+                }
+    return found;
+}
+
+/* The plan of shape (bm, bn, bk, amode) with its model time. */
+static plan_t plan_of(const pctx_t *pc, size_t bm, size_t bn, size_t bk, int amode)
+{
+    return (plan_t){bm, bn, bk, chg_ceil_div(pc->m, bm), chg_ceil_div(pc->n, bn), chg_plan_kt(pc, bk),
+                    amode, chg_plan_time(pc, bm, bn, bk, amode, NULL), pc->kgroup, pc->ramp};
+}
+
+/* Forced shape for experiments and tests: CLHGEMM_TILE=bm,bn,bk[,stream|resident|prefetch]
+ * (without a mode: the best that fits). Returns 1 with *out set, 0 when unset or malformed. */
+static int forced_plan(const pctx_t *pc, plan_t *out)
+{
+    const char *forced = chg_getenv("CLHGEMM_TILE");
+    if (!forced) return 0;
+    unsigned long bm = 0, bn = 0, bk = 0;
+    char mode[16] = "";
+    const int nf = sscanf(forced, "%lu,%lu,%lu,%15s", &bm, &bn, &bk, mode);
+    if (nf < 3 || !bm || !bn || !bk) {
+        chg_log(1, "CLHGEMM_TILE=%s ignored (want bm,bn,bk[,stream|resident|prefetch])", forced);
+        return 0;
+    }
+    bm = CHG_MIN(bm, pc->m); bn = CHG_MIN(bn, pc->n); bk = CHG_MIN(bk, pc->k);
+    /* level-3 constraints (pctx_t) hold for forced shapes too */
+    if (pc->fix_m) bm = pc->m;
+    if (pc->fix_n) bn = pc->n;
+    if (pc->square) bk = pc->square == 1 ? bm : bn;
+    int lo = AMODE_STREAM, hi = pc->no_prefetch ? AMODE_RESIDENT : AMODE_PREFETCH;
+    if (nf == 4) {
+        static const char *const key[] = {"stream", "resident", "prefetch"};
+        for (int i = AMODE_STREAM; i <= AMODE_PREFETCH; i++)
+            if (!strcmp(mode, key[i])) lo = hi = i;
+    }
+    if (lo > hi) lo = hi;
+    for (int am = hi; am >= lo; am--)
+        if (plan_fits(pc, bm, bn, bk, am) || am == lo) {
+            *out = plan_of(pc, bm, bn, bk, am);
+            return 1;
+        }
+    return 0;
+}
+
+/* Hysteresis: the inputs move a little between calls (the pack rate is what the last call
+ * reached), and a new tile shape can mean seconds of new pinned allocations; the handle's last
+ * shape stays unless the new one is predicted 3% faster. */
+static void keep_last_shape(clhgemm_handle_t h, const pctx_t *pc, plan_t *pl)
+{
+    if (!h->last_bm || (h->last_bm == pl->bm && h->last_bn == pl->bn && h->last_bk == pl->bk &&
+                        h->last_amode == pl->amode))
+        return;
+    const size_t bm = CHG_MIN(h->last_bm, chg_round_up(pc->m, pc->tile_m)),
+                 bn = CHG_MIN(h->last_bn, chg_round_up(pc->n, pc->tile_n)),
+                 bk = CHG_MIN(h->last_bk, chg_round_up(pc->k, pc->tile_k));
+    if (!plan_fits(pc, bm, bn, bk, h->last_amode)) return;
+    const plan_t last = plan_of(pc, bm, bn, bk, h->last_amode);
+    if (last.predicted <= pl->predicted * 1.03) *pl = last;
+}
+
+int chg_plan_call(clhgemm_handle_t h, const pctx_t *pc, plan_t *out)
+{
+    if (forced_plan(pc, out)) return 1;
+    if (!make_plan(pc, out)) return 0;
+    /* A level-3 call whose shape is constrained neither keeps nor sets the last shape. */
+    if (pc->fix_m || pc->fix_n || pc->square || pc->no_prefetch) return 1;
+    keep_last_shape(h, pc, out);
+    h->last_bm = out->bm;
+    h->last_bn = out->bn;
+    h->last_bk = out->bk;
+    h->last_amode = out->amode;
+    return 1;
+}
+
+void chg_plan_context(clhgemm_handle_t h, chg_precision_t prec, size_t m, size_t n, size_t k,
+                      int beta_zero, const chg_struct_t *st, int segs, pctx_t *pc)
+{
+    *pc = (pctx_t){.m = m, .n = n, .k = k, .es = chg_elem_size(prec), .beta_zero = beta_zero,
+                   .mem = ~0ull, .max_alloc = ~0ull, .ndev = h->ndev, .segs = CHG_MAX(segs, 1),
+                   .tile_m = 1, .tile_n = 1, .tile_k = 1, .cus = ~0u};
+    /* Level-3 calls: what the schedule must respect (docs/ARCHITECTURE.md, host level 3).
+     * TRMM is in place (C is B). Its tiles span the independent direction of B whole -- all
+     * rows for side left (B's columns are independent), all columns for side right (rows) --
+     * so a tile reads only the part of B that it alone writes, and reads all of it (its k
+     * loop) before its write-back; no band is prefetched (a claimed band can be stolen). A
+     * symmetric operand gets k slices as long as its tiles, so that the blocks crossing its
+     * diagonal are the diagonal squares (staged once, chg_stage_geometry). */
+    const int tri_a = st->kind_a == CHG_TRIANGULAR, tri_b = st->kind_b == CHG_TRIANGULAR;
+    pc->fix_m = tri_a;
+    pc->fix_n = tri_b;
+    pc->no_prefetch = tri_a || tri_b;
+    pc->square = st->kind_a == CHG_SYMMETRIC ? 1 : st->kind_b == CHG_SYMMETRIC ? 2 : 0;
+    /* The slowest common denominator of the devices. */
+    double min_h2d = INFINITY, min_d2h = INFINITY, min_dev = INFINITY;
+    for (int i = 0; i < h->ndev; i++) {
+        hdev_t *d = &h->devs[i];
+        chg_gemm_params_t gp;
+        chg_gemm_params_select(&d->dev, prec, &gp);
+        pc->tile_m = CHG_MAX(pc->tile_m, (size_t)gp.mwg);
+        pc->tile_n = CHG_MAX(pc->tile_n, (size_t)gp.nwg);
+        pc->tile_k = CHG_MAX(pc->tile_k, (size_t)gp.kwg);
+        pc->mem = CHG_MIN(pc->mem, d->mem_limit);
+        pc->cus = CHG_MIN(pc->cus, CHG_MAX(1u, d->dev.info.compute_units));
+        /* Four to six commands per step; CPU devices pay more per command. */
+        pc->step_cost = CHG_MAX(pc->step_cost, (d->dev.features & CHG_FEAT_GPU) ? 60e-6 : 300e-6);
+        pc->max_alloc = CHG_MIN(pc->max_alloc, d->dev.info.max_alloc_bytes);
+        chg_measure_rate(d, prec);
+        pc->rate += d->rate[prec];
+        min_h2d = CHG_MIN(min_h2d, d->h2d_bps);
+        min_d2h = CHG_MIN(min_d2h, d->d2h_bps);
+        min_dev = CHG_MIN(min_dev, d->dev_bps);
+    }
+    pc->dev = min_dev;
+    pc->h2d = min_h2d * h->ndev;
+    pc->d2h = min_d2h * h->ndev;
+    /* Pinned staging: CLHGEMM_PINNED_LIMIT, else 1/10 of the host's memory (at least 1 GiB): the
+     * matrices themselves may fill most of it (a problem larger than the device's memory). */
+    const long pages = sysconf(_SC_PHYS_PAGES), psize = sysconf(_SC_PAGESIZE);
+    const unsigned long long phys =
+        pages > 0 && psize > 0 ? (unsigned long long)pages * (unsigned long long)psize : (8ull << 30);
+    pc->pinned = chg_getenv_size("CLHGEMM_PINNED_LIMIT", CHG_MAX(1ull << 30, phys / 10));
+    /* The pack threads share host memory bandwidth with the DMA engines while the pipeline
+     * runs; measured into pinned memory with large copies (chg_measure_pack), the rate alone
+     * was 43 GB/s on the H100 machine and the pack threads reached ~45-52 GB/s in its traces. */
+    pc->pack = h->pack_seen_bps > 0 ? h->pack_seen_bps : h->pack_bps * 0.9;
+    const char *kg = chg_getenv("CLHGEMM_KGROUP"), *ramp = chg_getenv("CLHGEMM_RAMP");
+    pc->kgroup = CHG_MAX(1, CHG_MIN(NSTAGE - 1, kg ? atoi(kg) : 2));
+    pc->ramp = CHG_MAX(1, CHG_MIN(64, ramp ? atoi(ramp) : 4));
+}
+
+void chg_plan_log(const pctx_t *pc, const plan_t *pl, const char *name)
+{
+    if (chg_verbose() < 1) return;
+    pterms_t t;
+    chg_plan_time(pc, pl->bm, pl->bn, pl->bk, pl->amode, &t);
+    unsigned long long largest;
+    const unsigned long long mem = plan_mem(pc, pl->bm, pl->bn, pl->bk, pl->amode, &largest);
+    const double steady = steady_time(&t);
+    const double mx = CHG_MAX(CHG_MAX(t.compute + t.devcopy, t.h2d), CHG_MAX(t.d2h, t.pack));
+    const char *bound = mx == t.compute + t.devcopy ? "kernel" : mx == t.pack ? "pack threads"
+                      : mx == t.h2d ? "host->device bus" : "device->host bus";
+    chg_log(1, "plan %s m=%zu n=%zu k=%zu on %d device(s): tiles %zux%zu, k slices %zu "
+               "(%zux%zu tiles x %zu slices, up to %d per launch), A %s, %.2f of %.2f GiB per device, %.2f of %.2f GiB pinned",
+            name, pc->m, pc->n, pc->k, pc->ndev, pl->bm, pl->bn, pl->bk, pl->mt, pl->nt, pl->kt, pl->kg,
+            chg_amode_name[pl->amode], mem / 1073741824.0, pc->mem / 1073741824.0,
+            plan_pinned(pc, pl->bm, pl->bn, pl->bk) * (double)pc->ndev / 1073741824.0,
+            pc->pinned / 1073741824.0);
+    chg_log(1, "  why: model %.1f ms = steady %.1f (kernel %.1f + device copies %.1f, h2d %.1f, d2h %.1f, pack %.1f: "
+               "%s-bound) + A band bursts %.1f + fill %.1f + drain %.1f + imbalance %.1f + steps %.1f; "
+               "inputs: kernel %.1f GFLOP/s, h2d %.1f GB/s, d2h %.1f GB/s, pack %.1f GB/s, device %.0f GB/s",
+            t.total * 1e3, steady * 1e3, t.compute * 1e3, t.devcopy * 1e3, t.h2d * 1e3, t.d2h * 1e3, t.pack * 1e3,
+            bound, t.burst * 1e3, t.fill * 1e3, t.drain * 1e3, t.imbalance * 1e3, t.steps * 1e3,
+            pc->rate * 1e-9, pc->h2d * 1e-9, pc->d2h * 1e-9, pc->pack * 1e-9, pc->dev * 1e-9);
+}

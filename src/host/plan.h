@@ -1,0 +1,104 @@
+/*
+ * plan.h -- the planner of a host-memory call (plan.c owns it): one tile shape for all devices
+ * -- C tiles bm x bn kept resident on a device over the k loop, k walked in slices of bk -- and
+ * how a device holds A, chosen by a time model (seed 001's bound plus what the H100 traces
+ * showed matters) within the device-memory and pinned-memory budgets.
+ *
+ * Inputs of the model (pctx_t): the call's shape, the devices' kernel rate, bus rates each way,
+ * the pack threads' rate, device copy rate, compute units and memory, and the level-3
+ * constraints. The steady state is bound by the slowest of kernel, bus each way and the pack
+ * threads (a soft maximum); on top come the bursts of A traffic when a band starts without
+ * prefetch, the pipeline's fill (first slice) and drain (last tile home), the tail imbalance
+ * between devices and a fixed cost per k step. CLHGEMM_VERBOSE=1 prints every term.
+ */
+#ifndef CHG_HOST_PLAN_H
+#define CHG_HOST_PLAN_H
+
+#include "host/hdev.h"
+
+/* How a device holds A (the operand shared by the tiles of one tile row, a "band").
+ *   AMODE_STREAM    A slices are packed per tile, like B (least device memory).
+ *   AMODE_RESIDENT  the packed A band stays on the device while its tiles are computed; the
+ *                   first tile of every band loads it (a burst of A traffic at each band start).
+ *   AMODE_PREFETCH  two band buffers: while a band's tiles run, the next band's A slices are
+ *                   loaded a few per step, so only each device's first band pays the burst. */
+enum { AMODE_STREAM = 0, AMODE_RESIDENT = 1, AMODE_PREFETCH = 2 };
+extern const char *const chg_amode_name[]; /* "streamed", "resident", "resident+prefetch" */
+
+typedef struct plan_s {
+    size_t bm, bn, bk;     /* tile extents */
+    size_t mt, nt, kt;     /* tiles along m, n and k slices */
+    int amode;             /* AMODE_* */
+    double predicted;      /* model time (s) */
+    int kg;                /* k slices per kernel launch (pctx_t.kgroup) */
+    int ramp;              /* parts of a device's first k slice (pctx_t.ramp) */
+} plan_t;
+
+typedef struct pctx_s {
+    size_t m, n, k, es;
+    int beta_zero;
+    size_t tile_m, tile_n, tile_k;  /* kernel tile multiples */
+    unsigned long long mem;         /* smallest device budget */
+    unsigned long long pinned;      /* page-locked host memory the staging may take, all devices */
+    unsigned long long max_alloc;
+    double rate, h2d, d2h, pack;    /* totals over devices for rate/h2d/d2h; pack shared */
+    double dev;                     /* device memory traffic rate (slowest device) */
+    double step_cost;               /* fixed cost of one k step (launches, copies' latency) */
+    unsigned cus;                   /* fewest compute units of the devices */
+    int ndev;
+    /* Level-3 calls (zero for GEMM): segs k ranges of k each (SYR2K: 2); tiles spanning all of
+     * C's rows (fix_m) or columns (fix_n: TRMM in place); k slices as long as the tile's rows
+     * (square 1) or columns (square 2: a symmetric operand's diagonal blocks are then the
+     * squares on its diagonal); no prefetch of the next band (TRMM). */
+    int segs, fix_m, fix_n, square, no_prefetch;
+    /* k slices one kernel launch covers in a tile whose A is resident (CLHGEMM_KGROUP,
+     * 1..NSTAGE-1, default 2): each launch after a tile's first re-reads and re-writes its Cp;
+     * the slices of a group are packed contiguously along k, so one launch runs over all of
+     * them. At most NSTAGE - 1 so that the slice rings still run a group ahead of the kernel
+     * queue (drive()). */
+    int kgroup;
+    /* A device's first k slice is loaded and run in this many parts (CLHGEMM_RAMP, default 4;
+     * 1: whole), so that the first kernel starts after a part of it arrived. */
+    int ramp;
+} pctx_t;
+
+/* The model's terms, for CLHGEMM_VERBOSE's "why". */
+typedef struct pterms_s {
+    double compute, h2d, d2h, pack;  /* steady-state totals; the largest binds */
+    double devcopy;                  /* kernel-queue time of pack kernels, Cp accumulation and
+                                        write-back (device memory traffic), added to compute */
+    double burst, fill, drain, imbalance, steps;
+    double total;
+} pterms_t;
+
+/* k slices of a plan: ceil(k / bk) per segment. */
+static inline size_t chg_plan_kt(const pctx_t *c, size_t bk)
+{
+    return (size_t)CHG_MAX(c->segs, 1) * chg_ceil_div(c->k, bk);
+}
+
+/* The model's inputs for a call of h (m x n x k, precision, beta = 0 or not) with the level-3
+ * structure st (all zero: GEMM; segs: 2 for SYR2K's two products): the devices' slowest
+ * common denominator, measured rates (the kernel rate measured now if not yet), the pinned
+ * budget (CLHGEMM_PINNED_LIMIT), CLHGEMM_KGROUP and CLHGEMM_RAMP. */
+void chg_plan_context(clhgemm_handle_t h, chg_precision_t prec, size_t m, size_t n, size_t k,
+                      int beta_zero, const chg_struct_t *st, int segs, pctx_t *pc);
+
+/* The plan of a call: CLHGEMM_TILE if set (experiments and tests), else the model's best, with
+ * hysteresis against the handle's last plan (kept unless a new one is predicted 3% faster; a
+ * constrained level-3 plan neither uses nor sets it). Returns 1 when a plan fits. */
+int chg_plan_call(clhgemm_handle_t h, const pctx_t *pc, plan_t *out);
+
+/* Model time of a plan; out (may be NULL) receives its terms. */
+double chg_plan_time(const pctx_t *c, size_t bm, size_t bn, size_t bk, int amode, pterms_t *out);
+
+/* Column pieces of a device's final tile (rows x cols, kernel tiles tile_m x tile_n): 4 or 2
+ * when each piece still gives every compute unit two work-groups, so that the pieces' trips
+ * home overlap the remaining kernels; 1 when A is streamed (each piece would move the tile's
+ * A again). The model and the driver both use it. */
+int chg_final_pieces(size_t rows, size_t cols, size_t tile_m, size_t tile_n, unsigned cus, int amode);
+
+/* CLHGEMM_VERBOSE=1: the plan of `name` and every term of its model ("why"). */
+void chg_plan_log(const pctx_t *pc, const plan_t *pl, const char *name);
+
+#endif

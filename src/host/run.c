@@ -1,0 +1,174 @@
+/*
+ * run.c -- one host-memory call through the pipeline (run.h): plan, share, schedule, drivers,
+ * call info.
+ */
+#include <stdlib.h>
+
+#include "cpu/cpushare.h"
+#include "host/driver.h"
+#include "host/run.h"
+#include "host/sched.h"
+#include "host/share.h"
+
+/* ---- the plan -------------------------------------------------------------------------------- */
+
+/* The model's inputs and the plan of the call; what the level-3 structure asks of the
+ * schedule (docs/ARCHITECTURE.md, host level 3): on the X_B side of a symmetric operand the
+ * tiles keep to the bn grid; a structured X_B's final tile is not split into pieces (TRMM
+ * right: a piece would re-read the row band another piece wrote). */
+static int plan(clhgemm_handle_t h, call_t *c, pctx_t *pc)
+{
+    chg_plan_context(h, c->prec, c->m, c->n, c->k, c->beta == 0.0, &c->st, c->segs, pc);
+    c->align_n = c->st.kind_b == CHG_SYMMETRIC;
+    c->no_pieces = c->st.kind_b != CHG_GENERAL;
+    return chg_plan_call(h, pc, &c->pl);
+}
+
+/* Everything on the CPU (the share took all rows). */
+static void cpu_all(clhgemm_handle_t h, const call_t *c, unsigned long long t0, double predicted)
+{
+    const unsigned long long t1 = chg_now_ns();
+    chg_cpu_gemm(c->prec, c->ta, c->tb, c->m, c->n, c->k, c->alpha, c->a, c->lda, c->b, c->ldb, c->beta,
+                 c->c, c->ldc, h->cpu_threads);
+    h->last = (clhgemm_call_info_t){.seconds = chg_seconds_since(t0), .cpu_fraction = 1.0,
+                                    .cpu_threads = h->cpu_threads, .predicted_seconds = predicted};
+    chg_log(1, "CPU share 1: %.3f s on OpenBLAS", (chg_now_ns() - t1) * 1e-9);
+}
+
+/* The plan and the share of the call; 0 when it is done already (all on the CPU) or failed
+ * (*st says which). */
+static int plan_and_share(clhgemm_handle_t h, call_t *c, share_t *sh, unsigned long long t0,
+                          clhgemm_status_t *st)
+{
+    pctx_t pc;
+    *st = CLHGEMM_SUCCESS;
+    if (!plan(h, c, &pc)) {
+        *st = CLHGEMM_WORKSPACE_TOO_SMALL;
+        return 0;
+    }
+    chg_share_decide(h, c, sh);
+    c->cpu_threads = h->cpu_threads;
+    if (sh->rows >= c->m) {
+        cpu_all(h, c, t0, sh->predicted);
+        return 0;
+    }
+    if (sh->rows) {
+        /* The devices take the top rows: plan again for them. */
+        c->m -= sh->rows;
+        pc.m = c->m;
+        if (!chg_plan_call(h, &pc, &c->pl)) {
+            *st = CLHGEMM_WORKSPACE_TOO_SMALL;
+            return 0;
+        }
+        if (h->cpu_mode == CPU_FIXED)
+            sh->predicted = CHG_MAX(c->pl.predicted, 2.0 * sh->rows * c->n * c->k /
+                                                         CHG_MAX(1.0, chg_cpu_rate(c->prec, h->cpu_threads)));
+    }
+    if (c->cpu_strips) chg_share_strip_rates(c, sh->r_cpu);
+    if (sh->rows || c->cpu_strips) c->pack_parts = CHG_MAX(1, chg_cpu_cores() - h->cpu_threads);
+    if (chg_verbose() >= 1) chg_plan_log(&pc, &c->pl, c->name);
+    return 1;
+}
+
+/* ---- the run ---------------------------------------------------------------------------------- */
+
+typedef struct driver_s {
+    call_t *c;
+    hdev_t *d;
+    pthread_t th;
+    clhgemm_status_t status;
+} driver_t;
+
+static void *driver_main(void *arg)
+{
+    driver_t *dr = arg;
+    dr->status = chg_drive(dr->c, dr->d);
+    if (dr->status != CLHGEMM_SUCCESS) chg_call_fail(dr->c, dr->status);
+    return NULL;
+}
+
+/* One driver thread per device (the caller drives device 0) beside the CPU share's threads. */
+static clhgemm_status_t run_devices(clhgemm_handle_t h, call_t *c, driver_t *drs, size_t cpu_rows)
+{
+    c->drivers = h->ndev;
+    for (int i = 1; i < h->ndev; i++) {
+        drs[i] = (driver_t){.c = c, .d = &h->devs[i]};
+        if (pthread_create(&drs[i].th, NULL, driver_main, &drs[i]) != 0) {
+            drs[i].d = NULL;  /* the others take its tiles */
+            pthread_mutex_lock(&c->mu);
+            c->drivers--;
+            pthread_mutex_unlock(&c->mu);
+        }
+    }
+    share_run_t sr;
+    chg_share_start(c, cpu_rows, &sr);
+    drs[0] = (driver_t){.c = c, .d = &h->devs[0]};
+    driver_main(&drs[0]);
+    for (int i = 1; i < h->ndev; i++)
+        if (drs[i].d) pthread_join(drs[i].th, NULL);
+    chg_share_join(&sr);
+    return c->status;
+}
+
+/* The call info, the log line, and the pack rate the pipeline reached. */
+static void record(clhgemm_handle_t h, const call_t *c, size_t m_all, double predicted, unsigned long long t0,
+                   unsigned long long t_planned, clhgemm_status_t st)
+{
+    h->last = (clhgemm_call_info_t){.devices_used = c->devices_used, .tiles = (long long)c->ntiles,
+                                    .tile_m = (int)c->pl.bm, .tile_n = (int)c->pl.bn,
+                                    .tile_k = (int)c->pl.bk, .seconds = chg_seconds_since(t0),
+                                    .bytes_to_device = c->bytes_h2d, .bytes_from_device = c->bytes_d2h,
+                                    .a_mode = c->pl.amode, .tiles_stolen = c->stolen,
+                                    .cpu_fraction = c->cpu_elems / ((double)m_all * c->n),
+                                    .cpu_threads = c->cpu_elems > 0 ? c->cpu_threads : 0,
+                                    .predicted_seconds = predicted};
+    chg_log(1, "done in %.3f s (planning %.1f ms): %.1f GFLOP/s, %.2f GB to devices, %.2f GB back, "
+               "%lld tile(s) stolen",
+            h->last.seconds, (t_planned - t0) * 1e-6, c->flops / h->last.seconds * 1e-9, c->bytes_h2d * 1e-9,
+            c->bytes_d2h * 1e-9, c->stolen);
+    /* The pack rate the pipeline reached (drivers' copies overlap: their wall times are
+     * shared) replaces the handle's estimate for the next plan, once a call moved enough to
+     * say (small copies are dominated by waking the threads). Kept within 4x of the rate
+     * measured alone, against a call disturbed from outside. */
+    if (st == CLHGEMM_SUCCESS && c->copy_bytes >= 256e6 && c->copy_ns > 0 && c->devices_used > 0) {
+        const double seen = c->copy_bytes / (c->copy_ns * 1e-9 / c->devices_used);
+        h->pack_seen_bps = CHG_MIN(CHG_MAX(seen, 0.25 * h->pack_bps), 4.0 * h->pack_bps);
+        chg_log(1, "pack threads reached %.1f GB/s in this call (%.2f GB); the next plan uses it",
+                seen * 1e-9, c->copy_bytes * 1e-9);
+    }
+}
+
+/* The planned call on the devices and the CPU share. */
+static clhgemm_status_t run_planned(clhgemm_handle_t h, call_t *c, const share_t *sh, size_t m_all,
+                                    unsigned long long t0)
+{
+    const unsigned long long t_planned = chg_now_ns();
+    driver_t *drs = calloc((size_t)h->ndev, sizeof *drs);
+    if (!drs || chg_sched_init(c) != 0) {
+        free(drs);
+        return CLHGEMM_OUT_OF_HOST_MEMORY;
+    }
+    pthread_mutex_init(&c->mu, NULL);
+    c->trace = chg_trace_begin(h->trace_path);
+    const clhgemm_status_t st = run_devices(h, c, drs, sh->rows);
+    free(drs);
+    if (chg_trace_end(c->trace) != 0) chg_log(1, "could not write the trace %s", h->trace_path);
+    record(h, c, m_all, sh->predicted, t0, t_planned, st);
+    pthread_mutex_destroy(&c->mu);
+    chg_sched_free(c);
+    return st;
+}
+
+clhgemm_status_t chg_run_call(clhgemm_handle_t h, const call_t *cp)
+{
+    call_t c = *cp;
+    c.status = CLHGEMM_SUCCESS;
+    pthread_mutex_lock(&h->call_lock);
+    const unsigned long long t0 = chg_now_ns();
+    const size_t m_all = c.m;
+    share_t sh;
+    clhgemm_status_t st;
+    if (plan_and_share(h, &c, &sh, t0, &st)) st = run_planned(h, &c, &sh, m_all, t0);
+    pthread_mutex_unlock(&h->call_lock);
+    return st;
+}

@@ -1,0 +1,287 @@
+/*
+ * staging.c -- pinned staging, device buffers, the pack threads' copies and the geometry of a
+ * staged slice (staging.h says what each is for).
+ */
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#if defined(__x86_64__) || defined(_M_X64)
+#include <emmintrin.h>
+#define CHG_HAVE_STREAM_STORES 1
+#endif
+#include "host/staging.h"
+
+/* ---- buffers -------------------------------------------------------------------------------- */
+
+static atomic_long g_alloc_count;
+
+static int fault_alloc(void)
+{
+    const char *v = chg_getenv("CLHGEMM_FAULT_ALLOC");
+    if (!v) return 0;
+    long n = atol(v);
+    return n > 0 && atomic_fetch_add(&g_alloc_count, 1) + 1 == n;
+}
+
+cl_mem chg_dev_alloc(cl_context ctx, size_t bytes, cl_int *err)
+{
+    if (fault_alloc()) {
+        *err = CL_MEM_OBJECT_ALLOCATION_FAILURE;
+        return NULL;
+    }
+    return clCreateBuffer(ctx, CL_MEM_READ_WRITE, bytes ? bytes : 1, NULL, err);
+}
+
+cl_int chg_pinned_alloc(cl_context ctx, cl_command_queue q, size_t bytes, pinned_t *p)
+{
+    cl_int err;
+    memset(p, 0, sizeof *p);
+    if (fault_alloc()) return CL_MEM_OBJECT_ALLOCATION_FAILURE;
+    p->buf = clCreateBuffer(ctx, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, bytes ? bytes : 1, NULL,
+                            &err);
+    if (err != CL_SUCCESS) return err;
+    p->ptr = clEnqueueMapBuffer(q, p->buf, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0, bytes ? bytes : 1,
+                                0, NULL, NULL, &err);
+    if (err != CL_SUCCESS) {
+        clReleaseMemObject(p->buf);
+        p->buf = NULL;
+        return err;
+    }
+    p->bytes = bytes;
+    return CL_SUCCESS;
+}
+
+void chg_pinned_free(cl_command_queue q, pinned_t *p)
+{
+    if (!p->buf) return;
+    if (p->ptr) {
+        cl_event ev;
+        if (clEnqueueUnmapMemObject(q, p->buf, p->ptr, 0, NULL, &ev) == CL_SUCCESS) {
+            clWaitForEvents(1, &ev);
+            clReleaseEvent(ev);
+        }
+    }
+    clReleaseMemObject(p->buf);
+    memset(p, 0, sizeof *p);
+}
+
+/* ---- the pack threads' copies ---------------------------------------------------------------- */
+
+/* Non-temporal stores (staging.h): column copies of a few hundred KB stay below glibc's own
+ * non-temporal threshold, so memcpy alone would not stream them. */
+static atomic_int g_stream_copy = -1;
+
+static int stream_copy_on(void)
+{
+    if (g_stream_copy < 0) {
+        const char *v = chg_getenv("CLHGEMM_STREAM_COPY");
+        g_stream_copy = !(v && !strcmp(v, "0"));
+    }
+    return g_stream_copy;
+}
+
+static void copy_run(char *dst, const char *src, size_t n, int nt)
+{
+#ifdef CHG_HAVE_STREAM_STORES
+    if (nt && n >= 256) {
+        const size_t head = (16 - ((uintptr_t)dst & 15)) & 15;
+        memcpy(dst, src, head);
+        dst += head, src += head, n -= head;
+        const size_t blocks = n / 64;
+        for (size_t b = 0; b < blocks; b++, dst += 64, src += 64) {
+            const __m128i x0 = _mm_loadu_si128((const __m128i *)src);
+            const __m128i x1 = _mm_loadu_si128((const __m128i *)(src + 16));
+            const __m128i x2 = _mm_loadu_si128((const __m128i *)(src + 32));
+            const __m128i x3 = _mm_loadu_si128((const __m128i *)(src + 48));
+            _mm_stream_si128((__m128i *)dst, x0);
+            _mm_stream_si128((__m128i *)(dst + 16), x1);
+            _mm_stream_si128((__m128i *)(dst + 32), x2);
+            _mm_stream_si128((__m128i *)(dst + 48), x3);
+        }
+        memcpy(dst, src, n - blocks * 64);
+        return;
+    }
+#endif
+    (void)nt;
+    memcpy(dst, src, n);
+}
+
+/* After a thread's streaming stores: make them visible before the copy is reported done (the
+ * staging is then handed to a DMA engine). */
+static void copy_fence(int nt)
+{
+#ifdef CHG_HAVE_STREAM_STORES
+    if (nt) _mm_sfence();
+#endif
+    (void)nt;
+}
+
+typedef struct copy2d_s {
+    char *dst;
+    const char *src;
+    size_t rows, cols;       /* elements x columns */
+    size_t dld, sld;         /* leading dimensions in elements */
+    size_t es;
+    int parts;
+} copy2d_t;
+
+static void copy2d_part(void *arg, int part, int worker)
+{
+    (void)worker;
+    const copy2d_t *c = arg;
+    const int nt = stream_copy_on();
+    if (c->cols >= (size_t)c->parts) {
+        const size_t c0 = c->cols * part / c->parts, c1 = c->cols * (part + 1) / c->parts;
+        for (size_t j = c0; j < c1; j++)
+            copy_run(c->dst + j * c->dld * c->es, c->src + j * c->sld * c->es, c->rows * c->es, nt);
+    } else {
+        /* Few long columns: split each column's rows. */
+        const size_t r0 = c->rows * part / c->parts, r1 = c->rows * (part + 1) / c->parts;
+        for (size_t j = 0; j < c->cols; j++)
+            copy_run(c->dst + (j * c->dld + r0) * c->es, c->src + (j * c->sld + r0) * c->es,
+                     (r1 - r0) * c->es, nt);
+    }
+    copy_fence(nt);
+}
+
+/* Copies with the pool's threads, at most max_parts of them (0: all; the CPU share's core
+ * budget leaves the pack threads the cores OpenBLAS does not use). */
+void chg_copy2d(chg_pool_t *pool, int max_parts, void *dst, size_t dld, const void *src, size_t sld,
+                size_t rows, size_t cols, size_t es, chg_trace_t *tr, const char *name)
+{
+    copy2d_t c = {dst, src, rows, cols, dld, sld, es, 0};
+    const size_t bytes = rows * cols * es;
+    int parts = chg_pool_threads(pool);
+    if (max_parts > 0) parts = CHG_MIN(parts, max_parts);
+    if (bytes < (1u << 20)) parts = 1;  /* not worth waking anyone */
+    c.parts = parts;
+    chg_pool_run(pool, parts, copy2d_part, &c, tr, name);
+}
+
+typedef struct mcopy_s {
+    char *dst;
+    const char *src;
+    size_t rows, cols, dld, sld, es;
+    long diag;
+    int tri, strict, parts;
+} mcopy_t;
+
+/* Rows [*r0, *r1) of column c that lie in the triangle. */
+static void mcopy_rows(const mcopy_t *m, size_t c, size_t *r0, size_t *r1)
+{
+    const long s = m->strict ? 1 : 0, x = (long)c - m->diag, rows = (long)m->rows;
+    long lo = 0, hi = rows;
+    if (m->tri == CHG_TRI_UPPER) hi = x - s + 1;
+    else lo = x + s;
+    lo = CHG_MAX(lo, 0L);
+    hi = CHG_MIN(hi, rows);
+    *r0 = (size_t)lo;
+    *r1 = (size_t)CHG_MAX(hi, lo);
+}
+
+static void mcopy_part(void *arg, int part, int worker)
+{
+    (void)worker;
+    const mcopy_t *m = arg;
+    const int nt = stream_copy_on();
+    const size_t c0 = m->cols * part / m->parts, c1 = m->cols * (part + 1) / m->parts;
+    for (size_t j = c0; j < c1; j++) {
+        size_t r0, r1;
+        mcopy_rows(m, j, &r0, &r1);
+        if (r1 > r0)
+            copy_run(m->dst + (j * m->dld + r0) * m->es, m->src + (j * m->sld + r0) * m->es,
+                     (r1 - r0) * m->es, nt);
+    }
+    copy_fence(nt);
+}
+
+size_t chg_copy2d_tri(chg_pool_t *pool, int max_parts, void *dst, size_t dld, const void *src,
+                      size_t sld, size_t rows, size_t cols, size_t es, long diag, int tri,
+                      int strict, chg_trace_t *tr, const char *name)
+{
+    if (tri == CHG_TRI_NONE) {
+        chg_copy2d(pool, max_parts, dst, dld, src, sld, rows, cols, es, tr, name);
+        return rows * cols;
+    }
+    mcopy_t m = {dst, src, rows, cols, dld, sld, es, diag, tri, strict, 1};
+    int parts = chg_pool_threads(pool);
+    if (max_parts > 0) parts = CHG_MIN(parts, max_parts);
+    if (rows * cols * es < (1u << 20)) parts = 1;
+    m.parts = (int)CHG_MAX((size_t)1, CHG_MIN((size_t)parts, cols));
+    chg_pool_run(pool, m.parts, mcopy_part, &m, tr, name);
+    size_t elems = 0;
+    for (size_t j = 0; j < cols; j++) {
+        size_t r0, r1;
+        mcopy_rows(&m, j, &r0, &r1);
+        elems += r1 - r0;
+    }
+    return elems;
+}
+
+/* ---- what of an operand slice crosses the bus ------------------------------------------------ */
+
+void chg_stage_geometry(const chg_struct_t *st, int is_a, int contig, size_t r0, size_t rc,
+                        size_t p0, size_t kc, stage_t *g)
+{
+    memset(g, 0, sizeof *g);
+    g->kind = is_a ? st->kind_a : st->kind_b;
+    const int upper = is_a ? st->upper_a : st->upper_b, unit = is_a ? st->unit_a : st->unit_b;
+    const rect_t D = contig ? (rect_t){r0, p0, rc, kc} : (rect_t){p0, r0, kc, rc};
+    const rect_t Mr = contig ? (rect_t){p0, r0, kc, rc} : (rect_t){r0, p0, rc, kc};
+    g->diag = (long)r0 - (long)p0;
+    /* X(r, p) is inside its triangle when r <= p (upper) or r >= p; in M, r runs along a when
+     * contig, so the stored triangle of M is the upper one when upper == contig. */
+    g->tri = upper == contig ? CHG_TRI_UPPER : CHG_TRI_LOWER;
+    const long dmin = g->diag - (long)(kc - 1), dmax = g->diag + (long)(rc - 1);
+    const int in_all = upper ? dmax <= 0 : dmin >= 0, out_all = upper ? dmin > 0 : dmax < 0;
+    if (g->kind == CHG_GENERAL || (g->kind == CHG_SYMMETRIC && in_all)) {
+        g->box = D;
+        g->nrect = 1;
+        g->rect[0] = D;
+        if (g->kind == CHG_GENERAL) g->tri = CHG_TRI_NONE;
+    } else if (g->kind == CHG_SYMMETRIC && out_all) {
+        g->box = Mr;
+        g->nrect = 1;
+        g->rect[0] = Mr;
+    } else if (g->kind == CHG_SYMMETRIC) {
+        g->nrect = 1;
+        g->rect[0] = D;
+        if (memcmp(&D, &Mr, sizeof D)) g->rect[g->nrect++] = Mr;
+        const size_t a0 = CHG_MIN(D.a0, Mr.a0), b0 = CHG_MIN(D.b0, Mr.b0);
+        g->box = (rect_t){a0, b0, CHG_MAX(D.a0 + D.ae, Mr.a0 + Mr.ae) - a0,
+                          CHG_MAX(D.b0 + D.be, Mr.b0 + Mr.be) - b0};
+    } else {
+        /* triangular: D's part inside the triangle of M (a <= b - s, or a >= b + s) */
+        const long s = unit ? 1 : 0;
+        long alo = (long)D.a0, ahi = (long)(D.a0 + D.ae), blo = (long)D.b0, bhi = (long)(D.b0 + D.be);
+        if (g->tri == CHG_TRI_UPPER) {
+            ahi = CHG_MIN(ahi, bhi - s);
+            blo = CHG_MAX(blo, (long)D.a0 + s);
+        } else {
+            alo = CHG_MAX(alo, (long)D.b0 + s);
+            bhi = CHG_MIN(bhi, (long)(D.a0 + D.ae) - s);
+        }
+        g->strict = unit;
+        if (!out_all && ahi > alo && bhi > blo) {
+            g->box = (rect_t){(size_t)alo, (size_t)blo, (size_t)(ahi - alo), (size_t)(bhi - blo)};
+            g->nrect = 1;
+            g->rect[0] = g->box;
+        }
+    }
+    g->ld = CHG_MAX(g->box.ae, (size_t)1);
+    if (g->kind == CHG_TRIANGULAR) {
+        g->oa = D.a0;
+        g->ob = D.b0;
+        if (g->nrect) g->box_off = (g->box.a0 - D.a0) + (g->box.b0 - D.b0) * g->ld;
+        g->off = g->off_m = 0;
+    } else {
+        g->oa = g->box.a0;
+        g->ob = g->box.b0;
+        g->off = in_all || !out_all || g->kind == CHG_GENERAL ? (D.a0 - g->oa) + (D.b0 - g->ob) * g->ld : 0;
+        g->off_m = g->kind == CHG_SYMMETRIC && !in_all ? (Mr.a0 - g->oa) + (Mr.b0 - g->ob) * g->ld : g->off;
+        if (g->kind == CHG_SYMMETRIC && out_all) g->off = g->off_m;
+    }
+}
+

@@ -1,0 +1,341 @@
+/*
+ * tile.c -- the steps of one tile on one device: load a slice, launch the kernel, C in,
+ * write-back, copies home and unpack (tile.h).
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "host/tile.h"
+
+cl_int chg_ev_wait(cl_event *e)
+{
+    if (!*e) return CL_SUCCESS;
+    cl_int err = clWaitForEvents(1, e);
+    cl_int st;
+    if (err == CL_SUCCESS &&
+        clGetEventInfo(*e, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof st, &st, NULL) == CL_SUCCESS &&
+        st < 0)
+        err = st;
+    chg_ev_release(e);
+    return err;
+}
+
+/* 1 when the command behind e has finished (or failed: the wait then reports it). */
+static int ev_done(cl_event e)
+{
+    cl_int st = CL_COMPLETE;
+    if (!e) return 1;
+    if (clGetEventInfo(e, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof st, &st, NULL) != CL_SUCCESS) return 1;
+    return st == CL_COMPLETE || st < 0;
+}
+
+void chg_tile_trace(drv_t *v, int q, const char *name, cl_event ev)
+{
+    if (!v->c->trace || !ev) return;
+    static const char *qn[] = {"h2d", "kernel", "d2h"};
+    char track[48];
+    snprintf(track, sizeof track, "dev%d %s", v->d->index, q < 3 ? qn[q] : "queue");
+    chg_trace_device(v->c->trace, v->d->index, track, name, ev);
+}
+
+/* A pack-thread copy for this driver (the triangle tri only, CHG_TRI_NONE: all), timed: what
+ * the pack threads reach inside the pipeline (sharing host memory with the DMA engines and the
+ * other drivers) feeds the next call's plan. */
+static void drv_copy(drv_t *v, void *dst, size_t dld, const void *src, size_t sld, size_t rows,
+                     size_t cols, long diag, int tri, int strict, const char *name)
+{
+    const call_t *c = v->c;
+    const unsigned long long t0 = chg_now_ns();
+    const size_t elems = chg_copy2d_tri(c->h->pool, c->pack_parts, dst, dld, src, sld, rows, cols,
+                                        c->es, diag, tri, strict, c->trace, name);
+    v->copy_ns += (double)(chg_now_ns() - t0);
+    v->copy_bytes += (double)elems * c->es;
+}
+
+/* ---- load and launch -------------------------------------------------------------------------- */
+
+/* Moves one slice through a ring slot: pack threads copy what the stage says from the user's
+ * matrix M (base, leading dimension ldm) into pinned staging, host->device copy, then the
+ * device pack kernel into dst at dst_off (ext x kc of X, padded; structured operands through
+ * the structured packs, which read only the staged elements). */
+static cl_int load_slice(drv_t *v, int is_a, const char *base, size_t ldm, const stage_t *g,
+                         size_t ext, size_t kc, cl_mem dst, size_t dst_off, size_t dpk)
+{
+    call_t *c = v->c;
+    hdev_t *d = v->d;
+    const size_t es = c->es;
+    ring_t *rg = is_a ? &v->ra : &v->rb;
+    const int r = (int)(rg->next++ % NSTAGE);
+    /* Slot r (staging and raw device buffer) is free once the pack kernel that read its
+     * previous contents ran (that kernel waited for the copy). Waiting here rather than giving
+     * the copy a wait list matters on NVIDIA's driver: a copy waiting on another queue's event
+     * holds up every later copy in its hardware channel, device->host ones included. */
+    cl_int err = chg_ev_wait(&rg->pack[r]);
+    if (err == CL_SUCCESS) err = chg_ev_wait(&rg->h2d[r]);
+    if (err != CL_SUCCESS) return err;
+    pinned_t *st = is_a ? &d->st_a[r] : &d->st_b[r];
+    cl_mem raw = d->buf[is_a ? B_ARAW : B_BRAW][r];
+    const size_t need = chg_stage_elems(g);
+    if (need * es > st->bytes || need * es > d->buf_bytes[is_a ? B_ARAW : B_BRAW])
+        return CLHGEMM_INTERNAL_ERROR; /* the plan's constraints rule this out */
+    /* Column chunks: the copy of chunk i to the device runs while the pack threads fill chunk
+     * i+1 (what matters when the pipeline fills, and for big slices). The h2d queue is in
+     * order, so the last chunk's event stands for the whole slice. */
+    const size_t cols = g->nrect ? g->box.be : 0, ld = g->ld;
+    const size_t bytes = ld * cols * es;
+    const int nch = (int)CHG_MIN(CHG_MIN((size_t)4, cols), CHG_MAX((size_t)1, bytes / (8u << 20)));
+    for (int ch = 0; ch < nch; ch++) {
+        size_t c0, c1;
+        chg_chunk_cols(cols, nch, ch, &c0, &c1);
+        const size_t b0 = g->box.b0 + c0, b1 = g->box.b0 + c1;
+        for (int i = 0; i < g->nrect; i++) {
+            const rect_t *R = &g->rect[i];
+            const size_t lo = CHG_MAX(b0, R->b0), hi = CHG_MIN(b1, R->b0 + R->be);
+            if (hi <= lo) continue;
+            char *stp = (char *)st->ptr + ((R->a0 - g->oa) + (lo - g->ob) * ld) * es;
+            drv_copy(v, stp, ld, base + (R->a0 + lo * ldm) * es, ldm, R->ae, hi - lo,
+                     (long)R->a0 - (long)lo, g->tri, g->strict, is_a ? "pack A" : "pack B");
+        }
+        const size_t o = (g->box_off + c0 * ld) * es;
+        chg_ev_release(&rg->h2d[r]);
+        err = clEnqueueWriteBuffer(v->qh, raw, CL_FALSE, o, (c1 - c0) * ld * es, (char *)st->ptr + o, 0,
+                                   NULL, &rg->h2d[r]);
+        if (err != CL_SUCCESS) return err;
+        clFlush(v->qh);  /* a later wait on this copy must not depend on an unflushed queue */
+        chg_tile_trace(v, Q_H2D, is_a ? "A slice" : "B slice", rg->h2d[r]);
+    }
+    v->h2d_bytes += (double)bytes;
+    const cl_uint nw = rg->h2d[r] ? 1 : 0; /* nothing staged: a triangular block of zeros */
+    if (g->kind == CHG_GENERAL)
+        err = is_a ? chg_enqueue_pack_a(v->qk, &v->ks, ext, kc, raw, 0, ld, dst, dst_off, dpk, nw, &rg->h2d[r], &rg->pack[r])
+                   : chg_enqueue_pack_b(v->qk, &v->ks, ext, kc, raw, 0, ld, dst, dst_off, dpk, nw, &rg->h2d[r], &rg->pack[r]);
+    else
+        err = is_a ? chg_enqueue_pack_a_struct(v->qk, &v->ks, g->diag, ext, kc, raw, g->off, g->off_m, ld, dst,
+                                               dst_off, dpk, nw, &rg->h2d[r], &rg->pack[r])
+                   : chg_enqueue_pack_b_struct(v->qk, &v->ks, g->diag, ext, kc, raw, g->off, g->off_m, ld, dst,
+                                               dst_off, dpk, nw, &rg->h2d[r], &rg->pack[r]);
+    if (err != CL_SUCCESS) return err;
+    chg_tile_trace(v, Q_KERNEL, is_a ? "pack A" : "pack B", rg->pack[r]);
+    return CL_SUCCESS;
+}
+
+cl_int chg_launch_gemm(drv_t *v, size_t i0, size_t j0, size_t p0, size_t mpad, size_t npad, size_t kp,
+                       cl_mem apack, size_t aoff, size_t apk, size_t boff, size_t bpk, int accumulate)
+{
+    cl_event kev = NULL;
+    const cl_int err = chg_enqueue_kernel_at(v->qk, &v->ks, i0, j0, p0, mpad, npad, kp, apack, aoff, apk,
+                                             v->d->buf[B_BPACK][0], boff, bpk, v->d->buf[B_CP][0],
+                                             accumulate, 0, NULL, v->c->trace ? &kev : NULL);
+    if (err == CL_SUCCESS) chg_tile_trace(v, Q_KERNEL, "gemm", kev);
+    chg_ev_release(&kev);
+    return err;
+}
+
+void chg_slice_of(const call_t *c, size_t s, int *seg, size_t *p0, size_t *kc)
+{
+    const size_t kts = chg_ceil_div(c->k, c->pl.bk);
+    *seg = (int)(s / kts);
+    *p0 = (s % kts) * c->pl.bk;
+    *kc = CHG_MIN(c->pl.bk, c->k - *p0);
+}
+
+cl_int chg_load_a(drv_t *v, size_t ti, size_t s, size_t q0, size_t qk, cl_mem dst, size_t dst_off,
+                  size_t dpk)
+{
+    const call_t *c = v->c;
+    int seg;
+    size_t p0, kc;
+    chg_slice_of(c, s, &seg, &p0, &kc);
+    if (qk) p0 += q0, kc = CHG_MIN(qk, kc - q0);
+    const size_t i0 = ti * c->pl.bm, mc = CHG_MIN(c->pl.bm, c->m - i0);
+    stage_t g;
+    chg_stage_geometry(&c->st, 1, !c->ta, i0, mc, p0, kc, &g);
+    return load_slice(v, 1, seg ? c->b : c->a, seg ? c->ldb : c->lda, &g, mc, kc, dst, dst_off, dpk);
+}
+
+cl_int chg_load_b(drv_t *v, size_t j0, size_t nc, size_t s, size_t q0, size_t qk, size_t dst_off,
+                  size_t dpk)
+{
+    const call_t *c = v->c;
+    int seg;
+    size_t p0, kc;
+    chg_slice_of(c, s, &seg, &p0, &kc);
+    if (qk) p0 += q0, kc = CHG_MIN(qk, kc - q0);
+    stage_t g;
+    chg_stage_geometry(&c->st, 0, c->tb, j0, nc, p0, kc, &g);
+    return load_slice(v, 0, seg ? c->a : c->b, seg ? c->lda : c->ldb, &g, nc, kc,
+                      v->d->buf[B_BPACK][0], dst_off, dpk);
+}
+
+
+/* ---- C in, write-back, home ------------------------------------------------------------------- */
+
+int chg_c_chunks(const call_t *c, size_t mc, size_t nc)
+{
+    const size_t bytes = mc * nc * c->es;
+    const size_t min_chunk = CHG_MAX(1ull, chg_getenv_size("CLHGEMM_C_CHUNK", 1ull << 20));
+    size_t n = CHG_MIN((size_t)NCHUNK, CHG_MAX((size_t)1, c->pl.kt));
+    n = CHG_MIN(n, CHG_MAX((size_t)1, bytes / min_chunk));
+    return (int)CHG_MIN(n, nc);
+}
+
+/* The device buffer must be free (its previous copy home done: chg_free_cdev). */
+cl_int chg_cin_chunk(drv_t *v, tile_t *t)
+{
+    call_t *c = v->c;
+    const size_t es = c->es, mc = t->mc;
+    size_t c0, c1;
+    chg_chunk_cols(t->nc, t->nci, t->ci++, &c0, &c1);
+    if (c1 == c0) return CL_SUCCESS;
+    char *st = (char *)v->d->st_cin.ptr + c0 * mc * es;
+    /* SYRK/SYR2K: only C's triangle is read (the write-back reads no more of it) */
+    drv_copy(v, st, mc, c->c + (t->i0 + (t->j0 + c0) * c->ldc) * es, c->ldc, mc, c1 - c0,
+             (long)t->i0 - (long)(t->j0 + c0), c->st.c_tri, 0, "pack C");
+    chg_ev_release(&v->cin_last);  /* the h2d queue is in order: the newest copy implies the rest */
+    cl_int err = clEnqueueWriteBuffer(v->qh, t->cdev, CL_FALSE, c0 * mc * es, (c1 - c0) * mc * es, st,
+                                      0, NULL, &v->cin_last);
+    if (err != CL_SUCCESS) return err;
+    chg_tile_trace(v, Q_H2D, "C in", v->cin_last);
+    v->h2d_bytes += (double)(c1 - c0) * mc * es;
+    return CL_SUCCESS;
+}
+
+/* Enqueues the copies home of a pending tile once its write-back has run (or, with wait, after
+ * waiting for it): issued earlier, they would sit in the copy engine's channel ahead of later
+ * host->device copies (see load_slice). */
+static cl_int issue_d2h(drv_t *v, int slot, int wait)
+{
+    call_t *c = v->c;
+    pending_t *p = &v->pend[slot];
+    if (!p->valid || p->issued) return CL_SUCCESS;
+    if (!wait && !ev_done(p->wb)) return CL_SUCCESS;
+    cl_int err = chg_ev_wait(&p->wb);
+    cl_mem cdev = v->d->buf[B_CDEV][p->cslot];
+    for (int ch = 0; ch < p->nch && err == CL_SUCCESS; ch++) {
+        size_t c0, c1;
+        chg_chunk_cols(p->nc, p->nch, ch, &c0, &c1);
+        err = clEnqueueReadBuffer(v->qd, cdev, CL_FALSE, c0 * p->mc * c->es, (c1 - c0) * p->mc * c->es,
+                                  (char *)v->d->st_cout[slot].ptr + c0 * p->mc * c->es, 0, NULL,
+                                  &p->d2h[ch]);
+        if (err == CL_SUCCESS) chg_tile_trace(v, Q_D2H, "C tile", p->d2h[ch]);
+    }
+    if (err != CL_SUCCESS) return err;
+    clFlush(v->qd);
+    p->issued = 1;
+    /* The d2h queue is in order: the last chunk's copy frees the device buffer. */
+    chg_ev_release(&v->cdev_free[p->cslot]);
+    v->cdev_free[p->cslot] = p->d2h[p->nch - 1];
+    clRetainEvent(v->cdev_free[p->cslot]);
+    v->d2h_bytes += (double)p->mc * p->nc * c->es;
+    return CL_SUCCESS;
+}
+
+static void pending_drop(pending_t *p)
+{
+    for (int i = 0; i < NCHUNK; i++) chg_ev_release(&p->d2h[i]);
+    chg_ev_release(&p->wb);
+    p->valid = 0;
+}
+
+/* Unpacks chunks of a finished tile into the user's C until `upto` are done. Chunks whose copy
+ * home has not finished are waited for, unless deadline_ns is set: then the call stops at the
+ * first such chunk, or once the deadline has passed. */
+static cl_int unpack_chunks(drv_t *v, int slot, int upto, unsigned long long deadline_ns)
+{
+    call_t *c = v->c;
+    pending_t *p = &v->pend[slot];
+    if (!p->valid) return CL_SUCCESS;
+    cl_int err = issue_d2h(v, slot, deadline_ns == 0);
+    if (err != CL_SUCCESS) pending_drop(p);
+    if (err != CL_SUCCESS || !p->issued) return err;
+    upto = CHG_MIN(upto, p->nch);
+    while (p->done < upto && err == CL_SUCCESS) {
+        if (deadline_ns && (chg_now_ns() >= deadline_ns || !ev_done(p->d2h[p->done]))) break;
+        err = chg_ev_wait(&p->d2h[p->done]);
+        if (err != CL_SUCCESS) break;
+        size_t c0, c1;
+        chg_chunk_cols(p->nc, p->nch, p->done, &c0, &c1);
+        /* SYRK/SYR2K: only C's triangle goes home; the other stays bit-identical */
+        if (c1 > c0)
+            drv_copy(v, c->c + (p->i0 + (p->j0 + c0) * c->ldc) * c->es, c->ldc,
+                     (char *)v->d->st_cout[slot].ptr + c0 * p->mc * c->es, p->mc, p->mc, c1 - c0,
+                     (long)p->i0 - (long)(p->j0 + c0), c->st.c_tri, 0, "unpack C");
+        p->done++;
+    }
+    if (err != CL_SUCCESS || p->done == p->nch) pending_drop(p);
+    return err;
+}
+
+cl_int chg_free_cdev(drv_t *v, int cs)
+{
+    cl_int err = CL_SUCCESS;
+    const int o = v->cdev_owner[cs];
+    if (o >= 0 && v->pend[o].valid && v->pend[o].cslot == cs) err = issue_d2h(v, o, 1);
+    if (err == CL_SUCCESS) err = chg_ev_wait(&v->cdev_free[cs]);
+    v->cdev_owner[cs] = -1;
+    return err;
+}
+
+cl_int chg_writeback_tile(drv_t *v, const tile_t *t)
+{
+    const call_t *c = v->c;
+    const int cs = t->cslot;
+    /* With beta == 0 nothing was copied into cdev: its previous contents must be home before
+     * the write-back overwrites it (the kernel queue may wait on the event). */
+    if (!t->nci && v->cdev_owner[cs] >= 0) {
+        const int o = v->cdev_owner[cs];
+        cl_int err;
+        if (v->pend[o].valid && v->pend[o].cslot == cs && (err = issue_d2h(v, o, 1)) != CL_SUCCESS)
+            return err;
+        v->cdev_owner[cs] = -1;
+    }
+    cl_event wb = NULL, wbw[2];
+    cl_uint nwb = 0;
+    if (v->cin_last) wbw[nwb++] = v->cin_last;
+    if (v->cdev_free[cs]) wbw[nwb++] = v->cdev_free[cs];
+    const cl_int err = chg_enqueue_writeback_at(v->qk, &v->ks, t->i0, t->j0, t->mc, t->nc, c->alpha, c->beta,
+                                                v->d->buf[B_CP][0], t->mpad, t->cdev, 0, t->mc, nwb,
+                                                nwb ? wbw : NULL, &wb);
+    if (err != CL_SUCCESS) return err;
+    chg_tile_trace(v, Q_KERNEL, "write-back", wb);
+    /* Home later: the copies are issued once the write-back has run. */
+    v->pend[t->slot] = (pending_t){.valid = 1, .seq = t->seq, .cslot = cs, .wb = wb, .i0 = t->i0,
+                                   .j0 = t->j0, .mc = t->mc, .nc = t->nc, .nch = chg_c_chunks(c, t->mc, t->nc)};
+    v->cdev_owner[cs] = t->slot;
+    clFlush(v->qk);
+    clFlush(v->qd);
+    return CL_SUCCESS;
+}
+
+cl_int chg_unpack_slot(drv_t *v, int slot) { return unpack_chunks(v, slot, NCHUNK, 0); }
+
+cl_int chg_unpack_pending(drv_t *v, unsigned long long deadline_ns)
+{
+    cl_int err = CL_SUCCESS;
+    /* Copies home whose write-back has run go out now, whatever the unpack order. */
+    for (int i = 0; i < NOUT && err == CL_SUCCESS; i++) err = issue_d2h(v, i, deadline_ns == 0);
+    for (;;) {
+        int o = -1;
+        for (int i = 0; i < NOUT; i++)
+            if (v->pend[i].valid && (o < 0 || v->pend[i].seq < v->pend[o].seq)) o = i;
+        if (o < 0) return CL_SUCCESS;
+        err = unpack_chunks(v, o, NCHUNK, deadline_ns);
+        if (err != CL_SUCCESS || v->pend[o].valid) return err;  /* error, or stopped early */
+    }
+}
+
+void chg_tile_events_release(drv_t *v)
+{
+    for (int r = 0; r < NSTAGE; r++) {
+        chg_ev_release(&v->ra.h2d[r]);
+        chg_ev_release(&v->ra.pack[r]);
+        chg_ev_release(&v->rb.h2d[r]);
+        chg_ev_release(&v->rb.pack[r]);
+    }
+    for (int s = 0; s < NOUT; s++) {
+        for (int i = 0; i < NCHUNK; i++) chg_ev_release(&v->pend[s].d2h[i]);
+        chg_ev_release(&v->pend[s].wb);
+    }
+    for (int s = 0; s < 2; s++) chg_ev_release(&v->cdev_free[s]);
+    chg_ev_release(&v->cin_last);
+}
