@@ -1,5 +1,6 @@
 /*
- * test_tuning.c -- the tuning database (src/tuning.h): format, lookup and its use by the library.
+ * test_tuning.c -- the tuning database (src/tuning/: dbfile, resolve, tuning): format, lookup
+ * and its use by the library.
  *
  * Links clhgemm_internal. Modes (argv[1]):
  *   unit     no device needed: write -> read round trip (every field), rejection of corrupt JSON,
@@ -9,7 +10,10 @@
  *            temporary CLHGEMM_TUNING_DIR and CLHGEMM_SHIPPED_TUNING_DIR, the user database
  *            before the shipped one, an entry without the precision or with parameters that do
  *            not fit passed over (with a note) and the defaults used, the env override winning,
- *            CLHGEMM_TUNING=off, merge semantics of upsert, atomic writes.
+ *            CLHGEMM_TUNING=off, merge semantics of upsert, atomic writes; the cached forms
+ *            (chg_tuned_gemm, chg_tuned_entry, chg_tuning_copy_params) answer as the uncached
+ *            ones, see a reload (a new generation), the bypass hook and each setenv at once,
+ *            and stay right with more devices than slots and with threads beside reloads.
  *   device   on the real device: an exact entry with non-default parameters is what the library
  *            selects, and GEMMs through the public API with it are right (OpenBLAS oracle).
  *   tuned F  after a real clhgemm-tune run that wrote the database file F: the library finds an
@@ -26,6 +30,7 @@
 #include <cblas.h>
 #include <dirent.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -701,6 +706,194 @@ static void lookup_levels(void)
     for (int i = 0; i < 3; i++) chg_tuning_record_free(&recs[i]);
 }
 
+/* ---- resolved once: chg_tuned_gemm, chg_tuned_entry ------------------------------------- */
+
+/* The cached forms answer what the uncached ones answer, in both precisions. */
+static void expect_uncached(const chg_device_t *dev, const char *what)
+{
+    for (int p = 0; p < 2; p++) {
+        const chg_precision_t prec = (chg_precision_t)p;
+        const char pc = p ? 'd' : 's';
+        chg_tuning_entry_t e, c;
+        const chg_tuning_level_t le = chg_tuning_lookup(dev, prec, &e);
+        const chg_tuning_level_t lc = chg_tuned_entry(dev, prec, &c);
+        EXPECT(le == lc && e.level == c.level &&
+                   !memcmp(&e.prec.gemm, &c.prec.gemm, sizeof e.prec.gemm) &&
+                   !memcmp(&e.prec.pack, &c.prec.pack, sizeof e.prec.pack) &&
+                   !memcmp(&e.prec.pack_t, &c.prec.pack_t, sizeof e.prec.pack_t) &&
+                   !strcmp(e.source, c.source) && !strcmp(e.key, c.key) &&
+                   !strcmp(e.note, c.note) && e.pipeline.present == c.pipeline.present &&
+                   e.cpumodel.present == c.cpumodel.present,
+               "%s: %cgemm: chg_tuned_entry gives %s from %s, chg_tuning_lookup %s from %s", what,
+               pc, chg_tuning_level_name(lc), c.source, chg_tuning_level_name(le), e.source);
+        chg_gemm_params_t sel, tuned;
+        chg_gemm_params_select(dev, prec, &sel);
+        chg_tuned_gemm(dev, prec, &tuned);
+        EXPECT(!memcmp(&sel, &tuned, sizeof sel),
+               "%s: %cgemm: chg_tuned_gemm is not select's answer", what, pc);
+        chg_copy_params_t cp;
+        chg_tuning_copy_params(dev, prec, CHG_COPY_PACK, 0, &cp);
+        EXPECT(cp.tile_i == e.prec.pack_t.tile_i && cp.tile_p == e.prec.pack_t.tile_p &&
+                   cp.wpt_i == e.prec.pack_t.wpt_i && cp.pad == e.prec.pack_t.pad,
+               "%s: %cgemm: transposing pack parameters are not the entry's", what, pc);
+    }
+}
+
+typedef struct hammer_s {
+    const chg_device_t *dev;
+    int bad;
+} hammer_t;
+
+static void *hammer(void *arg)
+{
+    hammer_t *h = arg;
+    for (int i = 0; i < 2000; i++) {
+        chg_gemm_params_t g;
+        chg_tuning_entry_t e;
+        chg_tuned_gemm(h->dev, CHG_F32, &g);
+        h->bad += memcmp(&g, &P_EXACT, sizeof g) != 0;
+        h->bad += chg_tuned_entry(h->dev, CHG_F64, &e) != CHG_TUNING_EXACT;
+    }
+    return NULL;
+}
+
+static void tuned_cache(void)
+{
+    const chg_device_t dev = fake_device("Fake GPU 9000", "1.0", "fake:arch9", "fake");
+    const chg_device_t same_arch = fake_device("Fake GPU 9100", "1.0", "fake:arch9", "fake");
+    const chg_device_t other = fake_device("Other GPU", "1.0", "other:x", "other");
+    chg_tuning_entry_t e;
+    chg_gemm_params_t g, want;
+    char p[700];
+
+    set_dirs(NULL, "tuned");
+    chg_tuning_record_t recs[2] = {record_for(&dev, P_EXACT, 3), record_for(&same_arch, P_ARCH, 1)};
+    path_in(p, sizeof p, "tuned", "db.json");
+    write_db(p, recs, 2);
+    chg_tuning_reload();
+    unsigned long gen = chg_tuning_generation();
+    EXPECT(chg_tuned_entry(&dev, CHG_F32, &e) == CHG_TUNING_EXACT && !strcmp(e.source, p) &&
+               !memcmp(&e.prec.gemm, &P_EXACT, sizeof P_EXACT),
+           "tuned entry: %s from %s", chg_tuning_level_name(e.level), e.source);
+    chg_tuned_gemm(&dev, CHG_F32, &g);
+    EXPECT(!memcmp(&g, &P_EXACT, sizeof g), "tuned gemm is not the exact entry's");
+    expect_uncached(&dev, "exact");
+    expect_uncached(&same_arch, "architecture");
+    expect_uncached(&other, "built-in");
+    EXPECT(chg_tuning_generation() == gen, "a lookup changed the generation");
+
+    /* More devices than the cache has slots: the answers stay right. */
+    for (int i = 0; i < 20; i++) {
+        char name[64];
+        snprintf(name, sizeof name, "Fake GPU %d", 9000 + (i % 3) * 100 + i);
+        const chg_device_t d = fake_device(name, i % 2 ? "1.0" : "2.0", "fake:arch9", "fake");
+        expect_uncached(&d, name);
+    }
+    expect_uncached(&dev, "exact, after many devices");
+
+    /* A rewritten file is seen after chg_tuning_reload (a new generation), not before: the
+     * parsed files were always cached until then. */
+    chg_tuning_record_t now = record_for(&dev, P_VENDOR, 3);
+    write_db(p, &now, 1);
+    chg_tuned_gemm(&dev, CHG_F32, &g);
+    EXPECT(!memcmp(&g, &P_EXACT, sizeof g), "a rewritten file was seen before chg_tuning_reload");
+    chg_tuning_reload();
+    EXPECT(chg_tuning_generation() != gen, "chg_tuning_reload did not change the generation");
+    gen = chg_tuning_generation();
+    chg_tuned_gemm(&dev, CHG_F32, &g);
+    EXPECT(!memcmp(&g, &P_VENDOR, sizeof g), "after chg_tuning_reload: the old file's parameters");
+    EXPECT(chg_tuned_entry(&dev, CHG_F32, &e) == CHG_TUNING_EXACT &&
+               !memcmp(&e.prec.gemm, &P_VENDOR, sizeof P_VENDOR),
+           "after chg_tuning_reload: entry %s", chg_tuning_level_name(e.level));
+    /* (P_VENDOR needs too much local memory in FP64 on this device: d is built-in now) */
+    EXPECT(chg_tuned_entry(&dev, CHG_F64, &e) == CHG_TUNING_BUILTIN && strstr(e.note, "do not fit"),
+           "after chg_tuning_reload: d entry %s", chg_tuning_level_name(e.level));
+    expect_uncached(&dev, "after reload");
+
+    /* The bypass hook: another generation, the built-in defaults, and back. */
+    chg_tuning_set_bypass(1);
+    EXPECT(chg_tuning_generation() != gen, "chg_tuning_set_bypass did not change the generation");
+    EXPECT(chg_tuned_entry(&dev, CHG_F32, &e) == CHG_TUNING_BUILTIN && strstr(e.key, "bypass"),
+           "bypass: tuned entry %s (%s)", chg_tuning_level_name(e.level), e.key);
+    expect_uncached(&dev, "bypass");
+    chg_tuning_set_bypass(0);
+    EXPECT(chg_tuned_entry(&dev, CHG_F32, &e) == CHG_TUNING_EXACT, "bypass lifted: still built-in");
+
+    /* The environment is read at every call: a setenv between two calls counts at the second. */
+    setenv("CLHGEMM_SGEMM_PARAMS", "KWI=4", 1);
+    chg_tuned_gemm(&dev, CHG_F32, &g);
+    want = P_VENDOR;
+    want.kwi = 4;
+    EXPECT(!memcmp(&g, &want, sizeof g), "CLHGEMM_SGEMM_PARAMS set between two calls: not applied");
+    chg_gemm_params_t dwant;
+    chg_gemm_params_default(&dev, CHG_F64, &dwant);
+    chg_tuned_gemm(&dev, CHG_F64, &g);
+    EXPECT(!memcmp(&g, &dwant, sizeof g), "CLHGEMM_SGEMM_PARAMS applied to d");
+    setenv("CLHGEMM_GEMM_PARAMS", "KWI=2", 1);
+    chg_tuned_gemm(&dev, CHG_F64, &g);
+    dwant.kwi = 2;
+    EXPECT(!memcmp(&g, &dwant, sizeof g), "CLHGEMM_GEMM_PARAMS set between two calls: not applied");
+    chg_tuned_gemm(&dev, CHG_F32, &g);
+    EXPECT(g.kwi == 4, "CLHGEMM_SGEMM_PARAMS must win over CLHGEMM_GEMM_PARAMS");
+    setenv("CLHGEMM_SGEMM_PARAMS", "MWG=3", 1); /* invalid: ignored, reported */
+    chg_tuned_gemm(&dev, CHG_F32, &g);
+    EXPECT(!memcmp(&g, &P_VENDOR, sizeof g), "an invalid override was not ignored");
+    expect_uncached(&dev, "overrides");
+    unsetenv("CLHGEMM_SGEMM_PARAMS");
+    unsetenv("CLHGEMM_GEMM_PARAMS");
+    chg_tuned_gemm(&dev, CHG_F32, &g);
+    EXPECT(!memcmp(&g, &P_VENDOR, sizeof g), "override unset between two calls: still applied");
+    setenv("CLHGEMM_TUNING", "off", 1);
+    EXPECT(chg_tuned_entry(&dev, CHG_F32, &e) == CHG_TUNING_BUILTIN, "CLHGEMM_TUNING=off not seen");
+    unsetenv("CLHGEMM_TUNING");
+    EXPECT(chg_tuned_entry(&dev, CHG_F32, &e) == CHG_TUNING_EXACT, "CLHGEMM_TUNING unset not seen");
+    setenv("CLHGEMM_SHIPPED_TUNING_DIR", "off", 1);
+    EXPECT(chg_tuned_entry(&dev, CHG_F32, &e) == CHG_TUNING_BUILTIN,
+           "directory change without a reload not seen");
+
+    /* Pack parameters through the cache: the entry's, and after a reload the new file's. */
+    set_dirs(NULL, "tuned");
+    chg_tuning_record_t cr = record_for(&dev, P_EXACT, 3);
+    cr.prec[0].has_copy = 1;
+    cr.prec[0].pack = (chg_copy_params_t){.tile_i = 64, .tile_p = 4, .wpt_i = 2, .wpt_p = 1,
+                                          .ud_i = 1};
+    cr.prec[0].pack_t = (chg_copy_params_t){.tile_i = 16, .tile_p = 16, .wpt_i = 1, .wpt_p = 2,
+                                            .pad = 1, .ud_p = 2};
+    write_db(p, &cr, 1);
+    chg_tuning_reload();
+    chg_copy_params_t cp, dflt;
+    chg_tuning_copy_params(&dev, CHG_F32, CHG_COPY_PACK, 1, &cp);
+    EXPECT(cp.tile_i == 64 && cp.wpt_i == 2 && cp.src_contig_i == 1,
+           "pack parameters not the entry's");
+    expect_uncached(&dev, "copy parameters");
+    write_db(p, recs, 2); /* no copy parameters: the built-in ones */
+    chg_tuning_reload();
+    chg_tuning_copy_params(&dev, CHG_F32, CHG_COPY_PACK, 1, &cp);
+    chg_copy_params_default(&dev, CHG_COPY_PACK, CHG_F32, &dflt);
+    dflt.src_contig_i = 1;
+    EXPECT(!memcmp(&cp, &dflt, sizeof cp), "after a reload: the old file's pack parameters");
+
+    /* Threads resolving while the database is reloaded under them (same file: same answers). */
+    hammer_t h[4];
+    pthread_t th[4];
+    int started = 0;
+    for (int i = 0; i < 4; i++) {
+        h[i] = (hammer_t){&dev, 0};
+        if (pthread_create(&th[i], NULL, hammer, &h[i]) == 0) started++;
+        else break;
+    }
+    for (int i = 0; i < 20; i++) chg_tuning_reload();
+    for (int i = 0; i < started; i++) {
+        pthread_join(th[i], NULL);
+        EXPECT(h[i].bad == 0, "thread %d: %d wrong answers from the cache", i, h[i].bad);
+    }
+    EXPECT(started == 4, "could start only %d threads", started);
+
+    chg_tuning_record_free(&cr);
+    chg_tuning_record_free(&now);
+    for (int i = 0; i < 2; i++) chg_tuning_record_free(&recs[i]);
+}
+
 /* ---- device ------------------------------------------------------------------------------ */
 
 static int run_gemms(tc_env_t *env, const char *tag)
@@ -952,6 +1145,7 @@ int main(int argc, char **argv)
         round_trip();
         rejections();
         lookup_levels();
+        tuned_cache();
     } else if (!strcmp(mode, "device") || ((!strcmp(mode, "tuned") || !strcmp(mode, "cpumodel") ||
                                                  !strcmp(mode, "cpumodel-guard")) && argc > 2)) {
         g_guard = !strcmp(mode, "cpumodel-guard");

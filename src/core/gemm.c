@@ -873,25 +873,40 @@ static cl_int enqueue_kernel_direct(cl_command_queue q, cl_kernel k, const chg_g
         }                                                                                       \
     } while (0)
 
-/* The blocked GEMM proper, on an acquired workspace. */
-static clhgemm_status_t enqueue_blocked(const chg_gemm_args_t *a, cl_context ctx, const chg_device_t *dev,
-                                        const chg_gemm_params_t *gp, workspace_t *ws, chain_t *ch)
+/* The state of one blocked GEMM: its plan, kernels, and what WS_A / WS_B hold (segment, block,
+ * k slice start and length), so that a panel already packed is not packed again. */
+typedef struct blocked_s {
+    const chg_gemm_args_t *a;
+    const chg_gemm_params_t *gp;
+    workspace_t *ws;
+    chain_t *ch;
+    plan_t pl;
+    int direct;             /* CHG_DIRECT_* operands read or written in place */
+    chg_gemm_kernels_t ks;
+    cl_kernel kdirect;      /* the direct variant of the GEMM kernel (direct != 0) */
+    size_t pa[4], pb[4];
+} blocked_t;
+
+/* Plans the blocks and reserves the workspace for them: halves the budget and plans again while
+ * the device refuses an allocation. */
+static clhgemm_status_t plan_workspace(blocked_t *b, cl_context ctx, const chg_device_t *dev)
 {
+    const chg_gemm_args_t *a = b->a;
+    const chg_gemm_params_t *gp = b->gp;
+    workspace_t *ws = b->ws;
     const size_t es = chg_elem_size(a->prec);
     unsigned long long budget = chg_workspace_budget(dev);
-    plan_t pl;
     cl_int err;
-    int direct = 0;
     for (;;) {
-        if (!plan_blocks(a, gp, dev, budget, &pl)) return CLHGEMM_WORKSPACE_TOO_SMALL;
+        if (!plan_blocks(a, gp, dev, budget, &b->pl)) return CLHGEMM_WORKSPACE_TOO_SMALL;
         /* the plan counts all three temporaries; a direct operand needs none */
-        direct = chg_gemm_direct_mode(a, gp, pl.kb);
+        b->direct = chg_gemm_direct_mode(a, gp, b->pl.kb);
         err = CL_SUCCESS;
-        if (!(direct & CHG_DIRECT_A)) err = ws_reserve(ws, ctx, WS_A, pl.mb * pl.kb * es);
-        if (err == CL_SUCCESS && !(direct & CHG_DIRECT_B))
-            err = ws_reserve(ws, ctx, WS_B, pl.kb * pl.nb * es);
-        if (err == CL_SUCCESS && !(direct & CHG_DIRECT_C))
-            err = ws_reserve(ws, ctx, WS_C, pl.mb * pl.nb * es);
+        if (!(b->direct & CHG_DIRECT_A)) err = ws_reserve(ws, ctx, WS_A, b->pl.mb * b->pl.kb * es);
+        if (err == CL_SUCCESS && !(b->direct & CHG_DIRECT_B))
+            err = ws_reserve(ws, ctx, WS_B, b->pl.kb * b->pl.nb * es);
+        if (err == CL_SUCCESS && !(b->direct & CHG_DIRECT_C))
+            err = ws_reserve(ws, ctx, WS_C, b->pl.mb * b->pl.nb * es);
         if (err == CL_SUCCESS) break;
         if (err != CL_MEM_OBJECT_ALLOCATION_FAILURE && err != CL_OUT_OF_RESOURCES &&
             err != CL_OUT_OF_HOST_MEMORY && err != CL_INVALID_BUFFER_SIZE)
@@ -904,95 +919,146 @@ static clhgemm_status_t enqueue_blocked(const chg_gemm_args_t *a, cl_context ctx
         }
         budget /= 2;
     }
+    const int direct = b->direct;
     chg_log(2, "gemm %s m=%zu n=%zu k=%zu blocks %zux%zux%zu direct%s%s%s%s",
-            a->prec == CHG_F64 ? "d" : "s", a->m, a->n, a->k, pl.mb, pl.nb, pl.kb,
+            a->prec == CHG_F64 ? "d" : "s", a->m, a->n, a->k, b->pl.mb, b->pl.nb, b->pl.kb,
             direct & CHG_DIRECT_A ? " A" : "", direct & CHG_DIRECT_B ? " B" : "",
             direct & CHG_DIRECT_C ? " C" : "", direct ? "" : " none");
+    return CLHGEMM_SUCCESS;
+}
 
-    chg_gemm_kernels_t ks;
-    clhgemm_status_t st = chg_l3_kernels_create(ctx, dev, a->prec, gp, a->trans_a, a->trans_b,
-                                                a->beta == 0.0, &a->st, &ks);
-    cl_kernel kdirect = NULL;
-    if (st == CLHGEMM_SUCCESS && direct) {
-        st = chg_gemm_kernel_direct(ctx, dev, a->prec, gp, direct, &kdirect);
-        if (st != CLHGEMM_SUCCESS) chg_gemm_kernels_release(&ks);
+/* The kernels of the call: pack, GEMM and write-back, and the direct GEMM variant if needed.
+ * On failure nothing is left to release. */
+static clhgemm_status_t blocked_kernels(blocked_t *b, cl_context ctx, const chg_device_t *dev)
+{
+    const chg_gemm_args_t *a = b->a;
+    clhgemm_status_t st = chg_l3_kernels_create(ctx, dev, a->prec, b->gp, a->trans_a, a->trans_b,
+                                                a->beta == 0.0, &a->st, &b->ks);
+    b->kdirect = NULL;
+    if (st == CLHGEMM_SUCCESS && b->direct) {
+        st = chg_gemm_kernel_direct(ctx, dev, a->prec, b->gp, b->direct, &b->kdirect);
+        if (st != CLHGEMM_SUCCESS) chg_gemm_kernels_release(&b->ks);
     }
-    if (st != CLHGEMM_SUCCESS) return st;
+    return st;
+}
 
-    /* TRMM writes C over its general operand (C aliases B for side left, A for side right),
-     * and a C block is written back only after all of its k slices ran. With X_A upper, C rows
-     * i need source rows p >= i: visiting the row blocks top-down, every block reads only rows
-     * that no earlier block wrote (they wrote rows above it); lower goes bottom-up. The same
-     * holds for the column blocks and a triangular X_B. Columns (rows) are independent the other
-     * way, and packs reused from the cache below are snapshots taken before any overwrite. */
-    const int i_down = a->st.kind_a == CHG_TRIANGULAR && !a->st.upper_a;
-    const int j_down = a->st.kind_b == CHG_TRIANGULAR && !a->st.upper_b;
-    const size_t nib = (a->m + pl.mb - 1) / pl.mb, njb = (a->n + pl.nb - 1) / pl.nb;
+/* One k slice [p0, p0 + kc) of segment seg of the C block (i0, j0, mc x nc): the packs that
+ * WS_A / WS_B do not already hold, then the GEMM kernel (accumulating after the first slice). */
+static cl_int enqueue_slice(blocked_t *b, int seg, size_t i0, size_t mc, size_t j0, size_t nc,
+                            size_t p0, size_t kc, int accumulate)
+{
+    const chg_gemm_args_t *a = b->a;
+    const chg_gemm_params_t *gp = b->gp;
+    workspace_t *ws = b->ws;
+    chain_t *ch = b->ch;
+    const int direct = b->direct;
+    const size_t mpad = chg_round_up(mc, gp->mwg), npad = chg_round_up(nc, gp->nwg);
+    const size_t kpad = chg_round_up(kc, gp->kwg);
+    /* segment 1 (SYR2K fused): the buffers of A and B exchanged */
+    const cl_mem sa = seg ? a->b : a->a, sb = seg ? a->a : a->b;
+    const size_t oa = seg ? a->off_b : a->off_a, la = seg ? a->ldb : a->lda;
+    const size_t ob = seg ? a->off_a : a->off_b, lb = seg ? a->lda : a->ldb;
+    size_t *pa = b->pa, *pb = b->pb;
+    cl_int err = CL_SUCCESS;
+    if (!(direct & CHG_DIRECT_A) &&
+        (pa[0] != (size_t)seg || pa[1] != i0 || pa[2] != p0 || pa[3] != kc)) {
+        CHAIN(ch, chg_enqueue_pack_a_at(ch->q, &b->ks, i0, p0, mc, kc, sa, oa, la,
+                                        ws->buf[WS_A], 0, nw_, wl_, &ev_));
+        pa[0] = (size_t)seg, pa[1] = i0, pa[2] = p0, pa[3] = kc;
+    }
+    if (err == CL_SUCCESS && !(direct & CHG_DIRECT_B) &&
+        (pb[0] != (size_t)seg || pb[1] != j0 || pb[2] != p0 || pb[3] != kc)) {
+        CHAIN(ch, chg_enqueue_pack_b_at(ch->q, &b->ks, j0, p0, nc, kc, sb, ob, lb,
+                                        ws->buf[WS_B], 0, nw_, wl_, &ev_));
+        pb[0] = (size_t)seg, pb[1] = j0, pb[2] = p0, pb[3] = kc;
+    }
+    if (err == CL_SUCCESS && direct) {
+        /* direct operands: X_A(i0, p0) = A[off_a + i0 + p0*lda], X_B(j0, p0) =
+         * B[off_b + j0 + p0*ldb]; DIRECT_C writes C(i0, j0) itself */
+        const int da = direct & CHG_DIRECT_A, db = direct & CHG_DIRECT_B;
+        const int dc = direct & CHG_DIRECT_C;
+        CHAIN(ch, enqueue_kernel_direct(
+                      ch->q, b->kdirect, a, gp, mpad, npad, kpad,
+                      da ? a->a : ws->buf[WS_A], da ? a->off_a + i0 + p0 * a->lda : 0,
+                      db ? a->b : ws->buf[WS_B], db ? a->off_b + j0 + p0 * a->ldb : 0,
+                      dc ? a->c : ws->buf[WS_C], accumulate,
+                      a->off_c + i0 + j0 * a->ldc, mc, nc, nw_, wl_, &ev_));
+    } else if (err == CL_SUCCESS) {
+        CHAIN(ch, chg_enqueue_kernel_at(ch->q, &b->ks, i0, j0, p0, mpad, npad, kpad,
+                                        ws->buf[WS_A], 0, 0, ws->buf[WS_B], 0, 0,
+                                        ws->buf[WS_C], accumulate, nw_, wl_, &ev_));
+    }
+    return err;
+}
+
+/* The C block (i0, j0, mc x nc): its k slices over every segment, then its write-back (none
+ * with DIRECT_C: the kernel wrote C). */
+static cl_int enqueue_block(blocked_t *b, size_t i0, size_t mc, size_t j0, size_t nc)
+{
+    const chg_gemm_args_t *a = b->a;
+    chain_t *ch = b->ch;
     const int nseg = a->swap_sum ? 2 : 1;
-    /* What WS_A / WS_B hold: segment, block, k slice start and length. */
-    size_t pa[4] = {(size_t)-1, 0, 0, 0}, pb[4] = {(size_t)-1, 0, 0, 0};
-    err = CL_SUCCESS;
-    for (size_t bi = 0; bi < nib && err == CL_SUCCESS; bi++) {
-        const size_t i0 = (i_down ? nib - 1 - bi : bi) * pl.mb;
-        const size_t mc = CHG_MIN(pl.mb, a->m - i0), mpad = chg_round_up(mc, gp->mwg);
-        for (size_t bj = 0; bj < njb && err == CL_SUCCESS; bj++) {
-            const size_t j0 = (j_down ? njb - 1 - bj : bj) * pl.nb;
-            const size_t nc = CHG_MIN(pl.nb, a->n - j0), npad = chg_round_up(nc, gp->nwg);
-            if (!chg_l3_block_needed(&a->st, i0, mc, j0, nc)) continue;
-            size_t klo, khi;
-            chg_l3_k_range(&a->st, i0, mc, j0, nc, a->k, &klo, &khi);
-            if (klo >= khi) { /* cannot happen for the routines of level3.c: k > 0 there */
-                err = CLHGEMM_INTERNAL_ERROR;
-                break;
-            }
-            int slices = 0;
-            for (int seg = 0; seg < nseg && err == CL_SUCCESS; seg++) {
-                /* segment 1 (SYR2K fused): the buffers of A and B exchanged */
-                const cl_mem sa = seg ? a->b : a->a, sb = seg ? a->a : a->b;
-                const size_t oa = seg ? a->off_b : a->off_a, la = seg ? a->ldb : a->lda;
-                const size_t ob = seg ? a->off_a : a->off_b, lb = seg ? a->lda : a->ldb;
-                for (size_t p0 = klo; p0 < khi && err == CL_SUCCESS; p0 += pl.kb) {
-                    const size_t kc = CHG_MIN(pl.kb, khi - p0), kpad = chg_round_up(kc, gp->kwg);
-                    if (!(direct & CHG_DIRECT_A) &&
-                        (pa[0] != (size_t)seg || pa[1] != i0 || pa[2] != p0 || pa[3] != kc)) {
-                        CHAIN(ch, chg_enqueue_pack_a_at(ch->q, &ks, i0, p0, mc, kc, sa, oa, la,
-                                                        ws->buf[WS_A], 0, nw_, wl_, &ev_));
-                        pa[0] = (size_t)seg, pa[1] = i0, pa[2] = p0, pa[3] = kc;
-                    }
-                    if (err == CL_SUCCESS && !(direct & CHG_DIRECT_B) &&
-                        (pb[0] != (size_t)seg || pb[1] != j0 || pb[2] != p0 || pb[3] != kc)) {
-                        CHAIN(ch, chg_enqueue_pack_b_at(ch->q, &ks, j0, p0, nc, kc, sb, ob, lb,
-                                                        ws->buf[WS_B], 0, nw_, wl_, &ev_));
-                        pb[0] = (size_t)seg, pb[1] = j0, pb[2] = p0, pb[3] = kc;
-                    }
-                    if (err == CL_SUCCESS && direct) {
-                        /* direct operands: X_A(i0, p0) = A[off_a + i0 + p0*lda], X_B(j0, p0) =
-                         * B[off_b + j0 + p0*ldb]; DIRECT_C writes C(i0, j0) itself */
-                        const int da = direct & CHG_DIRECT_A, db = direct & CHG_DIRECT_B;
-                        const int dc = direct & CHG_DIRECT_C;
-                        CHAIN(ch, enqueue_kernel_direct(
-                                      ch->q, kdirect, a, gp, mpad, npad, kpad,
-                                      da ? a->a : ws->buf[WS_A], da ? a->off_a + i0 + p0 * a->lda : 0,
-                                      db ? a->b : ws->buf[WS_B], db ? a->off_b + j0 + p0 * a->ldb : 0,
-                                      dc ? a->c : ws->buf[WS_C], slices > 0,
-                                      a->off_c + i0 + j0 * a->ldc, mc, nc, nw_, wl_, &ev_));
-                    } else if (err == CL_SUCCESS) {
-                        CHAIN(ch, chg_enqueue_kernel_at(ch->q, &ks, i0, j0, p0, mpad, npad, kpad,
-                                                        ws->buf[WS_A], 0, 0, ws->buf[WS_B], 0, 0,
-                                                        ws->buf[WS_C], slices > 0, nw_, wl_, &ev_));
-                    }
-                    slices++;
-                }
-            }
-            if (err == CL_SUCCESS && !(direct & CHG_DIRECT_C))
-                CHAIN(ch, chg_enqueue_writeback_at(ch->q, &ks, i0, j0, mc, nc, a->alpha, a->beta,
-                                                   ws->buf[WS_C], mpad, a->c,
-                                                   a->off_c + i0 + j0 * a->ldc, a->ldc, nw_, wl_,
-                                                   &ev_));
+    size_t klo, khi;
+    chg_l3_k_range(&a->st, i0, mc, j0, nc, a->k, &klo, &khi);
+    if (klo >= khi) /* cannot happen for the routines of level3.c: k > 0 there */
+        return CLHGEMM_INTERNAL_ERROR;
+    cl_int err = CL_SUCCESS;
+    int slices = 0;
+    for (int seg = 0; seg < nseg && err == CL_SUCCESS; seg++) {
+        for (size_t p0 = klo; p0 < khi && err == CL_SUCCESS; p0 += b->pl.kb) {
+            const size_t kc = CHG_MIN(b->pl.kb, khi - p0);
+            err = enqueue_slice(b, seg, i0, mc, j0, nc, p0, kc, slices > 0);
+            slices++;
         }
     }
-    chg_gemm_kernels_release(&ks);
-    if (kdirect) clReleaseKernel(kdirect);
+    if (err == CL_SUCCESS && !(b->direct & CHG_DIRECT_C))
+        CHAIN(ch, chg_enqueue_writeback_at(ch->q, &b->ks, i0, j0, mc, nc, a->alpha, a->beta,
+                                           b->ws->buf[WS_C], chg_round_up(mc, b->gp->mwg), a->c,
+                                           a->off_c + i0 + j0 * a->ldc, a->ldc, nw_, wl_, &ev_));
+    return err;
+}
+
+/* Every C block that the call needs, in an order safe for TRMM.
+ *
+ * TRMM writes C over its general operand (C aliases B for side left, A for side right), and a
+ * C block is written back only after all of its k slices ran. With X_A upper, C rows i need
+ * source rows p >= i: visiting the row blocks top-down, every block reads only rows that no
+ * earlier block wrote (they wrote rows above it); lower goes bottom-up. The same holds for the
+ * column blocks and a triangular X_B. Columns (rows) are independent the other way, and packs
+ * reused (blocked_t.pa / pb) are snapshots taken before any overwrite. */
+static cl_int enqueue_blocks(blocked_t *b)
+{
+    const chg_gemm_args_t *a = b->a;
+    const plan_t *pl = &b->pl;
+    const int i_down = a->st.kind_a == CHG_TRIANGULAR && !a->st.upper_a;
+    const int j_down = a->st.kind_b == CHG_TRIANGULAR && !a->st.upper_b;
+    const size_t nib = (a->m + pl->mb - 1) / pl->mb, njb = (a->n + pl->nb - 1) / pl->nb;
+    cl_int err = CL_SUCCESS;
+    for (size_t bi = 0; bi < nib && err == CL_SUCCESS; bi++) {
+        const size_t i0 = (i_down ? nib - 1 - bi : bi) * pl->mb;
+        const size_t mc = CHG_MIN(pl->mb, a->m - i0);
+        for (size_t bj = 0; bj < njb && err == CL_SUCCESS; bj++) {
+            const size_t j0 = (j_down ? njb - 1 - bj : bj) * pl->nb;
+            const size_t nc = CHG_MIN(pl->nb, a->n - j0);
+            if (!chg_l3_block_needed(&a->st, i0, mc, j0, nc)) continue;
+            err = enqueue_block(b, i0, mc, j0, nc);
+        }
+    }
+    return err;
+}
+
+/* The blocked GEMM proper, on an acquired workspace: plan and workspace, kernels, blocks. */
+static clhgemm_status_t enqueue_blocked(const chg_gemm_args_t *a, cl_context ctx, const chg_device_t *dev,
+                                        const chg_gemm_params_t *gp, workspace_t *ws, chain_t *ch)
+{
+    blocked_t b = {.a = a, .gp = gp, .ws = ws, .ch = ch,
+                   .pa = {(size_t)-1, 0, 0, 0}, .pb = {(size_t)-1, 0, 0, 0}};
+    clhgemm_status_t st = plan_workspace(&b, ctx, dev);
+    if (st == CLHGEMM_SUCCESS) st = blocked_kernels(&b, ctx, dev);
+    if (st != CLHGEMM_SUCCESS) return st;
+    const cl_int err = enqueue_blocks(&b);
+    chg_gemm_kernels_release(&b.ks);
+    if (b.kdirect) clReleaseKernel(b.kdirect);
     return (clhgemm_status_t)err;
 }
 
@@ -1011,7 +1077,7 @@ clhgemm_status_t chg_gemm_enqueue(const chg_gemm_args_t *a, cl_command_queue que
         st = enqueue_scale(a, ctx, dev, &ch);
     } else {
         chg_gemm_params_t gp;
-        chg_gemm_params_select(dev, a->prec, &gp);
+        chg_tuned_gemm(dev, a->prec, &gp); /* resolved once per device and precision */
         workspace_t *ws = ws_acquire(queue);
         if (!ws) return CLHGEMM_OUT_OF_HOST_MEMORY;
         /* Wait for the previous call's use of this workspace (a no-op on in-order queues). */

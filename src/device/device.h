@@ -28,7 +28,7 @@ typedef struct chg_device_s {
     clhgemm_device_info_t info;
     unsigned features;     /* CHG_FEAT_* */
     int cl_version;        /* 120, 200, 300 ... from CL_DEVICE_VERSION */
-    /* Keys of the tuning database (src/tuning.c) below the exact device name + driver:
+    /* Keys of the tuning database (src/tuning/resolve.c) below the exact device name + driver:
      * architecture ("nvidia:sm_90", "amd:gfx90a", "pocl:cpu", "intel:gpu", ...) and vendor
      * ("nvidia", "amd", "intel", "pocl", ...). Derived here, with the feature flags, so that no
      * other module reads vendor strings. */

@@ -9,8 +9,9 @@
  * CPUs a modest tile read straight from the packed panels (local memory is ordinary cache there
  * and barriers are costly). The GPU values won a sweep of 19 candidates on an H100
  * (docs/PERFORMANCE.md, 2026-11-22). They are the last resort of the lookup: a tuning-database
- * entry for the device, its architecture or its vendor (src/tuning.c, written by clhgemm-tune)
- * comes first, and the CLHGEMM_*GEMM_PARAMS override wins over everything.
+ * entry for the device, its architecture or its vendor (src/tuning/resolve.c, written by
+ * clhgemm-tune) comes first, and the CLHGEMM_*GEMM_PARAMS override wins over everything (the
+ * choice among them is chg_gemm_params_select of src/tuning/tuning.c, the layer above).
  */
 #include "kernels/params.h"
 
@@ -21,7 +22,6 @@
 #include <strings.h>
 
 #include "kernels/embedded.h"
-#include "tuning/tuning.h"
 
 void chg_gemm_params_default(const chg_device_t *dev, chg_precision_t prec, chg_gemm_params_t *p)
 {
@@ -186,36 +186,6 @@ int chg_gemm_params_valid(const chg_device_t *dev, chg_precision_t prec,
                 dev->info.local_mem_bytes);
     if (prec == CHG_F64 && !(dev->features & CHG_FEAT_FP64)) INVALID("device has no FP64");
     return 1;
-}
-
-void chg_gemm_params_select(const chg_device_t *dev, chg_precision_t prec, chg_gemm_params_t *p)
-{
-    /* The tuning database's entry for the device (built-in defaults when none applies), then
-     * the environment override on top of it. */
-    chg_tuning_entry_t entry;
-    chg_tuning_lookup(dev, prec, &entry);
-    *p = entry.prec.gemm;
-    if (prec == CHG_F32) {
-        const int math = chg_sgemm_math();
-        if (math < 0)
-            chg_log(1, "ignoring CLHGEMM_SGEMM_MATH=\"%s\" (expected ieee, tf32 or 3xtf32)",
-                    chg_getenv("CLHGEMM_SGEMM_MATH"));
-        else if (math && !(dev->features & CHG_FEAT_NV_MMA_F64))
-            chg_log(1, "CLHGEMM_SGEMM_MATH asks for TF32, which needs NVIDIA tensor cores "
-                    "(compute capability >= 8.0): %s computes in IEEE FP32", dev->info.name);
-        else if (math)
-            chg_gemm_params_tf32(math, p);
-    }
-    const char *specific = chg_getenv(prec == CHG_F64 ? "CLHGEMM_DGEMM_PARAMS" : "CLHGEMM_SGEMM_PARAMS");
-    const char *text = specific ? specific : chg_getenv("CLHGEMM_GEMM_PARAMS");
-    if (!text) return;
-    chg_gemm_params_t q = *p;
-    char why[160] = "malformed (expected KEY=VALUE,...)";
-    if (chg_gemm_params_parse(text, &q) == 0 && chg_gemm_params_valid(dev, prec, &q, why, sizeof why)) {
-        *p = q;
-        return;
-    }
-    chg_log(1, "ignoring GEMM parameter override \"%s\": %s", text, why);
 }
 
 void chg_gemm_params_defines(chg_precision_t prec, const chg_gemm_params_t *p, chg_str_t *s)

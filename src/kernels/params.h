@@ -56,14 +56,9 @@ int chg_gemm_params_parse(const char *text, chg_gemm_params_t *p);
 int chg_gemm_params_valid(const chg_device_t *dev, chg_precision_t prec,
                           const chg_gemm_params_t *p, char *why, size_t why_len);
 
-/* The parameters that the library uses for (dev, prec): the tuning database's entry
- * (chg_tuning_lookup in tuning.h: exact device, architecture, vendor, else the defaults above),
- * then CLHGEMM_GEMM_PARAMS (or CLHGEMM_SGEMM_PARAMS / CLHGEMM_DGEMM_PARAMS) over it if set and
- * valid (an invalid override is reported with CLHGEMM_VERBOSE and ignored). For FP32 with
- * CLHGEMM_SGEMM_MATH = tf32 / 3xtf32 on a device with NVIDIA tensor cores the base is
- * chg_gemm_params_tf32 instead of the database entry; elsewhere that request is reported and
- * the IEEE kernel is used. */
-void chg_gemm_params_select(const chg_device_t *dev, chg_precision_t prec, chg_gemm_params_t *p);
+/* The parameters that the library uses for (dev, prec), the tuning database's entry under the
+ * environment overrides, are chosen one layer up: chg_gemm_params_select / chg_tuned_gemm in
+ * tuning/tuning.h. */
 
 /* Appends the #define block for (prec, p) to s. */
 void chg_gemm_params_defines(chg_precision_t prec, const chg_gemm_params_t *p, chg_str_t *s);

@@ -1,227 +1,56 @@
 /*
- * tuning.h -- the tuning database (tuning.c owns it): what clhgemm-tune measured on a device
- * (GEMM kernel parameters, copy-kernel parameters, kernel rates, pipeline figures), kept in
- * JSON files (schema in docs/TUNING.md), and the run-time lookup that picks the entry for a
- * device and precision.
+ * tuning.h -- the tuning layer as the library uses it: what clhgemm-tune measured on a device,
+ * looked up for a device and precision, and the parameters that the library takes from it.
+ * The header that every user of the layer includes; it brings the other two:
  *
- * Lookup order, most specific first: an entry for the exact device name and driver version,
- * then one for the same architecture key, then one for the same vendor key (device.h derives
- * both keys), then the built-in defaults of params.c / codegen.c. At each level the user
- * database (CLHGEMM_TUNING_DIR, else $XDG_CONFIG_HOME/clhgemm, else ~/.config/clhgemm) is
- * searched before the shipped one (CLHGEMM_SHIPPED_TUNING_DIR, else tuning/ of the source tree
- * for a library in its build tree, else <prefix>/share/clhgemm/tuning next to the installed
- * library). The CLHGEMM_*GEMM_PARAMS override of params.c still wins over all of them.
+ *   dbfile.h   the database files (schema in docs/TUNING.md): records, JSON parse and write
+ *   resolve.h  the lookup: exact device -> architecture -> vendor -> built-in defaults over
+ *              the user and the shipped database, CLHGEMM_TUNING, reload and bypass
+ *   tuning.h   (tuning.c) the choices made from the entry: GEMM parameters under the
+ *              CLHGEMM_*GEMM_PARAMS and CLHGEMM_SGEMM_MATH overrides, pack parameters, the
+ *              kernel-rate estimate; and their cache, so that a GEMM call does not resolve again
  *
- * Nothing is applied silently: a file that is not valid JSON, has another format version, was
- * written by an incompatible library version (other major.minor), or breaks the schema is
- * rejected as a whole; an entry without the requested precision, or whose parameters do not
- * fit the device, is passed over. Each such decision is logged at CLHGEMM_VERBOSE=1 and kept in
- * the lookup result (chg_tuning_entry_t.note) and the file list (chg_tuning_sources) that
- * clhgemm-info prints. Parsed files and resolved lookups are cached per process (under a
- * mutex); the cache is keyed by the directories in effect, so changing the environment takes
- * effect at the next call, while edits to a file need chg_tuning_reload().
+ * Resolved once: chg_tuned_gemm and chg_tuned_entry keep their answer per device and precision
+ * (under a mutex) and give the same answer as chg_gemm_params_select and chg_tuning_lookup.
+ * They resolve again when chg_tuning_generation() changes (chg_tuning_reload,
+ * chg_tuning_set_bypass) or when any environment variable that the answer depends on changes
+ * (the directories, CLHGEMM_TUNING, the parameter and math overrides): those are compared at
+ * each call, so a setenv between two calls takes effect at the second, as it always did.
  */
 #ifndef CHG_TUNING_H
 #define CHG_TUNING_H
 
-#include "kernels/codegen.h"
-#include "cpu/cpushare.h"
+#include "tuning/dbfile.h"
+#include "tuning/resolve.h"
 
-#define CHG_TUNING_FORMAT "clhgemm-tuning"
-#define CHG_TUNING_FORMAT_VERSION 1
-#define CHG_TUNING_MAX_RATES 32   /* kernel-rate table rows per precision */
-#define CHG_TUNING_MAX_POINTS 16  /* pack-thread and queue-count measurements */
-#define CHG_TUNING_USER_FILE "tuning.json" /* clhgemm-tune's default file in the user dir */
+/* The parameters that the library uses for (dev, prec): the tuning database's entry
+ * (chg_tuning_lookup: exact device, architecture, vendor, else the defaults of params.h),
+ * then CLHGEMM_GEMM_PARAMS (or CLHGEMM_SGEMM_PARAMS / CLHGEMM_DGEMM_PARAMS) over it if set and
+ * valid (an invalid override is reported with CLHGEMM_VERBOSE and ignored). For FP32 with
+ * CLHGEMM_SGEMM_MATH = tf32 / 3xtf32 on a device with NVIDIA tensor cores the base is
+ * chg_gemm_params_tf32 instead of the database entry; elsewhere that request is reported and
+ * the IEEE kernel is used. Resolves at every call; chg_tuned_gemm is the cached form. */
+void chg_gemm_params_select(const chg_device_t *dev, chg_precision_t prec, chg_gemm_params_t *p);
 
-typedef enum chg_tuning_level_e {
-    CHG_TUNING_BUILTIN = 0, /* no entry applies: built-in defaults */
-    CHG_TUNING_VENDOR = 1,  /* an entry of another device of the same vendor key */
-    CHG_TUNING_ARCH = 2,    /* an entry of another device of the same architecture key */
-    CHG_TUNING_EXACT = 3    /* an entry of this device name and driver version */
-} chg_tuning_level_t;
+/* chg_gemm_params_select's answer, resolved once per device and precision (and again after a
+ * change of generation or of the environment it reads). Reports what select reports, at each
+ * call. Thread-safe. */
+void chg_tuned_gemm(const chg_device_t *dev, chg_precision_t prec, chg_gemm_params_t *out);
 
-/* "built-in", "vendor", "architecture", "exact". */
-const char *chg_tuning_level_name(chg_tuning_level_t level);
+/* chg_tuning_lookup's answer (same arguments, same *out and level), resolved once the same
+ * way. Thread-safe. */
+chg_tuning_level_t chg_tuned_entry(const chg_device_t *dev, chg_precision_t prec,
+                                   chg_tuning_entry_t *out);
 
-/* One row of the kernel-rate table: the GEMM kernel alone on packed m x n x k operands. */
-typedef struct chg_tuning_rate_s {
-    int m, n, k;
-    double gflops;
-} chg_tuning_rate_t;
-
-/* A measured (x, value) pair: pack threads -> GB/s, queue count -> seconds. */
-typedef struct chg_tuning_point_s {
-    int x;
-    double value;
-} chg_tuning_point_t;
-
-/* What was tuned for one precision of one device. */
-typedef struct chg_tuning_prec_s {
-    int present;
-    chg_gemm_params_t gemm;
-    int size;                 /* n of the n x n x n timing problem */
-    double gflops;            /* device call with these parameters (pack + kernel + write-back) */
-    double kernel_gflops;     /* the GEMM kernel alone */
-    double default_gflops;    /* the device call with the built-in defaults, same run */
-    int candidates, failed;   /* kernels timed, kernels that failed (build, launch, check) */
-    double search_seconds;    /* GEMM search time */
-    double best_at_seconds;   /* when the chosen kernel was first timed in the search */
-    int has_copy;
-    chg_copy_params_t pack;   /* PACK, source contiguous along i */
-    chg_copy_params_t pack_t; /* PACK, transposing */
-    double pack_gbs, pack_t_gbs, copy_buffer_gbs; /* GB/s (read + written), same run */
-    int nrates;
-    chg_tuning_rate_t rates[CHG_TUNING_MAX_RATES];
-} chg_tuning_prec_t;
-
-/* Host pipeline figures of one device (for the planner of src/host.c). */
-typedef struct chg_tuning_pipeline_s {
-    int present;
-    double h2d_pageable_gbs, d2h_pageable_gbs; /* clEnqueueWrite/ReadBuffer from malloc */
-    double h2d_pinned_gbs, d2h_pinned_gbs;     /* ... from a mapped CL_MEM_ALLOC_HOST_PTR buffer */
-    int pack_threads;                          /* best pack-thread count (0: not measured) */
-    int npack;
-    chg_tuning_point_t pack_gbs[CHG_TUNING_MAX_POINTS]; /* threads -> GB/s into pinned memory */
-    int queues;                                /* best queue count (0: not measured) */
-    int nqueue;
-    chg_tuning_point_t queue_seconds[CHG_TUNING_MAX_POINTS]; /* queues -> seconds of a GEMM */
-} chg_tuning_pipeline_t;
-
-/* The CPU/GPU split model of one precision (seed 004; cpushare.h evaluates it), measured by
- * clhgemm-tune --cpu-model on the machine of the device: stored under "model": {"cpu_share":
- * {"s": {...}, "d": {...}}} (docs/TUNING.md). Only an exact entry gives it (it describes the
- * host's CPU and bus as much as the device). */
-typedef struct chg_tuning_cpumodel_s {
-    int present;
-    chg_split_model_t split;  /* T_gpu, T_cpu (k1, k2, k3), transfers (t_s, t_w each way), gamma */
-    int cpu_threads;          /* OpenBLAS threads T_cpu was measured with */
-    char cpu_core[64];        /* OpenBLAS's core name during the run ("" unknown) */
-    double mean_rel_err;      /* mean |predicted - measured| / measured over the tuning set */
-    double gpu_err, cpu_err, hybrid_err; /* the same per kind of run */
-    int samples;              /* runs in the tuning set */
-    /* The guided search as a check, on a check_n^3 problem: the model's share with its
-     * predicted and measured seconds, the search's best share and its seconds, evaluations. */
-    int check_n;
-    double model_share, model_pred_s, model_s;
-    double search_share, search_s;
-    int search_evals;
-} chg_tuning_cpumodel_t;
-
-/* One entry of a database: a device and what was tuned on it. */
-typedef struct chg_tuning_record_s {
-    char name[256];           /* CL_DEVICE_NAME */
-    char driver[128];         /* CL_DRIVER_VERSION */
-    char vendor[256];
-    char platform[256];
-    char arch[64];            /* chg_device_t.arch_key */
-    char vendor_key[32];      /* chg_device_t.vendor_key */
-    unsigned compute_units;
-    unsigned long long local_mem, global_mem;
-    unsigned long long max_work_group;
-    char date[32];            /* of the tuning run, ISO 8601 UTC */
-    char tool[64];            /* e.g. "clhgemm-tune 0.1.0" */
-    double seconds;           /* wall time of the tuning run */
-    chg_tuning_prec_t prec[2];   /* [CHG_F32], [CHG_F64] */
-    chg_tuning_pipeline_t pipeline;
-    chg_tuning_cpumodel_t cpumodel[2]; /* model.cpu_share.{s,d} (parsed and checked) */
-    char *model;              /* the "model" object as JSON text, its other keys kept verbatim
-                                 (cpu_share is rewritten from cpumodel[]); malloc'ed, or NULL */
-} chg_tuning_record_t;
-
-/* A whole database file. */
-typedef struct chg_tuning_file_s {
-    char library_version[32]; /* of the library that wrote it */
-    char created[32];
-    int count, cap;
-    chg_tuning_record_t *records;
-} chg_tuning_file_t;
-
-void chg_tuning_file_init(chg_tuning_file_t *f);
-void chg_tuning_file_free(chg_tuning_file_t *f);
-
-/* Parses and validates a database (text or file). Returns 0, or -1 with the reason in why
- * (the file is then rejected as a whole and *f left empty). */
-int chg_tuning_file_parse(const char *text, chg_tuning_file_t *f, char *why, size_t why_len);
-int chg_tuning_file_read(const char *path, chg_tuning_file_t *f, char *why, size_t why_len);
-
-/* Writes f to path atomically (a temporary file in the same directory renamed over it; the
- * directory is created). library_version and created are set to this library and now.
- * Returns 0, or -1 with the reason in why. */
-int chg_tuning_file_write(const char *path, chg_tuning_file_t *f, char *why, size_t why_len);
-
-/* The record of (name, driver) in f, or NULL. */
-chg_tuning_record_t *chg_tuning_file_find(chg_tuning_file_t *f, const char *name,
-                                          const char *driver);
-
-/* Adds rec to f, or merges it into the record of the same device: the precisions, the
- * pipeline and the split models that rec has replace those of the stored record, the others
- * are kept (the model object's other keys too, unless rec has a model object). Returns 0, or
- * -1 when out of memory. */
-int chg_tuning_file_upsert(chg_tuning_file_t *f, const chg_tuning_record_t *rec);
-
-/* A record holding only dev's identity (name, driver, keys, facts). */
-void chg_tuning_record_init(chg_tuning_record_t *rec, const chg_device_t *dev);
-/* Deep copy (model included); 0, or -1 when out of memory. */
-int chg_tuning_record_copy(chg_tuning_record_t *dst, const chg_tuning_record_t *src);
-void chg_tuning_record_free(chg_tuning_record_t *rec);
-
-/* ---- run-time lookup --------------------------------------------------------------------- */
-
-typedef struct chg_tuning_entry_s {
-    chg_tuning_level_t level;
-    chg_tuning_prec_t prec;   /* gemm and pack/pack_t always set (defaults at BUILTIN) */
-    char source[512];         /* the file, or "built-in" */
-    char key[512];            /* the entry used: "name | driver (arch, vendor)" */
-    char note[1024];          /* what was passed over on the way, and why ("" when nothing) */
-    chg_tuning_pipeline_t pipeline; /* from an exact entry of this device (present = 0 if none) */
-    char pipeline_source[512];
-    chg_tuning_cpumodel_t cpumodel; /* this precision's split model, from an exact entry */
-    char cpumodel_source[512];
-} chg_tuning_entry_t;
-
-/* The entry for (dev, prec). Always fills *out (built-in defaults when nothing applies) and
- * returns its level. Thread-safe; cached. CLHGEMM_TUNING=off bypasses every database. */
-chg_tuning_level_t chg_tuning_lookup(const chg_device_t *dev, chg_precision_t prec,
-                                     chg_tuning_entry_t *out);
+/* Parameters of a generated copy kernel for dev: PACK from the tuning entry (src_contig_i
+ * selects the contiguous or the transposing variant; cached as chg_tuned_entry), other kinds
+ * the codegen.c defaults. */
+void chg_tuning_copy_params(const chg_device_t *dev, chg_precision_t prec, chg_copy_kind_t kind,
+                            int src_contig_i, chg_copy_params_t *out);
 
 /* The kernel rate (flop/s) the entry's kernel_rate table predicts for an m x n x k product:
  * the measurement nearest in log(m), log(n), log(k), scaled down by the fill of the last wave
  * when the product is smaller than that measurement's in m*n. 0 when the table is empty. */
 double chg_tuning_kernel_rate(const chg_tuning_prec_t *p, double m, double n, double k);
-
-/* Parameters of a generated copy kernel for dev: PACK from the tuning entry (src_contig_i
- * selects the contiguous or the transposing variant), other kinds the codegen.c defaults. */
-void chg_tuning_copy_params(const chg_device_t *dev, chg_precision_t prec, chg_copy_kind_t kind,
-                            int src_contig_i, chg_copy_params_t *out);
-
-/* Directories in effect (resolved from the environment at each call). Both return NULL when
- * there is none ("off", or no home directory / shipped directory). */
-const char *chg_tuning_user_dir(char *buf, size_t len);
-const char *chg_tuning_shipped_dir(char *buf, size_t len);
-
-/* The database files of the directories in effect, user first, as the lookup sees them. */
-typedef struct chg_tuning_source_s {
-    char path[512];
-    int user;                 /* 1: user database, 0: shipped */
-    int ok;                   /* parsed and valid */
-    int records;
-    char library_version[32];
-    char reason[512];         /* why it was rejected (ok = 0) */
-} chg_tuning_source_t;
-/* Writes up to cap sources; returns how many there are. */
-int chg_tuning_sources(chg_tuning_source_t *out, int cap);
-
-/* Drops every parsed file and cached lookup (after a database was rewritten). */
-void chg_tuning_reload(void);
-
-/* Benchmark hook: while set, lookups ignore every database (as CLHGEMM_TUNING=off), so one
- * process can time the built-in defaults next to the tuned parameters. */
-void chg_tuning_set_bypass(int on);
-
-/* Helpers shared with clhgemm-tune and clhgemm-info. */
-/* "TILE_I=..,TILE_P=..,WPT_I=..,WPT_P=..,UD_I=..,UD_P=..,PAD=.." */
-void chg_copy_params_format(const chg_copy_params_t *p, char *buf, size_t len);
-/* Parses the same keys (any subset) over *p; 0, or -1 when malformed (p unchanged). */
-int chg_copy_params_parse(const char *text, chg_copy_params_t *p);
 
 #endif

@@ -1,0 +1,154 @@
+/*
+ * dbfile.h -- the tuning database's file format (dbfile.c owns it): what clhgemm-tune measured
+ * on a device (GEMM kernel parameters, copy-kernel parameters, kernel rates, pipeline figures,
+ * the CPU/GPU split model) as records, and their JSON files (schema in docs/TUNING.md): parse
+ * and validate, write atomically, merge a record into a file.
+ *
+ * Nothing here knows which device asks or where the files are: the lookup that picks an entry
+ * for a device is resolve.h's. The library includes tuning/tuning.h, which includes both.
+ *
+ * A file that is not valid JSON, has another format version, was written by an incompatible
+ * library version (other major.minor), or breaks the schema is rejected as a whole (the reason
+ * in why); device fitness is decided per entry at lookup, since one file holds many devices.
+ */
+#ifndef CHG_TUNING_DBFILE_H
+#define CHG_TUNING_DBFILE_H
+
+#include "kernels/codegen.h"
+#include "cpu/cpushare.h"
+
+#define CHG_TUNING_FORMAT "clhgemm-tuning"
+#define CHG_TUNING_FORMAT_VERSION 1
+#define CHG_TUNING_MAX_RATES 32   /* kernel-rate table rows per precision */
+#define CHG_TUNING_MAX_POINTS 16  /* pack-thread and queue-count measurements */
+#define CHG_TUNING_USER_FILE "tuning.json" /* clhgemm-tune's default file in the user dir */
+
+/* One row of the kernel-rate table: the GEMM kernel alone on packed m x n x k operands. */
+typedef struct chg_tuning_rate_s {
+    int m, n, k;
+    double gflops;
+} chg_tuning_rate_t;
+
+/* A measured (x, value) pair: pack threads -> GB/s, queue count -> seconds. */
+typedef struct chg_tuning_point_s {
+    int x;
+    double value;
+} chg_tuning_point_t;
+
+/* What was tuned for one precision of one device. */
+typedef struct chg_tuning_prec_s {
+    int present;
+    chg_gemm_params_t gemm;
+    int size;                 /* n of the n x n x n timing problem */
+    double gflops;            /* device call with these parameters (pack + kernel + write-back) */
+    double kernel_gflops;     /* the GEMM kernel alone */
+    double default_gflops;    /* the device call with the built-in defaults, same run */
+    int candidates, failed;   /* kernels timed, kernels that failed (build, launch, check) */
+    double search_seconds;    /* GEMM search time */
+    double best_at_seconds;   /* when the chosen kernel was first timed in the search */
+    int has_copy;
+    chg_copy_params_t pack;   /* PACK, source contiguous along i */
+    chg_copy_params_t pack_t; /* PACK, transposing */
+    double pack_gbs, pack_t_gbs, copy_buffer_gbs; /* GB/s (read + written), same run */
+    int nrates;
+    chg_tuning_rate_t rates[CHG_TUNING_MAX_RATES];
+} chg_tuning_prec_t;
+
+/* Host pipeline figures of one device (for the planner of src/host.c). */
+typedef struct chg_tuning_pipeline_s {
+    int present;
+    double h2d_pageable_gbs, d2h_pageable_gbs; /* clEnqueueWrite/ReadBuffer from malloc */
+    double h2d_pinned_gbs, d2h_pinned_gbs;     /* ... from a mapped CL_MEM_ALLOC_HOST_PTR buffer */
+    int pack_threads;                          /* best pack-thread count (0: not measured) */
+    int npack;
+    chg_tuning_point_t pack_gbs[CHG_TUNING_MAX_POINTS]; /* threads -> GB/s into pinned memory */
+    int queues;                                /* best queue count (0: not measured) */
+    int nqueue;
+    chg_tuning_point_t queue_seconds[CHG_TUNING_MAX_POINTS]; /* queues -> seconds of a GEMM */
+} chg_tuning_pipeline_t;
+
+/* The CPU/GPU split model of one precision (seed 004; cpushare.h evaluates it), measured by
+ * clhgemm-tune --cpu-model on the machine of the device: stored under "model": {"cpu_share":
+ * {"s": {...}, "d": {...}}} (docs/TUNING.md). Only an exact entry gives it (it describes the
+ * host's CPU and bus as much as the device). */
+typedef struct chg_tuning_cpumodel_s {
+    int present;
+    chg_split_model_t split;  /* T_gpu, T_cpu (k1, k2, k3), transfers (t_s, t_w each way), gamma */
+    int cpu_threads;          /* OpenBLAS threads T_cpu was measured with */
+    char cpu_core[64];        /* OpenBLAS's core name during the run ("" unknown) */
+    double mean_rel_err;      /* mean |predicted - measured| / measured over the tuning set */
+    double gpu_err, cpu_err, hybrid_err; /* the same per kind of run */
+    int samples;              /* runs in the tuning set */
+    /* The guided search as a check, on a check_n^3 problem: the model's share with its
+     * predicted and measured seconds, the search's best share and its seconds, evaluations. */
+    int check_n;
+    double model_share, model_pred_s, model_s;
+    double search_share, search_s;
+    int search_evals;
+} chg_tuning_cpumodel_t;
+
+/* One entry of a database: a device and what was tuned on it. */
+typedef struct chg_tuning_record_s {
+    char name[256];           /* CL_DEVICE_NAME */
+    char driver[128];         /* CL_DRIVER_VERSION */
+    char vendor[256];
+    char platform[256];
+    char arch[64];            /* chg_device_t.arch_key */
+    char vendor_key[32];      /* chg_device_t.vendor_key */
+    unsigned compute_units;
+    unsigned long long local_mem, global_mem;
+    unsigned long long max_work_group;
+    char date[32];            /* of the tuning run, ISO 8601 UTC */
+    char tool[64];            /* e.g. "clhgemm-tune 0.1.0" */
+    double seconds;           /* wall time of the tuning run */
+    chg_tuning_prec_t prec[2];   /* [CHG_F32], [CHG_F64] */
+    chg_tuning_pipeline_t pipeline;
+    chg_tuning_cpumodel_t cpumodel[2]; /* model.cpu_share.{s,d} (parsed and checked) */
+    char *model;              /* the "model" object as JSON text, its other keys kept verbatim
+                                 (cpu_share is rewritten from cpumodel[]); malloc'ed, or NULL */
+} chg_tuning_record_t;
+
+/* A whole database file. */
+typedef struct chg_tuning_file_s {
+    char library_version[32]; /* of the library that wrote it */
+    char created[32];
+    int count, cap;
+    chg_tuning_record_t *records;
+} chg_tuning_file_t;
+
+void chg_tuning_file_init(chg_tuning_file_t *f);
+void chg_tuning_file_free(chg_tuning_file_t *f);
+
+/* Parses and validates a database (text or file). Returns 0, or -1 with the reason in why
+ * (the file is then rejected as a whole and *f left empty). */
+int chg_tuning_file_parse(const char *text, chg_tuning_file_t *f, char *why, size_t why_len);
+int chg_tuning_file_read(const char *path, chg_tuning_file_t *f, char *why, size_t why_len);
+
+/* Writes f to path atomically (a temporary file in the same directory renamed over it; the
+ * directory is created). library_version and created are set to this library and now.
+ * Returns 0, or -1 with the reason in why. */
+int chg_tuning_file_write(const char *path, chg_tuning_file_t *f, char *why, size_t why_len);
+
+/* The record of (name, driver) in f, or NULL. */
+chg_tuning_record_t *chg_tuning_file_find(chg_tuning_file_t *f, const char *name,
+                                          const char *driver);
+
+/* Adds rec to f, or merges it into the record of the same device: the precisions, the
+ * pipeline and the split models that rec has replace those of the stored record, the others
+ * are kept (the model object's other keys too, unless rec has a model object). Returns 0, or
+ * -1 when out of memory. */
+int chg_tuning_file_upsert(chg_tuning_file_t *f, const chg_tuning_record_t *rec);
+
+/* A record holding only dev's identity (name, driver, keys, facts). */
+void chg_tuning_record_init(chg_tuning_record_t *rec, const chg_device_t *dev);
+/* Deep copy (model included); 0, or -1 when out of memory. */
+int chg_tuning_record_copy(chg_tuning_record_t *dst, const chg_tuning_record_t *src);
+void chg_tuning_record_free(chg_tuning_record_t *rec);
+
+/* The copy-parameter text of the files, shared with clhgemm-tune and clhgemm-info. */
+/* "TILE_I=..,TILE_P=..,WPT_I=..,WPT_P=..,UD_I=..,UD_P=..,PAD=.." */
+void chg_copy_params_format(const chg_copy_params_t *p, char *buf, size_t len);
+/* Parses the same keys (any subset) over *p; 0, or -1 when malformed (p unchanged). */
+int chg_copy_params_parse(const char *text, chg_copy_params_t *p);
+
+#endif
