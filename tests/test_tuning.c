@@ -5,7 +5,8 @@
  * Links clhgemm_internal. Modes (argv[1]):
  *   unit     no device needed: write -> read round trip (every field), rejection of corrupt JSON,
  *            another format or format version, an incompatible library version, an unknown
- *            precision and schema errors, each with its reason; the lookup at every level
+ *            precision and schema errors (the routing figures' too), each with its reason; the
+ *            lookup at every level
  *            (exact, architecture, vendor, built-in) on a synthetic device with databases in a
  *            temporary CLHGEMM_TUNING_DIR and CLHGEMM_SHIPPED_TUNING_DIR, the user database
  *            before the shipped one, an entry without the precision or with parameters that do
@@ -18,7 +19,8 @@
  *            selects, and GEMMs through the public API with it are right (OpenBLAS oracle).
  *   tuned F  after a real clhgemm-tune run that wrote the database file F: the library finds an
  *            exact entry for this device in F (CLHGEMM_TUNING_DIR is F's directory), selects its
- *            parameters, and GEMMs with them are right.
+ *            parameters, and GEMMs with them are right; the entry has the routing figures and a
+ *            handle takes them (latency, OpenBLAS's rates without measuring them).
  *   cpumodel F  after clhgemm-tune --cpu-model --force-cpu-model wrote F: the entry has a split
  *            model per precision with its error and guided-search check; a handle with the CPU
  *            share on auto (CLHGEMM_CPU_SHARE_ANY_DEVICE=1 beside PoCL) gives the CPU exactly the
@@ -39,6 +41,8 @@
 
 #include "common.h"
 #include "core/gemm.h"
+#include "cpu/cpublas.h"
+#include "host/route.h"
 #include "kernels/params.h"
 #include "tuning/tuning.h"
 #include "base/util.h"
@@ -167,6 +171,11 @@ static int prec_equal(const chg_tuning_prec_t *a, const chg_tuning_prec_t *b)
     }
     for (int i = 0; i < a->nrates; i++)
         if (memcmp(&a->rates[i], &b->rates[i], sizeof a->rates[i])) return 0;
+    if (a->route.present != b->route.present || a->route.latency_us != b->route.latency_us ||
+        a->route.cpu_threads != b->route.cpu_threads)
+        return 0;
+    for (int i = 0; i < CHG_TUNING_ROUTE_SIZES; i++)
+        if (a->route.cpu_gflops[i] != b->route.cpu_gflops[i]) return 0;
     return 1;
 }
 
@@ -201,6 +210,10 @@ static void round_trip(void)
         for (int i = 0; i < 3; i++)
             x->rates[i] = (chg_tuning_rate_t){1024 << i, 2048 << i, 512, 100.0 / (i + 3)};
     }
+    /* The routing figures: s with OpenBLAS rates, d with the latency alone. */
+    r.prec[0].route = (chg_tuning_route_t){.present = 1, .latency_us = 1234.0 / 3.0, .cpu_threads = 28,
+                                           .cpu_gflops = {12.5, 1.0 / 7.0, 2.5e3, 3100.75}};
+    r.prec[1].route = (chg_tuning_route_t){.present = 1, .latency_us = 987.654321};
     chg_tuning_pipeline_t *pl = &r.pipeline;
     pl->present = 1;
     pl->h2d_pageable_gbs = 6.9;
@@ -305,7 +318,8 @@ static void round_trip(void)
         EXPECT(f.count == 2 && m && !memcmp(&m->prec[1].gemm, &P_VENDOR, sizeof P_VENDOR) &&
                    !memcmp(&m->prec[0].gemm, &P_EXACT, sizeof P_EXACT) && m->pipeline.present &&
                    m->model && !strcmp(m->date, r.date) && m->cpumodel[CHG_F64].present &&
-                   m->cpumodel[CHG_F64].split.gamma == 0.375,
+                   m->cpumodel[CHG_F64].split.gamma == 0.375 && m->prec[0].route.present &&
+                   m->prec[0].route.cpu_threads == 28 && !m->prec[1].route.present,
                "upsert did not merge (count %d)", f.count);
         /* A new split model of s is added beside d's. */
         chg_tuning_record_t upd2 = record_for(&dev, P_VENDOR, 0);
@@ -349,6 +363,64 @@ static void expect_reject(const char *label, const char *text, const char *want)
     EXPECT(rc == -1 && strstr(why, want) != NULL,
            "%s: want rejection mentioning \"%s\", got rc %d \"%s\"", label, want, rc, why);
     if (rc == 0) chg_tuning_file_free(&f);
+}
+
+/* precisions.s.route: a valid one (with and without the OpenBLAS rates), then each kind of
+ * break, each rejecting the whole file with its reason. */
+static void route_rejections(void)
+{
+    static const char *const RT = "\"route\":{\"latency_us\":850.5,\"cpu_threads\":4,"
+                                  "\"cpu_gflops\":[10,40,80.5,90]}";
+    char ent[1024], buf[2048], why[512] = "";
+    /* VALID_ENTRY ends with the closing braces of gemm, s, precisions and the entry */
+    const int cut = (int)strlen(VALID_ENTRY) - 3;
+    snprintf(ent, sizeof ent, "%.*s,%s}}}", cut, VALID_ENTRY, RT);
+    snprintf(buf, sizeof buf, "%s%s]}", VALID_HEAD, ent);
+    chg_tuning_file_t f;
+    int rc = chg_tuning_file_parse(buf, &f, why, sizeof why);
+    const chg_tuning_route_t *r = rc == 0 && f.count == 1 ? &f.records[0].prec[0].route : NULL;
+    EXPECT(r && r->present && r->latency_us == 850.5 && r->cpu_threads == 4 && r->cpu_gflops[0] == 10 &&
+               r->cpu_gflops[2] == 80.5 && r->cpu_gflops[3] == 90,
+           "a valid route record was rejected or misread: %s", why);
+    if (rc == 0) chg_tuning_file_free(&f);
+    char lat[1024];
+    snprintf(lat, sizeof lat, "%s%.*s,\"route\":{\"latency_us\":3e2}}}}]}", VALID_HEAD, cut, VALID_ENTRY);
+    rc = chg_tuning_file_parse(lat, &f, why, sizeof why);
+    EXPECT(rc == 0 && f.records[0].prec[0].route.present && f.records[0].prec[0].route.latency_us == 300 &&
+               f.records[0].prec[0].route.cpu_threads == 0,
+           "a route record without OpenBLAS rates was rejected or misread: %s", why);
+    if (rc == 0) chg_tuning_file_free(&f);
+    static const struct {
+        const char *from, *to, *want;
+    } breaks[] = {
+        {"\"latency_us\":850.5", "\"latency_us\":-850.5", "precisions.s.route.latency_us: must be > 0"},
+        {"\"latency_us\":850.5", "\"latency_us\":0", "precisions.s.route.latency_us: must be > 0"},
+        {"\"latency_us\":850.5", "\"latency_us\":\"1\"", "route.latency_us: expected a finite number"},
+        {"\"latency_us\":850.5,", "", "precisions.s.route.latency_us: missing"},
+        {",90]", "]", "route.cpu_gflops: expected 4 numbers (n = 64, 256, 1024, 2048), got 3"},
+        {",90]", ",90,100]", "route.cpu_gflops: expected 4 numbers"},
+        {"[10,", "[0,", "route.cpu_gflops[0]: expected a number > 0"},
+        {",80.5,", ",-80.5,", "route.cpu_gflops[2]: expected a number > 0"},
+        {",90]", ",\"x\"]", "route.cpu_gflops[3]: expected a number > 0"},
+        {"\"cpu_gflops\":[10,40,80.5,90]", "\"cpu_gflops\":90", "route.cpu_gflops: expected an array"},
+        {"\"cpu_threads\":4", "\"cpu_threads\":0", "route.cpu_threads: must be >= 1"},
+        {"\"cpu_threads\":4,", "", "route: cpu_threads and cpu_gflops go together"},
+        {",\"cpu_gflops\":[10,40,80.5,90]", "", "route: cpu_threads and cpu_gflops go together"},
+        {"\"route\":{", "\"route\":3,\"z\":{", "precisions.s.route: expected an object"},
+    };
+    for (size_t i = 0; i < sizeof breaks / sizeof breaks[0]; i++) {
+        char bad[2048];
+        snprintf(bad, sizeof bad, "%s", buf);
+        char *at = strstr(bad, breaks[i].from);
+        if (!at) {
+            EXPECT(0, "test setup: \"%s\" not in the text", breaks[i].from);
+            continue;
+        }
+        char tail[2048];
+        snprintf(tail, sizeof tail, "%s", at + strlen(breaks[i].from));
+        snprintf(at, sizeof bad - (size_t)(at - bad), "%s%s", breaks[i].to, tail);
+        expect_reject(breaks[i].want, bad, breaks[i].want);
+    }
 }
 
 static void rejections(void)
@@ -426,6 +498,7 @@ static void rejections(void)
         {"\"tw\":4e-11}", "\"tw\":-4e-11}", "model.cpu_share.d.h2d.tw: expected a number >= 0"},
         {"\"cpu_share\":{", "\"cpu_share\":3,\"z\":{", "model.cpu_share: expected an object"},
     };
+    route_rejections();
     for (size_t i = 0; i < sizeof breaks / sizeof breaks[0]; i++) {
         char bad[2048];
         snprintf(bad, sizeof bad, "%s", buf);
@@ -963,6 +1036,41 @@ static void device_entry(tc_env_t *env, const chg_device_t *dev)
     chg_tuning_record_free(&r);
 }
 
+/* The routing figures of the tuner's entry (r): written for s, and a handle on the device takes
+ * them (the latency, and OpenBLAS's rates without measuring: the model's CPU time of a 64^3
+ * call is the stored rate's at n = 64), the OpenBLAS thread count being the tuner's. */
+static void tuned_route(const chg_tuning_record_t *r)
+{
+    const chg_tuning_route_t *rt = &r->prec[0].route;
+    EXPECT(rt->present && rt->latency_us > 0 && rt->cpu_threads >= 1 && rt->cpu_gflops[0] > 0 &&
+               rt->cpu_gflops[3] > 0,
+           "tuned entry without routing figures for s (present %d, latency %g us, threads %d)", rt->present,
+           rt->latency_us, rt->cpu_threads);
+    if (!rt->present) return;
+    printf("tuned route s: latency %.1f us, OpenBLAS on %d threads %.1f, %.1f, %.1f, %.1f GFLOP/s\n",
+           rt->latency_us, rt->cpu_threads, rt->cpu_gflops[0], rt->cpu_gflops[1], rt->cpu_gflops[2],
+           rt->cpu_gflops[3]);
+    clhgemm_handle_t h = NULL;
+    const clhgemm_status_t st = clhgemm_create(&h, NULL);
+    EXPECT(st == CLHGEMM_SUCCESS, "route: clhgemm_create: %s", clhgemm_status_string(st));
+    if (st != CLHGEMM_SUCCESS) return;
+    if (h->ndev == 1 && !strcmp(h->devs[0].dev.info.name, r->name) && !getenv("CLHGEMM_ROUTE_MODEL")) {
+        double lat = 0;
+        for (int p = 0; p < 2; p++)
+            if (r->prec[p].route.present) lat = CHG_MAX(lat, r->prec[p].route.latency_us * 1e-6);
+        EXPECT(fabs(h->route.latency - lat) <= 1e-12 * lat, "route: the handle's latency %g s, the entry's %g s",
+               h->route.latency, lat);
+        EXPECT(chg_cpu_blas_threads() != rt->cpu_threads || atomic_load(&h->route.cpu_known[0]),
+               "route: OpenBLAS's rates not taken from the entry (%d threads, as measured)", rt->cpu_threads);
+        const route_call_t rc = {.prec = CHG_F32, .name = "sgemm", .m = 64, .n = 64, .k = 64,
+                                 .flops = 2.0 * 64 * 64 * 64, .in_elems = 2 * 64 * 64, .c_elems = 64 * 64};
+        const double want = rc.flops / (rt->cpu_gflops[0] * 1e9), got = chg_route_cpu_time(h, &rc);
+        EXPECT(chg_cpu_blas_threads() != rt->cpu_threads || fabs(got - want) <= 1e-12 * want,
+               "route: the model's OpenBLAS time of 64^3 is %g s, the entry's rate gives %g s", got, want);
+    }
+    clhgemm_destroy(h);
+}
+
 static void tuned_file(tc_env_t *env, const chg_device_t *dev, const char *file)
 {
     chg_tuning_file_t f;
@@ -990,6 +1098,7 @@ static void tuned_file(tc_env_t *env, const chg_device_t *dev, const char *file)
         chg_gemm_params_format(&e.prec.gemm, buf, sizeof buf);
         printf("tuned sgemm parameters in use: %s (%.2f GFLOP/s at n=%d, %d candidates)\n", buf,
                r->prec[0].gflops, r->prec[0].size, r->prec[0].candidates);
+        tuned_route(r);
     }
     chg_tuning_file_free(&f);
     run_gemms(env, "tuned");

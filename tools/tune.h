@@ -3,7 +3,8 @@
  *   clhgemm_tune.c   command line, budget and phases, summary, database (calls the phases)
  *   tune_gemm.c      GEMM kernel search (constrained space, staged coarse-to-fine search)
  *   tune_copy.c      copy/pack kernel search, next to clEnqueueCopyBuffer
- *   tune_pipeline.c  bus bandwidth, kernel rate vs tile shape, pack threads, queue count
+ *   tune_pipeline.c  bus bandwidth, kernel rate vs tile shape, pack threads, routing figures,
+ *                    queue count
  *   tune_cpumodel.c  seed 004's CPU/GPU split model (T_gpu, T_cpu, transfers, gamma) and the
  *                    guided search over the share as its check
  *   tune_worker.c    build workers: child processes that compile candidate kernels in parallel
@@ -105,8 +106,9 @@ int tune_gemm(tune_run_t *r, tdev_t *d, chg_precision_t prec, double deadline);
  * has_copy, pack, pack_t, pack_gbs, pack_t_gbs, copy_buffer_gbs. */
 int tune_copy(tune_run_t *r, tdev_t *d, chg_precision_t prec, double deadline);
 
-/* Pipeline figures (d->rec.pipeline) and kernel-rate tables (d->rec.prec[*].rates for the
- * precisions in prec_mask, with the parameters in d->rec, else the library's) until deadline. */
+/* Pipeline figures (d->rec.pipeline), kernel-rate tables (d->rec.prec[*].rates for the
+ * precisions in prec_mask, with the parameters in d->rec, else the library's) and the routing
+ * figures (d->rec.prec[*].route) until deadline. */
 int tune_pipeline(tune_run_t *r, tdev_t *d, int prec_mask, double deadline);
 
 /* The CPU/GPU split model (d->rec.cpumodel[] for the precisions in prec_mask) until deadline.

@@ -7,6 +7,10 @@
  *     to 16384 on GPUs, capped by device memory and time), with the tuned parameters, on packed
  *     operands holding a random pattern;
  *   - the copy rate from pageable into pinned memory against the number of pack threads;
+ *   - the routing model's figures per precision (host/route.c): the fixed cost of a host-memory
+ *     call on the device (median of tiny calls on a handle routed to the device) and
+ *     OpenBLAS's rates at the model's sizes with its thread count (chg_cpu_blas_rates, the
+ *     library's own measurement);
  *   - the effect of the queue count (3 vs 4) on a host-memory GEMM through the public API
  *     (clhgemm_create with options.queues and options.cpu_threads), with a device memory
  *     limit that splits the problem into several tiles so that the queues overlap.
@@ -19,6 +23,7 @@
 #include <unistd.h>
 
 #include "core/gemm.h"
+#include "cpu/cpublas.h"
 #include "tune.h"
 
 /* ---- bus --------------------------------------------------------------------------------- */
@@ -254,6 +259,125 @@ static void pack_threads(tune_run_t *r, tdev_t *d, chg_tuning_pipeline_t *pl, do
              pl->pack_threads);
 }
 
+/* ---- routing figures ---------------------------------------------------------------------- */
+
+#define ROUTE_N 32     /* the tiny call: 32 x 32 x 32 */
+#define ROUTE_WARM 3
+#define ROUTE_REPS 20
+
+static int cmp_double(const void *a, const void *b)
+{
+    const double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* A handle of device d alone whose calls all go to the device: CLHGEMM_ROUTE=device while it
+ * is created (the routing mode is read then), the caller's setting restored after. */
+static clhgemm_handle_t device_routed_handle(tune_run_t *r, tdev_t *d)
+{
+    char spec[32];
+    snprintf(spec, sizeof spec, "%d", d->index);
+    const char *was = getenv("CLHGEMM_ROUTE");
+    char *saved = was ? strdup(was) : NULL;
+    setenv("CLHGEMM_ROUTE", "device", 1);
+    clhgemm_options_t o;
+    clhgemm_options_init(&o);
+    o.devices = spec;
+    clhgemm_handle_t h = NULL;
+    const clhgemm_status_t st = clhgemm_create(&h, &o);
+    if (saved) setenv("CLHGEMM_ROUTE", saved, 1);
+    else unsetenv("CLHGEMM_ROUTE");
+    free(saved);
+    if (st != CLHGEMM_SUCCESS) {
+        tune_say(r, "%s route: clhgemm_create: %s", d->log_prefix, clhgemm_status_string(st));
+        return NULL;
+    }
+    return h;
+}
+
+/* The fixed cost of a host-memory call on the device: the median wall time of ROUTE_REPS
+ * calls of ROUTE_N^3 after ROUTE_WARM warm-up calls. Seconds, or -1. */
+static double route_latency(tune_run_t *r, tdev_t *d, clhgemm_handle_t h, chg_precision_t prec)
+{
+    enum { NN = ROUTE_N * ROUTE_N };
+    double A[NN], B[NN], C[NN]; /* as floats for s: the first half */
+    tune_fill(A, prec == CHG_F64, NN, r->o.seed ^ 11);
+    tune_fill(B, prec == CHG_F64, NN, r->o.seed ^ 12);
+    tune_fill(C, prec == CHG_F64, NN, r->o.seed ^ 13);
+    double t[ROUTE_REPS];
+    for (int i = 0; i < ROUTE_WARM + ROUTE_REPS; i++) {
+        const int n = ROUTE_N;
+        const double t0 = tune_now();
+        const clhgemm_status_t st =
+            prec == CHG_F64 ? clhgemm_dgemm(h, CLHGEMM_COL_MAJOR, CLHGEMM_NO_TRANS, CLHGEMM_NO_TRANS, n, n, n,
+                                            1.0, A, n, B, n, 0.5, C, n)
+                            : clhgemm_sgemm(h, CLHGEMM_COL_MAJOR, CLHGEMM_NO_TRANS, CLHGEMM_NO_TRANS, n, n, n,
+                                            1.0f, (const float *)A, n, (const float *)B, n, 0.5f, (float *)C, n);
+        const double dt = tune_now() - t0;
+        if (st != CLHGEMM_SUCCESS) {
+            tune_say(r, "%s route %c: clhgemm_%cgemm: %s", d->log_prefix, prec ? 'd' : 's', prec ? 'd' : 's',
+                     clhgemm_status_string(st));
+            return -1;
+        }
+        if (i >= ROUTE_WARM) t[i - ROUTE_WARM] = dt;
+    }
+    qsort(t, ROUTE_REPS, sizeof t[0], cmp_double);
+    return 0.5 * (t[(ROUTE_REPS - 1) / 2] + t[ROUTE_REPS / 2]);
+}
+
+/* The routing figures of every precision in prec_mask (d->rec.prec[p].route): the latency of
+ * each, then OpenBLAS's rates (a fixed amount of work, about 100 GFLOP per precision: tens of
+ * milliseconds on a many-core host, seconds on one core), the second precision's only when
+ * the first's time still fits before the deadline. */
+static void route_figures(tune_run_t *r, tdev_t *d, int prec_mask, double deadline)
+{
+    clhgemm_handle_t h = device_routed_handle(r, d);
+    if (!h) return;
+    const int threads = chg_cpu_blas_threads();
+    double took = 0;
+    for (int p = 0; p < 2 && !r->stop; p++) {
+        if (!(prec_mask & (1 << p)) || (p == CHG_F64 && !(d->dev.features & CHG_FEAT_FP64))) continue;
+        const char pc = p ? 'd' : 's';
+        chg_tuning_route_t *rt = &d->rec.prec[p].route;
+        const double lat = route_latency(r, d, h, (chg_precision_t)p);
+        if (!(lat > 0)) continue;
+        const chg_tuning_route_t old = *rt; /* the stored entry's (a rerun keeps its rates if it skips them) */
+        memset(rt, 0, sizeof *rt);
+        rt->present = 1;
+        rt->latency_us = lat * 1e6;
+        const char *why = threads < 1 ? "no OpenBLAS" : "no time left";
+        if (threads >= 1 && (took == 0 || tune_now() + took <= deadline)) {
+            why = "a rate was 0";
+            double rates[CHG_CPU_RATE_SIZES];
+            const double t0 = tune_now();
+            chg_cpu_blas_rates((chg_precision_t)p, rates);
+            took = tune_now() - t0;
+            int ok = 1;
+            for (int i = 0; i < CHG_CPU_RATE_SIZES; i++) ok &= rates[i] > 0;
+            for (int i = 0; ok && i < CHG_TUNING_ROUTE_SIZES; i++) rt->cpu_gflops[i] = rates[i] * 1e-9;
+            rt->cpu_threads = ok ? threads : 0;
+        } else if (old.present && old.cpu_threads == threads && threads >= 1) {
+            rt->cpu_threads = old.cpu_threads;
+            memcpy(rt->cpu_gflops, old.cpu_gflops, sizeof rt->cpu_gflops);
+            why = " (no time left: the stored entry's)";
+        }
+        if (rt->cpu_threads)
+            tune_say(r, "%s route %c: host call latency %.3f ms (median of %d %dx%dx%d calls); OpenBLAS on %d "
+                        "threads %.1f, %.1f, %.1f, %.1f GFLOP/s at n = 64, 256, 1024, 2048%s",
+                     d->log_prefix, pc, lat * 1e3, ROUTE_REPS, ROUTE_N, ROUTE_N, ROUTE_N, threads,
+                     rt->cpu_gflops[0], rt->cpu_gflops[1], rt->cpu_gflops[2], rt->cpu_gflops[3],
+                     why[0] == ' ' ? why : "");
+        else
+            tune_say(r, "%s route %c: host call latency %.3f ms (median of %d %dx%dx%d calls); OpenBLAS rates "
+                        "not measured (%s)", d->log_prefix, pc, lat * 1e3, ROUTE_REPS, ROUTE_N, ROUTE_N, ROUTE_N,
+                     why);
+        if (!d->rec.prec[p].present)
+            tune_say(r, "%s route %c: not stored: the entry has no %cgemm parameters yet (run --gemm)",
+                     d->log_prefix, pc, pc);
+    }
+    clhgemm_destroy(h);
+}
+
 /* ---- queue count -------------------------------------------------------------------------- */
 
 static void queues(tune_run_t *r, tdev_t *d, chg_tuning_pipeline_t *pl, double deadline)
@@ -337,6 +461,7 @@ int tune_pipeline(tune_run_t *r, tdev_t *d, int prec_mask, double deadline)
     for (int p = 0; p < 2; p++)
         if (prec_mask & (1 << p) && (p == CHG_F32 || (d->dev.features & CHG_FEAT_FP64)))
             kernel_rates(r, d, (chg_precision_t)p, t0 + (p == 0 ? 0.5 : 0.75) * span);
+    if (!r->stop) route_figures(r, d, prec_mask, t0 + 0.85 * span);
     if (!r->stop) queues(r, d, pl, deadline);
     return 0;
 }

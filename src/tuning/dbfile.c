@@ -358,6 +358,45 @@ static void parse_copy(const cJSON *o, const char *path, chg_copy_params_t *c, d
         fail(e, "%s: sizes must be positive", path);
 }
 
+/* precisions.X.route: latency_us > 0 (required); cpu_threads and cpu_gflops (4 rates > 0, at
+ * n = 64, 256, 1024, 2048) together or not at all. */
+static void parse_route(const cJSON *o, const char *path, chg_tuning_route_t *r, perr_t *e)
+{
+    char sub[256];
+    memset(r, 0, sizeof *r);
+    r->present = 1;
+    get_real(o, "latency_us", path, 1, &r->latency_us, e);
+    if (!e->failed && !(r->latency_us > 0)) fail(e, "%s.latency_us: must be > 0", path);
+    get_int(o, "cpu_threads", path, 0, 4096, &r->cpu_threads, e);
+    const cJSON *a = get_arr(o, "cpu_gflops", path, 0, e);
+    if (e->failed) return;
+    if (!a != !member(o, "cpu_threads")) {
+        fail(e, "%s: cpu_threads and cpu_gflops go together", path);
+        return;
+    }
+    if (!a) return;
+    if (r->cpu_threads < 1) {
+        fail(e, "%s.cpu_threads: must be >= 1", path);
+        return;
+    }
+    snprintf(sub, sizeof sub, "%s.cpu_gflops", path);
+    if (cJSON_GetArraySize(a) != CHG_TUNING_ROUTE_SIZES) {
+        fail(e, "%s: expected %d numbers (n = 64, 256, 1024, 2048), got %d", sub,
+             CHG_TUNING_ROUTE_SIZES, cJSON_GetArraySize(a));
+        return;
+    }
+    int i = 0;
+    const cJSON *v;
+    cJSON_ArrayForEach(v, a)
+    {
+        if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble) || !(v->valuedouble > 0)) {
+            fail(e, "%s[%d]: expected a number > 0", sub, i);
+            return;
+        }
+        r->cpu_gflops[i++] = v->valuedouble;
+    }
+}
+
 static void parse_prec(const cJSON *o, const char *path, chg_precision_t prec,
                        chg_tuning_prec_t *p, perr_t *e)
 {
@@ -419,6 +458,9 @@ static void parse_prec(const cJSON *o, const char *path, chg_precision_t prec,
             get_num(row, "gflops", sub, 1, &t->gflops, e);
         }
     }
+    snprintf(sub, sizeof sub, "%s.route", path);
+    const cJSON *rt = get_obj(o, "route", path, 0, e);
+    if (rt) parse_route(rt, sub, &p->route, e);
 }
 
 static void parse_points(const cJSON *arr, const char *path, const char *xkey, const char *vkey,
@@ -790,6 +832,20 @@ static cJSON *cpumodel_json(const chg_tuning_cpumodel_t *c)
     return o;
 }
 
+static void add_route(cJSON *po, const chg_tuning_route_t *r)
+{
+    cJSON *o = cJSON_AddObjectToObject(po, "route");
+    cJSON_AddNumberToObject(o, "latency_us", r->latency_us);
+    int rates = r->cpu_threads > 0;
+    for (int i = 0; i < CHG_TUNING_ROUTE_SIZES; i++) rates &= r->cpu_gflops[i] > 0;
+    if (rates) { /* a reader rejects rates that are not all positive: none rather than those */
+        cJSON_AddNumberToObject(o, "cpu_threads", r->cpu_threads);
+        cJSON *a = cJSON_AddArrayToObject(o, "cpu_gflops");
+        for (int i = 0; i < CHG_TUNING_ROUTE_SIZES; i++)
+            cJSON_AddItemToArray(a, cJSON_CreateNumber(r->cpu_gflops[i]));
+    }
+}
+
 /* precisions.s / precisions.d */
 static void add_prec(cJSON *ps, int p, const chg_tuning_prec_t *x)
 {
@@ -821,6 +877,7 @@ static void add_prec(cJSON *ps, int p, const chg_tuning_prec_t *x)
             cJSON_AddItemToArray(a, row);
         }
     }
+    if (x->route.present && x->route.latency_us > 0) add_route(po, &x->route);
 }
 
 /* An array of {xkey: x, vkey: value} rows. */

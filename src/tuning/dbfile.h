@@ -1,8 +1,8 @@
 /*
  * dbfile.h -- the tuning database's file format (dbfile.c owns it): what clhgemm-tune measured
- * on a device (GEMM kernel parameters, copy-kernel parameters, kernel rates, pipeline figures,
- * the CPU/GPU split model) as records, and their JSON files (schema in docs/TUNING.md): parse
- * and validate, write atomically, merge a record into a file.
+ * on a device (GEMM kernel parameters, copy-kernel parameters, kernel rates, the routing
+ * model's figures, pipeline figures, the CPU/GPU split model) as records, and their JSON files
+ * (schema in docs/TUNING.md): parse and validate, write atomically, merge a record into a file.
  *
  * Nothing here knows which device asks or where the files are: the lookup that picks an entry
  * for a device is resolve.h's. The library includes tuning/tuning.h, which includes both.
@@ -22,6 +22,8 @@
 #define CHG_TUNING_MAX_RATES 32   /* kernel-rate table rows per precision */
 #define CHG_TUNING_MAX_POINTS 16  /* pack-thread and queue-count measurements */
 #define CHG_TUNING_USER_FILE "tuning.json" /* clhgemm-tune's default file in the user dir */
+#define CHG_TUNING_ROUTE_SIZES 4  /* OpenBLAS rates per route record: n = 64, 256, 1024, 2048
+                                     (cpublas.h's chg_cpu_rate_size) */
 
 /* One row of the kernel-rate table: the GEMM kernel alone on packed m x n x k operands. */
 typedef struct chg_tuning_rate_s {
@@ -34,6 +36,17 @@ typedef struct chg_tuning_point_s {
     int x;
     double value;
 } chg_tuning_point_t;
+
+/* The routing model's figures of one precision (host/route.c), measured by clhgemm-tune's
+ * pipeline phase: stored as "route": {"latency_us", "cpu_threads", "cpu_gflops": [4]} in the
+ * precision's object (docs/TUNING.md). They describe the machine (the host's OpenBLAS and the
+ * host call's fixed cost), so the library takes them only from an exact entry. */
+typedef struct chg_tuning_route_s {
+    int present;
+    double latency_us;        /* median wall time of a tiny host-memory call on the device */
+    int cpu_threads;          /* OpenBLAS threads the rates were measured with (0: no rates) */
+    double cpu_gflops[CHG_TUNING_ROUTE_SIZES]; /* OpenBLAS GEMM on n^3 at the sizes above */
+} chg_tuning_route_t;
 
 /* What was tuned for one precision of one device. */
 typedef struct chg_tuning_prec_s {
@@ -52,6 +65,7 @@ typedef struct chg_tuning_prec_s {
     double pack_gbs, pack_t_gbs, copy_buffer_gbs; /* GB/s (read + written), same run */
     int nrates;
     chg_tuning_rate_t rates[CHG_TUNING_MAX_RATES];
+    chg_tuning_route_t route; /* the routing model's figures (present = 0: none) */
 } chg_tuning_prec_t;
 
 /* Host pipeline figures of one device (for the planner of src/host.c). */
