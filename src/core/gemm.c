@@ -797,7 +797,7 @@ int chg_gemm_direct_mode(const chg_gemm_args_t *a, const chg_gemm_params_t *gp, 
     /* auto: every mode for the FMA kernel (on the H100 each saved its copy: SGEMM n = 8192
      * +0.5% each, +1% together); none for the FP64 tensor-core kernel, whose in-place A and
      * whose own write of C (uncoalesced, latency-bound C reads at 255 registers) each cost it
-     * ~2%, more than the pack and the write-back they save (docs/PERFORMANCE.md) -- except
+     * ~2%, more than the pack and the write-back they save (docs/perf/2026-11-history.md) -- except
      * C when beta == 0: then the kernel only stores alpha * AB (no C read in its epilogue), and
      * that saved the write-back: DGEMM n = 8192 +1.6% (49.9 against 49.1 TFLOP/s; 3xTF32
      * within +-1%). */

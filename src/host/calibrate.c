@@ -105,7 +105,7 @@ void chg_measure_rate(hdev_t *d, chg_precision_t prec)
      * the 53.2 of this entry; the table's 16384 x 16384 x 4096 entry, 49.3, measured no better
      * there and made n = 16384 plan k slices of 384: 27.5 against 32.1 TFLOP/s.) */
     chg_tuning_entry_t te;
-    chg_tuning_lookup(&d->dev, prec, &te);
+    chg_tuned_entry(&d->dev, prec, &te);
     const double tabled = te.level != CHG_TUNING_BUILTIN ? chg_tuning_kernel_rate(&te.prec, 8192, 8192, 2048) : 0;
     if (tabled > 0) {
         d->rate[prec] = tabled;

@@ -43,7 +43,7 @@ static clhgemm_status_t setup(drv_t *v)
     call_t *c = v->c;
     hdev_t *d = v->d;
     const plan_t *pl = &c->pl;
-    chg_gemm_params_select(&d->dev, c->prec, &v->gp);
+    chg_tuned_gemm(&d->dev, c->prec, &v->gp);
     clhgemm_status_t st = chg_l3_kernels_create(d->ctx, &d->dev, c->prec, &v->gp, c->ta, c->tb,
                                                 c->beta == 0.0, &c->st, &v->ks);
     if (st != CLHGEMM_SUCCESS) return st;
@@ -333,6 +333,7 @@ static void finish(drv_t *v, unsigned long long t_start, unsigned long long t_se
     chg_tile_events_release(v);
     chg_gemm_kernels_release(&v->ks);
     pthread_mutex_lock(&c->mu);
+    c->setup_s = CHG_MAX(c->setup_s, (t_setup - t_start) * 1e-9);
     c->bytes_h2d += v->h2d_bytes;
     c->bytes_d2h += v->d2h_bytes;
     c->copy_bytes += v->copy_bytes;

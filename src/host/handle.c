@@ -10,6 +10,8 @@
 
 #include "cpu/cpushare.h"
 #include "host/calibrate.h"
+#include "host/plan.h"
+#include "host/route.h"
 #include "tuning/tuning.h"
 
 CLHGEMM_API void clhgemm_options_init(clhgemm_options_t *o)
@@ -100,7 +102,7 @@ static clhgemm_status_t open_device(clhgemm_handle_t h, hopts_t *p, cl_device_id
     h->ndev++;
     int nqd = p->nq;
     chg_tuning_entry_t te;
-    chg_tuning_lookup(&d->dev, CHG_F32, &te);
+    chg_tuned_entry(&d->dev, CHG_F32, &te);
     if (!p->nq_set && te.pipeline.present && te.pipeline.queues >= 3 && te.pipeline.queues <= MAX_QUEUES)
         nqd = te.pipeline.queues;
     if (!p->threads_set && h->ndev == 1 && te.pipeline.present && te.pipeline.pack_threads > 0)
@@ -171,6 +173,7 @@ CLHGEMM_API clhgemm_status_t clhgemm_create(clhgemm_handle_t *handle, const clhg
     clhgemm_handle_t h = calloc(1, sizeof *h);
     if (!h) return CLHGEMM_OUT_OF_HOST_MEMORY;
     pthread_mutex_init(&h->call_lock, NULL);
+    pthread_mutex_init(&h->info_lock, NULL);
     h->cpu_mode = chg_cpu_available() ? p.cpu_mode : CPU_OFF;
     h->cpu_fixed = p.cpu_fixed;
     h->cpu_sched = p.cpu_sched;
@@ -185,6 +188,10 @@ CLHGEMM_API clhgemm_status_t clhgemm_create(clhgemm_handle_t *handle, const clhg
         return st;
     }
     chg_measure_pack(h);
+    if ((st = chg_route_init(h)) != CLHGEMM_SUCCESS) {
+        clhgemm_destroy(h);
+        return st;
+    }
     log_handle(h, p.cores);
     *handle = h;
     return CLHGEMM_SUCCESS;
@@ -197,7 +204,9 @@ CLHGEMM_API void clhgemm_destroy(clhgemm_handle_t h)
     free(h->devs);
     if (h->pool) chg_pool_destroy(h->pool);
     free(h->trace_path);
+    chg_plan_cache_free(h);
     pthread_mutex_destroy(&h->call_lock);
+    pthread_mutex_destroy(&h->info_lock);
     free(h);
 }
 
@@ -205,8 +214,8 @@ CLHGEMM_API clhgemm_status_t clhgemm_last_call_info(clhgemm_handle_t h, clhgemm_
 {
     if (!h) return CLHGEMM_NULL_HANDLE;
     if (!info) return CLHGEMM_INVALID_ARGUMENT;
-    pthread_mutex_lock(&h->call_lock);
+    pthread_mutex_lock(&h->info_lock);
     *info = h->last;
-    pthread_mutex_unlock(&h->call_lock);
+    pthread_mutex_unlock(&h->info_lock);
     return CLHGEMM_SUCCESS;
 }

@@ -241,9 +241,9 @@ static void keep_last_shape(clhgemm_handle_t h, const pctx_t *pc, plan_t *pl)
     if (last.predicted <= pl->predicted * 1.03) *pl = last;
 }
 
-int chg_plan_call(clhgemm_handle_t h, const pctx_t *pc, plan_t *out)
+/* The model's best plan, with hysteresis against the handle's last shape. */
+static int make_plan_kept(clhgemm_handle_t h, const pctx_t *pc, plan_t *out)
 {
-    if (forced_plan(pc, out)) return 1;
     if (!make_plan(pc, out)) return 0;
     /* A level-3 call whose shape is constrained neither keeps nor sets the last shape. */
     if (pc->fix_m || pc->fix_n || pc->square || pc->no_prefetch) return 1;
@@ -252,6 +252,75 @@ int chg_plan_call(clhgemm_handle_t h, const pctx_t *pc, plan_t *out)
     h->last_bn = out->bn;
     h->last_bk = out->bk;
     h->last_amode = out->amode;
+    return 1;
+}
+
+/* Identical calls get identical plans: the plans of the handle's last PLAN_CACHE call shapes
+ * are kept (the model's inputs may move between calls -- the pack rate is what the last call
+ * reached -- and would otherwise flip a plan, with new pinned staging, between two identical
+ * calls). The key is every input of the model that the call sets; the devices and their
+ * budgets are the handle's own. A plan made before the pack threads' rate was measured in a
+ * large call is refined once, the first time that rate differs (with the hysteresis of
+ * keep_last_shape), and then stays. */
+#define PLAN_CACHE 16
+typedef struct plan_memo_s {
+    int used, refined;
+    pctx_t key;
+    plan_t plan;
+} plan_memo_t;
+struct chg_plan_cache_s {
+    plan_memo_t e[PLAN_CACHE];
+    unsigned next;
+};
+
+static int same_shape(const pctx_t *a, const pctx_t *b)
+{
+    return a->m == b->m && a->n == b->n && a->k == b->k && a->es == b->es && a->beta_zero == b->beta_zero &&
+           a->segs == b->segs && a->fix_m == b->fix_m && a->fix_n == b->fix_n && a->square == b->square &&
+           a->no_prefetch == b->no_prefetch && a->kgroup == b->kgroup && a->ramp == b->ramp &&
+           a->pinned == b->pinned && a->mem == b->mem;
+}
+
+static int cached_plan(clhgemm_handle_t h, const pctx_t *pc, plan_t *out)
+{
+    if (!h->plans) return 0;
+    for (int i = 0; i < PLAN_CACHE; i++) {
+        plan_memo_t *e = &h->plans->e[i];
+        if (!e->used || !same_shape(&e->key, pc)) continue;
+        if (!e->refined && e->key.pack != pc->pack) {
+            plan_t pl;
+            if (make_plan_kept(h, pc, &pl)) e->plan = pl;
+            e->refined = 1;
+            e->key.pack = pc->pack;
+        }
+        *out = e->plan;
+        return 1;
+    }
+    return 0;
+}
+
+static void remember_plan(clhgemm_handle_t h, const pctx_t *pc, const plan_t *pl)
+{
+    if (!h->plans && !(h->plans = calloc(1, sizeof *h->plans))) return;  /* no memory: no memo */
+    const unsigned i = h->plans->next++ % PLAN_CACHE;
+    h->plans->e[i].used = 1;
+    h->plans->e[i].refined = 0;
+    h->plans->e[i].key = *pc;
+    h->plans->e[i].plan = *pl;
+}
+
+void chg_plan_cache_free(clhgemm_handle_t h)
+{
+    free(h->plans);
+    h->plans = NULL;
+}
+
+int chg_plan_call(clhgemm_handle_t h, const pctx_t *pc, plan_t *out)
+{
+    if (forced_plan(pc, out)) return 1;
+    if (cached_plan(h, pc, out)) return 1;
+    if (!make_plan_kept(h, pc, out)) return 0;
+    remember_plan(h, pc, out);
     return 1;
 }
 
@@ -278,7 +347,7 @@ void chg_plan_context(clhgemm_handle_t h, chg_precision_t prec, size_t m, size_t
     for (int i = 0; i < h->ndev; i++) {
         hdev_t *d = &h->devs[i];
         chg_gemm_params_t gp;
-        chg_gemm_params_select(&d->dev, prec, &gp);
+        chg_tuned_gemm(&d->dev, prec, &gp);
         pc->tile_m = CHG_MAX(pc->tile_m, (size_t)gp.mwg);
         pc->tile_n = CHG_MAX(pc->tile_n, (size_t)gp.nwg);
         pc->tile_k = CHG_MAX(pc->tile_k, (size_t)gp.kwg);

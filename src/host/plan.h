@@ -86,8 +86,12 @@ void chg_plan_context(clhgemm_handle_t h, chg_precision_t prec, size_t m, size_t
 
 /* The plan of a call: CLHGEMM_TILE if set (experiments and tests), else the model's best, with
  * hysteresis against the handle's last plan (kept unless a new one is predicted 3% faster; a
- * constrained level-3 plan neither uses nor sets it). Returns 1 when a plan fits. */
+ * constrained level-3 plan neither uses nor sets it). A call of the same shape as one of the
+ * handle's last 16 gets that call's plan again. Returns 1 when a plan fits. */
 int chg_plan_call(clhgemm_handle_t h, const pctx_t *pc, plan_t *out);
+
+/* Frees the handle's memo of plans (clhgemm_destroy). */
+void chg_plan_cache_free(clhgemm_handle_t h);
 
 /* Model time of a plan; out (may be NULL) receives its terms. */
 double chg_plan_time(const pctx_t *c, size_t bm, size_t bn, size_t bk, int amode, pterms_t *out);

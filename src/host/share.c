@@ -38,7 +38,7 @@ static int model_rows(clhgemm_handle_t h, chg_precision_t prec, double m, double
 {
     if (h->ndev != 1) return 0;
     chg_tuning_entry_t te;
-    chg_tuning_lookup(&h->devs[0].dev, prec, &te);
+    chg_tuned_entry(&h->devs[0].dev, prec, &te);
     const chg_tuning_cpumodel_t *cm = &te.cpumodel;
     if (!cm->present) return 0;
     if (cm->cpu_threads != h->cpu_threads) {
