@@ -370,6 +370,9 @@ typedef struct clhgemm_call_info_s {
     double cpu_fraction;         /* fraction of C's elements computed by OpenBLAS on the host */
     int cpu_threads;             /* OpenBLAS threads of that share (0: no share) */
     double predicted_seconds;    /* the plan's model time for the whole call (with the share) */
+    double setup_seconds;        /* part of `seconds` spent on one-time costs: planning (with a
+                                    first kernel-rate measurement), kernel builds, device buffers
+                                    and pinned staging (near 0 once a handle has run the shape) */
 } clhgemm_call_info_t;
 CLHGEMM_API clhgemm_status_t clhgemm_last_call_info(clhgemm_handle_t handle,
                                                     clhgemm_call_info_t *info);

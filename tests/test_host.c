@@ -111,6 +111,7 @@ static size_t ceil_div(size_t a, size_t b) { return (a + b - 1) / b; }
 /* What the split test wants to have seen at least once. */
 static int g_seen_k_split, g_seen_mn_split, g_max_devices_used;
 static long long g_tiles_stolen, g_multiband_calls;
+static long long g_cpu_routed; /* calls that check_info saw routed to OpenBLAS */
 
 /* The A mode CLHGEMM_TILE forces ("bm,bn,bk,mode"), or -1. */
 static int forced_amode(void)
@@ -133,6 +134,18 @@ static int check_info(clhgemm_handle_t h, const tc_case_t *q, const char *tag)
         return 1;
     }
     if (q->m == 0 || q->n == 0 || q->k == 0 || q->alpha == 0.0) return 0; /* quick paths */
+    /* Routed to OpenBLAS (CLHGEMM_ROUTE=cpu, or auto where the model says so): no device, no
+     * tile, all of C on the CPU. */
+    const char *route = getenv("CLHGEMM_ROUTE");
+    if (route && strcmp(route, "device") && inf.devices_used == 0 && inf.tiles == 0) {
+        g_cpu_routed++;
+        if (inf.cpu_fraction != 1.0 || !(inf.seconds >= 0.0)) {
+            fprintf(stderr, "FAIL %s: CPU-routed call info cpu_fraction=%g seconds=%g\n", tag, inf.cpu_fraction,
+                    inf.seconds);
+            return 1;
+        }
+        return 0;
+    }
     const size_t es = q->dbl ? 8 : 4;
     const size_t m = (size_t)q->m, n = (size_t)q->n, k = (size_t)q->k;
     int rc = 0;
@@ -1354,6 +1367,122 @@ static int mode_trace(void)
 
 /* ---- main ---------------------------------------------------------------------------------- */
 
+
+/* ---- routing ------------------------------------------------------------------------------ */
+
+/* 1 when the handle's last call ran on OpenBLAS (routed: no device, no tile). */
+static int last_routed_cpu(clhgemm_handle_t h)
+{
+    clhgemm_call_info_t inf;
+    memset(&inf, 0, sizeof inf);
+    if (clhgemm_last_call_info(h, &inf) != CLHGEMM_SUCCESS) return -1;
+    return inf.devices_used == 0 && inf.tiles == 0 && inf.cpu_fraction == 1.0;
+}
+
+/* A handle made with these routing settings (the variables are read by clhgemm_create). */
+static clhgemm_status_t route_handle(clhgemm_handle_t *h, const char *route, const char *model,
+                                     const char *limit)
+{
+    setenv("CLHGEMM_ROUTE", route, 1);
+    if (model)
+        setenv("CLHGEMM_ROUTE_MODEL", model, 1);
+    else
+        unsetenv("CLHGEMM_ROUTE_MODEL");
+    if (limit)
+        setenv("CLHGEMM_DEVICE_MEMORY_LIMIT", limit, 1);
+    else
+        unsetenv("CLHGEMM_DEVICE_MEMORY_LIMIT");
+    return clhgemm_create(h, NULL);
+}
+
+/* One case, checked against OpenBLAS, then where it went against `want_cpu`. */
+static void route_case(clhgemm_handle_t h, int dbl, int m, int n, int k, double beta, int want_cpu, tc_rng_t *rng)
+{
+    tc_case_t c = mk(dbl, CLHGEMM_COL_MAJOR, CLHGEMM_NO_TRANS, CLHGEMM_TRANS, m, n, k, 1.5, beta, 1);
+    tally(run_host_case_ex(h, &c, rng, 0));
+    const int got = last_routed_cpu(h);
+    g_cases++;
+    if (got != want_cpu) {
+        fprintf(stderr, "FAIL route %c %dx%dx%d beta=%g: went to the %s, want the %s\n", dbl ? 'd' : 's', m, n, k,
+                beta, got ? "CPU" : "devices", want_cpu ? "CPU" : "devices");
+        g_failures++;
+    }
+}
+
+/* Identical calls on a device-routed handle get identical plans. */
+static void same_plans(clhgemm_handle_t h, int dbl, tc_rng_t *rng)
+{
+    clhgemm_call_info_t first, inf;
+    memset(&first, 0, sizeof first);
+    for (int r = 0; r < 4; r++) {
+        tc_case_t c = mk(dbl, CLHGEMM_COL_MAJOR, CLHGEMM_NO_TRANS, CLHGEMM_NO_TRANS, 300, 200, 500, 1.0, 0.5, 0);
+        tally(run_host_case_ex(h, &c, rng, 1));
+        memset(&inf, 0, sizeof inf);
+        clhgemm_last_call_info(h, &inf);
+        if (r == 0) first = inf;
+        g_cases++;
+        if (inf.tile_m != first.tile_m || inf.tile_n != first.tile_n || inf.tile_k != first.tile_k ||
+            inf.a_mode != first.a_mode || inf.tiles != first.tiles || inf.tiles < 2) {
+            fprintf(stderr, "FAIL identical call %d: plan %dx%dx%d mode %d (%lld tiles), first %dx%dx%d mode %d (%lld)\n",
+                    r, inf.tile_m, inf.tile_n, inf.tile_k, inf.a_mode, inf.tiles, first.tile_m, first.tile_n,
+                    first.tile_k, first.a_mode, first.tiles);
+            g_failures++;
+        }
+    }
+}
+
+static int mode_route(void)
+{
+    int has64 = 0, rc = device_has_fp64(&has64);
+    if (rc) return rc;
+    tc_rng_t rng;
+    tc_rng_seed(&rng, 1919);
+    clhgemm_handle_t h = NULL;
+    /* auto with a model that counts the devices as GPUs of 1 PFLOP/s behind 0.5 ms: a tiny call
+     * goes to OpenBLAS, a 600-cube to the devices, whatever the machine */
+    clhgemm_status_t st = route_handle(&h, "auto", "0.5,1000000", NULL);
+    if (st != CLHGEMM_SUCCESS) {
+        fprintf(stderr, "FAIL create (auto): %s\n", clhgemm_status_string(st));
+        return 1;
+    }
+    for (int dbl = 0; dbl <= has64; dbl++) {
+        route_case(h, dbl, 1, 1, 1, 0.0, 1, &rng);
+        route_case(h, dbl, 8, 8, 8, 0.5, 1, &rng);
+        route_case(h, dbl, 33, 17, 9, 0.0, 1, &rng);
+        route_case(h, dbl, 600, 600, 600, 0.5, 0, &rng);
+        route_case(h, dbl, 600, 500, 700, 0.0, 0, &rng);
+    }
+    clhgemm_destroy(h);
+    /* cpu: everything to OpenBLAS; device: everything to the pipeline */
+    if ((st = route_handle(&h, "cpu", NULL, NULL)) != CLHGEMM_SUCCESS) {
+        fprintf(stderr, "FAIL create (cpu): %s\n", clhgemm_status_string(st));
+        return 1;
+    }
+    route_case(h, 0, 600, 600, 600, 0.5, 1, &rng);
+    clhgemm_destroy(h);
+    if ((st = route_handle(&h, "device", NULL, "256K")) != CLHGEMM_SUCCESS) {
+        fprintf(stderr, "FAIL create (device): %s\n", clhgemm_status_string(st));
+        return 1;
+    }
+    route_case(h, 0, 2, 2, 2, 0.5, 0, &rng);
+    for (int dbl = 0; dbl <= has64; dbl++) same_plans(h, dbl, &rng);
+    clhgemm_destroy(h);
+    /* malformed settings are refused, naming the variable */
+    g_cases += 2;
+    if ((st = route_handle(&h, "gpu", NULL, NULL)) != CLHGEMM_INVALID_OPTION) {
+        fprintf(stderr, "FAIL CLHGEMM_ROUTE=gpu: %s, want CLHGEMM_INVALID_OPTION\n", clhgemm_status_string(st));
+        g_failures++;
+        clhgemm_destroy(h);
+    }
+    if ((st = route_handle(&h, "auto", "fast", NULL)) != CLHGEMM_INVALID_OPTION) {
+        fprintf(stderr, "FAIL CLHGEMM_ROUTE_MODEL=fast: %s, want CLHGEMM_INVALID_OPTION\n",
+                clhgemm_status_string(st));
+        g_failures++;
+        clhgemm_destroy(h);
+    }
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     {
@@ -1362,7 +1491,7 @@ int main(int argc, char **argv)
     }
     if (argc < 2) {
         fprintf(stderr,
-                "usage: %s table s|d col|row | split | args | threads | fault | tiny | trace\n",
+                "usage: %s table s|d col|row | split | args | threads | fault | tiny | trace | route\n",
                 argv[0]);
         return 2;
     }
@@ -1386,6 +1515,8 @@ int main(int argc, char **argv)
         rc = mode_cpushare();
     else if (!strcmp(mode, "trace"))
         rc = mode_trace();
+    else if (!strcmp(mode, "route"))
+        rc = mode_route();
     else {
         fprintf(stderr, "unknown mode %s\n", mode);
         return 2;

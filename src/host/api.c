@@ -7,6 +7,8 @@
 #include <stdint.h>
 
 #include "core/level3.h"
+#include "cpu/cpublas.h"
+#include "host/route.h"
 #include "host/run.h"
 
 /* C := beta*C on the host (k == 0 or alpha == 0): C is not read when beta == 0 and not touched
@@ -38,6 +40,57 @@ static int fp64_ok(clhgemm_handle_t h, chg_precision_t prec)
         for (int i = 0; i < h->ndev; i++)
             if (!(h->devs[i].dev.features & CHG_FEAT_FP64)) return 0;
     return 1;
+}
+
+/* The caller's own arguments, for the CPU route (OpenBLAS gets them as they came). */
+typedef struct user_args_s {
+    int routine;                /* CHG_L3_*, or -1 for GEMM */
+    int layout, side, uplo, ta, tb, diag, m, n, k;
+    double alpha, beta;
+    const void *a, *b;
+    void *c;
+    int lda, ldb, ldc;
+} user_args_t;
+
+static void run_on_cpu(chg_precision_t prec, const user_args_t *u)
+{
+    switch (u->routine) {
+    case CHG_L3_SYMM:
+        chg_cpu_blas_symm(prec, u->layout, u->side, u->uplo, u->m, u->n, u->alpha, u->a, u->lda, u->b, u->ldb,
+                          u->beta, u->c, u->ldc);
+        break;
+    case CHG_L3_SYRK:
+    case CHG_L3_SYR2K:
+        chg_cpu_blas_syrk(prec, u->layout, u->uplo, u->ta, u->n, u->k, u->alpha, u->a, u->lda,
+                          u->routine == CHG_L3_SYR2K ? u->b : NULL, u->ldb, u->beta, u->c, u->ldc);
+        break;
+    case CHG_L3_TRMM:
+        chg_cpu_blas_trmm(prec, u->layout, u->side, u->uplo, u->ta, u->diag, u->m, u->n, u->alpha, u->a, u->lda,
+                          (void *)u->b, u->ldb);
+        break;
+    default:
+        chg_cpu_blas_gemm(prec, u->layout, u->ta, u->tb, u->m, u->n, u->k, u->alpha, u->a, u->lda, u->b, u->ldb,
+                          u->beta, u->c, u->ldc);
+    }
+}
+
+/* A checked call with something to compute: to OpenBLAS on this thread, or through the
+ * pipeline, as host/route.h decides. */
+static clhgemm_status_t dispatch(clhgemm_handle_t h, const call_t *c, const user_args_t *u)
+{
+    const double m = (double)c->m, n = (double)c->n, k = (double)c->k;
+    const route_call_t rc = {.prec = c->prec, .name = c->name, .m = c->m, .n = c->n, .k = c->k,
+                             .flops = c->flops, .in_elems = (m + n) * k * CHG_MAX(c->segs, 1),
+                             .c_elems = m * n * (c->st.c_tri != CHG_TRI_NONE ? 0.5 : 1.0),
+                             .beta_zero = c->beta == 0.0};
+    if (!chg_route_to_cpu(h, &rc)) return chg_run_call(h, c);
+    const unsigned long long t0 = chg_now_ns();
+    run_on_cpu(c->prec, u);
+    const double t = chg_seconds_since(t0);
+    pthread_mutex_lock(&h->info_lock);
+    h->last = (clhgemm_call_info_t){.seconds = t, .cpu_fraction = 1.0};
+    pthread_mutex_unlock(&h->info_lock);
+    return CLHGEMM_SUCCESS;
 }
 
 static clhgemm_status_t host_gemm(clhgemm_handle_t h, chg_precision_t prec, clhgemm_layout_t layout,
@@ -74,7 +127,9 @@ static clhgemm_status_t host_gemm(clhgemm_handle_t h, chg_precision_t prec, clhg
     }
     c.flops = 2.0 * c.m * c.n * c.k;
     c.name = prec == CHG_F64 ? "dgemm" : "sgemm";
-    return chg_run_call(h, &c);
+    const user_args_t u = {.routine = -1, .layout = layout, .ta = transA, .tb = transB, .m = m, .n = n, .k = k,
+                           .alpha = alpha, .beta = beta, .a = A, .b = B, .c = C, .lda = lda, .ldb = ldb, .ldc = ldc};
+    return dispatch(h, &c, &u);
 }
 
 CLHGEMM_API clhgemm_status_t clhgemm_sgemm(clhgemm_handle_t h, clhgemm_layout_t layout,
@@ -104,9 +159,12 @@ CLHGEMM_API clhgemm_status_t clhgemm_dgemm(clhgemm_handle_t h, clhgemm_layout_t 
  * the structure, TRMM's C = B) is chg_l3_core_args's, the one the device versions use; it
  * takes cl_mem handles, so the host pointers travel through it as opaque handles. */
 static clhgemm_status_t host_l3(clhgemm_handle_t h, chg_precision_t prec, const chg_l3_shape_t *sh,
-                                const char *name, double alpha, const void *A, int lda,
-                                const void *B, int ldb, double beta, void *C, int ldc)
+                                const char *name, const user_args_t *u)
 {
+    const double alpha = u->alpha, beta = u->beta;
+    const void *A = u->a, *B = u->b;
+    void *C = u->c;
+    const int lda = u->lda, ldb = u->ldb, ldc = u->ldc;
     const int touch = sh->m > 0 && sh->n > 0, product = touch && sh->k > 0 && alpha != 0.0;
     const int trmm = sh->routine == CHG_L3_TRMM;
     if (product && !A) return CLHGEMM_NULL_BUFFER_A;
@@ -135,7 +193,7 @@ static clhgemm_status_t host_l3(clhgemm_handle_t h, chg_precision_t prec, const 
     const double mn = (double)c.m * c.n;
     c.flops = sh->routine == CHG_L3_SYMM ? 2.0 * mn * c.k : sh->routine == CHG_L3_TRMM ? mn * c.k
             : c.segs * mn * c.k;
-    return chg_run_call(h, &c);
+    return dispatch(h, &c, u);
 }
 
 static clhgemm_status_t host_symm(clhgemm_handle_t h, chg_precision_t prec, int layout, int side,
@@ -146,7 +204,9 @@ static clhgemm_status_t host_symm(clhgemm_handle_t h, chg_precision_t prec, int 
     chg_l3_shape_t sh;
     clhgemm_status_t st = chg_symm_check_shape(layout, side, uplo, m, n, lda, ldb, ldc, &sh);
     if (st != CLHGEMM_SUCCESS) return st;
-    return host_l3(h, prec, &sh, prec == CHG_F64 ? "dsymm" : "ssymm", alpha, A, lda, B, ldb, beta, C, ldc);
+    const user_args_t u = {.routine = CHG_L3_SYMM, .layout = layout, .side = side, .uplo = uplo, .m = m, .n = n,
+                           .alpha = alpha, .beta = beta, .a = A, .b = B, .c = C, .lda = lda, .ldb = ldb, .ldc = ldc};
+    return host_l3(h, prec, &sh, prec == CHG_F64 ? "dsymm" : "ssymm", &u);
 }
 
 static clhgemm_status_t host_syrk(clhgemm_handle_t h, chg_precision_t prec, int two, int layout,
@@ -158,7 +218,10 @@ static clhgemm_status_t host_syrk(clhgemm_handle_t h, chg_precision_t prec, int 
     clhgemm_status_t st = chg_syrk_check_shape(layout, uplo, trans, n, k, lda, ldb, ldc, two, &sh);
     if (st != CLHGEMM_SUCCESS) return st;
     static const char *const names[2][2] = {{"ssyrk", "dsyrk"}, {"ssyr2k", "dsyr2k"}};
-    return host_l3(h, prec, &sh, names[two][prec == CHG_F64], alpha, A, lda, B, ldb, beta, C, ldc);
+    const user_args_t u = {.routine = two ? CHG_L3_SYR2K : CHG_L3_SYRK, .layout = layout, .uplo = uplo, .ta = trans,
+                           .n = n, .k = k, .alpha = alpha, .beta = beta, .a = A, .b = B, .c = C, .lda = lda,
+                           .ldb = ldb, .ldc = ldc};
+    return host_l3(h, prec, &sh, names[two][prec == CHG_F64], &u);
 }
 
 static clhgemm_status_t host_trmm(clhgemm_handle_t h, chg_precision_t prec, int layout, int side,
@@ -169,7 +232,10 @@ static clhgemm_status_t host_trmm(clhgemm_handle_t h, chg_precision_t prec, int 
     chg_l3_shape_t sh;
     clhgemm_status_t st = chg_trmm_check_shape(layout, side, uplo, transA, diag, m, n, lda, ldb, &sh);
     if (st != CLHGEMM_SUCCESS) return st;
-    return host_l3(h, prec, &sh, prec == CHG_F64 ? "dtrmm" : "strmm", alpha, A, lda, B, ldb, 0.0, NULL, 1);
+    const user_args_t u = {.routine = CHG_L3_TRMM, .layout = layout, .side = side, .uplo = uplo, .ta = transA,
+                           .diag = diag, .m = m, .n = n, .alpha = alpha, .a = A, .b = B, .c = NULL, .lda = lda,
+                           .ldb = ldb, .ldc = 1};
+    return host_l3(h, prec, &sh, prec == CHG_F64 ? "dtrmm" : "strmm", &u);
 }
 
 CLHGEMM_API clhgemm_status_t clhgemm_ssymm(clhgemm_handle_t h, clhgemm_layout_t layout,

@@ -48,6 +48,7 @@ typedef struct call_s {
     int cpu_strips, cpu_threads;
     double cpu_rate, gpu_rate;
     double cpu_elems;           /* C elements computed by the CPU */
+    double setup_s;             /* the slowest device's setup (kernels, buffers, staging) */
     /* Level-3 host calls (SYMM, SYRK, SYR2K, TRMM; all zero for GEMM): the structure in pack
      * coordinates (core/gemm.h), SYR2K's second product over k slices kts..2kts-1 with the operands
      * exchanged (segs = 2), and what the schedule must respect (host/run.c). */

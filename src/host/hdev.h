@@ -10,7 +10,11 @@
 #ifndef CHG_HOST_HDEV_H
 #define CHG_HOST_HDEV_H
 
+#include <stdatomic.h>
+
+#include "cpu/cpublas.h"
 #include "host/staging.h"
+#include "tuning/tuning.h"
 
 #define MAX_QUEUES 8
 enum { Q_H2D = 0, Q_KERNEL = 1, Q_D2H = 2 };
@@ -45,6 +49,23 @@ typedef struct hdev_s {
 } hdev_t;
 
 
+/* Routing (host/route.c): CLHGEMM_ROUTE, and the model's figures. */
+enum { ROUTE_AUTO = 0, ROUTE_DEVICE = 1, ROUTE_CPU = 2 };
+typedef struct route_model_s {
+    int mode;                  /* ROUTE_* */
+    int cpu_ok;                /* OpenBLAS is there */
+    int any_gpu;               /* some device is not itself a CPU */
+    double latency;            /* fixed cost of a host call on the devices (s) */
+    double dev_rate[2];        /* the devices' kernel rate on large products (flop/s) */
+    int have_kr[2];            /* kernel-rate table of device 0's tuning entry */
+    chg_tuning_prec_t kr[2];
+    double h2d, d2h, pack;     /* bus rates (all devices) and the pack threads' rate (B/s) */
+    /* OpenBLAS's rates at chg_cpu_rate_size (the tuning entry's, else measured when first
+     * needed; published by cpu_known) */
+    _Atomic double cpu_rate[2][CHG_CPU_RATE_SIZES];
+    atomic_int cpu_known[2];
+} route_model_t;
+
 /* CPU share (host/share.c): mode and scheduler. */
 enum { CPU_OFF = 0, CPU_AUTO = 1, CPU_FIXED = 2 };
 enum { CPU_SLAB = 0, CPU_STRIPS = 1 };
@@ -57,6 +78,7 @@ struct clhgemm_handle_s {
     double pack_seen_bps;      /* what the pack threads reached in the last large call, 0: none */
     size_t last_bm, last_bn, last_bk; /* the last plan's tile (0: none), kept while about as good */
     int last_amode;
+    struct chg_plan_cache_s *plans; /* plans of recent call shapes (host/plan.c) */
     /* CPU share (cpushare.c): mode, fixed fraction, scheduler, OpenBLAS threads, and the
      * slowdown the share causes the pipeline (seed 004's gamma) */
     int cpu_mode;              /* CPU_OFF, CPU_AUTO, CPU_FIXED */
@@ -65,7 +87,9 @@ struct clhgemm_handle_s {
     int cpu_threads;
     double cpu_gamma;
     char *trace_path;
+    route_model_t route;
     pthread_mutex_t call_lock; /* one call at a time per handle */
+    pthread_mutex_t info_lock; /* guards `last` (a call routed to the CPU takes no call lock) */
     clhgemm_call_info_t last;
 };
 

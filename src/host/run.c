@@ -30,8 +30,10 @@ static void cpu_all(clhgemm_handle_t h, const call_t *c, unsigned long long t0, 
     const unsigned long long t1 = chg_now_ns();
     chg_cpu_gemm(c->prec, c->ta, c->tb, c->m, c->n, c->k, c->alpha, c->a, c->lda, c->b, c->ldb, c->beta,
                  c->c, c->ldc, h->cpu_threads);
+    pthread_mutex_lock(&h->info_lock);
     h->last = (clhgemm_call_info_t){.seconds = chg_seconds_since(t0), .cpu_fraction = 1.0,
                                     .cpu_threads = h->cpu_threads, .predicted_seconds = predicted};
+    pthread_mutex_unlock(&h->info_lock);
     chg_log(1, "CPU share 1: %.3f s on OpenBLAS", (chg_now_ns() - t1) * 1e-9);
 }
 
@@ -114,6 +116,7 @@ static clhgemm_status_t run_devices(clhgemm_handle_t h, call_t *c, driver_t *drs
 static void record(clhgemm_handle_t h, const call_t *c, size_t m_all, double predicted, unsigned long long t0,
                    unsigned long long t_planned, clhgemm_status_t st)
 {
+    pthread_mutex_lock(&h->info_lock);
     h->last = (clhgemm_call_info_t){.devices_used = c->devices_used, .tiles = (long long)c->ntiles,
                                     .tile_m = (int)c->pl.bm, .tile_n = (int)c->pl.bn,
                                     .tile_k = (int)c->pl.bk, .seconds = chg_seconds_since(t0),
@@ -121,10 +124,13 @@ static void record(clhgemm_handle_t h, const call_t *c, size_t m_all, double pre
                                     .a_mode = c->pl.amode, .tiles_stolen = c->stolen,
                                     .cpu_fraction = c->cpu_elems / ((double)m_all * c->n),
                                     .cpu_threads = c->cpu_elems > 0 ? c->cpu_threads : 0,
-                                    .predicted_seconds = predicted};
+                                    .predicted_seconds = predicted,
+                                    .setup_seconds = (t_planned - t0) * 1e-9 + c->setup_s};
+    const double seconds = h->last.seconds;
+    pthread_mutex_unlock(&h->info_lock);
     chg_log(1, "done in %.3f s (planning %.1f ms): %.1f GFLOP/s, %.2f GB to devices, %.2f GB back, "
                "%lld tile(s) stolen",
-            h->last.seconds, (t_planned - t0) * 1e-6, c->flops / h->last.seconds * 1e-9, c->bytes_h2d * 1e-9,
+            seconds, (t_planned - t0) * 1e-6, c->flops / seconds * 1e-9, c->bytes_h2d * 1e-9,
             c->bytes_d2h * 1e-9, c->stolen);
     /* The pack rate the pipeline reached (drivers' copies overlap: their wall times are
      * shared) replaces the handle's estimate for the next plan, once a call moved enough to

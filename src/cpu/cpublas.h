@@ -1,0 +1,40 @@
+/*
+ * cpublas.h -- the calls a host-memory routine routed to the CPU makes (cpublas.c owns them):
+ * the caller's own arguments straight to OpenBLAS's CBLAS on the calling thread, with
+ * OpenBLAS's own thread count -- exactly what a direct OpenBLAS call costs (no lock, no
+ * thread start, no allocation). The layout, transpose, uplo, side and diag values are
+ * clhgemm's enums, which have CBLAS's values. And OpenBLAS's rate on square products of a few
+ * sizes, measured once per process when the routing model needs it and has no tuning figures.
+ */
+#ifndef CHG_CPUBLAS_H
+#define CHG_CPUBLAS_H
+
+#include <stddef.h>
+
+#include "kernels/precision.h"
+
+/* Each returns 0, or -1 when the library has no OpenBLAS. */
+int chg_cpu_blas_gemm(chg_precision_t prec, int layout, int ta, int tb, int m, int n, int k, double alpha,
+                      const void *a, int lda, const void *b, int ldb, double beta, void *c, int ldc);
+int chg_cpu_blas_symm(chg_precision_t prec, int layout, int side, int uplo, int m, int n, double alpha,
+                      const void *a, int lda, const void *b, int ldb, double beta, void *c, int ldc);
+/* SYRK when b is NULL, SYR2K otherwise. */
+int chg_cpu_blas_syrk(chg_precision_t prec, int layout, int uplo, int trans, int n, int k, double alpha,
+                      const void *a, int lda, const void *b, int ldb, double beta, void *c, int ldc);
+int chg_cpu_blas_trmm(chg_precision_t prec, int layout, int side, int uplo, int ta, int diag, int m, int n,
+                      double alpha, const void *a, int lda, void *b, int ldb);
+
+/* The square sizes at which OpenBLAS's rate is measured for the routing model. */
+#define CHG_CPU_RATE_SIZES 4
+extern const int chg_cpu_rate_size[CHG_CPU_RATE_SIZES]; /* 64, 256, 1024, 2048 */
+
+/* OpenBLAS's GEMM rate (flop/s) with its own thread count on n x n x n products, n each of
+ * chg_cpu_rate_size, measured once per process and precision (a few tens of milliseconds on a
+ * many-core host); out[i] = 0 without OpenBLAS. */
+void chg_cpu_blas_rates(chg_precision_t prec, double out[CHG_CPU_RATE_SIZES]);
+
+/* OpenBLAS's thread count now (openblas_get_num_threads: what the CPU route's calls and
+ * chg_cpu_blas_rates use); 0 without OpenBLAS. */
+int chg_cpu_blas_threads(void);
+
+#endif

@@ -1,0 +1,216 @@
+/*
+ * route.c -- the routing model of host-memory calls (route.h).
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "host/route.h"
+
+/* A call of fewer flops than this many per second of latency goes to the CPU without asking
+ * for OpenBLAS's rates (every CPU does better than 1 GFLOP/s on such a product). */
+#define TINY_RATE 1e9
+
+_Static_assert(CHG_TUNING_ROUTE_SIZES == CHG_CPU_RATE_SIZES,
+               "the tuning database's OpenBLAS rates are those of chg_cpu_rate_size");
+
+/* The routing figures of d's tuning entry for precision p, or NULL. Only an exact entry's: the
+ * figures describe the machine that measured them (its OpenBLAS, its host calls), like the
+ * pipeline figures and the split model. */
+static const chg_tuning_route_t *tuned_route(const hdev_t *d, int p, chg_tuning_entry_t *te)
+{
+    if (chg_tuned_entry(&d->dev, (chg_precision_t)p, te) != CHG_TUNING_EXACT || !te->prec.route.present)
+        return NULL;
+    return &te->prec.route;
+}
+
+/* Device i's fixed cost of a host call: what clhgemm-tune measured (the larger of the
+ * precisions'), else a default by the kind of device (about 1 ms on the H100 machine, 0.2-0.3
+ * ms on PoCL: waking the pack threads, events, the first commands). */
+static double device_latency(const hdev_t *d, int i)
+{
+    double lat = 0;
+    char src[512] = "";
+    for (int p = 0; p < 2; p++) {
+        chg_tuning_entry_t te;
+        const chg_tuning_route_t *rt = tuned_route(d, p, &te);
+        if (rt && rt->latency_us * 1e-6 > lat) {
+            lat = rt->latency_us * 1e-6;
+            snprintf(src, sizeof src, "%s", te.source);
+        }
+    }
+    const int gpu = (d->dev.features & CHG_FEAT_GPU) != 0;
+    if (lat > 0)
+        chg_log(1, "route: device %d: latency %.3f ms from the tuning entry in %s", i, lat * 1e3, src);
+    else
+        chg_log(1, "route: device %d: latency %.3f ms (default for a %s device: no tuning figures)", i,
+                (gpu ? 1e-3 : 3e-4) * 1e3, gpu ? "GPU" : "CPU");
+    return lat > 0 ? lat : gpu ? 1e-3 : 3e-4;
+}
+
+/* OpenBLAS's rates from device 0's tuning entry, where they were measured with the thread count
+ * that OpenBLAS has now; otherwise cpu_rate measures them when a call first needs them. */
+static void tuned_cpu_rates(clhgemm_handle_t h)
+{
+    route_model_t *r = &h->route;
+    const int threads = chg_cpu_blas_threads();
+    for (int p = 0; p < 2 && r->cpu_ok; p++) {
+        const char pc = p == CHG_F64 ? 'D' : 'S';
+        chg_tuning_entry_t te;
+        const chg_tuning_route_t *rt = tuned_route(&h->devs[0], p, &te);
+        if (!rt || rt->cpu_threads < 1) {
+            chg_log(1, "route: OpenBLAS %cGEMM rates: measured when first needed (no tuning figures)", pc);
+            continue;
+        }
+        if (rt->cpu_threads != threads) {
+            chg_log(1, "route: OpenBLAS %cGEMM rates: measured when first needed (those of %s are for %d "
+                       "threads, OpenBLAS has %d)", pc, te.source, rt->cpu_threads, threads);
+            continue;
+        }
+        for (int i = 0; i < CHG_CPU_RATE_SIZES; i++) atomic_store(&r->cpu_rate[p][i], rt->cpu_gflops[i] * 1e9);
+        atomic_store_explicit(&r->cpu_known[p], 1, memory_order_release);
+        chg_log(1, "route: OpenBLAS %cGEMM rates from %s (%d threads): %.1f, %.1f, %.1f, %.1f GFLOP/s at n = 64, "
+                   "256, 1024, 2048", pc, te.source, threads, rt->cpu_gflops[0], rt->cpu_gflops[1],
+                rt->cpu_gflops[2], rt->cpu_gflops[3]);
+    }
+}
+
+clhgemm_status_t chg_route_init(clhgemm_handle_t h)
+{
+    route_model_t *r = &h->route;
+    const char *v = chg_getenv("CLHGEMM_ROUTE");
+    r->mode = ROUTE_AUTO;
+    if (v && !strcmp(v, "device"))
+        r->mode = ROUTE_DEVICE;
+    else if (v && !strcmp(v, "cpu"))
+        r->mode = ROUTE_CPU;
+    else if (v && strcmp(v, "auto")) {
+        chg_log(0, "CLHGEMM_ROUTE=%s is not auto, device or cpu", v);
+        return CLHGEMM_INVALID_OPTION;
+    }
+    r->cpu_ok = chg_cpu_available();
+    if (r->mode == ROUTE_CPU && !r->cpu_ok) {
+        chg_log(0, "CLHGEMM_ROUTE=cpu: this library was built without OpenBLAS");
+        return CLHGEMM_INVALID_OPTION;
+    }
+    r->latency = 0;
+    for (int i = 0; i < h->ndev; i++) {
+        const hdev_t *d = &h->devs[i];
+        const int gpu = (d->dev.features & CHG_FEAT_GPU) != 0;
+        r->any_gpu |= gpu;
+        r->latency = CHG_MAX(r->latency, device_latency(d, i)); /* the devices work in parallel */
+        r->h2d += d->h2d_bps;
+        r->d2h += d->d2h_bps;
+    }
+    r->pack = h->pack_bps;
+    /* Test hook (and experiments): CLHGEMM_ROUTE_MODEL=latency_ms,device_gflops sets those two
+     * figures and counts the devices as GPUs, so that the model's decisions can be checked on
+     * PoCL. */
+    const char *fm = chg_getenv("CLHGEMM_ROUTE_MODEL");
+    double f_lat = 0, f_rate = 0;
+    if (fm && (sscanf(fm, "%lf,%lf", &f_lat, &f_rate) != 2 || !(f_lat >= 0) || !(f_rate > 0))) {
+        chg_log(0, "CLHGEMM_ROUTE_MODEL=%s is not latency_ms,device_gflops", fm);
+        return CLHGEMM_INVALID_OPTION;
+    }
+    for (int p = 0; p < 2; p++) {
+        chg_tuning_entry_t te;
+        const chg_tuning_level_t lv = chg_tuned_entry(&h->devs[0].dev, (chg_precision_t)p, &te);
+        r->have_kr[p] = lv != CHG_TUNING_BUILTIN && chg_tuning_kernel_rate(&te.prec, 8192, 8192, 2048) > 0;
+        if (r->have_kr[p]) r->kr[p] = te.prec;
+        const double one = r->have_kr[p] ? chg_tuning_kernel_rate(&te.prec, 8192, 8192, 2048)
+                         : (h->devs[0].dev.features & CHG_FEAT_GPU) ? 10e12 : 50e9;
+        r->dev_rate[p] = one * h->ndev;
+        if (fm) {
+            r->have_kr[p] = 0;
+            r->dev_rate[p] = f_rate * 1e9;
+        }
+    }
+    if (fm) {
+        r->latency = f_lat * 1e-3;
+        r->any_gpu = 1;
+        chg_log(1, "route: latency %.3f ms from CLHGEMM_ROUTE_MODEL", f_lat);
+    }
+    tuned_cpu_rates(h);
+    return CLHGEMM_SUCCESS;
+}
+
+/* OpenBLAS's rate at the call's size: the measured rates at the square sizes, interpolated in
+ * log-log at the call's size (the cube root of m*n*k, at most 4x its smallest side: a thin
+ * dimension limits the blocking), proportional to the size below the first. */
+static double cpu_rate(clhgemm_handle_t h, const route_call_t *rc)
+{
+    route_model_t *r = &h->route;
+    const int p = rc->prec;
+    if (!atomic_load_explicit(&r->cpu_known[p], memory_order_acquire)) {
+        double rates[CHG_CPU_RATE_SIZES];
+        chg_cpu_blas_rates(rc->prec, rates);
+        for (int i = 0; i < CHG_CPU_RATE_SIZES; i++) atomic_store(&r->cpu_rate[p][i], rates[i]);
+        atomic_store_explicit(&r->cpu_known[p], 1, memory_order_release);
+    }
+    const double smallest = (double)CHG_MIN(rc->m, CHG_MIN(rc->n, rc->k));
+    const double s = CHG_MIN(cbrt((double)rc->m * (double)rc->n * (double)rc->k), 4.0 * smallest);
+    const double r0 = atomic_load(&r->cpu_rate[p][0]);
+    if (s <= chg_cpu_rate_size[0]) return r0 * s / chg_cpu_rate_size[0];
+    for (int i = 1; i < CHG_CPU_RATE_SIZES; i++) {
+        if (s > chg_cpu_rate_size[i]) continue;
+        const double a = atomic_load(&r->cpu_rate[p][i - 1]), b = atomic_load(&r->cpu_rate[p][i]);
+        if (!(a > 0) || !(b > 0)) return CHG_MAX(a, b);
+        const double t = log(s / chg_cpu_rate_size[i - 1]) / log((double)chg_cpu_rate_size[i] / chg_cpu_rate_size[i - 1]);
+        return exp(log(a) + t * (log(b) - log(a)));
+    }
+    return atomic_load(&r->cpu_rate[p][CHG_CPU_RATE_SIZES - 1]);
+}
+
+double chg_route_cpu_time(clhgemm_handle_t h, const route_call_t *rc)
+{
+    const double rate = cpu_rate(h, rc);
+    return rate > 0 ? rc->flops / rate : INFINITY;
+}
+
+double chg_route_device_time(clhgemm_handle_t h, const route_call_t *rc)
+{
+    const route_model_t *r = &h->route;
+    const double es = (double)chg_elem_size(rc->prec);
+    const double m = (double)rc->m, n = (double)rc->n, k = (double)rc->k;
+    /* the kernels: the tuning entry's rate for this shape, else the large-product rate scaled
+     * by how well the output fills the device (1000 x 1000 ran at about a fifth of the rate on
+     * the H100) */
+    const double mn = m * n;
+    double kr = r->have_kr[rc->prec] ? chg_tuning_kernel_rate(&r->kr[rc->prec], m, n, k) * h->ndev : 0;
+    if (!(kr > 0)) kr = r->dev_rate[rc->prec] * mn / (mn + 4.0 * 1024 * 1024);
+    const double t_k = rc->flops / CHG_MAX(kr, 1.0);
+    const double c_in = rc->beta_zero ? 0 : rc->c_elems;
+    const double t_h2d = (rc->in_elems + c_in) * es / CHG_MAX(r->h2d, 1.0);
+    const double t_d2h = rc->c_elems * es / CHG_MAX(r->d2h, 1.0);
+    const double t_pack = (rc->in_elems + c_in + rc->c_elems) * es / CHG_MAX(r->pack, 1.0);
+    const double mx = CHG_MAX(CHG_MAX(t_k, t_h2d), CHG_MAX(t_d2h, t_pack));
+    const double sum = t_k + t_h2d + t_d2h + t_pack;
+    /* overlap: none below 1 GFLOP (a tile or two: each stage waits for the one before), all of
+     * it from 1 TFLOP on, log-linear between */
+    const double w = CHG_MIN(1.0, CHG_MAX(0.0, log10(rc->flops / 1e9) / 3.0));
+    return r->latency + mx + (1.0 - w) * (sum - mx);
+}
+
+int chg_route_to_cpu(clhgemm_handle_t h, const route_call_t *rc)
+{
+    const route_model_t *r = &h->route;
+    if (r->mode != ROUTE_AUTO) return r->mode == ROUTE_CPU;
+    if (!r->cpu_ok) return 0;
+    if (!r->any_gpu) {
+        if (chg_verbose() >= 1)
+            chg_log(1, "route %s %zux%zux%zu: cpu (the devices are CPUs themselves)", rc->name, rc->m, rc->n, rc->k);
+        return 1;
+    }
+    if (rc->flops < r->latency * TINY_RATE) {
+        if (chg_verbose() >= 1)
+            chg_log(1, "route %s %zux%zux%zu: cpu (%.0f flops: less than the devices' latency %.2f ms at 1 GFLOP/s)",
+                    rc->name, rc->m, rc->n, rc->k, rc->flops, r->latency * 1e3);
+        return 1;
+    }
+    const double t_cpu = chg_route_cpu_time(h, rc), t_dev = chg_route_device_time(h, rc);
+    const int cpu = t_cpu <= t_dev;
+    if (chg_verbose() >= 1)
+        chg_log(1, "route %s %zux%zux%zu: %s (model: OpenBLAS %.3f ms, devices %.3f ms)", rc->name, rc->m, rc->n,
+                rc->k, cpu ? "cpu" : "devices", t_cpu * 1e3, t_dev * 1e3);
+    return cpu;
+}

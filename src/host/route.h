@@ -1,0 +1,45 @@
+/*
+ * route.h -- where a host-memory call runs (route.c owns it): OpenBLAS on the calling thread,
+ * or the devices (with the CPU share that host/share.c may add), decided per call by a cost
+ * model in constant time and without the handle's lock:
+ *
+ *   CPU      flops / OpenBLAS's rate at the call's size (the tuning entry's "route" table from
+ *            clhgemm-tune, else measured once per process at a few sizes, chg_cpu_blas_rates)
+ *   devices  the per-call latency + the pipeline's time: the kernel (the entry's kernel-rate
+ *            table by shape, else the device rate scaled by how well the output fills the
+ *            device), the host->device operands and C (beta != 0), C back, and the pack
+ *            threads' copies, overlapped the more the larger the call (the entry's measured
+ *            host-call rates replace all of it where clhgemm-tune stored them)
+ *
+ * CLHGEMM_ROUTE=auto|device|cpu (read when the handle is created) overrides; with no OpenBLAS
+ * every call goes to the devices, and where every device is itself a CPU (PoCL) auto sends every
+ * call to OpenBLAS (the devices would be the same cores, slower). CLHGEMM_VERBOSE=1 logs each
+ * decision with both times.
+ */
+#ifndef CHG_HOST_ROUTE_H
+#define CHG_HOST_ROUTE_H
+
+#include "host/hdev.h"
+
+/* A call as the model sees it (column-major view; elements of the operands read and of C). */
+typedef struct route_call_s {
+    chg_precision_t prec;
+    const char *name;
+    size_t m, n, k;
+    double flops;
+    double in_elems;            /* A and B elements the devices would read */
+    double c_elems;             /* C elements written (and read when beta != 0) */
+    int beta_zero;
+} route_call_t;
+
+/* The handle's routing figures, set by chg_route_init when it is created. */
+clhgemm_status_t chg_route_init(clhgemm_handle_t h);
+
+/* 1 when the call should run on OpenBLAS on the calling thread, 0 for the devices. */
+int chg_route_to_cpu(clhgemm_handle_t h, const route_call_t *rc);
+
+/* The model's two times (seconds) for the call; exposed for the tests and the benchmark. */
+double chg_route_cpu_time(clhgemm_handle_t h, const route_call_t *rc);
+double chg_route_device_time(clhgemm_handle_t h, const route_call_t *rc);
+
+#endif
