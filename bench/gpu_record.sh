@@ -18,6 +18,9 @@
 #   host        clhgemm-bench-host, host-resident (pageable) S/DGEMM n = $HOST_SIZES (16384,32768)
 #               with device-only and cublasXt in the same process (XT=0: no cublasXt, ~3 min less);
 #               HOST_RUNS=N more processes of ours alone (the host's copy rate varies by process)
+#   sweep       clhgemm-bench-host --sweep n = $SWEEP_SIZES (64..8192), s and d, beta 0 and 0.5: ours (auto
+#               route), ours on the device route, OpenBLAS alone, device-only, the bus bound; CSV, PNG
+#   zerocopy    bench/probe_zerocopy: CL_MEM_USE_HOST_PTR pinning of the caller's memory against staging
 #   oversize    clhgemm-bench-host --oversize --sizes 65536: DGEMM larger than the GPU (103 GB)
 #   scaling     host-resident S/DGEMM n = 32768 on every GPU and on the first alone (--one-device)
 #   level3      clhgemm-bench-level3 n = $L3_SIZES (8192), s and d: SYMM, SYRK, SYR2K (fused and
@@ -61,7 +64,7 @@ while [ $# -gt 0 ]; do
   case $1 in
     -h | --help) usage; exit 0 ;;
     all) STAGES+=(build tests device host level3) ;;
-    build | tests | device | tf32 | host | oversize | scaling | level3 | level3host | cpushare | trace | probe | ptxas)
+    build | tests | device | tf32 | host | sweep | zerocopy | oversize | scaling | level3 | level3host | cpushare | trace | probe | ptxas)
       STAGES+=("$1") ;;
     ab)
       [ $# -ge 2 ] || { echo "gpu_record: ab needs a revision (ab REV)" >&2; exit 2; }
@@ -245,6 +248,30 @@ stage_host() {
       echo "-- run $i"; grep -E '^cublasXt' "$SD/bench-host-$i.log" | head -1; summary_of "$SD/bench-host-$i.log"
       grep -E '^  n=[0-9]+ [sd]: ours [0-9]' "$SD/bench-host-$i.log"; pack_rates "$SD/bench-host-$i.log"
     done; cat "$SD/clocks.txt"; } >"$SD/summary.txt"
+  return "$r"
+}
+
+stage_sweep() {
+  need_build || return 1
+  # host calls of every size (issue 19): ours (auto route), ours on the device route, OpenBLAS alone,
+  # the device-only rate and the bus bound; SWEEP_SIZES (64..8192), SWEEP_PREC (both), REPS 5
+  local r=0
+  run_win "bench-host --sweep ${SWEEP_SIZES:-64,128,256,512,1024,2048,4096,8192}" "$SD/sweep.log" \
+    "${SWEEP_TIMEOUT:-540}" env CLHGEMM_VERBOSE="${SWEEP_VERBOSE:-0}" "$B/clhgemm-bench-host" --sweep \
+    --sizes "${SWEEP_SIZES:-64,128,256,512,1024,2048,4096,8192}" --precision "${SWEEP_PREC:-both}" \
+    --reps "${SWEEP_REPS:-5}" --warmup 1 --no-xt --csv "$SD/sweep.csv" --png "$SD/sweep.png" || r=1
+  { grep -vE '^clhgemm:' "$SD/sweep.log" | tail -60; cat "$SD/clocks.txt"; } >"$SD/summary.txt"
+  return "$r"
+}
+
+stage_zerocopy() {
+  need_build || return 1
+  # issue 19 item 4: pinning the caller's memory (CL_MEM_USE_HOST_PTR) against the pack threads' staging
+  local r=0
+  cmake --build "$BUILD_DIR" -j"$JOBS" --target probe_zerocopy >"$SD/build.log" 2>&1 || { tail -5 "$SD/build.log" >"$SD/summary.txt"; return 1; }
+  run_win "probe_zerocopy ${ZC_SIZES:-8,32,128,512}" "$SD/zerocopy.log" 300 \
+    "$B/probe_zerocopy" --sizes "${ZC_SIZES:-8,32,128,512}" --reps 3 || r=1
+  { cat "$SD/zerocopy.log"; cat "$SD/clocks.txt"; } >"$SD/summary.txt"
   return "$r"
 }
 

@@ -75,6 +75,17 @@ static void tuned_cpu_rates(clhgemm_handle_t h)
     }
 }
 
+/* OpenBLAS's rates for prec: those of the tuning entry, else measured now (once per process:
+ * chg_cpu_blas_rates keeps them), published with cpu_known. */
+static void ensure_cpu_rates(route_model_t *r, chg_precision_t prec)
+{
+    if (atomic_load_explicit(&r->cpu_known[prec], memory_order_acquire)) return;
+    double rates[CHG_CPU_RATE_SIZES];
+    chg_cpu_blas_rates(prec, rates);
+    for (int i = 0; i < CHG_CPU_RATE_SIZES; i++) atomic_store(&r->cpu_rate[prec][i], rates[i]);
+    atomic_store_explicit(&r->cpu_known[prec], 1, memory_order_release);
+}
+
 clhgemm_status_t chg_route_init(clhgemm_handle_t h)
 {
     route_model_t *r = &h->route;
@@ -131,6 +142,11 @@ clhgemm_status_t chg_route_init(clhgemm_handle_t h)
         chg_log(1, "route: latency %.3f ms from CLHGEMM_ROUTE_MODEL", f_lat);
     }
     tuned_cpu_rates(h);
+    /* Where the model will be asked (auto, OpenBLAS there, a GPU), rates the tuning entry did not
+     * give are measured now, with the handle's other one-time costs, rather than in a first call
+     * (tens of milliseconds on a many-core host: more than a small call itself). */
+    if (r->mode == ROUTE_AUTO && r->cpu_ok && r->any_gpu && !fm)
+        for (int p = 0; p < 2; p++) ensure_cpu_rates(r, (chg_precision_t)p);
     return CLHGEMM_SUCCESS;
 }
 
@@ -141,12 +157,7 @@ static double cpu_rate(clhgemm_handle_t h, const route_call_t *rc)
 {
     route_model_t *r = &h->route;
     const int p = rc->prec;
-    if (!atomic_load_explicit(&r->cpu_known[p], memory_order_acquire)) {
-        double rates[CHG_CPU_RATE_SIZES];
-        chg_cpu_blas_rates(rc->prec, rates);
-        for (int i = 0; i < CHG_CPU_RATE_SIZES; i++) atomic_store(&r->cpu_rate[p][i], rates[i]);
-        atomic_store_explicit(&r->cpu_known[p], 1, memory_order_release);
-    }
+    ensure_cpu_rates(r, rc->prec);
     const double smallest = (double)CHG_MIN(rc->m, CHG_MIN(rc->n, rc->k));
     const double s = CHG_MIN(cbrt((double)rc->m * (double)rc->n * (double)rc->k), 4.0 * smallest);
     const double r0 = atomic_load(&r->cpu_rate[p][0]);
