@@ -100,7 +100,16 @@ void chg_share_decide(clhgemm_handle_t h, call_t *c, share_t *out)
         else
             out->rows = CHG_MIN(c->m, CHG_MAX((size_t)1, (size_t)llround(h->cpu_fixed * (double)c->m)));
     } else if (h->cpu_mode == CPU_AUTO && any_gpu) {
-        const size_t rows = auto_rows(h, c, out);
+        /* All of C on the CPU is the route's decision (host/route.c, OpenBLAS on every core),
+         * not the share's: a share of all rows would run on the share's thread budget, and its
+         * split model, fitted on large shapes, flipped an SGEMM of n = 2048 to the CPU in some
+         * processes on the H100 machine (526 against 5,500 GFLOP/s on the devices). */
+        size_t rows = auto_rows(h, c, out);
+        if (rows >= c->m) {
+            chg_log(1, "CPU share (auto): all %zu rows to the CPU refused (the route chose the devices)", c->m);
+            rows = 0;
+            out->predicted = c->pl.predicted;
+        }
         if (rows && h->cpu_sched == CPU_STRIPS)
             c->cpu_strips = 1;
         else
