@@ -1,0 +1,35 @@
+/*
+ * forward.h -- the BLAS drop-in's forwarding (issue 20): every function of the reference
+ * libblas.so.3 that clhgemm does not implement itself (src/blas/forward_symbols.txt) is an
+ * exported trampoline that jumps through chg_blas_fwd_table[i] into the CPU BLAS
+ * (src/cpu/cpulib.c). cmake/blas_forward.cmake generates the trampolines, the two stubs below
+ * (assembly) and the table and names (C); forward.c resolves the table and supplies what
+ * OpenBLAS lacks.
+ */
+#ifndef CHG_BLAS_FORWARD_H
+#define CHG_BLAS_FORWARD_H
+
+#define CHG_BLAS_HIDDEN __attribute__((visibility("hidden")))
+
+/* Generated C: the number of forwarded names, the jump table (entry i is where the trampoline
+ * of chg_blas_fwd_names[i] goes) and the names. */
+extern CHG_BLAS_HIDDEN const unsigned chg_blas_fwd_count;
+extern CHG_BLAS_HIDDEN void *chg_blas_fwd_table[];
+extern CHG_BLAS_HIDDEN const char *const chg_blas_fwd_names[];
+
+/* Generated assembly (addresses only, never called from C): every entry's first target, which
+ * resolves the table and goes on with the call (a call before the constructor below ran), and
+ * the target of a name that the CPU BLAS lacks (it calls chg_blas_fwd_missing). */
+extern CHG_BLAS_HIDDEN char chg_blas_fwd_lazy[];
+extern CHG_BLAS_HIDDEN char chg_blas_fwd_missing_stub[];
+
+/* Fills every entry of the table once (thread-safe; later calls return at once): the CPU
+ * BLAS's symbol, else forward.c's own version of it, else the missing stub. Prints nothing.
+ * An ELF constructor of the drop-in calls it at load. */
+CHG_BLAS_HIDDEN void chg_blas_fwd_resolve(void);
+
+/* Called by the missing stub with the entry's index: says which function is missing from which
+ * CPU BLAS (or why none is loaded) on stderr, then aborts. */
+CHG_BLAS_HIDDEN void chg_blas_fwd_missing(unsigned index) __attribute__((noreturn));
+
+#endif
