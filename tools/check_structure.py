@@ -37,7 +37,7 @@ import sys
 from collections import defaultdict
 
 SCANNED = ("src", "tools", "bench", "include")
-LAYERS = ("base", "device", "kernels", "cpu", "tuning", "core", "host")  # lowest first
+LAYERS = ("base", "device", "kernels", "cpu", "tuning", "core", "host", "blas")  # lowest first
 KEYWORDS = {
     "if", "for", "while", "switch", "return", "sizeof", "do", "else", "case", "goto",
     "defined", "alignof", "_Alignof", "_Generic", "_Static_assert", "static_assert",

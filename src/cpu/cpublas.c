@@ -10,7 +10,7 @@
 #include "base/util.h"
 
 #ifdef CLHGEMM_HAVE_OPENBLAS
-#include <cblas.h>
+#include "cpu/cblas_link.h"
 #endif
 
 const int chg_cpu_rate_size[CHG_CPU_RATE_SIZES] = {64, 256, 1024, 2048};
@@ -114,7 +114,7 @@ void chg_cpu_blas_rates(chg_precision_t prec, double out[CHG_CPU_RATE_SIZES])
     pthread_mutex_unlock(&g_rates_mu);
 }
 
-int chg_cpu_blas_threads(void) { return openblas_get_num_threads(); }
+int chg_cpu_blas_threads(void) { return chg_ob_get_threads(); }
 
 #else /* no OpenBLAS: no CPU route */
 

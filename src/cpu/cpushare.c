@@ -20,12 +20,14 @@
 #include "base/util.h"
 
 #ifdef CLHGEMM_HAVE_OPENBLAS
-#include <cblas.h>
+#include "cpu/cblas_link.h"
 #endif
 
 int chg_cpu_available(void)
 {
-#ifdef CLHGEMM_HAVE_OPENBLAS
+#if defined(CLHGEMM_HAVE_OPENBLAS) && defined(CLHGEMM_CPU_DLOPEN)
+    return chg_cpu_lib_ok() && chg_cblas()->p_dgemm && chg_cblas()->p_sgemm;
+#elif defined(CLHGEMM_HAVE_OPENBLAS)
     return 1;
 #else
     return 0;
@@ -64,14 +66,14 @@ static const char *core_hint(const char *core)
 void chg_cpu_describe(char *buf, size_t len)
 {
 #ifdef CLHGEMM_HAVE_OPENBLAS
-    const int par = openblas_get_parallel();
+    const int par = chg_ob_parallel();
     const char *mode = par == 0 ? "sequential" : par == 1 ? "pthreads" : par == 2 ? "OpenMP" : "?";
-    const char *cfg = openblas_get_config(), *ct = getenv("OPENBLAS_CORETYPE");
+    const char *cfg = chg_ob_config(), *ct = getenv("OPENBLAS_CORETYPE");
     char ctbuf[96] = "";
     if (ct) snprintf(ctbuf, sizeof ctbuf, " [OPENBLAS_CORETYPE=%.60s]", ct);
     snprintf(buf, len, "%s%s, core %s, %d threads (%s)%s%s", strncmp(cfg, "OpenBLAS", 8) ? "OpenBLAS " : "",
-             cfg, openblas_get_corename(), openblas_get_num_threads(), mode, ctbuf,
-             core_hint(openblas_get_corename()));
+             cfg, chg_ob_corename(), chg_ob_get_threads(), mode, ctbuf,
+             core_hint(chg_ob_corename()));
 #else
     snprintf(buf, len, "no OpenBLAS (the library was built without it: no CPU share)");
 #endif
@@ -80,7 +82,7 @@ void chg_cpu_describe(char *buf, size_t len)
 void chg_cpu_corename(char *buf, size_t len)
 {
 #ifdef CLHGEMM_HAVE_OPENBLAS
-    snprintf(buf, len, "%s", openblas_get_corename());
+    snprintf(buf, len, "%s", chg_ob_corename());
 #else
     snprintf(buf, len, "none");
 #endif
@@ -102,15 +104,15 @@ int chg_cpu_gemm(chg_precision_t prec, int trans_a, int trans_b, size_t m, size_
     const enum CBLAS_TRANSPOSE ta = trans_a ? CblasTrans : CblasNoTrans,
                                tb = trans_b ? CblasTrans : CblasNoTrans;
     pthread_mutex_lock(&g_blas_mu);
-    const int saved = openblas_get_num_threads();
-    openblas_set_num_threads(threads > 0 ? threads : 1);
+    const int saved = chg_ob_get_threads();
+    chg_ob_set_threads(threads > 0 ? threads : 1);
     if (prec == CHG_F64)
         cblas_dgemm(CblasColMajor, ta, tb, (int)m, (int)n, (int)k, alpha, a, (int)lda, b, (int)ldb,
                     beta, c, (int)ldc);
     else
         cblas_sgemm(CblasColMajor, ta, tb, (int)m, (int)n, (int)k, (float)alpha, a, (int)lda, b,
                     (int)ldb, (float)beta, c, (int)ldc);
-    openblas_set_num_threads(saved);
+    chg_ob_set_threads(saved);
     pthread_mutex_unlock(&g_blas_mu);
     return 0;
 #else

@@ -206,6 +206,12 @@ int chg_route_to_cpu(clhgemm_handle_t h, const route_call_t *rc)
 {
     const route_model_t *r = &h->route;
     if (r->mode != ROUTE_AUTO) return r->mode == ROUTE_CPU;
+    return chg_route_model_cpu(h, rc);
+}
+
+int chg_route_model_cpu(clhgemm_handle_t h, const route_call_t *rc)
+{
+    const route_model_t *r = &h->route;
     if (!r->cpu_ok) return 0;
     if (!r->any_gpu) {
         if (chg_verbose() >= 1)

@@ -37,6 +37,9 @@ clhgemm_status_t chg_route_init(clhgemm_handle_t h);
 
 /* 1 when the call should run on OpenBLAS on the calling thread, 0 for the devices. */
 int chg_route_to_cpu(clhgemm_handle_t h, const route_call_t *rc);
+/* The model's answer whatever CLHGEMM_ROUTE says (the BLAS drop-in, which keeps its own
+ * CLHGEMM_BLAS_OFFLOAD, asks it and then calls a device-routed handle). */
+int chg_route_model_cpu(clhgemm_handle_t h, const route_call_t *rc);
 
 /* The model's two times (seconds) for the call; exposed for the tests and the benchmark. */
 double chg_route_cpu_time(clhgemm_handle_t h, const route_call_t *rc);

@@ -1,0 +1,258 @@
+/*
+ * dropin.c -- the BLAS drop-in's state and dispatch (dropin.h).
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include "blas/dropin.h"
+
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "clhgemm.h"
+#include "cpu/cpulib.h"
+#include "host/route.h"
+
+/* Below this many flops a call goes to the CPU BLAS without asking the model (and without
+ * creating the handle): on the H100 machine OpenBLAS won every size up to n = 512 (2.7e8 flops). */
+#define AUTO_MIN_FLOPS 1e8
+
+enum { OFF_AUTO, OFF_ALWAYS, OFF_NEVER };
+
+static pthread_once_t g_once = PTHREAD_ONCE_INIT, g_handle_once = PTHREAD_ONCE_INIT;
+static int g_mode = OFF_AUTO;
+static int g_stats;
+static atomic_int g_child;          /* this process is a fork() child of one that used the library */
+static atomic_int g_warned;
+static clhgemm_handle_t g_handle;
+static atomic_long g_calls[BL_COUNT][2], g_offloaded[BL_COUNT][2];
+
+static const char *const g_names[BL_COUNT][2] = {
+    {"sgemm", "dgemm"}, {"ssymm", "dsymm"}, {"ssyrk", "dsyrk"}, {"ssyr2k", "dsyr2k"}, {"strmm", "dtrmm"}};
+
+/* One line per process, for every kind of failure. */
+static void warn_once(const char *fmt, const char *a, const char *b)
+{
+    if (atomic_exchange(&g_warned, 1)) return;
+    fprintf(stderr, "clhgemm-blas: ");
+    fprintf(stderr, fmt, a, b);
+    fprintf(stderr, "; level-3 calls run on the CPU BLAS (%s) instead\n", chg_cpu_lib_name());
+}
+
+static void print_stats(void)
+{
+    long calls = 0, off = 0;
+    for (int r = 0; r < BL_COUNT; r++)
+        for (int p = 0; p < 2; p++) {
+            calls += atomic_load(&g_calls[r][p]);
+            off += atomic_load(&g_offloaded[r][p]);
+        }
+    fprintf(stderr, "clhgemm-blas: %ld level-3 calls, %ld offloaded, %ld on the CPU\n", calls, off, calls - off);
+    for (int r = 0; r < BL_COUNT; r++)
+        for (int p = 0; p < 2; p++) {
+            const long c = atomic_load(&g_calls[r][p]), o = atomic_load(&g_offloaded[r][p]);
+            if (c) fprintf(stderr, "clhgemm-blas:   %-6s %ld calls, %ld offloaded, %ld on the CPU\n", g_names[r][p], c, o, c - o);
+        }
+}
+
+static void on_fork_child(void) { atomic_store(&g_child, 1); }
+
+static void init(void)
+{
+    const char *v = getenv("CLHGEMM_BLAS_OFFLOAD");
+    if (v && !strcmp(v, "always"))
+        g_mode = OFF_ALWAYS;
+    else if (v && !strcmp(v, "never"))
+        g_mode = OFF_NEVER;
+    else if (v && *v && strcmp(v, "auto"))
+        fprintf(stderr, "clhgemm-blas: CLHGEMM_BLAS_OFFLOAD=%s is not auto, always or never: auto\n", v);
+    const char *s = getenv("CLHGEMM_BLAS_STATS");
+    g_stats = s && *s && strcmp(s, "0");
+    if (g_stats) atexit(print_stats);
+    /* A child of fork() must not touch the parent's OpenCL contexts or threads: CPU only. */
+    pthread_atfork(NULL, NULL, on_fork_child);
+}
+
+/* The handle, created at the first call that may go to the devices; its own routing is set to
+ * the devices, since the drop-in asks the model itself. */
+static void make_handle(void)
+{
+    clhgemm_handle_t h = NULL;
+    const clhgemm_status_t st = clhgemm_create(&h, NULL);
+    if (st != CLHGEMM_SUCCESS) {
+        warn_once("no clhgemm device (%s)%s", clhgemm_status_string(st), "");
+        return;
+    }
+    h->route.mode = ROUTE_DEVICE;
+    g_handle = h;
+}
+
+/* ---- the two ways ---------------------------------------------------------------------------- */
+
+typedef void (*gemm_f)(const char *, const char *, const int *, const int *, const int *, const void *,
+                       const void *, const int *, const void *, const int *, const void *, void *, const int *,
+                       size_t, size_t);
+typedef void (*symm_f)(const char *, const char *, const int *, const int *, const void *, const void *,
+                       const int *, const void *, const int *, const void *, void *, const int *, size_t, size_t);
+typedef void (*syrk_f)(const char *, const char *, const int *, const int *, const void *, const void *,
+                       const int *, const void *, void *, const int *, size_t, size_t);
+typedef void (*syr2k_f)(const char *, const char *, const int *, const int *, const void *, const void *,
+                        const int *, const void *, const int *, const void *, void *, const int *, size_t, size_t);
+typedef void (*trmm_f)(const char *, const char *, const char *, const char *, const int *, const int *,
+                       const void *, const void *, const int *, void *, const int *, size_t, size_t, size_t, size_t);
+
+/* The CPU BLAS's own Fortran routine with the call's arguments. */
+static void run_cpu(const blas_call_t *bc)
+{
+    char name[16];
+    snprintf(name, sizeof name, "%s_", g_names[bc->routine][bc->dbl]);
+    void *f = chg_cpu_lib_sym(name);
+    if (!f) {
+        fprintf(stderr, "clhgemm-blas: %s is missing from the CPU BLAS (%s%s)\n", name, chg_cpu_lib_name(),
+                chg_cpu_lib_ok() ? "" : chg_cpu_lib_error());
+        abort();
+    }
+    const float fa = (float)bc->alpha, fb = (float)bc->beta;
+    const void *al = bc->dbl ? (const void *)&bc->alpha : (const void *)&fa;
+    const void *be = bc->dbl ? (const void *)&bc->beta : (const void *)&fb;
+    switch (bc->routine) {
+    case BL_GEMM:
+        ((gemm_f)f)(&bc->ta, &bc->tb, &bc->m, &bc->n, &bc->k, al, bc->a, &bc->lda, bc->b, &bc->ldb, be, bc->c,
+                    &bc->ldc, 1, 1);
+        break;
+    case BL_SYMM:
+        ((symm_f)f)(&bc->side, &bc->uplo, &bc->m, &bc->n, al, bc->a, &bc->lda, bc->b, &bc->ldb, be, bc->c, &bc->ldc,
+                    1, 1);
+        break;
+    case BL_SYRK:
+        ((syrk_f)f)(&bc->uplo, &bc->ta, &bc->n, &bc->k, al, bc->a, &bc->lda, be, bc->c, &bc->ldc, 1, 1);
+        break;
+    case BL_SYR2K:
+        ((syr2k_f)f)(&bc->uplo, &bc->ta, &bc->n, &bc->k, al, bc->a, &bc->lda, bc->b, &bc->ldb, be, bc->c, &bc->ldc,
+                     1, 1);
+        break;
+    default:
+        ((trmm_f)f)(&bc->side, &bc->uplo, &bc->ta, &bc->diag, &bc->m, &bc->n, al, bc->a, &bc->lda, bc->c, &bc->ldc,
+                    1, 1, 1, 1);
+    }
+}
+
+static clhgemm_transpose_t tr(char t) { return t == 'N' ? CLHGEMM_NO_TRANS : CLHGEMM_TRANS; }
+static clhgemm_side_t sd(char s) { return s == 'L' ? CLHGEMM_LEFT : CLHGEMM_RIGHT; }
+static clhgemm_uplo_t ul(char u) { return u == 'U' ? CLHGEMM_UPPER : CLHGEMM_LOWER; }
+
+/* clhgemm's host API on the devices (column-major: the Fortran view as it is). */
+static clhgemm_status_t run_device(clhgemm_handle_t h, const blas_call_t *c)
+{
+    const clhgemm_layout_t L = CLHGEMM_COL_MAJOR;
+    const float fa = (float)c->alpha, fb = (float)c->beta;
+    switch (c->routine * 2 + c->dbl) {
+    case BL_GEMM * 2: return clhgemm_sgemm(h, L, tr(c->ta), tr(c->tb), c->m, c->n, c->k, fa, c->a, c->lda, c->b, c->ldb, fb, c->c, c->ldc);
+    case BL_GEMM * 2 + 1: return clhgemm_dgemm(h, L, tr(c->ta), tr(c->tb), c->m, c->n, c->k, c->alpha, c->a, c->lda, c->b, c->ldb, c->beta, c->c, c->ldc);
+    case BL_SYMM * 2: return clhgemm_ssymm(h, L, sd(c->side), ul(c->uplo), c->m, c->n, fa, c->a, c->lda, c->b, c->ldb, fb, c->c, c->ldc);
+    case BL_SYMM * 2 + 1: return clhgemm_dsymm(h, L, sd(c->side), ul(c->uplo), c->m, c->n, c->alpha, c->a, c->lda, c->b, c->ldb, c->beta, c->c, c->ldc);
+    case BL_SYRK * 2: return clhgemm_ssyrk(h, L, ul(c->uplo), tr(c->ta), c->n, c->k, fa, c->a, c->lda, fb, c->c, c->ldc);
+    case BL_SYRK * 2 + 1: return clhgemm_dsyrk(h, L, ul(c->uplo), tr(c->ta), c->n, c->k, c->alpha, c->a, c->lda, c->beta, c->c, c->ldc);
+    case BL_SYR2K * 2: return clhgemm_ssyr2k(h, L, ul(c->uplo), tr(c->ta), c->n, c->k, fa, c->a, c->lda, c->b, c->ldb, fb, c->c, c->ldc);
+    case BL_SYR2K * 2 + 1: return clhgemm_dsyr2k(h, L, ul(c->uplo), tr(c->ta), c->n, c->k, c->alpha, c->a, c->lda, c->b, c->ldb, c->beta, c->c, c->ldc);
+    case BL_TRMM * 2: return clhgemm_strmm(h, L, sd(c->side), ul(c->uplo), tr(c->ta), c->diag == 'U' ? CLHGEMM_UNIT : CLHGEMM_NON_UNIT, c->m, c->n, fa, c->a, c->lda, c->c, c->ldc);
+    default: return clhgemm_dtrmm(h, L, sd(c->side), ul(c->uplo), tr(c->ta), c->diag == 'U' ? CLHGEMM_UNIT : CLHGEMM_NON_UNIT, c->m, c->n, c->alpha, c->a, c->lda, c->c, c->ldc);
+    }
+}
+
+/* ---- the decision ---------------------------------------------------------------------------- */
+
+/* The call as the routing model sees it (its GEMM shape and operand sizes). */
+static route_call_t model_call(const blas_call_t *c)
+{
+    const int sym = c->routine == BL_SYRK || c->routine == BL_SYR2K;
+    const size_t m = sym ? (size_t)c->n : (size_t)c->m, n = (size_t)c->n;
+    const size_t k = c->routine == BL_GEMM || sym ? (size_t)c->k : (c->side == 'L' ? (size_t)c->m : (size_t)c->n);
+    const double mn = (double)m * (double)n, two = c->routine == BL_SYR2K ? 2.0 : 1.0;
+    const double flops = c->routine == BL_GEMM || c->routine == BL_SYMM ? 2.0 * mn * k : sym ? two * mn * k : mn * k;
+    return (route_call_t){.prec = c->dbl ? CHG_F64 : CHG_F32, .name = g_names[c->routine][c->dbl], .m = m,
+                          .n = n, .k = k, .flops = flops, .in_elems = ((double)m + (double)n) * (double)k * two,
+                          .c_elems = sym ? mn / 2 : mn, .beta_zero = c->beta == 0.0 && c->routine != BL_TRMM};
+}
+
+static clhgemm_handle_t offload_handle(const blas_call_t *c)
+{
+    if (g_mode == OFF_NEVER || atomic_load(&g_child)) return NULL;
+    const route_call_t rc = model_call(c);
+    if (g_mode == OFF_AUTO && rc.flops < AUTO_MIN_FLOPS) return NULL;
+    pthread_once(&g_handle_once, make_handle);
+    if (!g_handle) return NULL;
+    if (g_mode == OFF_AUTO && chg_route_model_cpu(g_handle, &rc)) return NULL;
+    return g_handle;
+}
+
+/* What the devices may overwrite before a failure: C (B for TRMM) where the call reads it. */
+static void *snapshot(const blas_call_t *c, size_t *rows, size_t *cols)
+{
+    *rows = c->routine == BL_SYRK || c->routine == BL_SYR2K ? (size_t)c->n : (size_t)c->m;
+    *cols = (size_t)c->n;
+    if (c->routine != BL_TRMM && c->beta == 0.0) return NULL;
+    const size_t es = c->dbl ? 8 : 4;
+    char *s = malloc(*rows * *cols * es + 1);
+    if (!s) return NULL;
+    for (size_t j = 0; j < *cols; j++)
+        memcpy(s + j * *rows * es, (const char *)c->c + j * (size_t)c->ldc * es, *rows * es);
+    return s;
+}
+
+static void restore(const blas_call_t *c, const char *s, size_t rows, size_t cols)
+{
+    const size_t es = c->dbl ? 8 : 4;
+    for (size_t j = 0; j < cols; j++) memcpy((char *)c->c + j * (size_t)c->ldc * es, s + j * rows * es, rows * es);
+}
+
+void chg_blas_run(const blas_call_t *bc)
+{
+    pthread_once(&g_once, init);
+    atomic_fetch_add(&g_calls[bc->routine][bc->dbl], 1);
+    clhgemm_handle_t h = offload_handle(bc);
+    if (h) {
+        size_t rows, cols;
+        void *saved = snapshot(bc, &rows, &cols);
+        const int need = bc->routine == BL_TRMM || bc->beta != 0.0;
+        if (!need || saved) {
+            const clhgemm_status_t st = run_device(h, bc);
+            if (st == CLHGEMM_SUCCESS) {
+                atomic_fetch_add(&g_offloaded[bc->routine][bc->dbl], 1);
+                free(saved);
+                return;
+            }
+            warn_once("%s on the devices failed (%s)", g_names[bc->routine][bc->dbl], clhgemm_status_string(st));
+            if (saved) restore(bc, saved, rows, cols);
+        }
+        free(saved);
+    }
+    run_cpu(bc);
+}
+
+/* ---- errors ---------------------------------------------------------------------------------- */
+
+typedef void (*xerbla_f)(const char *, const int *, size_t);
+typedef void (*cblas_xerbla_f)(int, const char *, const char *, ...);
+
+void chg_blas_xerbla(const char *name, int info)
+{
+    xerbla_f f = (xerbla_f)dlsym(RTLD_DEFAULT, "xerbla_");
+    if (f)
+        f(name, &info, strlen(name));
+    else
+        fprintf(stderr, " ** On entry to %s parameter number %d had an illegal value\n", name, info);
+}
+
+void chg_blas_cblas_xerbla(int pos, const char *rout, const char *what, int value)
+{
+    cblas_xerbla_f f = (cblas_xerbla_f)dlsym(RTLD_DEFAULT, "cblas_xerbla");
+    if (f)
+        f(pos, rout, "Illegal %s setting, %d\n", what, value);
+    else
+        fprintf(stderr, "Parameter %d to routine %s was incorrect (illegal %s setting, %d)\n", pos, rout, what, value);
+}

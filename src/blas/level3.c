@@ -1,0 +1,269 @@
+/*
+ * level3.c -- the drop-in's level-3 S and D entry points: the Fortran interface (gfortran's
+ * convention: every argument by reference, the hidden lengths of the character arguments last)
+ * and the CBLAS interface. Each checks its arguments in the reference BLAS's order and reports
+ * the first bad one as the reference does -- xerbla_ with the routine's name and position; CBLAS:
+ * cblas_xerbla for the layout and the enum arguments, then the Fortran checks of the mapped call
+ * with CBLAS_CallFromC and RowMajorStrg set, as the reference CBLAS does -- before anything is
+ * read or written; then the call runs through dropin.c. Everything else of the BLAS is
+ * forwarded to the CPU BLAS (src/blas/forward_symbols.txt).
+ */
+#include <cblas.h>
+#include <ctype.h>
+#include <stddef.h>
+
+#include "blas/dropin.h"
+
+#define BLAS_API __attribute__((visibility("default")))
+
+/* The reference CBLAS's globals, which its test programs read (exported, as Debian's are). */
+BLAS_API int RowMajorStrg;
+BLAS_API int CBLAS_CallFromC;
+/* Marks this library, so that its CPU BLAS is never itself (cpu/cpulib.c). */
+BLAS_API const int clhgemm_blas_dropin = 1;
+
+static char up(const char *c) { return (char)toupper((unsigned char)*c); }
+static int max1(int x) { return x > 1 ? x : 1; }
+static int is_tr(char t) { return t == 'N' || t == 'T' || t == 'C'; }
+
+/* ---- the reference checks (their INFO values) -------------------------------------------------- */
+
+static int check_gemm(const blas_call_t *c)
+{
+    const int nrowa = c->ta == 'N' ? c->m : c->k, nrowb = c->tb == 'N' ? c->k : c->n;
+    if (!is_tr(c->ta)) return 1;
+    if (!is_tr(c->tb)) return 2;
+    if (c->m < 0) return 3;
+    if (c->n < 0) return 4;
+    if (c->k < 0) return 5;
+    if (c->lda < max1(nrowa)) return 8;
+    if (c->ldb < max1(nrowb)) return 10;
+    if (c->ldc < max1(c->m)) return 13;
+    return 0;
+}
+
+static int check_symm(const blas_call_t *c)
+{
+    const int nrowa = c->side == 'L' ? c->m : c->n;
+    if (c->side != 'L' && c->side != 'R') return 1;
+    if (c->uplo != 'U' && c->uplo != 'L') return 2;
+    if (c->m < 0) return 3;
+    if (c->n < 0) return 4;
+    if (c->lda < max1(nrowa)) return 7;
+    if (c->ldb < max1(c->m)) return 9;
+    if (c->ldc < max1(c->m)) return 12;
+    return 0;
+}
+
+/* SYRK and SYR2K (two: SYR2K's B and its later positions). */
+static int check_syrk(const blas_call_t *c, int two)
+{
+    const int nrowa = c->ta == 'N' ? c->n : c->k;
+    if (c->uplo != 'U' && c->uplo != 'L') return 1;
+    if (!is_tr(c->ta)) return 2;
+    if (c->n < 0) return 3;
+    if (c->k < 0) return 4;
+    if (c->lda < max1(nrowa)) return 7;
+    if (two && c->ldb < max1(nrowa)) return 9;
+    if (c->ldc < max1(c->n)) return two ? 12 : 10;
+    return 0;
+}
+
+static int check_trmm(const blas_call_t *c)
+{
+    const int nrowa = c->side == 'L' ? c->m : c->n;
+    if (c->side != 'L' && c->side != 'R') return 1;
+    if (c->uplo != 'U' && c->uplo != 'L') return 2;
+    if (!is_tr(c->ta)) return 3;
+    if (c->diag != 'U' && c->diag != 'N') return 4;
+    if (c->m < 0) return 5;
+    if (c->n < 0) return 6;
+    if (c->lda < max1(nrowa)) return 9;
+    if (c->ldc < max1(c->m)) return 11;
+    return 0;
+}
+
+static int check(const blas_call_t *c)
+{
+    switch (c->routine) {
+    case BL_GEMM: return check_gemm(c);
+    case BL_SYMM: return check_symm(c);
+    case BL_SYRK: return check_syrk(c, 0);
+    case BL_SYR2K: return check_syrk(c, 1);
+    default: return check_trmm(c);
+    }
+}
+
+static const char *const g_fname[BL_COUNT][2] = {{"SGEMM ", "DGEMM "}, {"SSYMM ", "DSYMM "}, {"SSYRK ", "DSYRK "},
+                                                 {"SSYR2K", "DSYR2K"}, {"STRMM ", "DTRMM "}};
+
+/* A call in the Fortran view: checked, then run. */
+static void fortran_call(const blas_call_t *c)
+{
+    const int info = check(c);
+    if (info)
+        chg_blas_xerbla(g_fname[c->routine][c->dbl], info);
+    else
+        chg_blas_run(c);
+}
+
+/* ---- Fortran interface ------------------------------------------------------------------------- */
+
+#define FORTRAN_L3(P, T, DBL)                                                                                    \
+    BLAS_API void P##gemm_(const char *ta, const char *tb, const int *m, const int *n, const int *k,           \
+                           const T *alpha, const T *a, const int *lda, const T *b, const int *ldb, const T *beta, \
+                           T *c, const int *ldc, size_t l1, size_t l2)                                           \
+    {                                                                                                            \
+        (void)l1, (void)l2;                                                                                      \
+        fortran_call(&(blas_call_t){.routine = BL_GEMM, .dbl = DBL, .ta = up(ta), .tb = up(tb), .m = *m,         \
+                                    .n = *n, .k = *k, .alpha = *alpha, .beta = *beta, .a = a, .b = b, .c = c,    \
+                                    .lda = *lda, .ldb = *ldb, .ldc = *ldc});                                     \
+    }                                                                                                            \
+    BLAS_API void P##symm_(const char *side, const char *uplo, const int *m, const int *n, const T *alpha,      \
+                           const T *a, const int *lda, const T *b, const int *ldb, const T *beta, T *c,         \
+                           const int *ldc, size_t l1, size_t l2)                                                 \
+    {                                                                                                            \
+        (void)l1, (void)l2;                                                                                      \
+        fortran_call(&(blas_call_t){.routine = BL_SYMM, .dbl = DBL, .side = up(side), .uplo = up(uplo),         \
+                                    .m = *m, .n = *n, .alpha = *alpha, .beta = *beta, .a = a, .b = b, .c = c,    \
+                                    .lda = *lda, .ldb = *ldb, .ldc = *ldc});                                     \
+    }                                                                                                            \
+    BLAS_API void P##syrk_(const char *uplo, const char *trans, const int *n, const int *k, const T *alpha,    \
+                           const T *a, const int *lda, const T *beta, T *c, const int *ldc, size_t l1,          \
+                           size_t l2)                                                                            \
+    {                                                                                                            \
+        (void)l1, (void)l2;                                                                                      \
+        fortran_call(&(blas_call_t){.routine = BL_SYRK, .dbl = DBL, .uplo = up(uplo), .ta = up(trans),          \
+                                    .n = *n, .k = *k, .alpha = *alpha, .beta = *beta, .a = a, .c = c,            \
+                                    .lda = *lda, .ldb = 1, .ldc = *ldc});                                        \
+    }                                                                                                            \
+    BLAS_API void P##syr2k_(const char *uplo, const char *trans, const int *n, const int *k, const T *alpha,   \
+                            const T *a, const int *lda, const T *b, const int *ldb, const T *beta, T *c,        \
+                            const int *ldc, size_t l1, size_t l2)                                                \
+    {                                                                                                            \
+        (void)l1, (void)l2;                                                                                      \
+        fortran_call(&(blas_call_t){.routine = BL_SYR2K, .dbl = DBL, .uplo = up(uplo), .ta = up(trans),         \
+                                    .n = *n, .k = *k, .alpha = *alpha, .beta = *beta, .a = a, .b = b, .c = c,    \
+                                    .lda = *lda, .ldb = *ldb, .ldc = *ldc});                                     \
+    }                                                                                                            \
+    BLAS_API void P##trmm_(const char *side, const char *uplo, const char *transa, const char *diag,           \
+                           const int *m, const int *n, const T *alpha, const T *a, const int *lda, T *b,        \
+                           const int *ldb, size_t l1, size_t l2, size_t l3, size_t l4)                           \
+    {                                                                                                            \
+        (void)l1, (void)l2, (void)l3, (void)l4;                                                                  \
+        fortran_call(&(blas_call_t){.routine = BL_TRMM, .dbl = DBL, .side = up(side), .uplo = up(uplo),         \
+                                    .ta = up(transa), .diag = up(diag), .m = *m, .n = *n, .alpha = *alpha,       \
+                                    .a = a, .c = b, .lda = *lda, .ldc = *ldb});                                  \
+    }
+
+FORTRAN_L3(s, float, 0)
+FORTRAN_L3(d, double, 1)
+
+/* ---- CBLAS interface ----------------------------------------------------------------------------- */
+
+static char cb_trans(int t) { return t == CblasNoTrans ? 'N' : t == CblasTrans ? 'T' : t == CblasConjTrans ? 'C' : 0; }
+static char cb_uplo(int u, int row) { return u == CblasUpper ? (row ? 'L' : 'U') : u == CblasLower ? (row ? 'U' : 'L') : 0; }
+static char cb_side(int s, int row) { return s == CblasLeft ? (row ? 'R' : 'L') : s == CblasRight ? (row ? 'L' : 'R') : 0; }
+static char cb_diag(int d) { return d == CblasUnit ? 'U' : d == CblasNonUnit ? 'N' : 0; }
+/* SYRK/SYR2K in row-major: op swaps */
+static char cb_trans_row(char t) { return t == 'N' ? 'T' : t ? 'N' : 0; }
+
+/* The layout: 0 column-major, 1 row-major (RowMajorStrg set), -1 invalid (reported). */
+static int cb_layout(int layout, const char *rout)
+{
+    RowMajorStrg = 0;
+    CBLAS_CallFromC = 1;
+    if (layout == CblasColMajor) return 0;
+    if (layout == CblasRowMajor) return RowMajorStrg = 1;
+    chg_blas_cblas_xerbla(1, rout, "layout", layout);
+    return -1;
+}
+
+/* The first invalid enum argument (position, name, value), or the mapped call's Fortran checks. */
+static void cb_finish(const blas_call_t *c, int bad_pos, const char *rout, const char *what, int value)
+{
+    if (bad_pos)
+        chg_blas_cblas_xerbla(bad_pos, rout, what, value);
+    else
+        fortran_call(c);
+    CBLAS_CallFromC = 0;
+    RowMajorStrg = 0;
+}
+
+#define CBLAS_L3(P, T, DBL)                                                                                      \
+    BLAS_API void cblas_##P##gemm(const enum CBLAS_ORDER layout, const enum CBLAS_TRANSPOSE TA,                \
+                                  const enum CBLAS_TRANSPOSE TB, const blasint M, const blasint N,              \
+                                  const blasint K, const T alpha, const T *A, const blasint lda, const T *B,    \
+                                  const blasint ldb, const T beta, T *C, const blasint ldc)                     \
+    {                                                                                                            \
+        const char *rout = "cblas_" #P "gemm";                                                                   \
+        const int row = cb_layout(layout, rout);                                                                 \
+        if (row < 0) { CBLAS_CallFromC = 0; return; }                                                            \
+        const char ta = cb_trans(TA), tb = cb_trans(TB);                                                         \
+        blas_call_t c = {.routine = BL_GEMM, .dbl = DBL, .ta = row ? tb : ta, .tb = row ? ta : tb,               \
+                         .m = row ? N : M, .n = row ? M : N, .k = K, .alpha = alpha, .beta = beta,               \
+                         .a = row ? B : A, .b = row ? A : B, .c = C, .lda = row ? ldb : lda,                      \
+                         .ldb = row ? lda : ldb, .ldc = ldc};                                                    \
+        cb_finish(&c, !ta ? 2 : !tb ? 3 : 0, rout, !ta ? "TransA" : "TransB", !ta ? (int)TA : (int)TB);           \
+    }                                                                                                            \
+    BLAS_API void cblas_##P##symm(const enum CBLAS_ORDER layout, const enum CBLAS_SIDE S,                      \
+                                  const enum CBLAS_UPLO U, const blasint M, const blasint N, const T alpha,     \
+                                  const T *A, const blasint lda, const T *B, const blasint ldb, const T beta,   \
+                                  T *C, const blasint ldc)                                                      \
+    {                                                                                                            \
+        const char *rout = "cblas_" #P "symm";                                                                   \
+        const int row = cb_layout(layout, rout);                                                                 \
+        if (row < 0) { CBLAS_CallFromC = 0; return; }                                                            \
+        const char side = cb_side(S, row), uplo = cb_uplo(U, row);                                               \
+        blas_call_t c = {.routine = BL_SYMM, .dbl = DBL, .side = side, .uplo = uplo, .m = row ? N : M,          \
+                         .n = row ? M : N, .alpha = alpha, .beta = beta, .a = A, .b = B, .c = C, .lda = lda,     \
+                         .ldb = ldb, .ldc = ldc};                                                                \
+        cb_finish(&c, !side ? 2 : !uplo ? 3 : 0, rout, !side ? "Side" : "Uplo", !side ? (int)S : (int)U);         \
+    }                                                                                                            \
+    BLAS_API void cblas_##P##syrk(const enum CBLAS_ORDER layout, const enum CBLAS_UPLO U,                      \
+                                  const enum CBLAS_TRANSPOSE Tr, const blasint N, const blasint K,              \
+                                  const T alpha, const T *A, const blasint lda, const T beta, T *C,             \
+                                  const blasint ldc)                                                            \
+    {                                                                                                            \
+        const char *rout = "cblas_" #P "syrk";                                                                   \
+        const int row = cb_layout(layout, rout);                                                                 \
+        if (row < 0) { CBLAS_CallFromC = 0; return; }                                                            \
+        const char uplo = cb_uplo(U, row), t0 = cb_trans(Tr), tr = row ? cb_trans_row(t0) : t0;                   \
+        blas_call_t c = {.routine = BL_SYRK, .dbl = DBL, .uplo = uplo, .ta = tr, .n = N, .k = K,                 \
+                         .alpha = alpha, .beta = beta, .a = A, .c = C, .lda = lda, .ldb = 1, .ldc = ldc};        \
+        cb_finish(&c, !uplo ? 2 : !tr ? 3 : 0, rout, !uplo ? "Uplo" : "Trans", !uplo ? (int)U : (int)Tr);         \
+    }                                                                                                            \
+    BLAS_API void cblas_##P##syr2k(const enum CBLAS_ORDER layout, const enum CBLAS_UPLO U,                     \
+                                   const enum CBLAS_TRANSPOSE Tr, const blasint N, const blasint K,             \
+                                   const T alpha, const T *A, const blasint lda, const T *B, const blasint ldb, \
+                                   const T beta, T *C, const blasint ldc)                                       \
+    {                                                                                                            \
+        const char *rout = "cblas_" #P "syr2k";                                                                  \
+        const int row = cb_layout(layout, rout);                                                                 \
+        if (row < 0) { CBLAS_CallFromC = 0; return; }                                                            \
+        const char uplo = cb_uplo(U, row), t0 = cb_trans(Tr), tr = row ? cb_trans_row(t0) : t0;                   \
+        blas_call_t c = {.routine = BL_SYR2K, .dbl = DBL, .uplo = uplo, .ta = tr, .n = N, .k = K,                \
+                         .alpha = alpha, .beta = beta, .a = A, .b = B, .c = C, .lda = lda, .ldb = ldb,           \
+                         .ldc = ldc};                                                                            \
+        cb_finish(&c, !uplo ? 2 : !tr ? 3 : 0, rout, !uplo ? "Uplo" : "Trans", !uplo ? (int)U : (int)Tr);         \
+    }                                                                                                            \
+    BLAS_API void cblas_##P##trmm(const enum CBLAS_ORDER layout, const enum CBLAS_SIDE S,                      \
+                                  const enum CBLAS_UPLO U, const enum CBLAS_TRANSPOSE TA,                       \
+                                  const enum CBLAS_DIAG D, const blasint M, const blasint N, const T alpha,     \
+                                  const T *A, const blasint lda, T *B, const blasint ldb)                       \
+    {                                                                                                            \
+        const char *rout = "cblas_" #P "trmm";                                                                   \
+        const int row = cb_layout(layout, rout);                                                                 \
+        if (row < 0) { CBLAS_CallFromC = 0; return; }                                                            \
+        const char side = cb_side(S, row), uplo = cb_uplo(U, row), ta = cb_trans(TA), diag = cb_diag(D);        \
+        blas_call_t c = {.routine = BL_TRMM, .dbl = DBL, .side = side, .uplo = uplo, .ta = ta, .diag = diag,     \
+                         .m = row ? N : M, .n = row ? M : N, .alpha = alpha, .a = A, .c = B, .lda = lda,         \
+                         .ldc = ldb};                                                                            \
+        const int bad = !side ? 2 : !uplo ? 3 : !ta ? 4 : !diag ? 5 : 0;                                         \
+        static const char *const what[] = {"", "", "Side", "Uplo", "TransA", "Diag"};                           \
+        const int val[] = {0, 0, (int)S, (int)U, (int)TA, (int)D};                                               \
+        cb_finish(&c, bad, rout, what[bad], val[bad]);                                                           \
+    }
+
+CBLAS_L3(s, float, 0)
+CBLAS_L3(d, double, 1)
