@@ -34,13 +34,11 @@ static atomic_long g_calls[BL_COUNT][2], g_offloaded[BL_COUNT][2];
 static const char *const g_names[BL_COUNT][2] = {
     {"sgemm", "dgemm"}, {"ssymm", "dsymm"}, {"ssyrk", "dsyrk"}, {"ssyr2k", "dsyr2k"}, {"strmm", "dtrmm"}};
 
-/* One line per process, for every kind of failure. */
-static void warn_once(const char *fmt, const char *a, const char *b)
+/* One line per process, for every kind of failure: what failed, and what runs instead. */
+static void warn_once(const char *what, const char *status, const char *instead)
 {
     if (atomic_exchange(&g_warned, 1)) return;
-    fprintf(stderr, "clhgemm-blas: ");
-    fprintf(stderr, fmt, a, b);
-    fprintf(stderr, "; level-3 calls run on the CPU BLAS (%s) instead\n", chg_cpu_lib_name());
+    fprintf(stderr, "clhgemm-blas: %s (%s): %s on the CPU BLAS (%s)\n", what, status, instead, chg_cpu_lib_name());
 }
 
 static void print_stats(void)
@@ -84,7 +82,7 @@ static void make_handle(void)
     clhgemm_handle_t h = NULL;
     const clhgemm_status_t st = clhgemm_create(&h, NULL);
     if (st != CLHGEMM_SUCCESS) {
-        warn_once("no clhgemm device (%s)%s", clhgemm_status_string(st), "");
+        warn_once("no clhgemm device", clhgemm_status_string(st), "every level-3 call runs");
         return;
     }
     h->route.mode = ROUTE_DEVICE;
@@ -241,7 +239,9 @@ void chg_blas_run(const blas_call_t *bc)
                 free(saved);
                 return;
             }
-            warn_once("%s on the devices failed (%s)", g_names[bc->routine][bc->dbl], clhgemm_status_string(st));
+            char what[64];
+            snprintf(what, sizeof what, "%s on the devices failed", g_names[bc->routine][bc->dbl]);
+            warn_once(what, clhgemm_status_string(st), "the call, and any other that fails, runs");
             if (saved) restore(bc, saved, rows, cols);
         }
         free(saved);

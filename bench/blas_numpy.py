@@ -1,0 +1,95 @@
+#!/usr/bin/env python3
+"""blas_numpy.py -- numpy on whatever libblas.so.3 the process loads (issue 20's benchmark).
+
+Run it twice in one session, once with clhgemm's drop-in first in LD_LIBRARY_PATH and once with
+OpenBLAS's libblas.so.3 (bench/gpu_record.sh stage `blasnumpy` does both), and compare:
+
+  a @ b              n = --sizes, float64 and float32, median of the repetitions (GFLOP/s)
+  small products     10,000 products of 32 x 32 (numpy -> cblas_dgemm each): seconds
+  cholesky / solve   np.linalg.cholesky and np.linalg.solve (LAPACK's blocked dpotrf, dgetrf:
+                     many level-3 calls of every size through the library): seconds
+
+Prints one line per measure, `name value unit`, after a line naming the libblas.so.3 the process
+mapped; every product is checked against a float64 product of a random slice (the tolerance
+scales with k).
+"""
+import argparse
+import time
+
+import numpy as np
+
+
+def mapped_blas():
+    with open("/proc/self/maps") as f:
+        return sorted({l.split()[-1] for l in f if "libblas.so" in l or "libopenblas" in l})
+
+
+def median_time(fn, reps, budget):
+    fn()  # warm-up (builds, pinned buffers, OpenBLAS threads)
+    times = []
+    t_all = time.perf_counter()
+    for _ in range(reps):
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+        if time.perf_counter() - t_all > budget and len(times) >= 2:
+            break
+    times.sort()
+    return times[len(times) // 2], times[0], times[-1]
+
+
+def check_rows(c, a, b, dtype, rows=8):
+    idx = np.linspace(0, a.shape[0] - 1, num=min(rows, a.shape[0])).astype(int)
+    want = a[idx].astype(np.float64) @ b.astype(np.float64)
+    bound = np.abs(a[idx]).astype(np.float64) @ np.abs(b).astype(np.float64)
+    err = np.abs(c[idx].astype(np.float64) - want)
+    tol = 4.0 * max(a.shape[1], 16) * np.finfo(dtype).eps * bound + 1e-300
+    return bool((err <= tol).all())
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--sizes", default="256,512,1024,2048,4096,8192,16384")
+    ap.add_argument("--reps", type=int, default=5)
+    ap.add_argument("--budget", type=float, default=20.0, help="seconds of repetitions per case")
+    ap.add_argument("--label", default="")
+    ap.add_argument("--factor-n", type=int, default=4096)
+    args = ap.parse_args()
+    print("label %s; libblas mapped: %s" % (args.label, ", ".join(mapped_blas())))
+    rng = np.random.default_rng(7)
+    ok = True
+    for dtype in (np.float64, np.float32):
+        for n in [int(s) for s in args.sizes.split(",")]:
+            a = rng.uniform(-1, 1, (n, n)).astype(dtype)
+            b = rng.uniform(-1, 1, (n, n)).astype(dtype)
+            c = a @ b
+            good = check_rows(c, a, b, dtype)
+            ok &= good
+            med, lo, hi = median_time(lambda: a @ b, args.reps, args.budget)
+            print("matmul %s %d %.1f GFLOP/s (min %.4f s, max %.4f s)%s" % (np.dtype(dtype).name, n, 2.0 * n**3 / med * 1e-9, lo, hi,
+                                                                          "" if good else " WRONG"), flush=True)
+            del a, b, c
+    x = rng.uniform(-1, 1, (32, 32))
+    y = rng.uniform(-1, 1, (32, 32))
+    t0 = time.perf_counter()
+    for _ in range(10000):
+        x @ y
+    print("small 10000x 32^3 float64 %.4f s" % (time.perf_counter() - t0), flush=True)
+    n = args.factor_n
+    m = rng.uniform(-1, 1, (n, n))
+    spd = m @ m.T + n * np.eye(n)
+    med, _, _ = median_time(lambda: np.linalg.cholesky(spd), 3, args.budget)
+    l = np.linalg.cholesky(spd)
+    ok &= bool(np.abs(l @ l.T - spd).max() <= 1e-9 * np.abs(spd).max())
+    print("cholesky float64 %d %.4f s" % (n, med), flush=True)
+    rhs = rng.uniform(-1, 1, (n, 256))
+    med, _, _ = median_time(lambda: np.linalg.solve(m, rhs), 3, args.budget)
+    xs = np.linalg.solve(m, rhs)
+    ok &= bool(np.abs(m @ xs - rhs).max() <= 1e-6 * max(1.0, np.abs(rhs).max()))
+    print("solve float64 %d x 256 %.4f s" % (n, med), flush=True)
+    print("checks: %s" % ("ok" if ok else "FAILED"))
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
