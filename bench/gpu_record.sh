@@ -21,6 +21,8 @@
 #   sweep       clhgemm-bench-host --sweep n = $SWEEP_SIZES (64..8192), s and d, beta 0 and 0.5: ours (auto
 #               route), ours on the device route, OpenBLAS alone, device-only, the bus bound; CSV, PNG
 #   zerocopy    bench/probe_zerocopy: CL_MEM_USE_HOST_PTR pinning of the caller's memory against staging
+#   blasnumpy   numpy a @ b n = 256..16384, small calls, cholesky, solve on clhgemm's libblas.so.3 and
+#               on OpenBLAS's, back to back (bench/blas_numpy.py; Debian's python3-debian of .gpuenv)
 #   oversize    clhgemm-bench-host --oversize --sizes 65536: DGEMM larger than the GPU (103 GB)
 #   scaling     host-resident S/DGEMM n = 32768 on every GPU and on the first alone (--one-device)
 #   level3      clhgemm-bench-level3 n = $L3_SIZES (8192), s and d: SYMM, SYRK, SYR2K (fused and
@@ -64,7 +66,7 @@ while [ $# -gt 0 ]; do
   case $1 in
     -h | --help) usage; exit 0 ;;
     all) STAGES+=(build tests device host level3) ;;
-    build | tests | device | tf32 | host | sweep | zerocopy | oversize | scaling | level3 | level3host | cpushare | trace | probe | ptxas)
+    build | tests | device | tf32 | host | sweep | zerocopy | blasnumpy | oversize | scaling | level3 | level3host | cpushare | trace | probe | ptxas)
       STAGES+=("$1") ;;
     ab)
       [ $# -ge 2 ] || { echo "gpu_record: ab needs a revision (ab REV)" >&2; exit 2; }
@@ -272,6 +274,18 @@ stage_zerocopy() {
   run_win "probe_zerocopy ${ZC_SIZES:-8,32,128,512}" "$SD/zerocopy.log" 300 \
     "$B/probe_zerocopy" --sizes "${ZC_SIZES:-8,32,128,512}" --reps 3 || r=1
   { cat "$SD/zerocopy.log"; cat "$SD/clocks.txt"; } >"$SD/summary.txt"
+  return "$r"
+}
+
+stage_blasnumpy() {
+  # issue 20: numpy on clhgemm's libblas.so.3 and on OpenBLAS's, back to back (bench/blas_numpy.py)
+  local r=0 L=/tmp/gpuenv/usr/lib/x86_64-linux-gnu
+  cmake --build "$BUILD_DIR" -j"$JOBS" --target clhgemm_blas >"$SD/build.log" 2>&1 || { tail -5 "$SD/build.log" >"$SD/summary.txt"; return 1; }
+  run_win "numpy on OpenBLAS" "$SD/openblas.txt" 300 env LD_LIBRARY_PATH="$L/openblas-pthread:${LD_LIBRARY_PATH:-}" \
+    python3-debian "$ROOT/bench/blas_numpy.py" --label openblas --budget "${NUMPY_BUDGET:-12}" || r=1
+  run_win "numpy on clhgemm" "$SD/clhgemm.txt" 300 env LD_LIBRARY_PATH="$BUILD_DIR/blas:$L/openblas-pthread:${LD_LIBRARY_PATH:-}" \
+    CLHGEMM_BLAS_STATS=1 python3-debian "$ROOT/bench/blas_numpy.py" --label clhgemm --budget "${NUMPY_BUDGET:-12}" || r=1
+  { paste -d'|' <(cut -c1-70 "$SD/openblas.txt") <(cut -c1-70 "$SD/clhgemm.txt"); grep '^clhgemm-blas' "$SD/clhgemm.txt"; cat "$SD/clocks.txt"; } >"$SD/summary.txt"
   return "$r"
 }
 
