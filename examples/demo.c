@@ -6,7 +6,8 @@
  * are several), and each precision (DGEMM only where
  * every device of the row has fp64), it runs C := alpha*A*B + beta*C on n x n x n column-major
  * matrices in ordinary host memory through the host pipeline (clhgemm_create with that device
- * spec, clhgemm_sgemm / clhgemm_dgemm): one warm-up call (it includes building the kernels, or
+ * spec, clhgemm_sgemm / clhgemm_dgemm; CLHGEMM_ROUTE=device unless set, so that the routing
+ * does not send the call to OpenBLAS): one warm-up call (it includes building the kernels, or
  * loading them from the program cache) and then R timed calls. C is reset from C0 before each
  * call, outside the timing; the median gives GFLOP/s = 2 n^3 / time, transfers included. C
  * starts from random non-zero values and beta = 0.5, so C is read as well as written.
@@ -306,6 +307,10 @@ int main(int argc, char **argv)
         return 2;
     }
 
+    /* The demo measures the devices: without this, the library's routing (CLHGEMM_ROUTE=auto)
+     * would give a call that OpenBLAS does faster to OpenBLAS -- every call where the only
+     * devices are CPUs (PoCL). A value set by the user wins. */
+    setenv("CLHGEMM_ROUTE", "device", 0);
     size_t count = 0;
     clhgemm_status_t st = clhgemm_devices_get(NULL, NULL, 0, &count);
     if (st == CLHGEMM_INVALID_DEVICE_SPEC) {
