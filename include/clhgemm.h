@@ -5,9 +5,9 @@
  * This header declares the status codes, the version query, device discovery, the
  * device-buffer GEMM entry points (clhgemm_{s,d}gemm_cl) that take cl_mem operands and enqueue
  * asynchronously on the caller's command queue, the other level-3 routines on device buffers
- * (clhgemm_{s,d}{symm,syrk,syr2k,trmm}_cl), and the host-memory GEMM (clhgemm_{s,d}gemm on a
- * handle) that tiles, stages and overlaps the transfers across every selected device, with
- * SYMM, SYRK, SYR2K and TRMM on host memory through the same pipeline.
+ * (clhgemm_{s,d}{symm,syrk,syr2k,trmm,trsm}_cl), and the host-memory GEMM (clhgemm_{s,d}gemm on
+ * a handle) that tiles, stages and overlaps the transfers across every selected device, with
+ * SYMM, SYRK, SYR2K and TRMM on host memory through the same pipeline and TRSM on its GEMMs.
  *
  * Conventions: argument order and enum values follow CBLAS, so CBLAS users need no translation
  * (CLHGEMM_COL_MAJOR == CblasColMajor == 102, CLHGEMM_TRANS == CblasTrans == 112, ...).
@@ -254,6 +254,30 @@ CLHGEMM_API clhgemm_status_t clhgemm_dtrmm_cl(clhgemm_layout_t layout, clhgemm_s
                                               size_t offB, int ldb, cl_command_queue queue,
                                               cl_event *event);
 
+/* TRSM:  solves op(A)*X = alpha*B (side LEFT, A m x m) or X*op(A) = alpha*B (side RIGHT, A n x n)
+ *        and overwrites B (m x n) with X; A triangular (uplo), unit or non-unit diagonal, the
+ *        arguments and checks exactly TRMM's (the same statuses in the same order). alpha == 0
+ *        sets B to zero without reading A or B. A blocked substitution on the GEMM core
+ *        (CLHGEMM_TRSM_NB, default 256, is the order of its diagonal blocks): each diagonal
+ *        block's rows (columns) of B are solved on the host against A's diagonal block and the
+ *        rest of B is updated by a device GEMM. Unlike the other routines this call waits
+ *        (unless alpha == 0 or B is empty): it reads A's diagonal blocks and B's panels with
+ *        blocking reads on `queue` (after the commands already enqueued there, on an in-order
+ *        queue) and returns when B is final; *event (if not NULL) is then complete. On a
+ *        device error B may be partly solved. */
+CLHGEMM_API clhgemm_status_t clhgemm_strsm_cl(clhgemm_layout_t layout, clhgemm_side_t side,
+                                              clhgemm_uplo_t uplo, clhgemm_transpose_t transA,
+                                              clhgemm_diag_t diag, int m, int n, float alpha,
+                                              cl_mem A, size_t offA, int lda, cl_mem B,
+                                              size_t offB, int ldb, cl_command_queue queue,
+                                              cl_event *event);
+CLHGEMM_API clhgemm_status_t clhgemm_dtrsm_cl(clhgemm_layout_t layout, clhgemm_side_t side,
+                                              clhgemm_uplo_t uplo, clhgemm_transpose_t transA,
+                                              clhgemm_diag_t diag, int m, int n, double alpha,
+                                              cl_mem A, size_t offA, int lda, cl_mem B,
+                                              size_t offB, int ldb, cl_command_queue queue,
+                                              cl_event *event);
+
 /* ---- host-memory GEMM through the pipeline ---------------------------------------------- */
 /* A handle owns the devices, contexts, command queues, pinned staging buffers and pack threads
  * of the host pipeline. Create it once and reuse it: creation measures the bus and builds the
@@ -351,6 +375,24 @@ CLHGEMM_API clhgemm_status_t clhgemm_strmm(clhgemm_handle_t handle, clhgemm_layo
                                            int n, float alpha, const float *A, int lda, float *B,
                                            int ldb);
 CLHGEMM_API clhgemm_status_t clhgemm_dtrmm(clhgemm_handle_t handle, clhgemm_layout_t layout,
+                                           clhgemm_side_t side, clhgemm_uplo_t uplo,
+                                           clhgemm_transpose_t transA, clhgemm_diag_t diag, int m,
+                                           int n, double alpha, const double *A, int lda, double *B,
+                                           int ldb);
+/* TRSM on host memory: op(A)*X = alpha*B or X*op(A) = alpha*B, B overwritten by X, with the
+ * arguments, semantics and checks of clhgemm_{s,d}trsm_cl (the handle first, no offsets, no
+ * queue; NULL A is allowed when alpha == 0, NULL B when m or n is 0). Routed as a whole as the
+ * other host routines are (OpenBLAS's TRSM on this thread for a call the model gives the CPU);
+ * otherwise the blocked substitution: each diagonal block's panel of B solved by OpenBLAS on
+ * the host, the rest of B updated by clhgemm_{s,d}gemm on this handle (each update routed
+ * and tiled as any host GEMM; clhgemm_last_call_info then describes the last update).
+ * Synchronous. On a device error B may be partly solved. */
+CLHGEMM_API clhgemm_status_t clhgemm_strsm(clhgemm_handle_t handle, clhgemm_layout_t layout,
+                                           clhgemm_side_t side, clhgemm_uplo_t uplo,
+                                           clhgemm_transpose_t transA, clhgemm_diag_t diag, int m,
+                                           int n, float alpha, const float *A, int lda, float *B,
+                                           int ldb);
+CLHGEMM_API clhgemm_status_t clhgemm_dtrsm(clhgemm_handle_t handle, clhgemm_layout_t layout,
                                            clhgemm_side_t side, clhgemm_uplo_t uplo,
                                            clhgemm_transpose_t transA, clhgemm_diag_t diag, int m,
                                            int n, double alpha, const double *A, int lda, double *B,

@@ -70,6 +70,18 @@ int chg_cpu_blas_trmm(chg_precision_t prec, int layout, int side, int uplo, int 
     return 0;
 }
 
+int chg_cpu_blas_trsm(chg_precision_t prec, int layout, int side, int uplo, int ta, int diag, int m, int n,
+                      double alpha, const void *a, int lda, void *b, int ldb)
+{
+    if (prec == CHG_F64)
+        cblas_dtrsm((enum CBLAS_ORDER)layout, (enum CBLAS_SIDE)side, (enum CBLAS_UPLO)uplo,
+                    (enum CBLAS_TRANSPOSE)ta, (enum CBLAS_DIAG)diag, m, n, alpha, a, lda, b, ldb);
+    else
+        cblas_strsm((enum CBLAS_ORDER)layout, (enum CBLAS_SIDE)side, (enum CBLAS_UPLO)uplo,
+                    (enum CBLAS_TRANSPOSE)ta, (enum CBLAS_DIAG)diag, m, n, (float)alpha, a, lda, b, ldb);
+    return 0;
+}
+
 static pthread_mutex_t g_rates_mu = PTHREAD_MUTEX_INITIALIZER;
 static double g_rates[2][CHG_CPU_RATE_SIZES];
 
@@ -140,6 +152,13 @@ int chg_cpu_blas_syrk(chg_precision_t prec, int layout, int uplo, int trans, int
     return -1;
 }
 int chg_cpu_blas_trmm(chg_precision_t prec, int layout, int side, int uplo, int ta, int diag, int m, int n,
+                      double alpha, const void *a, int lda, void *b, int ldb)
+{
+    (void)prec; (void)layout; (void)side; (void)uplo; (void)ta; (void)diag; (void)m; (void)n;
+    (void)alpha; (void)a; (void)lda; (void)b; (void)ldb;
+    return -1;
+}
+int chg_cpu_blas_trsm(chg_precision_t prec, int layout, int side, int uplo, int ta, int diag, int m, int n,
                       double alpha, const void *a, int lda, void *b, int ldb)
 {
     (void)prec; (void)layout; (void)side; (void)uplo; (void)ta; (void)diag; (void)m; (void)n;

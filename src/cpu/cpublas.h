@@ -23,6 +23,8 @@ int chg_cpu_blas_syrk(chg_precision_t prec, int layout, int uplo, int trans, int
                       const void *a, int lda, const void *b, int ldb, double beta, void *c, int ldc);
 int chg_cpu_blas_trmm(chg_precision_t prec, int layout, int side, int uplo, int ta, int diag, int m, int n,
                       double alpha, const void *a, int lda, void *b, int ldb);
+int chg_cpu_blas_trsm(chg_precision_t prec, int layout, int side, int uplo, int ta, int diag, int m, int n,
+                      double alpha, const void *a, int lda, void *b, int ldb);
 
 /* The square sizes at which OpenBLAS's rate is measured for the routing model. */
 #define CHG_CPU_RATE_SIZES 4

@@ -1,0 +1,352 @@
+/*
+ * trsm.c -- TRSM on the GEMM core: the blocked substitution (trsm.h) and the device-buffer
+ * entry points clhgemm_{s,d}trsm_cl.
+ *
+ * The substitution cuts T (op(A) for side left, op(A)^T for side right, in the column-major
+ * view) into diagonal blocks of nb = CLHGEMM_TRSM_NB (256) and visits them in dependency order
+ * (top-down for a lower T, bottom-up for an upper one). Per block: the kb rows (left) or
+ * columns (right) of B that belong to it are solved against A's kb x kb diagonal block on the
+ * host (OpenBLAS's TRSM: O(kb^2) per right-hand side, a small share of the work once m, n >> nb),
+ * then the rows (columns) not solved yet get C := -T(rest, blk) * X_blk + beta*C, one GEMM on
+ * the core. alpha is applied once: the first panel is solved with it and the first update has
+ * beta = alpha for the rows it has not touched yet; every later step uses 1. B's rows (left) or
+ * columns (right) are thus an in-place triangle of GEMMs of inner dimension kb -- ~all of the
+ * m*n*k flops -- and the rest is O(n*k*nb) on the host.
+ *
+ * On device buffers (clhgemm_{s,d}trsm_cl) each step reads A's diagonal block and B's panel to
+ * the host with blocking rectangular reads on the caller's queue (after the previous update),
+ * solves there, writes the panel back (blocking) and enqueues the update with chg_gemm_enqueue
+ * waiting on that write. This is correct for every shape but not yet fast: every step is a
+ * round trip over the bus and the device idles while the host solves. The fast path -- the
+ * diagonal blocks inverted once (on the host or the device) and applied as GEMMs into a
+ * temporary so that B never leaves the device -- is future work (issue 21).
+ */
+#include "core/trsm.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "cpu/cpublas.h"
+
+clhgemm_status_t chg_trsm_check_shape(int layout, int side, int uplo, int transA, int diag,
+                                      int m, int n, int lda, int ldb, chg_l3_shape_t *sh)
+{
+    return chg_trmm_check_shape(layout, side, uplo, transA, diag, m, n, lda, ldb, sh);
+}
+
+size_t chg_trsm_nb(void)
+{
+    const char *v = chg_getenv("CLHGEMM_TRSM_NB");
+    if (!v) return 256;
+    char *end = NULL;
+    const long nb = strtol(v, &end, 10);
+    if (end == v || *end != '\0' || nb < 1 || nb > (1L << 20)) {
+        chg_log(1, "ignoring CLHGEMM_TRSM_NB=\"%s\" (expected a positive integer)", v);
+        return 256;
+    }
+    return (size_t)nb;
+}
+
+size_t chg_trsm_steps(const chg_l3_shape_t *sh, size_t nb) { return chg_ceil_div(sh->k, nb); }
+
+/* T is lower (forward substitution, blocks top-down): T = op(A) (left) or op(A)^T (right). */
+static int t_lower(const chg_l3_shape_t *sh)
+{
+    return sh->left ? sh->upper == sh->trans : sh->upper != sh->trans;
+}
+
+void chg_trsm_step(const chg_l3_shape_t *sh, size_t nb, size_t s, double alpha, size_t lda,
+                   size_t ldb, chg_trsm_step_t *o)
+{
+    const int lower = t_lower(sh);
+    const size_t kk = sh->k, nblk = chg_trsm_steps(sh, nb);
+    const size_t k0 = (lower ? s : nblk - 1 - s) * nb, kb = CHG_MIN(nb, kk - k0);
+    /* the rows (columns) of B not solved after this step: below (lower) or above the block */
+    const size_t r0 = lower ? k0 + kb : 0, rn = lower ? kk - r0 : k0;
+    memset(o, 0, sizeof *o);
+    o->k0 = k0;
+    o->kb = kb;
+    o->a_off = k0 + k0 * lda;
+    o->p_alpha = s == 0 ? alpha : 1.0;
+    o->beta = s == 0 ? alpha : 1.0;
+    o->k = kb;
+    o->c_off = sh->left ? r0 : r0 * ldb;
+    if (sh->left) {
+        /* B(rest, :) -= op(A)(rest, blk) * X(blk, :); op(A)(r0.., k0..) is A(r0, k0), or
+         * A(k0, r0) read transposed */
+        o->p_off = k0;
+        o->p_rows = kb;
+        o->p_cols = sh->n;
+        o->m = rn;
+        o->n = sh->n;
+        o->ta = sh->trans;
+        o->l = (chg_trsm_operand_t){0, sh->trans ? k0 + r0 * lda : r0 + k0 * lda, lda};
+        o->r = (chg_trsm_operand_t){1, k0, ldb};
+    } else {
+        /* B(:, rest) -= X(:, blk) * op(A)(blk, rest); op(A)(k0.., r0..) is A(k0, r0), or
+         * A(r0, k0) read transposed */
+        o->p_off = k0 * ldb;
+        o->p_rows = sh->m;
+        o->p_cols = kb;
+        o->m = sh->m;
+        o->n = rn;
+        o->tb = sh->trans;
+        o->l = (chg_trsm_operand_t){1, k0 * ldb, ldb};
+        o->r = (chg_trsm_operand_t){0, sh->trans ? r0 + k0 * lda : k0 + r0 * lda, lda};
+    }
+}
+
+/* ---- the panel solve ---------------------------------------------------------------------- */
+
+static double get(const void *p, int dbl, size_t i)
+{
+    return dbl ? ((const double *)p)[i] : (double)((const float *)p)[i];
+}
+
+static void put(void *p, int dbl, size_t i, double v)
+{
+    if (dbl)
+        ((double *)p)[i] = v;
+    else
+        ((float *)p)[i] = (float)v;
+}
+
+/* x (len elements, stride inc) := T^-1 * alpha*x by substitution, T(i, p) = a[i + p*lda]
+ * (a[p + i*lda] when tr), lower or upper, unit diagonal not read. */
+static void ref_solve_vec(int dbl, int lower, int tr, int unit, size_t len, double alpha,
+                          const void *a, size_t lda, void *x, size_t inc)
+{
+    for (size_t q = 0; q < len; q++) {
+        const size_t i = lower ? q : len - 1 - q;
+        const size_t p0 = lower ? 0 : i + 1, p1 = lower ? i : len;
+        double s = alpha * get(x, dbl, i * inc);
+        for (size_t p = p0; p < p1; p++)
+            s -= get(a, dbl, tr ? p + i * lda : i + p * lda) * get(x, dbl, p * inc);
+        if (!unit) s /= get(a, dbl, i + i * lda);
+        put(x, dbl, i * inc, s);
+    }
+}
+
+/* The library's own substitution: used without OpenBLAS, and under CLHGEMM_TRSM_PANEL=ref. */
+static int use_ref_panel(void)
+{
+    const char *v = chg_getenv("CLHGEMM_TRSM_PANEL");
+    return v && !strcmp(v, "ref");
+}
+
+void chg_trsm_solve_panel(chg_precision_t prec, const chg_l3_shape_t *sh, size_t rows,
+                          size_t cols, double alpha, const void *a, size_t lda, void *b,
+                          size_t ldb)
+{
+    if (rows == 0 || cols == 0) return;
+    if (!use_ref_panel() &&
+        chg_cpu_blas_trsm(prec, CLHGEMM_COL_MAJOR, sh->left ? CLHGEMM_LEFT : CLHGEMM_RIGHT,
+                          sh->upper ? CLHGEMM_UPPER : CLHGEMM_LOWER,
+                          sh->trans ? CLHGEMM_TRANS : CLHGEMM_NO_TRANS,
+                          sh->unit ? CLHGEMM_UNIT : CLHGEMM_NON_UNIT, (int)rows, (int)cols, alpha,
+                          a, (int)lda, b, (int)ldb) == 0)
+        return;
+    const int dbl = prec == CHG_F64, es = (int)chg_elem_size(prec);
+    if (sh->left) {
+        /* every column: op(A) x = alpha b */
+        for (size_t j = 0; j < cols; j++)
+            ref_solve_vec(dbl, t_lower(sh), sh->trans, sh->unit, rows, alpha, a, lda,
+                          (char *)b + j * ldb * es, 1);
+    } else {
+        /* every row: x op(A) = alpha b, i.e. op(A)^T x^T = alpha b^T */
+        for (size_t i = 0; i < rows; i++)
+            ref_solve_vec(dbl, t_lower(sh), !sh->trans, sh->unit, cols, alpha, a, lda,
+                          (char *)b + i * es, ldb);
+    }
+}
+
+/* ---- device buffers ----------------------------------------------------------------------- */
+
+/* After the shape checks, as TRMM's (level3.c): the queue, A when the call reads it (m, n > 0
+ * and alpha != 0), B when it writes it (m, n > 0), then FP64. */
+static clhgemm_status_t check_buffers(const chg_l3_shape_t *sh, chg_precision_t prec,
+                                      double alpha, cl_mem A, size_t offA, int lda, cl_mem B,
+                                      size_t offB, int ldb, cl_command_queue queue)
+{
+    const chg_device_t *dev;
+    cl_context ctx;
+    clhgemm_status_t st = chg_queue_device(queue, &dev, &ctx);
+    if (st != CLHGEMM_SUCCESS) return st;
+    const size_t es = chg_elem_size(prec);
+    const int touch = sh->m > 0 && sh->n > 0;
+    if (touch && alpha != 0.0) {
+        st = chg_check_buffer(A, ctx, offA, sh->a_rows, sh->a_cols, (size_t)lda, es,
+                              CLHGEMM_NULL_BUFFER_A, CLHGEMM_INSUFFICIENT_BUFFER_A);
+        if (st != CLHGEMM_SUCCESS) return st;
+    }
+    if (touch) {
+        st = chg_check_buffer(B, ctx, offB, sh->b_rows, sh->b_cols, (size_t)ldb, es,
+                              CLHGEMM_NULL_BUFFER_B, CLHGEMM_INSUFFICIENT_BUFFER_B);
+        if (st != CLHGEMM_SUCCESS) return st;
+    }
+    if (prec == CHG_F64 && !(dev->features & CHG_FEAT_FP64)) return CLHGEMM_FP64_NOT_SUPPORTED;
+    return CLHGEMM_SUCCESS;
+}
+
+/* One device-buffer call in flight. */
+typedef struct dsolve_s {
+    const chg_l3_shape_t *sh;
+    chg_precision_t prec;
+    size_t es;
+    cl_mem a, b;
+    size_t off_a, off_b, lda, ldb;
+    cl_command_queue q;
+    cl_event last; /* the last command enqueued (NULL before the first) */
+} dsolve_t;
+
+/* Blocking copy of the rows x cols sub-matrix at element off of buf (leading dimension ld)
+ * to / from host (tight, leading dimension rows), after d->last; *ev (if not NULL) gets the
+ * last command's event. One rectangle when the sub-matrix's first column fits in a row of the
+ * pitch, else a copy per column. */
+static cl_int xfer(dsolve_t *d, int to_device, cl_mem buf, size_t off, size_t ld, size_t rows,
+                   size_t cols, void *host, cl_event *ev)
+{
+    const size_t es = d->es, x = off % ld;
+    const cl_uint nw = d->last ? 1 : 0;
+    const cl_event *wl = nw ? &d->last : NULL;
+    if (x + rows <= ld) {
+        const size_t origin[3] = {x * es, off / ld, 0}, horigin[3] = {0, 0, 0};
+        const size_t region[3] = {rows * es, cols, 1};
+        return to_device ? clEnqueueWriteBufferRect(d->q, buf, CL_TRUE, origin, horigin, region,
+                                                    ld * es, 0, rows * es, 0, host, nw, wl, ev)
+                         : clEnqueueReadBufferRect(d->q, buf, CL_TRUE, origin, horigin, region,
+                                                   ld * es, 0, rows * es, 0, host, nw, wl, ev);
+    }
+    cl_int err = CL_SUCCESS;
+    for (size_t j = 0; j < cols && err == CL_SUCCESS; j++) {
+        char *h = (char *)host + j * rows * es;
+        cl_event *e = j + 1 == cols ? ev : NULL;
+        const size_t at = (off + j * ld) * es;
+        err = to_device ? clEnqueueWriteBuffer(d->q, buf, CL_TRUE, at, rows * es, h, nw, wl, e)
+                        : clEnqueueReadBuffer(d->q, buf, CL_TRUE, at, rows * es, h, nw, wl, e);
+    }
+    return err;
+}
+
+static void set_last(dsolve_t *d, cl_event ev)
+{
+    if (d->last) clReleaseEvent(d->last);
+    d->last = ev;
+}
+
+/* Step s: A's diagonal block and B's panel to the host, the solve, the panel back, the update
+ * on the device after it. abuf holds kb x kb, pbuf the panel. */
+static clhgemm_status_t dev_step(dsolve_t *d, size_t nb, size_t s, double alpha, void *abuf,
+                                 void *pbuf)
+{
+    chg_trsm_step_t t;
+    chg_trsm_step(d->sh, nb, s, alpha, d->lda, d->ldb, &t);
+    cl_int err = xfer(d, 0, d->a, d->off_a + t.a_off, d->lda, t.kb, t.kb, abuf, NULL);
+    if (err == CL_SUCCESS)
+        err = xfer(d, 0, d->b, d->off_b + t.p_off, d->ldb, t.p_rows, t.p_cols, pbuf, NULL);
+    if (err != CL_SUCCESS) return (clhgemm_status_t)err;
+    chg_trsm_solve_panel(d->prec, d->sh, t.p_rows, t.p_cols, t.p_alpha, abuf, t.kb, pbuf,
+                         t.p_rows);
+    cl_event ev = NULL;
+    err = xfer(d, 1, d->b, d->off_b + t.p_off, d->ldb, t.p_rows, t.p_cols, pbuf, &ev);
+    if (err != CL_SUCCESS) return (clhgemm_status_t)err;
+    set_last(d, ev);
+    if (t.m == 0 || t.n == 0) return CLHGEMM_SUCCESS;
+
+    chg_gemm_args_t g;
+    memset(&g, 0, sizeof g);
+    g.prec = d->prec;
+    g.trans_a = t.ta;
+    g.trans_b = t.tb;
+    g.m = t.m;
+    g.n = t.n;
+    g.k = t.k;
+    g.alpha = -1.0;
+    g.beta = t.beta;
+    g.a = t.l.is_b ? d->b : d->a;
+    g.off_a = (t.l.is_b ? d->off_b : d->off_a) + t.l.off;
+    g.lda = t.l.ld;
+    g.b = t.r.is_b ? d->b : d->a;
+    g.off_b = (t.r.is_b ? d->off_b : d->off_a) + t.r.off;
+    g.ldb = t.r.ld;
+    g.c = d->b;
+    g.off_c = d->off_b + t.c_off;
+    g.ldc = d->ldb;
+    ev = NULL;
+    const clhgemm_status_t st = chg_gemm_enqueue(&g, d->q, 1, &d->last, &ev);
+    if (st != CLHGEMM_SUCCESS) return st;
+    set_last(d, ev);
+    return CLHGEMM_SUCCESS;
+}
+
+static clhgemm_status_t solve_blocked(dsolve_t *d, double alpha, cl_event *event)
+{
+    const chg_l3_shape_t *sh = d->sh;
+    const size_t nb = chg_trsm_nb(), steps = chg_trsm_steps(sh, nb);
+    const size_t kbmax = CHG_MIN(nb, sh->k);
+    const size_t panel = sh->left ? kbmax * sh->n : sh->m * kbmax;
+    void *abuf = malloc(kbmax * kbmax * d->es), *pbuf = malloc(panel * d->es);
+    clhgemm_status_t st = abuf && pbuf ? CLHGEMM_SUCCESS : CLHGEMM_OUT_OF_HOST_MEMORY;
+    for (size_t s = 0; s < steps && st == CLHGEMM_SUCCESS; s++)
+        st = dev_step(d, nb, s, alpha, abuf, pbuf);
+    free(abuf);
+    free(pbuf);
+    if (st != CLHGEMM_SUCCESS && d->last) clWaitForEvents(1, &d->last);
+    if (st == CLHGEMM_SUCCESS && event) {
+        *event = d->last; /* the last panel's write: B is final */
+        d->last = NULL;
+    }
+    set_last(d, NULL);
+    return st;
+}
+
+static clhgemm_status_t trsm_cl(chg_precision_t prec, int layout, int side, int uplo, int transA,
+                                int diag, int m, int n, double alpha, cl_mem A, size_t offA,
+                                int lda, cl_mem B, size_t offB, int ldb, cl_command_queue queue,
+                                cl_event *event)
+{
+    chg_l3_shape_t sh;
+    clhgemm_status_t st =
+        chg_trsm_check_shape(layout, side, uplo, transA, diag, m, n, lda, ldb, &sh);
+    if (st != CLHGEMM_SUCCESS) return st;
+    st = check_buffers(&sh, prec, alpha, A, offA, lda, B, offB, ldb, queue);
+    if (st != CLHGEMM_SUCCESS) return st;
+    if (sh.m == 0 || sh.n == 0 || alpha == 0.0) {
+        /* the core's quick paths: a marker, or B := 0 without reading A or B */
+        chg_gemm_args_t z;
+        memset(&z, 0, sizeof z);
+        z.prec = prec;
+        z.m = sh.m;
+        z.n = sh.n;
+        z.c = B;
+        z.off_c = offB;
+        z.ldc = (size_t)ldb;
+        return chg_gemm_enqueue(&z, queue, 0, NULL, event);
+    }
+    dsolve_t d = {.sh = &sh, .prec = prec, .es = chg_elem_size(prec), .a = A, .b = B,
+                  .off_a = offA, .off_b = offB, .lda = (size_t)lda, .ldb = (size_t)ldb,
+                  .q = queue, .last = NULL};
+    return solve_blocked(&d, alpha, event);
+}
+
+CLHGEMM_API clhgemm_status_t clhgemm_strsm_cl(clhgemm_layout_t layout, clhgemm_side_t side,
+                                              clhgemm_uplo_t uplo, clhgemm_transpose_t transA,
+                                              clhgemm_diag_t diag, int m, int n, float alpha,
+                                              cl_mem A, size_t offA, int lda, cl_mem B,
+                                              size_t offB, int ldb, cl_command_queue queue,
+                                              cl_event *event)
+{
+    return trsm_cl(CHG_F32, layout, side, uplo, transA, diag, m, n, alpha, A, offA, lda, B, offB,
+                   ldb, queue, event);
+}
+
+CLHGEMM_API clhgemm_status_t clhgemm_dtrsm_cl(clhgemm_layout_t layout, clhgemm_side_t side,
+                                              clhgemm_uplo_t uplo, clhgemm_transpose_t transA,
+                                              clhgemm_diag_t diag, int m, int n, double alpha,
+                                              cl_mem A, size_t offA, int lda, cl_mem B,
+                                              size_t offB, int ldb, cl_command_queue queue,
+                                              cl_event *event)
+{
+    return trsm_cl(CHG_F64, layout, side, uplo, transA, diag, m, n, alpha, A, offA, lda, B, offB,
+                   ldb, queue, event);
+}

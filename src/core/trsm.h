@@ -1,0 +1,71 @@
+/*
+ * trsm.h -- TRSM (op(A)*X = alpha*B or X*op(A) = alpha*B, B overwritten by X) on the GEMM core
+ * (trsm.c owns it): the blocked substitution that the device-buffer entry points
+ * (clhgemm_{s,d}trsm_cl, trsm.c) and the host-memory ones (host/trsm.c) share.
+ *
+ * A checked call (chg_trsm_check_shape: TRMM's shape rules and statuses) is seen column-major
+ * (level3.h's mapping: row-major flips uplo and side). The triangular matrix the substitution
+ * runs over is T = op(A) for side left (rows of B are the unknowns' index) and T = op(A)^T for
+ * side right (X*op(A) = alpha*B is op(A)^T*X^T = alpha*B^T: the columns of B are the index).
+ * T is cut into diagonal blocks of nb (chg_trsm_nb); a lower T is solved top-down (forward
+ * substitution), an upper one bottom-up. Step s:
+ *
+ *   panel   the kb rows (left) / columns (right) of B of diagonal block s, solved on the host
+ *           against A's kb x kb diagonal block (chg_trsm_solve_panel: OpenBLAS's TRSM), with
+ *           alpha on the first step and 1 after;
+ *   update  the rows (columns) of B not solved yet, C := -T(rest, blk)*X_blk + beta*C, one
+ *           column-major GEMM (chg_trsm_update_t) with beta = alpha on the first step (those
+ *           rows have not been scaled yet) and 1 after; it reads only blocks of A strictly inside
+ *           the uplo triangle, so the other triangle and a unit diagonal are never read.
+ */
+#ifndef CHG_TRSM_H
+#define CHG_TRSM_H
+
+#include "core/level3.h"
+
+/* The shape checks of TRSM: TRMM's (the same arguments, rules and statuses in the same order). */
+clhgemm_status_t chg_trsm_check_shape(int layout, int side, int uplo, int transA, int diag,
+                                      int m, int n, int lda, int ldb, chg_l3_shape_t *sh);
+
+/* Order of the diagonal blocks: CLHGEMM_TRSM_NB (a positive integer), else 256. */
+size_t chg_trsm_nb(void);
+
+/* Number of diagonal blocks of a checked call with m, n > 0 (sh->k / nb rounded up). */
+size_t chg_trsm_steps(const chg_l3_shape_t *sh, size_t nb);
+
+/* An operand of the trailing update: a sub-matrix of the caller's A (is_b 0) or B (is_b 1) at
+ * element offset off from that matrix's element (0, 0), with the matrix's leading dimension. */
+typedef struct chg_trsm_operand_s {
+    int is_b;
+    size_t off, ld;
+} chg_trsm_operand_t;
+
+/* One step of the substitution (column-major view; offsets are elements from (0, 0)). */
+typedef struct chg_trsm_step_s {
+    size_t k0, kb;       /* the diagonal block: rows and columns k0..k0+kb of A */
+    size_t a_off;        /* A(k0, k0) */
+    size_t p_off;        /* the panel: B(k0, 0) (left) or B(0, k0) (right) */
+    size_t p_rows, p_cols;
+    double p_alpha;      /* the panel is solved with this alpha (the call's on step 0, else 1) */
+    /* the trailing update C := -1 * op(L) * op(R) + beta * C; m == 0 or n == 0: none */
+    int ta, tb;
+    size_t m, n, k;
+    chg_trsm_operand_t l, r;
+    size_t c_off;        /* in B, leading dimension ldb */
+    double beta;
+} chg_trsm_step_t;
+
+/* Step s (0 .. chg_trsm_steps - 1, in dependency order) of a checked call. */
+void chg_trsm_step(const chg_l3_shape_t *sh, size_t nb, size_t s, double alpha, size_t lda,
+                   size_t ldb, chg_trsm_step_t *out);
+
+/* Solves the panel in place on the host (column-major, ldb): op(Ad)*P = alpha*P (left, P is
+ * kb x cols) or P*op(Ad) = alpha*P (right, P rows x kb), Ad the kb x kb diagonal block at a with
+ * lda, of the call's uplo / trans / diag (sh). OpenBLAS's TRSM, or a plain substitution in the
+ * library where there is no OpenBLAS or CLHGEMM_TRSM_PANEL=ref (a test hook). Only the uplo
+ * triangle of Ad is read, its diagonal not when unit. */
+void chg_trsm_solve_panel(chg_precision_t prec, const chg_l3_shape_t *sh, size_t rows,
+                          size_t cols, double alpha, const void *a, size_t lda, void *b,
+                          size_t ldb);
+
+#endif

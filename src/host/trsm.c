@@ -1,0 +1,148 @@
+/*
+ * trsm.c -- TRSM on host memory (clhgemm_{s,d}trsm on a handle): the blocked substitution of
+ * core/trsm.h with B where it is, in the caller's memory.
+ *
+ * The checks are the device version's (core/trsm.c: TRMM's shape rules and statuses) after the
+ * handle, then NULL A (read when m, n > 0 and alpha != 0), NULL B (written when m, n > 0) and
+ * FP64, as the host TRMM (host/api.c host_l3); nothing is written on a rejected call. m or n = 0
+ * does nothing; alpha = 0 sets B to zero here without reading A or B. The call is routed as a
+ * whole (host/route.h, as TRMM's m*n*k flops): a call the model gives the CPU is OpenBLAS's
+ * TRSM on the caller's arguments. Otherwise, per diagonal block in dependency order
+ * (chg_trsm_step): the block's panel of B is solved in place on this thread
+ * (chg_trsm_solve_panel: OpenBLAS), then the rows (columns) of B not solved yet are updated by
+ * clhgemm_{s,d}gemm on the same handle -- C := -T(rest, blk)*X_blk + beta*C, a column-major
+ * GEMM on sub-matrices of the caller's A and B -- which the host GEMM routes, plans and tiles
+ * as any other (CLHGEMM_DEVICE_MEMORY_LIMIT, several devices, the CPU share).
+ */
+#include <stdint.h>
+
+#include "base/trace.h"
+#include "core/trsm.h"
+#include "cpu/cpublas.h"
+#include "host/route.h"
+
+/* Every device of the handle runs FP64 (for a double-precision call). */
+static int fp64_ok(clhgemm_handle_t h, chg_precision_t prec)
+{
+    if (prec == CHG_F64)
+        for (int i = 0; i < h->ndev; i++)
+            if (!(h->devs[i].dev.features & CHG_FEAT_FP64)) return 0;
+    return 1;
+}
+
+/* B := 0 (column-major view m x n, ldb) without reading it. */
+static void zero_b(chg_precision_t prec, const chg_l3_shape_t *sh, void *B, size_t ldb)
+{
+    const size_t es = chg_elem_size(prec);
+    for (size_t j = 0; j < sh->n; j++) {
+        char *col = (char *)B + j * ldb * es;
+        for (size_t i = 0; i < sh->m; i++) {
+            if (prec == CHG_F64)
+                ((double *)col)[i] = 0.0;
+            else
+                ((float *)col)[i] = 0.0f;
+        }
+    }
+}
+
+/* The caller's arguments, for the CPU route. */
+typedef struct trsm_args_s {
+    int layout, side, uplo, trans, diag, m, n, lda, ldb;
+    double alpha;
+    const void *a;
+    void *b;
+} trsm_args_t;
+
+/* 1 when the routing model gives the whole call to OpenBLAS and OpenBLAS ran it. */
+static int ran_on_cpu(clhgemm_handle_t h, chg_precision_t prec, const chg_l3_shape_t *sh,
+                      const trsm_args_t *u)
+{
+    const double m = (double)sh->m, n = (double)sh->n, k = (double)sh->k;
+    const route_call_t rc = {.prec = prec, .name = prec == CHG_F64 ? "dtrsm" : "strsm",
+                             .m = sh->m, .n = sh->n, .k = sh->k, .flops = m * n * k,
+                             .in_elems = k * k / 2 + m * n, .c_elems = m * n, .beta_zero = 0};
+    if (!chg_route_to_cpu(h, &rc)) return 0;
+    const unsigned long long t0 = chg_now_ns();
+    if (chg_cpu_blas_trsm(prec, u->layout, u->side, u->uplo, u->trans, u->diag, u->m, u->n,
+                          u->alpha, u->a, u->lda, u->b, u->ldb) != 0)
+        return 0; /* no OpenBLAS: the blocked path (its panels use the library's own solve) */
+    const double t = chg_seconds_since(t0);
+    pthread_mutex_lock(&h->info_lock);
+    h->last = (clhgemm_call_info_t){.seconds = t, .cpu_fraction = 1.0};
+    pthread_mutex_unlock(&h->info_lock);
+    return 1;
+}
+
+/* One trailing update: C := -op(L)*op(R) + beta*C through the host GEMM. */
+static clhgemm_status_t update(clhgemm_handle_t h, chg_precision_t prec, const chg_trsm_step_t *t,
+                               const char *A, char *B, size_t ldb)
+{
+    const size_t es = chg_elem_size(prec);
+    const char *l = (t->l.is_b ? B : A) + t->l.off * es;
+    const char *r = (t->r.is_b ? B : A) + t->r.off * es;
+    char *c = B + t->c_off * es;
+    const clhgemm_transpose_t ta = t->ta ? CLHGEMM_TRANS : CLHGEMM_NO_TRANS;
+    const clhgemm_transpose_t tb = t->tb ? CLHGEMM_TRANS : CLHGEMM_NO_TRANS;
+    const int m = (int)t->m, n = (int)t->n, k = (int)t->k;
+    if (prec == CHG_F64)
+        return clhgemm_dgemm(h, CLHGEMM_COL_MAJOR, ta, tb, m, n, k, -1.0, (const double *)l,
+                             (int)t->l.ld, (const double *)r, (int)t->r.ld, t->beta, (double *)c,
+                             (int)ldb);
+    return clhgemm_sgemm(h, CLHGEMM_COL_MAJOR, ta, tb, m, n, k, -1.0f, (const float *)l,
+                         (int)t->l.ld, (const float *)r, (int)t->r.ld, (float)t->beta,
+                         (float *)c, (int)ldb);
+}
+
+static clhgemm_status_t host_trsm(clhgemm_handle_t h, chg_precision_t prec, const trsm_args_t *u)
+{
+    if (!h) return CLHGEMM_NULL_HANDLE;
+    chg_l3_shape_t sh;
+    clhgemm_status_t st = chg_trsm_check_shape(u->layout, u->side, u->uplo, u->trans, u->diag,
+                                               u->m, u->n, u->lda, u->ldb, &sh);
+    if (st != CLHGEMM_SUCCESS) return st;
+    const int touch = sh.m > 0 && sh.n > 0;
+    if (touch && u->alpha != 0.0 && !u->a) return CLHGEMM_NULL_BUFFER_A;
+    if (touch && !u->b) return CLHGEMM_NULL_BUFFER_B;
+    if (!fp64_ok(h, prec)) return CLHGEMM_FP64_NOT_SUPPORTED;
+    if (!touch) return CLHGEMM_SUCCESS;
+    const size_t lda = (size_t)u->lda, ldb = (size_t)u->ldb, es = chg_elem_size(prec);
+    if (u->alpha == 0.0) {
+        zero_b(prec, &sh, u->b, ldb);
+        return CLHGEMM_SUCCESS;
+    }
+    if (ran_on_cpu(h, prec, &sh, u)) return CLHGEMM_SUCCESS;
+
+    const size_t nb = chg_trsm_nb(), steps = chg_trsm_steps(&sh, nb);
+    const char *A = u->a;
+    char *B = u->b;
+    for (size_t s = 0; s < steps; s++) {
+        chg_trsm_step_t t;
+        chg_trsm_step(&sh, nb, s, u->alpha, lda, ldb, &t);
+        chg_trsm_solve_panel(prec, &sh, t.p_rows, t.p_cols, t.p_alpha, A + t.a_off * es, lda,
+                             B + t.p_off * es, ldb);
+        if (t.m == 0 || t.n == 0) continue;
+        st = update(h, prec, &t, A, B, ldb);
+        if (st != CLHGEMM_SUCCESS) return st;
+    }
+    return CLHGEMM_SUCCESS;
+}
+
+CLHGEMM_API clhgemm_status_t clhgemm_strsm(clhgemm_handle_t h, clhgemm_layout_t layout,
+                                           clhgemm_side_t side, clhgemm_uplo_t uplo,
+                                           clhgemm_transpose_t transA, clhgemm_diag_t diag, int m,
+                                           int n, float alpha, const float *A, int lda, float *B,
+                                           int ldb)
+{
+    const trsm_args_t u = {layout, side, uplo, transA, diag, m, n, lda, ldb, alpha, A, B};
+    return host_trsm(h, CHG_F32, &u);
+}
+
+CLHGEMM_API clhgemm_status_t clhgemm_dtrsm(clhgemm_handle_t h, clhgemm_layout_t layout,
+                                           clhgemm_side_t side, clhgemm_uplo_t uplo,
+                                           clhgemm_transpose_t transA, clhgemm_diag_t diag, int m,
+                                           int n, double alpha, const double *A, int lda, double *B,
+                                           int ldb)
+{
+    const trsm_args_t u = {layout, side, uplo, transA, diag, m, n, lda, ldb, alpha, A, B};
+    return host_trsm(h, CHG_F64, &u);
+}
