@@ -32,7 +32,8 @@ static clhgemm_handle_t g_handle;
 static atomic_long g_calls[BL_COUNT][2], g_offloaded[BL_COUNT][2];
 
 static const char *const g_names[BL_COUNT][2] = {
-    {"sgemm", "dgemm"}, {"ssymm", "dsymm"}, {"ssyrk", "dsyrk"}, {"ssyr2k", "dsyr2k"}, {"strmm", "dtrmm"}};
+    {"sgemm", "dgemm"}, {"ssymm", "dsymm"}, {"ssyrk", "dsyrk"}, {"ssyr2k", "dsyr2k"}, {"strmm", "dtrmm"},
+    {"strsm", "dtrsm"}};
 
 /* One line per process, for every kind of failure: what failed, and what runs instead. */
 static void warn_once(const char *what, const char *status, const char *instead)
@@ -148,7 +149,7 @@ static void run_cpu(const blas_call_t *bc)
         ((syr2k_f)f)(&bc->uplo, &bc->ta, &bc->n, &bc->k, al, bc->a, &bc->lda, bc->b, &bc->ldb, be, bc->c, &bc->ldc,
                      1, 1);
         break;
-    default:
+    default: /* TRMM, TRSM: the same arguments */
         ((trmm_f)f)(&bc->side, &bc->uplo, &bc->ta, &bc->diag, &bc->m, &bc->n, al, bc->a, &bc->lda, bc->c, &bc->ldc,
                     1, 1, 1, 1);
     }
@@ -172,6 +173,8 @@ static clhgemm_status_t run_device(clhgemm_handle_t h, const blas_call_t *c)
     case BL_SYRK * 2 + 1: return clhgemm_dsyrk(h, L, ul(c->uplo), tr(c->ta), c->n, c->k, c->alpha, c->a, c->lda, c->beta, c->c, c->ldc);
     case BL_SYR2K * 2: return clhgemm_ssyr2k(h, L, ul(c->uplo), tr(c->ta), c->n, c->k, fa, c->a, c->lda, c->b, c->ldb, fb, c->c, c->ldc);
     case BL_SYR2K * 2 + 1: return clhgemm_dsyr2k(h, L, ul(c->uplo), tr(c->ta), c->n, c->k, c->alpha, c->a, c->lda, c->b, c->ldb, c->beta, c->c, c->ldc);
+    case BL_TRSM * 2: return clhgemm_strsm(h, L, sd(c->side), ul(c->uplo), tr(c->ta), c->diag == 'U' ? CLHGEMM_UNIT : CLHGEMM_NON_UNIT, c->m, c->n, fa, c->a, c->lda, c->c, c->ldc);
+    case BL_TRSM * 2 + 1: return clhgemm_dtrsm(h, L, sd(c->side), ul(c->uplo), tr(c->ta), c->diag == 'U' ? CLHGEMM_UNIT : CLHGEMM_NON_UNIT, c->m, c->n, c->alpha, c->a, c->lda, c->c, c->ldc);
     case BL_TRMM * 2: return clhgemm_strmm(h, L, sd(c->side), ul(c->uplo), tr(c->ta), c->diag == 'U' ? CLHGEMM_UNIT : CLHGEMM_NON_UNIT, c->m, c->n, fa, c->a, c->lda, c->c, c->ldc);
     default: return clhgemm_dtrmm(h, L, sd(c->side), ul(c->uplo), tr(c->ta), c->diag == 'U' ? CLHGEMM_UNIT : CLHGEMM_NON_UNIT, c->m, c->n, c->alpha, c->a, c->lda, c->c, c->ldc);
     }
@@ -189,7 +192,8 @@ static route_call_t model_call(const blas_call_t *c)
     const double flops = c->routine == BL_GEMM || c->routine == BL_SYMM ? 2.0 * mn * k : sym ? two * mn * k : mn * k;
     return (route_call_t){.prec = c->dbl ? CHG_F64 : CHG_F32, .name = g_names[c->routine][c->dbl], .m = m,
                           .n = n, .k = k, .flops = flops, .in_elems = ((double)m + (double)n) * (double)k * two,
-                          .c_elems = sym ? mn / 2 : mn, .beta_zero = c->beta == 0.0 && c->routine != BL_TRMM};
+                          .c_elems = sym ? mn / 2 : mn,
+                          .beta_zero = c->beta == 0.0 && c->routine != BL_TRMM && c->routine != BL_TRSM};
 }
 
 static clhgemm_handle_t offload_handle(const blas_call_t *c)
@@ -203,12 +207,12 @@ static clhgemm_handle_t offload_handle(const blas_call_t *c)
     return g_handle;
 }
 
-/* What the devices may overwrite before a failure: C (B for TRMM) where the call reads it. */
+/* What the devices may overwrite before a failure: C (B for TRMM, TRSM) where the call reads it. */
 static void *snapshot(const blas_call_t *c, size_t *rows, size_t *cols)
 {
     *rows = c->routine == BL_SYRK || c->routine == BL_SYR2K ? (size_t)c->n : (size_t)c->m;
     *cols = (size_t)c->n;
-    if (c->routine != BL_TRMM && c->beta == 0.0) return NULL;
+    if (c->routine != BL_TRMM && c->routine != BL_TRSM && c->beta == 0.0) return NULL;
     const size_t es = c->dbl ? 8 : 4;
     char *s = malloc(*rows * *cols * es + 1);
     if (!s) return NULL;
@@ -231,7 +235,7 @@ void chg_blas_run(const blas_call_t *bc)
     if (h) {
         size_t rows, cols;
         void *saved = snapshot(bc, &rows, &cols);
-        const int need = bc->routine == BL_TRMM || bc->beta != 0.0;
+        const int need = bc->routine == BL_TRMM || bc->routine == BL_TRSM || bc->beta != 0.0;
         if (!need || saved) {
             const clhgemm_status_t st = run_device(h, bc);
             if (st == CLHGEMM_SUCCESS) {

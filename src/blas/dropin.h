@@ -11,17 +11,17 @@
 
 #include <stddef.h>
 
-enum { BL_GEMM, BL_SYMM, BL_SYRK, BL_SYR2K, BL_TRMM, BL_COUNT };
+enum { BL_GEMM, BL_SYMM, BL_SYRK, BL_SYR2K, BL_TRMM, BL_TRSM, BL_COUNT };
 
 /* A checked call, Fortran view (upper-case characters; scalars as double). */
 typedef struct blas_call_s {
     int routine;                /* BL_* */
     int dbl;
     char side, uplo, ta, tb, diag;
-    int m, n, k;                /* GEMM m x n x k; SYMM/TRMM m x n (k: A's order); SYRK/SYR2K n, k */
+    int m, n, k;                /* GEMM m x n x k; SYMM/TRMM/TRSM m x n; SYRK/SYR2K n, k */
     double alpha, beta;
     const void *a, *b;
-    void *c;                    /* TRMM: B */
+    void *c;                    /* TRMM, TRSM: B */
     int lda, ldb, ldc;
 } blas_call_t;
 

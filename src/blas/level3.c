@@ -6,7 +6,7 @@
  * cblas_xerbla for the layout and the enum arguments, then the Fortran checks of the mapped call
  * with CBLAS_CallFromC and RowMajorStrg set, as the reference CBLAS does -- before anything is
  * read or written; then the call runs through dropin.c. Everything else of the BLAS is
- * forwarded to the CPU BLAS (src/blas/forward_symbols.txt).
+ * forwarded to the CPU BLAS (src/blas/forward_symbols.txt). TRSM checks as TRMM does.
  */
 #include <cblas.h>
 #include <ctype.h>
@@ -90,12 +90,13 @@ static int check(const blas_call_t *c)
     case BL_SYMM: return check_symm(c);
     case BL_SYRK: return check_syrk(c, 0);
     case BL_SYR2K: return check_syrk(c, 1);
-    default: return check_trmm(c);
+    default: return check_trmm(c); /* TRMM, TRSM: the same arguments */
     }
 }
 
 static const char *const g_fname[BL_COUNT][2] = {{"SGEMM ", "DGEMM "}, {"SSYMM ", "DSYMM "}, {"SSYRK ", "DSYRK "},
-                                                 {"SSYR2K", "DSYR2K"}, {"STRMM ", "DTRMM "}};
+                                                 {"SSYR2K", "DSYR2K"}, {"STRMM ", "DTRMM "},
+                                                 {"STRSM ", "DTRSM "}};
 
 /* A call in the Fortran view: checked, then run. */
 static void fortran_call(const blas_call_t *c)
@@ -152,6 +153,15 @@ static void fortran_call(const blas_call_t *c)
     {                                                                                                            \
         (void)l1, (void)l2, (void)l3, (void)l4;                                                                  \
         fortran_call(&(blas_call_t){.routine = BL_TRMM, .dbl = DBL, .side = up(side), .uplo = up(uplo),         \
+                                    .ta = up(transa), .diag = up(diag), .m = *m, .n = *n, .alpha = *alpha,       \
+                                    .a = a, .c = b, .lda = *lda, .ldc = *ldb});                                  \
+    }                                                                                                            \
+    BLAS_API void P##trsm_(const char *side, const char *uplo, const char *transa, const char *diag,           \
+                           const int *m, const int *n, const T *alpha, const T *a, const int *lda, T *b,        \
+                           const int *ldb, size_t l1, size_t l2, size_t l3, size_t l4)                           \
+    {                                                                                                            \
+        (void)l1, (void)l2, (void)l3, (void)l4;                                                                  \
+        fortran_call(&(blas_call_t){.routine = BL_TRSM, .dbl = DBL, .side = up(side), .uplo = up(uplo),         \
                                     .ta = up(transa), .diag = up(diag), .m = *m, .n = *n, .alpha = *alpha,       \
                                     .a = a, .c = b, .lda = *lda, .ldc = *ldb});                                  \
     }
@@ -257,6 +267,23 @@ static void cb_finish(const blas_call_t *c, int bad_pos, const char *rout, const
         if (row < 0) { CBLAS_CallFromC = 0; return; }                                                            \
         const char side = cb_side(S, row), uplo = cb_uplo(U, row), ta = cb_trans(TA), diag = cb_diag(D);        \
         blas_call_t c = {.routine = BL_TRMM, .dbl = DBL, .side = side, .uplo = uplo, .ta = ta, .diag = diag,     \
+                         .m = row ? N : M, .n = row ? M : N, .alpha = alpha, .a = A, .c = B, .lda = lda,         \
+                         .ldc = ldb};                                                                            \
+        const int bad = !side ? 2 : !uplo ? 3 : !ta ? 4 : !diag ? 5 : 0;                                         \
+        static const char *const what[] = {"", "", "Side", "Uplo", "TransA", "Diag"};                           \
+        const int val[] = {0, 0, (int)S, (int)U, (int)TA, (int)D};                                               \
+        cb_finish(&c, bad, rout, what[bad], val[bad]);                                                           \
+    }                                                                                                            \
+    BLAS_API void cblas_##P##trsm(const enum CBLAS_ORDER layout, const enum CBLAS_SIDE S,                      \
+                                  const enum CBLAS_UPLO U, const enum CBLAS_TRANSPOSE TA,                       \
+                                  const enum CBLAS_DIAG D, const blasint M, const blasint N, const T alpha,     \
+                                  const T *A, const blasint lda, T *B, const blasint ldb)                       \
+    {                                                                                                            \
+        const char *rout = "cblas_" #P "trsm";                                                                   \
+        const int row = cb_layout(layout, rout);                                                                 \
+        if (row < 0) { CBLAS_CallFromC = 0; return; }                                                            \
+        const char side = cb_side(S, row), uplo = cb_uplo(U, row), ta = cb_trans(TA), diag = cb_diag(D);        \
+        blas_call_t c = {.routine = BL_TRSM, .dbl = DBL, .side = side, .uplo = uplo, .ta = ta, .diag = diag,     \
                          .m = row ? N : M, .n = row ? M : N, .alpha = alpha, .a = A, .c = B, .lda = lda,         \
                          .ldc = ldb};                                                                            \
         const int bad = !side ? 2 : !uplo ? 3 : !ta ? 4 : !diag ? 5 : 0;                                         \
