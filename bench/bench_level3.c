@@ -1,36 +1,45 @@
 /*
- * bench_level3.c -- clhgemm-bench-level3: device SYMM, SYRK, SYR2K and TRMM of clhgemm against
- * our own GEMM of the same size and CLBlast's same routine, all in the same run.
+ * bench_level3.c -- clhgemm-bench-level3: device SYMM, SYRK, SYR2K, TRMM and TRSM of clhgemm
+ * against our own GEMM of the same size and CLBlast's same routine, all in the same run.
  *
  * Each routine's GFLOP/s counts its own operation: SYMM 2*m^2*n (side left; 2*m*n^2 right),
- * SYRK n^2*k, SYR2K 2*n^2*k, TRMM m^2*n (left; m*n^2 right). "GEMM" is clhgemm_{s,d}gemm_cl on
- * the same buffers with the product the routine stands for -- m x n x m for SYMM/TRMM side
- * left, n x n x k for SYRK/SYR2K (A*A^T, A*B^T) -- at 2*m*n*k flops; so SYRK at 100% of GEMM
- * takes half GEMM's time, which is what skipping the other triangle buys. The three (four
- * with --syr2k both: fused and two-pass) run on the same buffers and queue with their timed
- * reps interleaved, so drift of a shared machine hits all alike. A rep is enqueue ->
+ * SYRK n^2*k, SYR2K 2*n^2*k, TRMM and TRSM m^2*n (left; m*n^2 right). "GEMM" is
+ * clhgemm_{s,d}gemm_cl on the same buffers with the product the routine stands for -- m x n x m
+ * for SYMM/TRMM/TRSM side left, n x n x k for SYRK/SYR2K (A*A^T, A*B^T) -- at 2*m*n*k flops; so
+ * SYRK at 100% of GEMM takes half GEMM's time, which is what skipping the other triangle buys.
+ * The three (four with --syr2k both: fused and two-pass) run on the same buffers and queue with
+ * their timed reps interleaved, so drift of a shared machine hits all alike. A rep is enqueue ->
  * clWaitForEvents, timed with the host monotonic clock; warm-ups (kernel builds) are not timed;
- * medians are reported. TRMM overwrites B, so B is restored from a copy before every rep
- * (outside the timed region), for every library alike.
+ * medians are reported. TRMM and TRSM overwrite B, so B is restored from a copy before every
+ * rep (outside the timed region), for every library alike. TRSM's A is well conditioned
+ * (diagonal 4..8 in magnitude with random signs, off-diagonal uniform(-1,1)/N), so that every
+ * library's solution is stable and comparable.
  *
  * Before timing, each library runs once from the same initial data and its result is checked
  * with BLIS's cheap test in long double on the host: for a random vector t, out*t against the
- * operation applied to t (symmetric outputs of SYRK/SYR2K are completed from their triangle),
- * as max|diff| / (max|ref| * k * eps), so 1.0 is the tolerance; ours is also compared with
- * CLBlast element-wise on the part the routine writes. The process exits 1 on a failed call or
- * a check beyond tolerance (the smoke test relies on that).
+ * operation applied to t (symmetric outputs of SYRK/SYR2K are completed from their triangle;
+ * for TRSM the residual, op(A)*(X*t) against alpha*B*t, or X*(op(A)*t) side right), as
+ * max|diff| / (max|ref| * k * eps), so 1.0 is the tolerance; ours is also compared with
+ * CLBlast element-wise on the part the routine writes, and TRSM's solution with OpenBLAS's
+ * cblas_{s,d}trsm (where the benchmark is built with OpenBLAS) in the same measure. The process
+ * prints FAILED and exits 1 on a failed call or a check of ours beyond tolerance (the smoke
+ * tests rely on that); a reference library beyond tolerance is only warned about.
  *
- *   clhgemm-bench-level3 --sizes 1024,4096 [--routines symm,syrk,syr2k,trmm] [--precision s|d|both]
- *       [--side L|R] [--uplo U|L] [--trans N|T] [--diag N|U] [--layout col|row] [--reps R]
- *       [--warmup W] [--syr2k lib|fused|two|both] [--csv FILE] [--no-clblast] [--no-check]
- *       [--host [--devices SPEC]]
+ *   clhgemm-bench-level3 --sizes 1024,4096 [--routines symm,syrk,syr2k,trmm,trsm]
+ *       [--precision s|d|both] [--side L|R] [--uplo U|L] [--trans N|T] [--diag N|U]
+ *       [--layout col|row] [--reps R] [--warmup W] [--syr2k lib|fused|two|both] [--csv FILE]
+ *       [--no-clblast] [--no-check] [--host [--devices SPEC] [--xt-devices N] [--no-xt]]
  *
- * --host: the host-memory routines instead (clhgemm_{s,d}{symm,syrk,syr2k,trmm} on a handle:
- * matrices in ordinary host memory, the pipeline of host.c over the handle's devices), next to
- * the host-memory GEMM of the same size (clhgemm_{s,d}gemm on the same handle and operands), in
- * the same run with interleaved reps; a rep is the synchronous call, host clock; TRMM's B is
- * restored with memcpy before every rep, outside the timing. The cheap check applies as above;
- * there is no CLBlast column (CLBlast has no host-memory routines).
+ * --host: the host-memory routines instead (clhgemm_{s,d}{symm,syrk,syr2k,trmm,trsm} on a
+ * handle: matrices in ordinary host memory, the pipeline of host.c over the handle's devices),
+ * next to the host-memory GEMM of the same size (clhgemm_{s,d}gemm on the same handle and
+ * operands), in the same run with interleaved reps; a rep is the synchronous call, host clock;
+ * TRMM's and TRSM's B is restored with memcpy before every rep, outside the timing. The checks
+ * apply as above; there is no CLBlast column (CLBlast has no host-memory routines). Where the
+ * benchmark is built with the CUDA toolkit (bench/cublasxt_ref.c) and a CUDA device is present,
+ * TRSM also gets a cublasXt column: cublasXt{S,D}trsm on the same pageable arrays (--xt-devices,
+ * default 1; B restored before every call outside the timing, its reps run as one block after
+ * ours, since each cublasXt measurement creates its own handle), checked like ours.
  */
 #define _POSIX_C_SOURCE 200809L
 #ifndef CL_TARGET_OPENCL_VERSION
@@ -52,13 +61,26 @@
 #ifdef CLHGEMM_HAVE_CLBLAST
 #include <clblast_c.h>
 #endif
+#ifdef CLHGEMM_HAVE_OPENBLAS
+#include <cblas.h>
+#endif
+#ifdef CLHGEMM_HAVE_CUBLASXT
+#include "cublasxt_ref.h"
+#endif
 
-enum { R_SYMM, R_SYRK, R_SYR2K, R_TRMM, NR };
-static const char *const rname[NR] = {"symm", "syrk", "syr2k", "trmm"};
+enum { R_SYMM, R_SYRK, R_SYR2K, R_TRMM, R_TRSM, NR };
+static const char *const rname[NR] = {"symm", "syrk", "syr2k", "trmm", "trsm"};
 
-/* libraries (columns): ours, ours with the other SYR2K mode, CLBlast, our GEMM */
-enum { L_OURS, L_ALT, L_CLBLAST, L_GEMM, NL };
-static const char *const lname[NL] = {"clhgemm", "clhgemm-alt", "clblast", "clhgemm-gemm"};
+/* The routines with a side (A square on the left or the right of B) and the triangular ones
+ * (uplo of A, transA, diag; B overwritten in place). */
+static int has_side(int r) { return r == R_SYMM || r == R_TRMM || r == R_TRSM; }
+static int is_tri(int r) { return r == R_TRMM || r == R_TRSM; }
+
+/* libraries (columns): ours, ours with the other SYR2K mode, CLBlast, our GEMM, cublasXt (TRSM
+ * with --host) */
+enum { L_OURS, L_ALT, L_CLBLAST, L_GEMM, L_XT, NL };
+static const char *const lname[NL] = {"clhgemm", "clhgemm-alt", "clblast", "clhgemm-gemm",
+                                      "cublasxt"};
 
 #define MAX_SIZES 64
 
@@ -74,21 +96,24 @@ typedef struct opts_s {
     const char *syr2k; /* NULL: library default; "fused", "two"; "both": both, second as alt */
     int host;          /* --host: the host-memory routines on a handle */
     const char *devices; /* --devices: the handle's device spec (--host) */
+    int xt, xt_devices;  /* --host: cublasXt's TRSM column (--no-xt), its device count */
 } opts_t;
 
 static void usage(FILE *f)
 {
     fprintf(f,
         "usage: clhgemm-bench-level3 [options]\n"
-        "SYMM, SYRK, SYR2K, TRMM of clhgemm (device buffers) next to our GEMM of the same size and\n"
-        "CLBlast's same routine, in the same run. alpha 1, beta 0.5, random data in [-1,1].\n"
+        "SYMM, SYRK, SYR2K, TRMM, TRSM of clhgemm (device buffers) next to our GEMM of the same size\n"
+        "and CLBlast's same routine, in the same run. alpha 1, beta 0.5, random data in [-1,1]\n"
+        "(TRSM's A diagonally dominant: diagonal 4..8 in magnitude, off-diagonal in [-1,1]/N).\n"
         "  --device SPEC        device (index, name substring, gpu/cpu); default: first GPU, else first\n"
         "  --precision s|d|both default both (d skipped without fp64)\n"
-        "  --sizes N,N,...      square sizes: SYMM/TRMM m = n = N, SYRK/SYR2K n = k = N\n"
+        "  --sizes N,N,...      square sizes: SYMM/TRMM/TRSM m = n = N, SYRK/SYR2K n = k = N\n"
         "                       (default 1024,2048,4096,8192)\n"
-        "  --routines LIST      subset of symm,syrk,syr2k,trmm (default all)\n"
+        "  --routines LIST      subset of symm,syrk,syr2k,trmm,trsm (default all)\n"
         "  --side L|R  --uplo U|L  --trans N|T  --diag N|U  --layout col|row\n"
-        "                       (defaults L, U, N, N, col; trans is SYRK/SYR2K's trans and TRMM's transA)\n"
+        "                       (defaults L, U, N, N, col; trans is SYRK/SYR2K's trans and\n"
+        "                       TRMM/TRSM's transA)\n"
         "  --syr2k lib|fused|two|both  SYR2K mode through CLHGEMM_SYR2K: lib = the library's default,\n"
         "                       both = fused as 'ours' and two-pass as 'ours-alt' (default both)\n"
         "  --reps R             timed reps (default 10)   --warmup W  untimed reps (default 2)\n"
@@ -97,6 +122,8 @@ static void usage(FILE *f)
         "  --host               the host-memory routines (clhgemm_{s,d}symm ... on a handle) next to\n"
         "                       the host-memory GEMM of the same size (no CLBlast column)\n"
         "  --devices SPEC       the handle's devices with --host (default: the library's choice)\n"
+        "  --xt-devices N       CUDA devices of the cublasXt TRSM column with --host (default 1)\n"
+        "  --no-xt              skip that column (it reads n/a without CUDA)\n"
         "  -h, --help\n");
 }
 
@@ -124,6 +151,7 @@ static int parse_args(int argc, char **argv, opts_t *o)
     o->reps = 10;
     o->warmup = 2;
     o->clblast = o->check = 1;
+    o->xt = o->xt_devices = 1;
     o->syr2k = "both";
     for (int r = 0; r < NR; r++) o->routine[r] = 1;
     static const int def[] = {1024, 2048, 4096, 8192};
@@ -134,7 +162,7 @@ static int parse_args(int argc, char **argv, opts_t *o)
         static const char *const with_value[] = {"--device", "--precision", "--sizes", "--routines",
                                                  "--side", "--uplo", "--trans", "--diag",
                                                  "--layout", "--syr2k", "--reps", "--warmup",
-                                                 "--csv", "--devices", NULL};
+                                                 "--csv", "--devices", "--xt-devices", NULL};
         for (int j = 0; with_value[j]; j++) {
             size_t l = strlen(with_value[j]);
             if (!strncmp(a, with_value[j], l) && (a[l] == '\0' || a[l] == '=')) {
@@ -168,7 +196,7 @@ static int parse_args(int argc, char **argv, opts_t *o)
                 int found = 0;
                 for (int r = 0; r < NR; r++)
                     if (!strcmp(tok, rname[r])) o->routine[r] = found = 1;
-                if (!found) BAD("unknown routine '%s' (symm, syrk, syr2k, trmm)", tok);
+                if (!found) BAD("unknown routine '%s' (symm, syrk, syr2k, trmm, trsm)", tok);
             }
         } else if (!strcmp(a, "--side")) {
             if (strcmp(v, "L") && strcmp(v, "R")) BAD("--side takes L or R");
@@ -207,6 +235,12 @@ static int parse_args(int argc, char **argv, opts_t *o)
             o->host = 1;
         } else if (!strcmp(a, "--devices")) {
             o->devices = v;
+        } else if (!strcmp(a, "--xt-devices")) {
+            char *end;
+            o->xt_devices = (int)strtol(v, &end, 10);
+            if (*end || o->xt_devices < 1) BAD("bad --xt-devices '%s'", v);
+        } else if (!strcmp(a, "--no-xt")) {
+            o->xt = 0;
         } else {
             fprintf(stderr, "error: unknown option '%s'\n", argv[i]);
             usage(stderr);
@@ -242,6 +276,21 @@ static void fill_random(void *p, int dbl, size_t n, uint64_t seed)
     }
 }
 
+/* TRSM's A (n x n, tight, either layout): diagonal 4..8 in magnitude with a random sign,
+ * off-diagonal uniform(-1,1)/n, so that op(A) is strongly diagonally dominant (condition number
+ * a few units whatever n, also with a unit diagonal) and every solver's X is accurate. */
+static void fill_trsm_a(void *p, int dbl, int n, uint64_t seed)
+{
+    for (size_t j = 0; j < (size_t)n; j++)
+        for (size_t i = 0; i < (size_t)n; i++) {
+            const double u = rng_unit(&seed);
+            double v = u / n;
+            if (i == j) v = (u < 0 ? -1.0 : 1.0) * (6.0 + 2.0 * rng_unit(&seed));
+            if (dbl) ((double *)p)[i + j * n] = v;
+            else ((float *)p)[i + j * n] = (float)v;
+        }
+}
+
 static double stats_median(double *v, int n, double *mn, double *mx)
 {
     qsort(v, (size_t)n, sizeof *v, cmp_double);
@@ -254,13 +303,13 @@ static double stats_median(double *v, int n, double *mn, double *mx)
 typedef struct job_s {
     int r, dbl;
     int row, right, lower, trans, unit;
-    int m, n, k;        /* SYMM/TRMM: B, C are m x n, A ka x ka; SYRK/SYR2K: C n x n, k */
-    int ka;             /* order of A for SYMM/TRMM */
+    int m, n, k;        /* SYMM/TRMM/TRSM: B, C are m x n, A ka x ka; SYRK/SYR2K: C n x n, k */
+    int ka;             /* order of A for SYMM/TRMM/TRSM */
     int lda, ldb, ldc;
     size_t na, nb, nc;  /* elements */
     double alpha, beta;
     cl_command_queue q;
-    cl_mem A, B, C, B0, G; /* B0: pristine B (TRMM), G: GEMM output for TRMM */
+    cl_mem A, B, C, B0, G; /* B0: pristine B (TRMM/TRSM), G: GEMM output for TRMM/TRSM */
 } job_t;
 
 static double flops_routine(const job_t *j)
@@ -270,7 +319,7 @@ static double flops_routine(const job_t *j)
     case R_SYMM: return j->right ? 2.0 * m * n * n : 2.0 * m * m * n;
     case R_SYRK: return n * n * k;
     case R_SYR2K: return 2.0 * n * n * k;
-    default: return j->right ? m * n * n : m * m * n;
+    default: return j->right ? m * n * n : m * m * n; /* TRMM, TRSM */
     }
 }
 
@@ -305,7 +354,7 @@ static double gen(const job_t *jb, const mat_t *M, int i, int j)
 }
 
 /* A as the routine sees it: completed from its stored triangle (SYMM), or that triangle with
- * zeros and possibly a unit diagonal (TRMM, before op). */
+ * zeros and possibly a unit diagonal (TRMM/TRSM, before op). */
 static double a_struct(const job_t *jb, const mat_t *M, int i, int j)
 {
     const int in = !jb->lower ? i <= j : i >= j;
@@ -334,7 +383,7 @@ static void mv(const job_t *jb, const void *p, int ld, elem_fn f, int rows, int 
     }
 }
 
-/* BLIS's cheap check of out (C, or B for TRMM) computed from (A, B0, C0). */
+/* BLIS's cheap check of out (C, or B for TRMM/TRSM) computed from (A, B0, C0). */
 static double cheap_check(const job_t *jb, const void *A, const void *B0, const void *C0,
                           const void *out)
 {
@@ -378,6 +427,17 @@ static double cheap_check(const job_t *jb, const void *A, const void *B0, const 
         mv(jb, out, jb->ldc, outsym, n, n, 0, t, y);
         kk = jb->r == R_SYR2K ? 2 * k : k;
         break;
+    case R_TRSM: /* the residual: op(A) (X t) (left) or X (op(A) t) (right) against alpha B0 t */
+        if (!jb->right) {
+            mv(jb, out, jb->ldb, gen, m, n, 0, t, u);
+            mv(jb, A, jb->lda, a_struct, m, m, jb->trans, u, y);
+        } else {
+            mv(jb, A, jb->lda, a_struct, n, n, jb->trans, t, u);
+            mv(jb, out, jb->ldb, gen, m, n, 0, u, y);
+        }
+        mv(jb, B0, jb->ldb, gen, m, n, 0, t, w);
+        for (int i = 0; i < m; i++) ref[i] = jb->alpha * w[i];
+        break;
     default: /* TRMM: alpha op(A) B0 (left) or alpha B0 op(A) (right) */
         if (!jb->right) {
             mv(jb, B0, jb->ldb, gen, m, n, 0, t, u);
@@ -416,7 +476,7 @@ out:
 static double compare(const job_t *jb, const void *X, const void *R)
 {
     const int tri = jb->r == R_SYRK || jb->r == R_SYR2K;
-    const int rows = tri ? jb->n : jb->m, cols = jb->n, ld = jb->r == R_TRMM ? jb->ldb : jb->ldc;
+    const int rows = tri ? jb->n : jb->m, cols = jb->n, ld = is_tri(jb->r) ? jb->ldb : jb->ldc;
     double maxdiff = 0.0, maxref = 0.0;
     for (int j = 0; j < cols; j++)
         for (int i = 0; i < rows; i++) {
@@ -428,6 +488,30 @@ static double compare(const job_t *jb, const void *X, const void *R)
         }
     const int kk = jb->r == R_SYR2K ? 2 * jb->k : jb->r == R_SYRK ? jb->k : jb->ka;
     return maxdiff / ((maxref ? maxref : 1.0) * kk * (jb->dbl ? DBL_EPSILON : FLT_EPSILON));
+}
+
+/* TRSM's reference solution by OpenBLAS: X := B0, then cblas_{s,d}trsm in the job's layout.
+ * Returns 0, or -1 where the benchmark is built without OpenBLAS. */
+static int blas_trsm_ref(const job_t *jb, const void *A, const void *B0, void *X)
+{
+#ifdef CLHGEMM_HAVE_OPENBLAS
+    memcpy(X, B0, jb->nb * (jb->dbl ? 8 : 4));
+    const CBLAS_ORDER lay = jb->row ? CblasRowMajor : CblasColMajor;
+    const CBLAS_SIDE side = jb->right ? CblasRight : CblasLeft;
+    const CBLAS_UPLO uplo = jb->lower ? CblasLower : CblasUpper;
+    const CBLAS_TRANSPOSE tr = jb->trans ? CblasTrans : CblasNoTrans;
+    const CBLAS_DIAG dg = jb->unit ? CblasUnit : CblasNonUnit;
+    if (jb->dbl)
+        cblas_dtrsm(lay, side, uplo, tr, dg, jb->m, jb->n, jb->alpha, (const double *)A, jb->lda,
+                    (double *)X, jb->ldb);
+    else
+        cblas_strsm(lay, side, uplo, tr, dg, jb->m, jb->n, (float)jb->alpha, (const float *)A,
+                    jb->lda, (float *)X, jb->ldb);
+    return 0;
+#else
+    (void)jb, (void)A, (void)B0, (void)X;
+    return -1;
+#endif
 }
 
 /* ---- the calls ---------------------------------------------------------------------------- */
@@ -465,7 +549,7 @@ static int enqueue(int lib, const job_t *j, const opts_t *o, cl_event *ev, char 
                 ta = j->trans ? CLHGEMM_TRANS : CLHGEMM_NO_TRANS;
                 tb = j->trans ? CLHGEMM_NO_TRANS : CLHGEMM_TRANS;
                 break;
-            default:
+            default: /* TRMM, TRSM: op(A) B or B op(A) into G */
                 c = j->G, ldc = j->ldb;
                 if (!j->right) ta = tr;
                 else a = j->B, lda = j->ldb, b = j->A, ldb = j->lda, tb = tr;
@@ -500,10 +584,16 @@ static int enqueue(int lib, const job_t *j, const opts_t *o, cl_event *ev, char 
                             : clhgemm_ssyr2k_cl(lay, uplo, tr, j->n, j->k, fa, j->A, 0, j->lda,
                                                 j->B, 0, j->ldb, fb, j->C, 0, j->ldc, j->q, ev);
                 break;
-            default:
+            case R_TRMM:
                 st = j->dbl ? clhgemm_dtrmm_cl(lay, side, uplo, tr, dg, j->m, j->n, j->alpha,
                                                j->A, 0, j->lda, j->B, 0, j->ldb, j->q, ev)
                             : clhgemm_strmm_cl(lay, side, uplo, tr, dg, j->m, j->n, fa, j->A, 0,
+                                               j->lda, j->B, 0, j->ldb, j->q, ev);
+                break;
+            default:
+                st = j->dbl ? clhgemm_dtrsm_cl(lay, side, uplo, tr, dg, j->m, j->n, j->alpha,
+                                               j->A, 0, j->lda, j->B, 0, j->ldb, j->q, ev)
+                            : clhgemm_strsm_cl(lay, side, uplo, tr, dg, j->m, j->n, fa, j->A, 0,
                                                j->lda, j->B, 0, j->ldb, j->q, ev);
                 break;
             }
@@ -542,10 +632,16 @@ static int enqueue(int lib, const job_t *j, const opts_t *o, cl_event *ev, char 
                    : CLBlastSsyr2k(cl, ct, cT, n, k, fa, j->A, 0, lda, j->B, 0, ldb, fb, j->C, 0,
                                    ldc, &q, ev);
         break;
-    default:
+    case R_TRMM:
         s = j->dbl ? CLBlastDtrmm(cl, cs, ct, cT, cd, m, n, j->alpha, j->A, 0, lda, j->B, 0, ldb,
                                   &q, ev)
                    : CLBlastStrmm(cl, cs, ct, cT, cd, m, n, fa, j->A, 0, lda, j->B, 0, ldb, &q,
+                                  ev);
+        break;
+    default:
+        s = j->dbl ? CLBlastDtrsm(cl, cs, ct, cT, cd, m, n, j->alpha, j->A, 0, lda, j->B, 0, ldb,
+                                  &q, ev)
+                   : CLBlastStrsm(cl, cs, ct, cT, cd, m, n, fa, j->A, 0, lda, j->B, 0, ldb, &q,
                                   ev);
         break;
     }
@@ -561,10 +657,11 @@ static int enqueue(int lib, const job_t *j, const opts_t *o, cl_event *ev, char 
 #endif
 }
 
-/* Restores what a call overwrites (TRMM's B) and waits, so that the next rep starts alike. */
+/* Restores what a call overwrites (TRMM's and TRSM's B) and waits, so that the next rep starts
+ * alike. */
 static int restore(const job_t *j)
 {
-    if (j->r != R_TRMM) return 0;
+    if (!is_tri(j->r)) return 0;
     const size_t es = j->dbl ? 8 : 4;
     if (clEnqueueCopyBuffer(j->q, j->B0, j->B, 0, 0, j->nb * es, 0, NULL, NULL) != CL_SUCCESS)
         return -1;
@@ -603,7 +700,7 @@ static int run_once(int lib, const job_t *j, const opts_t *o, double *ms, char *
 
 typedef struct res_s {
     int ran;
-    double med, min, max, gflops, err, err_ref;
+    double med, min, max, gflops, err, err_ref, err_blas; /* err_blas: TRSM vs OpenBLAS */
     char note[320];
 } res_t;
 
@@ -621,7 +718,8 @@ typedef struct ctx_s {
     FILE *csv;
     char date[32];
     int have_clblast;
-    row_t rows[4 * 2 * MAX_SIZES];
+    int xt_col; /* --host: the cublasXt TRSM column is built, asked for and has a TRSM to run */
+    row_t rows[NR * 2 * MAX_SIZES];
     int nrows, failures;
 } ctx_t;
 
@@ -639,33 +737,33 @@ static void bench_job(ctx_t *c, int r, int dbl, int size)
     row->r = r;
     row->dbl = dbl;
     row->size = size;
-    for (int l = 0; l < NL; l++) row->x[l].err = row->x[l].err_ref = NAN;
+    for (int l = 0; l < NL; l++) row->x[l].err = row->x[l].err_ref = row->x[l].err_blas = NAN;
     job_t j;
     memset(&j, 0, sizeof j);
     j.r = r;
     j.dbl = dbl;
     j.row = o->row;
-    j.right = (r == R_SYMM || r == R_TRMM) && o->right;
+    j.right = has_side(r) && o->right;
     j.lower = o->lower;
     j.trans = (r != R_SYMM) && o->trans;
-    j.unit = r == R_TRMM && o->unit;
+    j.unit = is_tri(r) && o->unit;
     j.m = j.n = j.k = size;
     j.ka = size;
     j.alpha = 1.0;
-    j.beta = r == R_TRMM ? 0.0 : 0.5;
+    j.beta = is_tri(r) ? 0.0 : 0.5;
     j.q = c->queue;
     /* tight leading dimensions: all matrices are size x size */
     j.lda = j.ldb = j.ldc = size;
     j.na = j.nb = j.nc = (size_t)size * size;
     const size_t es = dbl ? 8 : 4;
-    const int use[NL] = {1, r == R_SYR2K && o->syr2k && !strcmp(o->syr2k, "both"), c->have_clblast, 1};
+    const int use[NL] = {1, r == R_SYR2K && o->syr2k && !strcmp(o->syr2k, "both"), c->have_clblast, 1, 0};
     const double need = (double)es * (double)(j.na + 3 * j.nb + j.nc);
-    void *A = NULL, *B = NULL, *C0 = NULL, *out[NL] = {NULL};
+    void *A = NULL, *B = NULL, *C0 = NULL, *xref = NULL, *out[NL] = {NULL};
     char why[256];
     printf("[%c%s %d] %s%s%s%s %.1f MiB\n", dbl ? 'd' : 's', rname[r], size,
-           (r == R_SYMM || r == R_TRMM) ? (j.right ? "side R " : "side L ") : "",
+           has_side(r) ? (j.right ? "side R " : "side L ") : "",
            j.lower ? "lower" : "upper", (r != R_SYMM) ? (j.trans ? " trans T" : " trans N") : "",
-           r == R_TRMM ? (j.unit ? " unit" : " non-unit") : "", need / 1048576.0);
+           is_tri(r) ? (j.unit ? " unit" : " non-unit") : "", need / 1048576.0);
     if (need > 0.6 * (double)c->info.global_mem_bytes || (double)es * j.na > (double)c->info.max_alloc_bytes) {
         for (int l = 0; l < NL; l++) snprintf(row->x[l].note, sizeof row->x[l].note, "skipped: too large");
         printf("    skipped: too large for the device\n");
@@ -674,12 +772,14 @@ static void bench_job(ctx_t *c, int r, int dbl, int size)
     A = malloc(j.na * es);
     B = malloc(j.nb * es);
     C0 = malloc(j.nc * es);
-    for (int l = 0; l < NL; l++) out[l] = malloc(j.nc * es);
-    if (!A || !B || !C0 || !out[0] || !out[1] || !out[2] || !out[3]) {
+    int oom = !A || !B || !C0;
+    for (int l = 0; l < NL; l++) oom |= (out[l] = malloc(j.nc * es)) == NULL;
+    if (oom) {
         printf("    skipped: out of host memory\n");
         goto done;
     }
-    fill_random(A, dbl, j.na, 0xA0 + (uint64_t)size * 7 + (uint64_t)dbl);
+    if (r == R_TRSM) fill_trsm_a(A, dbl, size, 0xA0 + (uint64_t)size * 7 + (uint64_t)dbl);
+    else fill_random(A, dbl, j.na, 0xA0 + (uint64_t)size * 7 + (uint64_t)dbl);
     fill_random(B, dbl, j.nb, 0xB0 + (uint64_t)size * 7 + (uint64_t)dbl);
     fill_random(C0, dbl, j.nc, 0xC0 + (uint64_t)size * 7 + (uint64_t)dbl);
     cl_int err = CL_SUCCESS;
@@ -713,7 +813,7 @@ static void bench_job(ctx_t *c, int r, int dbl, int size)
             if (l != L_CLBLAST) c->failures++;
             continue;
         }
-        cl_mem res = l == L_GEMM ? (r == R_TRMM ? j.G : j.C) : (r == R_TRMM ? j.B : j.C);
+        cl_mem res = l == L_GEMM ? (is_tri(r) ? j.G : j.C) : (is_tri(r) ? j.B : j.C);
         err = clEnqueueReadBuffer(c->queue, res, CL_TRUE, 0, j.nc * es, out[l], 0, NULL, NULL);
         if (err != CL_SUCCESS) {
             active[l] = 0;
@@ -727,6 +827,10 @@ static void bench_job(ctx_t *c, int r, int dbl, int size)
         row->x[L_OURS].err_ref = compare(&j, out[L_OURS], out[L_CLBLAST]);
     if (o->check && active[L_ALT] && active[L_CLBLAST])
         row->x[L_ALT].err_ref = compare(&j, out[L_ALT], out[L_CLBLAST]);
+    /* TRSM: every library's solution against OpenBLAS's, element-wise */
+    if (o->check && r == R_TRSM && (xref = malloc(j.nb * es)) && !blas_trsm_ref(&j, A, B, xref))
+        for (int l = 0; l < NL; l++)
+            if (active[l] && l != L_GEMM) row->x[l].err_blas = compare(&j, out[l], xref);
     if (clEnqueueWriteBuffer(c->queue, j.C, CL_TRUE, 0, j.nc * es, C0, 0, NULL, NULL) != CL_SUCCESS) {
         c->failures++;
         goto done;
@@ -768,15 +872,17 @@ static void bench_job(ctx_t *c, int r, int dbl, int size)
     }
     for (int l = 0; l < NL; l++) {
         res_t *x = &row->x[l];
-        if ((!isnan(x->err) && !(x->err <= 1.0)) || (!isnan(x->err_ref) && !(x->err_ref <= 1.0))) {
-            printf("    WARN: %s check beyond tolerance (cheap %.3g, vs CLBlast %.3g; 1.0 = k*eps)\n",
-                   lname[l], x->err, x->err_ref);
+        if ((!isnan(x->err) && !(x->err <= 1.0)) || (!isnan(x->err_ref) && !(x->err_ref <= 1.0)) ||
+            (!isnan(x->err_blas) && !(x->err_blas <= 1.0))) {
+            printf("    %s: %s check beyond tolerance (cheap %.3g, vs CLBlast %.3g, vs OpenBLAS "
+                   "%.3g; 1.0 = k*eps)\n", l != L_CLBLAST ? "FAILED" : "WARN", lname[l], x->err,
+                   x->err_ref, x->err_blas);
             if (l != L_CLBLAST) c->failures++;
         }
     }
     for (int l = 0; l < NL; l++) {
         const res_t *x = &row->x[l];
-        if (!use[l] && l == L_ALT) continue;
+        if (!use[l] && (l == L_ALT || l == L_XT)) continue;
         if (x->ran)
             printf("    %-13s %10.1f GFLOP/s  median %9.3f ms  min %9.3f  max %9.3f%s", lname[l],
                    x->gflops, x->med, x->min, x->max, l == L_GEMM ? "  (2mnk of the GEMM)" : "");
@@ -784,6 +890,7 @@ static void bench_job(ctx_t *c, int r, int dbl, int size)
             printf("    %-13s n/a (%s)", lname[l], x->note[0] ? x->note : "not run");
         if (!isnan(x->err)) printf("  check %.3g", x->err);
         if (!isnan(x->err_ref)) printf("  vs CLBlast %.3g", x->err_ref);
+        if (!isnan(x->err_blas)) printf("  vs OpenBLAS %.3g", x->err_blas);
         printf("\n");
     }
     if (c->csv) {
@@ -803,6 +910,8 @@ static void bench_job(ctx_t *c, int r, int dbl, int size)
             if (!isnan(x->err)) fprintf(c->csv, "%.4g", x->err);
             fputc(',', c->csv);
             if (!isnan(x->err_ref)) fprintf(c->csv, "%.4g", x->err_ref);
+            fputc(',', c->csv);
+            if (!isnan(x->err_blas)) fprintf(c->csv, "%.4g", x->err_blas);
             fputc('\n', c->csv);
         }
         fflush(c->csv);
@@ -815,6 +924,7 @@ done:
     free(A);
     free(B);
     free(C0);
+    free(xref);
     for (int l = 0; l < NL; l++) free(out[l]);
 }
 
@@ -852,7 +962,7 @@ static clhgemm_status_t host_once(clhgemm_handle_t h, int lib, const job_t *j, c
             ta = j->trans ? CLHGEMM_TRANS : CLHGEMM_NO_TRANS;
             tb = j->trans ? CLHGEMM_NO_TRANS : CLHGEMM_TRANS;
             break;
-        default:
+        default: /* TRMM, TRSM: op(A) B or B op(A) into G */
             c = x->G, ldc = j->ldb;
             if (!j->right) ta = tr;
             else a = x->B, lda = j->ldb, b = x->A, ldb = j->lda, tb = tr;
@@ -876,20 +986,25 @@ static clhgemm_status_t host_once(clhgemm_handle_t h, int lib, const job_t *j, c
                                        j->ldb, j->beta, x->C, j->ldc)
                       : clhgemm_ssyr2k(h, lay, uplo, tr, j->n, j->k, fa, x->A, j->lda, x->B, j->ldb,
                                        fb, x->C, j->ldc);
-    default:
+    case R_TRMM:
         return j->dbl ? clhgemm_dtrmm(h, lay, side, uplo, tr, dg, j->m, j->n, j->alpha, x->A, j->lda,
                                       x->B, j->ldb)
                       : clhgemm_strmm(h, lay, side, uplo, tr, dg, j->m, j->n, fa, x->A, j->lda,
                                       x->B, j->ldb);
+    default:
+        return j->dbl ? clhgemm_dtrsm(h, lay, side, uplo, tr, dg, j->m, j->n, j->alpha, x->A, j->lda,
+                                      x->B, j->ldb)
+                      : clhgemm_strsm(h, lay, side, uplo, tr, dg, j->m, j->n, fa, x->A, j->lda,
+                                      x->B, j->ldb);
     }
 }
 
-/* TRMM's B restored (outside the timing), then one timed call. */
+/* TRMM's and TRSM's B restored (outside the timing), then one timed call. */
 static int host_rep(ctx_t *c, int lib, const job_t *j, const hjob_t *x, const void *B0, double *ms,
                     char *why, size_t wl)
 {
     const size_t es = j->dbl ? 8 : 4;
-    if (j->r == R_TRMM && lib == L_OURS) memcpy(x->B, B0, j->nb * es);
+    if (is_tri(j->r) && lib == L_OURS) memcpy(x->B, B0, j->nb * es);
     const double t0 = now_ms();
     const clhgemm_status_t st = host_once(c->handle, lib, j, x);
     *ms = now_ms() - t0;
@@ -900,6 +1015,41 @@ static int host_rep(ctx_t *c, int lib, const job_t *j, const hjob_t *x, const vo
     return 0;
 }
 
+/* cublasXt's TRSM on the job's host arrays (x->B overwritten, restored from B0 before every
+ * call): its timings into *rs, its solution checked like ours. Column-major only, so a
+ * row-major job is solved as its transpose: side and uplo swapped, m and n swapped, transA
+ * kept. Not counted as a failure of ours when it cannot run or is beyond tolerance. */
+static void host_xt(ctx_t *c, const job_t *j, const hjob_t *x, const void *B0, void *out, res_t *rs)
+{
+#ifdef CLHGEMM_HAVE_CUBLASXT
+    const opts_t *o = &c->o;
+    if (cublasxt_device_count() <= 0) {
+        snprintf(rs->note, sizeof rs->note, "%s", cublasxt_last_error());
+        return;
+    }
+    const int reps = o->reps, warmup = o->warmup > 0 ? o->warmup : 1; /* one untimed, as ours */
+    const size_t m = (size_t)(j->row ? j->n : j->m), n = (size_t)(j->row ? j->m : j->n);
+    int block = 0;
+    if (cublasxt_trsm(j->dbl, j->right != j->row, j->lower != j->row, j->trans, j->unit, m, n,
+                      j->alpha, x->A, (size_t)j->lda, x->B, B0, (size_t)j->ldb, o->xt_devices, 0,
+                      warmup, reps, &rs->med, &rs->min, &rs->max, &block)) {
+        snprintf(rs->note, sizeof rs->note, "%s", cublasxt_last_error());
+        printf("    cublasxt      failed: %s\n", rs->note);
+        return;
+    }
+    rs->ran = 1;
+    rs->gflops = flops_routine(j) / (rs->med * 1e6);
+    snprintf(rs->note, sizeof rs->note, "%d device(s), block %d", o->xt_devices, block);
+    if (o->check) {
+        memcpy(out, x->B, j->nb * (j->dbl ? 8 : 4));
+        rs->err = cheap_check(j, x->A, B0, NULL, out);
+    }
+#else
+    (void)c, (void)j, (void)x, (void)B0, (void)out;
+    snprintf(rs->note, sizeof rs->note, "built without CUDA");
+#endif
+}
+
 static void bench_job_host(ctx_t *c, int r, int dbl, int size)
 {
     const opts_t *o = &c->o;
@@ -908,29 +1058,31 @@ static void bench_job_host(ctx_t *c, int r, int dbl, int size)
     row->r = r;
     row->dbl = dbl;
     row->size = size;
-    for (int l = 0; l < NL; l++) row->x[l].err = row->x[l].err_ref = NAN;
+    for (int l = 0; l < NL; l++) row->x[l].err = row->x[l].err_ref = row->x[l].err_blas = NAN;
     snprintf(row->x[L_CLBLAST].note, sizeof row->x[L_CLBLAST].note, "host memory: no CLBlast");
     job_t j;
     memset(&j, 0, sizeof j);
     j.r = r;
     j.dbl = dbl;
     j.row = o->row;
-    j.right = (r == R_SYMM || r == R_TRMM) && o->right;
+    j.right = has_side(r) && o->right;
     j.lower = o->lower;
     j.trans = (r != R_SYMM) && o->trans;
-    j.unit = r == R_TRMM && o->unit;
+    j.unit = is_tri(r) && o->unit;
     j.m = j.n = j.k = j.ka = size;
     j.alpha = 1.0;
-    j.beta = r == R_TRMM ? 0.0 : 0.5;
+    j.beta = is_tri(r) ? 0.0 : 0.5;
     j.lda = j.ldb = j.ldc = size;
     j.na = j.nb = j.nc = (size_t)size * size;
     const size_t es = dbl ? 8 : 4;
     printf("[%c%s %d host] %s%s%s%s\n", dbl ? 'd' : 's', rname[r], size,
-           (r == R_SYMM || r == R_TRMM) ? (j.right ? "side R " : "side L ") : "",
+           has_side(r) ? (j.right ? "side R " : "side L ") : "",
            j.lower ? "lower" : "upper", (r != R_SYMM) ? (j.trans ? " trans T" : " trans N") : "",
-           r == R_TRMM ? (j.unit ? " unit" : " non-unit") : "");
+           is_tri(r) ? (j.unit ? " unit" : " non-unit") : "");
     hjob_t x = {malloc(j.na * es), malloc(j.nb * es), malloc(j.nc * es), malloc(j.nb * es)};
-    void *B0 = malloc(j.nb * es), *C0 = malloc(j.nc * es), *out = malloc(j.nc * es);
+    void *B0 = malloc(j.nb * es), *C0 = malloc(j.nc * es), *out = malloc(j.nc * es), *xref = NULL;
+    const int xt = r == R_TRSM && c->xt_col;
+    if (!xt) snprintf(row->x[L_XT].note, sizeof row->x[L_XT].note, "-");
     char why[256];
     double *t[NL] = {NULL};
     int active[NL] = {0};
@@ -940,10 +1092,15 @@ static void bench_job_host(ctx_t *c, int r, int dbl, int size)
         snprintf(row->x[L_OURS].note, sizeof row->x[L_OURS].note, "skipped: out of host memory");
         goto done;
     }
-    fill_random(x.A, dbl, j.na, 0xA0 + (uint64_t)size * 7 + (uint64_t)dbl);
+    if (r == R_TRSM) fill_trsm_a(x.A, dbl, size, 0xA0 + (uint64_t)size * 7 + (uint64_t)dbl);
+    else fill_random(x.A, dbl, j.na, 0xA0 + (uint64_t)size * 7 + (uint64_t)dbl);
     fill_random(B0, dbl, j.nb, 0xB0 + (uint64_t)size * 7 + (uint64_t)dbl);
     fill_random(C0, dbl, j.nc, 0xC0 + (uint64_t)size * 7 + (uint64_t)dbl);
     memcpy(x.B, B0, j.nb * es);
+    if (o->check && r == R_TRSM && (xref = malloc(j.nb * es)) && blas_trsm_ref(&j, x.A, B0, xref)) {
+        free(xref);
+        xref = NULL;
+    }
     memcpy(x.G, B0, j.nb * es);
     /* first call of each from the same data (kernel builds, the handle's first plans); checks */
     for (int l = 0; l < NL; l++) {
@@ -963,8 +1120,9 @@ static void bench_job_host(ctx_t *c, int r, int dbl, int size)
                l == L_GEMM ? "host-gemm" : "host", ms, inf.devices_used, inf.tiles, inf.tile_m,
                inf.tile_n, inf.tile_k, inf.bytes_to_device * 1e-6);
         if (o->check && l == L_OURS) {
-            memcpy(out, r == R_TRMM ? x.B : x.C, j.nc * es);
+            memcpy(out, is_tri(r) ? x.B : x.C, j.nc * es);
             row->x[l].err = cheap_check(&j, x.A, B0, C0, out);
+            if (xref) row->x[l].err_blas = compare(&j, out, xref);
         }
     }
     memcpy(x.C, C0, j.nc * es);
@@ -998,19 +1156,33 @@ static void bench_job_host(ctx_t *c, int r, int dbl, int size)
             rs->gflops = flops_routine(&j) / (rs->med * 1e6);
         }
     }
-    if (!isnan(row->x[L_OURS].err) && !(row->x[L_OURS].err <= 1.0)) {
-        printf("    WARN: host check beyond tolerance (cheap %.3g; 1.0 = k*eps)\n", row->x[L_OURS].err);
-        c->failures++;
+    if (xt) {
+        /* after ours (its reps run as one block); x.B is free again, C0 plays no part */
+        host_xt(c, &j, &x, B0, out, &row->x[L_XT]);
+        if (xref && row->x[L_XT].ran && o->check)
+            row->x[L_XT].err_blas = compare(&j, out, xref);
     }
     for (int l = 0; l < NL; l++) {
         const res_t *rs = &row->x[l];
-        if (l != L_OURS && l != L_GEMM) continue;
+        if ((!isnan(rs->err) && !(rs->err <= 1.0)) || (!isnan(rs->err_blas) && !(rs->err_blas <= 1.0))) {
+            printf("    %s: %s check beyond tolerance (cheap %.3g, vs OpenBLAS %.3g; 1.0 = k*eps)\n",
+                   l == L_OURS ? "FAILED" : "WARN", l == L_OURS ? "host" : lname[l], rs->err,
+                   rs->err_blas);
+            if (l == L_OURS) c->failures++;
+        }
+    }
+    for (int l = 0; l < NL; l++) {
+        const res_t *rs = &row->x[l];
+        const char *name = l == L_GEMM ? "host-gemm" : l == L_XT ? "cublasxt" : "host";
+        if (l != L_OURS && l != L_GEMM && !(l == L_XT && xt)) continue;
         if (rs->ran)
-            printf("    %-13s %10.1f GFLOP/s  median %9.3f ms  min %9.3f  max %9.3f%s", l == L_GEMM ? "host-gemm" : "host",
+            printf("    %-13s %10.1f GFLOP/s  median %9.3f ms  min %9.3f  max %9.3f%s", name,
                    rs->gflops, rs->med, rs->min, rs->max, l == L_GEMM ? "  (2mnk of the GEMM)" : "");
         else
-            printf("    %-13s n/a (%s)", l == L_GEMM ? "host-gemm" : "host", rs->note[0] ? rs->note : "not run");
+            printf("    %-13s n/a (%s)", name, rs->note[0] ? rs->note : "not run");
+        if (l == L_XT && rs->ran) printf("  (%s)", rs->note);
         if (!isnan(rs->err)) printf("  check %.3g", rs->err);
+        if (!isnan(rs->err_blas)) printf("  vs OpenBLAS %.3g", rs->err_blas);
         printf("\n");
     }
     if (c->csv)
@@ -1020,12 +1192,15 @@ static void bench_job_host(ctx_t *c, int r, int dbl, int size)
             fprintf(c->csv, "%s,\"%s\",\"%s\",%c,%s,%d,%d,%d,%c,%c,%c,%c,%s,%s,%s,%.6f,%.3f,%.6f,%.6f,",
                     c->date, c->info.name, c->info.driver_version, dbl ? 'd' : 's', rname[r], j.m, j.n,
                     j.k, j.right ? 'R' : 'L', j.lower ? 'L' : 'U', j.trans ? 'T' : 'N', j.unit ? 'U' : 'N',
-                    j.row ? "row" : "col", l == L_GEMM ? "clhgemm-host-gemm" : "clhgemm-host",
+                    j.row ? "row" : "col",
+                    l == L_GEMM ? "clhgemm-host-gemm" : l == L_XT ? "cublasxt" : "clhgemm-host",
                     r == R_SYR2K && l == L_OURS ? "fused" : "", rs->med, rs->gflops, rs->min, rs->max);
             if (row->x[L_GEMM].ran) fprintf(c->csv, "%.3f", row->x[L_GEMM].gflops);
             fprintf(c->csv, ",%d,", o->reps);
             if (!isnan(rs->err)) fprintf(c->csv, "%.4g", rs->err);
-            fprintf(c->csv, ",\n");
+            fprintf(c->csv, ",,");
+            if (!isnan(rs->err_blas)) fprintf(c->csv, "%.4g", rs->err_blas);
+            fputc('\n', c->csv);
         }
     if (c->csv) fflush(c->csv);
 done:
@@ -1037,6 +1212,7 @@ done:
     free(B0);
     free(C0);
     free(out);
+    free(xref);
 }
 
 static void summary(const ctx_t *c)
@@ -1047,6 +1223,7 @@ static void summary(const ctx_t *c)
     printf("%-7s %-2s %6s %10s %10s %7s %10s %8s", "routine", "p", "n", "ours", "CLBlast",
            "ours/CB", "GEMM", "ours/GEMM");
     if (alt) printf(" %10s %8s", "syr2k-two", "two/GEMM");
+    if (c->xt_col) printf(" %10s %7s", "cublasXt", "ours/Xt");
     printf("  check\n");
     for (int i = 0; i < c->nrows; i++) {
         const row_t *r = &c->rows[i];
@@ -1061,19 +1238,30 @@ static void summary(const ctx_t *c)
             snprintf(t, sizeof t, "%.1f", x[L_ALT].gflops);
             if (x[L_GEMM].ran) snprintf(q3, sizeof q3, "%.0f%%", 100.0 * x[L_ALT].gflops / x[L_GEMM].gflops);
         }
+        char xt[24] = "", q4[16] = "";
+        if (c->xt_col && r->r == R_TRSM) {
+            snprintf(xt, sizeof xt, "n/a");
+            snprintf(q4, sizeof q4, "-");
+            if (x[L_XT].ran) snprintf(xt, sizeof xt, "%.1f", x[L_XT].gflops);
+            if (x[L_OURS].ran && x[L_XT].ran)
+                snprintf(q4, sizeof q4, "%.2f", x[L_OURS].gflops / x[L_XT].gflops);
+        }
+        /* the check column: ours (and ours-alt) only; the references are warned about above */
         double e = NAN;
         for (int l = 0; l < NL; l++) {
-            if (l == L_CLBLAST) continue;
+            if (l == L_CLBLAST || l == L_XT) continue;
             if (!isnan(x[l].err)) e = isnan(e) ? x[l].err : fmax(e, x[l].err);
             if (!isnan(x[l].err_ref)) e = isnan(e) ? x[l].err_ref : fmax(e, x[l].err_ref);
+            if (!isnan(x[l].err_blas)) e = isnan(e) ? x[l].err_blas : fmax(e, x[l].err_blas);
         }
         char chk[32];
-        if (!x[L_OURS].ran) snprintf(chk, sizeof chk, "%s", strncmp(x[L_OURS].note, "skipped", 7) ? "FAIL" : "skipped");
+        if (!x[L_OURS].ran) snprintf(chk, sizeof chk, "%s", strncmp(x[L_OURS].note, "skipped", 7) ? "FAILED" : "skipped");
         else if (isnan(e)) snprintf(chk, sizeof chk, "-");
-        else snprintf(chk, sizeof chk, "%s %.2g", e <= 1.0 ? "ok" : "WARN", e);
+        else snprintf(chk, sizeof chk, "%s %.2g", e <= 1.0 ? "ok" : "FAILED", e);
         printf("%-7s %-2c %6d %10s %10s %7s %10s %8s", rname[r->r], r->dbl ? 'd' : 's', r->size, a,
                b, q1, g, q2);
         if (alt) printf(" %10s %8s", t, q3);
+        if (c->xt_col) printf(" %10s %7s", xt, q4);
         printf("  %s\n", chk);
     }
 }
@@ -1124,6 +1312,9 @@ int main(int argc, char **argv)
 #ifdef CLHGEMM_HAVE_CLBLAST
     c.have_clblast = o->clblast && !o->host;
 #endif
+#ifdef CLHGEMM_HAVE_CUBLASXT
+    c.xt_col = o->host && o->xt && o->routine[R_TRSM];
+#endif
     if (o->host) {
         clhgemm_options_t ho;
         clhgemm_options_init(&ho);
@@ -1141,24 +1332,49 @@ int main(int argc, char **argv)
     if (o->host)
         printf("host   : host-memory routines and GEMM on a handle (devices: %s); the device "
                "above only names the CSV rows\n", o->devices ? o->devices : "library default");
-    printf("CLBlast: %s\n", c.have_clblast ? "yes (same buffers, same queue)" : o->clblast ? "n/a (not built)" : "off");
+    printf("CLBlast: %s\n", c.have_clblast ? "yes (same buffers, same queue)"
+                            : o->host ? "n/a (host memory)" : o->clblast ? "n/a (not built)" : "off");
+    if (o->host) {
+#ifdef CLHGEMM_HAVE_CUBLASXT
+        if (!c.xt_col) printf("cuXt   : off\n");
+        else if (cublasxt_device_count() > 0)
+            printf("cuXt   : TRSM on %d CUDA device(s) of %s, same pageable arrays, reps as one "
+                   "block after ours\n", o->xt_devices, cublasxt_description());
+        else printf("cuXt   : n/a (%s)\n", cublasxt_last_error());
+#else
+        printf("cuXt   : n/a (built without CUDA)\n");
+#endif
+    }
+#ifdef CLHGEMM_HAVE_OPENBLAS
+    printf("check  : cheap test (long double) for all; TRSM also against OpenBLAS cblas_?trsm\n");
+#else
+    printf("check  : cheap test (long double) for all (built without OpenBLAS: no TRSM reference)\n");
+#endif
     printf("SYR2K  : %s\n", !o->syr2k ? (env_mode ? env_mode : "library default")
                             : !strcmp(o->syr2k, "both") ? "fused ('ours') and two-pass ('alt')"
                                                         : o->syr2k);
-    printf("run    : %s-major, alpha 1, beta 0.5 (TRMM: B restored before every rep), warm-up %d, "
-           "reps %d interleaved, host clock enqueue->wait\n\n",
+    printf("run    : %s-major, alpha 1, beta 0.5 (TRMM, TRSM: B restored before every rep; TRSM's A "
+           "diagonally dominant), warm-up %d, reps %d interleaved, host clock enqueue->wait\n\n",
            o->row ? "row" : "column", o->warmup, o->reps);
     if (o->csv) {
-        c.csv = fopen(o->csv, "a");
+        static const char header[] =
+            "date,device,driver,precision,routine,m,n,k,side,uplo,trans,diag,layout,library,"
+            "syr2k_mode,median_ms,gflops,min_ms,max_ms,gemm_gflops,reps,check_err,vs_clblast_err,"
+            "vs_openblas_err\n";
+        c.csv = fopen(o->csv, "a+");
         if (!c.csv) {
             fprintf(stderr, "error: cannot open %s: %s\n", o->csv, strerror(errno));
             return 1;
         }
+        /* an existing file written by an older benchmark (fewer columns) is appended to as is */
+        char first[sizeof header + 1] = "";
+        rewind(c.csv);
+        if (!fgets(first, sizeof first, c.csv)) first[0] = '\0';
         fseek(c.csv, 0, SEEK_END);
-        if (ftell(c.csv) == 0)
-            fprintf(c.csv, "date,device,driver,precision,routine,m,n,k,side,uplo,trans,diag,layout,"
-                           "library,syr2k_mode,median_ms,gflops,min_ms,max_ms,gemm_gflops,reps,"
-                           "check_err,vs_clblast_err\n");
+        if (ftell(c.csv) == 0) fputs(header, c.csv);
+        else if (strcmp(first, header))
+            printf("note   : %s has another header (an older benchmark's?); rows appended with "
+                   "the columns of: %s", o->csv, header);
     }
     for (int d = 0; d < 2; d++) {
         if ((d == 0 && !o->do_s) || (d == 1 && !o->do_d)) continue;
@@ -1172,7 +1388,7 @@ int main(int argc, char **argv)
     }
     if (env_mode) setenv("CLHGEMM_SYR2K", env_mode, 1);
     summary(&c);
-    if (c.failures) printf("%d problem(s): see the failed / WARN lines above\n", c.failures);
+    if (c.failures) printf("FAILED: %d problem(s): see the failed / FAILED lines above\n", c.failures);
     if (c.csv) fclose(c.csv);
     clhgemm_destroy(c.handle);
     clhgemm_release_resources();

@@ -1,12 +1,15 @@
 /*
- * cublasxt_ref.c -- cublasXt as a same-run competitor of the host-memory benchmark.
+ * cublasxt_ref.c -- cublasXt as a same-run competitor of the host-memory benchmarks (GEMM for
+ * clhgemm-bench-host, TRSM for clhgemm-bench-level3 --host).
  *
  * Plain C on the CUDA runtime and the cublasXt API (part of libcublas). A handle is created per
  * measurement (outside the timing), the devices are selected and the block dimension set, then
  * warm-up and timed calls run on the caller's host arrays. cublasXt calls on host memory return
  * when the result is back in host memory; every device is synchronised as well before the clock
- * stops, so nothing is left in flight. The math mode is left at its default, which keeps SGEMM
- * on FP32 arithmetic unless NVIDIA_TF32_OVERRIDE says otherwise (the benchmark warns).
+ * stops, so nothing is left in flight. TRSM overwrites B, so B is copied back from the caller's
+ * pristine copy before every call, outside the timing. The math mode is left at its default,
+ * which keeps SGEMM (and STRSM) on FP32 arithmetic unless NVIDIA_TF32_OVERRIDE says otherwise
+ * (the benchmarks warn).
  */
 #define _POSIX_C_SOURCE 200809L
 #include "cublasxt_ref.h"
@@ -78,26 +81,21 @@ static int sync_all(int ndev)
     return 0;
 }
 
-int cublasxt_gemm(int dbl, int transa, int transb, size_t m, size_t n, size_t k, double alpha,
-                  const void *A, size_t lda, const void *B, size_t ldb, double beta, void *C,
-                  size_t ldc, int ndev, int block, int warmup, int reps, double *median_ms,
-                  double *min_ms, double *max_ms, int *block_used)
+/* A handle on CUDA devices 0..ndev-1 with block dimension `block` (0: cublasXt's default);
+ * *block_used (if not NULL) gets the dimension in force. Returns NULL (and sets the error) when
+ * the devices are missing or a call fails. */
+static cublasXtHandle_t xt_open(int ndev, int block, int *block_used)
 {
-    g_err[0] = '\0';
     int count = cublasxt_device_count();
-    if (count <= 0) return -1;
+    if (count <= 0) return NULL;
     if (ndev < 1 || ndev > count) {
         snprintf(g_err, sizeof g_err, "%d CUDA device(s) asked for, %d present", ndev, count);
-        return -1;
+        return NULL;
     }
-    if (reps < 1) reps = 1;
     int *ids = malloc((size_t)ndev * sizeof *ids);
-    double *t = malloc((size_t)reps * sizeof *t);
-    if (!ids || !t) {
-        free(ids);
-        free(t);
+    if (!ids) {
         snprintf(g_err, sizeof g_err, "out of host memory");
-        return -1;
+        return NULL;
     }
     for (int i = 0; i < ndev; i++) ids[i] = i;
     cublasXtHandle_t h = NULL;
@@ -115,13 +113,48 @@ int cublasxt_gemm(int dbl, int transa, int transb, size_t m, size_t n, size_t k,
         int b = 0;
         if (cublasXtGetBlockDim(h, &b) == CUBLAS_STATUS_SUCCESS) *block_used = b;
     }
+    free(ids);
+    if (s != CUBLAS_STATUS_SUCCESS) {
+        snprintf(g_err, sizeof g_err, "%s: %s", what, cublasGetStatusString(s));
+        if (h) cublasXtDestroy(h);
+        return NULL;
+    }
+    return h;
+}
+
+static void xt_stats(double *t, int reps, double *median_ms, double *min_ms, double *max_ms)
+{
+    qsort(t, (size_t)reps, sizeof *t, cmp_double);
+    if (median_ms) *median_ms = reps % 2 ? t[reps / 2] : 0.5 * (t[reps / 2 - 1] + t[reps / 2]);
+    if (min_ms) *min_ms = t[0];
+    if (max_ms) *max_ms = t[reps - 1];
+}
+
+int cublasxt_gemm(int dbl, int transa, int transb, size_t m, size_t n, size_t k, double alpha,
+                  const void *A, size_t lda, const void *B, size_t ldb, double beta, void *C,
+                  size_t ldc, int ndev, int block, int warmup, int reps, double *median_ms,
+                  double *min_ms, double *max_ms, int *block_used)
+{
+    g_err[0] = '\0';
+    if (reps < 1) reps = 1;
+    double *t = malloc((size_t)reps * sizeof *t);
+    if (!t) {
+        snprintf(g_err, sizeof g_err, "out of host memory");
+        return -1;
+    }
+    cublasXtHandle_t h = xt_open(ndev, block, block_used);
+    if (!h) {
+        free(t);
+        return -1;
+    }
     const cublasOperation_t ta = transa ? CUBLAS_OP_T : CUBLAS_OP_N;
     const cublasOperation_t tb = transb ? CUBLAS_OP_T : CUBLAS_OP_N;
     const float af = (float)alpha, bf = (float)beta;
+    cublasStatus_t s = CUBLAS_STATUS_SUCCESS;
+    const char *what = dbl ? "cublasXtDgemm" : "cublasXtSgemm";
     int rc = 0;
     for (int r = 0; r < warmup + reps && s == CUBLAS_STATUS_SUCCESS; r++) {
         double t0 = now_ms();
-        what = dbl ? "cublasXtDgemm" : "cublasXtSgemm";
         if (dbl)
             s = cublasXtDgemm(h, ta, tb, m, n, k, &alpha, (const double *)A, lda, (const double *)B,
                               ldb, &beta, (double *)C, ldc);
@@ -138,14 +171,63 @@ int cublasxt_gemm(int dbl, int transa, int transb, size_t m, size_t n, size_t k,
         snprintf(g_err, sizeof g_err, "%s: %s", what, cublasGetStatusString(s));
         rc = -1;
     }
-    if (h) cublasXtDestroy(h);
-    if (rc == 0) {
-        qsort(t, (size_t)reps, sizeof *t, cmp_double);
-        if (median_ms) *median_ms = reps % 2 ? t[reps / 2] : 0.5 * (t[reps / 2 - 1] + t[reps / 2]);
-        if (min_ms) *min_ms = t[0];
-        if (max_ms) *max_ms = t[reps - 1];
+    cublasXtDestroy(h);
+    if (rc == 0) xt_stats(t, reps, median_ms, min_ms, max_ms);
+    free(t);
+    return rc;
+}
+
+int cublasxt_trsm(int dbl, int right, int lower, int trans, int unit, size_t m, size_t n,
+                  double alpha, const void *A, size_t lda, void *B, const void *B0, size_t ldb,
+                  int ndev, int block, int warmup, int reps, double *median_ms, double *min_ms,
+                  double *max_ms, int *block_used)
+{
+    g_err[0] = '\0';
+    if (reps < 1) reps = 1;
+    if (m == 0 || n == 0 || ldb < m) {
+        snprintf(g_err, sizeof g_err, "cublasxt_trsm: bad shape %zux%zu (ldb %zu)", m, n, ldb);
+        return -1;
     }
-    free(ids);
+    double *t = malloc((size_t)reps * sizeof *t);
+    if (!t) {
+        snprintf(g_err, sizeof g_err, "out of host memory");
+        return -1;
+    }
+    cublasXtHandle_t h = xt_open(ndev, block, block_used);
+    if (!h) {
+        free(t);
+        return -1;
+    }
+    const cublasSideMode_t side = right ? CUBLAS_SIDE_RIGHT : CUBLAS_SIDE_LEFT;
+    const cublasFillMode_t uplo = lower ? CUBLAS_FILL_MODE_LOWER : CUBLAS_FILL_MODE_UPPER;
+    const cublasOperation_t ta = trans ? CUBLAS_OP_T : CUBLAS_OP_N;
+    const cublasDiagType_t dg = unit ? CUBLAS_DIAG_UNIT : CUBLAS_DIAG_NON_UNIT;
+    const float af = (float)alpha;
+    const size_t bytes = ((n - 1) * ldb + m) * (dbl ? sizeof(double) : sizeof(float));
+    cublasStatus_t s = CUBLAS_STATUS_SUCCESS;
+    const char *what = dbl ? "cublasXtDtrsm" : "cublasXtStrsm";
+    int rc = 0;
+    for (int r = 0; r < warmup + reps && s == CUBLAS_STATUS_SUCCESS; r++) {
+        memcpy(B, B0, bytes); /* TRSM overwrites B: every rep solves the same system */
+        double t0 = now_ms();
+        if (dbl)
+            s = cublasXtDtrsm(h, side, uplo, ta, dg, m, n, &alpha, (const double *)A, lda,
+                              (double *)B, ldb);
+        else
+            s = cublasXtStrsm(h, side, uplo, ta, dg, m, n, &af, (const float *)A, lda,
+                              (float *)B, ldb);
+        if (s == CUBLAS_STATUS_SUCCESS && sync_all(ndev) != 0) {
+            rc = -1;
+            break;
+        }
+        if (r >= warmup) t[r - warmup] = now_ms() - t0;
+    }
+    if (s != CUBLAS_STATUS_SUCCESS) {
+        snprintf(g_err, sizeof g_err, "%s: %s", what, cublasGetStatusString(s));
+        rc = -1;
+    }
+    cublasXtDestroy(h);
+    if (rc == 0) xt_stats(t, reps, median_ms, min_ms, max_ms);
     free(t);
     return rc;
 }

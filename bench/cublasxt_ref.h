@@ -1,8 +1,9 @@
 /*
- * cublasxt_ref.h -- the cublasXt column of the host-memory benchmark (cublasxt_ref.c).
+ * cublasxt_ref.h -- the cublasXt column of the host-memory benchmarks (cublasxt_ref.c): GEMM for
+ * clhgemm-bench-host, TRSM for clhgemm-bench-level3 --host.
  *
- * cublasXt is NVIDIA's own GEMM on matrices in host memory (tiled over one or more GPUs), the
- * direct competitor of clhgemm_{s,d}gemm. Kept behind this plain-C interface so that the CUDA
+ * cublasXt is NVIDIA's own BLAS-3 on matrices in host memory (tiled over one or more GPUs), the
+ * direct competitor of clhgemm_{s,d}gemm and clhgemm_{s,d}trsm. Kept behind this plain-C interface so that the CUDA
  * headers (which carry their own CL/cl.h) never meet the OpenCL side of the benchmark:
  * cublasxt_ref.c is compiled apart and only when CMake finds the CUDA toolkit
  * (CLHGEMM_HAVE_CUBLASXT). Matrices are host arrays in column-major order, used where they are
@@ -35,6 +36,17 @@ int cublasxt_gemm(int dbl, int transa, int transb, size_t m, size_t n, size_t k,
                   const void *A, size_t lda, const void *B, size_t ldb, double beta, void *C,
                   size_t ldc, int ndev, int block, int warmup, int reps, double *median_ms,
                   double *min_ms, double *max_ms, int *block_used);
+
+/* TRSM, column-major: solves op(A) X = alpha B (right 0, A m x m) or X op(A) = alpha B (right
+ * 1, A n x n), lower/trans/unit 0 or 1, B (m x n, ldb) overwritten by X, on CUDA devices
+ * 0..ndev-1 with block dimension `block` as cublasxt_gemm. Every one of the `warmup` untimed and
+ * `reps` timed calls first copies B0 (same shape and ldb) into B outside the timing, so each
+ * solves the same system and B holds that solution on return. Timing and outputs as
+ * cublasxt_gemm. Returns 0 on success. */
+int cublasxt_trsm(int dbl, int right, int lower, int trans, int unit, size_t m, size_t n,
+                  double alpha, const void *A, size_t lda, void *B, const void *B0, size_t ldb,
+                  int ndev, int block, int warmup, int reps, double *median_ms, double *min_ms,
+                  double *max_ms, int *block_used);
 
 #ifdef __cplusplus
 }
