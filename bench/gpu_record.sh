@@ -315,7 +315,7 @@ stage_scaling() {
 stage_level3() {
   need_build || return 1
   local r=0
-  run_win "bench-level3 ${L3_SIZES:-8192} s,d" "$SD/bench-level3.log" 480 \
+  run_win "bench-level3 ${L3_SIZES:-8192} s,d" "$SD/bench-level3.log" 570 \
     "$B/clhgemm-bench-level3" --sizes "${L3_SIZES:-8192}" --precision both --reps 5 \
     --csv "$SD/bench-level3.csv" || r=1
   { summary_of "$SD/bench-level3.log"; cat "$SD/clocks.txt"; } >"$SD/summary.txt"
