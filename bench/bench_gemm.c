@@ -27,11 +27,13 @@
 #include <errno.h>
 #include <float.h>
 #include <math.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "bench_util.h"
 #include "clhgemm.h"
@@ -80,7 +82,26 @@ typedef struct opts_s {
     int parts_bk;  /* --parts-bk: also time the kernel as accumulating launches over k slices */
     int defaults;  /* also time clhgemm with its built-in parameters (tuning database bypassed) */
     double beta;   /* C := A B + beta C (default 0.5; 0: C is not read) */
+    int sweep;     /* --shapes sweep: the fixed set of sweep_shapes[] below */
+    double scale;  /* --scale F: every dimension times F, rounded, at least 1 (default 1) */
+    int ndropped;  /* shapes that --scale made duplicates of earlier ones (dropped) */
+    const char *png; /* --png FILE: gnuplot chart of ours / competitor per shape */
 } opts_t;
+
+/* --shapes sweep (issue 22 item 4): where ours stands against the competitors over the shapes
+ * that matter besides large powers of two. Squares (non-powers of two included), rank-k updates
+ * (large m = n, small k), large k with a small C, tall-skinny both ways, rectangles. */
+static const shape_t sweep_shapes[] = {
+    {256, 256, 256},     {512, 512, 512},     {1000, 1000, 1000},  {1024, 1024, 1024},
+    {2000, 2000, 2000},  {2048, 2048, 2048},  {4096, 4096, 4096},  {5000, 5000, 5000},
+    {8192, 8192, 8192},                                                   /* squares */
+    {4096, 4096, 64},    {4096, 4096, 128},   {4096, 4096, 256},
+    {8192, 8192, 128},   {8192, 8192, 256},                               /* rank-k updates */
+    {1024, 1024, 8192},  {512, 512, 32768},                               /* large k, small C */
+    {8192, 64, 8192},    {64, 8192, 8192},    {16384, 256, 16384},        /* tall-skinny */
+    {2000, 3000, 1500},  {10000, 1000, 1000},                             /* rectangles */
+};
+#define N_SWEEP ((int)(sizeof sweep_shapes / sizeof sweep_shapes[0]))
 
 static void usage(FILE *f)
 {
@@ -95,8 +116,20 @@ static void usage(FILE *f)
         "  --shapes MxNxK,...   rectangular shapes run after the squares; 'default' for\n"
         "                       8192x8192x1024,1024x1024x8192,4096x16384x4096,2000x3000x1500,\n"
         "                       which also run when neither --sizes nor --shapes is given;\n"
-        "                       'none' for none. A shape that needs over half the device\n"
-        "                       memory (or more than one allocation may hold) is skipped\n"
+        "                       'none' for none; 'sweep' for the fixed set of 21 shapes: squares\n"
+        "                       256 ... 8192 (1000, 2000, 5000 among them), rank-k updates\n"
+        "                       4096^2 x {64,128,256} and 8192^2 x {128,256}, large k\n"
+        "                       (1024x1024x8192, 512x512x32768), tall-skinny (8192x64x8192,\n"
+        "                       64x8192x8192, 16384x256x16384), 2000x3000x1500, 10000x1000x1000\n"
+        "                       (with 'sweep' no square list runs unless --sizes is given). A shape\n"
+        "                       that needs over half the device memory (or more than one\n"
+        "                       allocation may hold) is skipped. The summary ends with lines\n"
+        "                       'geomean ours/LIB p|all' (geometric mean of ours / LIB GFLOP/s)\n"
+        "  --scale F            multiply every dimension (--sizes, --shapes, sweep) by F, rounded,\n"
+        "                       at least 1; shapes that become duplicates are dropped (e.g. 0.0625\n"
+        "                       runs the sweep quickly on a CPU device)\n"
+        "  --png FILE           gnuplot bar chart (PNG) of ours / competitor per shape and precision\n"
+        "                       (needs gnuplot on PATH, else 'gnuplot not found: no PNG')\n"
         "  --reps R             timed reps (default 10)       --warmup W  untimed reps (default 2)\n"
         "  --beta B             C := A B + B C (default 0.5; 0: C is never read)\n"
         "  --csv FILE           append result rows to FILE (header written when FILE is new/empty)\n"
@@ -189,13 +222,15 @@ static int parse_args(int argc, char **argv, opts_t *o)
     o->warmup = 2;
     o->clblast = o->cublas = o->check = 1;
     o->beta = 0.5;
+    o->scale = 1.0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *v = NULL;
         /* options with a value accept both "--opt value" and "--opt=value" */
         static const char *const with_value[] = {"--device", "--precision", "--sizes", "--shapes",
                                                  "--reps", "--warmup", "--csv", "--layout",
-                                                 "--trans", "--beta", "--parts-bk", NULL};
+                                                 "--trans", "--beta", "--parts-bk", "--scale",
+                                                 "--png", NULL};
         for (int j = 0; with_value[j]; j++) {
             size_t l = strlen(with_value[j]);
             if (!strncmp(a, with_value[j], l) && (a[l] == '\0' || a[l] == '=')) {
@@ -232,11 +267,24 @@ static int parse_args(int argc, char **argv, opts_t *o)
             o->squares_set = 1;
         } else if (!strcmp(a, "--shapes")) {
             o->rects_default = !strcmp(v, "default");
-            if (!o->rects_default && parse_shapes(v, o->rects, &o->nrects)) {
+            o->sweep = !strcmp(v, "sweep");
+            if (o->sweep) {
+                memcpy(o->rects, sweep_shapes, sizeof sweep_shapes);
+                o->nrects = N_SWEEP;
+            } else if (!o->rects_default && parse_shapes(v, o->rects, &o->nrects)) {
                 fprintf(stderr, "error: bad --shapes '%s' (want e.g. 8192x8192x1024,2000x3000x1500)\n", v);
                 return -1;
             }
             o->rects_set = 1;
+        } else if (!strcmp(a, "--scale")) {
+            char *end = NULL;
+            o->scale = strtod(v, &end);
+            if (!end || end == v || *end || !(o->scale > 0.0) || !(o->scale <= 64.0)) {
+                fprintf(stderr, "error: bad --scale '%s' (want a factor in (0, 64])\n", v);
+                return -1;
+            }
+        } else if (!strcmp(a, "--png")) {
+            o->png = v;
         } else if (!strcmp(a, "--beta")) {
             char *end = NULL;
             o->beta = strtod(v, &end);
@@ -304,7 +352,9 @@ static int parse_args(int argc, char **argv, opts_t *o)
             return -1;
         }
     }
-    if (!o->squares_set) {
+    if (!o->squares_set && o->sweep) {
+        o->nsquares = 0; /* the sweep has its own squares */
+    } else if (!o->squares_set) {
         static const int def[] = {512, 1024, 2048, 4096, 8192};
         int nd = o->quick ? 3 : 5;
         for (int i = 0; i < nd; i++) o->squares[i].m = o->squares[i].n = o->squares[i].k = def[i];
@@ -317,6 +367,30 @@ static int parse_args(int argc, char **argv, opts_t *o)
             {8192, 8192, 1024}, {1024, 1024, 8192}, {4096, 16384, 4096}, {2000, 3000, 1500}};
         memcpy(o->rects, def, sizeof def);
         o->nrects = 4;
+    }
+    if (o->scale != 1.0) {
+        /* Scale every dimension, then drop shapes that became equal to an earlier one (squares
+         * first, then the shapes) so that no shape counts twice in the geometric means. */
+        shape_t *lists[2] = {o->squares, o->rects};
+        int *counts[2] = {&o->nsquares, &o->nrects};
+        for (int l = 0; l < 2; l++) {
+            int kept = 0;
+            for (int i = 0; i < *counts[l]; i++) {
+                shape_t x = lists[l][i];
+                int *d[3] = {&x.m, &x.n, &x.k};
+                for (int j = 0; j < 3; j++) {
+                    double v = nearbyint((double)*d[j] * o->scale);
+                    *d[j] = v < 1.0 ? 1 : v > (double)(1 << 24) ? 1 << 24 : (int)v;
+                }
+                int dup = 0;
+                for (int ll = 0; ll <= l && !dup; ll++)
+                    for (int j = 0; j < (ll == l ? kept : *counts[ll]) && !dup; j++)
+                        dup = lists[ll][j].m == x.m && lists[ll][j].n == x.n && lists[ll][j].k == x.k;
+                if (dup) o->ndropped++;
+                else lists[l][kept++] = x;
+            }
+            *counts[l] = kept;
+        }
     }
     if (o->quick && !o->reps_set) o->reps = 3;
     if (o->quick && !o->warmup_set) o->warmup = 1;
@@ -1119,6 +1193,10 @@ record:
     }
     if (row.r[LIB_OURS].ran && row.r[LIB_CLBLAST].ran)
         printf("    ours/CLBlast %.2f\n", row.r[LIB_CLBLAST].host.median / row.r[LIB_OURS].host.median);
+    if (row.r[LIB_OURS].ran && row.r[LIB_CUBLAS].ran)
+        printf("    ours/cuBLAS %.2f\n", row.r[LIB_CUBLAS].host.median / row.r[LIB_OURS].host.median);
+    if (row.r[LIB_OURS].ran && row.r[LIB_OPENBLAS].ran)
+        printf("    ours/OpenBLAS %.2f\n", row.r[LIB_OPENBLAS].host.median / row.r[LIB_OURS].host.median);
     if (row.r[LIB_OURS].ran && row.r[LIB_DEFAULT].ran)
         printf("    ours/defaults %.2f\n", row.r[LIB_DEFAULT].host.median / row.r[LIB_OURS].host.median);
     fflush(stdout);
@@ -1195,6 +1273,195 @@ static void print_summary(const ctx_t *c)
         printf("  %s\n", chk);
     }
     fflush(stdout);
+}
+
+/* ---- geometric means and the chart ---------------------------------------------------------- */
+
+/* The competitors whose column is on, in print order. */
+static int competitors(const opts_t *o, int *libs)
+{
+    int n = 0;
+    if (o->clblast) libs[n++] = LIB_CLBLAST;
+    if (o->cublas) libs[n++] = LIB_CUBLAS;
+    if (o->openblas) libs[n++] = LIB_OPENBLAS;
+    if (o->defaults) libs[n++] = LIB_DEFAULT;
+    return n;
+}
+
+/* ours / lib (GFLOP/s, i.e. lib's median time over ours) of a row; NAN unless both ran. */
+static double ratio_of(const row_t *r, int lib)
+{
+    const result_t *a = &r->r[LIB_OURS], *b = &r->r[lib];
+    if (!a->ran || !b->ran || !(a->host.median > 0) || !(b->host.median > 0)) return NAN;
+    return b->host.median / a->host.median;
+}
+
+/* Lines "geomean ours/LIB P VALUE (N of M shapes)" for each competitor whose column is on, per
+ * precision that ran and over all rows: the geometric mean of ours / LIB over the shapes where
+ * both have a figure (a shape where either has none is left out and the count says so). */
+static void print_geomeans(const ctx_t *c)
+{
+    int libs[NLIBS], nl = competitors(&c->o, libs);
+    if (!c->nrows) return;
+    printf("\n");
+    for (int i = 0; i < nl; i++) {
+        const int lib = libs[i];
+        char name[32];
+        snprintf(name, sizeof name, "ours/%s", lib_title[lib]);
+        for (int p = 0; p < 3; p++) { /* s, d, all */
+            double sum = 0.0;
+            int n = 0, total = 0;
+            const char *why = NULL;
+            for (int j = 0; j < c->nrows; j++) {
+                const row_t *r = &c->rows[j];
+                if (p < 2 && r->dbl != p) continue;
+                total++;
+                double q = ratio_of(r, lib);
+                if (!isnan(q)) {
+                    sum += log(q);
+                    n++;
+                } else if (!why && r->r[LIB_OURS].ran && r->r[lib].note[0]) {
+                    why = r->r[lib].note;
+                }
+            }
+            if (!total) continue;
+            if (n)
+                printf("geomean %-14s %-3s %7.3f  (%d of %d shapes)\n", name, p == 0 ? "s" : p == 1 ? "d" : "all",
+                       exp(sum / n), n, total);
+            else
+                printf("geomean %-14s %-3s     n/a  (0 of %d shapes%s%s)\n", name,
+                       p == 0 ? "s" : p == 1 ? "d" : "all", total, why ? ": " : "", why ? why : "");
+        }
+    }
+    fflush(stdout);
+}
+
+/* Whether an executable named `name` is on PATH. */
+static int on_path(const char *name)
+{
+    const char *path = getenv("PATH");
+    if (!path || !*path) path = "/usr/local/bin:/usr/bin:/bin";
+    while (*path) {
+        const char *end = strchr(path, ':');
+        size_t len = end ? (size_t)(end - path) : strlen(path);
+        char buf[4096];
+        if (len > 0 && len + strlen(name) + 2 < sizeof buf) {
+            memcpy(buf, path, len);
+            buf[len] = '/';
+            strcpy(buf + len + 1, name);
+            if (access(buf, X_OK) == 0) return 1;
+        }
+        if (!end) break;
+        path = end + 1;
+    }
+    return 0;
+}
+
+/* A gnuplot double-quoted string: backslash and quote escaped, a newline as \n, other control
+ * characters dropped. */
+static void gp_quoted(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; *s; s++) {
+        if (*s == '\n') fputs("\\n", f);
+        else if (*s == '"' || *s == '\\') fprintf(f, "\\%c", *s);
+        else if ((unsigned char)*s >= 32) fputc(*s, f);
+    }
+    fputc('"', f);
+}
+
+/* --png: clustered bars of ours / competitor per shape (x: shapes in run order), one series per
+ * competitor and precision that has a figure; a dashed line at 1 (above it: ours is faster). */
+static void write_png(const ctx_t *c)
+{
+    const char *file = c->o.png;
+    int libs[NLIBS], nl = competitors(&c->o, libs);
+    shape_t *shapes = calloc((size_t)(c->nrows > 0 ? c->nrows : 1), sizeof *shapes);
+    int nshapes = 0;
+    if (!shapes) return;
+    for (int j = 0; j < c->nrows; j++) {
+        int seen = 0;
+        for (int i = 0; i < nshapes && !seen; i++)
+            seen = shapes[i].m == c->rows[j].shape.m && shapes[i].n == c->rows[j].shape.n &&
+                   shapes[i].k == c->rows[j].shape.k;
+        if (!seen) shapes[nshapes++] = c->rows[j].shape;
+    }
+    /* series: (lib, precision) with at least one ratio */
+    int slib[2 * NLIBS], sdbl[2 * NLIBS], ns = 0;
+    for (int i = 0; i < nl; i++)
+        for (int d = 0; d < 2; d++) {
+            int any = 0;
+            for (int j = 0; j < c->nrows && !any; j++)
+                any = c->rows[j].dbl == d && !isnan(ratio_of(&c->rows[j], libs[i]));
+            if (any) {
+                slib[ns] = libs[i];
+                sdbl[ns++] = d;
+            }
+        }
+    if (!ns) {
+        printf("png: no shape has both ours and a competitor: no PNG\n");
+        free(shapes);
+        return;
+    }
+    if (!on_path("gnuplot")) {
+        printf("gnuplot not found: no PNG\n");
+        free(shapes);
+        return;
+    }
+    fflush(stdout);
+    void (*old)(int) = signal(SIGPIPE, SIG_IGN); /* a gnuplot that dies must not kill the run */
+    FILE *g = popen("gnuplot", "w");
+    if (!g) {
+        printf("png: cannot start gnuplot (%s): no PNG\n", strerror(errno));
+        signal(SIGPIPE, old);
+        free(shapes);
+        return;
+    }
+    const int width = 640 + nshapes * (24 + 10 * ns);
+    fprintf(g, "set terminal png noenhanced size %d,720\nset output ", width > 4000 ? 4000 : width);
+    gp_quoted(g, file);
+    char title[1200];
+    snprintf(title, sizeof title,
+             "clhgemm-bench-gemm: ours / competitor (GFLOP/s, median of %d reps), %s-major %c%c, beta %g\n%s | %s | %s",
+             c->o.reps, c->o.row ? "row" : "column", c->o.ta ? 'T' : 'N', c->o.tb ? 'T' : 'N',
+             c->o.beta, c->info.name, c->info.driver_version, c->date);
+    fprintf(g, "\nset title ");
+    gp_quoted(g, title);
+    fprintf(g, "\nset ylabel 'ours / competitor (above 1: ours faster)'\n"
+               "set style data histograms\nset style histogram clustered gap 1\n"
+               "set style fill solid 0.85 border -1\nset boxwidth 0.9\n"
+               "set xtics rotate by -50 scale 0 nomirror\nset grid ytics\nset yrange [0:*]\n"
+               "set datafile missing '?'\nset key outside right top\nset bmargin 9\n"
+               "set arrow from graph 0, first 1 to graph 1, first 1 nohead dt 2 lw 2 lc rgb 'black' front\n");
+    fprintf(g, "$D << EOD\n");
+    for (int i = 0; i < nshapes; i++) {
+        fprintf(g, "\"%dx%dx%d\"", shapes[i].m, shapes[i].n, shapes[i].k);
+        for (int s = 0; s < ns; s++) {
+            double q = NAN;
+            for (int j = 0; j < c->nrows; j++) {
+                const row_t *r = &c->rows[j];
+                if (r->dbl == sdbl[s] && r->shape.m == shapes[i].m && r->shape.n == shapes[i].n &&
+                    r->shape.k == shapes[i].k)
+                    q = ratio_of(r, slib[s]);
+            }
+            if (isnan(q)) fprintf(g, " ?");
+            else fprintf(g, " %.6g", q);
+        }
+        fprintf(g, "\n");
+    }
+    fprintf(g, "EOD\nplot ");
+    for (int s = 0; s < ns; s++) {
+        char t[64];
+        snprintf(t, sizeof t, "%s ours/%s", sdbl[s] ? "d" : "s", lib_title[slib[s]]);
+        fprintf(g, "%s$D using %d%s title ", s ? ", " : "", s + 2, s ? "" : ":xtic(1)");
+        gp_quoted(g, t);
+    }
+    fprintf(g, "\n");
+    int st = pclose(g);
+    signal(SIGPIPE, old);
+    if (st != 0) printf("png: gnuplot failed (status %d): no PNG written to %s\n", st, file);
+    else printf("png: %s (%d shapes, %d series)\n", file, nshapes, ns);
+    free(shapes);
 }
 
 /* ---- main --------------------------------------------------------------------------------- */
@@ -1337,6 +1604,11 @@ int main(int argc, char **argv)
            "enqueue->wait%s\n",
            o->row ? "row" : "column", o->ta ? 'T' : 'N', o->tb ? 'T' : 'N', o->beta, o->warmup, o->reps,
            o->profile ? "; device time = marker start -> last event end" : "");
+    if (o->sweep || o->scale != 1.0 || o->ndropped)
+        printf("shapes    : %s%d square(s), %d shape(s); dimensions scaled by %g (rounded, at least 1)%s\n",
+               o->sweep ? "sweep: " : "", o->nsquares, o->nrects, o->scale,
+               o->ndropped ? ", duplicates dropped" : "");
+    if (o->ndropped) printf("            %d shape(s) dropped as duplicates after scaling\n", o->ndropped);
     printf("check     : err = max|diff| / (max|ref| * k * eps), WARN above 1\n\n");
 
     if (o->csv) {
@@ -1373,6 +1645,8 @@ int main(int argc, char **argv)
         }
     }
     print_summary(&c);
+    print_geomeans(&c);
+    if (o->png) write_png(&c);
     if (failures) printf("%d problem(s): see the WARN / failed lines above\n", failures);
 
     if (c.csv) fclose(c.csv);
