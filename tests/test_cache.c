@@ -8,17 +8,30 @@
  * rejected, rebuilt and replaced, with a correct result every time). An unusable or missing
  * cache directory is no error. CLHGEMM_CACHE_DIR=off must write nothing. CLHGEMM_FAULT_BUILD makes a kernel build fail: the call reports
  * CLHGEMM_KERNEL_BUILD_FAILED and leaves C alone, and works again once the variable is gone.
+ *
+ * Soak modes (argument; issue 23 item 2, bounded memory), each on the cache directory the
+ * environment names:
+ *   contexts [N]  N cycles (300) of: new context and queue, one small GEMM checked, release both
+ *   handles [N]   N cycles (300) of clhgemm_create, one small host DGEMM checked, clhgemm_destroy
+ *   race [S]      for S seconds (8): 3 threads loop checked GEMMs (one on the shared queue, two
+ *                 on queues of their own) while the main thread calls clhgemm_release_resources()
+ *                 without pause; every result must stay right
+ * contexts and handles print the resident set (/proc/self/statm) after cycle 50 and after the
+ * last cycle and fail when it grew by more than RSS_BOUND_MIB in between; they also check that
+ * the program cache holds at most the contexts and programs of its caps (cache.h).
  */
 #define _XOPEN_SOURCE 700
 #include <dirent.h>
 #include <errno.h>
 #include <ftw.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "device/cache.h"
@@ -215,8 +228,11 @@ static void fault_round(const char *what, int must_fail, int alpha_zero)
     run_ok(step);
 }
 
-int main(void)
+static int soak_main(int argc, char **argv);
+
+int main(int argc, char **argv)
 {
+    if (argc > 1) return soak_main(argc, argv);
     char cache_dir[] = "/tmp/clhgemm-test-cache-XXXXXX";
     char dump_dir[] = "/tmp/clhgemm-test-dump-XXXXXX";
     const char *tmp = getenv("TMPDIR");
@@ -471,6 +487,238 @@ int main(void)
         rm_rf(dump_dir);
         rm_rf(shared_dir);
     }
+    printf("%d checks, %d failed\n", g_cases, g_failures);
+    return g_failures ? 1 : 0;
+}
+
+/* ---- soak modes (bounded memory, release while calls run) ------------------------------- */
+#define RSS_BOUND_MIB 8.0
+#define RSS_WARM_CYCLE 50
+
+/* Resident set of this process in MiB (/proc/self/statm, field 2, in pages). */
+static double rss_mib(void)
+{
+    long size = 0, resident = 0;
+    FILE *f = fopen("/proc/self/statm", "r");
+    if (f) {
+        if (fscanf(f, "%ld %ld", &size, &resident) != 2) resident = 0;
+        fclose(f);
+    }
+    return (double)resident * (double)sysconf(_SC_PAGESIZE) / 1048576.0;
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* The verdict of a cycle mode: RSS growth between the warm cycle and the last one, and the
+ * program cache within its caps. */
+static void rss_verdict(const char *mode, int warm_cycle, int cycles, const double rss[3],
+                        double seconds)
+{
+    const double growth = rss[2] - rss[1];
+    printf("%s: RSS %.1f MiB after cycle 1, %.1f MiB after cycle %d, %.1f MiB after cycle %d: "
+           "growth %.2f MiB over the last %d cycles (bound %.0f MiB); %.1f s\n",
+           mode, rss[0], rss[1], warm_cycle, rss[2], cycles, growth, cycles - warm_cycle,
+           RSS_BOUND_MIB, seconds);
+    EXPECT(growth < RSS_BOUND_MIB, "%s: RSS grew by %.2f MiB from cycle %d to cycle %d", mode,
+           growth, warm_cycle, cycles);
+    chg_cache_stats_t s;
+    chg_cache_stats(&s);
+    printf("%s: the program cache holds %lu programs of %lu contexts (caps %d, %d)\n", mode,
+           s.programs, s.contexts, CHG_CACHE_MAX_PROGRAMS, CHG_CACHE_MAX_CONTEXTS);
+    EXPECT(s.programs <= CHG_CACHE_MAX_PROGRAMS && s.contexts <= CHG_CACHE_MAX_CONTEXTS,
+           "%s: cache over its caps", mode);
+}
+
+/* A new context and queue, one checked GEMM on them, both released. */
+static int context_cycle(tc_rng_t *r, int dbl)
+{
+    cl_context_properties props[] = {CL_CONTEXT_PLATFORM, (cl_context_properties)env.info.platform,
+                                     0};
+    cl_int err = CL_SUCCESS;
+    cl_context ctx = clCreateContext(props, 1, &env.device, NULL, NULL, &err);
+    if (!ctx || err != CL_SUCCESS) {
+        fprintf(stderr, "FAIL: clCreateContext -> %d\n", (int)err);
+        return 1;
+    }
+    int rc = 1;
+    cl_command_queue q = clCreateCommandQueue(ctx, env.device, 0, &err);
+    if (q && err == CL_SUCCESS) {
+        tc_case_t c = the_case(dbl);
+        rc = tc_run_case(ctx, q, &c, r);
+        clReleaseCommandQueue(q);
+    } else {
+        fprintf(stderr, "FAIL: clCreateCommandQueue -> %d\n", (int)err);
+    }
+    clReleaseContext(ctx);
+    return rc;
+}
+
+/* clhgemm_create, one small host GEMM (C = 1.5*A*B - 0.5*C, small integers: exact), destroy. */
+static int handle_cycle(int dbl)
+{
+    enum { M = 37, N = 29, K = 23 };
+    static double a[M * K], b[K * N], c[M * N], want[M * N];
+    static float af[M * K], bf[K * N], cf[M * N];
+    for (int i = 0; i < M * K; i++) af[i] = (float)(a[i] = (double)(i % 7) - 3.0);
+    for (int i = 0; i < K * N; i++) bf[i] = (float)(b[i] = (double)(i % 5) - 2.0);
+    for (int i = 0; i < M * N; i++) cf[i] = (float)(c[i] = (double)(i % 3));
+    for (int j = 0; j < N; j++)
+        for (int i = 0; i < M; i++) {
+            double s = 0;
+            for (int p = 0; p < K; p++) s += a[i + p * M] * b[p + j * K];
+            want[i + j * M] = 1.5 * s - 0.5 * c[i + j * M];
+        }
+    clhgemm_handle_t h = NULL;
+    clhgemm_status_t st = clhgemm_create(&h, NULL);
+    if (st != CLHGEMM_SUCCESS) {
+        fprintf(stderr, "FAIL: clhgemm_create -> %s\n", clhgemm_status_string(st));
+        return 1;
+    }
+    if (dbl)
+        st = clhgemm_dgemm(h, CLHGEMM_COL_MAJOR, CLHGEMM_NO_TRANS, CLHGEMM_NO_TRANS, M, N, K, 1.5,
+                           a, M, b, K, -0.5, c, M);
+    else
+        st = clhgemm_sgemm(h, CLHGEMM_COL_MAJOR, CLHGEMM_NO_TRANS, CLHGEMM_NO_TRANS, M, N, K,
+                           1.5f, af, M, bf, K, -0.5f, cf, M);
+    clhgemm_destroy(h);
+    if (st != CLHGEMM_SUCCESS) {
+        fprintf(stderr, "FAIL: host %cgemm -> %s\n", dbl ? 'd' : 's', clhgemm_status_string(st));
+        return 1;
+    }
+    for (int i = 0; i < M * N; i++) {
+        const double got = dbl ? c[i] : (double)cf[i];
+        if (got != want[i]) {
+            fprintf(stderr, "FAIL: host %cgemm C[%d] = %g, want %g\n", dbl ? 'd' : 's', i, got,
+                    want[i]);
+            return 1;
+        }
+    }
+    return 0;
+}
+
+static int soak_cycles(const char *mode, int cycles)
+{
+    if (cycles < 2) cycles = 2;
+    const int warm = cycles > 2 * RSS_WARM_CYCLE ? RSS_WARM_CYCLE : cycles / 2;
+    double rss[3] = {0, 0, 0};
+    const double t0 = now_s();
+    const int contexts = !strcmp(mode, "contexts");
+    for (int i = 1; i <= cycles; i++) {
+        const int rc = contexts ? context_cycle(&rng, env.has_fp64) : handle_cycle(env.has_fp64);
+        EXPECT(rc == 0, "%s: cycle %d failed", mode, i);
+        if (rc) break;
+        if (i == 1) rss[0] = rss_mib();
+        if (i == warm) rss[1] = rss_mib();
+        if (i % 50 == 0) printf("  %s: cycle %d, RSS %.1f MiB\n", mode, i, rss_mib());
+    }
+    rss[2] = rss_mib();
+    if (!g_failures) rss_verdict(mode, warm, cycles, rss, now_s() - t0);
+    return 0;
+}
+
+typedef struct racer_s {
+    pthread_t tid;
+    int id;
+    cl_command_queue q;
+    int calls, failures;
+} racer_t;
+
+static volatile int g_race_stop;
+static pthread_mutex_t g_race_mu = PTHREAD_MUTEX_INITIALIZER;
+
+static int race_stopped(void)
+{
+    pthread_mutex_lock(&g_race_mu);
+    const int s = g_race_stop;
+    pthread_mutex_unlock(&g_race_mu);
+    return s;
+}
+
+/* Checked GEMMs of varying precision, transpose and shape until told to stop. */
+static void *racer(void *arg)
+{
+    racer_t *w = arg;
+    tc_rng_t r;
+    tc_rng_seed(&r, 0x5ACEULL + (uint64_t)w->id);
+    while (!race_stopped()) {
+        tc_case_t c = the_case(env.has_fp64 && (w->calls + w->id) % 2);
+        c.tb = (w->calls / 2) % 2 ? CLHGEMM_TRANS : CLHGEMM_NO_TRANS;
+        c.m += w->id;
+        if (tc_run_case(env.ctx, w->q, &c, &r)) w->failures++;
+        __atomic_fetch_add(&w->calls, 1, __ATOMIC_RELAXED);
+    }
+    return NULL;
+}
+
+/* clhgemm_release_resources() without pause while three threads run checked GEMMs. */
+static int soak_race(double seconds)
+{
+    enum { NR = 3 };
+    racer_t w[NR];
+    memset(w, 0, sizeof w);
+    for (int i = 0; i < NR; i++) {
+        w[i].id = i;
+        w[i].q = i == 0 ? env.queue : tc_queue_new(&env);
+        if (!w[i].q) return 1;
+    }
+    for (int i = 0; i < NR; i++) pthread_create(&w[i].tid, NULL, racer, &w[i]);
+    const double t0 = now_s();
+    long releases = 0;
+    for (;;) {
+        clhgemm_release_resources();
+        releases++;
+        int min_calls = __atomic_load_n(&w[0].calls, __ATOMIC_RELAXED);
+        for (int i = 1; i < NR; i++) {
+            const int n = __atomic_load_n(&w[i].calls, __ATOMIC_RELAXED);
+            min_calls = n < min_calls ? n : min_calls;
+        }
+        const double t = now_s() - t0;
+        if ((t >= seconds && min_calls >= 3) || t >= 6 * seconds) break;
+    }
+    pthread_mutex_lock(&g_race_mu);
+    g_race_stop = 1;
+    pthread_mutex_unlock(&g_race_mu);
+    int calls = 0;
+    for (int i = 0; i < NR; i++) {
+        pthread_join(w[i].tid, NULL);
+        g_cases += w[i].calls;
+        g_failures += w[i].failures;
+        EXPECT(w[i].calls >= 3, "race: thread %d made only %d calls", i, w[i].calls);
+        calls += w[i].calls;
+        if (i) clReleaseCommandQueue(w[i].q);
+    }
+    printf("race: %d checked calls on %d threads, %ld clhgemm_release_resources() in %.1f s\n",
+           calls, NR, releases, now_s() - t0);
+    /* the library keeps working afterwards, from a released state */
+    clhgemm_release_resources();
+    run_ok("after the race");
+    return 0;
+}
+
+static int soak_main(int argc, char **argv)
+{
+    const char *mode = argv[1];
+    if (strcmp(mode, "contexts") && strcmp(mode, "handles") && strcmp(mode, "race")) {
+        fprintf(stderr, "usage: %s [contexts [N] | handles [N] | race [seconds]]\n", argv[0]);
+        return 2;
+    }
+    unsetenv("CLHGEMM_FAULT_BUILD");
+    setenv("CLHGEMM_ROUTE", "device", 0); /* handles: the small GEMM must reach the device */
+    int rc = tc_open(&env);
+    if (rc) return rc;
+    printf("device: %s; mode %s\n", env.info.name, mode);
+    tc_rng_seed(&rng, 0x50A4ULL);
+    if (!strcmp(mode, "race"))
+        soak_race(argc > 2 ? atof(argv[2]) : 8.0);
+    else
+        soak_cycles(mode, argc > 2 ? atoi(argv[2]) : 300);
+    clhgemm_release_resources();
+    tc_close(&env);
     printf("%d checks, %d failed\n", g_cases, g_failures);
     return g_failures ? 1 : 0;
 }

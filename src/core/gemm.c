@@ -90,16 +90,22 @@ typedef struct workspace_s {
     size_t bytes[WS_COUNT];
     cl_event last;           /* last command of the previous call (retained), or NULL */
     int busy;                /* a call holds or waits for `lock` (protected by g_ws_lock) */
+    int orphan;              /* unlinked by chg_gemm_release_all while busy: the last call
+                                to leave frees it (protected by g_ws_lock) */
+    int buffers_hold_queue;  /* the driver counts a buffer's last command among the queue's
+                                references (buffers_hold_queue()) */
     struct workspace_s *next;
 } workspace_t;
 
 static pthread_mutex_t g_ws_lock = PTHREAD_MUTEX_INITIALIZER;
 static workspace_t *g_ws;
 
-static void ws_free(workspace_t *w)
+/* Frees a workspace; wait: first let its last call finish (not needed for safety: OpenCL
+ * keeps a released buffer until the commands using it are done). */
+static void ws_free(workspace_t *w, int wait)
 {
     if (w->last) {
-        clWaitForEvents(1, &w->last);
+        if (wait) clWaitForEvents(1, &w->last);
         clReleaseEvent(w->last);
     }
     for (int i = 0; i < WS_COUNT; i++)
@@ -107,6 +113,73 @@ static void ws_free(workspace_t *w)
     clReleaseCommandQueue(w->queue);
     pthread_mutex_destroy(&w->lock);
     free(w);
+}
+
+/* Whether a buffer that a command of a queue used holds a reference on that queue, on the
+ * driver of `queue` (PoCL: a buffer keeps the event of its last command, and an event counts
+ * among the references of its queue). Probed once per platform, on a private queue and buffer
+ * of the queue's context, with g_ws_lock held; 0 (the safe answer: a workspace is then only
+ * freed at a reference count of exactly one) when the probe cannot run. */
+static int buffers_hold_queue(cl_command_queue queue)
+{
+    static struct {
+        cl_platform_id platform;
+        int holds;
+    } known[8];
+    static int nknown;
+    cl_context ctx;
+    cl_device_id dev;
+    cl_platform_id platform;
+    if (clGetCommandQueueInfo(queue, CL_QUEUE_CONTEXT, sizeof ctx, &ctx, NULL) != CL_SUCCESS ||
+        clGetCommandQueueInfo(queue, CL_QUEUE_DEVICE, sizeof dev, &dev, NULL) != CL_SUCCESS ||
+        clGetDeviceInfo(dev, CL_DEVICE_PLATFORM, sizeof platform, &platform, NULL) != CL_SUCCESS)
+        return 0;
+    for (int i = 0; i < nknown; i++)
+        if (known[i].platform == platform) return known[i].holds;
+    int holds = 0;
+    cl_int err = CL_SUCCESS;
+    cl_command_queue q = clCreateCommandQueue(ctx, dev, 0, &err);
+    cl_mem m = q ? clCreateBuffer(ctx, CL_MEM_READ_WRITE, 64, NULL, &err) : NULL;
+    const cl_uint zero = 0;
+    cl_uint refs = 0;
+    if (m && clEnqueueFillBuffer(q, m, &zero, sizeof zero, 0, 64, 0, NULL, NULL) == CL_SUCCESS &&
+        clFinish(q) == CL_SUCCESS &&
+        clGetCommandQueueInfo(q, CL_QUEUE_REFERENCE_COUNT, sizeof refs, &refs, NULL) == CL_SUCCESS)
+        holds = refs > 1;
+    if (m) clReleaseMemObject(m);
+    if (q) clReleaseCommandQueue(q);
+    if (nknown < (int)(sizeof known / sizeof known[0])) {
+        known[nknown].platform = platform;
+        known[nknown++].holds = holds;
+    }
+    return holds;
+}
+
+/* Whether only the workspace w (not busy; g_ws_lock held) still references its queue, so that
+ * the user released it: its reference count is one (ours) plus, where buffers hold their
+ * queue, one per workspace buffer. Its last event is let go of first once that has finished
+ * (an event holds its queue too). Without this, every workspace of a released queue would keep
+ * the queue, its buffers and its context alive for good. A user buffer still alive that the
+ * queue used only delays the release; a wrong guess can only free the workspace of a queue in
+ * use, which then gets a new one. */
+static int ws_orphaned(workspace_t *w)
+{
+    cl_int status = CL_QUEUED;
+    if (w->last &&
+        clGetEventInfo(w->last, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status,
+                       NULL) == CL_SUCCESS &&
+        status <= CL_COMPLETE) {
+        clReleaseEvent(w->last);
+        w->last = NULL;
+    }
+    if (w->last) return 0; /* still running */
+    cl_uint ours = 1;
+    if (w->buffers_hold_queue)
+        for (int i = 0; i < WS_COUNT; i++) ours += w->buf[i] ? 1u : 0u;
+    cl_uint refs = 0;
+    return clGetCommandQueueInfo(w->queue, CL_QUEUE_REFERENCE_COUNT, sizeof refs, &refs, NULL) ==
+               CL_SUCCESS &&
+           refs <= ours;
 }
 
 /* Finds (or creates) the workspace of `queue`, marks it busy and locks it. Workspaces whose
@@ -117,14 +190,11 @@ static workspace_t *ws_acquire(cl_command_queue queue)
     workspace_t **pp = &g_ws, *found = NULL;
     while (*pp) {
         workspace_t *w = *pp;
-        cl_uint refs = 0;
         if (w->queue == queue) {
             found = w;
-        } else if (!w->busy &&
-                   clGetCommandQueueInfo(w->queue, CL_QUEUE_REFERENCE_COUNT, sizeof refs, &refs,
-                                         NULL) == CL_SUCCESS && refs == 1) {
+        } else if (!w->busy && ws_orphaned(w)) {
             *pp = w->next;
-            ws_free(w);
+            ws_free(w, 1);
             continue;
         }
         pp = &w->next;
@@ -135,6 +205,7 @@ static workspace_t *ws_acquire(cl_command_queue queue)
             pthread_mutex_init(&found->lock, NULL);
             clRetainCommandQueue(queue);
             found->queue = queue;
+            found->buffers_hold_queue = buffers_hold_queue(queue);
             found->next = g_ws;
             g_ws = found;
         }
@@ -149,21 +220,33 @@ static void ws_release(workspace_t *w)
 {
     pthread_mutex_unlock(&w->lock);
     pthread_mutex_lock(&g_ws_lock);
-    w->busy--;
+    const int drop = --w->busy == 0 && w->orphan;
     pthread_mutex_unlock(&g_ws_lock);
+    /* released while this call ran: freed now, without making the caller wait */
+    if (drop) ws_free(w, 0);
 }
 
 void chg_gemm_release_all(void)
 {
     pthread_mutex_lock(&g_ws_lock);
-    workspace_t *w = g_ws;
+    workspace_t *w = g_ws, *idle = NULL;
     g_ws = NULL;
-    pthread_mutex_unlock(&g_ws_lock);
     while (w) {
         workspace_t *next = w->next;
-        /* A call still in flight keeps its workspace; it is leaked rather than freed under it. */
-        if (!w->busy) ws_free(w);
+        /* A call in flight keeps its workspace; the last call to leave it frees it. */
+        if (w->busy) {
+            w->orphan = 1;
+        } else {
+            w->next = idle;
+            idle = w;
+        }
         w = next;
+    }
+    pthread_mutex_unlock(&g_ws_lock);
+    while (idle) {
+        workspace_t *next = idle->next;
+        ws_free(idle, 1);
+        idle = next;
     }
 }
 

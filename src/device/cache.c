@@ -20,6 +20,28 @@
  * File layout (integers little-endian): "CLHGEMM\x01", u64 key length, u64 binary length,
  * u64 FNV-1a of (key bytes, binary bytes), key bytes, binary bytes.
  *
+ * Bounded memory. The table is grouped by context; a group holds one reference on its context
+ * (so that the context cannot die and its address be reused by another while entries name it)
+ * and its programs hold theirs. A context the user has let go of would therefore live on for as
+ * long as its group does, with all its programs, so a process that keeps creating contexts (or
+ * clhgemm handles, each with its own) would grow without end. Two rules keep the table bounded:
+ *   - at every miss, before building, groups whose context only the cache still holds are
+ *     dropped: their CL_CONTEXT_REFERENCE_COUNT is at most the cache's own references (one for
+ *     the group, plus one per program where creating that program was seen to raise the count,
+ *     as PoCL does and as is measured around each creation). Where the driver does not count
+ *     what the user holds through other objects (a queue or buffer kept after releasing the
+ *     context itself), such a context may be dropped while still in use: that only costs a
+ *     reload (from the disk level) on its next miss, never a wrong result;
+ *   - caps: at most CHG_CACHE_MAX_CONTEXTS groups and CHG_CACHE_MAX_PROGRAMS programs; beyond
+ *     them the least recently used group (or program) is dropped.
+ * (clSetContextDestructorCallback cannot do this: the programs keep the context alive, so the
+ * callback would never come, and it needs OpenCL 3.0 where the project targets 1.2.)
+ * A program handed out by chg_program_get() is also held by the calling thread (one reference
+ * per thread, moved on by its next chg_program_get() and let go of when the thread ends), so
+ * that dropping a group, or chg_cache_release_all() from clhgemm_release_resources() on another
+ * thread at any time, never frees a program between its lookup and the creation of its kernel
+ * (from then on the kernel keeps its program). Callers need not release anything.
+ *
  * Test hook: CLHGEMM_FAULT_BUILD=<text> makes chg_program_get() fail with
  * CLHGEMM_KERNEL_BUILD_FAILED, without building, for every program whose `name` contains
  * <text>; tests use it to prove that a failed build is reported and survived.
@@ -47,16 +69,27 @@
 #define LOG_MAX_BYTES 4096         /* build logs can be megabytes; the start says enough */
 
 typedef struct entry_s {
-    cl_context context; /* retained */
     cl_device_id device;
     uint64_t hash;
     char *key;          /* source + "\n//options:" + options */
     cl_program program; /* NULL: the build failed, remembered so it is not retried per call */
+    int implicit;       /* creating `program` raised the context's reference count by one */
+    unsigned long long used; /* cache_tick of the last lookup */
     struct entry_s *next;
 } entry_t;
 
+/* The entries of one context. */
+typedef struct group_s {
+    cl_context context; /* retained once by the group */
+    unsigned long long used;
+    entry_t *entries;
+    struct group_s *next;
+} group_t;
+
 static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
-static entry_t *cache_entries;
+static group_t *cache_groups;
+static unsigned long cache_ngroups, cache_nentries;
+static unsigned long long cache_tick;
 static chg_cache_stats_t cache_counters;
 
 /* ---- helpers ---------------------------------------------------------------------------- */
@@ -163,6 +196,16 @@ static char *build_log(cl_program program, cl_device_id device)
     return log;
 }
 
+/* CL_CONTEXT_REFERENCE_COUNT (0 when it cannot be read). */
+static cl_uint context_refs(cl_context context)
+{
+    cl_uint refs = 0;
+    if (clGetContextInfo(context, CL_CONTEXT_REFERENCE_COUNT, sizeof refs, &refs, NULL) !=
+        CL_SUCCESS)
+        return 0;
+    return refs;
+}
+
 /* Build errors that say "this source/options cannot build here" (as opposed to a transient
  * shortage, which passes through as the OpenCL code and is not remembered). */
 static int is_build_error(cl_int err)
@@ -174,13 +217,16 @@ static int is_build_error(cl_int err)
 /* Source build shared by the cached and uncached paths. On a build failure *log (when log is
  * not NULL) receives the malloc'ed build log. */
 static clhgemm_status_t build_source(cl_context context, cl_device_id device, const char *source,
-                                     const char *options, cl_program *out, char **log)
+                                     const char *options, cl_program *out, char **log,
+                                     int *implicit)
 {
     cl_int err;
     *out = NULL;
     if (log) *log = NULL;
+    const cl_uint r0 = implicit ? context_refs(context) : 0;
     cl_program prog = clCreateProgramWithSource(context, 1, &source, NULL, &err);
     if (err != CL_SUCCESS) return (clhgemm_status_t)err;
+    if (implicit) *implicit = context_refs(context) > r0;
     err = clBuildProgram(prog, 1, &device, options, NULL, NULL);
     if (err != CL_SUCCESS) {
         if (log) *log = build_log(prog, device);
@@ -285,11 +331,13 @@ out:
 
 /* Loads a validated binary; NULL if the driver refuses it. */
 static cl_program disk_load(cl_context context, cl_device_id device, const unsigned char *bin,
-                            size_t len, const char *options)
+                            size_t len, const char *options, int *implicit)
 {
     cl_int err, bin_status = CL_SUCCESS;
+    const cl_uint r0 = context_refs(context);
     cl_program prog =
         clCreateProgramWithBinary(context, 1, &device, &len, &bin, &bin_status, &err);
+    if (err == CL_SUCCESS) *implicit = context_refs(context) > r0;
     if (err != CL_SUCCESS || bin_status != CL_SUCCESS) {
         if (err == CL_SUCCESS) clReleaseProgram(prog);
         chg_log(2, "cache binary refused by the driver (%d/%d)", (int)err, (int)bin_status);
@@ -431,7 +479,7 @@ clhgemm_status_t chg_program_build_uncached(cl_context context, cl_device_id dev
     if (log) *log = NULL;
     if (context == NULL || device == NULL || source == NULL || out == NULL)
         return CLHGEMM_INVALID_ARGUMENT;
-    return build_source(context, device, source, options ? options : "", out, log);
+    return build_source(context, device, source, options ? options : "", out, log, NULL);
 }
 
 /* The disk half of a memory miss: returns a program loaded from a valid file, or NULL (after
@@ -440,7 +488,7 @@ clhgemm_status_t chg_program_build_uncached(cl_context context, cl_device_id dev
  * cache_lock held. */
 static cl_program disk_lookup(cl_context context, const chg_device_t *dev, const char *source,
                               const char *options, char **disk_path, char **dkey,
-                              char *dirbuf, size_t dirlen)
+                              char *dirbuf, size_t dirlen, int *implicit)
 {
     *disk_path = NULL;
     *dkey = NULL;
@@ -467,13 +515,194 @@ static cl_program disk_lookup(cl_context context, const chg_device_t *dev, const
     size_t bin_len = 0;
     unsigned char *bin = disk_read(path, key, &bin_len, &present);
     cl_program prog = NULL;
-    if (bin != NULL) prog = disk_load(context, dev->info.device, bin, bin_len, options);
+    if (bin != NULL) prog = disk_load(context, dev->info.device, bin, bin_len, options, implicit);
     free(bin);
     if (prog != NULL)
         cache_counters.disk_hits++;
     else if (present)
         cache_counters.disk_rejects++;
     return prog;
+}
+
+/* ---- the calling thread's reference on the program it was handed last ------------------- */
+
+static pthread_once_t pinned_once = PTHREAD_ONCE_INIT;
+static pthread_key_t pinned_key;
+static int pinned_ok;
+
+static void pinned_free(void *prog)
+{
+    if (prog != NULL) clReleaseProgram((cl_program)prog);
+}
+
+static void pinned_init(void) { pinned_ok = pthread_key_create(&pinned_key, pinned_free) == 0; }
+
+/* The calling thread now holds a reference on `prog` (NULL: on nothing) instead of on the
+ * program it was handed before. Called with cache_lock held when prog comes from the table, so
+ * that no drop can release it first. */
+static void pinned_set(cl_program prog)
+{
+    pthread_once(&pinned_once, pinned_init);
+    if (!pinned_ok) return; /* no key: callers rely on the table alone, as before */
+    cl_program old = pthread_getspecific(pinned_key);
+    if (old == prog) return;
+    if (prog != NULL) clRetainProgram(prog);
+    if (pthread_setspecific(pinned_key, prog) != 0) {
+        if (prog != NULL) clReleaseProgram(prog);
+        return;
+    }
+    if (old != NULL) clReleaseProgram(old);
+}
+
+/* ---- the in-memory table (every function here runs with cache_lock held) --------------- */
+
+static void entry_free(entry_t *e)
+{
+    if (e->program != NULL) clReleaseProgram(e->program);
+    free(e->key);
+    free(e);
+}
+
+/* Unlinks the group *pp and frees it with its entries and its context reference. */
+static void group_drop(group_t **pp)
+{
+    group_t *g = *pp;
+    *pp = g->next;
+    while (g->entries != NULL) {
+        entry_t *e = g->entries;
+        g->entries = e->next;
+        entry_free(e);
+        cache_nentries--;
+    }
+    clReleaseContext(g->context);
+    free(g);
+    cache_ngroups--;
+}
+
+/* The group of `context`, made (with its context reference) when there is none yet; NULL when
+ * out of memory. */
+static group_t *group_get(cl_context context)
+{
+    group_t *g = cache_groups;
+    while (g != NULL && g->context != context) g = g->next;
+    if (g != NULL) return g;
+    if ((g = calloc(1, sizeof(*g))) == NULL) return NULL;
+    clRetainContext(context);
+    g->context = context;
+    g->next = cache_groups;
+    cache_groups = g;
+    cache_ngroups++;
+    return g;
+}
+
+/* Whether nothing but the cache references g's context: its reference count is at most the
+ * group's own reference plus those its programs were seen to add (an unreadable count, 0,
+ * counts as unused too: the context is then no use to anyone). */
+static int group_unused(const group_t *g)
+{
+    cl_uint ours = 1;
+    for (const entry_t *e = g->entries; e != NULL; e = e->next) ours += e->implicit ? 1u : 0u;
+    return context_refs(g->context) <= ours;
+}
+
+/* The least recently used group other than `keep` (pointer to its link), or NULL. */
+static group_t **group_lru(const group_t *keep)
+{
+    group_t **best = NULL;
+    for (group_t **pp = &cache_groups; *pp != NULL; pp = &(*pp)->next)
+        if (*pp != keep && (best == NULL || (*pp)->used < (*best)->used)) best = pp;
+    return best;
+}
+
+/* Drops the least recently used program of the whole table (and its group, if that is left
+ * empty and is not `keep`). */
+static void entry_drop_lru(const group_t *keep)
+{
+    group_t **gbest = NULL;
+    entry_t **ebest = NULL;
+    for (group_t **gp = &cache_groups; *gp != NULL; gp = &(*gp)->next)
+        for (entry_t **ep = &(*gp)->entries; *ep != NULL; ep = &(*ep)->next)
+            if (ebest == NULL || (*ep)->used < (*ebest)->used) {
+                ebest = ep;
+                gbest = gp;
+            }
+    if (ebest == NULL) return;
+    entry_t *e = *ebest;
+    *ebest = e->next;
+    entry_free(e);
+    cache_nentries--;
+    if ((*gbest)->entries == NULL && *gbest != keep) group_drop(gbest);
+}
+
+/* Before a program is added to `keep`: drops the groups of contexts that only the cache still
+ * holds, then the least recently used groups and programs beyond the caps, so that the table
+ * stays within them with the new program. */
+static void cache_trim(const group_t *keep)
+{
+    for (group_t **pp = &cache_groups; *pp != NULL;) {
+        if (*pp != keep && group_unused(*pp)) {
+            chg_log(2, "program cache: context %p is not used any more; dropping its programs",
+                    (void *)(*pp)->context);
+            group_drop(pp);
+        } else {
+            pp = &(*pp)->next;
+        }
+    }
+    group_t **lru;
+    while (cache_ngroups > CHG_CACHE_MAX_CONTEXTS && (lru = group_lru(keep)) != NULL) {
+        chg_log(2, "program cache: over %d contexts; dropping the programs of context %p",
+                CHG_CACHE_MAX_CONTEXTS, (void *)(*lru)->context);
+        group_drop(lru);
+    }
+    while (cache_nentries >= CHG_CACHE_MAX_PROGRAMS) entry_drop_lru(keep);
+}
+
+/* A memory miss: the program from the disk level, else built from source (and written there).
+ * *out is NULL unless the status is CLHGEMM_SUCCESS. */
+static clhgemm_status_t program_load(cl_context context, const chg_device_t *dev,
+                                     const char *name, const char *source, const char *options,
+                                     cl_program *out, int *implicit)
+{
+    chg_dump_kernel(name, source, options);
+    double t0 = now_ms();
+    char dirbuf[4096], *disk_path = NULL, *dkey = NULL;
+    cl_program prog = disk_lookup(context, dev, source, options, &disk_path, &dkey, dirbuf,
+                                  sizeof(dirbuf), implicit);
+    clhgemm_status_t st = CLHGEMM_SUCCESS;
+    if (prog != NULL) {
+        chg_log(2, "%s: loaded from %s (%.1f ms)", name, disk_path, now_ms() - t0);
+    } else {
+        char *log = NULL;
+        st = build_source(context, dev->info.device, source, options, &prog, &log, implicit);
+        if (st == CLHGEMM_SUCCESS) {
+            cache_counters.builds++;
+            chg_log(2, "%s: built from source on %s (%.1f ms)", name, dev->info.name,
+                    now_ms() - t0);
+            if (disk_path != NULL &&
+                disk_write(dirbuf, disk_path, dkey, prog, dev->info.device) == 0)
+                cache_counters.disk_writes++;
+        } else {
+            chg_log(1, "%s: build failed on %s (%s); options: %s", name, dev->info.name,
+                    clhgemm_status_string(st), options);
+            if (log != NULL)
+                chg_log(1, "build log:\n%.*s%s", LOG_MAX_BYTES, log,
+                        strlen(log) > LOG_MAX_BYTES ? "\n[... truncated]" : "");
+        }
+        free(log);
+    }
+    free(disk_path);
+    free(dkey);
+    *out = prog;
+    return st;
+}
+
+/* The entry of (device, hash, key) in g, or NULL. */
+static entry_t *entry_find(group_t *g, cl_device_id device, uint64_t hash, const char *key)
+{
+    entry_t *e = g->entries;
+    while (e != NULL && !(e->device == device && e->hash == hash && strcmp(e->key, key) == 0))
+        e = e->next;
+    return e;
 }
 
 clhgemm_status_t chg_program_get(cl_context context, const chg_device_t *dev, const char *name,
@@ -496,76 +725,44 @@ clhgemm_status_t chg_program_get(cl_context context, const chg_device_t *dev, co
     if (key == NULL) return CLHGEMM_OUT_OF_HOST_MEMORY;
     uint64_t hash = chg_hash(CHG_HASH_INIT, key, strlen(key));
 
+    clhgemm_status_t st = CLHGEMM_OUT_OF_HOST_MEMORY;
     pthread_mutex_lock(&cache_lock);
-    for (entry_t *e = cache_entries; e != NULL; e = e->next) {
-        if (e->context == context && e->device == device && e->hash == hash &&
-            strcmp(e->key, key) == 0) {
-            clhgemm_status_t st = CLHGEMM_KERNEL_BUILD_FAILED;
-            if (e->program != NULL) {
-                cache_counters.memory_hits++;
-                *out = e->program;
-                st = CLHGEMM_SUCCESS;
-            }
-            pthread_mutex_unlock(&cache_lock);
-            free(key);
-            return st;
+    group_t *g = group_get(context);
+    entry_t *e = g != NULL ? entry_find(g, device, hash, key) : NULL;
+    if (g != NULL) g->used = ++cache_tick;
+    if (e != NULL) {
+        /* a remembered build failure stays one */
+        st = CLHGEMM_KERNEL_BUILD_FAILED;
+        e->used = cache_tick;
+        if (e->program != NULL) {
+            cache_counters.memory_hits++;
+            st = CLHGEMM_SUCCESS;
         }
-    }
-
-    entry_t *entry = calloc(1, sizeof(*entry));
-    if (entry == NULL) {
-        pthread_mutex_unlock(&cache_lock);
-        free(key);
-        return CLHGEMM_OUT_OF_HOST_MEMORY;
-    }
-
-    chg_dump_kernel(name, source, options);
-    double t0 = now_ms();
-    char dirbuf[4096], *disk_path = NULL, *dkey = NULL;
-    cl_program prog =
-        disk_lookup(context, dev, source, options, &disk_path, &dkey, dirbuf, sizeof(dirbuf));
-    clhgemm_status_t st = CLHGEMM_SUCCESS;
-    if (prog != NULL) {
-        chg_log(2, "%s: loaded from %s (%.1f ms)", name, disk_path, now_ms() - t0);
-    } else {
-        char *log = NULL;
-        st = build_source(context, device, source, options, &prog, &log);
-        if (st == CLHGEMM_SUCCESS) {
-            cache_counters.builds++;
-            chg_log(2, "%s: built from source on %s (%.1f ms)", name, dev->info.name,
-                    now_ms() - t0);
-            if (disk_path != NULL && disk_write(dirbuf, disk_path, dkey, prog, device) == 0)
-                cache_counters.disk_writes++;
+    } else if (g != NULL && (e = calloc(1, sizeof(*e))) != NULL) {
+        cache_trim(g);
+        st = program_load(context, dev, name, source, options, &e->program, &e->implicit);
+        /* Remember successes and genuine build failures; a transient error (out of
+         * resources) is not remembered, so the next call tries again. */
+        if (st == CLHGEMM_SUCCESS || st == CLHGEMM_KERNEL_BUILD_FAILED) {
+            e->device = device;
+            e->hash = hash;
+            e->key = key;
+            e->used = cache_tick;
+            e->next = g->entries;
+            g->entries = e;
+            cache_nentries++;
+            key = NULL;
         } else {
-            chg_log(1, "%s: build failed on %s (%s); options: %s", name, dev->info.name,
-                    clhgemm_status_string(st), options);
-            if (log != NULL)
-                chg_log(1, "build log:\n%.*s%s", LOG_MAX_BYTES, log,
-                        strlen(log) > LOG_MAX_BYTES ? "\n[... truncated]" : "");
+            free(e);
+            e = NULL;
         }
-        free(log);
     }
-    free(disk_path);
-    free(dkey);
-
-    /* Remember successes and genuine build failures; a transient error (out of resources) is
-     * not remembered, so the next call tries again. */
-    if (st == CLHGEMM_SUCCESS || st == CLHGEMM_KERNEL_BUILD_FAILED) {
-        clRetainContext(context);
-        entry->context = context;
-        entry->device = device;
-        entry->hash = hash;
-        entry->key = key;
-        entry->program = prog;
-        entry->next = cache_entries;
-        cache_entries = entry;
-        key = NULL;
-        entry = NULL;
-    }
+    /* The thread's own reference: the program outlives any drop from the table until this
+     * thread asks for another one. */
+    if (st == CLHGEMM_SUCCESS) *out = e->program;
+    pinned_set(st == CLHGEMM_SUCCESS ? e->program : NULL);
     pthread_mutex_unlock(&cache_lock);
-    free(entry);
     free(key);
-    if (st == CLHGEMM_SUCCESS) *out = prog;
     return st;
 }
 
@@ -574,22 +771,16 @@ void chg_cache_stats(chg_cache_stats_t *out)
     if (out == NULL) return;
     pthread_mutex_lock(&cache_lock);
     *out = cache_counters;
+    out->programs = cache_nentries;
+    out->contexts = cache_ngroups;
     pthread_mutex_unlock(&cache_lock);
 }
 
 void chg_cache_release_all(void)
 {
     pthread_mutex_lock(&cache_lock);
-    entry_t *e = cache_entries;
-    cache_entries = NULL;
+    while (cache_groups != NULL) group_drop(&cache_groups);
     memset(&cache_counters, 0, sizeof(cache_counters));
-    while (e != NULL) {
-        entry_t *next = e->next;
-        if (e->program != NULL) clReleaseProgram(e->program);
-        clReleaseContext(e->context);
-        free(e->key);
-        free(e);
-        e = next;
-    }
+    pinned_set(NULL); /* the caller's own; other threads' stay until their next lookup */
     pthread_mutex_unlock(&cache_lock);
 }
