@@ -4,7 +4,10 @@
  *
  * The library must never print unless asked, so all output funnels through chg_log(), gated on
  * CLHGEMM_VERBOSE. That variable is read exactly once (pthread_once) so that the level cannot
- * change under a running call and reading it is free on the hot path. The string buffer never
+ * change under a running call and reading it is free on the hot path. The one exception is a
+ * malformed or out-of-range environment variable: it must never pass silently, so
+ * chg_env_warn() reports it whatever the level, once per (variable, value), and the chg_env_*
+ * readers say what they use instead. The string buffer never
  * fails loudly: an allocation failure only sets `failed`, so generators can append freely and
  * check once at the end instead of after every line.
  */
@@ -12,10 +15,12 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 /* ---- verbosity and logging -------------------------------------------------------------- */
 
@@ -26,12 +31,16 @@ static void verbose_init(void)
 {
     const char *v = getenv("CLHGEMM_VERBOSE");
     if (v == NULL || *v == '\0') return;
-    char *end = NULL;
-    long n = strtol(v, &end, 10);
+    long n = 1;
     /* A malformed value (e.g. "yes") still means "the user wants output": treat it as 1. */
-    if (end == v) n = 1;
-    if (n < 0) n = 0;
-    if (n > 100) n = 100;
+    if (!chg_parse_long(v, &n)) {
+        chg_env_warn("CLHGEMM_VERBOSE", v, "is not an integer; using 1");
+        n = 1;
+    } else if (n < 0 || n > 2) {
+        const long c = n < 0 ? 0 : 2;
+        chg_env_warn("CLHGEMM_VERBOSE", v, "is out of range [0, 2]; using %ld", c);
+        n = c;
+    }
     verbose_level = (int)n;
 }
 
@@ -77,33 +86,172 @@ const char *chg_getenv(const char *name)
     return (v != NULL && *v != '\0') ? v : NULL;
 }
 
+/* ---- validated environment ------------------------------------------------------------- */
+
+/* The (name, value) pairs already reported, as "NAME=value" strings; never freed. */
+typedef struct warned_s {
+    struct warned_s *next;
+    char key[];
+} warned_t;
+static pthread_mutex_t g_warned_lock = PTHREAD_MUTEX_INITIALIZER;
+static warned_t *g_warned;
+
+/* 1 the first time (name, value) is seen (and remembers it), 0 after. Out of memory: 1 every
+ * time (a repeated warning is better than a silent one). */
+static int first_warning(const char *name, const char *value)
+{
+    const size_t nl = strlen(name), vl = strlen(value);
+    int first = 1;
+    pthread_mutex_lock(&g_warned_lock);
+    for (const warned_t *w = g_warned; w && first; w = w->next)
+        if (!strncmp(w->key, name, nl) && w->key[nl] == '=' && !strcmp(w->key + nl + 1, value)) first = 0;
+    warned_t *w = first ? malloc(sizeof *w + nl + vl + 2) : NULL;
+    if (w) {
+        memcpy(w->key, name, nl);
+        w->key[nl] = '=';
+        memcpy(w->key + nl + 1, value, vl + 1);
+        w->next = g_warned;
+        g_warned = w;
+    }
+    pthread_mutex_unlock(&g_warned_lock);
+    return first;
+}
+
+void chg_env_warn(const char *name, const char *value, const char *fmt, ...)
+{
+    if (!first_warning(name, value)) return;
+    char tail[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(tail, sizeof tail, fmt, ap);
+    va_end(ap);
+    /* One call, so that concurrent lines do not interleave (as chg_log). */
+    fprintf(stderr, "clhgemm: %s=%s %s\n", name, value, tail);
+}
+
+int chg_parse_long(const char *s, long *out)
+{
+    const char *p = s + (*s == '+' || *s == '-');
+    if (!isdigit((unsigned char)*p)) return 0;
+    char *end = NULL;
+    errno = 0;
+    const long n = strtol(s, &end, 10); /* ERANGE: LONG_MIN/LONG_MAX, out of every range */
+    if (*end != '\0') return 0;
+    *out = n;
+    return 1;
+}
+
+int chg_parse_double(const char *s, double *out)
+{
+    /* Only decimal notation: strtod alone would also take hex, "inf", "nan" and leading blanks. */
+    if (*s == '\0' || strspn(s, "0123456789+-.eE") != strlen(s)) return 0;
+    char *end = NULL;
+    const double x = strtod(s, &end);
+    if (end == s || *end != '\0' || !isfinite(x)) return 0;
+    *out = x;
+    return 1;
+}
+
+int chg_parse_size(const char *s, unsigned long long *out)
+{
+    if (!isdigit((unsigned char)*s)) return 0; /* also rejects blanks and a sign */
+    char *end = NULL;
+    errno = 0;
+    const unsigned long long n = strtoull(s, &end, 10);
+    const int range = errno == ERANGE;
+    unsigned shift = 0;
+    switch (*end) {
+    case 'K': case 'k': shift = 10; end++; break;
+    case 'M': case 'm': shift = 20; end++; break;
+    case 'G': case 'g': shift = 30; end++; break;
+    default: break;
+    }
+    if (*end != '\0') return 0;
+    if (range || n > (~0ULL >> shift)) return -1;
+    *out = n << shift;
+    return 1;
+}
+
+int chg_env_int(const char *name, int def, int lo, int hi)
+{
+    const char *v = chg_getenv(name);
+    long n = def;
+    if (v == NULL) return def;
+    if (!chg_parse_long(v, &n)) {
+        chg_env_warn(name, v, "is not an integer; using the default %d", def);
+        return def;
+    }
+    if (n < lo || n > hi) {
+        const int c = n < lo ? lo : hi;
+        chg_env_warn(name, v, "is out of range [%d, %d]; using %d", lo, hi, c);
+        return c;
+    }
+    return (int)n;
+}
+
+double chg_env_double(const char *name, double def, double lo, double hi)
+{
+    const char *v = chg_getenv(name);
+    double x = def;
+    if (v == NULL) return def;
+    if (!chg_parse_double(v, &x)) {
+        chg_env_warn(name, v, "is not a finite decimal number; using the default %g", def);
+        return def;
+    }
+    if (x < lo || x > hi) {
+        const double c = x < lo ? lo : hi;
+        chg_env_warn(name, v, "is out of range [%g, %g]; using %g", lo, hi, c);
+        return c;
+    }
+    return x;
+}
+
+unsigned long long chg_env_size(const char *name, unsigned long long def)
+{
+    const char *v = chg_getenv(name);
+    unsigned long long n = 0;
+    if (v == NULL) return def;
+    const int r = chg_parse_size(v, &n);
+    if (r == 1 && n > 0) return n;
+    chg_env_warn(name, v, "is %s; using the default",
+                 r == 0  ? "not a byte count (digits with an optional K, M or G suffix)"
+                 : r < 0 ? "too large"
+                         : "zero");
+    return def;
+}
+
 unsigned long long chg_getenv_size(const char *name, unsigned long long def)
+{
+    return chg_env_size(name, def);
+}
+
+int chg_env_flag(const char *name, int def)
+{
+    static const char *const on[] = {"1", "on", "yes", "true"}, *const off[] = {"0", "off", "no", "false"};
+    const char *v = chg_getenv(name);
+    if (v == NULL) return def;
+    for (size_t i = 0; i < sizeof on / sizeof on[0]; i++) {
+        if (!strcasecmp(v, on[i])) return 1;
+        if (!strcasecmp(v, off[i])) return 0;
+    }
+    chg_env_warn(name, v, "is not 1 or 0 (on/off, yes/no, true/false); using the default %d", def);
+    return def;
+}
+
+int chg_env_choice(const char *name, const char *const *choices, int def)
 {
     const char *v = chg_getenv(name);
     if (v == NULL) return def;
-    while (isspace((unsigned char)*v)) v++;
-    if (!isdigit((unsigned char)*v)) return def; /* also rejects a sign: sizes are unsigned */
-    errno = 0;
-    char *end = NULL;
-    unsigned long long n = strtoull(v, &end, 10);
-    if (errno != 0) return def;
-    unsigned shift = 0;
-    switch (toupper((unsigned char)*end)) {
-    case 'K': shift = 10; end++; break;
-    case 'M': shift = 20; end++; break;
-    case 'G': shift = 30; end++; break;
-    case 'T': shift = 40; end++; break;
-    default: break;
-    }
-    /* Accept "64M", "64MB", "64MiB" alike. */
-    if (shift != 0 && (*end == 'i' || *end == 'I')) end++;
-    if (shift != 0 && (*end == 'b' || *end == 'B')) end++;
-    while (isspace((unsigned char)*end)) end++;
-    if (*end != '\0') return def;
-    if (shift != 0 && n > (~0ULL >> shift)) return def; /* would overflow */
-    n <<= shift;
-    if (n == 0) return def;
-    return n;
+    int n = 0;
+    for (; choices[n]; n++)
+        if (!strcmp(v, choices[n])) return n;
+    char list[256] = "";
+    size_t len = 0;
+    for (int i = 0; i < n && len < sizeof list; i++)
+        len += (size_t)snprintf(list + len, sizeof list - len, "%s%s",
+                                i == 0 ? "" : i == n - 1 ? " or " : ", ", choices[i]);
+    chg_env_warn(name, v, "is not %s; using %s", list, choices[def]);
+    return def;
 }
 
 /* ---- hashing ---------------------------------------------------------------------------- */

@@ -62,15 +62,9 @@ static void on_fork_child(void) { atomic_store(&g_child, 1); }
 
 static void init(void)
 {
-    const char *v = getenv("CLHGEMM_BLAS_OFFLOAD");
-    if (v && !strcmp(v, "always"))
-        g_mode = OFF_ALWAYS;
-    else if (v && !strcmp(v, "never"))
-        g_mode = OFF_NEVER;
-    else if (v && *v && strcmp(v, "auto"))
-        fprintf(stderr, "clhgemm-blas: CLHGEMM_BLAS_OFFLOAD=%s is not auto, always or never: auto\n", v);
-    const char *s = getenv("CLHGEMM_BLAS_STATS");
-    g_stats = s && *s && strcmp(s, "0");
+    static const char *const modes[] = {"auto", "always", "never", NULL}; /* as OFF_* */
+    g_mode = chg_env_choice("CLHGEMM_BLAS_OFFLOAD", modes, OFF_AUTO);
+    g_stats = chg_env_flag("CLHGEMM_BLAS_STATS", 0);
     if (g_stats) atexit(print_stats);
     /* A child of fork() must not touch the parent's OpenCL contexts or threads: CPU only. */
     pthread_atfork(NULL, NULL, on_fork_child);

@@ -269,7 +269,7 @@ static cl_int ws_reserve(workspace_t *w, cl_context ctx, int which, size_t bytes
 unsigned long long chg_workspace_budget(const chg_device_t *dev)
 {
     unsigned long long def = dev->info.global_mem_bytes / 4;
-    return chg_getenv_size("CLHGEMM_WORKSPACE_LIMIT", def);
+    return chg_env_size("CLHGEMM_WORKSPACE_LIMIT", def);
 }
 
 /* ---- planning --------------------------------------------------------------------------- */
@@ -873,6 +873,24 @@ static int direct_operand(cl_mem buf, size_t off, size_t ld, size_t rows, size_t
     return *hi <= bytes / es && (k + 1) * ld + rpad < (1ull << 31);
 }
 
+/* CLHGEMM_DIRECT over the automatic choice `allow`: auto, on|all, off|0|none, or a list of the
+ * letters a, b, c (commas allowed); anything else is reported and leaves auto. */
+static int direct_env(int allow)
+{
+    const char *env = chg_getenv("CLHGEMM_DIRECT");
+    if (!env || !strcmp(env, "auto")) return allow;
+    if (!strcmp(env, "on") || !strcmp(env, "all")) return CHG_DIRECT_A | CHG_DIRECT_B | CHG_DIRECT_C;
+    if (!strcmp(env, "off") || !strcmp(env, "0") || !strcmp(env, "none")) return 0;
+    if (strspn(env, "abc,") != strlen(env) || strspn(env, ",") == strlen(env)) {
+        chg_env_warn("CLHGEMM_DIRECT", env, "is not auto, on, off or a list of a, b, c; using auto");
+        return allow;
+    }
+    int mask = 0;
+    for (const char *p = env; *p; p++)
+        mask |= *p == 'a' ? CHG_DIRECT_A : *p == 'b' ? CHG_DIRECT_B : *p == 'c' ? CHG_DIRECT_C : 0;
+    return mask;
+}
+
 int chg_gemm_direct_mode(const chg_gemm_args_t *a, const chg_gemm_params_t *gp, size_t kb)
 {
     const chg_struct_t general = {0};
@@ -886,15 +904,7 @@ int chg_gemm_direct_mode(const chg_gemm_args_t *a, const chg_gemm_params_t *gp, 
      * within +-1%). */
     const int all = CHG_DIRECT_A | CHG_DIRECT_B | CHG_DIRECT_C;
     int allow = gp->mma ? (a->beta == 0.0 ? CHG_DIRECT_C : 0) : all;
-    const char *env = chg_getenv("CLHGEMM_DIRECT");
-    if (env && (!strcmp(env, "on") || !strcmp(env, "all"))) {
-        allow = all;
-    } else if (env && strcmp(env, "auto")) {
-        allow = 0;
-        if (strcmp(env, "off") && strcmp(env, "0") && strcmp(env, "none"))
-            for (const char *p = env; *p; p++)
-                allow |= *p == 'a' ? CHG_DIRECT_A : *p == 'b' ? CHG_DIRECT_B : *p == 'c' ? CHG_DIRECT_C : 0;
-    }
+    allow = direct_env(allow);
     const size_t es = chg_elem_size(a->prec);
     int mode = 0;
     size_t ahi = 0, bhi = 0;

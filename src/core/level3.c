@@ -209,11 +209,8 @@ void chg_l3_core_args(const chg_l3_shape_t *sh, chg_precision_t prec, double alp
 
 int chg_syr2k_two_pass(void)
 {
-    const char *v = chg_getenv("CLHGEMM_SYR2K");
-    if (!v || !strcmp(v, "fused")) return 0;
-    if (!strcmp(v, "two")) return 1;
-    chg_log(1, "ignoring CLHGEMM_SYR2K=\"%s\" (expected fused or two)", v);
-    return 0;
+    static const char *const modes[] = {"fused", "two", NULL};
+    return chg_env_choice("CLHGEMM_SYR2K", modes, 0);
 }
 
 /* ---- the device-buffer front end -------------------------------------------------------- */

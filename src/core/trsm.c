@@ -38,10 +38,9 @@ size_t chg_trsm_nb(void)
 {
     const char *v = chg_getenv("CLHGEMM_TRSM_NB");
     if (!v) return 256;
-    char *end = NULL;
-    const long nb = strtol(v, &end, 10);
-    if (end == v || *end != '\0' || nb < 1 || nb > (1L << 20)) {
-        chg_log(1, "ignoring CLHGEMM_TRSM_NB=\"%s\" (expected a positive integer)", v);
+    long nb = 0;
+    if (!chg_parse_long(v, &nb) || nb < 1 || nb > (1L << 20)) {
+        chg_env_warn("CLHGEMM_TRSM_NB", v, "is not an integer in [1, 1048576]; using the default 256");
         return 256;
     }
     return (size_t)nb;
@@ -130,8 +129,8 @@ static void ref_solve_vec(int dbl, int lower, int tr, int unit, size_t len, doub
 /* The library's own substitution: used without OpenBLAS, and under CLHGEMM_TRSM_PANEL=ref. */
 static int use_ref_panel(void)
 {
-    const char *v = chg_getenv("CLHGEMM_TRSM_PANEL");
-    return v && !strcmp(v, "ref");
+    static const char *const panels[] = {"openblas", "ref", NULL};
+    return chg_env_choice("CLHGEMM_TRSM_PANEL", panels, 0) == 1;
 }
 
 void chg_trsm_solve_panel(chg_precision_t prec, const chg_l3_shape_t *sh, size_t rows,

@@ -90,9 +90,8 @@ void chg_cpu_corename(char *buf, size_t len)
 
 int chg_cpu_share_threads_default(void)
 {
-    const char *v = chg_getenv("CLHGEMM_CPU_SHARE_THREADS");
-    const int t = v ? atoi(v) : 0;
-    return t >= 1 ? t : CHG_MAX(1, chg_cpu_cores() / 2);
+    /* as clhgemm_create reads it (which fails on a bad value; here: the default or the bound) */
+    return chg_env_int("CLHGEMM_CPU_SHARE_THREADS", CHG_MAX(1, chg_cpu_cores() / 2), 1, 1024);
 }
 
 int chg_cpu_gemm(chg_precision_t prec, int trans_a, int trans_b, size_t m, size_t n, size_t k,

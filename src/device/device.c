@@ -435,6 +435,7 @@ clhgemm_status_t clhgemm_devices_get(const char *spec, clhgemm_device_info_t *ou
 {
     if (count == NULL || (out == NULL && capacity > 0)) return CLHGEMM_INVALID_ARGUMENT;
     *count = 0;
+    const int env_spec = spec == NULL && chg_getenv("CLHGEMM_DEVICES") != NULL;
     if (spec == NULL) spec = chg_getenv("CLHGEMM_DEVICES");
     if (spec == NULL) spec = "";
 
@@ -456,7 +457,11 @@ clhgemm_status_t clhgemm_devices_get(const char *spec, clhgemm_device_info_t *ou
     }
     *count = matched;
     if (matched == 0 && any_item) {
-        chg_log(1, "device spec \"%s\" matches no device", spec);
+        if (env_spec)
+            chg_env_warn("CLHGEMM_DEVICES", spec, "matches no device; clhgemm_devices_get returns "
+                                                  "CLHGEMM_INVALID_DEVICE_SPEC");
+        else
+            chg_log(1, "device spec \"%s\" matches no device", spec);
         return CLHGEMM_INVALID_DEVICE_SPEC;
     }
     return CLHGEMM_SUCCESS;

@@ -94,11 +94,15 @@ void chg_measure_rate(hdev_t *d, chg_precision_t prec)
     if (d->rate[prec] > 0) return;
     /* CLHGEMM_KERNEL_RATE (GFLOP/s, for experiments): the planner's kernel rate, every device */
     const char *forced = chg_getenv("CLHGEMM_KERNEL_RATE");
-    if (forced && atof(forced) > 0) {
-        d->rate[prec] = atof(forced) * 1e9;
-        chg_log(1, "device %d: kernel rate %.1f GFLOP/s from CLHGEMM_KERNEL_RATE", d->index, atof(forced));
+    double gflops = 0;
+    if (forced && chg_parse_double(forced, &gflops) && gflops > 0 && gflops <= 1e9) {
+        d->rate[prec] = gflops * 1e9;
+        chg_log(1, "device %d: kernel rate %.1f GFLOP/s from CLHGEMM_KERNEL_RATE", d->index, gflops);
         return;
     }
+    if (forced)
+        chg_env_warn("CLHGEMM_KERNEL_RATE", forced, "is not a number of GFLOP/s in (0, 1e9]; using the "
+                                                    "tuning entry's or a measured rate");
     /* The tuning entry's kernel-rate table (clhgemm-tune measured the kernel on several tile
      * shapes) gives the rate of a typical pipeline tile without a measurement here. (On the
      * H100 the kernels inside a host-resident DGEMM at n = 32768 ran at 48-49 TFLOP/s against

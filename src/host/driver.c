@@ -82,8 +82,7 @@ static int pieces_of(const drv_t *v, size_t ti, size_t j0, size_t mc, size_t nct
 {
     const call_t *c = v->c;
     if (!final || c->no_pieces) return 1;
-    const char *forced_s = chg_getenv("CLHGEMM_FINAL_PIECES");
-    const long forced = atol(forced_s ? forced_s : "0");
+    const long forced = chg_env_int("CLHGEMM_FINAL_PIECES", 0, 0, 1 << 20); /* 0: not forced */
     int npieces;
     if (forced > 0)
         npieces = (int)CHG_MAX(1L, CHG_MIN(forced, (long)(nct / v->gp.nwg)));
@@ -205,8 +204,8 @@ static cl_int prefetch_step(drv_t *v, const tile_t *t, size_t s)
         const size_t steps = left * pl->kt + (pl->kt - s - 1);
         v->pf_band = b->band;
         v->pf_step = 0;
-        const char *early = chg_getenv("CLHGEMM_PREFETCH_EARLY");
-        v->pf_span = CHG_MAX((size_t)1, early && !strcmp(early, "1") && steps > pl->kt / 2
+        const int early = chg_env_flag("CLHGEMM_PREFETCH_EARLY", 0);
+        v->pf_span = CHG_MAX((size_t)1, early && steps > pl->kt / 2
                                             ? steps - pl->kt / 2 : steps);
     }
     v->pf_step++;

@@ -19,10 +19,20 @@ CLHGEMM_API void clhgemm_options_init(clhgemm_options_t *o)
     if (o) memset(o, 0, sizeof *o);
 }
 
-static int env_int(const char *name, int def)
+#define RETURNS_INVALID "clhgemm_create returns CLHGEMM_INVALID_OPTION"
+
+/* An integer option from the environment (`def` when unset): a value that is not an integer
+ * in [lo, hi] makes clhgemm_create fail, with a line naming the variable. */
+static clhgemm_status_t env_int(const char *name, int def, int lo, int hi, int *out)
 {
     const char *v = chg_getenv(name);
-    return v ? atoi(v) : def;
+    long n = def;
+    if (v && (!chg_parse_long(v, &n) || n < lo || n > hi)) {
+        chg_env_warn(name, v, "is not an integer in [%d, %d]; " RETURNS_INVALID, lo, hi);
+        return CLHGEMM_INVALID_OPTION;
+    }
+    *out = (int)n;
+    return CLHGEMM_SUCCESS;
 }
 
 /* The handle's settings from the options and the environment, checked. */
@@ -46,24 +56,32 @@ static clhgemm_status_t share_options(hopts_t *p)
     if (cs && !strcmp(cs, "off")) {
         p->cpu_mode = CPU_OFF;
     } else if (cs && strcmp(cs, "auto")) {
-        char *end = NULL;
-        p->cpu_fixed = strtod(cs, &end);
-        if (!end || end == cs || *end || !(p->cpu_fixed >= 0.0 && p->cpu_fixed <= 1.0))
+        if (!chg_parse_double(cs, &p->cpu_fixed) || !(p->cpu_fixed >= 0.0 && p->cpu_fixed <= 1.0)) {
+            if (!p->o.cpu_share)
+                chg_env_warn("CLHGEMM_CPU_SHARE", cs, "is not off, auto or a number in [0, 1]; " RETURNS_INVALID);
             return CLHGEMM_INVALID_OPTION;
+        }
         p->cpu_mode = CPU_FIXED;
-        if (p->cpu_fixed > 0 && !chg_cpu_available()) return CLHGEMM_INVALID_OPTION;
+        if (p->cpu_fixed > 0 && !chg_cpu_available()) {
+            if (!p->o.cpu_share)
+                chg_env_warn("CLHGEMM_CPU_SHARE", cs, "needs OpenBLAS, which this library was built without; " RETURNS_INVALID);
+            return CLHGEMM_INVALID_OPTION;
+        }
     }
-    p->cpu_threads = p->o.cpu_share_threads ? p->o.cpu_share_threads
-                                            : env_int("CLHGEMM_CPU_SHARE_THREADS", (int)CHG_MAX(1, p->cores / 2));
+    p->cpu_threads = p->o.cpu_share_threads;
+    if (!p->cpu_threads &&
+        env_int("CLHGEMM_CPU_SHARE_THREADS", (int)CHG_MAX(1, p->cores / 2), 1, 1024, &p->cpu_threads))
+        return CLHGEMM_INVALID_OPTION;
     if (p->cpu_threads < 1 || p->cpu_threads > 1024) return CLHGEMM_INVALID_OPTION;
     p->cpu_sched = CPU_SLAB;
     const char *v = chg_getenv("CLHGEMM_CPU_SCHED");
-    if (v && !strcmp(v, "strips"))
+    if (v && !strcmp(v, "strips")) {
         p->cpu_sched = CPU_STRIPS;
-    else if (v && strcmp(v, "slab"))
+    } else if (v && strcmp(v, "slab")) {
+        chg_env_warn("CLHGEMM_CPU_SCHED", v, "is not slab or strips; " RETURNS_INVALID);
         return CLHGEMM_INVALID_OPTION;
-    const char *gv = chg_getenv("CLHGEMM_CPU_GAMMA");
-    p->cpu_gamma = gv ? atof(gv) : 0.1;
+    }
+    p->cpu_gamma = chg_env_double("CLHGEMM_CPU_GAMMA", 0.1, 0.0, 10.0);
     return CLHGEMM_SUCCESS;
 }
 
@@ -77,14 +95,17 @@ static clhgemm_status_t read_options(const clhgemm_options_t *options, hopts_t *
     const clhgemm_options_t *o = &p->o;
     p->nq_set = o->queues || chg_getenv("CLHGEMM_QUEUES");
     p->threads_set = o->cpu_threads || chg_getenv("CLHGEMM_CPU_THREADS");
-    p->nq = o->queues ? o->queues : env_int("CLHGEMM_QUEUES", 3);
+    p->nq = o->queues;
+    if (!p->nq && env_int("CLHGEMM_QUEUES", 3, 3, MAX_QUEUES, &p->nq)) return CLHGEMM_INVALID_OPTION;
     if (p->nq < 3 || p->nq > MAX_QUEUES) return CLHGEMM_INVALID_OPTION;
     p->cores = sysconf(_SC_NPROCESSORS_ONLN);
     /* Pack threads: every core, up to 32 (the copies are bound by host memory bandwidth, which
      * a few dozen cores saturate; several GPUs need more of it than one). */
-    p->threads = o->cpu_threads ? o->cpu_threads : env_int("CLHGEMM_CPU_THREADS", (int)CHG_MIN(p->cores, 32));
+    p->threads = o->cpu_threads;
+    if (!p->threads && env_int("CLHGEMM_CPU_THREADS", (int)CHG_MIN(p->cores, 32), 1, 1024, &p->threads))
+        return CLHGEMM_INVALID_OPTION;
     if (p->threads < 1 || p->threads > 1024) return CLHGEMM_INVALID_OPTION;
-    p->limit = o->device_memory_limit ? o->device_memory_limit : chg_getenv_size("CLHGEMM_DEVICE_MEMORY_LIMIT", 0);
+    p->limit = o->device_memory_limit ? o->device_memory_limit : chg_env_size("CLHGEMM_DEVICE_MEMORY_LIMIT", 0);
     return share_options(p);
 }
 

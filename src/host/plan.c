@@ -192,30 +192,50 @@ static plan_t plan_of(const pctx_t *pc, size_t bm, size_t bn, size_t bk, int amo
                     amode, chg_plan_time(pc, bm, bn, bk, amode, NULL), pc->kgroup, pc->ramp};
 }
 
+/* CLHGEMM_TILE's text: three positive integers and an optional A mode, exactly; *mode is -1
+ * without one. 0 when malformed. */
+static int parse_tile(const char *text, unsigned long v[3], int *mode)
+{
+    static const char *const key[] = {"stream", "resident", "prefetch"};
+    char buf[128];
+    if (strlen(text) >= sizeof buf) return 0;
+    strcpy(buf, text);
+    char *save = NULL, *tok = strtok_r(buf, ",", &save);
+    *mode = -1;
+    for (int i = 0; i < 3; i++, tok = strtok_r(NULL, ",", &save)) {
+        long n = 0;
+        if (!tok || !chg_parse_long(tok, &n) || n < 1) return 0;
+        v[i] = (unsigned long)n;
+    }
+    if (tok) {
+        for (int i = AMODE_STREAM; i <= AMODE_PREFETCH; i++)
+            if (!strcmp(tok, key[i])) *mode = i;
+        if (*mode < 0 || strtok_r(NULL, ",", &save)) return 0;
+    }
+    /* strtok_r skips empty fields: "64,,64,32" must not pass as 64,64,32 */
+    return strstr(text, ",,") == NULL && text[0] != ',' && text[strlen(text) - 1] != ',';
+}
+
 /* Forced shape for experiments and tests: CLHGEMM_TILE=bm,bn,bk[,stream|resident|prefetch]
  * (without a mode: the best that fits). Returns 1 with *out set, 0 when unset or malformed. */
 static int forced_plan(const pctx_t *pc, plan_t *out)
 {
     const char *forced = chg_getenv("CLHGEMM_TILE");
     if (!forced) return 0;
-    unsigned long bm = 0, bn = 0, bk = 0;
-    char mode[16] = "";
-    const int nf = sscanf(forced, "%lu,%lu,%lu,%15s", &bm, &bn, &bk, mode);
-    if (nf < 3 || !bm || !bn || !bk) {
-        chg_log(1, "CLHGEMM_TILE=%s ignored (want bm,bn,bk[,stream|resident|prefetch])", forced);
+    unsigned long v[3];
+    int mode;
+    if (!parse_tile(forced, v, &mode)) {
+        chg_env_warn("CLHGEMM_TILE", forced, "is not bm,bn,bk[,stream|resident|prefetch]; using the planner's tile");
         return 0;
     }
+    unsigned long bm = v[0], bn = v[1], bk = v[2];
     bm = CHG_MIN(bm, pc->m); bn = CHG_MIN(bn, pc->n); bk = CHG_MIN(bk, pc->k);
     /* level-3 constraints (pctx_t) hold for forced shapes too */
     if (pc->fix_m) bm = pc->m;
     if (pc->fix_n) bn = pc->n;
     if (pc->square) bk = pc->square == 1 ? bm : bn;
     int lo = AMODE_STREAM, hi = pc->no_prefetch ? AMODE_RESIDENT : AMODE_PREFETCH;
-    if (nf == 4) {
-        static const char *const key[] = {"stream", "resident", "prefetch"};
-        for (int i = AMODE_STREAM; i <= AMODE_PREFETCH; i++)
-            if (!strcmp(mode, key[i])) lo = hi = i;
-    }
+    if (mode >= 0) lo = hi = mode;
     if (lo > hi) lo = hi;
     for (int am = hi; am >= lo; am--)
         if (plan_fits(pc, bm, bn, bk, am) || am == lo) {
@@ -370,14 +390,13 @@ void chg_plan_context(clhgemm_handle_t h, chg_precision_t prec, size_t m, size_t
     const long pages = sysconf(_SC_PHYS_PAGES), psize = sysconf(_SC_PAGESIZE);
     const unsigned long long phys =
         pages > 0 && psize > 0 ? (unsigned long long)pages * (unsigned long long)psize : (8ull << 30);
-    pc->pinned = chg_getenv_size("CLHGEMM_PINNED_LIMIT", CHG_MAX(1ull << 30, phys / 10));
+    pc->pinned = chg_env_size("CLHGEMM_PINNED_LIMIT", CHG_MAX(1ull << 30, phys / 10));
     /* The pack threads share host memory bandwidth with the DMA engines while the pipeline
      * runs; measured into pinned memory with large copies (chg_measure_pack), the rate alone
      * was 43 GB/s on the H100 machine and the pack threads reached ~45-52 GB/s in its traces. */
     pc->pack = h->pack_seen_bps > 0 ? h->pack_seen_bps : h->pack_bps * 0.9;
-    const char *kg = chg_getenv("CLHGEMM_KGROUP"), *ramp = chg_getenv("CLHGEMM_RAMP");
-    pc->kgroup = CHG_MAX(1, CHG_MIN(NSTAGE - 1, kg ? atoi(kg) : 2));
-    pc->ramp = CHG_MAX(1, CHG_MIN(64, ramp ? atoi(ramp) : 4));
+    pc->kgroup = chg_env_int("CLHGEMM_KGROUP", 2, 1, NSTAGE - 1);
+    pc->ramp = chg_env_int("CLHGEMM_RAMP", 4, 1, 64);
 }
 
 void chg_plan_log(const pctx_t *pc, const plan_t *pl, const char *name)

@@ -86,6 +86,17 @@ static void ensure_cpu_rates(route_model_t *r, chg_precision_t prec)
     atomic_store_explicit(&r->cpu_known[prec], 1, memory_order_release);
 }
 
+/* "x,y": two finite decimal numbers (chg_parse_double), nothing else. */
+static int parse_pair(const char *text, double *x, double *y)
+{
+    char buf[128];
+    const char *comma = strchr(text, ',');
+    if (!comma || (size_t)(comma - text) >= sizeof buf) return 0;
+    memcpy(buf, text, (size_t)(comma - text));
+    buf[comma - text] = '\0';
+    return chg_parse_double(buf, x) && chg_parse_double(comma + 1, y);
+}
+
 clhgemm_status_t chg_route_init(clhgemm_handle_t h)
 {
     route_model_t *r = &h->route;
@@ -96,7 +107,7 @@ clhgemm_status_t chg_route_init(clhgemm_handle_t h)
     else if (v && !strcmp(v, "cpu"))
         r->mode = ROUTE_CPU;
     else if (v && strcmp(v, "auto")) {
-        chg_log(0, "CLHGEMM_ROUTE=%s is not auto, device or cpu", v);
+        chg_log(0, "CLHGEMM_ROUTE=%s is not auto, device or cpu; clhgemm_create returns CLHGEMM_INVALID_OPTION", v);
         return CLHGEMM_INVALID_OPTION;
     }
     r->cpu_ok = chg_cpu_available();
@@ -119,8 +130,9 @@ clhgemm_status_t chg_route_init(clhgemm_handle_t h)
      * PoCL. */
     const char *fm = chg_getenv("CLHGEMM_ROUTE_MODEL");
     double f_lat = 0, f_rate = 0;
-    if (fm && (sscanf(fm, "%lf,%lf", &f_lat, &f_rate) != 2 || !(f_lat >= 0) || !(f_rate > 0))) {
-        chg_log(0, "CLHGEMM_ROUTE_MODEL=%s is not latency_ms,device_gflops", fm);
+    if (fm && (!parse_pair(fm, &f_lat, &f_rate) || !(f_lat >= 0) || !(f_rate > 0 && f_rate <= 1e9))) {
+        chg_log(0, "CLHGEMM_ROUTE_MODEL=%s is not latency_ms,device_gflops (latency >= 0, 0 < rate <= 1e9); "
+                   "clhgemm_create returns CLHGEMM_INVALID_OPTION", fm);
         return CLHGEMM_INVALID_OPTION;
     }
     for (int p = 0; p < 2; p++) {

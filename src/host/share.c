@@ -56,7 +56,7 @@ static int model_rows(clhgemm_handle_t h, chg_precision_t prec, double m, double
      * n = 16384 at 3.8x the planner's figure, which was right within 7%, and a 3% share made
      * the call 16x slower), while the planner models this very call. */
     /* CLHGEMM_CPU_MODEL_ONLY=1 (tests, experiments): the stored model decides alone. */
-    if (chg_getenv("CLHGEMM_CPU_MODEL_ONLY")) t_plan = 0;
+    if (chg_env_flag("CLHGEMM_CPU_MODEL_ONLY", 0)) t_plan = 0;
     *rows = mc >= 1 && t <= 0.98 * t_dev && (t_plan <= 0 || t <= 0.98 * t_plan) ? (size_t)mc : 0;
     *t_hybrid = *rows ? t : t_dev;
     chg_log(1, "CPU share (auto): split model from %s (gamma %.2f, mean error %.1f%%): devices "
@@ -90,7 +90,7 @@ void chg_share_decide(clhgemm_handle_t h, call_t *c, share_t *out)
     *out = (share_t){.rows = 0, .predicted = c->pl.predicted, .r_cpu = 0};
     int any_gpu = 0;
     for (int i = 0; i < h->ndev; i++) any_gpu |= (h->devs[i].dev.features & CHG_FEAT_GPU) != 0;
-    if (chg_getenv("CLHGEMM_CPU_SHARE_ANY_DEVICE")) any_gpu = 1;  /* test hook */
+    if (chg_env_flag("CLHGEMM_CPU_SHARE_ANY_DEVICE", 0)) any_gpu = 1;  /* test hook */
     /* Level-3 calls run without it (TRMM's in-place order and the triangles of SYRK/SYR2K are
      * the pipeline's business; OpenBLAS would need its own structured calls). */
     if (c->l3) return;

@@ -2,6 +2,7 @@
  * staging.c -- pinned staging, device buffers, the pack threads' copies and the geometry of a
  * staged slice (staging.h says what each is for).
  */
+#include <limits.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -19,9 +20,7 @@ static atomic_long g_alloc_count;
 
 static int fault_alloc(void)
 {
-    const char *v = chg_getenv("CLHGEMM_FAULT_ALLOC");
-    if (!v) return 0;
-    long n = atol(v);
+    const long n = chg_env_int("CLHGEMM_FAULT_ALLOC", 0, 0, INT_MAX); /* 0: no fault */
     return n > 0 && atomic_fetch_add(&g_alloc_count, 1) + 1 == n;
 }
 
@@ -76,8 +75,7 @@ static atomic_int g_stream_copy = -1;
 static int stream_copy_on(void)
 {
     if (g_stream_copy < 0) {
-        const char *v = chg_getenv("CLHGEMM_STREAM_COPY");
-        g_stream_copy = !(v && !strcmp(v, "0"));
+        g_stream_copy = chg_env_flag("CLHGEMM_STREAM_COPY", 1);
     }
     return g_stream_copy;
 }

@@ -173,7 +173,7 @@ cl_int chg_load_b(drv_t *v, size_t j0, size_t nc, size_t s, size_t q0, size_t qk
 int chg_c_chunks(const call_t *c, size_t mc, size_t nc)
 {
     const size_t bytes = mc * nc * c->es;
-    const size_t min_chunk = CHG_MAX(1ull, chg_getenv_size("CLHGEMM_C_CHUNK", 1ull << 20));
+    const size_t min_chunk = CHG_MAX(1ull, chg_env_size("CLHGEMM_C_CHUNK", 1ull << 20));
     size_t n = CHG_MIN((size_t)NCHUNK, CHG_MAX((size_t)1, c->pl.kt));
     n = CHG_MIN(n, CHG_MAX((size_t)1, bytes / min_chunk));
     return (int)CHG_MIN(n, nc);

@@ -200,10 +200,9 @@ void chg_gemm_params_defines(chg_precision_t prec, const chg_gemm_params_t *p, c
         /* CLHGEMM_MMA_ASYNC=1: the tensor-core kernel stages its slices by cp.async
          * (cl/gemm.cl ASYNC). Off by default: no spills, but 15% slower on the H100 than the
          * register-staged form (docs/perf/2026-11-history.md). */
-        const char *as = chg_getenv("CLHGEMM_MMA_ASYNC");
         chg_str_printf(s, "#define MMA %d\n#define WM %d\n", p->mma, p->wm);
         if (p->tf32) chg_str_printf(s, "#define TF32 %d\n", p->tf32);
-        if (as && !strcmp(as, "1") && prec == CHG_F64) chg_str_append(s, "#define ASYNC 1\n");
+        if (prec == CHG_F64 && chg_env_flag("CLHGEMM_MMA_ASYNC", 0)) chg_str_append(s, "#define ASYNC 1\n");
     }
     if (p->swz) chg_str_printf(s, "#define SWZ %d\n", p->swz);
 }

@@ -54,6 +54,16 @@ static int is_dir(const char *p)
 
 static int is_off(const char *v) { return v && (!strcasecmp(v, "off") || !strcmp(v, "0")); }
 
+/* CLHGEMM_TUNING: off (or 0) turns the databases off; on, 1 or auto is the default; anything
+ * else is reported and leaves them on. */
+static const char *tuning_mode(void)
+{
+    const char *mode = chg_getenv("CLHGEMM_TUNING");
+    if (mode && !is_off(mode) && strcasecmp(mode, "on") && strcmp(mode, "1") && strcasecmp(mode, "auto"))
+        chg_env_warn("CLHGEMM_TUNING", mode, "is not off or on; using the tuning databases");
+    return mode;
+}
+
 const char *chg_tuning_user_dir(char *buf, size_t len)
 {
     const char *v = chg_getenv("CLHGEMM_TUNING_DIR");
@@ -474,7 +484,7 @@ static void resolve(const dbset_t *set, const chg_device_t *dev, chg_precision_t
 chg_tuning_level_t chg_tuning_lookup(const chg_device_t *dev, chg_precision_t prec,
                                      chg_tuning_entry_t *out)
 {
-    const char *mode = chg_getenv("CLHGEMM_TUNING");
+    const char *mode = tuning_mode();
     pthread_mutex_lock(&g_lock);
     if (g_bypass || is_off(mode)) {
         pthread_mutex_unlock(&g_lock);

@@ -58,8 +58,8 @@ static void select_params(const chg_device_t *dev, chg_precision_t prec,
     if (prec == CHG_F32) {
         const int math = chg_sgemm_math();
         if (math < 0)
-            warn[0] = message("ignoring CLHGEMM_SGEMM_MATH=\"%s\" (expected ieee, tf32 or 3xtf32)",
-                              chg_getenv("CLHGEMM_SGEMM_MATH"));
+            chg_env_warn("CLHGEMM_SGEMM_MATH", chg_getenv("CLHGEMM_SGEMM_MATH"),
+                         "is not ieee, tf32 or 3xtf32; using ieee");
         else if (math && !(dev->features & CHG_FEAT_NV_MMA_F64))
             warn[0] = message("CLHGEMM_SGEMM_MATH asks for TF32, which needs NVIDIA tensor cores "
                               "(compute capability >= 8.0): %s computes in IEEE FP32",
@@ -67,14 +67,20 @@ static void select_params(const chg_device_t *dev, chg_precision_t prec,
         else if (math)
             chg_gemm_params_tf32(math, p);
     }
-    const char *specific =
-        chg_getenv(prec == CHG_F64 ? "CLHGEMM_DGEMM_PARAMS" : "CLHGEMM_SGEMM_PARAMS");
-    const char *text = specific ? specific : chg_getenv("CLHGEMM_GEMM_PARAMS");
+    const char *name = prec == CHG_F64 ? "CLHGEMM_DGEMM_PARAMS" : "CLHGEMM_SGEMM_PARAMS";
+    const char *text = chg_getenv(name);
+    if (!text) text = chg_getenv(name = "CLHGEMM_GEMM_PARAMS");
     if (!text) return;
     chg_gemm_params_t q = *p;
-    char why[160] = "malformed (expected KEY=VALUE,...)";
-    if (chg_gemm_params_parse(text, &q) == 0 &&
-        chg_gemm_params_valid(dev, prec, &q, why, sizeof why)) {
+    char why[160] = "";
+    if (chg_gemm_params_parse(text, &q) != 0) {
+        /* malformed is reported whatever the verbosity; a set that parses but does not fit
+         * this device (another may take it) only with CLHGEMM_VERBOSE=1, below */
+        chg_env_warn(name, text, "is malformed (expected KEY=VALUE,... with keys of the GEMM kernel and "
+                                 "values 0 to 4096); using the tuned parameters");
+        return;
+    }
+    if (chg_gemm_params_valid(dev, prec, &q, why, sizeof why)) {
         *p = q;
         return;
     }
