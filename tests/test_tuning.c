@@ -1150,7 +1150,13 @@ static void auto_uses_model(const chg_device_t *dev, chg_precision_t prec, const
         clhgemm_call_info_t info;
         clhgemm_last_call_info(h, &info);
         const double want = floor(mc) / n;
-        if (g_guard && mc > 0 && info.cpu_fraction == 0) {
+        if (g_guard && floor(mc) >= n && info.cpu_fraction == 0) {
+            /* all of C on the CPU is the route's decision, not the share's (host/share.c): the
+             * share refuses it unless CLHGEMM_CPU_MODEL_ONLY */
+            printf("%s %c n=%d: the split model gives the CPU all rows; the share refuses (the route's "
+                   "decision)\n", tag, prec ? 'd' : 's', n);
+            mc = 0;
+        } else if (g_guard && mc > 0 && info.cpu_fraction == 0) {
             /* the planner overruled the model: only right if its figure for the devices alone
              * (reported as the prediction) is not beaten by the model's hybrid time */
             EXPECT(t > 0.98 * info.predicted_seconds,

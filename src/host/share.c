@@ -103,9 +103,10 @@ void chg_share_decide(clhgemm_handle_t h, call_t *c, share_t *out)
         /* All of C on the CPU is the route's decision (host/route.c, OpenBLAS on every core),
          * not the share's: a share of all rows would run on the share's thread budget, and its
          * split model, fitted on large shapes, flipped an SGEMM of n = 2048 to the CPU in some
-         * processes on the H100 machine (526 against 5,500 GFLOP/s on the devices). */
+         * processes on the H100 machine (526 against 5,500 GFLOP/s on the devices).
+         * CLHGEMM_CPU_MODEL_ONLY (tests, experiments) lets the stored model decide alone. */
         size_t rows = auto_rows(h, c, out);
-        if (rows >= c->m) {
+        if (rows >= c->m && !chg_env_flag("CLHGEMM_CPU_MODEL_ONLY", 0)) {
             chg_log(1, "CPU share (auto): all %zu rows to the CPU refused (the route chose the devices)", c->m);
             rows = 0;
             out->predicted = c->pl.predicted;
