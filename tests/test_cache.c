@@ -520,12 +520,12 @@ static void rss_verdict(const char *mode, int warm_cycle, int cycles, const doub
                         double seconds)
 {
     const double growth = rss[2] - rss[1];
-    printf("%s: RSS %.1f MiB after cycle 1, %.1f MiB after cycle %d, %.1f MiB after cycle %d: "
-           "growth %.2f MiB over the last %d cycles (bound %.0f MiB); %.1f s\n",
-           mode, rss[0], rss[1], warm_cycle, rss[2], cycles, growth, cycles - warm_cycle,
+    printf("%s: RSS %.1f MiB after cycle 1; peak %.1f MiB over cycles %d..%d, %.1f MiB over the rest "
+           "to cycle %d: growth %.2f MiB (bound %.0f MiB); %.1f s\n",
+           mode, rss[0], rss[1], warm_cycle, warm_cycle + (cycles - warm_cycle) / 2, rss[2], cycles, growth,
            RSS_BOUND_MIB, seconds);
-    EXPECT(growth < RSS_BOUND_MIB, "%s: RSS grew by %.2f MiB from cycle %d to cycle %d", mode,
-           growth, warm_cycle, cycles);
+    EXPECT(growth < RSS_BOUND_MIB, "%s: the RSS peak grew by %.2f MiB from the first half of cycles %d..%d "
+           "to the second", mode, growth, warm_cycle, cycles);
     chg_cache_stats_t s;
     chg_cache_stats(&s);
     printf("%s: the program cache holds %lu programs of %lu contexts (caps %d, %d)\n", mode,
@@ -601,10 +601,16 @@ static int handle_cycle(int dbl)
     return 0;
 }
 
+/* The resident set moves by ±15 MiB between cycles on PoCL (the allocator returns and takes
+ * back whole arenas; a loaded machine makes it worse), so the verdict compares peaks: the
+ * highest RSS over the second half of the measured cycles against the highest over the first
+ * half. Memory kept per cycle raises the second peak by (cycles / 2) x its size (before the fix
+ * of 3e528d7: +2,269 MiB over 250 handle cycles). rss[1], rss[2]: the two peaks. */
 static int soak_cycles(const char *mode, int cycles)
 {
     if (cycles < 2) cycles = 2;
     const int warm = cycles > 2 * RSS_WARM_CYCLE ? RSS_WARM_CYCLE : cycles / 2;
+    const int mid = warm + (cycles - warm) / 2;
     double rss[3] = {0, 0, 0};
     const double t0 = now_s();
     const int contexts = !strcmp(mode, "contexts");
@@ -612,11 +618,12 @@ static int soak_cycles(const char *mode, int cycles)
         const int rc = contexts ? context_cycle(&rng, env.has_fp64) : handle_cycle(env.has_fp64);
         EXPECT(rc == 0, "%s: cycle %d failed", mode, i);
         if (rc) break;
-        if (i == 1) rss[0] = rss_mib();
-        if (i == warm) rss[1] = rss_mib();
-        if (i % 50 == 0) printf("  %s: cycle %d, RSS %.1f MiB\n", mode, i, rss_mib());
+        const double now = rss_mib();
+        if (i == 1) rss[0] = now;
+        if (i >= warm && i <= mid && now > rss[1]) rss[1] = now;
+        if (i > mid && now > rss[2]) rss[2] = now;
+        if (i % 50 == 0) printf("  %s: cycle %d, RSS %.1f MiB\n", mode, i, now);
     }
-    rss[2] = rss_mib();
     if (!g_failures) rss_verdict(mode, warm, cycles, rss, now_s() - t0);
     return 0;
 }
