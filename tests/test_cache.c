@@ -16,9 +16,10 @@
  *   race [S]      for S seconds (8): 3 threads loop checked GEMMs (one on the shared queue, two
  *                 on queues of their own) while the main thread calls clhgemm_release_resources()
  *                 without pause; every result must stay right
- * contexts and handles print the resident set (/proc/self/statm) after cycle 50 and after the
- * last cycle and fail when it grew by more than RSS_BOUND_MIB in between; they also check that
- * the program cache holds at most the contexts and programs of its caps (cache.h).
+ * contexts and handles sample the resident set (/proc/self/statm) after every cycle and fail
+ * when its peak over the second half of cycles 50..N is above the first half's by more than
+ * RSS_BOUND_MIB (contexts) or RSS_BOUND_HANDLES_MIB (handles); they also check that the program
+ * cache holds at most the contexts and programs of its caps (cache.h).
  */
 #define _XOPEN_SOURCE 700
 #include <dirent.h>
@@ -492,7 +493,12 @@ int main(int argc, char **argv)
 }
 
 /* ---- soak modes (bounded memory, release while calls run) ------------------------------- */
+/* Bounds on the growth of the RSS peak (soak_cycles): 8 MiB for the context cycles; 40 MiB for
+ * the handle cycles, whose resident set on PoCL moves in 16 MiB steps (143, 159, 175, 191 MiB
+ * over 700 cycles, the peak flat) as pool and driver threads come and go: a leak of more than
+ * 0.3 MiB a cycle still shows (before 3e528d7 it was 9 MiB a cycle). */
 #define RSS_BOUND_MIB 8.0
+#define RSS_BOUND_HANDLES_MIB 40.0
 #define RSS_WARM_CYCLE 50
 
 /* Resident set of this process in MiB (/proc/self/statm, field 2, in pages). */
@@ -520,11 +526,12 @@ static void rss_verdict(const char *mode, int warm_cycle, int cycles, const doub
                         double seconds)
 {
     const double growth = rss[2] - rss[1];
+    const double bound = strcmp(mode, "handles") ? RSS_BOUND_MIB : RSS_BOUND_HANDLES_MIB;
     printf("%s: RSS %.1f MiB after cycle 1; peak %.1f MiB over cycles %d..%d, %.1f MiB over the rest "
            "to cycle %d: growth %.2f MiB (bound %.0f MiB); %.1f s\n",
            mode, rss[0], rss[1], warm_cycle, warm_cycle + (cycles - warm_cycle) / 2, rss[2], cycles, growth,
-           RSS_BOUND_MIB, seconds);
-    EXPECT(growth < RSS_BOUND_MIB, "%s: the RSS peak grew by %.2f MiB from the first half of cycles %d..%d "
+           bound, seconds);
+    EXPECT(growth < bound, "%s: the RSS peak grew by %.2f MiB from the first half of cycles %d..%d "
            "to the second", mode, growth, warm_cycle, cycles);
     chg_cache_stats_t s;
     chg_cache_stats(&s);
