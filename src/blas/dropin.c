@@ -208,7 +208,10 @@ static void *snapshot(const blas_call_t *c, size_t *rows, size_t *cols)
     *cols = (size_t)c->n;
     if (c->routine != BL_TRMM && c->routine != BL_TRSM && c->beta == 0.0) return NULL;
     const size_t es = c->dbl ? 8 : 4;
-    char *s = malloc(*rows * *cols * es + 1);
+    size_t bytes;
+    if (__builtin_mul_overflow(*rows, *cols, &bytes) || __builtin_mul_overflow(bytes, es, &bytes))
+        return NULL; /* larger than memory: the call stays on the CPU BLAS */
+    char *s = malloc(bytes + 1);
     if (!s) return NULL;
     for (size_t j = 0; j < *cols; j++)
         memcpy(s + j * *rows * es, (const char *)c->c + j * (size_t)c->ldc * es, *rows * es);
