@@ -110,6 +110,18 @@ static void fortran_call(const blas_call_t *c)
 
 /* ---- Fortran interface ------------------------------------------------------------------------- */
 
+/* TRMM and TRSM: the same arguments */
+#define FORTRAN_TRI(P, T, DBL, NAME, ROUTINE)                                                                    \
+    BLAS_API void P##NAME##_(const char *side, const char *uplo, const char *transa, const char *diag,           \
+                           const int *m, const int *n, const T *alpha, const T *a, const int *lda, T *b,        \
+                           const int *ldb, size_t l1, size_t l2, size_t l3, size_t l4)                           \
+    {                                                                                                            \
+        (void)l1, (void)l2, (void)l3, (void)l4;                                                                  \
+        fortran_call(&(blas_call_t){.routine = ROUTINE, .dbl = DBL, .side = up(side), .uplo = up(uplo),         \
+                                    .ta = up(transa), .diag = up(diag), .m = *m, .n = *n, .alpha = *alpha,       \
+                                    .a = a, .c = b, .lda = *lda, .ldc = *ldb});                                  \
+    }
+
 #define FORTRAN_L3(P, T, DBL)                                                                                    \
     BLAS_API void P##gemm_(const char *ta, const char *tb, const int *m, const int *n, const int *k,           \
                            const T *alpha, const T *a, const int *lda, const T *b, const int *ldb, const T *beta, \
@@ -147,24 +159,8 @@ static void fortran_call(const blas_call_t *c)
                                     .n = *n, .k = *k, .alpha = *alpha, .beta = *beta, .a = a, .b = b, .c = c,    \
                                     .lda = *lda, .ldb = *ldb, .ldc = *ldc});                                     \
     }                                                                                                            \
-    BLAS_API void P##trmm_(const char *side, const char *uplo, const char *transa, const char *diag,           \
-                           const int *m, const int *n, const T *alpha, const T *a, const int *lda, T *b,        \
-                           const int *ldb, size_t l1, size_t l2, size_t l3, size_t l4)                           \
-    {                                                                                                            \
-        (void)l1, (void)l2, (void)l3, (void)l4;                                                                  \
-        fortran_call(&(blas_call_t){.routine = BL_TRMM, .dbl = DBL, .side = up(side), .uplo = up(uplo),         \
-                                    .ta = up(transa), .diag = up(diag), .m = *m, .n = *n, .alpha = *alpha,       \
-                                    .a = a, .c = b, .lda = *lda, .ldc = *ldb});                                  \
-    }                                                                                                            \
-    BLAS_API void P##trsm_(const char *side, const char *uplo, const char *transa, const char *diag,           \
-                           const int *m, const int *n, const T *alpha, const T *a, const int *lda, T *b,        \
-                           const int *ldb, size_t l1, size_t l2, size_t l3, size_t l4)                           \
-    {                                                                                                            \
-        (void)l1, (void)l2, (void)l3, (void)l4;                                                                  \
-        fortran_call(&(blas_call_t){.routine = BL_TRSM, .dbl = DBL, .side = up(side), .uplo = up(uplo),         \
-                                    .ta = up(transa), .diag = up(diag), .m = *m, .n = *n, .alpha = *alpha,       \
-                                    .a = a, .c = b, .lda = *lda, .ldc = *ldb});                                  \
-    }
+    FORTRAN_TRI(P, T, DBL, trmm, BL_TRMM)                                                                      \
+    FORTRAN_TRI(P, T, DBL, trsm, BL_TRSM)
 
 FORTRAN_L3(s, float, 0)
 FORTRAN_L3(d, double, 1)
@@ -199,6 +195,26 @@ static void cb_finish(const blas_call_t *c, int bad_pos, const char *rout, const
     CBLAS_CallFromC = 0;
     RowMajorStrg = 0;
 }
+
+/* TRMM and TRSM: the same arguments */
+#define CBLAS_TRI(P, T, DBL, NAME, ROUTINE)                                                                      \
+    BLAS_API void cblas_##P##NAME(const enum CBLAS_ORDER layout, const enum CBLAS_SIDE S,                      \
+                                  const enum CBLAS_UPLO U, const enum CBLAS_TRANSPOSE TA,                       \
+                                  const enum CBLAS_DIAG D, const blasint M, const blasint N, const T alpha,     \
+                                  const T *A, const blasint lda, T *B, const blasint ldb)                       \
+    {                                                                                                            \
+        const char *rout = "cblas_" #P #NAME;                                                                   \
+        const int row = cb_layout(layout, rout);                                                                 \
+        if (row < 0) { CBLAS_CallFromC = 0; return; }                                                            \
+        const char side = cb_side(S, row), uplo = cb_uplo(U, row), ta = cb_trans(TA), diag = cb_diag(D);        \
+        blas_call_t c = {.routine = ROUTINE, .dbl = DBL, .side = side, .uplo = uplo, .ta = ta, .diag = diag,     \
+                         .m = row ? N : M, .n = row ? M : N, .alpha = alpha, .a = A, .c = B, .lda = lda,         \
+                         .ldc = ldb};                                                                            \
+        const int bad = !side ? 2 : !uplo ? 3 : !ta ? 4 : !diag ? 5 : 0;                                         \
+        static const char *const what[] = {"", "", "Side", "Uplo", "TransA", "Diag"};                           \
+        const int val[] = {0, 0, (int)S, (int)U, (int)TA, (int)D};                                               \
+        cb_finish(&c, bad, rout, what[bad], val[bad]);                                                           \
+    }
 
 #define CBLAS_L3(P, T, DBL)                                                                                      \
     BLAS_API void cblas_##P##gemm(const enum CBLAS_ORDER layout, const enum CBLAS_TRANSPOSE TA,                \
@@ -257,40 +273,8 @@ static void cb_finish(const blas_call_t *c, int bad_pos, const char *rout, const
                          .ldc = ldc};                                                                            \
         cb_finish(&c, !uplo ? 2 : !tr ? 3 : 0, rout, !uplo ? "Uplo" : "Trans", !uplo ? (int)U : (int)Tr);         \
     }                                                                                                            \
-    BLAS_API void cblas_##P##trmm(const enum CBLAS_ORDER layout, const enum CBLAS_SIDE S,                      \
-                                  const enum CBLAS_UPLO U, const enum CBLAS_TRANSPOSE TA,                       \
-                                  const enum CBLAS_DIAG D, const blasint M, const blasint N, const T alpha,     \
-                                  const T *A, const blasint lda, T *B, const blasint ldb)                       \
-    {                                                                                                            \
-        const char *rout = "cblas_" #P "trmm";                                                                   \
-        const int row = cb_layout(layout, rout);                                                                 \
-        if (row < 0) { CBLAS_CallFromC = 0; return; }                                                            \
-        const char side = cb_side(S, row), uplo = cb_uplo(U, row), ta = cb_trans(TA), diag = cb_diag(D);        \
-        blas_call_t c = {.routine = BL_TRMM, .dbl = DBL, .side = side, .uplo = uplo, .ta = ta, .diag = diag,     \
-                         .m = row ? N : M, .n = row ? M : N, .alpha = alpha, .a = A, .c = B, .lda = lda,         \
-                         .ldc = ldb};                                                                            \
-        const int bad = !side ? 2 : !uplo ? 3 : !ta ? 4 : !diag ? 5 : 0;                                         \
-        static const char *const what[] = {"", "", "Side", "Uplo", "TransA", "Diag"};                           \
-        const int val[] = {0, 0, (int)S, (int)U, (int)TA, (int)D};                                               \
-        cb_finish(&c, bad, rout, what[bad], val[bad]);                                                           \
-    }                                                                                                            \
-    BLAS_API void cblas_##P##trsm(const enum CBLAS_ORDER layout, const enum CBLAS_SIDE S,                      \
-                                  const enum CBLAS_UPLO U, const enum CBLAS_TRANSPOSE TA,                       \
-                                  const enum CBLAS_DIAG D, const blasint M, const blasint N, const T alpha,     \
-                                  const T *A, const blasint lda, T *B, const blasint ldb)                       \
-    {                                                                                                            \
-        const char *rout = "cblas_" #P "trsm";                                                                   \
-        const int row = cb_layout(layout, rout);                                                                 \
-        if (row < 0) { CBLAS_CallFromC = 0; return; }                                                            \
-        const char side = cb_side(S, row), uplo = cb_uplo(U, row), ta = cb_trans(TA), diag = cb_diag(D);        \
-        blas_call_t c = {.routine = BL_TRSM, .dbl = DBL, .side = side, .uplo = uplo, .ta = ta, .diag = diag,     \
-                         .m = row ? N : M, .n = row ? M : N, .alpha = alpha, .a = A, .c = B, .lda = lda,         \
-                         .ldc = ldb};                                                                            \
-        const int bad = !side ? 2 : !uplo ? 3 : !ta ? 4 : !diag ? 5 : 0;                                         \
-        static const char *const what[] = {"", "", "Side", "Uplo", "TransA", "Diag"};                           \
-        const int val[] = {0, 0, (int)S, (int)U, (int)TA, (int)D};                                               \
-        cb_finish(&c, bad, rout, what[bad], val[bad]);                                                           \
-    }
+    CBLAS_TRI(P, T, DBL, trmm, BL_TRMM)                                                                        \
+    CBLAS_TRI(P, T, DBL, trsm, BL_TRSM)
 
 CBLAS_L3(s, float, 0)
 CBLAS_L3(d, double, 1)

@@ -215,9 +215,7 @@ int chg_syr2k_two_pass(void)
 
 /* ---- the device-buffer front end -------------------------------------------------------- */
 
-/* Buffer and device checks common to the four routines (after the shape checks): the queue,
- * then A, B, C as far as the call reads or writes them, then FP64. */
-static clhgemm_status_t check_call(const chg_l3_shape_t *sh, chg_precision_t prec, double alpha,
+clhgemm_status_t chg_l3_check_call(const chg_l3_shape_t *sh, chg_precision_t prec, double alpha,
                                    cl_mem A, size_t offA, int lda, cl_mem B, size_t offB, int ldb,
                                    cl_mem C, size_t offC, int ldc, cl_command_queue queue)
 {
@@ -256,7 +254,7 @@ static clhgemm_status_t run(const chg_l3_shape_t *sh, chg_precision_t prec, doub
                             cl_event *event)
 {
     clhgemm_status_t st =
-        check_call(sh, prec, alpha, A, offA, lda, B, offB, ldb, C, offC, ldc, queue);
+        chg_l3_check_call(sh, prec, alpha, A, offA, lda, B, offB, ldb, C, offC, ldc, queue);
     if (st != CLHGEMM_SUCCESS) return st;
     chg_gemm_args_t a;
     chg_l3_core_args(sh, prec, alpha, A, offA, (size_t)lda, B, offB, (size_t)ldb, beta, C, offC,

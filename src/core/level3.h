@@ -47,4 +47,11 @@ void chg_l3_core_args(const chg_l3_shape_t *sh, chg_precision_t prec, double alp
  * measured faster (docs/perf/2026-11-history.md). */
 int chg_syr2k_two_pass(void);
 
+/* Buffer and device checks of a device-buffer level-3 call (after its shape checks): the
+ * queue, then A, B, C as far as the call reads or writes them (TRMM and TRSM: B in place, no
+ * C), then FP64. */
+clhgemm_status_t chg_l3_check_call(const chg_l3_shape_t *sh, chg_precision_t prec, double alpha,
+                                   cl_mem A, size_t offA, int lda, cl_mem B, size_t offB, int ldb,
+                                   cl_mem C, size_t offC, int ldc, cl_command_queue queue);
+
 #endif

@@ -161,32 +161,6 @@ void chg_trsm_solve_panel(chg_precision_t prec, const chg_l3_shape_t *sh, size_t
 
 /* ---- device buffers ----------------------------------------------------------------------- */
 
-/* After the shape checks, as TRMM's (level3.c): the queue, A when the call reads it (m, n > 0
- * and alpha != 0), B when it writes it (m, n > 0), then FP64. */
-static clhgemm_status_t check_buffers(const chg_l3_shape_t *sh, chg_precision_t prec,
-                                      double alpha, cl_mem A, size_t offA, int lda, cl_mem B,
-                                      size_t offB, int ldb, cl_command_queue queue)
-{
-    const chg_device_t *dev;
-    cl_context ctx;
-    clhgemm_status_t st = chg_queue_device(queue, &dev, &ctx);
-    if (st != CLHGEMM_SUCCESS) return st;
-    const size_t es = chg_elem_size(prec);
-    const int touch = sh->m > 0 && sh->n > 0;
-    if (touch && alpha != 0.0) {
-        st = chg_check_buffer(A, ctx, offA, sh->a_rows, sh->a_cols, (size_t)lda, es,
-                              CLHGEMM_NULL_BUFFER_A, CLHGEMM_INSUFFICIENT_BUFFER_A);
-        if (st != CLHGEMM_SUCCESS) return st;
-    }
-    if (touch) {
-        st = chg_check_buffer(B, ctx, offB, sh->b_rows, sh->b_cols, (size_t)ldb, es,
-                              CLHGEMM_NULL_BUFFER_B, CLHGEMM_INSUFFICIENT_BUFFER_B);
-        if (st != CLHGEMM_SUCCESS) return st;
-    }
-    if (prec == CHG_F64 && !(dev->features & CHG_FEAT_FP64)) return CLHGEMM_FP64_NOT_SUPPORTED;
-    return CLHGEMM_SUCCESS;
-}
-
 /* One device-buffer call in flight. */
 typedef struct dsolve_s {
     const chg_l3_shape_t *sh;
@@ -308,7 +282,7 @@ static clhgemm_status_t trsm_cl(chg_precision_t prec, int layout, int side, int 
     clhgemm_status_t st =
         chg_trsm_check_shape(layout, side, uplo, transA, diag, m, n, lda, ldb, &sh);
     if (st != CLHGEMM_SUCCESS) return st;
-    st = check_buffers(&sh, prec, alpha, A, offA, lda, B, offB, ldb, queue);
+    st = chg_l3_check_call(&sh, prec, alpha, A, offA, lda, B, offB, ldb, NULL, 0, 1, queue);
     if (st != CLHGEMM_SUCCESS) return st;
     if (sh.m == 0 || sh.n == 0 || alpha == 0.0) {
         /* the core's quick paths: a marker, or B := 0 without reading A or B */

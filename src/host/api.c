@@ -33,15 +33,6 @@ static void scale_c(const call_t *c, double beta)
     }
 }
 
-/* Every device of the handle runs FP64 (for a double-precision call). */
-static int fp64_ok(clhgemm_handle_t h, chg_precision_t prec)
-{
-    if (prec == CHG_F64)
-        for (int i = 0; i < h->ndev; i++)
-            if (!(h->devs[i].dev.features & CHG_FEAT_FP64)) return 0;
-    return 1;
-}
-
 /* The caller's own arguments, for the CPU route (OpenBLAS gets them as they came). */
 typedef struct user_args_s {
     int routine;                /* CHG_L3_*, or -1 for GEMM */
@@ -86,10 +77,7 @@ static clhgemm_status_t dispatch(clhgemm_handle_t h, const call_t *c, const user
     if (!chg_route_to_cpu(h, &rc)) return chg_run_call(h, c);
     const unsigned long long t0 = chg_now_ns();
     run_on_cpu(c->prec, u);
-    const double t = chg_seconds_since(t0);
-    pthread_mutex_lock(&h->info_lock);
-    h->last = (clhgemm_call_info_t){.seconds = t, .cpu_fraction = 1.0};
-    pthread_mutex_unlock(&h->info_lock);
+    chg_route_record_cpu(h, chg_seconds_since(t0));
     return CLHGEMM_SUCCESS;
 }
 
@@ -106,7 +94,7 @@ static clhgemm_status_t host_gemm(clhgemm_handle_t h, chg_precision_t prec, clhg
     if (read_ab && !A) return CLHGEMM_NULL_BUFFER_A;
     if (read_ab && !B) return CLHGEMM_NULL_BUFFER_B;
     if (touch_c && !C) return CLHGEMM_NULL_BUFFER_C;
-    if (!fp64_ok(h, prec)) return CLHGEMM_FP64_NOT_SUPPORTED;
+    if (!chg_handle_fp64_ok(h, prec)) return CLHGEMM_FP64_NOT_SUPPORTED;
     if (!touch_c) return CLHGEMM_SUCCESS;
 
     const size_t es = chg_elem_size(prec);
@@ -171,7 +159,7 @@ static clhgemm_status_t host_l3(clhgemm_handle_t h, chg_precision_t prec, const 
     if (!B && ((product && (sh->routine == CHG_L3_SYMM || sh->routine == CHG_L3_SYR2K)) || (trmm && touch)))
         return CLHGEMM_NULL_BUFFER_B;
     if (touch && !trmm && !C) return CLHGEMM_NULL_BUFFER_C;
-    if (!fp64_ok(h, prec)) return CLHGEMM_FP64_NOT_SUPPORTED;
+    if (!chg_handle_fp64_ok(h, prec)) return CLHGEMM_FP64_NOT_SUPPORTED;
     if (!touch) return CLHGEMM_SUCCESS;
 
     chg_gemm_args_t g;

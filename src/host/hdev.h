@@ -93,6 +93,15 @@ struct clhgemm_handle_s {
     clhgemm_call_info_t last;
 };
 
+/* Every device of the handle runs FP64 (what a double-precision call needs). */
+static inline int chg_handle_fp64_ok(clhgemm_handle_t h, chg_precision_t prec)
+{
+    if (prec == CHG_F64)
+        for (int i = 0; i < h->ndev; i++)
+            if (!(h->devs[i].dev.features & CHG_FEAT_FP64)) return 0;
+    return 1;
+}
+
 /* Device buffer role `which` with at least `slots` buffers of `bytes`: kept when large enough,
  * else reallocated (never shrunk across calls). */
 cl_int chg_hdev_reserve(hdev_t *d, int which, size_t bytes, int slots);

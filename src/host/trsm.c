@@ -21,15 +21,6 @@
 #include "cpu/cpublas.h"
 #include "host/route.h"
 
-/* Every device of the handle runs FP64 (for a double-precision call). */
-static int fp64_ok(clhgemm_handle_t h, chg_precision_t prec)
-{
-    if (prec == CHG_F64)
-        for (int i = 0; i < h->ndev; i++)
-            if (!(h->devs[i].dev.features & CHG_FEAT_FP64)) return 0;
-    return 1;
-}
-
 /* B := 0 (column-major view m x n, ldb) without reading it. */
 static void zero_b(chg_precision_t prec, const chg_l3_shape_t *sh, void *B, size_t ldb)
 {
@@ -66,10 +57,7 @@ static int ran_on_cpu(clhgemm_handle_t h, chg_precision_t prec, const chg_l3_sha
     if (chg_cpu_blas_trsm(prec, u->layout, u->side, u->uplo, u->trans, u->diag, u->m, u->n,
                           u->alpha, u->a, u->lda, u->b, u->ldb) != 0)
         return 0; /* no OpenBLAS: the blocked path (its panels use the library's own solve) */
-    const double t = chg_seconds_since(t0);
-    pthread_mutex_lock(&h->info_lock);
-    h->last = (clhgemm_call_info_t){.seconds = t, .cpu_fraction = 1.0};
-    pthread_mutex_unlock(&h->info_lock);
+    chg_route_record_cpu(h, chg_seconds_since(t0));
     return 1;
 }
 
@@ -103,7 +91,7 @@ static clhgemm_status_t host_trsm(clhgemm_handle_t h, chg_precision_t prec, cons
     const int touch = sh.m > 0 && sh.n > 0;
     if (touch && u->alpha != 0.0 && !u->a) return CLHGEMM_NULL_BUFFER_A;
     if (touch && !u->b) return CLHGEMM_NULL_BUFFER_B;
-    if (!fp64_ok(h, prec)) return CLHGEMM_FP64_NOT_SUPPORTED;
+    if (!chg_handle_fp64_ok(h, prec)) return CLHGEMM_FP64_NOT_SUPPORTED;
     if (!touch) return CLHGEMM_SUCCESS;
     const size_t lda = (size_t)u->lda, ldb = (size_t)u->ldb, es = chg_elem_size(prec);
     if (u->alpha == 0.0) {
