@@ -104,6 +104,7 @@ typedef enum clhgemm_side_e {
     X(CLHGEMM_INVALID_UPLO, -2031, "uplo is not CLHGEMM_UPPER or CLHGEMM_LOWER")                \
     X(CLHGEMM_INVALID_DIAG, -2032, "diag is not CLHGEMM_UNIT or CLHGEMM_NON_UNIT")              \
     X(CLHGEMM_INVALID_TRANS, -2033, "trans (SYRK, SYR2K) is not a CLHGEMM_*TRANS value")        \
+    X(CLHGEMM_SIZE_OVERFLOW, -2034, "a matrix (ld x (cols - 1) + rows elements) exceeds memory") \
     X(CLHGEMM_INTERNAL_ERROR, -2099, "internal error (please report)")
 
 typedef enum clhgemm_status_e {

@@ -10,6 +10,7 @@
  */
 #include "device/cache.h"
 #include "core/gemm.h"
+#include "core/extent.h"
 
 static int valid_trans(int t)
 {
@@ -62,6 +63,9 @@ clhgemm_status_t chg_gemm_check_shape(int layout, int transA, int transB, int m,
     if (lda < CHG_MAX(1, a_rows)) return CLHGEMM_INVALID_LDA;
     if (ldb < CHG_MAX(1, b_rows)) return CLHGEMM_INVALID_LDB;
     if (ldc < CHG_MAX(1, c_rows)) return CLHGEMM_INVALID_LDC;
+    if (!CHG_EXTENTS_FIT((size_t)a_rows, (size_t)a_cols, lda, (size_t)b_rows, (size_t)b_cols, ldb,
+                         (size_t)c_rows, (size_t)c_cols, ldc))
+        return CLHGEMM_SIZE_OVERFLOW;
     *sh = (chg_shape_t){.col = col, .ta = ta, .tb = tb,
                         .a_rows = (size_t)a_rows, .a_cols = (size_t)a_cols,
                         .b_rows = (size_t)b_rows, .b_cols = (size_t)b_cols,

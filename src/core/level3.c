@@ -24,6 +24,7 @@
  * column-major A' = A^T.
  */
 #include "core/level3.h"
+#include "core/extent.h"
 
 #include <string.h>
 
@@ -53,6 +54,9 @@ clhgemm_status_t chg_symm_check_shape(int layout, int side, int uplo, int m, int
     if (lda < CHG_MAX(1, ka)) return CLHGEMM_INVALID_LDA;
     if (ldb < CHG_MAX(1, rows)) return CLHGEMM_INVALID_LDB;
     if (ldc < CHG_MAX(1, rows)) return CLHGEMM_INVALID_LDC;
+    if (!CHG_EXTENTS_FIT((size_t)ka, (size_t)ka, lda, (size_t)rows, (size_t)cols, ldb, (size_t)rows,
+                         (size_t)cols, ldc))
+        return CLHGEMM_SIZE_OVERFLOW;
     memset(sh, 0, sizeof *sh);
     sh->routine = CHG_L3_SYMM;
     sh->col = col;
@@ -81,6 +85,9 @@ clhgemm_status_t chg_syrk_check_shape(int layout, int uplo, int trans, int n, in
     if (lda < CHG_MAX(1, arows)) return CLHGEMM_INVALID_LDA;
     if (two_operands && ldb < CHG_MAX(1, arows)) return CLHGEMM_INVALID_LDB;
     if (ldc < CHG_MAX(1, n)) return CLHGEMM_INVALID_LDC;
+    if (!CHG_EXTENTS_FIT((size_t)arows, (size_t)acols, lda, (size_t)arows,
+                         two_operands ? (size_t)acols : 0, ldb, (size_t)n, (size_t)n, ldc))
+        return CLHGEMM_SIZE_OVERFLOW;
     memset(sh, 0, sizeof *sh);
     sh->routine = two_operands ? CHG_L3_SYR2K : CHG_L3_SYRK;
     sh->col = col;
@@ -112,6 +119,8 @@ clhgemm_status_t chg_trmm_check_shape(int layout, int side, int uplo, int transA
     const int ka = left ? m : n, rows = col ? m : n, cols = col ? n : m;
     if (lda < CHG_MAX(1, ka)) return CLHGEMM_INVALID_LDA;
     if (ldb < CHG_MAX(1, rows)) return CLHGEMM_INVALID_LDB;
+    if (!CHG_EXTENTS_FIT((size_t)ka, (size_t)ka, lda, (size_t)rows, (size_t)cols, ldb, 0, 0, 1))
+        return CLHGEMM_SIZE_OVERFLOW; /* TRMM and TRSM: no C */
     memset(sh, 0, sizeof *sh);
     sh->routine = CHG_L3_TRMM;
     sh->col = col;
