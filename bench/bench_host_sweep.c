@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <float.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -207,6 +208,9 @@ typedef struct sw_res_s {
     clhgemm_call_info_t info, info_dr;
     double err_ours, err_dr, err_dev; /* error / tolerance (NAN: not done) */
     double bound_ms;                  /* 0: no bound (no device-only figure) */
+    double hbound_ms;                 /* 0: none; the bound with the host's own copies counted */
+    double pair_ratio;                /* small n: median of ours/OpenBLAS over paired samples
+                                         (NAN: not measured) */
 } sw_res_t;
 
 static double sw_gf(int n, const stats_t *s) { return s->ok ? gflops(n, s->median) : NAN; }
@@ -251,8 +255,43 @@ typedef struct sw_env_s {
     devctx_t *dev;
     clhgemm_handle_t h, hd; /* auto (the environment as it is) and CLHGEMM_ROUTE=device */
     double bus_bps;         /* pinned host->device, bytes/s (0: not measured) */
+    double copy_bps;        /* pageable -> pinned copies on all cores, bytes/s (0: not measured) */
     int xt;                 /* cublasXt column on */
 } sw_env_t;
+
+/* Small calls, ours against OpenBLAS in time: 2 * reps + 1 pairs of samples taken back to back
+ * (the order alternating), so that both see the same state of the machine (OpenBLAS's threads
+ * waking, the clock); the median of the pairs' ratios. A CPU-routed call is OpenBLAS's own
+ * call: the ratio shows what the routing costs, not OpenBLAS's noise between two separate
+ * timings. */
+#define SWEEP_PAIRED_MAX_N 256
+static double sw_paired(sw_call_t *ours, sw_call_t *ob, int in_ours, int in_ob, int reps)
+{
+#ifdef CLHGEMM_HAVE_OPENBLAS
+    const int pairs = 2 * reps + 1;
+    double *v = malloc((size_t)pairs * sizeof *v);
+    if (!v) return NAN;
+    for (int p = 0; p < pairs; p++) {
+        double t[2];
+        for (int s = 0; s < 2; s++) {
+            const int which = (p + s) % 2; /* 0: ours, 1: OpenBLAS */
+            const double a = now_ms();
+            if (which ? sw_openblas(ob, in_ob) : sw_ours(ours, in_ours)) {
+                free(v);
+                return NAN;
+            }
+            t[which] = (now_ms() - a) / (which ? in_ob : in_ours);
+        }
+        v[p] = t[1] > 0 ? t[0] / t[1] : NAN;
+    }
+    const stats_t st = stats_of(v, pairs);
+    free(v);
+    return st.median;
+#else
+    (void)ours, (void)ob, (void)in_ours, (void)in_ob, (void)reps;
+    return NAN;
+#endif
+}
 
 static void sw_case(const opts_t *o, const sw_env_t *env, int dbl, double beta, int n,
                     sw_res_t *r)
@@ -261,7 +300,7 @@ static void sw_case(const opts_t *o, const sw_env_t *env, int dbl, double beta, 
     r->dbl = dbl;
     r->beta = beta;
     r->n = n;
-    r->err_ours = r->err_dr = r->err_dev = NAN;
+    r->err_ours = r->err_dr = r->err_dev = r->pair_ratio = NAN;
     const size_t es = dbl ? 8 : 4, count = (size_t)n * (size_t)n, bytes = count * es;
     const int threads = o->threads;
     const int check = !o->no_check;
@@ -374,6 +413,8 @@ static void sw_case(const opts_t *o, const sw_env_t *env, int dbl, double beta, 
             continue;
         }
         clhgemm_last_call_info(hc.h, info);
+        if (!pass && n <= SWEEP_PAIRED_MAX_N && r->ob.ok)
+            r->pair_ratio = sw_paired(&hc, &call, r->in_ours, r->in_ob, o->reps);
     }
 
     /* ---- cublasXt on the same pageable arrays (column-major view) ---- */
@@ -396,6 +437,12 @@ static void sw_case(const opts_t *o, const sw_env_t *env, int dbl, double beta, 
         const double bus_ms = moved / env->bus_bps * 1e3;
         const int ndev = r->info_dr.devices_used > 1 ? r->info_dr.devices_used : 1;
         r->bound_ms = (r->dev.median > bus_ms ? r->dev.median : bus_ms) / ndev;
+        /* and with the host's copies: every operand crosses host memory once more on its way
+         * into pinned staging (A, B, C in when beta != 0) and C once on its way out */
+        if (env->copy_bps > 0) {
+            const double copy_ms = (moved + (double)count * (double)es) / env->copy_bps * 1e3;
+            r->hbound_ms = r->bound_ms > copy_ms ? r->bound_ms : copy_ms;
+        }
     }
 out:
     free(A);
@@ -439,6 +486,62 @@ static double sw_bus_rate(devctx_t *d, size_t bytes)
     return best;
 }
 
+/* The host's own copy rate, pageable -> pinned, on `threads` threads (what the pipeline's pack
+ * threads do with every operand): memcpy of equal parts of a pageable buffer into a mapped
+ * CL_MEM_ALLOC_HOST_PTR buffer, best of 3; bytes/s, 0 on failure. */
+typedef struct sw_copy_s {
+    char *dst;
+    const char *src;
+    size_t part;
+} sw_copy_t;
+
+static void *sw_copy_main(void *arg)
+{
+    const sw_copy_t *c = arg;
+    memcpy(c->dst, c->src, c->part);
+    return NULL;
+}
+
+static double sw_copy_rate(devctx_t *d, size_t bytes, int threads)
+{
+    if (threads < 1) threads = 1;
+    if (threads > 128) threads = 128;
+    cl_int err = CL_SUCCESS;
+    cl_mem host = clCreateBuffer(d->ctx, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, bytes, NULL,
+                                 &err);
+    void *p = NULL;
+    if (err == CL_SUCCESS)
+        p = clEnqueueMapBuffer(d->q, host, CL_TRUE, CL_MAP_WRITE, 0, bytes, 0, NULL, NULL, &err);
+    char *src = malloc(bytes);
+    double best = 0;
+    if (err == CL_SUCCESS && p && src) {
+        memset(src, 0x5a, bytes);
+        memset(p, 0x3c, bytes);
+        const size_t part = bytes / (size_t)threads / 4096 * 4096;
+        sw_copy_t jobs[128];
+        pthread_t th[128];
+        for (int i = 0; i < 3 && part; i++) {
+            const double a = now_ms();
+            int started = 0;
+            for (int t = 0; t < threads; t++) {
+                jobs[t] = (sw_copy_t){(char *)p + (size_t)t * part, src + (size_t)t * part, part};
+                if (t && pthread_create(&th[t], NULL, sw_copy_main, &jobs[t]) != 0) break;
+                started = t + 1;
+            }
+            sw_copy_main(&jobs[0]);
+            for (int t = 1; t < started; t++) pthread_join(th[t], NULL);
+            const double ms = now_ms() - a;
+            const double rate = ms > 0 && started == threads ? (double)part * threads / (ms * 1e-3) : 0;
+            if (rate > best) best = rate;
+        }
+        clEnqueueUnmapMemObject(d->q, host, p, 0, NULL, NULL);
+        clFinish(d->q);
+    }
+    free(src);
+    if (host) clReleaseMemObject(host);
+    return err == CL_SUCCESS ? best : 0;
+}
+
 static void sw_fmt(char *buf, size_t len, const char *fmt, double v)
 {
     if (isnan(v))
@@ -449,9 +552,9 @@ static void sw_fmt(char *buf, size_t len, const char *fmt, double v)
 
 static void sw_print_header(const sw_env_t *env)
 {
-    printf("%4s %4s %6s %10s %7s %10s %10s %10s %10s %6s %6s %-7s %10s %9s %7s%s\n", "prec", "beta",
-           "n", "ours GF/s", "spread", "OpenBLAS", "dev-only", "dev-route", "bound", "/bound",
-           "/OB", "route", "ours ms", "OB ms", "inner", env->xt ? "   cublasXt" : "");
+    printf("%4s %4s %6s %10s %7s %10s %10s %10s %10s %6s %7s %6s %6s %-7s %10s %9s %7s%s\n", "prec",
+           "beta", "n", "ours GF/s", "spread", "OpenBLAS", "dev-only", "dev-route", "bound", "/bound",
+           "/hbound", "/OB", "t/OB", "route", "ours ms", "OB ms", "inner", env->xt ? "   cublasXt" : "");
 }
 
 static void sw_print_row(const sw_env_t *env, const sw_res_t *r)
@@ -460,8 +563,8 @@ static void sw_print_row(const sw_env_t *env, const sw_res_t *r)
         printf("%4s %4g %6d skipped: %s\n", r->dbl ? "d" : "s", r->beta, r->n, r->why);
         return;
     }
-    char ours[24], spr[24], ob[24], dev[24], dr[24], bd[24], rb[24], ro[24], oms[24], obms[24],
-        xt[32] = "";
+    char ours[24], spr[24], ob[24], dev[24], dr[24], bd[24], rb[24], rh[24], ro[24], tp[24],
+        oms[24], obms[24], xt[32] = "";
     const double g = sw_gf(r->n, &r->ours);
     sw_fmt(ours, sizeof ours, "%.2f", g);
     sw_fmt(spr, sizeof spr, "%.1f%%", sw_spread(&r->ours));
@@ -470,7 +573,9 @@ static void sw_print_row(const sw_env_t *env, const sw_res_t *r)
     sw_fmt(dr, sizeof dr, "%.2f", sw_gf(r->n, &r->dr));
     sw_fmt(bd, sizeof bd, "%.2f", sw_bound_gf(r));
     sw_fmt(rb, sizeof rb, "%.2f", g / sw_bound_gf(r));
+    sw_fmt(rh, sizeof rh, "%.2f", r->hbound_ms > 0 ? g / gflops(r->n, r->hbound_ms) : NAN);
     sw_fmt(ro, sizeof ro, "%.2f", g / sw_gf(r->n, &r->ob));
+    sw_fmt(tp, sizeof tp, "%.3f", r->pair_ratio);
     sw_fmt(oms, sizeof oms, "%.4g", r->ours.ok ? r->ours.median : NAN);
     sw_fmt(obms, sizeof obms, "%.4g", r->ob.ok ? r->ob.median : NAN);
     if (env->xt) {
@@ -478,8 +583,8 @@ static void sw_print_row(const sw_env_t *env, const sw_res_t *r)
         sw_fmt(v, sizeof v, "%.2f", sw_gf(r->n, &r->xt));
         snprintf(xt, sizeof xt, " %10s", v);
     }
-    printf("%4s %4g %6d %10s %7s %10s %10s %10s %10s %6s %6s %-7s %10s %9s %7d%s%s\n",
-           r->dbl ? "d" : "s", r->beta, r->n, ours, spr, ob, dev, dr, bd, rb, ro,
+    printf("%4s %4g %6d %10s %7s %10s %10s %10s %10s %6s %7s %6s %6s %-7s %10s %9s %7d%s%s\n",
+           r->dbl ? "d" : "s", r->beta, r->n, ours, spr, ob, dev, dr, bd, rb, rh, ro, tp,
            r->ours.ok ? sw_route(&r->info) : "-", oms, obms, r->in_ours, xt,
            r->failed ? "  FAILED" : "");
 }
@@ -489,7 +594,7 @@ static void sw_csv_row(FILE *f, const sw_env_t *env, const sw_res_t *r)
     if (!f) return;
     const double g = sw_gf(r->n, &r->ours);
     fprintf(f, "%s,%g,%d,%.4f,%.2f,%.4f,%.4f,%.4f,%.4f,%.4f,%s,%.4f,%.4f,%.6g,%.6g,%.6g,%d,%d,%d,"
-               "%d,%.4f,%.3f,%s,%.3g,%.3g,%.3g,%.4f,%d,%s\n",
+               "%d,%.4f,%.3f,%s,%.3g,%.3g,%.3g,%.4f,%d,%s,%.4f,%.4f,%.4f,%.3f\n",
             r->dbl ? "d" : "s", r->beta, r->n, g, sw_spread(&r->ours), sw_gf(r->n, &r->ob),
             sw_gf(r->n, &r->dev), sw_bound_gf(r), g / sw_bound_gf(r), g / sw_gf(r->n, &r->ob),
             r->ours.ok ? sw_route(&r->info) : "", sw_gf(r->n, &r->dr), sw_over_best(r),
@@ -498,7 +603,10 @@ static void sw_csv_row(FILE *f, const sw_env_t *env, const sw_res_t *r)
             env->xt ? sw_gf(r->n, &r->xt) : NAN, env->bus_bps * 1e-9,
             r->dr.ok ? sw_route(&r->info_dr) : "", r->err_ours, r->err_dr, r->err_dev,
             r->info.cpu_fraction, r->info.devices_used,
-            r->skipped ? "skipped" : r->failed ? "FAILED" : "ok");
+            r->skipped ? "skipped" : r->failed ? "FAILED" : "ok",
+            r->hbound_ms > 0 ? gflops(r->n, r->hbound_ms) : NAN,
+            r->hbound_ms > 0 ? g / gflops(r->n, r->hbound_ms) : NAN, r->pair_ratio,
+            env->copy_bps * 1e-9);
     fflush(f);
 }
 
@@ -619,6 +727,7 @@ int run_sweep(opts_t *o)
                                    bus_bytes > dev.info.global_mem_bytes / 4))
         bus_bytes /= 2;
     env.bus_bps = sw_bus_rate(&dev, bus_bytes);
+    env.copy_bps = sw_copy_rate(&dev, bus_bytes, o->threads);
 
     /* the handles: ours as the environment says, and one with CLHGEMM_ROUTE=device */
     clhgemm_status_t st = clhgemm_create(&env.h, NULL);
@@ -683,7 +792,8 @@ int run_sweep(opts_t *o)
                          "device_route_gflops,ours_over_best,ours_ms,openblas_ms,device_route_ms,"
                          "inner_ours,inner_openblas,inner_device_route,inner_device,xt_gflops,"
                          "bus_gbps,device_route_route,check_ours,check_device_route,"
-                         "check_device,cpu_fraction,devices_used,status\n");
+                         "check_device,cpu_fraction,devices_used,status,host_bound_gflops,"
+                         "ours_over_host_bound,paired_time_ratio,copy_gbps\n");
     }
 
     sw_res_t *res = calloc(SWEEP_MAX_CASES, sizeof *res);
@@ -717,9 +827,12 @@ int run_sweep(opts_t *o)
     printf("GF/s per call (median; spread = (max - min) / median of the samples); OpenBLAS alone "
            "on the same data; dev-only = clhgemm_?gemm_cl with the data on the device; dev-route = "
            "ours on a CLHGEMM_ROUTE=device handle; bound = flops / max(dev-only time, (A + B + "
-           "(beta != 0) C) bytes / bus rate)%s; route = where ours ran (cpu, dev, dev+cpu); inner "
-           "= calls per timed sample of ours\n",
-           ndev_note);
+           "(beta != 0) C) bytes / bus rate)%s; hbound = the bound with the host's own copies "
+           "counted too (A + B + (beta != 0) C + C bytes / the pageable -> pinned copy rate, %.1f "
+           "GB/s on all cores in this run); t/OB = time ours / OpenBLAS, median over paired "
+           "samples (n <= %d); route = where ours ran (cpu, dev, dev+cpu); inner = calls per "
+           "timed sample of ours\n",
+           ndev_note, env.copy_bps * 1e-9, SWEEP_PAIRED_MAX_N);
 
     /* worst: ours against the better of OpenBLAS alone and the device route; small n against
      * OpenBLAS in time */
@@ -734,7 +847,7 @@ int run_sweep(opts_t *o)
             w = r;
         }
         if (r->n <= 256 && r->ob.ok && r->ob.median > 0) {
-            const double t = r->ours.median / r->ob.median;
+            const double t = isnan(r->pair_ratio) ? r->ours.median / r->ob.median : r->pair_ratio;
             if (t > wsv) {
                 wsv = t;
                 ws = r;
@@ -754,7 +867,8 @@ int run_sweep(opts_t *o)
     }
     if (ws)
         snprintf(wsbuf, sizeof wsbuf,
-                 "%.3fx at %s beta=%g n=%d (ours %.4g ms, OpenBLAS %.4g ms per call; route %s)",
+                 "%.3fx at %s beta=%g n=%d (ours %.4g ms, OpenBLAS %.4g ms per call, medians of "
+                 "their own samples; route %s)",
                  wsv, ws->dbl ? "d" : "s", ws->beta, ws->n, ws->ours.median, ws->ob.median,
                  sw_route(&ws->info));
     printf("worst: %s; small n (<= 256): largest time ours/OpenBLAS %s\n", wbuf, wsbuf);
