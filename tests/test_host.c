@@ -112,6 +112,9 @@ static size_t ceil_div(size_t a, size_t b) { return (a + b - 1) / b; }
 static int g_seen_k_split, g_seen_mn_split, g_max_devices_used;
 static long long g_tiles_stolen, g_multiband_calls;
 static long long g_cpu_routed; /* calls that check_info saw routed to OpenBLAS */
+/* check_info runs on the worker threads of the threads mode too (each on a handle of its own):
+ * the tallies above are updated under this lock (an unlocked += was TSan's report). */
+static pthread_mutex_t g_tally_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* The A mode CLHGEMM_TILE forces ("bm,bn,bk,mode"), or -1. */
 static int forced_amode(void)
@@ -138,7 +141,9 @@ static int check_info(clhgemm_handle_t h, const tc_case_t *q, const char *tag)
      * tile, all of C on the CPU. */
     const char *route = getenv("CLHGEMM_ROUTE");
     if (route && strcmp(route, "device") && inf.devices_used == 0 && inf.tiles == 0) {
+        pthread_mutex_lock(&g_tally_lock);
         g_cpu_routed++;
+        pthread_mutex_unlock(&g_tally_lock);
         if (inf.cpu_fraction != 1.0 || !(inf.seconds >= 0.0)) {
             fprintf(stderr, "FAIL %s: CPU-routed call info cpu_fraction=%g seconds=%g\n", tag, inf.cpu_fraction,
                     inf.seconds);
@@ -208,11 +213,13 @@ static int check_info(clhgemm_handle_t h, const tc_case_t *q, const char *tag)
                 inf.tiles_stolen);
         rc = 1;
     }
+    pthread_mutex_lock(&g_tally_lock);
     g_tiles_stolen += inf.tiles_stolen;
     if (orient && tm < M && tk < k) g_multiband_calls++;
     if (tk < k) g_seen_k_split = 1;
     if (inf.devices_used > g_max_devices_used) g_max_devices_used = inf.devices_used;
     if (orient && tm < M && tn < N) g_seen_mn_split = 1;
+    pthread_mutex_unlock(&g_tally_lock);
     return rc;
 }
 
