@@ -18,7 +18,7 @@
 #   host        clhgemm-bench-host, host-resident (pageable) S/DGEMM n = $HOST_SIZES (16384,32768)
 #               with device-only and cublasXt in the same process (XT=0: no cublasXt, ~3 min less);
 #               HOST_RUNS=N more processes of ours alone (the host's copy rate varies by process)
-#   sweep       clhgemm-bench-host --sweep n = $SWEEP_SIZES (64..8192), s and d, beta 0 and 0.5: ours (auto
+#   sweep       clhgemm-bench-host --sweep n = $SWEEP_SIZES (8..16384), s and d, beta 0 and 0.5: ours (auto
 #               route), ours on the device route, OpenBLAS alone, device-only, the bus bound; CSV, PNG
 #   zerocopy    bench/probe_zerocopy: CL_MEM_USE_HOST_PTR pinning of the caller's memory against staging
 #   blasnumpy   numpy a @ b n = 256..16384, small calls, cholesky, solve on clhgemm's libblas.so.3 and
@@ -256,11 +256,11 @@ stage_host() {
 stage_sweep() {
   need_build || return 1
   # host calls of every size (issue 19): ours (auto route), ours on the device route, OpenBLAS alone,
-  # the device-only rate and the bus bound; SWEEP_SIZES (64..8192), SWEEP_PREC (both), REPS 5
+  # the device-only rate and the bus bound; SWEEP_SIZES (8..16384), SWEEP_PREC (both), REPS 5
   local r=0
-  run_win "bench-host --sweep ${SWEEP_SIZES:-64,128,256,512,1024,2048,4096,8192}" "$SD/sweep.log" \
+  run_win "bench-host --sweep ${SWEEP_SIZES:-8,16,32,64,128,256,512,1024,2048,4096,8192,16384}" "$SD/sweep.log" \
     "${SWEEP_TIMEOUT:-540}" env CLHGEMM_VERBOSE="${SWEEP_VERBOSE:-0}" "$B/clhgemm-bench-host" --sweep \
-    --sizes "${SWEEP_SIZES:-64,128,256,512,1024,2048,4096,8192}" --precision "${SWEEP_PREC:-both}" \
+    --sizes "${SWEEP_SIZES:-8,16,32,64,128,256,512,1024,2048,4096,8192,16384}" --precision "${SWEEP_PREC:-both}" \
     --reps "${SWEEP_REPS:-5}" --warmup 1 --no-xt --csv "$SD/sweep.csv" --png "$SD/sweep.png" || r=1
   { grep -vE '^clhgemm:' "$SD/sweep.log" | tail -60; cat "$SD/clocks.txt"; } >"$SD/summary.txt"
   return "$r"
