@@ -31,6 +31,12 @@
  *            Bp(col, k)), zero outside its triangle: each work-group runs only the KWG slices
  *            that can hold a non-zero of its rows / columns. 1: Ap upper (k >= row + diag),
  *            2: Ap lower (k <= row + diag), 3: Bp upper (k >= col + diag), 4: Bp lower.
+ *
+ * SPLITK 1 (plain GEMM, src/core/gemm.c's split of k): the launch has a third dimension, one
+ * slice s = get_group_id(2) of kp packed k rows each; slice s multiplies panel rows
+ * [s*kp, (s+1)*kp) (the panels' extent apk/bpk holds all slices) into its own partial product
+ * Cp + s * ldcp * Np (Np = the launch's tiles along n times NWG), which a second pass
+ * (cl/splitk.cl) sums in slice order with alpha and beta. No atomics: results are reproducible.
  */
 
 #ifndef PRECISION
@@ -99,6 +105,12 @@
 #define DIRECT (DIRECT_A || DIRECT_B || DIRECT_C)
 #if DIRECT && (TRIANGLE || KLIMIT)
 #error "DIRECT_* is for plain GEMM"
+#endif
+#ifndef SPLITK
+#define SPLITK 0
+#endif
+#if SPLITK && (DIRECT || TRIANGLE || KLIMIT)
+#error "SPLITK is for plain GEMM on packed operands"
 #endif
 
 #define MWI (MWG / MDIMC)   /* accumulators per work-item along m */
@@ -282,6 +294,14 @@ void clhgemm_gemm(const int kp, const int ldcp,
      * arithmetic is exact here. */
     const __global realM *ag = ap + aoff / VWM + GROUP_M * A_PANEL;
     const __global realN *bg = bp + boff / VWN + GROUP_N * B_PANEL;
+#if SPLITK
+    {
+        const int s_ = get_group_id(2);
+        ag += s_ * kp * MVECS;
+        bg += s_ * kp * NVECS;
+        cp += (long)s_ * ldcp * (long)(get_num_groups(1) * NWG) / VWM;
+    }
+#endif
 #if DIRECT_C
     __global real *cg = (__global real *)cp + coff;
 #endif

@@ -32,6 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/splitk.h"
 #include "device/cache.h"
 #include "kernels/codegen.h"
 #include "tuning/tuning.h"
@@ -386,12 +387,14 @@ static clhgemm_status_t gemm_kernel_variant(cl_context ctx, const chg_device_t *
 {
     chg_str_t src;
     chg_str_init(&src);
-    char name[48];
-    snprintf(name, sizeof name, "%s%s%s%s%s", prec == CHG_F64 ? "dgemm" : "sgemm",
+    char name[64];
+    snprintf(name, sizeof name, "%s%s%s%s%s%s", prec == CHG_F64 ? "dgemm" : "sgemm",
              triangle ? (triangle == CHG_TRI_UPPER ? "-tri-upper" : "-tri-lower")
              : klimit ? "-klimit" : "",
              direct & CHG_DIRECT_A ? "-direct-a" : "", direct & CHG_DIRECT_B ? "-direct-b" : "",
-             direct & CHG_DIRECT_C ? (direct & CHG_DIRECT_BETA0 ? "-direct-c0" : "-direct-c") : "");
+             direct & CHG_DIRECT_C ? (direct & CHG_DIRECT_BETA0 ? "-direct-c0" : "-direct-c") : "",
+             direct & CHG_KERNEL_SPLITK ? "-splitk" : "");
+    if (direct & CHG_KERNEL_SPLITK) chg_str_append(&src, "#define SPLITK 1\n");
     if (triangle) chg_str_printf(&src, "#define TRIANGLE %d\n", triangle);
     if (klimit) chg_str_printf(&src, "#define KLIMIT %d\n", klimit);
     if (direct & CHG_DIRECT_A) chg_str_append(&src, "#define DIRECT_A 1\n");
@@ -1155,6 +1158,119 @@ static clhgemm_status_t enqueue_blocked(const chg_gemm_args_t *a, cl_context ctx
     return (clhgemm_status_t)err;
 }
 
+/* ---- split-K (core/splitk.h) --------------------------------------------------------------- */
+
+/* The kernels of a split call: the general packs, the SPLITK GEMM kernel (in ks->gemm) and the
+ * reduce (in ks->wb). On failure nothing is left to release. */
+static clhgemm_status_t splitk_kernels(const chg_gemm_args_t *a, cl_context ctx,
+                                       const chg_device_t *dev, const chg_gemm_params_t *gp,
+                                       chg_gemm_kernels_t *ks)
+{
+    memset(ks, 0, sizeof *ks);
+    ks->prec = a->prec;
+    ks->gp = *gp;
+    ks->trans_a = a->trans_a;
+    ks->trans_b = a->trans_b;
+    pack_params(dev, a->prec, CHG_COPY_PACK, !a->trans_a, &ks->cpa);
+    pack_params(dev, a->prec, CHG_COPY_PACK, a->trans_b, &ks->cpb);
+    clhgemm_status_t st = copy_kernel(ctx, dev, &ks->cpa, "pack", &ks->pack_a);
+    if (st == CLHGEMM_SUCCESS) st = copy_kernel(ctx, dev, &ks->cpb, "pack", &ks->pack_b);
+    if (st == CLHGEMM_SUCCESS)
+        st = gemm_kernel_variant(ctx, dev, a->prec, gp, 0, 0, CHG_KERNEL_SPLITK, &ks->gemm);
+    if (st == CLHGEMM_SUCCESS) st = chg_splitk_reduce_kernel(ctx, dev, a->prec, a->beta == 0.0, &ks->wb);
+    if (st != CLHGEMM_SUCCESS) chg_gemm_kernels_release(ks);
+    return st;
+}
+
+/* Reserves the split call's temporaries: 1 when they fit the budget, the per-buffer limits and
+ * the device's allocations; 0 otherwise (the blocked path runs instead); <0 an OpenCL error. */
+static int splitk_workspace(const chg_gemm_args_t *a, cl_context ctx, const chg_device_t *dev,
+                            const chg_splitk_t *sk, workspace_t *ws)
+{
+    const size_t es = chg_elem_size(a->prec);
+    unsigned long long per_buf = dev->info.max_alloc_bytes;
+    if (per_buf > (1ull << 31) * es - es) per_buf = (1ull << 31) * es - es;
+    size_t el[3];
+    chg_splitk_elements(sk, el);
+    if ((unsigned long long)(el[0] + el[1] + el[2]) * es > chg_workspace_budget(dev)) return 0;
+    for (int i = 0; i < 3; i++)
+        if ((unsigned long long)el[i] * es > per_buf) return 0;
+    cl_int err = CL_SUCCESS;
+    for (int i = 0; i < 3 && err == CL_SUCCESS; i++) err = ws_reserve(ws, ctx, WS_A + i, el[i] * es);
+    if (err == CL_SUCCESS) return 1;
+    if (err == CL_MEM_OBJECT_ALLOCATION_FAILURE || err == CL_OUT_OF_RESOURCES ||
+        err == CL_OUT_OF_HOST_MEMORY || err == CL_INVALID_BUFFER_SIZE)
+        return 0;
+    return err;
+}
+
+/* The split call: pack op(A) and op(B) whole (ktot rows, zero beyond k), one SPLITK launch of
+ * every tile and slice, the reduce into C. *done = 0 (nothing enqueued) when the split does not
+ * apply or its temporaries do not fit: the caller runs the blocked path. */
+static clhgemm_status_t enqueue_splitk(const chg_gemm_args_t *a, cl_context ctx,
+                                       const chg_device_t *dev, const chg_gemm_params_t *gp,
+                                       int slices, workspace_t *ws, chain_t *ch, int *done)
+{
+    *done = 0;
+    chg_splitk_t sk;
+    if (!chg_splitk_plan(gp, a->m, a->n, a->k, slices, &sk)) return CLHGEMM_SUCCESS;
+    const int fit = splitk_workspace(a, ctx, dev, &sk, ws);
+    if (fit <= 0) return fit < 0 ? (clhgemm_status_t)fit : CLHGEMM_SUCCESS;
+    chg_gemm_kernels_t ks;
+    clhgemm_status_t st = splitk_kernels(a, ctx, dev, gp, &ks);
+    if (st != CLHGEMM_SUCCESS) return st;
+    *done = 1;
+    chg_log(2, "gemm %s m=%zu n=%zu k=%zu split-K %d slices of %zu", a->prec == CHG_F64 ? "d" : "s",
+            a->m, a->n, a->k, sk.slices, sk.kslice);
+    cl_int err = CL_SUCCESS;
+    cl_mem wa = ws->buf[WS_A], wb = ws->buf[WS_B], wc = ws->buf[WS_C];
+    CHAIN(ch, enqueue_pack(ch->q, ks.pack_a, &ks.cpa, gp->mwg, (int)sk.ktot, a->m, a->k, a->a,
+                           a->off_a, a->lda, wa, 0, 0, nw_, wl_, &ev_));
+    if (err == CL_SUCCESS)
+        CHAIN(ch, enqueue_pack(ch->q, ks.pack_b, &ks.cpb, gp->nwg, (int)sk.ktot, a->n, a->k, a->b,
+                               a->off_b, a->ldb, wb, 0, 0, nw_, wl_, &ev_));
+    if (err == CL_SUCCESS) err = set_gemm_args(ks.gemm, sk.kslice, sk.mp, wa, 0, sk.ktot, wb, 0,
+                                               sk.ktot, wc, 0);
+    const size_t g[3] = {sk.mp / gp->mwg * gp->mdimc, sk.np / gp->nwg * gp->ndimc,
+                         (size_t)sk.slices};
+    const size_t l[3] = {(size_t)gp->mdimc, (size_t)gp->ndimc, 1};
+    if (err == CL_SUCCESS)
+        CHAIN(ch, clEnqueueNDRangeKernel(ch->q, ks.gemm, 3, NULL, g, l, nw_, nw_ ? wl_ : NULL, &ev_));
+    if (err == CL_SUCCESS)
+        CHAIN(ch, chg_enqueue_splitk_reduce(ch->q, ks.wb, a->prec, &sk, a->m, a->n, a->alpha,
+                                            a->beta, wc, a->c, a->off_c, a->ldc, nw_, wl_, &ev_));
+    chg_gemm_kernels_release(&ks);
+    return (clhgemm_status_t)err;
+}
+
+/* The parameters of the call and its split: a plain GEMM takes its shape class's configuration
+ * (tuning.h chg_tuned_gemm_shape) and split; the level-3 routines the main parameters. */
+static int call_params(const chg_gemm_args_t *a, const chg_device_t *dev, chg_gemm_params_t *gp)
+{
+    const chg_struct_t general = {0};
+    if (memcmp(&a->st, &general, sizeof general) != 0 || a->swap_sum) {
+        chg_tuned_gemm(dev, a->prec, gp); /* resolved once per device and precision */
+        return 1;
+    }
+    chg_gemm_choice_t c;
+    chg_tuned_gemm_shape(dev, a->prec, a->m, a->n, a->k, &c);
+    *gp = c.gp;
+    return chg_splitk_slices(dev, gp, a->m, a->n, a->k, c.split_k);
+}
+
+/* The product proper on the queue's workspace: split-K where it applies, else blocked. */
+static clhgemm_status_t enqueue_product(const chg_gemm_args_t *a, cl_context ctx,
+                                        const chg_device_t *dev, workspace_t *ws, chain_t *ch)
+{
+    chg_gemm_params_t gp;
+    const int slices = call_params(a, dev, &gp);
+    int done = 0;
+    clhgemm_status_t st = CLHGEMM_SUCCESS;
+    if (slices > 1) st = enqueue_splitk(a, ctx, dev, &gp, slices, ws, ch, &done);
+    if (st == CLHGEMM_SUCCESS && !done) st = enqueue_blocked(a, ctx, dev, &gp, ws, ch);
+    return st;
+}
+
 clhgemm_status_t chg_gemm_enqueue(const chg_gemm_args_t *a, cl_command_queue queue,
                                   cl_uint num_wait, const cl_event *wait_list, cl_event *event)
 {
@@ -1169,8 +1285,6 @@ clhgemm_status_t chg_gemm_enqueue(const chg_gemm_args_t *a, cl_command_queue que
     } else if (a->k == 0 || a->alpha == 0.0) {
         st = enqueue_scale(a, ctx, dev, &ch);
     } else {
-        chg_gemm_params_t gp;
-        chg_tuned_gemm(dev, a->prec, &gp); /* resolved once per device and precision */
         workspace_t *ws = ws_acquire(queue);
         if (!ws) return CLHGEMM_OUT_OF_HOST_MEMORY;
         /* Wait for the previous call's use of this workspace (a no-op on in-order queues). */
@@ -1186,7 +1300,7 @@ clhgemm_status_t chg_gemm_enqueue(const chg_gemm_args_t *a, cl_command_queue que
             ch.nwait = num_wait + 1;
             ch.wait = joined;
         }
-        st = enqueue_blocked(a, ctx, dev, &gp, ws, &ch);
+        st = enqueue_product(a, ctx, dev, ws, &ch);
         if (st == CLHGEMM_SUCCESS) {
             if (ws->last) clReleaseEvent(ws->last);
             ws->last = ch.prev;

@@ -200,6 +200,9 @@ size_t chg_l3_triangle_tiles(int upper, long diag, size_t mt, size_t nt, int mwg
  * (the others measured slower there); "on" allows them for both, "off" for neither, a list
  * such as "a,c" only those. */
 enum { CHG_DIRECT_A = 1, CHG_DIRECT_B = 2, CHG_DIRECT_C = 4, CHG_DIRECT_BETA0 = 8 };
+/* Not a direct mode: chg_gemm_kernel_direct with this flag alone builds the SPLITK variant of
+ * the GEMM kernel (core/splitk.h). */
+enum { CHG_KERNEL_SPLITK = 16 };
 
 /* The direct modes for a call planned with k slices of kb (kb >= k: one slice). */
 int chg_gemm_direct_mode(const chg_gemm_args_t *a, const chg_gemm_params_t *gp, size_t kb);

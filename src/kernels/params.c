@@ -53,6 +53,43 @@ void chg_gemm_params_default(const chg_device_t *dev, chg_precision_t prec, chg_
     }
 }
 
+/* The small class's work-group tile: a quarter of the default's area, the same work-group
+ * shape where it still divides (16 x 16 work-items on GPUs, 4 x 4 on CPUs). */
+static void small_tiles(const chg_device_t *dev, chg_precision_t prec, chg_gemm_params_t *p)
+{
+    const int gpu = (dev->features & CHG_FEAT_GPU) != 0;
+    if (gpu && prec == CHG_F32) {
+        *p = (chg_gemm_params_t){.mwg = 64, .nwg = 64, .kwg = 16, .mdimc = 16, .ndimc = 16,
+                                 .vwm = 4, .vwn = 4, .sa = 1, .sb = 1, .kwi = 16};
+    } else if (gpu && (dev->features & CHG_FEAT_NV_MMA_F64)) {
+        /* 4 warps as 2 x 2 on a 64 x 64 tile, 32 accumulators per work-item */
+        *p = (chg_gemm_params_t){.mwg = 64, .nwg = 64, .kwg = 8, .mdimc = 16, .ndimc = 8,
+                                 .vwm = 2, .vwn = 2, .sa = 1, .sb = 1, .kwi = 8, .mma = 2, .wm = 2};
+    } else if (gpu) {
+        *p = (chg_gemm_params_t){.mwg = 64, .nwg = 64, .kwg = 8, .mdimc = 16, .ndimc = 16,
+                                 .vwm = 2, .vwn = 2, .sa = 1, .sb = 1, .kwi = 8};
+    } else {
+        *p = (chg_gemm_params_t){.mwg = 16, .nwg = 16, .kwg = 16, .mdimc = 4, .ndimc = 4,
+                                 .vwm = 4, .vwn = 4, .sa = 0, .sb = 0, .kwi = 4};
+        if (prec == CHG_F64) p->vwm = p->vwn = 2;
+    }
+}
+
+void chg_gemm_params_class_default(const chg_device_t *dev, chg_precision_t prec, int cls,
+                                   chg_gemm_params_t *p, int *split_k)
+{
+    chg_gemm_params_default(dev, prec, p);
+    *split_k = 1;
+    if (cls == CHG_SHAPE_SMALL) {
+        chg_gemm_params_t q;
+        small_tiles(dev, prec, &q);
+        if (chg_gemm_params_valid(dev, prec, &q, NULL, 0)) *p = q;
+    }
+    if (cls == CHG_SHAPE_SMALL || cls == CHG_SHAPE_LARGE_K || cls == CHG_SHAPE_TALL ||
+        cls == CHG_SHAPE_WIDE)
+        *split_k = 0;
+}
+
 void chg_gemm_params_tf32(int mode, chg_gemm_params_t *p)
 {
     /* The best of the H100 sweep at n = 8192 for both modes (docs/perf/2026-11-history.md, "TF32

@@ -13,6 +13,7 @@
 
 #include "device/device.h"
 #include "kernels/precision.h"
+#include "kernels/shape.h"
 
 typedef struct chg_gemm_params_s {
     int mwg, nwg, kwg;  /* work-group tile of C (m, n) and k step */
@@ -40,6 +41,15 @@ static inline int chg_mma_k(int mma) { return mma == 1 || mma == 2 ? 4 : mma == 
 
 /* Built-in defaults for the device class (GPU by vendor, CPU, other). */
 void chg_gemm_params_default(const chg_device_t *dev, chg_precision_t prec, chg_gemm_params_t *p);
+
+/* Built-in configuration of a shape class (kernels/shape.h) for the device class: *p the
+ * kernel parameters, *split_k the split of k (0: chosen per call from the compute units, see
+ * core/gemm.c; 1: none; s >= 2: s slices). Large, medium and rank-k updates run the defaults
+ * above without split; small outputs get smaller work-group tiles; the classes with few tiles
+ * of C (small, large-k, tall, wide) let the call choose a split. A class configuration that
+ * does not fit the device falls back to chg_gemm_params_default, split 1. */
+void chg_gemm_params_class_default(const chg_device_t *dev, chg_precision_t prec, int cls,
+                                   chg_gemm_params_t *p, int *split_k);
 
 /* The FP32 tensor-core kernel's built-in geometry with tf32 = mode (1 or 3). */
 void chg_gemm_params_tf32(int mode, chg_gemm_params_t *p);

@@ -397,6 +397,40 @@ static void parse_route(const cJSON *o, const char *path, chg_tuning_route_t *r,
     }
 }
 
+/* precisions.X.classes: {"<class>": {GEMM keys..., "split_k", "m", "n", "k", "gflops"}}; a
+ * name that is no class, or a configuration that breaks the GEMM keys' rules, rejects the
+ * file (so does a split_k above CHG_TUNING_MAX_SPLIT_K). */
+static void parse_classes(const cJSON *o, const char *path, chg_tuning_prec_t *p, perr_t *e)
+{
+    char sub[256];
+    const cJSON *it;
+    cJSON_ArrayForEach(it, o)
+    {
+        const int cls = chg_shape_class_parse(it->string);
+        if (cls < 0) {
+            fail(e, "%s.%s: not a shape class (large, medium, small, rank_k, large_k, tall, wide)",
+                 path, it->string ? it->string : "");
+            return;
+        }
+        snprintf(sub, sizeof sub, "%s.%s", path, it->string);
+        if (!cJSON_IsObject(it)) {
+            fail(e, "%s: expected an object", sub);
+            return;
+        }
+        chg_tuning_class_t *c = &p->classes[cls];
+        memset(c, 0, sizeof *c);
+        parse_gemm(it, sub, &c->gemm, e);
+        c->split_k = 1;
+        get_int(it, "split_k", sub, 0, CHG_TUNING_MAX_SPLIT_K, &c->split_k, e);
+        get_int(it, "m", sub, 0, 1 << 30, &c->m, e);
+        get_int(it, "n", sub, 0, 1 << 30, &c->n, e);
+        get_int(it, "k", sub, 0, 1 << 30, &c->k, e);
+        get_num(it, "gflops", sub, 0, &c->gflops, e);
+        if (e->failed) return;
+        c->present = 1;
+    }
+}
+
 static void parse_prec(const cJSON *o, const char *path, chg_precision_t prec,
                        chg_tuning_prec_t *p, perr_t *e)
 {
@@ -461,6 +495,9 @@ static void parse_prec(const cJSON *o, const char *path, chg_precision_t prec,
     snprintf(sub, sizeof sub, "%s.route", path);
     const cJSON *rt = get_obj(o, "route", path, 0, e);
     if (rt) parse_route(rt, sub, &p->route, e);
+    snprintf(sub, sizeof sub, "%s.classes", path);
+    const cJSON *cl = get_obj(o, "classes", path, 0, e);
+    if (cl && !e->failed) parse_classes(cl, sub, p, e);
 }
 
 static void parse_points(const cJSON *arr, const char *path, const char *xkey, const char *vkey,
@@ -878,6 +915,21 @@ static void add_prec(cJSON *ps, int p, const chg_tuning_prec_t *x)
         }
     }
     if (x->route.present && x->route.latency_us > 0) add_route(po, &x->route);
+    cJSON *cl = NULL;
+    for (int i = 0; i < CHG_SHAPE_NCLASSES; i++) {
+        const chg_tuning_class_t *c = &x->classes[i];
+        if (!c->present) continue;
+        if (!cl) cl = cJSON_AddObjectToObject(po, "classes");
+        cJSON *co = cJSON_AddObjectToObject(cl, chg_shape_class_name(i));
+        add_gemm(co, &c->gemm);
+        cJSON_AddNumberToObject(co, "split_k", c->split_k);
+        if (c->m > 0 && c->n > 0 && c->k > 0) {
+            cJSON_AddNumberToObject(co, "m", c->m);
+            cJSON_AddNumberToObject(co, "n", c->n);
+            cJSON_AddNumberToObject(co, "k", c->k);
+            cJSON_AddNumberToObject(co, "gflops", c->gflops);
+        }
+    }
 }
 
 /* An array of {xkey: x, vkey: value} rows. */

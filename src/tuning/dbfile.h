@@ -48,6 +48,20 @@ typedef struct chg_tuning_route_s {
     double cpu_gflops[CHG_TUNING_ROUTE_SIZES]; /* OpenBLAS GEMM on n^3 at the sizes above */
 } chg_tuning_route_t;
 
+/* The kernel configuration of one shape class (kernels/shape.h), stored in the precision's
+ * "classes" object under the class's name: the GEMM parameters (the keys of "gemm") with
+ * "split_k" (0: chosen per call, 1: none, 2..64 slices) and, from clhgemm-tune, the shape it
+ * was timed on and its rate. A class that an entry lacks runs the entry's main parameters
+ * unsplit (files written before the classes keep their meaning). */
+#define CHG_TUNING_MAX_SPLIT_K 64
+typedef struct chg_tuning_class_s {
+    int present;
+    chg_gemm_params_t gemm;
+    int split_k;
+    int m, n, k;              /* the timing shape (0: not timed) */
+    double gflops;            /* device call on it */
+} chg_tuning_class_t;
+
 /* What was tuned for one precision of one device. */
 typedef struct chg_tuning_prec_s {
     int present;
@@ -66,6 +80,7 @@ typedef struct chg_tuning_prec_s {
     int nrates;
     chg_tuning_rate_t rates[CHG_TUNING_MAX_RATES];
     chg_tuning_route_t route; /* the routing model's figures (present = 0: none) */
+    chg_tuning_class_t classes[CHG_SHAPE_NCLASSES]; /* per shape class (present = 0: main) */
 } chg_tuning_prec_t;
 
 /* Host pipeline figures of one device (for the planner of src/host.c). */

@@ -315,6 +315,10 @@ static void builtin_prec(const chg_device_t *dev, chg_precision_t prec, chg_tuni
     p->pack.src_contig_i = 1;
     chg_copy_params_default(dev, CHG_COPY_PACK, prec, &p->pack_t);
     p->pack_t.src_contig_i = 0;
+    for (int c = 0; c < CHG_SHAPE_NCLASSES; c++) {
+        p->classes[c].present = 1;
+        chg_gemm_params_class_default(dev, prec, c, &p->classes[c].gemm, &p->classes[c].split_k);
+    }
 }
 
 static int level_match(chg_tuning_level_t level, const chg_tuning_record_t *r,
@@ -382,6 +386,22 @@ static void take_copy(const chg_device_t *dev, chg_precision_t prec,
     }
 }
 
+/* The entry's shape classes (already copied into e) that do not fit the device are dropped
+ * with a note: those classes run the entry's main parameters. */
+static void take_classes(const chg_device_t *dev, chg_precision_t prec,
+                         const chg_tuning_record_t *r, chg_tuning_entry_t *e)
+{
+    char why[200];
+    for (int c = 0; c < CHG_SHAPE_NCLASSES; c++) {
+        chg_tuning_class_t *x = &e->prec.classes[c];
+        if (x->present && !chg_gemm_params_valid(dev, prec, &x->gemm, why, sizeof why)) {
+            note_add(e, "class %s of \"%s\" does not fit this device (%s): main parameters",
+                     chg_shape_class_name(c), r->name, why);
+            x->present = 0;
+        }
+    }
+}
+
 /* Takes the record r of file f at `level` into e when it has parameters of prec that fit the
  * device (1); otherwise notes why it was passed over (0). */
 static int take_entry(const loaded_t *f, const chg_tuning_record_t *r, int level,
@@ -405,6 +425,7 @@ static int take_entry(const loaded_t *f, const chg_tuning_record_t *r, int level
     }
     const chg_tuning_prec_t builtin = e->prec;
     e->prec = *p;
+    take_classes(dev, prec, r, e);
     e->level = (chg_tuning_level_t)level;
     snprintf(e->source, sizeof e->source, "%s", f->src.path);
     snprintf(e->key, sizeof e->key, "%s | %s (%s, %s)", r->name, r->driver, r->arch,

@@ -50,11 +50,12 @@ static char *message(const char *fmt, ...)
 
 /* chg_gemm_params_select on top of the entry's parameters base: the parameters in *p, what it
  * reports in warn[0] (CLHGEMM_SGEMM_MATH) and warn[1] (the override), malloc'ed or NULL. */
-static void select_params(const chg_device_t *dev, chg_precision_t prec,
-                          const chg_gemm_params_t *base, chg_gemm_params_t *p, char *warn[2])
+static int select_params(const chg_device_t *dev, chg_precision_t prec,
+                         const chg_gemm_params_t *base, chg_gemm_params_t *p, char *warn[2])
 {
     warn[0] = warn[1] = NULL;
     *p = *base;
+    int over = 0; /* TF32 or a valid override replaced the entry's parameters */
     if (prec == CHG_F32) {
         const int math = chg_sgemm_math();
         if (math < 0)
@@ -65,12 +66,12 @@ static void select_params(const chg_device_t *dev, chg_precision_t prec,
                               "(compute capability >= 8.0): %s computes in IEEE FP32",
                               dev->info.name);
         else if (math)
-            chg_gemm_params_tf32(math, p);
+            chg_gemm_params_tf32(math, p), over = 1;
     }
     const char *name = prec == CHG_F64 ? "CLHGEMM_DGEMM_PARAMS" : "CLHGEMM_SGEMM_PARAMS";
     const char *text = chg_getenv(name);
     if (!text) text = chg_getenv(name = "CLHGEMM_GEMM_PARAMS");
-    if (!text) return;
+    if (!text) return over;
     chg_gemm_params_t q = *p;
     char why[160] = "";
     if (chg_gemm_params_parse(text, &q) != 0) {
@@ -78,13 +79,39 @@ static void select_params(const chg_device_t *dev, chg_precision_t prec,
          * this device (another may take it) only with CLHGEMM_VERBOSE=1, below */
         chg_env_warn(name, text, "is malformed (expected KEY=VALUE,... with keys of the GEMM kernel and "
                                  "values 0 to 4096); using the tuned parameters");
-        return;
+        return over;
     }
     if (chg_gemm_params_valid(dev, prec, &q, why, sizeof why)) {
         *p = q;
-        return;
+        return 1;
     }
     warn[1] = message("ignoring GEMM parameter override \"%s\": %s", text, why);
+    return over;
+}
+
+/* The configuration of every shape class: the entry's class (present) with its split, else
+ * the entry's main parameters unsplit; an override (TF32, CLHGEMM_*GEMM_PARAMS: over set)
+ * forces *sel on every class, unsplit, as it forced the one configuration before classes. */
+static void select_classes(const chg_tuning_prec_t *e, const chg_gemm_params_t *sel, int over,
+                           chg_gemm_choice_t out[CHG_SHAPE_NCLASSES])
+{
+    for (int c = 0; c < CHG_SHAPE_NCLASSES; c++) {
+        const chg_tuning_class_t *x = &e->classes[c];
+        const int own = !over && x->present;
+        out[c].gp = own ? x->gemm : *sel;
+        out[c].split_k = own ? x->split_k : 1;
+        out[c].cls = (chg_shape_class_t)c;
+    }
+}
+
+/* The choice for m x n x k from the classes' configurations: the forced class (>= 0) or the
+ * classifier's, the split under CLHGEMM_SPLIT_K (split_env > 0). */
+static void choose(const chg_gemm_choice_t cls[CHG_SHAPE_NCLASSES], int forced, int split_env,
+                   size_t m, size_t n, size_t k, chg_gemm_choice_t *out)
+{
+    const int c = forced >= 0 ? forced : (int)chg_shape_class(m, n, k);
+    *out = cls[c];
+    if (split_env > 0) out->split_k = split_env;
 }
 
 static void report(char *const warn[2])
@@ -114,7 +141,8 @@ extern char **environ;
  * reads (chg_sgemm_math included). */
 static const char *const env_vars[] = {CHG_TUNING_LOOKUP_ENV, "CLHGEMM_SGEMM_MATH",
                                        "CLHGEMM_SGEMM_PARAMS", "CLHGEMM_DGEMM_PARAMS",
-                                       "CLHGEMM_GEMM_PARAMS"};
+                                       "CLHGEMM_GEMM_PARAMS", "CLHGEMM_SHAPE_CLASS",
+                                       "CLHGEMM_SPLIT_K"};
 #define NVARS (sizeof env_vars / sizeof env_vars[0])
 
 typedef struct tuned_s {
@@ -126,6 +154,9 @@ typedef struct tuned_s {
     chg_tuning_entry_t entry;  /* chg_tuning_lookup's answer (its level in entry.level) */
     chg_gemm_params_t gemm;    /* chg_gemm_params_select's answer */
     char *warn[2];             /* and what it reports */
+    chg_gemm_choice_t cls[CHG_SHAPE_NCLASSES]; /* each shape class's configuration */
+    int forced;                /* CLHGEMM_SHAPE_CLASS (-1: classify) */
+    int split_env;             /* CLHGEMM_SPLIT_K (0: the class's split) */
 } tuned_t;
 
 static pthread_mutex_t g_tuned_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -206,7 +237,10 @@ static tuned_t *fill_slot(const chg_device_t *dev, chg_precision_t prec, unsigne
     t->prec = prec;
     memcpy(&t->dev, dev, sizeof *dev);
     chg_tuning_lookup(dev, prec, &t->entry);
-    select_params(dev, prec, &t->entry.prec.gemm, &t->gemm, t->warn);
+    const int over = select_params(dev, prec, &t->entry.prec.gemm, &t->gemm, t->warn);
+    select_classes(&t->entry.prec, &t->gemm, over, t->cls);
+    t->forced = chg_shape_class_forced();
+    t->split_env = chg_env_int("CLHGEMM_SPLIT_K", 0, 0, CHG_TUNING_MAX_SPLIT_K);
     t->used = 1;
     return t;
 }
@@ -237,6 +271,38 @@ static void take_gemm(const tuned_t *t, void *arg)
 void chg_tuned_gemm(const chg_device_t *dev, chg_precision_t prec, chg_gemm_params_t *out)
 {
     if (!with_tuned(dev, prec, take_gemm, out)) chg_gemm_params_select(dev, prec, out);
+}
+
+typedef struct shape_arg_s {
+    size_t m, n, k;
+    chg_gemm_choice_t *out;
+} shape_arg_t;
+
+static void take_shape(const tuned_t *t, void *arg)
+{
+    const shape_arg_t *a = arg;
+    choose(t->cls, t->forced, t->split_env, a->m, a->n, a->k, a->out);
+    report(t->warn);
+}
+
+void chg_tuned_gemm_shape(const chg_device_t *dev, chg_precision_t prec, size_t m, size_t n,
+                          size_t k, chg_gemm_choice_t *out)
+{
+    const shape_arg_t arg = {m, n, k, out};
+    if (with_tuned(dev, prec, take_shape, (void *)&arg)) return;
+    /* out of memory for a slot: resolved for this call alone */
+    chg_tuning_entry_t e;
+    chg_gemm_params_t sel;
+    chg_gemm_choice_t cls[CHG_SHAPE_NCLASSES];
+    char *warn[2];
+    chg_tuning_lookup(dev, prec, &e);
+    const int over = select_params(dev, prec, &e.prec.gemm, &sel, warn);
+    report(warn);
+    free(warn[0]);
+    free(warn[1]);
+    select_classes(&e.prec, &sel, over, cls);
+    choose(cls, chg_shape_class_forced(), chg_env_int("CLHGEMM_SPLIT_K", 0, 0, CHG_TUNING_MAX_SPLIT_K),
+           m, n, k, out);
 }
 
 static void take_entry(const tuned_t *t, void *arg) { *(chg_tuning_entry_t *)arg = t->entry; }

@@ -37,6 +37,23 @@ void chg_gemm_params_select(const chg_device_t *dev, chg_precision_t prec, chg_g
  * call. Thread-safe. */
 void chg_tuned_gemm(const chg_device_t *dev, chg_precision_t prec, chg_gemm_params_t *out);
 
+/* What a GEMM call of one shape runs with: its shape class's kernel configuration. */
+typedef struct chg_gemm_choice_s {
+    chg_gemm_params_t gp;
+    int split_k;            /* 0: chosen per call (core/gemm.c); 1: none; s >= 2: s slices */
+    chg_shape_class_t cls;  /* the class (CLHGEMM_SHAPE_CLASS, else chg_shape_class) */
+} chg_gemm_choice_t;
+
+/* The configuration for an m x n x k call on (dev, prec): the class of the shape
+ * (chg_shape_class, or the one CLHGEMM_SHAPE_CLASS forces), and that class's parameters and
+ * split in the entry (a class the entry lacks: the main parameters, unsplit). The overrides
+ * of chg_gemm_params_select (CLHGEMM_*GEMM_PARAMS, CLHGEMM_SGEMM_MATH) force their one
+ * configuration on every class, unsplit; CLHGEMM_SPLIT_K = s > 0 sets the split of every call
+ * (1: none). Resolved once per device and precision with chg_tuned_gemm (the same cache and
+ * keys, these variables among them); per call only the classification runs (constant time). */
+void chg_tuned_gemm_shape(const chg_device_t *dev, chg_precision_t prec, size_t m, size_t n,
+                          size_t k, chg_gemm_choice_t *out);
+
 /* chg_tuning_lookup's answer (same arguments, same *out and level), resolved once the same
  * way. Thread-safe. */
 chg_tuning_level_t chg_tuned_entry(const chg_device_t *dev, chg_precision_t prec,

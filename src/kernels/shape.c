@@ -1,0 +1,64 @@
+/*
+ * shape.c -- the shape classes of a GEMM call: the classifier, names, representative shapes,
+ * and CLHGEMM_SHAPE_CLASS. See shape.h for the boundaries and why they are where they are.
+ */
+#include "kernels/shape.h"
+
+#include <string.h>
+
+#include "base/util.h"
+
+static const char *const g_names[CHG_SHAPE_NCLASSES] = {
+    "large", "medium", "small", "rank_k", "large_k", "tall", "wide",
+};
+
+chg_shape_class_t chg_shape_class(size_t m, size_t n, size_t k)
+{
+    /* doubles: m*n*k of any size_t inputs without overflow; the boundaries are powers of two */
+    const double dm = m ? (double)m : 1, dn = n ? (double)n : 1, dk = k ? (double)k : 1;
+    const double mn = dm * dn, lo = dm < dn ? dm : dn, hi = dm < dn ? dn : dm;
+    if (mn * dk <= 16777216.0 || (mn <= 1048576.0 && dk <= 4096)) return CHG_SHAPE_SMALL;
+    if (dk >= 4 * hi && dk >= 2048 && mn <= 4194304.0) return CHG_SHAPE_LARGE_K;
+    if (dk <= 256 && mn >= 4194304.0) return CHG_SHAPE_RANK_K;
+    if (hi >= 8 * lo && lo <= 1024) return dm >= dn ? CHG_SHAPE_TALL : CHG_SHAPE_WIDE;
+    if (mn <= 16777216.0) return CHG_SHAPE_MEDIUM;
+    return CHG_SHAPE_LARGE;
+}
+
+const char *chg_shape_class_name(int cls)
+{
+    return cls >= 0 && cls < CHG_SHAPE_NCLASSES ? g_names[cls] : "?";
+}
+
+int chg_shape_class_parse(const char *name)
+{
+    for (int i = 0; name && i < CHG_SHAPE_NCLASSES; i++)
+        if (!strcmp(name, g_names[i])) return i;
+    return -1;
+}
+
+void chg_shape_class_example(int cls, int gpu, size_t *m, size_t *n, size_t *k)
+{
+    /* GPU shapes from the sweep of issue 22, CPU ones with less work (a tuner's candidate
+     * costs tens of milliseconds on PoCL); each inside its class */
+    static const size_t g[CHG_SHAPE_NCLASSES][3] = {
+        {8192, 8192, 4096}, {2048, 3072, 1536}, {1000, 1000, 1000}, {4096, 4096, 128},
+        {1024, 1024, 8192}, {8192, 512, 2048},  {512, 8192, 2048},
+    };
+    static const size_t c[CHG_SHAPE_NCLASSES][3] = {
+        {4608, 4608, 512}, {1024, 1536, 512}, {256, 256, 256}, {2048, 2048, 64},
+        {256, 256, 8192},  {8192, 256, 512},  {256, 8192, 512},
+    };
+    const int i = cls >= 0 && cls < CHG_SHAPE_NCLASSES ? cls : 0;
+    const size_t *s = gpu ? g[i] : c[i];
+    *m = s[0];
+    *n = s[1];
+    *k = s[2];
+}
+
+int chg_shape_class_forced(void)
+{
+    static const char *const choices[] = {"auto",   "large",   "medium", "small", "rank_k",
+                                          "large_k", "tall",   "wide",   NULL};
+    return chg_env_choice("CLHGEMM_SHAPE_CLASS", choices, 0) - 1;
+}

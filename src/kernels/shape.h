@@ -1,0 +1,55 @@
+/*
+ * shape.h -- shape classes of a GEMM call (shape.c owns them): which kernel configuration of
+ * a device's tuning entry a call of m x n x k runs with.
+ *
+ * One kernel configuration does not serve every shape: the large-square kernel (big work-group
+ * tiles) leaves most compute units idle on a 1000^3 product and pads small outputs to whole
+ * tiles. A tuning entry holds one configuration per class (docs/TUNING.md, "classes"), each
+ * with a split-K factor; chg_shape_class picks the class of a call in constant time (a few
+ * comparisons, no lock, no lookup), and the configurations are resolved once per device and
+ * precision (tuning/tuning.h chg_tuned_gemm_shape).
+ *
+ * The classes, in the order chg_shape_class tests them (mn = m*n, lo/hi = min/max(m, n)):
+ *   small    m*n*k <= 2^24 (256^3), or m*n <= 2^20 (1024^2) and k <= 4096: few tiles of C
+ *   large_k  k >= 4*hi, k >= 2048, mn <= 2^22 (2048^2): few tiles, long k (split-K's case)
+ *   rank_k   k <= 256 and mn >= 2^22: rank-k updates of a large C
+ *   tall     m >= 8n and n <= 1024 (tall-skinny C); wide: n >= 8m and m <= 1024
+ *   medium   mn <= 2^24 (4096^2)
+ *   large    the rest (the configuration the entry's main parameters were tuned for)
+ * CLHGEMM_SHAPE_CLASS=<name> forces one class for every call (tests, benchmarks); "auto" or
+ * unset classifies.
+ */
+#ifndef CHG_SHAPE_H
+#define CHG_SHAPE_H
+
+#include <stddef.h>
+
+typedef enum chg_shape_class_e {
+    CHG_SHAPE_LARGE = 0,
+    CHG_SHAPE_MEDIUM,
+    CHG_SHAPE_SMALL,
+    CHG_SHAPE_RANK_K,
+    CHG_SHAPE_LARGE_K,
+    CHG_SHAPE_TALL,
+    CHG_SHAPE_WIDE,
+    CHG_SHAPE_NCLASSES
+} chg_shape_class_t;
+
+/* The class of an m x n x k product (any sizes; 0 counts as 1). Constant time. */
+chg_shape_class_t chg_shape_class(size_t m, size_t n, size_t k);
+
+/* "large", "medium", "small", "rank_k", "large_k", "tall", "wide"; "?" out of range. */
+const char *chg_shape_class_name(int cls);
+
+/* The class named name (exact), or -1. */
+int chg_shape_class_parse(const char *name);
+
+/* A representative m, n, k of the class (what clhgemm-tune times it on), for a device with
+ * `units` compute units; scaled down for CPUs (gpu = 0). */
+void chg_shape_class_example(int cls, int gpu, size_t *m, size_t *n, size_t *k);
+
+/* CLHGEMM_SHAPE_CLASS's value as a class (-1: unset or "auto"; anything else is reported once
+ * and classifies). */
+int chg_shape_class_forced(void);
+
+#endif

@@ -1,0 +1,437 @@
+/*
+ * test_shapes.c -- the device GEMM at every shape class (issue 22).
+ *
+ *   test_shapes unit          the classifier's boundaries and names; the "classes" object of the
+ *                             tuning database (valid, each kind of malformed with its reason,
+ *                             written and read back); the resolution (built-in class defaults,
+ *                             an entry's classes, a class that does not fit the device, an
+ *                             entry without classes, the overrides, CLHGEMM_SHAPE_CLASS and
+ *                             CLHGEMM_SPLIT_K); split-K's slice policy and geometry
+ *   test_shapes s|d [split]   every class forced (CLHGEMM_SHAPE_CLASS) at odd sizes, each
+ *                             transpose, both layouts, alpha/beta special cases (beta = 0 with
+ *                             NaN in C) against OpenBLAS; "split" adds CLHGEMM_SPLIT_K=3, so
+ *                             that the SPLITK kernel and the reduce run (the test fails when
+ *                             no case was split)
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "clhgemm_version.h"
+#include "common.h"
+#include "core/gemm.h"
+#include "core/splitk.h"
+#include "kernels/shape.h"
+#include "tuning/tuning.h"
+
+static int g_failures, g_checks;
+
+#define EXPECT(cond, ...)                                                                       \
+    do {                                                                                        \
+        g_checks++;                                                                             \
+        if (!(cond)) {                                                                          \
+            g_failures++;                                                                       \
+            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                                \
+            fprintf(stderr, __VA_ARGS__);                                                       \
+            fputc('\n', stderr);                                                                \
+        }                                                                                       \
+    } while (0)
+
+/* ---- classifier --------------------------------------------------------------------------- */
+
+static void classifier(void)
+{
+    static const struct {
+        size_t m, n, k;
+        chg_shape_class_t want;
+    } t[] = {
+        {0, 0, 0, CHG_SHAPE_SMALL},          {1, 1, 1, CHG_SHAPE_SMALL},
+        {256, 256, 256, CHG_SHAPE_SMALL},    {257, 256, 256, CHG_SHAPE_SMALL},
+        {1000, 1000, 1000, CHG_SHAPE_SMALL}, {1024, 1024, 4096, CHG_SHAPE_SMALL},
+        {1024, 1024, 4097, CHG_SHAPE_LARGE_K}, {1024, 1024, 8192, CHG_SHAPE_LARGE_K},
+        {2048, 2048, 8192, CHG_SHAPE_LARGE_K}, {2048, 2049, 8196, CHG_SHAPE_MEDIUM},
+        {1025, 1024, 4096, CHG_SHAPE_MEDIUM}, {64, 64, 100000, CHG_SHAPE_LARGE_K},
+        {2048, 2048, 256, CHG_SHAPE_RANK_K}, {2048, 2048, 257, CHG_SHAPE_MEDIUM},
+        {2048, 2047, 256, CHG_SHAPE_MEDIUM}, {16384, 16384, 64, CHG_SHAPE_RANK_K},
+        {8192, 1024, 512, CHG_SHAPE_TALL},   {8192, 1025, 512, CHG_SHAPE_MEDIUM},
+        {1024, 8192, 512, CHG_SHAPE_WIDE},   {100000, 16, 300, CHG_SHAPE_TALL},
+        {16, 100000, 300, CHG_SHAPE_WIDE},   {2000, 3000, 1500, CHG_SHAPE_MEDIUM},
+        {4096, 4096, 4096, CHG_SHAPE_MEDIUM}, {4097, 4096, 4096, CHG_SHAPE_LARGE},
+        {8192, 8192, 8192, CHG_SHAPE_LARGE}, {8192, 8192, 257, CHG_SHAPE_LARGE},
+        {(size_t)1 << 40, (size_t)1 << 40, (size_t)1 << 40, CHG_SHAPE_LARGE},
+    };
+    for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
+        const chg_shape_class_t c = chg_shape_class(t[i].m, t[i].n, t[i].k);
+        EXPECT(c == t[i].want, "class of %zux%zux%zu: %s, want %s", t[i].m, t[i].n, t[i].k,
+               chg_shape_class_name(c), chg_shape_class_name(t[i].want));
+    }
+    for (int c = 0; c < CHG_SHAPE_NCLASSES; c++) {
+        EXPECT(chg_shape_class_parse(chg_shape_class_name(c)) == c, "name of class %d", c);
+        for (int gpu = 0; gpu < 2; gpu++) {
+            size_t m, n, k;
+            chg_shape_class_example(c, gpu, &m, &n, &k);
+            EXPECT((int)chg_shape_class(m, n, k) == c, "example of %s (gpu %d) %zux%zux%zu is %s",
+                   chg_shape_class_name(c), gpu, m, n, k,
+                   chg_shape_class_name(chg_shape_class(m, n, k)));
+        }
+    }
+    EXPECT(chg_shape_class_parse("Large") == -1 && chg_shape_class_parse("") == -1 &&
+               chg_shape_class_parse(NULL) == -1 && !strcmp(chg_shape_class_name(7), "?"),
+           "names outside the set");
+}
+
+/* ---- database ------------------------------------------------------------------------------ */
+
+static const char *const HEAD =
+    "{\"format\":\"clhgemm-tuning\",\"format_version\":1,\"library_version\":\"" CLHGEMM_VERSION_STRING
+    "\",\"entries\":[{\"device\":{\"name\":\"X\",\"driver\":\"1\",\"arch\":\"a:b\",\"vendor_key\":\"a\"},"
+    "\"precisions\":{\"s\":{\"gemm\":{\"MWG\":64,\"NWG\":64,\"KWG\":16,\"MDIMC\":8,\"NDIMC\":8,"
+    "\"VWM\":2,\"VWN\":2,\"SA\":1,\"SB\":1,\"KWI\":4}";
+static const char *const SMALL =
+    "\"small\":{\"MWG\":16,\"NWG\":32,\"KWG\":8,\"MDIMC\":4,\"NDIMC\":8,\"VWM\":4,\"VWN\":4,"
+    "\"SA\":0,\"SB\":1,\"KWI\":2,\"split_k\":3,\"m\":100,\"n\":200,\"k\":300,\"gflops\":12.5}";
+
+static int parse_classes(const char *classes, chg_tuning_file_t *f, char *why, size_t len)
+{
+    char buf[4096];
+    snprintf(buf, sizeof buf, "%s,\"classes\":{%s}}}}]}", HEAD, classes);
+    return chg_tuning_file_parse(buf, f, why, len);
+}
+
+static void reject(const char *classes, const char *want)
+{
+    chg_tuning_file_t f;
+    char why[512] = "";
+    const int rc = parse_classes(classes, &f, why, sizeof why);
+    EXPECT(rc == -1 && strstr(why, want), "classes {%s}: want a rejection naming \"%s\", got %d \"%s\"",
+           classes, want, rc, why);
+    if (rc == 0) chg_tuning_file_free(&f);
+}
+
+static void database(void)
+{
+    chg_tuning_file_t f;
+    char why[512] = "";
+    int rc = parse_classes(SMALL, &f, why, sizeof why);
+    const chg_tuning_prec_t *p = rc == 0 && f.count == 1 ? &f.records[0].prec[0] : NULL;
+    EXPECT(p, "a valid classes object was rejected: %s", why);
+    if (p) {
+        const chg_tuning_class_t *c = &p->classes[CHG_SHAPE_SMALL];
+        EXPECT(c->present && c->gemm.mwg == 16 && c->gemm.nwg == 32 && c->gemm.sb == 1 &&
+                   c->gemm.kwi == 2 && c->split_k == 3 && c->m == 100 && c->k == 300 &&
+                   c->gflops == 12.5,
+               "the small class was misread");
+        int others = 0;
+        for (int i = 0; i < CHG_SHAPE_NCLASSES; i++) others += i != CHG_SHAPE_SMALL && p->classes[i].present;
+        EXPECT(others == 0, "%d classes present that the file does not have", others);
+        /* written and read back */
+        char dir[] = "/tmp/clhgemm-shapes-XXXXXX", path[256];
+        if (mkdtemp(dir)) {
+            snprintf(path, sizeof path, "%s/db.json", dir);
+            chg_tuning_file_t g;
+            EXPECT(chg_tuning_file_write(path, &f, why, sizeof why) == 0, "write: %s", why);
+            rc = chg_tuning_file_read(path, &g, why, sizeof why);
+            EXPECT(rc == 0 && !memcmp(&g.records[0].prec[0].classes, &p->classes, sizeof p->classes),
+                   "classes changed through a write and a read: %s", why);
+            if (rc == 0) chg_tuning_file_free(&g);
+            unlink(path);
+            rmdir(dir);
+        }
+    }
+    if (rc == 0) chg_tuning_file_free(&f);
+    /* without split_k: none (1); empty object: no class */
+    rc = parse_classes("\"tall\":{\"MWG\":16,\"NWG\":16,\"KWG\":8,\"MDIMC\":4,\"NDIMC\":4,\"VWM\":4,"
+                       "\"VWN\":4,\"SA\":0,\"SB\":0,\"KWI\":2}", &f, why, sizeof why);
+    EXPECT(rc == 0 && f.records[0].prec[0].classes[CHG_SHAPE_TALL].present &&
+               f.records[0].prec[0].classes[CHG_SHAPE_TALL].split_k == 1,
+           "a class without split_k: %s", why);
+    if (rc == 0) chg_tuning_file_free(&f);
+    rc = parse_classes("", &f, why, sizeof why);
+    EXPECT(rc == 0, "an empty classes object was rejected: %s", why);
+    if (rc == 0) chg_tuning_file_free(&f);
+
+    reject("\"huge\":{}", "precisions.s.classes.huge: not a shape class");
+    reject("\"small\":3", "precisions.s.classes.small: expected an object");
+    reject("\"small\":{\"MWG\":16}", "precisions.s.classes.small.NWG: missing");
+    char bad[1024];
+    static const struct {
+        const char *from, *to, *want;
+    } breaks[] = {
+        {"\"split_k\":3", "\"split_k\":65", "classes.small.split_k: expected an integer from 0 to 64"},
+        {"\"split_k\":3", "\"split_k\":-1", "classes.small.split_k: expected an integer"},
+        {"\"split_k\":3", "\"split_k\":1.5", "classes.small.split_k: expected an integer"},
+        {"\"VWM\":4", "\"VWM\":3", "classes.small: VWM and VWN must be 1, 2, 4 or 8"},
+        {"\"MWG\":16", "\"MWG\":0", "classes.small: sizes must be positive"},
+        {"\"SA\":0", "\"SA\":2", "classes.small: SA and SB must be 0 or 1"},
+        {"\"gflops\":12.5", "\"gflops\":-1", "classes.small.gflops: expected a number >= 0"},
+        {"\"m\":100", "\"m\":\"100\"", "classes.small.m: expected an integer"},
+    };
+    for (size_t i = 0; i < sizeof breaks / sizeof breaks[0]; i++) {
+        const char *at = strstr(SMALL, breaks[i].from);
+        snprintf(bad, sizeof bad, "%.*s%s%s", (int)(at - SMALL), SMALL, breaks[i].to,
+                 at + strlen(breaks[i].from));
+        reject(bad, breaks[i].want);
+    }
+    /* "classes" not an object */
+    char buf[4096];
+    snprintf(buf, sizeof buf, "%s,\"classes\":[1]}}}]}", HEAD);
+    rc = chg_tuning_file_parse(buf, &f, why, sizeof why);
+    EXPECT(rc == -1 && strstr(why, "precisions.s.classes: expected an object"), "classes as an array: %s", why);
+    if (rc == 0) chg_tuning_file_free(&f);
+}
+
+/* ---- resolution ---------------------------------------------------------------------------- */
+
+static int same(const chg_gemm_params_t *a, const chg_gemm_params_t *b)
+{
+    return !memcmp(a, b, sizeof *a);
+}
+
+static chg_gemm_choice_t pick(const chg_device_t *dev, size_t m, size_t n, size_t k)
+{
+    chg_gemm_choice_t c;
+    chg_tuned_gemm_shape(dev, CHG_F32, m, n, k, &c);
+    return c;
+}
+
+/* Writes dir/tuning.json with one exact entry for dev: FP32 main parameters main, and the small
+ * class (when cls != NULL) with split 3. */
+static int write_db(const char *dir, const chg_device_t *dev, const chg_gemm_params_t *main_gp,
+                    const chg_gemm_params_t *cls)
+{
+    chg_tuning_file_t f;
+    chg_tuning_file_init(&f);
+    chg_tuning_record_t r;
+    chg_tuning_record_init(&r, dev);
+    r.prec[CHG_F32].present = 1;
+    r.prec[CHG_F32].gemm = *main_gp;
+    if (cls) {
+        r.prec[CHG_F32].classes[CHG_SHAPE_SMALL].present = 1;
+        r.prec[CHG_F32].classes[CHG_SHAPE_SMALL].gemm = *cls;
+        r.prec[CHG_F32].classes[CHG_SHAPE_SMALL].split_k = 3;
+    }
+    char path[512], why[256] = "";
+    snprintf(path, sizeof path, "%s/tuning.json", dir);
+    int rc = chg_tuning_file_upsert(&f, &r) || chg_tuning_file_write(path, &f, why, sizeof why);
+    if (rc) fprintf(stderr, "test setup: cannot write %s: %s\n", path, why);
+    chg_tuning_record_free(&r);
+    chg_tuning_file_free(&f);
+    chg_tuning_reload();
+    return rc;
+}
+
+static void builtin_classes(const chg_device_t *dev)
+{
+    setenv("CLHGEMM_TUNING", "off", 1);
+    chg_gemm_params_t def, small;
+    int split = -1;
+    chg_gemm_params_default(dev, CHG_F32, &def);
+    chg_gemm_params_class_default(dev, CHG_F32, CHG_SHAPE_SMALL, &small, &split);
+    EXPECT(chg_gemm_params_valid(dev, CHG_F32, &small, NULL, 0) && split == 0 &&
+               small.mwg * small.nwg < def.mwg * def.nwg,
+           "the built-in small class has no smaller tile (MWG %d NWG %d) or split %d", small.mwg,
+           small.nwg, split);
+    chg_gemm_choice_t c = pick(dev, 100, 100, 100);
+    EXPECT(c.cls == CHG_SHAPE_SMALL && same(&c.gp, &small) && c.split_k == 0,
+           "built-in: 100^3 ran %s", chg_shape_class_name(c.cls));
+    c = pick(dev, 8192, 8192, 8192);
+    EXPECT(c.cls == CHG_SHAPE_LARGE && same(&c.gp, &def) && c.split_k == 1, "built-in: 8192^3");
+    c = pick(dev, 1024, 1024, 8192);
+    EXPECT(c.cls == CHG_SHAPE_LARGE_K && c.split_k == 0, "built-in: large_k does not choose a split");
+    setenv("CLHGEMM_SHAPE_CLASS", "small", 1);
+    c = pick(dev, 8192, 8192, 8192);
+    EXPECT(c.cls == CHG_SHAPE_SMALL && same(&c.gp, &small), "CLHGEMM_SHAPE_CLASS=small not taken");
+    setenv("CLHGEMM_SHAPE_CLASS", "tiny", 1); /* reported, classifies */
+    c = pick(dev, 8192, 8192, 8192);
+    EXPECT(c.cls == CHG_SHAPE_LARGE, "CLHGEMM_SHAPE_CLASS=tiny did not classify");
+    unsetenv("CLHGEMM_SHAPE_CLASS");
+    setenv("CLHGEMM_SPLIT_K", "5", 1);
+    c = pick(dev, 8192, 8192, 8192);
+    EXPECT(c.split_k == 5, "CLHGEMM_SPLIT_K=5 gave split %d", c.split_k);
+    setenv("CLHGEMM_SPLIT_K", "99", 1); /* out of range: the bound */
+    c = pick(dev, 8192, 8192, 8192);
+    EXPECT(c.split_k == CHG_TUNING_MAX_SPLIT_K, "CLHGEMM_SPLIT_K=99 gave split %d", c.split_k);
+    unsetenv("CLHGEMM_SPLIT_K");
+    setenv("CLHGEMM_SGEMM_PARAMS", "MWG=32,NWG=32,KWG=16,MDIMC=8,NDIMC=8,VWM=4,VWN=4,SA=0,SB=0,KWI=4", 1);
+    c = pick(dev, 100, 100, 100);
+    EXPECT(c.cls == CHG_SHAPE_SMALL && c.gp.mwg == 32 && c.gp.kwi == 4 && c.split_k == 1,
+           "the override does not force every class");
+    unsetenv("CLHGEMM_SGEMM_PARAMS");
+    unsetenv("CLHGEMM_TUNING");
+}
+
+static void entry_classes(const chg_device_t *dev)
+{
+    char dir[] = "/tmp/clhgemm-shapes-XXXXXX";
+    if (!mkdtemp(dir)) {
+        EXPECT(0, "mkdtemp");
+        return;
+    }
+    setenv("CLHGEMM_TUNING_DIR", dir, 1);
+    setenv("CLHGEMM_SHIPPED_TUNING_DIR", dir, 1);
+    chg_gemm_params_t main_gp = {.mwg = 32, .nwg = 32, .kwg = 8, .mdimc = 8, .ndimc = 8, .vwm = 2,
+                                 .vwn = 2, .sa = 0, .sb = 0, .kwi = 2};
+    chg_gemm_params_t cls = {.mwg = 16, .nwg = 32, .kwg = 8, .mdimc = 4, .ndimc = 8, .vwm = 4,
+                             .vwn = 4, .sa = 0, .sb = 1, .kwi = 2};
+    if (!chg_gemm_params_valid(dev, CHG_F32, &main_gp, NULL, 0) ||
+        !chg_gemm_params_valid(dev, CHG_F32, &cls, NULL, 0)) {
+        printf("SKIP entry classes: the test's parameters do not fit %s\n", dev->info.name);
+    } else if (!write_db(dir, dev, &main_gp, &cls)) {
+        chg_gemm_choice_t c = pick(dev, 100, 100, 100);
+        EXPECT(same(&c.gp, &cls) && c.split_k == 3, "the entry's small class was not taken");
+        c = pick(dev, 8192, 8192, 8192);
+        EXPECT(same(&c.gp, &main_gp) && c.split_k == 1, "large without a class: not the main parameters");
+        c = pick(dev, 1024, 1024, 8192);
+        EXPECT(same(&c.gp, &main_gp) && c.split_k == 1, "large_k without a class: not main, unsplit");
+        chg_gemm_params_t big = cls;
+        big.mdimc = 128; /* 8192 work-items: beyond every device's work-group */
+        big.ndimc = 64;
+        big.mwg = 128 * 4;
+        big.nwg = 64 * 4;
+        if (!write_db(dir, dev, &main_gp, &big)) {
+            chg_tuning_entry_t e;
+            chg_tuned_entry(dev, CHG_F32, &e);
+            c = pick(dev, 100, 100, 100);
+            EXPECT(same(&c.gp, &main_gp) && c.split_k == 1 && strstr(e.note, "class small"),
+                   "a class that does not fit: not dropped to the main parameters (note \"%s\")",
+                   e.note);
+        }
+        if (!write_db(dir, dev, &main_gp, NULL)) {
+            c = pick(dev, 100, 100, 100);
+            EXPECT(same(&c.gp, &main_gp) && c.split_k == 1, "an entry without classes");
+        }
+    }
+    char path[512];
+    snprintf(path, sizeof path, "%s/tuning.json", dir);
+    unlink(path);
+    rmdir(dir);
+    setenv("CLHGEMM_TUNING_DIR", "off", 1);
+    unsetenv("CLHGEMM_SHIPPED_TUNING_DIR");
+    chg_tuning_reload();
+}
+
+static void split_policy(const chg_device_t *dev)
+{
+    chg_gemm_params_t gp = {.mwg = 64, .nwg = 64, .kwg = 16, .mdimc = 16, .ndimc = 16, .vwm = 4,
+                            .vwn = 4, .sa = 1, .sb = 1, .kwi = 16};
+    chg_device_t d = *dev;
+    d.features |= CHG_FEAT_GPU;
+    d.info.compute_units = 132;
+    /* 1000^2 in 64^2 tiles: 256 < 264 -> 2 slices; 1024^2 x 8192: 256 tiles -> 2 */
+    EXPECT(chg_splitk_slices(&d, &gp, 1000, 1000, 1000, 0) == 2, "auto split of 1000^3");
+    EXPECT(chg_splitk_slices(&d, &gp, 4096, 4096, 4096, 0) == 1, "4096^2 is split");
+    EXPECT(chg_splitk_slices(&d, &gp, 64, 64, 100000, 0) == 16, "64^2 x 1e5: at most 16 slices");
+    EXPECT(chg_splitk_slices(&d, &gp, 64, 64, 300, 0) == 1, "k = 300 split (256 rows a slice)");
+    EXPECT(chg_splitk_slices(&d, &gp, 64, 64, 300, 4) == 1, "forced 4 on k = 300");
+    EXPECT(chg_splitk_slices(&d, &gp, 64, 64, 1000, 4) == 3, "forced 4 on k = 1000: 3 slices");
+    EXPECT(chg_splitk_slices(&d, &gp, 1, 1, 100000, 1) == 1, "split 1 is none");
+    chg_splitk_t sk;
+    EXPECT(chg_splitk_plan(&gp, 100, 37, 1000, 3, &sk) && sk.slices == 3 && sk.kslice == 336 &&
+               sk.ktot == 1008 && sk.mp == 128 && sk.np == 64,
+           "plan 100x37x1000 in 3");
+    /* k = 33 in 16-steps: 3 steps over 4 slices -> 3 slices of one step */
+    EXPECT(chg_splitk_plan(&gp, 7, 7, 33, 4, &sk) && sk.slices == 3 && sk.kslice == 16,
+           "plan k = 33 in 4");
+    EXPECT(!chg_splitk_plan(&gp, 7, 7, 16, 4, &sk), "one KWG step cannot be split");
+}
+
+static int unit(void)
+{
+    classifier();
+    database();
+    tc_env_t env;
+    const int rc = tc_open(&env);
+    if (rc) return rc == TC_SKIP ? (g_failures ? 1 : 0) : 1;
+    const chg_device_t *dev;
+    if (chg_queue_device(env.queue, &dev, NULL) != CLHGEMM_SUCCESS) {
+        tc_close(&env);
+        return 1;
+    }
+    builtin_classes(dev);
+    entry_classes(dev);
+    split_policy(dev);
+    tc_close(&env);
+    printf("test_shapes unit: %d checks, %d failures\n", g_checks, g_failures);
+    return g_failures ? 1 : 0;
+}
+
+/* ---- every class on the device ------------------------------------------------------------ */
+
+static int device(int dbl, int split)
+{
+    tc_env_t env;
+    int rc = tc_open(&env);
+    if (rc) return rc;
+    if (dbl && !env.has_fp64) {
+        printf("SKIP: no fp64\n");
+        tc_close(&env);
+        return TC_SKIP;
+    }
+    const chg_device_t *dev;
+    if (chg_queue_device(env.queue, &dev, NULL) != CLHGEMM_SUCCESS) return 1;
+    if (split) setenv("CLHGEMM_SPLIT_K", "3", 1);
+    static const int sizes[][3] = {{1, 1, 1},      {7, 33, 129},  {33, 7, 257},
+                                   {100, 37, 250}, {257, 100, 33}, {129, 1, 513},
+                                   {1, 129, 777},  {65, 33, 2049}, {7, 9, 1031}};
+    static const double ab[4][2] = {{1, 0}, {-1.5, 1}, {0.5, -2}, {2, 0}};
+    const clhgemm_transpose_t nt[2] = {CLHGEMM_NO_TRANS, CLHGEMM_TRANS};
+    const clhgemm_layout_t lay[2] = {CLHGEMM_COL_MAJOR, CLHGEMM_ROW_MAJOR};
+    tc_rng_t rng;
+    tc_rng_seed(&rng, 2222 + (uint64_t)dbl);
+    int cases = 0, fails = 0, splits = 0, rot = 0;
+    for (int cls = 0; cls < CHG_SHAPE_NCLASSES; cls++) {
+        setenv("CLHGEMM_SHAPE_CLASS", chg_shape_class_name(cls), 1);
+        for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+            chg_gemm_choice_t ch;
+            chg_tuned_gemm_shape(dev, dbl ? CHG_F64 : CHG_F32, (size_t)sizes[s][0],
+                                 (size_t)sizes[s][1], (size_t)sizes[s][2], &ch);
+            chg_splitk_t sk;
+            const int sl = chg_splitk_slices(dev, &ch.gp, (size_t)sizes[s][0], (size_t)sizes[s][1],
+                                             (size_t)sizes[s][2], ch.split_k);
+            EXPECT((int)ch.cls == cls, "forced class %s ran %s", chg_shape_class_name(cls),
+                   chg_shape_class_name(ch.cls));
+            const int is_split = sl > 1 && chg_splitk_plan(&ch.gp, (size_t)sizes[s][0],
+                                                           (size_t)sizes[s][1],
+                                                           (size_t)sizes[s][2], sl, &sk);
+            for (int t = 0; t < 8; t++) {
+                tc_case_t c = {0};
+                c.dbl = dbl;
+                c.layout = lay[t & 1];
+                c.ta = nt[(t >> 1) & 1];
+                c.tb = nt[(t >> 2) & 1];
+                c.m = sizes[s][0];
+                c.n = sizes[s][1];
+                c.k = sizes[s][2];
+                c.alpha = ab[rot % 4][0];
+                c.beta = ab[rot % 4][1];
+                c.pad = rot % 3 == 1 ? 3 : 0;
+                c.offa = c.offb = c.offc = rot % 5 == 2 ? 5 : 0;
+                rot++;
+                cases++;
+                splits += is_split;
+                if (tc_run_case(env.ctx, env.queue, &c, &rng)) {
+                    fails++;
+                    fprintf(stderr, "  (class %s, %d slices)\n", chg_shape_class_name(cls), sl);
+                }
+            }
+        }
+    }
+    unsetenv("CLHGEMM_SHAPE_CLASS");
+    unsetenv("CLHGEMM_SPLIT_K");
+    EXPECT(!split || splits > 0, "no case ran split-K");
+    tc_close(&env);
+    printf("test_shapes %s%s: %d cases (%d split-K), %d failures; %d checks, %d failures\n",
+           dbl ? "d" : "s", split ? " split" : "", cases, splits, fails, g_checks, g_failures);
+    return fails || g_failures ? 1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc >= 2 && !strcmp(argv[1], "unit")) return unit();
+    if (argc >= 2 && (!strcmp(argv[1], "s") || !strcmp(argv[1], "d")))
+        return device(argv[1][0] == 'd', argc >= 3 && !strcmp(argv[2], "split"));
+    fprintf(stderr, "usage: test_shapes unit | s|d [split]\n");
+    return 2;
+}
