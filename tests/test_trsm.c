@@ -44,6 +44,7 @@ static int g_cases, g_failures;
 static double g_worst_ours, g_worst_openblas; /* in units of ka * eps * (|X_ref| + 1) */
 static double g_big_ours, g_big_openblas;     /* ka = 100, in units of eps * (|X_ref| + 1) */
 static long long g_max_tiles;                 /* the most tiles one (host) update used */
+static int g_strip_calls;                     /* host calls checked to have run by strips */
 
 static void tally(int rc)
 {
@@ -311,6 +312,7 @@ static clhgemm_status_t call_cl(const prob_t *p, cl_mem A, size_t offa, cl_mem B
 typedef struct runner_s {
     clhgemm_handle_t h;
     tc_env_t *env;
+    int ndev; /* devices the strips must use (0: any number) */
 } runner_t;
 
 static int run_cl(const runner_t *r, prob_t *p, const char *tag)
@@ -329,6 +331,27 @@ static int run_cl(const runner_t *r, prob_t *p, const char *tag)
     if (A) clReleaseMemObject(A);
     if (B) clReleaseMemObject(B);
     return rc;
+}
+
+/* Under CLHGEMM_TRSM_STRIP=w (no device memory cap) a host call with work to do must have run
+ * by strips (host/trsm_strips.c): ceil(rhs / w) of them on every device of the handle. */
+static int check_strips(const runner_t *r, const tcase_t *c, const clhgemm_call_info_t *info,
+                        const char *tag)
+{
+    const char *v = getenv("CLHGEMM_TRSM_STRIP");
+    const char *route = getenv("CLHGEMM_ROUTE");
+    if (!v || !atoi(v) || (route && strcmp(route, "device")) || c->m == 0 || c->n == 0 ||
+        c->alpha == 0.0)
+        return 0;
+    const long long rhs = c->side == CLHGEMM_LEFT ? c->n : c->m;
+    const long long want = (rhs + atoi(v) - 1) / atoi(v);
+    if (info->tiles == want && (r->ndev ? info->devices_used == r->ndev : info->devices_used >= 1)) {
+        g_strip_calls++;
+        return 0;
+    }
+    fprintf(stderr, "FAIL %s: %lld strips on %d devices, want %lld on %d\n", tag, info->tiles,
+            info->devices_used, want, r->ndev);
+    return 1;
 }
 
 static int run_case(const runner_t *r, const tcase_t *c, tc_rng_t *rng)
@@ -353,6 +376,7 @@ static int run_case(const runner_t *r, const tcase_t *c, tc_rng_t *rng)
         clhgemm_call_info_t info;
         if (clhgemm_last_call_info(r->h, &info) == CLHGEMM_SUCCESS && info.tiles > g_max_tiles)
             g_max_tiles = info.tiles;
+        rc |= check_strips(r, c, &info, tag);
     } else {
         rc = run_cl(r, &p, tag);
     }
@@ -681,7 +705,7 @@ int main(int argc, char **argv)
             tc_close(&env);
             return TC_SKIP;
         }
-        runner_t r = {NULL, NULL};
+        runner_t r = {NULL, NULL, 0};
         if (!strcmp(argv[1], "host")) {
             clhgemm_status_t st = clhgemm_create(&r.h, NULL);
             if (st != CLHGEMM_SUCCESS) {
@@ -689,6 +713,9 @@ int main(int argc, char **argv)
                 tc_close(&env);
                 return 1;
             }
+            /* the devices the strips must spread over: TEST_TRSM_DEVICES (the multi-device
+             * test sets it), else at least one */
+            r.ndev = getenv("TEST_TRSM_DEVICES") ? atoi(getenv("TEST_TRSM_DEVICES")) : 0;
         } else {
             r.env = &env;
         }
@@ -701,7 +728,8 @@ int main(int argc, char **argv)
         if (r.h) {
             /* under a small device memory limit the updates must have been tiled */
             const char *route = getenv("CLHGEMM_ROUTE");
-            printf("most tiles of one update: %lld\n", g_max_tiles);
+            printf("most tiles of one update: %lld; calls checked to run by strips: %d\n",
+                   g_max_tiles, g_strip_calls);
             if (getenv("CLHGEMM_DEVICE_MEMORY_LIMIT") && !(route && !strcmp(route, "cpu")) && argc < 4 &&
                 g_max_tiles < 2) {
                 fprintf(stderr, "FAIL: no update ran over more than one tile\n");

@@ -59,6 +59,7 @@
 #include "kernels/codegen.h"
 #include "device/device.h"
 #include "core/gemm.h"
+#include "core/trsm_dev.h"
 #include "kernels/params.h"
 #include "tuning/tuning.h"
 
@@ -412,6 +413,29 @@ static int emit_copy(out_t *o, const char *set, const char *prefix, const chg_de
     return rc;
 }
 
+/* TRSM's diagonal-block inversion (core/trsm_dev.c, cl/trsm_inv.cl): one source per
+ * precision and device. */
+static int emit_trsm_inv(out_t *o, const char *set, const char *prefix, const chg_device_t *dev,
+                         chg_precision_t prec)
+{
+    recs_clear();
+    cl_kernel k = NULL;
+    if (chg_trsm_inv_kernel((cl_context)&g_dummy_program, dev, prec, &k) != CLHGEMM_SUCCESS ||
+        g_nrecs != 1) {
+        fprintf(stderr, "clhgemm-kernel-sources: %s/%c: chg_trsm_inv_kernel failed\n", prefix,
+                prec ? 'd' : 's');
+        recs_clear();
+        return -1;
+    }
+    clReleaseKernel(k);
+    char variant[320];
+    snprintf(variant, sizeof variant, "%s/%c/trsm-inv", prefix, prec ? 'd' : 's');
+    const rec_t *r = &g_recs[0];
+    const int rc = emit(o, variant, set, prec, r->name, r->entry, "-", r->source, r->options);
+    recs_clear();
+    return rc;
+}
+
 /* Everything the library emits on dev in one precision: every call shape plus the SCALE
  * kernels of the quick path. */
 static int emit_device(out_t *o, const char *set, const char *prefix, const chg_device_t *dev,
@@ -438,7 +462,7 @@ static int emit_device(out_t *o, const char *set, const char *prefix, const chg_
             cp.beta_zero = bz;
             if (emit_copy(o, set, prefix, dev, &cp) != 0) return -1;
         }
-    return 0;
+    return emit_trsm_inv(o, set, prefix, dev, prec);
 }
 
 /* ---- the built-in classes ----------------------------------------------------------------- */

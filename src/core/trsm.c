@@ -13,15 +13,18 @@
  * columns (right) are thus an in-place triangle of GEMMs of inner dimension kb -- ~all of the
  * m*n*k flops -- and the rest is O(n*k*nb) on the host.
  *
- * On device buffers (clhgemm_{s,d}trsm_cl) each step reads A's diagonal block and B's panel to
- * the host with blocking rectangular reads on the caller's queue (after the previous update),
- * solves there, writes the panel back (blocking) and enqueues the update with chg_gemm_enqueue
- * waiting on that write. This is correct for every shape but not yet fast: every step is a
- * round trip over the bus and the device idles while the host solves. The fast path -- the
- * diagonal blocks inverted once (on the host or the device) and applied as GEMMs into a
- * temporary so that B never leaves the device -- is future work (issue 21).
+ * On device buffers (clhgemm_{s,d}trsm_cl) the default is trsm_dev.c: A's diagonal blocks
+ * inverted by a kernel and every step a GEMM on the device, nothing through the host. With
+ * CLHGEMM_TRSM_PANEL=openblas|ref (or when the device temporaries cannot be allocated) the
+ * steps above run as a host round trip each: A's diagonal block and B's panel read to the host
+ * with blocking rectangular reads on the caller's queue (after the previous update), solved
+ * there, the panel written back (blocking), the update enqueued with chg_gemm_enqueue waiting
+ * on that write. Correct for every shape but slow (the device idles while the host solves):
+ * kept for tests and as the fallback.
  */
 #include "core/trsm.h"
+
+#include "core/trsm_dev.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -36,14 +39,13 @@ clhgemm_status_t chg_trsm_check_shape(int layout, int side, int uplo, int transA
 
 size_t chg_trsm_nb(void)
 {
-    const char *v = chg_getenv("CLHGEMM_TRSM_NB");
-    if (!v) return 256;
-    long nb = 0;
-    if (!chg_parse_long(v, &nb) || nb < 1 || nb > (1L << 20)) {
-        chg_env_warn("CLHGEMM_TRSM_NB", v, "is not an integer in [1, 1048576]; using the default 256");
-        return 256;
-    }
-    return (size_t)nb;
+    return (size_t)chg_env_int("CLHGEMM_TRSM_NB", 256, 1, 1 << 20);
+}
+
+int chg_trsm_panel_mode(void)
+{
+    static const char *const panels[] = {"device", "openblas", "ref", NULL};
+    return chg_env_choice("CLHGEMM_TRSM_PANEL", panels, CHG_TRSM_PANEL_DEVICE);
 }
 
 size_t chg_trsm_steps(const chg_l3_shape_t *sh, size_t nb) { return chg_ceil_div(sh->k, nb); }
@@ -127,11 +129,7 @@ static void ref_solve_vec(int dbl, int lower, int tr, int unit, size_t len, doub
 }
 
 /* The library's own substitution: used without OpenBLAS, and under CLHGEMM_TRSM_PANEL=ref. */
-static int use_ref_panel(void)
-{
-    static const char *const panels[] = {"openblas", "ref", NULL};
-    return chg_env_choice("CLHGEMM_TRSM_PANEL", panels, 0) == 1;
-}
+static int use_ref_panel(void) { return chg_trsm_panel_mode() == CHG_TRSM_PANEL_REF; }
 
 void chg_trsm_solve_panel(chg_precision_t prec, const chg_l3_shape_t *sh, size_t rows,
                           size_t cols, double alpha, const void *a, size_t lda, void *b,
@@ -273,6 +271,38 @@ static clhgemm_status_t solve_blocked(dsolve_t *d, double alpha, cl_event *event
     return st;
 }
 
+/* The device path (trsm_dev.h): invert, solve, release (the buffers live on until the
+ * commands end). *solving is set once B may have been written. */
+static clhgemm_status_t solve_device(const chg_l3_shape_t *sh, chg_precision_t prec, double alpha,
+                                     cl_mem A, size_t offA, size_t lda, cl_mem B, size_t offB,
+                                     size_t ldb, cl_command_queue q, cl_event *event,
+                                     int *solving)
+{
+    const chg_device_t *dev;
+    cl_context ctx;
+    clhgemm_status_t st = chg_queue_device(q, &dev, &ctx);
+    if (st != CLHGEMM_SUCCESS) return st;
+    chg_trsm_dev_t t;
+    const size_t rhs = sh->left ? sh->n : sh->m;
+    st = chg_trsm_dev_init(&t, ctx, dev, prec, sh, chg_trsm_nb(), rhs);
+    if (st != CLHGEMM_SUCCESS) return st;
+    cl_event inv = NULL, done = NULL;
+    st = chg_trsm_dev_invert(&t, q, A, offA, lda, 0, NULL, &inv);
+    if (st == CLHGEMM_SUCCESS) {
+        /* from here B may be written: an error is the caller's, never a fallback */
+        *solving = 1;
+        st = chg_trsm_dev_solve(&t, q, A, offA, lda, rhs, alpha, B, offB, ldb, 1, &inv, &done);
+    }
+    if (st != CLHGEMM_SUCCESS && inv) clWaitForEvents(1, &inv);
+    if (inv) clReleaseEvent(inv);
+    chg_trsm_dev_release(&t);
+    if (st == CLHGEMM_SUCCESS) {
+        if (event) *event = done;
+        else clReleaseEvent(done);
+    }
+    return st;
+}
+
 static clhgemm_status_t trsm_cl(chg_precision_t prec, int layout, int side, int uplo, int transA,
                                 int diag, int m, int n, double alpha, cl_mem A, size_t offA,
                                 int lda, cl_mem B, size_t offB, int ldb, cl_command_queue queue,
@@ -295,6 +325,15 @@ static clhgemm_status_t trsm_cl(chg_precision_t prec, int layout, int side, int 
         z.off_c = offB;
         z.ldc = (size_t)ldb;
         return chg_gemm_enqueue(&z, queue, 0, NULL, event);
+    }
+    if (chg_trsm_panel_mode() == CHG_TRSM_PANEL_DEVICE) {
+        int solving = 0;
+        st = solve_device(&sh, prec, alpha, A, offA, (size_t)lda, B, offB, (size_t)ldb, queue,
+                          event, &solving);
+        if (solving || (st != CL_MEM_OBJECT_ALLOCATION_FAILURE && st != CL_OUT_OF_RESOURCES))
+            return st;
+        chg_log(1, "trsm: no device memory for the inverted blocks (%s); solving the diagonal "
+                "blocks on the host", clhgemm_status_string(st));
     }
     dsolve_t d = {.sh = &sh, .prec = prec, .es = chg_elem_size(prec), .a = A, .b = B,
                   .off_a = offA, .off_b = offB, .lda = (size_t)lda, .ldb = (size_t)ldb,

@@ -27,8 +27,18 @@
 clhgemm_status_t chg_trsm_check_shape(int layout, int side, int uplo, int transA, int diag,
                                       int m, int n, int lda, int ldb, chg_l3_shape_t *sh);
 
-/* Order of the diagonal blocks: CLHGEMM_TRSM_NB (a positive integer), else 256. */
+/* Order of the diagonal blocks: CLHGEMM_TRSM_NB (an integer in [1, 2^20], read through
+ * chg_env_int), else 256: a multiple of every shipped GEMM tile (MWG, NWG <= 256), so that the
+ * leaf GEMMs of the device solve (trsm_dev.h: nb x rhs x nb) fill whole tiles, while the leaf
+ * products stay 2*nb/k of the flops (6% at k = 8192) and the inversion's k*nb^2/3 smaller. */
 size_t chg_trsm_nb(void);
+
+/* How diagonal blocks are solved (CLHGEMM_TRSM_PANEL): on the device with inverted blocks
+ * (trsm_dev.h; "device", the default), or on the host between the updates, by OpenBLAS
+ * ("openblas") or the library's own substitution ("ref", a test hook; also what "openblas"
+ * does without OpenBLAS). */
+enum { CHG_TRSM_PANEL_DEVICE = 0, CHG_TRSM_PANEL_OPENBLAS = 1, CHG_TRSM_PANEL_REF = 2 };
+int chg_trsm_panel_mode(void);
 
 /* Number of diagonal blocks of a checked call with m, n > 0 (sh->k / nb rounded up). */
 size_t chg_trsm_steps(const chg_l3_shape_t *sh, size_t nb);

@@ -7,7 +7,10 @@
  * FP64, as the host TRMM (host/api.c host_l3); nothing is written on a rejected call. m or n = 0
  * does nothing; alpha = 0 sets B to zero here without reading A or B. The call is routed as a
  * whole (host/route.h, as TRMM's m*n*k flops): a call the model gives the CPU is OpenBLAS's
- * TRSM on the caller's arguments. Otherwise, per diagonal block in dependency order
+ * TRSM on the caller's arguments. Otherwise, when A's triangle and two strips of B fit every
+ * device (host/trsm_strips.h), B moves over the bus once: each device holds A and solves strips
+ * of right-hand sides with the device algorithm (core/trsm_dev.h). When they do not fit (or
+ * with CLHGEMM_TRSM_PANEL=openblas|ref), the blocked path: per diagonal block in dependency order
  * (chg_trsm_step): the block's panel of B is solved in place on this thread
  * (chg_trsm_solve_panel: OpenBLAS), then the rows (columns) of B not solved yet are updated by
  * clhgemm_{s,d}gemm on the same handle -- C := -T(rest, blk)*X_blk + beta*C, a column-major
@@ -20,6 +23,7 @@
 #include "core/trsm.h"
 #include "cpu/cpublas.h"
 #include "host/route.h"
+#include "host/trsm_strips.h"
 
 /* B := 0 (column-major view m x n, ldb) without reading it. */
 static void zero_b(chg_precision_t prec, const chg_l3_shape_t *sh, void *B, size_t ldb)
@@ -99,6 +103,7 @@ static clhgemm_status_t host_trsm(clhgemm_handle_t h, chg_precision_t prec, cons
         return CLHGEMM_SUCCESS;
     }
     if (ran_on_cpu(h, prec, &sh, u)) return CLHGEMM_SUCCESS;
+    if (chg_trsm_strips(h, prec, &sh, u->alpha, u->a, lda, u->b, ldb, &st)) return st;
 
     const size_t nb = chg_trsm_nb(), steps = chg_trsm_steps(&sh, nb);
     const char *A = u->a;

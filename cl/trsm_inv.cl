@@ -1,0 +1,64 @@
+/*
+ * trsm_inv.cl -- TRSM's diagonal blocks inverted on the device (src/core/trsm_dev.c builds it).
+ *
+ * The triangular matrix A (order k, stored triangle `upper`, implicit unit diagonal `unit`) is
+ * cut into diagonal blocks of nb; block q is rows and columns q*nb .. q*nb + kb of A, kb =
+ * min(nb, k - q*nb). The kernel writes inv(A_qq) to D + q*nb*nb, column-major with leading
+ * dimension nb, as a full kb x kb matrix: zeros in the other triangle, so that the GEMM core can
+ * read it as a general operand (with its transpose when the call has one).
+ *
+ * One work-item per column j of one block: the columns of an inverse are independent
+ * solutions A_qq * x = e_j, so no work-item waits for another and no barrier is needed. Column
+ * j is solved by column-oriented substitution (for a lower block: x_p is final once divided by
+ * A(p, p), then x_i -= A(i, p) * x_p for the rows below it), reading A's columns contiguously
+ * and keeping x in its place in D. Only the `upper` (resp. lower) triangle of A is read, the
+ * diagonal only when not `unit`. Work per block is kb^3 / 6 multiply-adds, against the m*n*k
+ * of the solve that uses it: a few percent at most for nb << k.
+ *
+ * Arguments: A and a_off (element of A(0, 0)), lda, k, nb, upper, unit, D. Launched over
+ * ceil(k / nb) * nb work-items (rounded up to the work-group size; the extra ones return).
+ */
+
+#ifndef PRECISION
+#define PRECISION 32
+#endif
+#if PRECISION == 64
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+typedef double real;
+#else
+typedef float real;
+#endif
+
+__kernel void trsm_invert(const __global real *restrict A, const ulong a_off, const ulong lda,
+                          const ulong k, const ulong nb, const int upper, const int unit,
+                          __global real *restrict D)
+{
+    const ulong g = get_global_id(0);
+    const ulong q = g / nb, j = g % nb;
+    if (q * nb >= k) return;
+    const ulong kb = min(nb, k - q * nb);
+    if (j >= kb) return;
+    const __global real *a = A + a_off + q * nb + q * nb * lda; /* A_qq(0, 0) */
+    __global real *x = D + q * nb * nb + j * nb;                 /* column j of inv(A_qq) */
+    for (ulong i = 0; i < kb; i++) x[i] = i == j ? (real)1 : (real)0;
+    if (!upper) {
+        /* forward: rows j .. kb - 1 */
+        for (ulong p = j; p < kb; p++) {
+            const __global real *ap = a + p * lda;
+            real xp = x[p];
+            if (!unit) xp /= ap[p];
+            x[p] = xp;
+            for (ulong i = p + 1; i < kb; i++) x[i] -= ap[i] * xp;
+        }
+    } else {
+        /* backward: rows j .. 0 */
+        for (ulong r = 0; r <= j; r++) {
+            const ulong p = j - r;
+            const __global real *ap = a + p * lda;
+            real xp = x[p];
+            if (!unit) xp /= ap[p];
+            x[p] = xp;
+            for (ulong i = 0; i < p; i++) x[i] -= ap[i] * xp;
+        }
+    }
+}

@@ -1,0 +1,287 @@
+/*
+ * trsm_dev.c -- TRSM on the device: inverted diagonal blocks and a recursive blocked
+ * substitution of GEMMs (the algorithm is in trsm_dev.h; docs/ARCHITECTURE.md says why).
+ */
+#include "core/trsm_dev.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "device/cache.h"
+#include "kernels/embedded.h"
+#include "kernels/params.h"
+
+/* T is lower: forward substitution (T = op(A) for side left, op(A)^T for side right). */
+static int t_lower(const chg_l3_shape_t *sh)
+{
+    return sh->left ? sh->upper == sh->trans : sh->upper != sh->trans;
+}
+
+clhgemm_status_t chg_trsm_inv_kernel(cl_context ctx, const chg_device_t *dev,
+                                     chg_precision_t prec, cl_kernel *out)
+{
+    const char *body = chg_embedded_source("trsm_inv.cl", NULL);
+    if (!body) return CLHGEMM_INTERNAL_ERROR;
+    chg_str_t src;
+    chg_str_init(&src);
+    chg_device_feature_defines(dev, &src);
+    chg_str_printf(&src, "#define PRECISION %d\n", prec == CHG_F64 ? 64 : 32);
+    chg_str_append(&src, body);
+    if (src.failed) {
+        chg_str_free(&src);
+        return CLHGEMM_OUT_OF_HOST_MEMORY;
+    }
+    cl_program prog;
+    clhgemm_status_t st = chg_program_get(ctx, dev, prec == CHG_F64 ? "dtrsm-inv" : "strsm-inv",
+                                          src.data, chg_build_options(dev), &prog);
+    chg_str_free(&src);
+    if (st != CLHGEMM_SUCCESS) return st;
+    cl_int err;
+    *out = clCreateKernel(prog, "trsm_invert", &err);
+    return err == CL_SUCCESS ? CLHGEMM_SUCCESS : (clhgemm_status_t)err;
+}
+
+/* Right-hand sides per leaf GEMM: W (nb x chunk) within an eighth of the workspace budget. */
+static size_t leaf_chunk(const chg_device_t *dev, chg_precision_t prec, size_t nb, size_t max_rhs)
+{
+    const unsigned long long cap = chg_workspace_budget(dev) / 8;
+    const size_t per = nb * chg_elem_size(prec);
+    size_t c = (size_t)(cap / per);
+    return CHG_MAX((size_t)1, CHG_MIN(c, CHG_MAX(max_rhs, (size_t)1)));
+}
+
+size_t chg_trsm_dev_bytes(const chg_device_t *dev, chg_precision_t prec, size_t k, size_t nb,
+                          size_t max_rhs)
+{
+    const size_t es = chg_elem_size(prec), kb = CHG_MIN(nb, k);
+    return chg_ceil_div(k, nb) * nb * nb * es + kb * leaf_chunk(dev, prec, nb, max_rhs) * es;
+}
+
+clhgemm_status_t chg_trsm_dev_init(chg_trsm_dev_t *t, cl_context ctx, const chg_device_t *dev,
+                                   chg_precision_t prec, const chg_l3_shape_t *sh, size_t nb,
+                                   size_t max_rhs)
+{
+    memset(t, 0, sizeof *t);
+    t->prec = prec;
+    t->sh = *sh;
+    t->nb = CHG_MIN(nb, sh->k);
+    t->dev = dev;
+    t->chunk = leaf_chunk(dev, prec, t->nb, max_rhs);
+    const size_t es = chg_elem_size(prec);
+    cl_int err;
+    t->d = clCreateBuffer(ctx, CL_MEM_READ_WRITE, chg_ceil_div(sh->k, t->nb) * t->nb * t->nb * es,
+                          NULL, &err);
+    if (err == CL_SUCCESS)
+        t->w = clCreateBuffer(ctx, CL_MEM_READ_WRITE, t->nb * t->chunk * es, NULL, &err);
+    clhgemm_status_t st = (clhgemm_status_t)err;
+    if (st == CLHGEMM_SUCCESS) st = chg_trsm_inv_kernel(ctx, dev, prec, &t->inv);
+    if (st != CLHGEMM_SUCCESS) chg_trsm_dev_release(t);
+    return st;
+}
+
+void chg_trsm_dev_release(chg_trsm_dev_t *t)
+{
+    if (t->d) clReleaseMemObject(t->d);
+    if (t->w) clReleaseMemObject(t->w);
+    if (t->inv) clReleaseKernel(t->inv);
+    t->d = t->w = NULL;
+    t->inv = NULL;
+}
+
+#define SETARG(i, v) (err = err != CL_SUCCESS ? err : clSetKernelArg(t->inv, i, sizeof(v), &(v)))
+
+clhgemm_status_t chg_trsm_dev_invert(chg_trsm_dev_t *t, cl_command_queue q, cl_mem A, size_t offA,
+                                     size_t lda, cl_uint nwait, const cl_event *wait,
+                                     cl_event *ev)
+{
+    const cl_ulong a_off = offA, ld = lda, k = t->sh.k, nb = t->nb;
+    const cl_int upper = t->sh.upper, unit = t->sh.unit;
+    cl_int err = CL_SUCCESS;
+    SETARG(0, A);
+    SETARG(1, a_off);
+    SETARG(2, ld);
+    SETARG(3, k);
+    SETARG(4, nb);
+    SETARG(5, upper);
+    SETARG(6, unit);
+    SETARG(7, t->d);
+    if (err != CL_SUCCESS) return (clhgemm_status_t)err;
+    /* one work-item per column of every block; work-groups of 64 where the device allows */
+    const size_t wg = CHG_MIN((size_t)64, t->dev->info.max_work_group_size);
+    const size_t global = chg_round_up(chg_ceil_div(t->sh.k, t->nb) * t->nb, wg);
+    return (clhgemm_status_t)clEnqueueNDRangeKernel(q, t->inv, 1, NULL, &global, &wg, nwait, wait,
+                                                    ev);
+}
+
+/* ---- the solve ------------------------------------------------------------------------------ */
+
+/* One solve in flight: its buffers and the chain of events. */
+typedef struct solve_s {
+    chg_trsm_dev_t *t;
+    cl_command_queue q;
+    cl_mem a, b;
+    size_t off_a, lda, off_b, ldb, rhs;
+    double alpha;
+    cl_uint nwait;        /* the caller's wait list, for the first command */
+    const cl_event *wait;
+    cl_event last;        /* the last command enqueued, NULL before the first */
+} solve_t;
+
+/* The wait list of the next command, and the event it makes becoming the last. */
+static cl_uint chain_wait(const solve_t *s, const cl_event **wl)
+{
+    *wl = s->last ? &s->last : s->wait;
+    return s->last ? 1 : s->nwait;
+}
+
+static void chain_set(solve_t *s, cl_event ev)
+{
+    if (s->last) clReleaseEvent(s->last);
+    s->last = ev;
+}
+
+static clhgemm_status_t gemm(solve_t *s, chg_gemm_args_t *g)
+{
+    g->prec = s->t->prec;
+    const cl_event *wl;
+    const cl_uint nw = chain_wait(s, &wl);
+    cl_event ev = NULL;
+    const clhgemm_status_t st = chg_gemm_enqueue(g, s->q, nw, wl, &ev);
+    if (st == CLHGEMM_SUCCESS) chain_set(s, ev);
+    return st;
+}
+
+/* W (rows x cols, tight) over B's sub-matrix at element off (from B(0,0)): one rectangle when
+ * its columns do not wrap a row of the pitch, else a copy per column. */
+static clhgemm_status_t copy_back(solve_t *s, size_t off, size_t rows, size_t cols)
+{
+    const size_t es = chg_elem_size(s->t->prec), at = s->off_b + off, x = at % s->ldb;
+    cl_int err = CL_SUCCESS;
+    for (size_t j = 0; j < cols && err == CL_SUCCESS; j++) {
+        const cl_event *wl;
+        const cl_uint nw = chain_wait(s, &wl);
+        cl_event ev = NULL;
+        if (x + rows <= s->ldb) {
+            const size_t so[3] = {0, 0, 0}, dor[3] = {x * es, at / s->ldb, 0};
+            const size_t region[3] = {rows * es, cols, 1};
+            err = clEnqueueCopyBufferRect(s->q, s->t->w, s->b, so, dor, region, rows * es, 0,
+                                          s->ldb * es, 0, nw, wl, &ev);
+            j = cols;
+        } else {
+            err = clEnqueueCopyBuffer(s->q, s->t->w, s->b, j * rows * es, (at + j * s->ldb) * es,
+                                      rows * es, nw, wl, &ev);
+        }
+        if (err == CL_SUCCESS) chain_set(s, ev);
+    }
+    return (clhgemm_status_t)err;
+}
+
+/* Block q (rows r0 .. r0 + kb of T): X_q := a * inv(T_qq) * B_q, over chunks of right-hand
+ * sides through W. */
+static clhgemm_status_t leaf(solve_t *s, size_t r0, size_t kb, double a)
+{
+    const chg_trsm_dev_t *t = s->t;
+    const int left = t->sh.left;
+    clhgemm_status_t st = CLHGEMM_SUCCESS;
+    for (size_t c0 = 0; c0 < s->rhs && st == CLHGEMM_SUCCESS; c0 += t->chunk) {
+        const size_t cn = CHG_MIN(t->chunk, s->rhs - c0);
+        chg_gemm_args_t g;
+        memset(&g, 0, sizeof g);
+        g.alpha = a;
+        g.beta = 0.0;
+        g.c = t->w;
+        g.k = kb;
+        /* left: W (kb x cn) = op(D_q) * B(r0.., c0..); right: W (cn x kb) = B(c0.., r0..) *
+         * op(D_q). D_q is inv(A_qq); op(inv(A_qq)) = inv(op(A_qq)). */
+        const size_t boff = s->off_b + (left ? r0 + c0 * s->ldb : c0 + r0 * s->ldb);
+        const size_t doff = r0 / t->nb * t->nb * t->nb;
+        g.m = left ? kb : cn;
+        g.n = left ? cn : kb;
+        g.ldc = g.m;
+        if (left) {
+            g.trans_a = t->sh.trans;
+            g.a = t->d, g.off_a = doff, g.lda = t->nb;
+            g.b = s->b, g.off_b = boff, g.ldb = s->ldb;
+        } else {
+            g.trans_b = t->sh.trans;
+            g.a = s->b, g.off_a = boff, g.lda = s->ldb;
+            g.b = t->d, g.off_b = doff, g.ldb = t->nb;
+        }
+        st = gemm(s, &g);
+        if (st == CLHGEMM_SUCCESS)
+            st = copy_back(s, boff - s->off_b, g.m, g.n);
+    }
+    return st;
+}
+
+/* B_I := -T(I, P) * X_P + beta * B_I (left), B_I := -X_P * T(I, P)^T + beta * B_I (right):
+ * rows (columns) I = i0 .. i0 + ni of B from the solved P = p0 .. p0 + np. */
+static clhgemm_status_t update(solve_t *s, size_t i0, size_t ni, size_t p0, size_t np,
+                               double beta)
+{
+    const chg_l3_shape_t *sh = &s->t->sh;
+    chg_gemm_args_t g;
+    memset(&g, 0, sizeof g);
+    g.alpha = -1.0;
+    g.beta = beta;
+    g.k = np;
+    g.c = s->b;
+    g.ldc = s->ldb;
+    if (sh->left) {
+        /* op(A)(I, P): A(i0, p0), or A(p0, i0) read transposed */
+        g.m = ni, g.n = s->rhs;
+        g.trans_a = sh->trans;
+        g.a = s->a, g.off_a = s->off_a + (sh->trans ? p0 + i0 * s->lda : i0 + p0 * s->lda);
+        g.lda = s->lda;
+        g.b = s->b, g.off_b = s->off_b + p0, g.ldb = s->ldb;
+        g.off_c = s->off_b + i0;
+    } else {
+        /* op(A)(P, I): A(p0, i0), or A(i0, p0) read transposed */
+        g.m = s->rhs, g.n = ni;
+        g.trans_b = sh->trans;
+        g.a = s->b, g.off_a = s->off_b + p0 * s->ldb, g.lda = s->ldb;
+        g.b = s->a, g.off_b = s->off_a + (sh->trans ? i0 + p0 * s->lda : p0 + i0 * s->lda);
+        g.ldb = s->lda;
+        g.off_c = s->off_b + i0 * s->ldb;
+    }
+    return gemm(s, &g);
+}
+
+/* T's rows r0 .. r1 (r0 a multiple of nb); scaled: alpha is already applied to those rows. */
+static clhgemm_status_t solve_range(solve_t *s, size_t r0, size_t r1, int scaled)
+{
+    const size_t nb = s->t->nb, blocks = chg_ceil_div(r1 - r0, nb);
+    if (blocks == 1) return leaf(s, r0, r1 - r0, scaled ? 1.0 : s->alpha);
+    const size_t mid = r0 + (blocks + 1) / 2 * nb;
+    const double beta = scaled ? 1.0 : s->alpha;
+    clhgemm_status_t st;
+    if (t_lower(&s->t->sh)) {
+        st = solve_range(s, r0, mid, scaled);
+        if (st == CLHGEMM_SUCCESS) st = update(s, mid, r1 - mid, r0, mid - r0, beta);
+        if (st == CLHGEMM_SUCCESS) st = solve_range(s, mid, r1, 1);
+    } else {
+        st = solve_range(s, mid, r1, scaled);
+        if (st == CLHGEMM_SUCCESS) st = update(s, r0, mid - r0, mid, r1 - mid, beta);
+        if (st == CLHGEMM_SUCCESS) st = solve_range(s, r0, mid, 1);
+    }
+    return st;
+}
+
+clhgemm_status_t chg_trsm_dev_solve(chg_trsm_dev_t *t, cl_command_queue q, cl_mem A, size_t offA,
+                                    size_t lda, size_t rhs, double alpha, cl_mem B, size_t offB,
+                                    size_t ldb, cl_uint nwait, const cl_event *wait,
+                                    cl_event *ev)
+{
+    solve_t s = {.t = t, .q = q, .a = A, .b = B, .off_a = offA, .lda = lda, .off_b = offB,
+                 .ldb = ldb, .rhs = rhs, .alpha = alpha, .nwait = nwait, .wait = wait,
+                 .last = NULL};
+    const clhgemm_status_t st = solve_range(&s, 0, t->sh.k, 0);
+    if (st != CLHGEMM_SUCCESS) {
+        /* what was enqueued still runs: let it end before the caller frees anything */
+        if (s.last) clWaitForEvents(1, &s.last);
+        chain_set(&s, NULL);
+        return st;
+    }
+    *ev = s.last;
+    return CLHGEMM_SUCCESS;
+}
