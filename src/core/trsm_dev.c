@@ -198,14 +198,20 @@ static clhgemm_status_t leaf(solve_t *s, size_t r0, size_t kb, double a)
         g.m = left ? kb : cn;
         g.n = left ? cn : kb;
         g.ldc = g.m;
+        /* D_q is triangular (A's triangle, flipped by op): a structured operand, as TRMM's
+         * (level3.c), so that the core skips its zero blocks -- half the leaf flops */
         if (left) {
             g.trans_a = t->sh.trans;
             g.a = t->d, g.off_a = doff, g.lda = t->nb;
             g.b = s->b, g.off_b = boff, g.ldb = s->ldb;
+            g.st.kind_a = CHG_TRIANGULAR;
+            g.st.upper_a = t->sh.upper != t->sh.trans;
         } else {
             g.trans_b = t->sh.trans;
             g.a = s->b, g.off_a = boff, g.lda = s->ldb;
             g.b = t->d, g.off_b = doff, g.ldb = t->nb;
+            g.st.kind_b = CHG_TRIANGULAR;
+            g.st.upper_b = t->sh.upper == t->sh.trans;
         }
         st = gemm(s, &g);
         if (st == CLHGEMM_SUCCESS)
