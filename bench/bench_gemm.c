@@ -41,6 +41,7 @@
 #ifdef CLHGEMM_BENCH_HAVE_INTERNAL
 #include "device/device.h"
 #include "core/gemm.h"
+#include "core/splitk.h"
 #include "kernels/params.h"
 #include "tuning/tuning.h"
 #endif
@@ -1232,13 +1233,34 @@ static void fmt_ratio(char *buf, size_t len, const result_t *a, const result_t *
     else snprintf(buf, len, "-");
 }
 
+/* The shape class the library runs m x n x k with (column-major view: a row-major call swaps
+ * m and n) and its split, as "small" or "large_k/4" (4 slices of k). */
+static void fmt_class(const ctx_t *c, const row_t *r, char *buf, size_t len)
+{
+    const chg_device_t *dev = NULL;
+    const size_t m = (size_t)(c->o.row ? r->shape.n : r->shape.m);
+    const size_t n = (size_t)(c->o.row ? r->shape.m : r->shape.n), k = (size_t)r->shape.k;
+    if (chg_queue_device(c->queue, &dev, NULL) != CLHGEMM_SUCCESS) {
+        snprintf(buf, len, "%s", chg_shape_class_name(chg_shape_class(m, n, k)));
+        return;
+    }
+    chg_gemm_choice_t ch;
+    chg_tuned_gemm_shape(dev, r->dbl ? CHG_F64 : CHG_F32, m, n, k, &ch);
+    const int sl = chg_splitk_slices(dev, &ch.gp, m, n, k, ch.split_k);
+    chg_splitk_t sk;
+    if (sl > 1 && chg_splitk_plan(&ch.gp, m, n, k, sl, &sk))
+        snprintf(buf, len, "%s/%d", chg_shape_class_name(ch.cls), sk.slices);
+    else
+        snprintf(buf, len, "%s", chg_shape_class_name(ch.cls));
+}
+
 static void print_summary(const ctx_t *c)
 {
     const int show_cu = c->o.cublas, show_ob = c->o.openblas, show_def = c->o.defaults;
     printf("\n== summary: %s | %s | GFLOP/s from the median of %d reps, %s-major %c%c, alpha 1, beta %g ==\n",
            c->info.name, c->info.driver_version, c->o.reps, c->o.row ? "row" : "column",
            c->o.ta ? 'T' : 'N', c->o.tb ? 'T' : 'N', c->o.beta);
-    printf("%-18s %-2s %10s", "m x n x k", "p", "ours");
+    printf("%-18s %-2s %-10s %10s", "m x n x k", "p", "class", "ours");
     if (show_def) printf(" %10s %8s", "defaults", "ours/def");
     printf(" %10s %7s", "CLBlast", "ours/CB");
     if (show_cu) printf(" %10s %7s", "cuBLAS", "ours/cu");
@@ -1265,7 +1287,9 @@ static void print_summary(const ctx_t *c)
         if (!o->ran) snprintf(chk, sizeof chk, "%s", o->note[0] && !strncmp(o->note, "skipped", 7) ? "skipped" : "FAIL");
         else if (isnan(o->err)) snprintf(chk, sizeof chk, "%s", warn ? "WARN" : "-");
         else snprintf(chk, sizeof chk, "%s %.2g", warn ? "WARN" : "ok", isnan(o->err_ref) ? o->err : fmax(o->err, o->err_ref));
-        printf("%-18s %-2c %10s", shape, r->dbl ? 'd' : 's', g0);
+        char cls[32];
+        fmt_class(c, r, cls, sizeof cls);
+        printf("%-18s %-2c %-10s %10s", shape, r->dbl ? 'd' : 's', cls, g0);
         if (show_def) printf(" %10s %8s", g4, q3);
         printf(" %10s %7s", g1, q1);
         if (show_cu) printf(" %10s %7s", g2, q2);

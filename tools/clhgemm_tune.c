@@ -55,6 +55,8 @@ static void usage(FILE *f)
         "  --size N             GEMM timing size n (n x n x n; default 4096 on GPUs, 256 otherwise)\n"
         "  --gemm, --copy, --pipeline, --cpu-model  only these phases (default: all; the\n"
         "                       CPU/GPU split model only on devices that are not CPUs)\n"
+        "  --classes            the shape classes' configurations (part of --gemm; alone: the\n"
+        "                       stored main parameters stay)\n"
         "  --force-cpu-model    the split model also on CPU devices (tests on PoCL)\n"
         "  --out FILE           database to write; merged with what FILE holds (default:\n"
         "                       DIR/tuning.json with --out-dir, else the user database\n"
@@ -178,6 +180,8 @@ static int parse_args(int argc, char **argv, tune_opts_t *o, int *dry)
             phases |= 4;
         } else if (!strcmp(a, "--cpu-model")) {
             phases |= 8;
+        } else if (!strcmp(a, "--classes")) {
+            phases |= 16;
         } else if (!strcmp(a, "--force-cpu-model")) {
             o->force_cpumodel = 1;
         } else if (!strcmp(a, "--resume")) {
@@ -194,6 +198,7 @@ static int parse_args(int argc, char **argv, tune_opts_t *o, int *dry)
     }
     if (!phases) phases = 15;
     o->do_gemm = phases & 1;
+    o->do_classes = (phases & 17) != 0;
     o->do_copy = (phases & 2) != 0;
     o->do_pipeline = (phases & 4) != 0;
     o->do_cpumodel = (phases & 8) != 0;
@@ -240,8 +245,9 @@ static int mkdir_p(const char *path)
 }
 
 /* Phase weights: the GEMM search gets most of the budget. */
-enum { PH_COPY_S, PH_COPY_D, PH_GEMM_S, PH_GEMM_D, PH_PIPE, PH_CPU, PH_COUNT };
-static const double ph_weight[PH_COUNT] = {0.05, 0.05, 0.40, 0.40, 0.10, 0.10};
+/* The shape classes after both searches (their reference is the searched main parameters). */
+enum { PH_COPY_S, PH_COPY_D, PH_GEMM_S, PH_GEMM_D, PH_CLASS_S, PH_CLASS_D, PH_PIPE, PH_CPU, PH_COUNT };
+static const double ph_weight[PH_COUNT] = {0.05, 0.05, 0.30, 0.30, 0.10, 0.10, 0.10, 0.10};
 
 typedef struct plan_s {
     int on[PH_COUNT];
@@ -511,6 +517,8 @@ int main(int argc, char **argv)
         plan[i].on[PH_COPY_D] = run.o.do_copy && (run.o.prec_mask & 2) && fp64;
         plan[i].on[PH_GEMM_S] = run.o.do_gemm && (run.o.prec_mask & 1);
         plan[i].on[PH_GEMM_D] = run.o.do_gemm && (run.o.prec_mask & 2) && fp64;
+        plan[i].on[PH_CLASS_S] = run.o.do_classes && (run.o.prec_mask & 1);
+        plan[i].on[PH_CLASS_D] = run.o.do_classes && (run.o.prec_mask & 2) && fp64;
         plan[i].on[PH_PIPE] = run.o.do_pipeline;
         /* The split model: beside a CPU device OpenBLAS would only compete for its cores. */
         plan[i].on[PH_CPU] = run.o.do_cpumodel &&
@@ -547,6 +555,8 @@ int main(int argc, char **argv)
             case PH_COPY_D: rc = tune_copy(&run, d, CHG_F64, deadline); break;
             case PH_GEMM_S: rc = tune_gemm(&run, d, CHG_F32, deadline); break;
             case PH_GEMM_D: rc = tune_gemm(&run, d, CHG_F64, deadline); break;
+            case PH_CLASS_S: rc = tune_classes(&run, d, CHG_F32, deadline); break;
+            case PH_CLASS_D: rc = tune_classes(&run, d, CHG_F64, deadline); break;
             case PH_PIPE: rc = tune_pipeline(&run, d, run.o.prec_mask, deadline); break;
             case PH_CPU: rc = tune_cpumodel(&run, d, run.o.prec_mask, deadline); break;
             }

@@ -2,6 +2,7 @@
  * tune.h -- internals of clhgemm-tune shared by its files, which call one way only:
  *   clhgemm_tune.c   command line, budget and phases, summary, database (calls the phases)
  *   tune_gemm.c      GEMM kernel search (constrained space, staged coarse-to-fine search)
+ *   tune_classes.c   a kernel configuration and split-K per shape class (after the search)
  *   tune_copy.c      copy/pack kernel search, next to clEnqueueCopyBuffer
  *   tune_pipeline.c  bus bandwidth, kernel rate vs tile shape, pack threads, routing figures,
  *                    queue count
@@ -101,6 +102,12 @@ cl_int tune_program_from_binary(const tdev_t *d, const wp_result_t *res, const c
  * (gemm, gflops, kernel_gflops, default_gflops, search statistics). Returns 0, or -1 when
  * nothing could be measured. */
 int tune_gemm(tune_run_t *r, tdev_t *d, chg_precision_t prec, double deadline);
+
+/* Shape classes (kernels/shape.h): a kernel configuration and split of k for every class but
+ * "large" (the GEMM search's), each timed as whole device calls on the class's representative
+ * shape until deadline; fills d->rec.prec[prec].classes (tune_classes.c). Returns 0, or -1
+ * when a class could not be measured. */
+int tune_classes(tune_run_t *r, tdev_t *d, chg_precision_t prec, double deadline);
 
 /* Copy-kernel search (contiguous and transposing PACK) for one precision until deadline; fills
  * has_copy, pack, pack_t, pack_gbs, pack_t_gbs, copy_buffer_gbs. */

@@ -22,6 +22,7 @@ typedef struct tune_opts_s {
     int size;              /* GEMM timing size; 0: 4096 on GPUs, 256 elsewhere */
     int jobs;              /* build workers; 0: automatic */
     int do_gemm, do_copy, do_pipeline;
+    int do_classes;        /* the shape-class phase (on with --gemm, or alone with --classes) */
     int do_cpumodel;       /* the split model phase (skipped on CPU devices unless forced) */
     int force_cpumodel;    /* --force-cpu-model: also on CPU devices (tests on PoCL) */
     const char *out_file;  /* database to write (merged into) */

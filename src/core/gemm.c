@@ -1243,27 +1243,34 @@ static clhgemm_status_t enqueue_splitk(const chg_gemm_args_t *a, cl_context ctx,
     return (clhgemm_status_t)err;
 }
 
-/* The parameters of the call and its split: a plain GEMM takes its shape class's configuration
- * (tuning.h chg_tuned_gemm_shape) and split; the level-3 routines the main parameters. */
-static int call_params(const chg_gemm_args_t *a, const chg_device_t *dev, chg_gemm_params_t *gp)
+/* The parameters of the call and its split: forced ones (force != NULL, chg_gemm_enqueue_with),
+ * else for a plain GEMM its shape class's configuration (tuning.h chg_tuned_gemm_shape) and
+ * split, for the level-3 routines the main parameters (never split). */
+static int call_params(const chg_gemm_args_t *a, const chg_device_t *dev,
+                       const chg_gemm_choice_t *force, chg_gemm_params_t *gp)
 {
     const chg_struct_t general = {0};
-    if (memcmp(&a->st, &general, sizeof general) != 0 || a->swap_sum) {
+    const int plain = memcmp(&a->st, &general, sizeof general) == 0 && !a->swap_sum;
+    chg_gemm_choice_t c;
+    if (force) {
+        c = *force;
+    } else if (!plain) {
         chg_tuned_gemm(dev, a->prec, gp); /* resolved once per device and precision */
         return 1;
+    } else {
+        chg_tuned_gemm_shape(dev, a->prec, a->m, a->n, a->k, &c);
     }
-    chg_gemm_choice_t c;
-    chg_tuned_gemm_shape(dev, a->prec, a->m, a->n, a->k, &c);
     *gp = c.gp;
-    return chg_splitk_slices(dev, gp, a->m, a->n, a->k, c.split_k);
+    return plain ? chg_splitk_slices(dev, gp, a->m, a->n, a->k, c.split_k) : 1;
 }
 
 /* The product proper on the queue's workspace: split-K where it applies, else blocked. */
 static clhgemm_status_t enqueue_product(const chg_gemm_args_t *a, cl_context ctx,
-                                        const chg_device_t *dev, workspace_t *ws, chain_t *ch)
+                                        const chg_device_t *dev, const chg_gemm_choice_t *force,
+                                        workspace_t *ws, chain_t *ch)
 {
     chg_gemm_params_t gp;
-    const int slices = call_params(a, dev, &gp);
+    const int slices = call_params(a, dev, force, &gp);
     int done = 0;
     clhgemm_status_t st = CLHGEMM_SUCCESS;
     if (slices > 1) st = enqueue_splitk(a, ctx, dev, &gp, slices, ws, ch, &done);
@@ -1274,6 +1281,21 @@ static clhgemm_status_t enqueue_product(const chg_gemm_args_t *a, cl_context ctx
 clhgemm_status_t chg_gemm_enqueue(const chg_gemm_args_t *a, cl_command_queue queue,
                                   cl_uint num_wait, const cl_event *wait_list, cl_event *event)
 {
+    return chg_gemm_enqueue_with(a, NULL, 0, queue, num_wait, wait_list, event);
+}
+
+clhgemm_status_t chg_gemm_enqueue_with(const chg_gemm_args_t *a, const chg_gemm_params_t *gp,
+                                       int split_k, cl_command_queue queue, cl_uint num_wait,
+                                       const cl_event *wait_list, cl_event *event)
+{
+    chg_gemm_choice_t force_c;
+    const chg_gemm_choice_t *force = NULL;
+    if (gp) {
+        force_c.gp = *gp;
+        force_c.split_k = split_k;
+        force_c.cls = CHG_SHAPE_LARGE;
+        force = &force_c;
+    }
     const chg_device_t *dev;
     cl_context ctx;
     clhgemm_status_t st = chg_queue_device(queue, &dev, &ctx);
@@ -1300,7 +1322,7 @@ clhgemm_status_t chg_gemm_enqueue(const chg_gemm_args_t *a, cl_command_queue que
             ch.nwait = num_wait + 1;
             ch.wait = joined;
         }
-        st = enqueue_product(a, ctx, dev, ws, &ch);
+        st = enqueue_product(a, ctx, dev, force, ws, &ch);
         if (st == CLHGEMM_SUCCESS) {
             if (ws->last) clReleaseEvent(ws->last);
             ws->last = ch.prev;

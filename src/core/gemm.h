@@ -70,6 +70,14 @@ clhgemm_status_t chg_check_buffer(cl_mem buf, cl_context ctx, size_t off, size_t
 clhgemm_status_t chg_gemm_enqueue(const chg_gemm_args_t *args, cl_command_queue queue,
                                   cl_uint num_wait, const cl_event *wait_list, cl_event *event);
 
+/* chg_gemm_enqueue with the kernel parameters gp (valid for the device; NULL: the tuned choice
+ * of the call's shape class) and, for a plain GEMM, the split of k split_k (as a class's: 0
+ * chosen per call, 1 none, s >= 2 at most s slices). For clhgemm-tune, which times each
+ * candidate configuration as the library runs it. */
+clhgemm_status_t chg_gemm_enqueue_with(const chg_gemm_args_t *args, const chg_gemm_params_t *gp,
+                                       int split_k, cl_command_queue queue, cl_uint num_wait,
+                                       const cl_event *wait_list, cl_event *event);
+
 /* Device facts for the queue's device (cached per device). */
 clhgemm_status_t chg_queue_device(cl_command_queue queue, const chg_device_t **dev,
                                   cl_context *context);

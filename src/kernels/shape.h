@@ -44,8 +44,8 @@ const char *chg_shape_class_name(int cls);
 /* The class named name (exact), or -1. */
 int chg_shape_class_parse(const char *name);
 
-/* A representative m, n, k of the class (what clhgemm-tune times it on), for a device with
- * `units` compute units; scaled down for CPUs (gpu = 0). */
+/* A representative m, n, k of the class (what clhgemm-tune times it on); with less work for
+ * CPU devices (gpu = 0). Each is inside its class. */
 void chg_shape_class_example(int cls, int gpu, size_t *m, size_t *n, size_t *k);
 
 /* CLHGEMM_SHAPE_CLASS's value as a class (-1: unset or "auto"; anything else is reported once
