@@ -29,8 +29,9 @@ clhgemm_status_t chg_trsm_check_shape(int layout, int side, int uplo, int transA
 
 /* Order of the diagonal blocks: CLHGEMM_TRSM_NB (an integer in [1, 2^20], read through
  * chg_env_int), else 256: a multiple of every shipped GEMM tile (MWG, NWG <= 256), so that the
- * leaf GEMMs of the device solve (trsm_dev.h: nb x rhs x nb) fill whole tiles, while the leaf
- * products stay 2*nb/k of the flops (6% at k = 8192) and the inversion's k*nb^2/3 smaller. */
+ * leaf GEMMs of the device solve (trsm_dev.h: nb x rhs x nb, triangular) fill whole tiles,
+ * while the leaf products stay nb/k of the flops (3% at k = 8192) and the inversion's
+ * k*nb^2/6 smaller. */
 size_t chg_trsm_nb(void);
 
 /* How diagonal blocks are solved (CLHGEMM_TRSM_PANEL): on the device with inverted blocks
