@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "host/driver.h"
+#include "host/fault.h"
 #include "host/tile.h"
 #include "tuning/tuning.h"
 
@@ -297,7 +298,8 @@ static cl_int run_piece(drv_t *v, tile_t *t, int stolen)
     k_range(v, t);
     if ((err = k_loop(v, t)) != CL_SUCCESS) return err;
     /* Write-back on the device (after the last input chunk), then home in chunks later. */
-    return chg_writeback_tile(v, t);
+    if ((err = chg_writeback_tile(v, t)) == CL_SUCCESS) d->tiles_done++;
+    return err;
 }
 
 /* A tile taken from the schedule: in one piece, or a device's final tile in column pieces. */
@@ -314,6 +316,10 @@ static cl_int run_tile(drv_t *v, size_t ti, size_t j0t, size_t nct, int stolen, 
         tile_t t = {.ti = ti, .i0 = i0, .mc = mc, .j0 = j0t + q0 * nwg};
         t.nc = piece == npieces - 1 ? nct - q0 * nwg : (q1 - q0) * nwg;
         err = run_piece(v, &t, stolen);
+        /* Not written back: this piece and the ones after it are left to the others if the
+         * device is lost (the pieces before are pending: chg_tile_pending_lost). */
+        if (err != CL_SUCCESS && chg_regions_add(&v->d->redo, ti, t.j0, j0t + nct - t.j0) != 0)
+            chg_call_fail(v->c, CLHGEMM_OUT_OF_HOST_MEMORY);
     }
     return err;
 }
@@ -347,6 +353,10 @@ clhgemm_status_t chg_drive(call_t *c, hdev_t *d)
                .cdev_owner = {-1, -1}};
     const unsigned long long t_start = chg_now_ns();
     const clhgemm_status_t st = setup(&v);
+    if (st != CLHGEMM_SUCCESS && chg_fault_is_loss((cl_int)st, 1)) {
+        chg_device_lost(c, d, (cl_int)st, "its setup");  /* it took no tile */
+        return CLHGEMM_SUCCESS;
+    }
     if (st != CLHGEMM_SUCCESS) return st;
     const unsigned long long t_setup = chg_now_ns();
     cl_int err = CL_SUCCESS;
@@ -357,6 +367,11 @@ clhgemm_status_t chg_drive(call_t *c, hdev_t *d)
     const unsigned long long t_loop = chg_now_ns();
     /* Drain: results of tiles already computed still go home (unless the device failed). */
     if (err == CL_SUCCESS) err = chg_unpack_pending(&v, 0);
+    /* A lost device: what it had taken and not written home goes to the others (fault.h). */
+    const int lost = chg_fault_is_loss(err, 0);
+    if (lost && chg_tile_pending_lost(&v, &d->redo) != 0) chg_call_fail(c, CLHGEMM_OUT_OF_HOST_MEMORY);
     finish(&v, t_start, t_setup, t_loop);
-    return (clhgemm_status_t)err;
+    if (!lost) return (clhgemm_status_t)err;
+    chg_device_lost(c, d, err, "its tiles");
+    return CLHGEMM_SUCCESS;
 }

@@ -10,6 +10,7 @@
 
 #include "cpu/cpushare.h"
 #include "host/calibrate.h"
+#include "host/fault.h"
 #include "host/plan.h"
 #include "host/route.h"
 #include "tuning/tuning.h"
@@ -203,6 +204,10 @@ CLHGEMM_API clhgemm_status_t clhgemm_create(clhgemm_handle_t *handle, const clhg
     const char *tp = p.o.trace_file ? p.o.trace_file : chg_getenv("CLHGEMM_TRACE");
     if (tp && !(h->trace_path = strdup(tp))) st = CLHGEMM_OUT_OF_HOST_MEMORY;
     if (st == CLHGEMM_SUCCESS) st = open_devices(h, &p);
+    h->ndev_all = h->ndev;
+    if (st == CLHGEMM_SUCCESS && !(h->retired = calloc((size_t)CHG_MAX(1, h->ndev_all), sizeof *h->retired)))
+        st = CLHGEMM_OUT_OF_HOST_MEMORY;
+    chg_fault_read(&h->fault);
     if (st == CLHGEMM_SUCCESS && !(h->pool = chg_pool_create(p.threads))) st = CLHGEMM_OUT_OF_HOST_MEMORY;
     if (st != CLHGEMM_SUCCESS) {
         clhgemm_destroy(h);
@@ -222,7 +227,10 @@ CLHGEMM_API void clhgemm_destroy(clhgemm_handle_t h)
 {
     if (!h) return;
     for (int i = 0; i < h->ndev; i++) chg_hdev_release(&h->devs[i]);
+    for (int i = 0; i < h->ndev; i++) free(h->devs[i].redo.r);
     free(h->devs);
+    for (int i = 0; i < h->nretired; i++) free(h->retired[i]);
+    free(h->retired);
     if (h->pool) chg_pool_destroy(h->pool);
     free(h->trace_path);
     chg_plan_cache_free(h);

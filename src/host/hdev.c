@@ -1,6 +1,8 @@
 /*
  * hdev.c -- the buffers a device of a handle keeps between calls, and its release.
  */
+#include <stdlib.h>
+
 #include "host/hdev.h"
 
 /* Buffers of a device for this plan; grown (never shrunk) across calls. */
@@ -64,4 +66,37 @@ void chg_hdev_release(hdev_t *d)
     for (int i = 0; i < d->nq; i++)
         if (d->q[i]) clReleaseCommandQueue(d->q[i]);
     if (d->ctx) clReleaseContext(d->ctx);
+    for (int i = 0; i < d->nq; i++) d->q[i] = NULL;
+    d->nq = 0;
+    d->ctx = NULL;
+}
+
+/* A new array holds the devices still in use first (in their order), then the lost ones,
+ * released. A call routed to the CPU may read the device facts (dev) of an entry of the old or
+ * the new array without the call lock: the old array is kept until destroy and no entry's
+ * facts are written again. */
+int chg_handle_drop_lost(clhgemm_handle_t h)
+{
+    hdev_t *old = h->devs;
+    const int n = h->ndev;
+    int live = 0;
+    for (int i = 0; i < n; i++) live += !old[i].lost;
+    if (live == n) return n;
+    hdev_t *nd = calloc((size_t)h->ndev_all, sizeof *nd);
+    if (!nd) return n;  /* kept for now: marked lost, a later call tries again */
+    int j = 0;
+    for (int i = 0; i < n; i++)
+        if (!old[i].lost) nd[j++] = old[i];
+    for (int i = 0; i < n; i++)
+        if (old[i].lost) {
+            chg_hdev_release(&old[i]);
+            free(old[i].redo.r);
+            old[i].redo = (chg_regions_t){0};
+            nd[j++] = old[i];
+        }
+    for (int i = n; i < h->ndev_all; i++) nd[j++] = old[i];
+    h->retired[h->nretired++] = old;
+    h->devs = nd;
+    h->ndev = live;
+    return live;
 }

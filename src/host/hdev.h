@@ -17,6 +17,23 @@
 #include "tuning/tuning.h"
 
 #define MAX_QUEUES 8
+
+/* A lost device (host/fault.h): a part of C it had taken and not written home -- columns
+ * [j0, j0 + nc) of band (tile row) ti -- to be computed again elsewhere. */
+typedef struct chg_region_s {
+    size_t ti, j0, nc;
+} chg_region_t;
+typedef struct chg_regions_s {
+    chg_region_t *r;
+    size_t n, cap;
+} chg_regions_t;
+
+/* CLHGEMM_FAULT_INJECT (host/fault.c, read at clhgemm_create): device `device` of the handle
+ * (-1: every device) fails every command once it has finished `after` tiles. */
+typedef struct chg_fault_s {
+    int on, device;
+    unsigned long long after;
+} chg_fault_t;
 enum { Q_H2D = 0, Q_KERNEL = 1, Q_D2H = 2 };
 
 /* Device buffers of a call, by role. Slot counts: the A and B slice rings (raw copies from
@@ -46,6 +63,13 @@ typedef struct hdev_s {
     pinned_t st_a[NSTAGE], st_b[NSTAGE]; /* slice staging rings */
     pinned_t st_cin;                      /* C tile on its way in (beta != 0) */
     pinned_t st_cout[NOUT];               /* C tiles on their way home */
+    /* A lost device (host/fault.h): an OpenCL error during a call marks it; the call gives its
+     * unfinished regions to the other devices or the CPU, and the handle drops it after the
+     * call (chg_handle_drop_lost). */
+    int lost;
+    cl_int lost_err;
+    chg_regions_t redo;                   /* its regions of the call in progress */
+    unsigned long long tiles_done;        /* tiles written back over the handle's life */
 } hdev_t;
 
 
@@ -71,8 +95,17 @@ enum { CPU_OFF = 0, CPU_AUTO = 1, CPU_FIXED = 2 };
 enum { CPU_SLAB = 0, CPU_STRIPS = 1 };
 
 struct clhgemm_handle_s {
-    int ndev;
-    hdev_t *devs;
+    /* The devices in use: devs[0..ndev). A lost device leaves them after the call that lost
+     * it (chg_handle_drop_lost): the planner, the router and the share see only these. Both are
+     * atomic because a call routed to the CPU reads them without the call lock; an array once
+     * published is never written again (a new one replaces it, the old is kept in `retired`
+     * until destroy), and each holds ndev_all entries, so a reader's index stays valid. */
+    _Atomic int ndev;
+    hdev_t *_Atomic devs;
+    int ndev_all;              /* devices opened at clhgemm_create */
+    hdev_t **retired;          /* arrays replaced by chg_handle_drop_lost (ndev_all at most) */
+    int nretired;
+    chg_fault_t fault;         /* CLHGEMM_FAULT_INJECT */
     chg_pool_t *pool;
     double pack_bps;           /* measured CPU copy rate into pinned staging */
     double pack_seen_bps;      /* what the pack threads reached in the last large call, 0: none */
@@ -109,5 +142,8 @@ cl_int chg_hdev_reserve(hdev_t *d, int which, size_t bytes, int slots);
 cl_int chg_hdev_reserve_pinned(hdev_t *d, pinned_t *st, int slots, size_t bytes);
 /* Waits for the device's queues and releases its buffers, queues and context. */
 void chg_hdev_release(hdev_t *d);
+/* After a call (under the call lock): the devices marked lost leave devs[0..ndev) and are
+ * released; the others keep their order and state. Returns how many are left. */
+int chg_handle_drop_lost(clhgemm_handle_t h);
 
 #endif

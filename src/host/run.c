@@ -6,6 +6,7 @@
 
 #include "cpu/cpushare.h"
 #include "host/driver.h"
+#include "host/fault.h"
 #include "host/run.h"
 #include "host/sched.h"
 #include "host/share.h"
@@ -91,27 +92,92 @@ static void *driver_main(void *arg)
     return NULL;
 }
 
-/* One driver thread per device (the caller drives device 0) beside the CPU share's threads. */
+/* One driver thread per device not lost (the caller drives the first) beside the CPU share's
+ * threads, over the schedule's bands. */
 static clhgemm_status_t run_devices(clhgemm_handle_t h, call_t *c, driver_t *drs, size_t cpu_rows)
 {
-    c->drivers = h->ndev;
-    for (int i = 1; i < h->ndev; i++) {
-        drs[i] = (driver_t){.c = c, .d = &h->devs[i]};
+    int nd = 0;
+    for (int i = 0; i < h->ndev; i++)
+        if (!h->devs[i].lost) drs[nd++] = (driver_t){.c = c, .d = &h->devs[i]};
+    c->drivers = nd;
+    c->drivers_started = 0;
+    c->next_band = 0;
+    for (int i = 1; i < nd; i++)
         if (pthread_create(&drs[i].th, NULL, driver_main, &drs[i]) != 0) {
             drs[i].d = NULL;  /* the others take its tiles */
             pthread_mutex_lock(&c->mu);
             c->drivers--;
             pthread_mutex_unlock(&c->mu);
         }
-    }
     share_run_t sr;
     chg_share_start(c, cpu_rows, &sr);
-    drs[0] = (driver_t){.c = c, .d = &h->devs[0]};
-    driver_main(&drs[0]);
-    for (int i = 1; i < h->ndev; i++)
+    if (nd > 0) driver_main(&drs[0]);
+    for (int i = 1; i < nd; i++)
         if (drs[i].d) pthread_join(drs[i].th, NULL);
     chg_share_join(&sr);
     return c->status;
+}
+
+/* ---- lost devices (host/fault.h) ------------------------------------------------------------ */
+
+/* The regions the lost devices left, moved onto `todo`. Returns 0, or -1 when out of memory. */
+static int collect_regions(clhgemm_handle_t h, chg_regions_t *todo)
+{
+    int rc = 0;
+    for (int i = 0; i < h->ndev; i++) {
+        chg_regions_t *l = &h->devs[i].redo;
+        for (size_t r = 0; r < l->n && rc == 0; r++) rc = chg_regions_add(todo, l->r[r].ti, l->r[r].j0, l->r[r].nc);
+        free(l->r);
+        *l = (chg_regions_t){0};
+    }
+    return rc;
+}
+
+static int devices_left(clhgemm_handle_t h)
+{
+    int n = 0;
+    for (int i = 0; i < h->ndev; i++) n += !h->devs[i].lost;
+    return n;
+}
+
+/* Every region on the CPU (no device left), OpenBLAS on every core. */
+static clhgemm_status_t cpu_regions(call_t *c, const chg_regions_t *todo)
+{
+    clhgemm_status_t st = CLHGEMM_SUCCESS;
+    for (size_t r = 0; r < todo->n && st == CLHGEMM_SUCCESS; r++) {
+        const chg_region_t *g = &todo->r[r];
+        const size_t i0 = g->ti * c->pl.bm;
+        st = chg_cpu_region(c, i0, CHG_MIN(c->pl.bm, c->m - i0), g->j0, g->nc, chg_cpu_cores());
+        c->cpu_elems += (double)CHG_MIN(c->pl.bm, c->m - i0) * (double)g->nc;
+    }
+    return st;
+}
+
+/* What lost devices left, computed again: in rounds on the devices still in use (each round's
+ * bands hold one region per tile row; one that meets a region already there waits for the next
+ * round), then on the CPU when none is left. A round either finishes its regions or loses a
+ * device, so the rounds end. */
+static clhgemm_status_t recover(clhgemm_handle_t h, call_t *c, driver_t *drs, clhgemm_status_t st)
+{
+    chg_regions_t todo = {0};
+    c->cpu_strips = 0;  /* the CPU share took its part in the first round */
+    const int used = c->devices_used;
+    for (;;) {
+        /* what the lost devices had taken, and what nobody took (every device lost) */
+        if ((collect_regions(h, &todo) != 0 || chg_sched_leftover(c, &todo) != 0) && st == CLHGEMM_SUCCESS)
+            st = CLHGEMM_OUT_OF_HOST_MEMORY;
+        if (st != CLHGEMM_SUCCESS || todo.n == 0) break;
+        if (devices_left(h) == 0) {
+            st = cpu_regions(c, &todo);
+            break;
+        }
+        chg_sched_regions(c, &todo);
+        c->devices_used = 0;
+        st = run_devices(h, c, drs, 0);
+        c->devices_used = CHG_MAX(used, c->devices_used);  /* devices, not rounds */
+    }
+    free(todo.r);
+    return st;
 }
 
 /* The call info, the log line, and the pack rate the pipeline reached. */
@@ -158,12 +224,23 @@ static clhgemm_status_t run_planned(clhgemm_handle_t h, call_t *c, const share_t
     }
     pthread_mutex_init(&c->mu, NULL);
     c->trace = chg_trace_begin(h->trace_path);
-    const clhgemm_status_t st = run_devices(h, c, drs, sh->rows);
+    const clhgemm_status_t st = recover(h, c, drs, run_devices(h, c, drs, sh->rows));
     free(drs);
     if (chg_trace_end(c->trace) != 0) chg_log(1, "could not write the trace %s", h->trace_path);
     record(h, c, m_all, sh->predicted, t0, t_planned, st);
     pthread_mutex_destroy(&c->mu);
     chg_sched_free(c);
+    return st;
+}
+
+/* No device left (all lost in earlier calls): the whole call on the CPU. */
+static clhgemm_status_t run_without_devices(clhgemm_handle_t h, call_t *c, unsigned long long t0)
+{
+    const clhgemm_status_t st = chg_cpu_region(c, 0, c->m, 0, c->n, chg_cpu_cores());
+    pthread_mutex_lock(&h->info_lock);
+    h->last = (clhgemm_call_info_t){.seconds = chg_seconds_since(t0), .cpu_fraction = 1.0,
+                                    .cpu_threads = chg_cpu_cores()};
+    pthread_mutex_unlock(&h->info_lock);
     return st;
 }
 
@@ -176,7 +253,10 @@ clhgemm_status_t chg_run_call(clhgemm_handle_t h, const call_t *cp)
     const size_t m_all = c.m;
     share_t sh;
     clhgemm_status_t st;
-    if (plan_and_share(h, &c, &sh, t0, &st)) st = run_planned(h, &c, &sh, m_all, t0);
+    if (h->ndev == 0) st = run_without_devices(h, &c, t0);
+    else if (plan_and_share(h, &c, &sh, t0, &st)) st = run_planned(h, &c, &sh, m_all, t0);
+    /* Devices lost in this call leave the handle: later calls plan without them. */
+    chg_handle_drop_lost(h);
     pthread_mutex_unlock(&h->call_lock);
     return st;
 }

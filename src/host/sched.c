@@ -3,6 +3,7 @@
  */
 #include <stdlib.h>
 
+#include "host/fault.h"
 #include "host/sched.h"
 
 /* Takes up to w columns of band bi from its front or its back; with align, the columns taken
@@ -44,6 +45,30 @@ int chg_sched_init(call_t *c)
         c->ntiles += chg_ceil_div(chg_band_left(&c->bands[b]), c->pl.bn);
     }
     return 0;
+}
+
+void chg_sched_regions(call_t *c, chg_regions_t *todo)
+{
+    for (size_t b = 0; b < c->pl.mt; b++) c->bands[b] = (band_t){0, 0};
+    size_t kept = 0;
+    for (size_t r = 0; r < todo->n; r++) {
+        const chg_region_t g = todo->r[r];
+        band_t *b = &c->bands[g.ti];
+        if (chg_band_left(b) == 0) *b = (band_t){g.j0, g.j0 + g.nc};
+        else todo->r[kept++] = g;  /* the band has one already: the next round */
+    }
+    todo->n = kept;
+}
+
+int chg_sched_leftover(call_t *c, chg_regions_t *todo)
+{
+    int rc = 0;
+    for (size_t b = 0; b < c->pl.mt && rc == 0; b++) {
+        band_t *B = &c->bands[b];
+        if (chg_band_left(B) > 0) rc = chg_regions_add(todo, b, B->lo, chg_band_left(B));
+        if (rc == 0) *B = (band_t){0, 0};
+    }
+    return rc;
 }
 
 void chg_sched_free(call_t *c)

@@ -21,6 +21,13 @@ typedef struct sched_s {
 int chg_sched_init(call_t *c);
 void chg_sched_free(call_t *c);
 
+/* A round of what lost devices left (host/fault.h): every band empty but for one region of
+ * `todo` per band, which leaves `todo`; the others stay there for a later round. */
+void chg_sched_regions(call_t *c, chg_regions_t *todo);
+/* Columns no driver took (every device of a round lost) move from the bands onto `todo`.
+ * Returns 0, or -1 when out of memory. */
+int chg_sched_leftover(call_t *c, chg_regions_t *todo);
+
 /* The next tile for a device: its own band's next tile, else its claimed next band, else an
  * unclaimed band, else a tile stolen from the back of the band with the most left. With
  * prefetch, a device that opens a band also claims the one after it (while enough bands remain

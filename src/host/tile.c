@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "host/fault.h"
 #include "host/tile.h"
 
 cl_int chg_ev_wait(cl_event *e)
@@ -19,6 +20,9 @@ cl_int chg_ev_wait(cl_event *e)
     chg_ev_release(e);
     return err;
 }
+
+/* CLHGEMM_FAULT_INJECT: the failure of this driver's next command, if one is injected. */
+static cl_int injected(const drv_t *v) { return chg_fault_cmd(&v->c->h->fault, v->d); }
 
 /* 1 when the command behind e has finished (or failed: the wait then reports it). */
 static int ev_done(cl_event e)
@@ -70,7 +74,8 @@ static cl_int load_slice(drv_t *v, int is_a, const char *base, size_t ldm, const
      * previous contents ran (that kernel waited for the copy). Waiting here rather than giving
      * the copy a wait list matters on NVIDIA's driver: a copy waiting on another queue's event
      * holds up every later copy in its hardware channel, device->host ones included. */
-    cl_int err = chg_ev_wait(&rg->pack[r]);
+    cl_int err = injected(v);
+    if (err == CL_SUCCESS) err = chg_ev_wait(&rg->pack[r]);
     if (err == CL_SUCCESS) err = chg_ev_wait(&rg->h2d[r]);
     if (err != CL_SUCCESS) return err;
     pinned_t *st = is_a ? &d->st_a[r] : &d->st_b[r];
@@ -123,6 +128,8 @@ cl_int chg_launch_gemm(drv_t *v, size_t i0, size_t j0, size_t p0, size_t mpad, s
                        cl_mem apack, size_t aoff, size_t apk, size_t boff, size_t bpk, int accumulate)
 {
     cl_event kev = NULL;
+    const cl_int fault = injected(v);
+    if (fault != CL_SUCCESS) return fault;
     const cl_int err = chg_enqueue_kernel_at(v->qk, &v->ks, i0, j0, p0, mpad, npad, kp, apack, aoff, apk,
                                              v->d->buf[B_BPACK][0], boff, bpk, v->d->buf[B_CP][0],
                                              accumulate, 0, NULL, v->c->trace ? &kev : NULL);
@@ -192,8 +199,10 @@ cl_int chg_cin_chunk(drv_t *v, tile_t *t)
     drv_copy(v, st, mc, c->c + (t->i0 + (t->j0 + c0) * c->ldc) * es, c->ldc, mc, c1 - c0,
              (long)t->i0 - (long)(t->j0 + c0), c->st.c_tri, 0, "pack C");
     chg_ev_release(&v->cin_last);  /* the h2d queue is in order: the newest copy implies the rest */
-    cl_int err = clEnqueueWriteBuffer(v->qh, t->cdev, CL_FALSE, c0 * mc * es, (c1 - c0) * mc * es, st,
-                                      0, NULL, &v->cin_last);
+    cl_int err = injected(v);
+    if (err == CL_SUCCESS)
+        err = clEnqueueWriteBuffer(v->qh, t->cdev, CL_FALSE, c0 * mc * es, (c1 - c0) * mc * es, st,
+                                   0, NULL, &v->cin_last);
     if (err != CL_SUCCESS) return err;
     chg_tile_trace(v, Q_H2D, "C in", v->cin_last);
     v->h2d_bytes += (double)(c1 - c0) * mc * es;
@@ -209,7 +218,8 @@ static cl_int issue_d2h(drv_t *v, int slot, int wait)
     pending_t *p = &v->pend[slot];
     if (!p->valid || p->issued) return CL_SUCCESS;
     if (!wait && !ev_done(p->wb)) return CL_SUCCESS;
-    cl_int err = chg_ev_wait(&p->wb);
+    cl_int err = injected(v);
+    if (err == CL_SUCCESS) err = chg_ev_wait(&p->wb);
     cl_mem cdev = v->d->buf[B_CDEV][p->cslot];
     for (int ch = 0; ch < p->nch && err == CL_SUCCESS; ch++) {
         size_t c0, c1;
@@ -237,17 +247,39 @@ static void pending_drop(pending_t *p)
     p->valid = 0;
 }
 
+/* A tile of a call whose structured X_B (TRMM side right, SYMM side right) is unpacked all at
+ * once, after every copy home of it arrived: TRMM side right's row-band tile reads the same rows
+ * of B that it writes, all columns of them, so a tile half unpacked when its device is lost
+ * could not be computed again; SYMM side right's tiles must stay on the bn grid (host/fault.h). */
+static int unpack_whole(const call_t *c) { return c->st.kind_b != CHG_GENERAL; }
+
+/* Whole tiles (unpack_whole): 1 when every copy home of the tile arrived intact (waited for
+ * unless deadline_ns is set), so that its unpack can run to its end; 0 (with *err on a failed
+ * copy) when not yet. */
+static int whole_ready(pending_t *p, unsigned long long deadline_ns, cl_int *err)
+{
+    for (int i = p->done; i < p->nch; i++)
+        if (deadline_ns && !ev_done(p->d2h[i])) return 0;
+    for (int i = p->done; i < p->nch && *err == CL_SUCCESS; i++) *err = chg_ev_wait(&p->d2h[i]);
+    return *err == CL_SUCCESS;
+}
+
 /* Unpacks chunks of a finished tile into the user's C until `upto` are done. Chunks whose copy
  * home has not finished are waited for, unless deadline_ns is set: then the call stops at the
- * first such chunk, or once the deadline has passed. */
+ * first such chunk, or once the deadline has passed. On an error the tile stays pending: the
+ * chunks not unpacked are what a lost device leaves (chg_tile_pending_lost). */
 static cl_int unpack_chunks(drv_t *v, int slot, int upto, unsigned long long deadline_ns)
 {
     call_t *c = v->c;
     pending_t *p = &v->pend[slot];
     if (!p->valid) return CL_SUCCESS;
     cl_int err = issue_d2h(v, slot, deadline_ns == 0);
-    if (err != CL_SUCCESS) pending_drop(p);
     if (err != CL_SUCCESS || !p->issued) return err;
+    if (unpack_whole(c)) {
+        if (!whole_ready(p, deadline_ns, &err)) return err;
+        deadline_ns = 0;  /* host copies only from here: the tile goes home whole */
+        upto = p->nch;
+    }
     upto = CHG_MIN(upto, p->nch);
     while (p->done < upto && err == CL_SUCCESS) {
         if (deadline_ns && (chg_now_ns() >= deadline_ns || !ev_done(p->d2h[p->done]))) break;
@@ -262,7 +294,7 @@ static cl_int unpack_chunks(drv_t *v, int slot, int upto, unsigned long long dea
                      (long)p->i0 - (long)(p->j0 + c0), c->st.c_tri, 0, "unpack C");
         p->done++;
     }
-    if (err != CL_SUCCESS || p->done == p->nch) pending_drop(p);
+    if (p->done == p->nch) pending_drop(p);
     return err;
 }
 
@@ -291,6 +323,8 @@ cl_int chg_writeback_tile(drv_t *v, const tile_t *t)
     }
     cl_event wb = NULL, wbw[2];
     cl_uint nwb = 0;
+    const cl_int fault = injected(v);
+    if (fault != CL_SUCCESS) return fault;
     if (v->cin_last) wbw[nwb++] = v->cin_last;
     if (v->cdev_free[cs]) wbw[nwb++] = v->cdev_free[cs];
     const cl_int err = chg_enqueue_writeback_at(v->qk, &v->ks, t->i0, t->j0, t->mc, t->nc, c->alpha, c->beta,
@@ -322,6 +356,21 @@ cl_int chg_unpack_pending(drv_t *v, unsigned long long deadline_ns)
         err = unpack_chunks(v, o, NCHUNK, deadline_ns);
         if (err != CL_SUCCESS || v->pend[o].valid) return err;  /* error, or stopped early */
     }
+}
+
+int chg_tile_pending_lost(drv_t *v, chg_regions_t *out)
+{
+    const call_t *c = v->c;
+    int rc = 0;
+    for (int s = 0; s < NOUT; s++) {
+        pending_t *p = &v->pend[s];
+        if (!p->valid) continue;
+        size_t c0, c1;
+        chg_chunk_cols(p->nc, p->nch, p->done, &c0, &c1);
+        if (chg_regions_add(out, p->i0 / c->pl.bm, p->j0 + c0, p->nc - c0) != 0) rc = -1;
+        pending_drop(p);
+    }
+    return rc;
 }
 
 void chg_tile_events_release(drv_t *v)

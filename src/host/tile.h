@@ -143,6 +143,10 @@ cl_int chg_unpack_slot(drv_t *v, int slot);
  * waiting for what is still on its way). */
 cl_int chg_unpack_pending(drv_t *v, unsigned long long deadline_ns);
 
+/* A lost device: the columns of its pending tiles not yet unpacked (the chunks unpacked hold the
+ * result) go on `out`, and the tiles are dropped. Returns 0, or -1 when out of memory. */
+int chg_tile_pending_lost(drv_t *v, chg_regions_t *out);
+
 /* Releases every event the driver still holds. */
 void chg_tile_events_release(drv_t *v);
 

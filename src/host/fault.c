@@ -1,0 +1,219 @@
+/*
+ * fault.c -- a lost device does not lose the call (fault.h): CLHGEMM_FAULT_INJECT, which
+ * errors mean a lost device, the regions it leaves, the warning, and a region of C on the CPU.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cpu/cpushare.h"
+#include "host/fault.h"
+
+/* ---- CLHGEMM_FAULT_INJECT ------------------------------------------------------------------ */
+
+/* One "key=value" item of the variable into *dev / *after (each at most once). */
+static int fault_item(const char *s, size_t len, long *dev, long *after)
+{
+    char buf[64];
+    if (len >= sizeof buf) return 0;
+    memcpy(buf, s, len);
+    buf[len] = '\0';
+    char *eq = strchr(buf, '=');
+    if (!eq) return 0;
+    *eq = '\0';
+    const char *v = eq + 1;
+    long n;
+    if (!strcmp(buf, "device") && *dev == -2) {
+        if (!strcmp(v, "all")) n = -1;
+        else if (!chg_parse_long(v, &n) || n < 0 || n > 1000000) return 0;
+        *dev = n;
+        return 1;
+    }
+    if (!strcmp(buf, "after") && *after == -1) {
+        if (!chg_parse_long(v, &n) || n < 0) return 0;
+        *after = n;
+        return 1;
+    }
+    return 0;
+}
+
+void chg_fault_read(chg_fault_t *f)
+{
+    *f = (chg_fault_t){.on = 0, .device = 0, .after = 0};
+    const char *v = chg_getenv("CLHGEMM_FAULT_INJECT");
+    if (!v || !*v) return;
+    long dev = -2, after = -1;
+    int ok = 1;
+    for (const char *s = v; ok;) {
+        const char *comma = strchr(s, ',');
+        const size_t len = comma ? (size_t)(comma - s) : strlen(s);
+        ok = fault_item(s, len, &dev, &after);
+        if (!comma) break;
+        s = comma + 1;
+    }
+    if (!ok || dev == -2 || after < 0) {
+        chg_env_warn("CLHGEMM_FAULT_INJECT", v, "is not device=<index>|all,after=<tiles>; no fault injected");
+        return;
+    }
+    *f = (chg_fault_t){.on = 1, .device = (int)dev, .after = (unsigned long long)after};
+    if (dev < 0) chg_log(1, "CLHGEMM_FAULT_INJECT: every device fails every command after %ld tile(s)", after);
+    else chg_log(1, "CLHGEMM_FAULT_INJECT: device %ld fails every command after %ld tile(s)", dev, after);
+}
+
+/* ---- lost devices ------------------------------------------------------------------------------ */
+
+int chg_fault_is_loss(cl_int err, int in_setup)
+{
+    if (err == CL_SUCCESS || (err <= -2000 && err >= -2999)) return 0; /* the library's own */
+    if (in_setup && (err == CL_MEM_OBJECT_ALLOCATION_FAILURE || err == CL_OUT_OF_HOST_MEMORY ||
+                     err == CL_OUT_OF_RESOURCES || err == CL_BUILD_PROGRAM_FAILURE ||
+                     err == CL_COMPILER_NOT_AVAILABLE))
+        return 0;
+    return 1;
+}
+
+int chg_regions_add(chg_regions_t *l, size_t ti, size_t j0, size_t nc)
+{
+    if (nc == 0) return 0;
+    chg_region_t *last = l->n ? &l->r[l->n - 1] : NULL;
+    if (last && last->ti == ti && (last->j0 + last->nc == j0 || j0 + nc == last->j0)) {
+        last->j0 = CHG_MIN(last->j0, j0);
+        last->nc += nc;
+        return 0;
+    }
+    if (l->n == l->cap) {
+        const size_t cap = l->cap ? 2 * l->cap : 8;
+        chg_region_t *r = realloc(l->r, cap * sizeof *r);
+        if (!r) return -1;
+        l->r = r;
+        l->cap = cap;
+    }
+    l->r[l->n++] = (chg_region_t){ti, j0, nc};
+    return 0;
+}
+
+void chg_device_lost(call_t *c, hdev_t *d, cl_int err, const char *where)
+{
+    clhgemm_handle_t h = c->h;
+    pthread_mutex_lock(&c->mu);
+    d->lost = 1;
+    d->lost_err = err;
+    c->drivers--;
+    int left = 0;
+    for (int i = 0; i < h->ndev; i++) left += !h->devs[i].lost;
+    pthread_mutex_unlock(&c->mu);
+    size_t cols = 0;
+    for (size_t i = 0; i < d->redo.n; i++) cols += d->redo.r[i].nc;
+    /* One line whatever CLHGEMM_VERBOSE says (a device is lost once per handle). */
+    fprintf(stderr,
+            "clhgemm: device %d (%s) lost in %s (%s: %s, %d); this handle does not use it again; "
+            "its unfinished part of C (%zu region(s), %zu column(s) of tile rows) is computed on %s\n",
+            d->index, d->dev.info.name, c->name ? c->name : "a host call", where, clhgemm_status_string(err),
+            (int)err, d->redo.n, cols, left ? "the other device(s)" : "the CPU");
+}
+
+/* ---- a region on the CPU ------------------------------------------------------------------------ */
+
+/* A packed operand X in pack coordinates (core/gemm.h): X(r, p) at base[r*ld + p] when `rows`
+ * (its rows along memory), else base[r + p*ld]; SYR2K's second product (p >= k) reads the other
+ * buffer; symmetric: only the stored triangle is read; triangular: zeros and a unit diagonal
+ * are not read. */
+typedef struct xop_s {
+    const char *base[2];
+    size_t ld[2], k, es;
+    int rows, upper, unit;
+    chg_struct_kind_t kind;
+} xop_t;
+
+static double x_elem(const xop_t *x, size_t r, size_t p)
+{
+    const int seg = p >= x->k;
+    if (seg) p -= x->k;
+    if (x->kind == CHG_TRIANGULAR) {
+        if (x->upper ? r > p : r < p) return 0.0;
+        if (x->unit && r == p) return 1.0;
+    } else if (x->kind == CHG_SYMMETRIC && (x->upper ? r > p : r < p)) {
+        const size_t t = r;
+        r = p;
+        p = t;
+    }
+    const size_t idx = x->rows ? r * x->ld[seg] + p : r + p * x->ld[seg];
+    return x->es == 8 ? ((const double *)x->base[seg])[idx] : (double)((const float *)x->base[seg])[idx];
+}
+
+static void put(void *buf, size_t idx, size_t es, double v)
+{
+    if (es == 8) ((double *)buf)[idx] = v;
+    else ((float *)buf)[idx] = (float)v;
+}
+
+static double get(const void *buf, size_t idx, size_t es)
+{
+    return es == 8 ? ((const double *)buf)[idx] : (double)((const float *)buf)[idx];
+}
+
+/* C(i, j) is part of the result (SYRK/SYR2K: only C's triangle). */
+static int in_c(const call_t *c, size_t i, size_t j)
+{
+    return c->st.c_tri == CHG_TRI_UPPER ? i <= j : c->st.c_tri == CHG_TRI_LOWER ? i >= j : 1;
+}
+
+/* t := alpha * xa * xb + beta * t (mc x nc, column-major; xa mc x kk, xb kk x nc) on OpenBLAS,
+ * else in a plain loop (accumulated in double). */
+static void dense_product(const call_t *c, size_t mc, size_t nc, size_t kk, const void *xa, const void *xb,
+                          void *t, int threads)
+{
+    if (chg_cpu_gemm(c->prec, 0, 0, mc, nc, kk, c->alpha, xa, mc, xb, kk, c->beta, t, mc, threads) == 0) return;
+    const size_t es = c->es;
+    for (size_t j = 0; j < nc; j++)
+        for (size_t i = 0; i < mc; i++) {
+            double s = 0.0;
+            for (size_t p = 0; p < kk; p++) s += get(xa, i + p * mc, es) * get(xb, p + j * kk, es);
+            const double old = c->beta == 0.0 ? 0.0 : c->beta * get(t, i + j * mc, es);
+            put(t, i + j * mc, es, c->alpha * s + old);
+        }
+}
+
+clhgemm_status_t chg_cpu_region(const call_t *c, size_t i0, size_t mc, size_t j0, size_t nc, int threads)
+{
+    const size_t es = c->es;
+    if (mc == 0 || nc == 0) return CLHGEMM_SUCCESS;
+    /* A plain GEMM (C apart from A and B): OpenBLAS on the caller's memory. */
+    if (!c->l3 && c->segs <= 1 &&
+        chg_cpu_gemm(c->prec, c->ta, c->tb, mc, nc, c->k, c->alpha, c->a + (c->ta ? i0 * c->lda : i0) * es, c->lda,
+                     c->b + (c->tb ? j0 : j0 * c->ldb) * es, c->ldb, c->beta, c->c + (i0 + j0 * c->ldc) * es,
+                     c->ldc, threads) == 0)
+        return CLHGEMM_SUCCESS;
+    /* Otherwise dense copies of the region's X_A rows and X_B rows (k' = segs * k) and of its C,
+     * all taken before C is written (TRMM: C is one of the operands). */
+    const size_t kk = (size_t)CHG_MAX(c->segs, 1) * c->k;
+    char *xa = malloc(mc * kk * es), *xb = malloc(kk * nc * es), *t = malloc(mc * nc * es);
+    if (!xa || !xb || !t) {
+        free(xa);
+        free(xb);
+        free(t);
+        return CLHGEMM_OUT_OF_HOST_MEMORY;
+    }
+    const xop_t A = {.base = {c->a, c->b}, .ld = {c->lda, c->ldb}, .k = c->k, .es = es, .rows = c->ta,
+                     .upper = c->st.upper_a, .unit = c->st.unit_a, .kind = c->st.kind_a};
+    const xop_t B = {.base = {c->b, c->a}, .ld = {c->ldb, c->lda}, .k = c->k, .es = es, .rows = !c->tb,
+                     .upper = c->st.upper_b, .unit = c->st.unit_b, .kind = c->st.kind_b};
+    for (size_t p = 0; p < kk; p++)
+        for (size_t i = 0; i < mc; i++) put(xa, i + p * mc, es, x_elem(&A, i0 + i, p));
+    for (size_t j = 0; j < nc; j++)
+        for (size_t p = 0; p < kk; p++) put(xb, p + j * kk, es, x_elem(&B, j0 + j, p));
+    for (size_t j = 0; j < nc; j++)
+        for (size_t i = 0; i < mc; i++) {
+            const size_t u = i0 + i + (j0 + j) * c->ldc;
+            put(t, i + j * mc, es, c->beta != 0.0 && in_c(c, i0 + i, j0 + j) ? get(c->c, u, es) : 0.0);
+        }
+    dense_product(c, mc, nc, kk, xa, xb, t, threads);
+    for (size_t j = 0; j < nc; j++)
+        for (size_t i = 0; i < mc; i++)
+            if (in_c(c, i0 + i, j0 + j))
+                memcpy(c->c + (i0 + i + (j0 + j) * c->ldc) * es, t + (i + j * mc) * es, es);
+    free(xa);
+    free(xb);
+    free(t);
+    return CLHGEMM_SUCCESS;
+}

@@ -1,0 +1,60 @@
+/*
+ * fault.h -- a lost device does not lose the call (fault.c owns it; issue 23, item 1).
+ *
+ * Any OpenCL error of one device during a host-memory call marks that device lost
+ * (chg_device_lost): its driver stops, the parts of C it had taken and not written home go on
+ * the device's list of regions (band, columns), the call goes on, and host/run.c gives those
+ * regions to the devices left, or to the CPU (chg_cpu_region: OpenBLAS, else a plain loop) when
+ * none is left; the call returns success with the right result and one line on stderr per lost
+ * device. After the call the handle drops the device (hdev.c chg_handle_drop_lost): later calls
+ * plan without it. A shortage at a driver's setup (allocation, kernel build, the library's own
+ * statuses) is not a lost device: the call fails as before (chg_fault_is_loss).
+ *
+ * What keeps a region computable again: a tile is written into the user's memory only by the
+ * unpack of its chunks (host/tile.c), after every device command of the tile. Column chunks
+ * already unpacked hold the final result and are left out of the region; the rest of C is as the
+ * caller passed it. Where one column of a tile depends on another column's input -- TRMM side
+ * right, whose row-band tile reads and writes the same rows of B -- or where a region must stay
+ * on the tile grid (SYMM side right), a tile is unpacked all at once after all its copies home
+ * arrived (chg_unpack_whole), so it is either written whole or untouched (no copy of B needed).
+ *
+ * Test hook: CLHGEMM_FAULT_INJECT="device=<i>,after=<t>" (or device=all) makes device i of each
+ * handle fail every command it is given once it has written back t tiles over the handle's
+ * life (t = 0: before its first); read at clhgemm_create.
+ */
+#ifndef CHG_HOST_FAULT_H
+#define CHG_HOST_FAULT_H
+
+#include "host/call.h"
+
+/* CLHGEMM_FAULT_INJECT for a new handle (a malformed value: one warning, no injection). */
+void chg_fault_read(chg_fault_t *f);
+
+/* The injected failure of a command on device d (CL_SUCCESS when none; cheap when off). */
+static inline cl_int chg_fault_cmd(const chg_fault_t *f, const hdev_t *d)
+{
+    if (!f->on || (f->device >= 0 && f->device != d->index) || d->tiles_done < f->after) return CL_SUCCESS;
+    return CL_DEVICE_NOT_AVAILABLE;
+}
+
+/* 1 when error err of a driver means its device is lost (at setup: not for allocation and
+ * build failures, which fail the call as before); never for the library's own statuses. */
+int chg_fault_is_loss(cl_int err, int in_setup);
+
+/* Appends columns [j0, j0 + nc) of band ti (joined with the last region when they touch).
+ * Returns 0, or -1 when out of memory. */
+int chg_regions_add(chg_regions_t *l, size_t ti, size_t j0, size_t nc);
+
+/* Device d of call c is lost with err at `where`: marked (under c->mu), one driver fewer for
+ * the schedule, and one line on stderr naming the device, the error and where its unfinished
+ * tiles go. */
+void chg_device_lost(call_t *c, hdev_t *d, cl_int err, const char *where);
+
+/* Rows [i0, i0 + mc) x columns [j0, j0 + nc) of the call's C (column-major view) on the CPU,
+ * with the call's structure (symmetric / triangular operands, SYR2K's two products, C's
+ * triangle), on `threads` OpenBLAS threads (a plain loop without OpenBLAS). In place (TRMM) the
+ * region's operands are copied before C is written. Returns CLHGEMM_SUCCESS or
+ * CLHGEMM_OUT_OF_HOST_MEMORY (nothing written then). */
+clhgemm_status_t chg_cpu_region(const call_t *c, size_t i0, size_t mc, size_t j0, size_t nc, int threads);
+
+#endif
