@@ -384,10 +384,12 @@ CLHGEMM_API clhgemm_status_t clhgemm_dtrmm(clhgemm_handle_t handle, clhgemm_layo
  * arguments, semantics and checks of clhgemm_{s,d}trsm_cl (the handle first, no offsets, no
  * queue; NULL A is allowed when alpha == 0, NULL B when m or n is 0). Routed as a whole as the
  * other host routines are (OpenBLAS's TRSM on this thread for a call the model gives the CPU);
- * otherwise the blocked substitution: each diagonal block's panel of B solved by OpenBLAS on
- * the host, the rest of B updated by clhgemm_{s,d}gemm on this handle (each update routed
- * and tiled as any host GEMM; clhgemm_last_call_info then describes the last update).
- * Synchronous. On a device error B may be partly solved. */
+ * otherwise, when A (with its inverted diagonal blocks) fits every device's memory budget, B
+ * moves once: strips of right-hand sides uploaded, solved by the device-buffer algorithm and
+ * read back, two in flight per device (clhgemm_last_call_info: tiles = strips); else the
+ * blocked substitution: each diagonal block's panel of B solved by OpenBLAS on the host, the
+ * rest of B updated by clhgemm_{s,d}gemm on this handle (each update routed and tiled as any
+ * host GEMM; clhgemm_last_call_info then describes the last update). Synchronous. */
 CLHGEMM_API clhgemm_status_t clhgemm_strsm(clhgemm_handle_t handle, clhgemm_layout_t layout,
                                            clhgemm_side_t side, clhgemm_uplo_t uplo,
                                            clhgemm_transpose_t transA, clhgemm_diag_t diag, int m,
@@ -404,7 +406,9 @@ typedef struct clhgemm_call_info_s {
     int devices_used;
     long long tiles;             /* C tiles computed */
     int tile_m, tile_n, tile_k;  /* planned tile shape */
-    double seconds;              /* wall time of the call */
+    double seconds;              /* wall time of the call; 0 for a call the routing gave to the
+                                    CPU BLAS (cpu_fraction 1, devices_used 0): such a call is
+                                    not timed, so that it costs what the CPU BLAS's own does */
     double bytes_to_device;      /* host->device bytes moved */
     double bytes_from_device;
     int a_mode;                  /* how A was held: 0 streamed per tile, 1 band resident,

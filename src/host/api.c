@@ -66,21 +66,20 @@ static void run_on_cpu(chg_precision_t prec, const user_args_t *u)
     }
 }
 
-/* A checked call with something to compute: to OpenBLAS on this thread, or through the
- * pipeline, as host/route.h decides. */
-static clhgemm_status_t dispatch(clhgemm_handle_t h, const call_t *c, const user_args_t *u)
+/* A checked call with something to compute goes to OpenBLAS on this thread (1) or through the
+ * pipeline (0), as host/route.h decides; asked before the pipeline's call_t is built, so that
+ * a small call pays for nothing it does not use. */
+static int goes_to_cpu(clhgemm_handle_t h, const route_call_t *rc)
 {
-    const double m = (double)c->m, n = (double)c->n, k = (double)c->k;
-    const route_call_t rc = {.prec = c->prec, .name = c->name, .m = c->m, .n = c->n, .k = c->k,
-                             .flops = c->flops, .in_elems = (m + n) * k * CHG_MAX(c->segs, 1),
-                             .c_elems = m * n * (c->st.c_tri != CHG_TRI_NONE ? 0.5 : 1.0),
-                             .beta_zero = c->beta == 0.0};
     /* Every device of the handle lost in earlier calls (host/fault.h): OpenBLAS, as routed. */
-    const int no_device = h->ndev == 0 && chg_cpu_available();
-    if (!no_device && !chg_route_to_cpu(h, &rc)) return chg_run_call(h, c);
-    const unsigned long long t0 = chg_now_ns();
-    run_on_cpu(c->prec, u);
-    chg_route_record_cpu(h, chg_seconds_since(t0));
+    if (h->ndev == 0 && chg_cpu_available()) return 1;
+    return chg_route_to_cpu(h, rc);
+}
+
+static clhgemm_status_t on_cpu(clhgemm_handle_t h, chg_precision_t prec, const user_args_t *u)
+{
+    run_on_cpu(prec, u);
+    chg_handle_set_last_cpu(h);
     return CLHGEMM_SUCCESS;
 }
 
@@ -99,6 +98,15 @@ static clhgemm_status_t host_gemm(clhgemm_handle_t h, chg_precision_t prec, clhg
     if (touch_c && !C) return CLHGEMM_NULL_BUFFER_C;
     if (!chg_handle_fp64_ok(h, prec)) return CLHGEMM_FP64_NOT_SUPPORTED;
     if (!touch_c) return CLHGEMM_SUCCESS;
+    const user_args_t u = {.routine = -1, .layout = layout, .ta = transA, .tb = transB, .m = m, .n = n, .k = k,
+                           .alpha = alpha, .beta = beta, .a = A, .b = B, .c = C, .lda = lda, .ldb = ldb, .ldc = ldc};
+    const char *name = prec == CHG_F64 ? "dgemm" : "sgemm";
+    const double fm = m, fn = n, fk = k;
+    if (read_ab && goes_to_cpu(h, &(route_call_t){.prec = prec, .name = name, .m = (size_t)m, .n = (size_t)n,
+                                                  .k = (size_t)k, .flops = 2.0 * fm * fn * fk,
+                                                  .in_elems = (fm + fn) * fk, .c_elems = fm * fn,
+                                                  .beta_zero = beta == 0.0}))
+        return on_cpu(h, prec, &u);
 
     const size_t es = chg_elem_size(prec);
     call_t c = {.h = h, .prec = prec, .es = es, .alpha = alpha, .beta = beta, .c = C,
@@ -117,10 +125,8 @@ static clhgemm_status_t host_gemm(clhgemm_handle_t h, chg_precision_t prec, clhg
         return CLHGEMM_SUCCESS;
     }
     c.flops = 2.0 * c.m * c.n * c.k;
-    c.name = prec == CHG_F64 ? "dgemm" : "sgemm";
-    const user_args_t u = {.routine = -1, .layout = layout, .ta = transA, .tb = transB, .m = m, .n = n, .k = k,
-                           .alpha = alpha, .beta = beta, .a = A, .b = B, .c = C, .lda = lda, .ldb = ldb, .ldc = ldc};
-    return dispatch(h, &c, &u);
+    c.name = name;
+    return chg_run_call(h, &c);
 }
 
 CLHGEMM_API clhgemm_status_t clhgemm_sgemm(clhgemm_handle_t h, clhgemm_layout_t layout,
@@ -168,23 +174,29 @@ static clhgemm_status_t host_l3(clhgemm_handle_t h, chg_precision_t prec, const 
     chg_gemm_args_t g;
     chg_l3_core_args(sh, prec, alpha, (cl_mem)(uintptr_t)A, 0, (size_t)lda, (cl_mem)(uintptr_t)B, 0,
                      (size_t)ldb, beta, (cl_mem)(uintptr_t)C, 0, (size_t)ldc, &g);
+    /* the routine's own operation count: SYMM 2*m*n*ka, SYRK n*n*k, SYR2K 2*n*n*k, TRMM m*n*ka */
+    const int segs = g.swap_sum ? 2 : 1;
+    const double mn = (double)g.m * g.n, k = (double)g.k;
+    const double flops = sh->routine == CHG_L3_SYMM ? 2.0 * mn * k : sh->routine == CHG_L3_TRMM ? mn * k
+                       : segs * mn * k;
+    if (product && goes_to_cpu(h, &(route_call_t){.prec = prec, .name = name, .m = g.m, .n = g.n, .k = g.k,
+                                                  .flops = flops, .in_elems = ((double)g.m + g.n) * k * segs,
+                                                  .c_elems = mn * (g.st.c_tri != CHG_TRI_NONE ? 0.5 : 1.0),
+                                                  .beta_zero = g.beta == 0.0}))
+        return on_cpu(h, prec, u);
     call_t c = {.h = h, .prec = prec, .es = chg_elem_size(prec), .ta = g.trans_a, .tb = g.trans_b,
                 .m = g.m, .n = g.n, .k = g.k, .alpha = alpha, .beta = g.beta,
                 .a = (const char *)(uintptr_t)g.a, .b = (const char *)(uintptr_t)g.b,
                 .c = (char *)(uintptr_t)g.c, .lda = g.lda, .ldb = g.ldb, .ldc = g.ldc,
-                .status = CLHGEMM_SUCCESS, .st = g.st, .segs = g.swap_sum ? 2 : 1, .l3 = 1,
-                .name = name};
+                .status = CLHGEMM_SUCCESS, .st = g.st, .segs = segs, .l3 = 1, .name = name,
+                .flops = flops};
     if (!product) {
         /* alpha == 0 (or k == 0): C := beta*C on C's triangle for SYRK/SYR2K; TRMM sets B to 0
          * without reading A or B */
         scale_c(&c, g.beta);
         return CLHGEMM_SUCCESS;
     }
-    /* the routine's own operation count: SYMM 2*m*n*ka, SYRK n*n*k, SYR2K 2*n*n*k, TRMM m*n*ka */
-    const double mn = (double)c.m * c.n;
-    c.flops = sh->routine == CHG_L3_SYMM ? 2.0 * mn * c.k : sh->routine == CHG_L3_TRMM ? mn * c.k
-            : c.segs * mn * c.k;
-    return dispatch(h, &c, u);
+    return chg_run_call(h, &c);
 }
 
 static clhgemm_status_t host_symm(clhgemm_handle_t h, chg_precision_t prec, int layout, int side,

@@ -100,3 +100,20 @@ int chg_handle_drop_lost(clhgemm_handle_t h)
     h->ndev = live;
     return live;
 }
+
+void chg_handle_set_last(clhgemm_handle_t h, const clhgemm_call_info_t *info)
+{
+    pthread_mutex_lock(&h->info_lock);
+    h->last = *info;
+    atomic_store_explicit(&h->last_is_cpu, 0, memory_order_relaxed);
+    pthread_mutex_unlock(&h->info_lock);
+}
+
+void chg_handle_set_last_cpu(clhgemm_handle_t h)
+{
+    if (atomic_load_explicit(&h->last_is_cpu, memory_order_relaxed)) return;
+    pthread_mutex_lock(&h->info_lock);
+    h->last = (clhgemm_call_info_t){.cpu_fraction = 1.0};
+    atomic_store_explicit(&h->last_is_cpu, 1, memory_order_relaxed);
+    pthread_mutex_unlock(&h->info_lock);
+}

@@ -124,7 +124,15 @@ struct clhgemm_handle_s {
     pthread_mutex_t call_lock; /* one call at a time per handle */
     pthread_mutex_t info_lock; /* guards `last` (a call routed to the CPU takes no call lock) */
     clhgemm_call_info_t last;
+    _Atomic int last_is_cpu;   /* `last` is the record of a CPU-routed call (chg_handle_set_last) */
 };
+
+/* The call info of the call just made (clhgemm_last_call_info), under info_lock. */
+void chg_handle_set_last(clhgemm_handle_t h, const clhgemm_call_info_t *info);
+/* The same for a call routed to the CPU: {cpu_fraction 1, nothing else}; it is not timed, and
+ * after another CPU-routed call it writes nothing and takes no lock (a small call costs what
+ * OpenBLAS's does: two clock reads and a lock were ~40% of an 8 x 8 x 8 product). */
+void chg_handle_set_last_cpu(clhgemm_handle_t h);
 
 /* Every device of the handle runs FP64 (what a double-precision call needs). */
 static inline int chg_handle_fp64_ok(clhgemm_handle_t h, chg_precision_t prec)

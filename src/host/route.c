@@ -244,9 +244,3 @@ int chg_route_model_cpu(clhgemm_handle_t h, const route_call_t *rc)
     return cpu;
 }
 
-void chg_route_record_cpu(clhgemm_handle_t h, double seconds)
-{
-    pthread_mutex_lock(&h->info_lock);
-    h->last = (clhgemm_call_info_t){.seconds = seconds, .cpu_fraction = 1.0};
-    pthread_mutex_unlock(&h->info_lock);
-}

@@ -41,8 +41,6 @@ int chg_route_to_cpu(clhgemm_handle_t h, const route_call_t *rc);
  * CLHGEMM_BLAS_OFFLOAD, asks it and then calls a device-routed handle). */
 int chg_route_model_cpu(clhgemm_handle_t h, const route_call_t *rc);
 
-/* The call info of a call that ran on OpenBLAS by the route (no device, no tile). */
-void chg_route_record_cpu(clhgemm_handle_t h, double seconds);
 
 /* The model's two times (seconds) for the call; exposed for the tests and the benchmark. */
 double chg_route_cpu_time(clhgemm_handle_t h, const route_call_t *rc);

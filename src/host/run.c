@@ -33,10 +33,8 @@ static void cpu_all(clhgemm_handle_t h, const call_t *c, unsigned long long t0, 
     const unsigned long long t1 = chg_now_ns();
     chg_cpu_gemm(c->prec, c->ta, c->tb, c->m, c->n, c->k, c->alpha, c->a, c->lda, c->b, c->ldb, c->beta,
                  c->c, c->ldc, chg_cpu_cores());
-    pthread_mutex_lock(&h->info_lock);
-    h->last = (clhgemm_call_info_t){.seconds = chg_seconds_since(t0), .cpu_fraction = 1.0,
-                                    .cpu_threads = chg_cpu_cores(), .predicted_seconds = predicted};
-    pthread_mutex_unlock(&h->info_lock);
+    chg_handle_set_last(h, &(clhgemm_call_info_t){.seconds = chg_seconds_since(t0), .cpu_fraction = 1.0,
+                                                  .cpu_threads = chg_cpu_cores(), .predicted_seconds = predicted});
     chg_log(1, "CPU share 1: %.3f s on OpenBLAS", (chg_now_ns() - t1) * 1e-9);
 }
 
@@ -184,18 +182,17 @@ static clhgemm_status_t recover(clhgemm_handle_t h, call_t *c, driver_t *drs, cl
 static void record(clhgemm_handle_t h, const call_t *c, size_t m_all, double predicted, unsigned long long t0,
                    unsigned long long t_planned, clhgemm_status_t st)
 {
-    pthread_mutex_lock(&h->info_lock);
-    h->last = (clhgemm_call_info_t){.devices_used = c->devices_used, .tiles = (long long)c->ntiles,
-                                    .tile_m = (int)c->pl.bm, .tile_n = (int)c->pl.bn,
-                                    .tile_k = (int)c->pl.bk, .seconds = chg_seconds_since(t0),
-                                    .bytes_to_device = c->bytes_h2d, .bytes_from_device = c->bytes_d2h,
-                                    .a_mode = c->pl.amode, .tiles_stolen = c->stolen,
-                                    .cpu_fraction = c->cpu_elems / ((double)m_all * c->n),
-                                    .cpu_threads = c->cpu_elems > 0 ? c->cpu_threads : 0,
-                                    .predicted_seconds = predicted,
-                                    .setup_seconds = (t_planned - t0) * 1e-9 + c->setup_s};
-    const double seconds = h->last.seconds;
-    pthread_mutex_unlock(&h->info_lock);
+    const clhgemm_call_info_t info = {.devices_used = c->devices_used, .tiles = (long long)c->ntiles,
+                                      .tile_m = (int)c->pl.bm, .tile_n = (int)c->pl.bn,
+                                      .tile_k = (int)c->pl.bk, .seconds = chg_seconds_since(t0),
+                                      .bytes_to_device = c->bytes_h2d, .bytes_from_device = c->bytes_d2h,
+                                      .a_mode = c->pl.amode, .tiles_stolen = c->stolen,
+                                      .cpu_fraction = c->cpu_elems / ((double)m_all * c->n),
+                                      .cpu_threads = c->cpu_elems > 0 ? c->cpu_threads : 0,
+                                      .predicted_seconds = predicted,
+                                      .setup_seconds = (t_planned - t0) * 1e-9 + c->setup_s};
+    chg_handle_set_last(h, &info);
+    const double seconds = info.seconds;
     chg_log(1, "done in %.3f s (planning %.1f ms): %.1f GFLOP/s, %.2f GB to devices, %.2f GB back, "
                "%lld tile(s) stolen",
             seconds, (t_planned - t0) * 1e-6, c->flops / seconds * 1e-9, c->bytes_h2d * 1e-9,
@@ -237,10 +234,8 @@ static clhgemm_status_t run_planned(clhgemm_handle_t h, call_t *c, const share_t
 static clhgemm_status_t run_without_devices(clhgemm_handle_t h, call_t *c, unsigned long long t0)
 {
     const clhgemm_status_t st = chg_cpu_region(c, 0, c->m, 0, c->n, chg_cpu_cores());
-    pthread_mutex_lock(&h->info_lock);
-    h->last = (clhgemm_call_info_t){.seconds = chg_seconds_since(t0), .cpu_fraction = 1.0,
-                                    .cpu_threads = chg_cpu_cores()};
-    pthread_mutex_unlock(&h->info_lock);
+    chg_handle_set_last(h, &(clhgemm_call_info_t){.seconds = chg_seconds_since(t0), .cpu_fraction = 1.0,
+                                                  .cpu_threads = chg_cpu_cores()});
     return st;
 }
 

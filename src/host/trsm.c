@@ -57,11 +57,10 @@ static int ran_on_cpu(clhgemm_handle_t h, chg_precision_t prec, const chg_l3_sha
                              .m = sh->m, .n = sh->n, .k = sh->k, .flops = m * n * k,
                              .in_elems = k * k / 2 + m * n, .c_elems = m * n, .beta_zero = 0};
     if (!chg_route_to_cpu(h, &rc)) return 0;
-    const unsigned long long t0 = chg_now_ns();
     if (chg_cpu_blas_trsm(prec, u->layout, u->side, u->uplo, u->trans, u->diag, u->m, u->n,
                           u->alpha, u->a, u->lda, u->b, u->ldb) != 0)
         return 0; /* no OpenBLAS: the blocked path (its panels use the library's own solve) */
-    chg_route_record_cpu(h, chg_seconds_since(t0));
+    chg_handle_set_last_cpu(h);
     return 1;
 }
 

@@ -186,14 +186,12 @@ static cl_int finish(strips_t *c)
 
 static void record(strips_t *c, size_t strips, double seconds)
 {
-    pthread_mutex_lock(&c->h->info_lock);
-    c->h->last = (clhgemm_call_info_t){.devices_used = c->h->ndev, .tiles = (long long)strips,
+    chg_handle_set_last(c->h, &(clhgemm_call_info_t){.devices_used = c->h->ndev, .tiles = (long long)strips,
                                        .tile_m = (int)(c->sh->left ? c->k : c->w),
                                        .tile_n = (int)(c->sh->left ? c->w : c->k),
                                        .tile_k = (int)c->k, .seconds = seconds,
                                        .bytes_to_device = c->to_dev,
-                                       .bytes_from_device = c->from_dev, .a_mode = 1};
-    pthread_mutex_unlock(&c->h->info_lock);
+                                       .bytes_from_device = c->from_dev, .a_mode = 1});
 }
 
 int chg_trsm_strips(clhgemm_handle_t h, chg_precision_t prec, const chg_l3_shape_t *sh,
