@@ -1,0 +1,612 @@
+/*
+ * test_soak.c -- the mixed soak (issue 23 item 7; CTest label soak).
+ *
+ * For CLHGEMM_TEST_SOAK_SECONDS (default 150) at once:
+ *   - SOAK_WORKERS threads make calls of every routine (GEMM, SYMM, SYRK, SYR2K, TRMM, TRSM), both
+ *     precisions (d where the device has fp64), through the host API (one handle shared by all
+ *     workers) and the cl_mem API (each worker's own queue on the test's context, or the shared
+ *     queue), cycling through those 24 combinations so that each comes up every 24 calls, with
+ *     random sizes (0 to 120, sometimes 0: the quick paths), layouts, sides, triangles,
+ *     transposes, diagonals, leading-dimension padding and alpha/beta (alpha = 0 and beta = 0
+ *     included). Every result is checked against OpenBLAS in double on the same inputs: the
+ *     written part within a tolerance that scales with k, everything else of the output buffer
+ *     (ld padding, the other triangle of SYRK/SYR2K) bit-identical, and the inputs of host calls
+ *     unchanged. The triangle of A a routine must not read, a unit diagonal, and C when beta = 0
+ *     hold NaN, so that reading them shows.
+ *   - a handle thread: clhgemm_create, one checked host call, clhgemm_destroy, again and again;
+ *   - a context thread: a new OpenCL context and queue, one checked cl_mem call, both released,
+ *     and every fourth cycle clhgemm_release_resources();
+ *   - the main thread samples the resident set (VmRSS of /proc/self/status) every 0.5 s.
+ *
+ * Memory bound: the RSS peak of the last quarter of the run may exceed the peak of the second
+ * quarter (the first is warm-up: kernels built, pools and caches filled) by at most
+ * SOAK_RSS_BOUND_MIB = 48 MiB. Why that much: PoCL's resident set moves in steps of about 16 MiB
+ * as its pool and driver threads come and go (test_cache_handles saw 143-191 MiB over 700 cycles
+ * with a flat peak), and three threads' arenas of the workers' operands (up to ~0.5 MiB each)
+ * come and go with them; two such steps plus noise fit in 48 MiB. Why not more: a handle leaked
+ * per cycle cost ~9 MiB (before 3e528d7) and the handle thread runs dozens of cycles in the
+ * measured half, so any per-cycle leak above ~1 MiB, or a per-call leak of a few KiB over the
+ * workers' thousands of calls, exceeds it.
+ *
+ * The run fails on any wrong result, any status other than success, fewer than 3 handle or
+ * context cycles, or a combination of routine x precision x API that never ran. Built with a
+ * sanitizer (.ci/run runs it under ASan+UBSan and TSan) it checks all that but the RSS bound.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <cblas.h>
+
+#include "common.h"
+
+/* Under a sanitizer the resident set is the sanitizer's (shadow memory, ASan's quarantine of
+ * freed blocks, TSan's history): it is printed but not judged; leaks are LSan's to find there. */
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define SOAK_SANITIZED 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define SOAK_SANITIZED 1
+#endif
+#endif
+#ifndef SOAK_SANITIZED
+#define SOAK_SANITIZED 0
+#endif
+
+#define SOAK_WORKERS 3
+#define SOAK_RSS_BOUND_MIB 48.0
+#define SOAK_MAX_N 120
+
+enum { R_GEMM, R_SYMM, R_SYRK, R_SYR2K, R_TRMM, R_TRSM, R_COUNT };
+static const char *const R_NAMES[R_COUNT] = {"gemm", "symm", "syrk", "syr2k", "trmm", "trsm"};
+
+static tc_env_t g_env;
+static clhgemm_handle_t g_shared;
+static double g_deadline;
+static atomic_int g_failures, g_stop;
+static atomic_long g_calls, g_handle_cycles, g_context_cycles;
+static atomic_long g_ran[R_COUNT][2][2]; /* routine, precision, api (0 host, 1 cl) */
+static pthread_mutex_t g_ref_lock = PTHREAD_MUTEX_INITIALIZER; /* OpenBLAS reference calls */
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* VmRSS of /proc/self/status in MiB (0 if unreadable). */
+static double vmrss_mib(void)
+{
+    FILE *f = fopen("/proc/self/status", "r");
+    char line[256];
+    double kib = 0;
+    while (f && fgets(line, sizeof line, f))
+        if (!strncmp(line, "VmRSS:", 6)) kib = atof(line + 6);
+    if (f) fclose(f);
+    return kib / 1024.0;
+}
+
+/* ---- one random call ------------------------------------------------------------------------ */
+
+/* A stored matrix: `contig` elements along memory (what ld covers), `lines` of them. */
+typedef struct mat_s {
+    int contig, lines, ld;
+    size_t n; /* elements in the buffer */
+} mat_t;
+
+static mat_t mat(int contig, int lines, int pad)
+{
+    mat_t m = {contig, lines, (contig > 1 ? contig : 1) + pad, 0};
+    m.n = lines > 0 && contig > 0 ? (size_t)m.ld * (size_t)(lines - 1) + (size_t)contig : 1;
+    if (m.n < 1) m.n = 1;
+    return m;
+}
+
+typedef struct call_s {
+    int r, dbl, api, layout, side, uplo, trans, transb, diag;
+    int m, n, k, ka; /* ka: order of A for SYMM/TRMM/TRSM */
+    double alpha, beta;
+    mat_t A, B, C;   /* C: the output (TRMM/TRSM: B itself; A, B as read) */
+    double *a, *b, *c0; /* double copies of the inputs as the library gets them */
+} call_t;
+
+static int rnd(tc_rng_t *r, int n) { return (int)(tc_rng_next(r) % (uint64_t)n); }
+
+static int rnd_size(tc_rng_t *r)
+{
+    const int x = rnd(r, 16);
+    return x == 0 ? 0 : x < 12 ? 1 + rnd(r, 48) : 1 + rnd(r, SOAK_MAX_N);
+}
+
+/* Storage of op(X) = rows x cols given layout and transpose. */
+static mat_t stored(int col, int t, int rows, int cols, int pad)
+{
+    return (col != t) ? mat(rows, cols, pad) : mat(cols, rows, pad);
+}
+
+/* Index of logical (i, j) of a matrix stored with `col` (no transpose). */
+static size_t at(int col, int ld, int i, int j)
+{
+    return col ? (size_t)i + (size_t)j * (size_t)ld : (size_t)i * (size_t)ld + (size_t)j;
+}
+
+/* Picks a call of routine r, precision dbl, api and fills its double inputs: A and B uniform in
+ * [-1, 1] where read, NaN where not (padding, the unread triangle, a unit diagonal), C random or
+ * NaN when beta == 0; TRSM's A well conditioned (|diagonal| in [1, 2], the rest over ka). */
+static int make_call(call_t *c, int r, int dbl, int api, tc_rng_t *g)
+{
+    static const double ALPHA[4] = {1.0, -1.5, 0.5, 0.0}, BETA[3] = {0.0, 1.0, -0.5};
+    memset(c, 0, sizeof *c);
+    c->r = r;
+    c->dbl = dbl;
+    c->api = api;
+    c->layout = rnd(g, 2) ? CLHGEMM_COL_MAJOR : CLHGEMM_ROW_MAJOR;
+    c->side = rnd(g, 2) ? CLHGEMM_LEFT : CLHGEMM_RIGHT;
+    c->uplo = rnd(g, 2) ? CLHGEMM_UPPER : CLHGEMM_LOWER;
+    c->trans = rnd(g, 2) ? CLHGEMM_TRANS : CLHGEMM_NO_TRANS;
+    c->transb = rnd(g, 2) ? CLHGEMM_TRANS : CLHGEMM_NO_TRANS;
+    c->diag = rnd(g, 3) ? CLHGEMM_NON_UNIT : CLHGEMM_UNIT;
+    c->m = rnd_size(g);
+    c->n = rnd_size(g);
+    c->k = rnd_size(g);
+    c->alpha = ALPHA[rnd(g, rnd(g, 8) ? 3 : 4)];
+    c->beta = BETA[rnd(g, 3)];
+    const int col = c->layout == CLHGEMM_COL_MAJOR, ta = c->trans != CLHGEMM_NO_TRANS;
+    const int pa = rnd(g, 3), pb = rnd(g, 3), pc = rnd(g, 3);
+    c->ka = c->side == CLHGEMM_LEFT ? c->m : c->n;
+    switch (r) {
+    case R_GEMM:
+        c->A = stored(col, ta, c->m, c->k, pa);
+        c->B = stored(col, c->transb != CLHGEMM_NO_TRANS, c->k, c->n, pb);
+        c->C = stored(col, 0, c->m, c->n, pc);
+        break;
+    case R_SYMM:
+        c->A = mat(c->ka, c->ka, pa);
+        c->B = stored(col, 0, c->m, c->n, pb);
+        c->C = stored(col, 0, c->m, c->n, pc);
+        break;
+    case R_SYRK:
+    case R_SYR2K:
+        c->m = c->n;
+        c->A = stored(col, ta, c->n, c->k, pa);
+        c->B = stored(col, ta, c->n, c->k, pb);
+        c->C = mat(c->n, c->n, pc);
+        break;
+    default: /* TRMM, TRSM: C is B */
+        c->A = mat(c->ka, c->ka, pa);
+        c->C = stored(col, 0, c->m, c->n, pc);
+        c->B = c->C;
+        break;
+    }
+    c->a = malloc(c->A.n * sizeof(double));
+    c->b = malloc(c->B.n * sizeof(double));
+    c->c0 = malloc(c->C.n * sizeof(double));
+    if (!c->a || !c->b || !c->c0) return 1;
+    for (size_t i = 0; i < c->A.n; i++) c->a[i] = NAN;
+    for (size_t i = 0; i < c->B.n; i++) c->b[i] = NAN;
+    for (size_t i = 0; i < c->C.n; i++) c->c0[i] = NAN;
+    /* A */
+    const int tri = r == R_SYMM || r == R_TRMM || r == R_TRSM;
+    for (int l = 0; l < c->A.lines; l++)
+        for (int e = 0; e < c->A.contig; e++) {
+            /* logical (i, j) of the stored A (rows along contig when col) */
+            const int i = col ? e : l, j = col ? l : e;
+            double v = tc_rng_uniform(g);
+            if (tri) {
+                if (c->uplo == CLHGEMM_UPPER ? i > j : i < j) continue; /* not read: NaN */
+                if (i == j && r != R_SYMM && c->diag == CLHGEMM_UNIT) continue;
+                if (r == R_TRSM) v = i == j ? (v < 0 ? v - 1.0 : v + 1.0) : v / (c->ka > 0 ? c->ka : 1);
+            }
+            c->a[(size_t)l * (size_t)c->A.ld + (size_t)e] = v;
+        }
+    /* B (GEMM, SYMM, SYR2K read it; TRMM/TRSM: it is C below) */
+    if (r == R_GEMM || r == R_SYMM || r == R_SYR2K)
+        for (int l = 0; l < c->B.lines; l++)
+            for (int e = 0; e < c->B.contig; e++)
+                c->b[(size_t)l * (size_t)c->B.ld + (size_t)e] = tc_rng_uniform(g);
+    /* C (TRMM/TRSM: B, always read) */
+    const int c_read = r == R_TRMM || r == R_TRSM || c->beta != 0.0;
+    for (int l = 0; l < c->C.lines; l++)
+        for (int e = 0; e < c->C.contig; e++)
+            c->c0[(size_t)l * (size_t)c->C.ld + (size_t)e] = c_read ? tc_rng_uniform(g) : NAN;
+    if (!dbl) { /* the library gets floats: the reference works on the same values */
+        for (size_t i = 0; i < c->A.n; i++) c->a[i] = (float)c->a[i];
+        for (size_t i = 0; i < c->B.n; i++) c->b[i] = (float)c->b[i];
+        for (size_t i = 0; i < c->C.n; i++) c->c0[i] = (float)c->c0[i];
+    }
+    if (r == R_TRMM || r == R_TRSM) memcpy(c->b, c->c0, c->C.n * sizeof(double));
+    return 0;
+}
+
+static void free_call(call_t *c)
+{
+    free(c->a);
+    free(c->b);
+    free(c->c0);
+}
+
+/* OpenBLAS in double on the call's inputs: want (C.n elements) from c0. */
+static void reference(const call_t *c, double *want)
+{
+    memcpy(want, c->c0, c->C.n * sizeof(double));
+    if (c->m == 0 || c->n == 0) return;
+    const enum CBLAS_ORDER o = c->layout == CLHGEMM_COL_MAJOR ? CblasColMajor : CblasRowMajor;
+    const enum CBLAS_SIDE s = c->side == CLHGEMM_LEFT ? CblasLeft : CblasRight;
+    const enum CBLAS_UPLO u = c->uplo == CLHGEMM_UPPER ? CblasUpper : CblasLower;
+    const enum CBLAS_TRANSPOSE t = c->trans == CLHGEMM_NO_TRANS ? CblasNoTrans : CblasTrans;
+    const enum CBLAS_TRANSPOSE tb = c->transb == CLHGEMM_NO_TRANS ? CblasNoTrans : CblasTrans;
+    const enum CBLAS_DIAG d = c->diag == CLHGEMM_UNIT ? CblasUnit : CblasNonUnit;
+    /* beta == 0 must not read C: the NaN in want is replaced, as BLAS does */
+    pthread_mutex_lock(&g_ref_lock);
+    switch (c->r) {
+    case R_GEMM:
+        cblas_dgemm(o, t, tb, c->m, c->n, c->k, c->alpha, c->a, c->A.ld, c->b, c->B.ld, c->beta, want, c->C.ld);
+        break;
+    case R_SYMM:
+        cblas_dsymm(o, s, u, c->m, c->n, c->alpha, c->a, c->A.ld, c->b, c->B.ld, c->beta, want, c->C.ld);
+        break;
+    case R_SYRK:
+        cblas_dsyrk(o, u, t, c->n, c->k, c->alpha, c->a, c->A.ld, c->beta, want, c->C.ld);
+        break;
+    case R_SYR2K:
+        cblas_dsyr2k(o, u, t, c->n, c->k, c->alpha, c->a, c->A.ld, c->b, c->B.ld, c->beta, want, c->C.ld);
+        break;
+    case R_TRMM:
+        cblas_dtrmm(o, s, u, t, d, c->m, c->n, c->alpha, c->a, c->A.ld, want, c->C.ld);
+        break;
+    default:
+        cblas_dtrsm(o, s, u, t, d, c->m, c->n, c->alpha, c->a, c->A.ld, want, c->C.ld);
+    }
+    pthread_mutex_unlock(&g_ref_lock);
+}
+
+/* The inner dimension that sets the tolerance. */
+static int depth(const call_t *c)
+{
+    switch (c->r) {
+    case R_GEMM: case R_SYRK: return c->k;
+    case R_SYR2K: return 2 * c->k;
+    default: return c->ka;
+    }
+}
+
+static void describe(const call_t *c, char *buf, size_t len)
+{
+    snprintf(buf, len, "%c%s %s layout=%s side=%s uplo=%s trans=%s transb=%s diag=%s m=%d n=%d k=%d "
+             "alpha=%g beta=%g ld=%d,%d,%d", c->dbl ? 'd' : 's', R_NAMES[c->r], c->api ? "cl" : "host",
+             c->layout == CLHGEMM_COL_MAJOR ? "col" : "row", c->side == CLHGEMM_LEFT ? "L" : "R",
+             c->uplo == CLHGEMM_UPPER ? "U" : "L", c->trans == CLHGEMM_NO_TRANS ? "N" : "T",
+             c->transb == CLHGEMM_NO_TRANS ? "N" : "T", c->diag == CLHGEMM_UNIT ? "U" : "N", c->m, c->n,
+             c->k, c->alpha, c->beta, c->A.ld, c->B.ld, c->C.ld);
+}
+
+/* got (C.n native elements) against the reference: the written part within tolerance, the rest
+ * bit-identical to the input. */
+static int check(const call_t *c, const void *got, const char *tag)
+{
+    double *want = malloc(c->C.n * sizeof(double));
+    unsigned char *written = calloc(c->C.n, 1);
+    if (!want || !written) {
+        free(want);
+        free(written);
+        fprintf(stderr, "FAIL %s: out of memory\n", tag);
+        return 1;
+    }
+    reference(c, want);
+    const int col = c->layout == CLHGEMM_COL_MAJOR;
+    const int tri = c->r == R_SYRK || c->r == R_SYR2K;
+    for (int i = 0; i < c->m; i++)
+        for (int j = 0; j < c->n; j++)
+            if (!tri || (c->uplo == CLHGEMM_UPPER ? i <= j : i >= j)) written[at(col, c->C.ld, i, j)] = 1;
+    const double eps = c->dbl ? 1.1102230246251565e-16 : 5.9604644775390625e-08;
+    const double kk = depth(c) + 2;
+    int bad = 0;
+    for (size_t x = 0; x < c->C.n && !bad; x++) {
+        const double g = c->dbl ? ((const double *)got)[x] : (double)((const float *)got)[x];
+        if (!written[x]) {
+            const double before = c->c0[x];
+            bad = !(g == before || (isnan(g) && isnan(before)));
+            if (bad) fprintf(stderr, "FAIL %s: element %zu outside the result changed: %g, was %g\n", tag, x, g, before);
+            continue;
+        }
+        /* |alpha| * k (inputs within 1) + |beta| * |C0|; TRSM: |X| bounded by ~2|alpha||B| */
+        const double c0 = c->beta == 0.0 && c->r != R_TRMM && c->r != R_TRSM ? 0.0 : fabs(c->c0[x]);
+        const double scale = c->r == R_TRSM ? 4.0 * fabs(c->alpha) * (1.0 + fabs(want[x]))
+                           : fabs(c->alpha) * kk + fabs(c->beta) * c0 + (c->r == R_TRMM ? fabs(c->alpha) * kk : 0);
+        const double tol = 16.0 * kk * eps * scale + 1e-300;
+        bad = !(fabs(g - want[x]) <= tol);
+        if (bad) fprintf(stderr, "FAIL %s: element %zu = %.17g, OpenBLAS %.17g (tolerance %.3g)\n", tag, x, g, want[x], tol);
+    }
+    free(want);
+    free(written);
+    return bad;
+}
+
+/* Native-precision copy of n doubles. */
+static void *native(const call_t *c, const double *x, size_t n)
+{
+    void *p = malloc(n * (c->dbl ? 8 : 4));
+    if (!p) return NULL;
+    for (size_t i = 0; i < n; i++) {
+        if (c->dbl) ((double *)p)[i] = x[i];
+        else ((float *)p)[i] = (float)x[i];
+    }
+    return p;
+}
+
+static clhgemm_status_t call_host(clhgemm_handle_t h, const call_t *c, const void *a, const void *b, void *o)
+{
+    const int L = c->layout, S = c->side, U = c->uplo, T = c->trans, D = c->diag;
+    const double al = c->alpha, be = c->beta;
+    const float af = (float)al, bf = (float)be;
+    if (c->dbl) {
+        switch (c->r) {
+        case R_GEMM: return clhgemm_dgemm(h, L, T, c->transb, c->m, c->n, c->k, al, a, c->A.ld, b, c->B.ld, be, o, c->C.ld);
+        case R_SYMM: return clhgemm_dsymm(h, L, S, U, c->m, c->n, al, a, c->A.ld, b, c->B.ld, be, o, c->C.ld);
+        case R_SYRK: return clhgemm_dsyrk(h, L, U, T, c->n, c->k, al, a, c->A.ld, be, o, c->C.ld);
+        case R_SYR2K: return clhgemm_dsyr2k(h, L, U, T, c->n, c->k, al, a, c->A.ld, b, c->B.ld, be, o, c->C.ld);
+        case R_TRMM: return clhgemm_dtrmm(h, L, S, U, T, D, c->m, c->n, al, a, c->A.ld, o, c->C.ld);
+        default: return clhgemm_dtrsm(h, L, S, U, T, D, c->m, c->n, al, a, c->A.ld, o, c->C.ld);
+        }
+    }
+    switch (c->r) {
+    case R_GEMM: return clhgemm_sgemm(h, L, T, c->transb, c->m, c->n, c->k, af, a, c->A.ld, b, c->B.ld, bf, o, c->C.ld);
+    case R_SYMM: return clhgemm_ssymm(h, L, S, U, c->m, c->n, af, a, c->A.ld, b, c->B.ld, bf, o, c->C.ld);
+    case R_SYRK: return clhgemm_ssyrk(h, L, U, T, c->n, c->k, af, a, c->A.ld, bf, o, c->C.ld);
+    case R_SYR2K: return clhgemm_ssyr2k(h, L, U, T, c->n, c->k, af, a, c->A.ld, b, c->B.ld, bf, o, c->C.ld);
+    case R_TRMM: return clhgemm_strmm(h, L, S, U, T, D, c->m, c->n, af, a, c->A.ld, o, c->C.ld);
+    default: return clhgemm_strsm(h, L, S, U, T, D, c->m, c->n, af, a, c->A.ld, o, c->C.ld);
+    }
+}
+
+static clhgemm_status_t call_cl(const call_t *c, cl_mem a, cl_mem b, cl_mem o, cl_command_queue q, cl_event *ev)
+{
+    const int L = c->layout, S = c->side, U = c->uplo, T = c->trans, D = c->diag;
+    const double al = c->alpha, be = c->beta;
+    const float af = (float)al, bf = (float)be;
+    if (c->dbl) {
+        switch (c->r) {
+        case R_GEMM: return clhgemm_dgemm_cl(L, T, c->transb, c->m, c->n, c->k, al, a, 0, c->A.ld, b, 0, c->B.ld, be, o, 0, c->C.ld, q, ev);
+        case R_SYMM: return clhgemm_dsymm_cl(L, S, U, c->m, c->n, al, a, 0, c->A.ld, b, 0, c->B.ld, be, o, 0, c->C.ld, q, ev);
+        case R_SYRK: return clhgemm_dsyrk_cl(L, U, T, c->n, c->k, al, a, 0, c->A.ld, be, o, 0, c->C.ld, q, ev);
+        case R_SYR2K: return clhgemm_dsyr2k_cl(L, U, T, c->n, c->k, al, a, 0, c->A.ld, b, 0, c->B.ld, be, o, 0, c->C.ld, q, ev);
+        case R_TRMM: return clhgemm_dtrmm_cl(L, S, U, T, D, c->m, c->n, al, a, 0, c->A.ld, o, 0, c->C.ld, q, ev);
+        default: return clhgemm_dtrsm_cl(L, S, U, T, D, c->m, c->n, al, a, 0, c->A.ld, o, 0, c->C.ld, q, ev);
+        }
+    }
+    switch (c->r) {
+    case R_GEMM: return clhgemm_sgemm_cl(L, T, c->transb, c->m, c->n, c->k, af, a, 0, c->A.ld, b, 0, c->B.ld, bf, o, 0, c->C.ld, q, ev);
+    case R_SYMM: return clhgemm_ssymm_cl(L, S, U, c->m, c->n, af, a, 0, c->A.ld, b, 0, c->B.ld, bf, o, 0, c->C.ld, q, ev);
+    case R_SYRK: return clhgemm_ssyrk_cl(L, U, T, c->n, c->k, af, a, 0, c->A.ld, bf, o, 0, c->C.ld, q, ev);
+    case R_SYR2K: return clhgemm_ssyr2k_cl(L, U, T, c->n, c->k, af, a, 0, c->A.ld, b, 0, c->B.ld, bf, o, 0, c->C.ld, q, ev);
+    case R_TRMM: return clhgemm_strmm_cl(L, S, U, T, D, c->m, c->n, af, a, 0, c->A.ld, o, 0, c->C.ld, q, ev);
+    default: return clhgemm_strsm_cl(L, S, U, T, D, c->m, c->n, af, a, 0, c->A.ld, o, 0, c->C.ld, q, ev);
+    }
+}
+
+/* Runs one call (host on h, or cl on ctx/q) and checks it; 0 on pass. */
+static int run_one(const call_t *c, clhgemm_handle_t h, cl_context ctx, cl_command_queue q)
+{
+    char tag[400];
+    describe(c, tag, sizeof tag);
+    const size_t es = c->dbl ? 8 : 4;
+    void *a = native(c, c->a, c->A.n), *b = native(c, c->b, c->B.n), *o = native(c, c->c0, c->C.n);
+    int bad = 0;
+    if (!a || !b || !o) {
+        fprintf(stderr, "FAIL %s: out of memory\n", tag);
+        bad = 1;
+    } else if (!c->api) {
+        void *a2 = malloc(c->A.n * es), *b2 = malloc(c->B.n * es);
+        if (a2) memcpy(a2, a, c->A.n * es);
+        if (b2) memcpy(b2, b, c->B.n * es);
+        const int inplace = c->r == R_TRMM || c->r == R_TRSM;
+        const clhgemm_status_t st = call_host(h, c, a, inplace ? o : b, o);
+        if (st != CLHGEMM_SUCCESS) {
+            fprintf(stderr, "FAIL %s: %s\n", tag, clhgemm_status_string(st));
+            bad = 1;
+        } else {
+            bad = check(c, o, tag);
+            if (!bad && a2 && b2 && (memcmp(a, a2, c->A.n * es) || (!inplace && memcmp(b, b2, c->B.n * es)))) {
+                fprintf(stderr, "FAIL %s: an input changed\n", tag);
+                bad = 1;
+            }
+        }
+        free(a2);
+        free(b2);
+    } else {
+        cl_mem ba = tc_buffer_from_host(ctx, a, c->A.n * es);
+        cl_mem bb = tc_buffer_from_host(ctx, b, c->B.n * es);
+        cl_mem bo = tc_buffer_from_host(ctx, o, c->C.n * es);
+        if (!ba || !bb || !bo) {
+            bad = 1;
+        } else {
+            cl_event ev = NULL;
+            const clhgemm_status_t st = call_cl(c, ba, bb, bo, q, &ev);
+            if (st != CLHGEMM_SUCCESS) {
+                fprintf(stderr, "FAIL %s: %s\n", tag, clhgemm_status_string(st));
+                bad = 1;
+            } else {
+                if (ev) {
+                    clWaitForEvents(1, &ev);
+                    clReleaseEvent(ev);
+                }
+                bad = tc_read(q, bo, o, c->C.n * es) || check(c, o, tag);
+            }
+        }
+        if (ba) clReleaseMemObject(ba);
+        if (bb) clReleaseMemObject(bb);
+        if (bo) clReleaseMemObject(bo);
+    }
+    free(a);
+    free(b);
+    free(o);
+    return bad;
+}
+
+/* ---- threads -------------------------------------------------------------------------------- */
+
+typedef struct worker_s {
+    int id;
+} worker_t;
+
+static void *worker(void *arg)
+{
+    const worker_t *w = arg;
+    tc_rng_t g;
+    tc_rng_seed(&g, 0x50A4ULL + 7919ULL * (uint64_t)w->id);
+    cl_command_queue own = tc_queue_new(&g_env);
+    if (!own) {
+        atomic_fetch_add(&g_failures, 1);
+        return NULL;
+    }
+    const int nprec = 1 + g_env.has_fp64;
+    for (long i = w->id * 5; !atomic_load(&g_stop) && now_s() < g_deadline; i++) {
+        /* combination i: routine, precision, api, cycling through all of them */
+        const int r = (int)(i % R_COUNT), dbl = (int)((i / R_COUNT) % nprec), api = (int)((i / (R_COUNT * nprec)) % 2);
+        call_t c;
+        int bad = make_call(&c, r, dbl, api, &g);
+        if (!bad) bad = run_one(&c, g_shared, g_env.ctx, rnd(&g, 2) ? own : g_env.queue);
+        free_call(&c);
+        atomic_fetch_add(&g_ran[r][dbl][api], 1);
+        atomic_fetch_add(&g_calls, 1);
+        if (bad && atomic_fetch_add(&g_failures, 1) > 20) atomic_store(&g_stop, 1);
+    }
+    clReleaseCommandQueue(own);
+    return NULL;
+}
+
+static void *handle_churn(void *arg)
+{
+    (void)arg;
+    tc_rng_t g;
+    tc_rng_seed(&g, 0xC4A7ULL);
+    for (long i = 0; !atomic_load(&g_stop) && now_s() < g_deadline; i++) {
+        clhgemm_handle_t h = NULL;
+        const clhgemm_status_t st = clhgemm_create(&h, NULL);
+        int bad = st != CLHGEMM_SUCCESS;
+        if (bad) fprintf(stderr, "FAIL handle cycle %ld: clhgemm_create -> %s\n", i, clhgemm_status_string(st));
+        call_t c;
+        if (!bad) {
+            bad = make_call(&c, (int)(i % R_COUNT), g_env.has_fp64 ? (int)((i / R_COUNT) & 1) : 0, 0, &g);
+            if (!bad) bad = run_one(&c, h, NULL, NULL);
+            free_call(&c);
+        }
+        clhgemm_destroy(h);
+        atomic_fetch_add(&g_handle_cycles, 1);
+        if (bad && atomic_fetch_add(&g_failures, 1) > 20) atomic_store(&g_stop, 1);
+    }
+    return NULL;
+}
+
+static void *context_churn(void *arg)
+{
+    (void)arg;
+    tc_rng_t g;
+    tc_rng_seed(&g, 0xC0E7ULL);
+    for (long i = 0; !atomic_load(&g_stop) && now_s() < g_deadline; i++) {
+        cl_int err = CL_SUCCESS;
+        cl_context ctx = clCreateContext(NULL, 1, &g_env.device, NULL, NULL, &err);
+        cl_command_queue q = ctx ? clCreateCommandQueue(ctx, g_env.device, 0, &err) : NULL;
+        int bad = !q;
+        if (bad) fprintf(stderr, "FAIL context cycle %ld: %s\n", i, clhgemm_status_string(err));
+        call_t c;
+        if (!bad) {
+            bad = make_call(&c, (int)((i + 3) % R_COUNT), g_env.has_fp64 ? (int)((i / R_COUNT) & 1) : 0, 1, &g);
+            if (!bad) bad = run_one(&c, NULL, ctx, q);
+            free_call(&c);
+        }
+        if (q) clReleaseCommandQueue(q);
+        if (ctx) clReleaseContext(ctx);
+        if (i % 4 == 3) clhgemm_release_resources();
+        atomic_fetch_add(&g_context_cycles, 1);
+        if (bad && atomic_fetch_add(&g_failures, 1) > 20) atomic_store(&g_stop, 1);
+    }
+    return NULL;
+}
+
+/* ---- main ------------------------------------------------------------------------------------ */
+
+int main(void)
+{
+    const char *sv = getenv("CLHGEMM_TEST_SOAK_SECONDS");
+    char *end = NULL;
+    double seconds = sv && *sv ? strtod(sv, &end) : 150.0;
+    if (sv && *sv && (*end || !(seconds >= 4.0 && seconds <= 86400.0))) {
+        fprintf(stderr, "FAIL: CLHGEMM_TEST_SOAK_SECONDS='%s': want seconds, 4 to 86400\n", sv);
+        return 1;
+    }
+    int rc = tc_open(&g_env);
+    if (rc) return rc;
+    printf("device: %s (%s); %.0f s, %d workers, a handle thread and a context thread\n", g_env.info.name,
+           g_env.info.platform_name, seconds, SOAK_WORKERS);
+    const clhgemm_status_t st = clhgemm_create(&g_shared, NULL);
+    if (st != CLHGEMM_SUCCESS) {
+        fprintf(stderr, "FAIL: clhgemm_create -> %s\n", clhgemm_status_string(st));
+        return 1;
+    }
+    const double t0 = now_s();
+    g_deadline = t0 + seconds;
+    pthread_t th[SOAK_WORKERS + 2];
+    worker_t w[SOAK_WORKERS];
+    int started = 0;
+    for (int i = 0; i < SOAK_WORKERS; i++) {
+        w[i].id = i;
+        started += pthread_create(&th[started], NULL, worker, &w[i]) == 0;
+    }
+    started += pthread_create(&th[started], NULL, handle_churn, NULL) == 0;
+    started += pthread_create(&th[started], NULL, context_churn, NULL) == 0;
+    if (started != SOAK_WORKERS + 2) {
+        fprintf(stderr, "FAIL: pthread_create\n");
+        atomic_fetch_add(&g_failures, 1);
+        atomic_store(&g_stop, 1);
+    }
+    /* RSS samples every 0.5 s: the peaks of the quarters */
+    double peak[4] = {0, 0, 0, 0}, next_print = t0 + 10.0;
+    while (!atomic_load(&g_stop) && now_s() < g_deadline) {
+        const struct timespec half = {0, 500000000L};
+        nanosleep(&half, NULL);
+        const double t = now_s(), rss = vmrss_mib();
+        int q = (int)(4.0 * (t - t0) / seconds);
+        if (q > 3) q = 3;
+        if (rss > peak[q]) peak[q] = rss;
+        if (t >= next_print) {
+            printf("%5.0f s: VmRSS %.1f MiB, %ld calls, %ld handle and %ld context cycles\n", t - t0, rss,
+                   atomic_load(&g_calls), atomic_load(&g_handle_cycles), atomic_load(&g_context_cycles));
+            fflush(stdout);
+            next_print += 10.0;
+        }
+    }
+    for (int i = 0; i < started; i++) pthread_join(th[i], NULL);
+    clhgemm_destroy(g_shared);
+    int failures = atomic_load(&g_failures);
+    const double growth = peak[3] - peak[1];
+    printf("VmRSS peaks by quarter: %.1f %.1f %.1f %.1f MiB; growth from the 2nd to the 4th %.1f MiB "
+           "(bound %.0f MiB%s)\n", peak[0], peak[1], peak[2], peak[3], growth, SOAK_RSS_BOUND_MIB,
+           SOAK_SANITIZED ? "; not judged under a sanitizer" : "");
+    if (!SOAK_SANITIZED && !(growth <= SOAK_RSS_BOUND_MIB)) {
+        fprintf(stderr, "FAIL: the resident set grew by %.1f MiB (bound %.0f MiB)\n", growth, SOAK_RSS_BOUND_MIB);
+        failures++;
+    }
+    const long hc = atomic_load(&g_handle_cycles), cc = atomic_load(&g_context_cycles);
+    if (hc < 3 || cc < 3) {
+        fprintf(stderr, "FAIL: only %ld handle and %ld context cycles\n", hc, cc);
+        failures++;
+    }
+    for (int r = 0; r < R_COUNT; r++)
+        for (int d = 0; d < 1 + g_env.has_fp64; d++)
+            for (int a = 0; a < 2; a++)
+                if (!atomic_load(&g_ran[r][d][a])) {
+                    fprintf(stderr, "FAIL: %c%s on the %s API never ran\n", d ? 'd' : 's', R_NAMES[r], a ? "cl" : "host");
+                    failures++;
+                }
+    printf("%ld calls, %ld handle cycles, %ld context cycles in %.1f s; %d failed\n", atomic_load(&g_calls), hc,
+           cc, now_s() - t0, failures);
+    tc_close(&g_env);
+    return failures ? 1 : 0;
+}
