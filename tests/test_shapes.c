@@ -7,11 +7,15 @@
  *                             an entry's classes, a class that does not fit the device, an
  *                             entry without classes, the overrides, CLHGEMM_SHAPE_CLASS and
  *                             CLHGEMM_SPLIT_K); split-K's slice policy and geometry
- *   test_shapes s|d [split]   every class forced (CLHGEMM_SHAPE_CLASS) at odd sizes, each
+ *   test_shapes s|d [split|direct]
+ *                             every class forced (CLHGEMM_SHAPE_CLASS) at odd sizes, each
  *                             transpose, both layouts, alpha/beta special cases (beta = 0 with
  *                             NaN in C) against OpenBLAS; "split" adds CLHGEMM_SPLIT_K=3, so
  *                             that the SPLITK kernel and the reduce run (the test fails when
- *                             no case was split)
+ *                             no case was split); "direct" forces the direct kernel
+ *                             (cl/gemm_direct.cl, DK=1) in two odd geometries through
+ *                             CLHGEMM_{S,D}GEMM_PARAMS (fails unless every case ran it); every
+ *                             mode then checks that a repeated call creates no kernel
  */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
@@ -259,6 +263,32 @@ static void builtin_classes(const chg_device_t *dev)
     EXPECT(c.cls == CHG_SHAPE_SMALL && c.gp.mwg == 32 && c.gp.kwi == 4 && c.split_k == 1,
            "the override does not force every class");
     unsetenv("CLHGEMM_SGEMM_PARAMS");
+    /* DK=1: every class runs the direct kernel; the main parameters (level-3 routines, the host
+     * pipeline) stay the packed kernel's */
+    setenv("CLHGEMM_SGEMM_PARAMS", "MWG=24,NWG=40,KWG=8,MDIMC=4,NDIMC=8,KWI=2,DK=1", 1);
+    c = pick(dev, 100, 100, 100);
+    chg_gemm_params_t main_gp;
+    chg_tuned_gemm(dev, CHG_F32, &main_gp);
+    EXPECT(c.gp.dk == 1 && c.gp.mwg == 24 && c.gp.nwg == 40 && c.split_k == 1,
+           "the DK override does not reach the classes");
+    EXPECT(main_gp.dk == 0 && chg_gemm_params_valid(dev, CHG_F32, &main_gp, NULL, 0),
+           "the main parameters kept DK or are not the packed kernel's");
+    unsetenv("CLHGEMM_SGEMM_PARAMS");
+    {
+        chg_gemm_params_t q = def;
+        char buf[200], why[160];
+        EXPECT(chg_gemm_params_parse("DK=1,MWG=16,NWG=16,MDIMC=4,NDIMC=4,KWG=8,KWI=8", &q) == 0 &&
+                   q.dk == 1 && chg_gemm_params_valid(dev, CHG_F32, &q, why, sizeof why),
+               "DK=1 set not parsed or not valid");
+        chg_gemm_params_format(&q, buf, sizeof buf);
+        EXPECT(strstr(buf, ",DK=1") != NULL, "DK not formatted: %s", buf);
+        q.mwg = 18; /* not a multiple of MDIMC = 4 */
+        EXPECT(!chg_gemm_params_valid(dev, CHG_F32, &q, why, sizeof why) && strstr(why, "MDIMC"),
+               "direct MWG=18 MDIMC=4 accepted");
+        q.mwg = 16;
+        q.dk = 2;
+        EXPECT(!chg_gemm_params_valid(dev, CHG_F32, &q, NULL, 0), "DK=2 accepted");
+    }
     unsetenv("CLHGEMM_TUNING");
 }
 
@@ -359,7 +389,37 @@ static int unit(void)
 
 /* ---- every class on the device ------------------------------------------------------------ */
 
-static int device(int dbl, int split)
+/* The direct kernel's geometries the "direct" mode forces (odd tiles, one and several
+ * results per work-item, k steps that do not divide the sizes). */
+static const char *const DIRECT_SETS[] = {
+    "MWG=24,NWG=40,KWG=8,MDIMC=4,NDIMC=8,KWI=2,DK=1",
+    "MWG=16,NWG=16,KWG=16,MDIMC=16,NDIMC=4,KWI=4,DK=1",
+};
+
+/* A repeated call makes no program lookup and creates no kernel: the queue's workspace keeps
+ * them (core/gemm.c ws_kernels). */
+static void kernels_kept(tc_env_t *env, int dbl, tc_rng_t *rng)
+{
+    tc_case_t c = {0};
+    c.dbl = dbl;
+    c.layout = CLHGEMM_COL_MAJOR;
+    c.ta = CLHGEMM_TRANS;
+    c.tb = CLHGEMM_NO_TRANS;
+    c.m = 65;
+    c.n = 47;
+    c.k = 300;
+    c.alpha = 1.5;
+    c.beta = 0.5;
+    EXPECT(tc_run_case(env->ctx, env->queue, &c, rng) == 0, "first call of the kept-kernels case");
+    unsigned long long h0, b0, h1, b1;
+    chg_gemm_kernel_cache_stats(&h0, &b0);
+    EXPECT(tc_run_case(env->ctx, env->queue, &c, rng) == 0, "second call of the kept-kernels case");
+    chg_gemm_kernel_cache_stats(&h1, &b1);
+    EXPECT(h1 > h0 && b1 == b0, "the second call created kernels (hits %llu->%llu, builds %llu->%llu)",
+           h0, h1, b0, b1);
+}
+
+static int device(int dbl, int split, int direct)
 {
     tc_env_t env;
     int rc = tc_open(&env);
@@ -372,58 +432,70 @@ static int device(int dbl, int split)
     const chg_device_t *dev;
     if (chg_queue_device(env.queue, &dev, NULL) != CLHGEMM_SUCCESS) return 1;
     if (split) setenv("CLHGEMM_SPLIT_K", "3", 1);
-    static const int sizes[][3] = {{1, 1, 1},      {7, 33, 129},  {33, 7, 257},
-                                   {100, 37, 250}, {257, 100, 33}, {129, 1, 513},
-                                   {1, 129, 777},  {65, 33, 2049}, {7, 9, 1031}};
-    static const double ab[4][2] = {{1, 0}, {-1.5, 1}, {0.5, -2}, {2, 0}};
-    const clhgemm_transpose_t nt[2] = {CLHGEMM_NO_TRANS, CLHGEMM_TRANS};
-    const clhgemm_layout_t lay[2] = {CLHGEMM_COL_MAJOR, CLHGEMM_ROW_MAJOR};
+    const char *pvar = dbl ? "CLHGEMM_DGEMM_PARAMS" : "CLHGEMM_SGEMM_PARAMS";
+    int cases = 0, fails = 0, splits = 0, directs = 0, rot = 0;
     tc_rng_t rng;
     tc_rng_seed(&rng, 2222 + (uint64_t)dbl);
-    int cases = 0, fails = 0, splits = 0, rot = 0;
-    for (int cls = 0; cls < CHG_SHAPE_NCLASSES; cls++) {
-        setenv("CLHGEMM_SHAPE_CLASS", chg_shape_class_name(cls), 1);
-        for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
-            chg_gemm_choice_t ch;
-            chg_tuned_gemm_shape(dev, dbl ? CHG_F64 : CHG_F32, (size_t)sizes[s][0],
-                                 (size_t)sizes[s][1], (size_t)sizes[s][2], &ch);
-            chg_splitk_t sk;
-            const int sl = chg_splitk_slices(dev, &ch.gp, (size_t)sizes[s][0], (size_t)sizes[s][1],
-                                             (size_t)sizes[s][2], ch.split_k);
-            EXPECT((int)ch.cls == cls, "forced class %s ran %s", chg_shape_class_name(cls),
-                   chg_shape_class_name(ch.cls));
-            const int is_split = sl > 1 && chg_splitk_plan(&ch.gp, (size_t)sizes[s][0],
-                                                           (size_t)sizes[s][1],
-                                                           (size_t)sizes[s][2], sl, &sk);
-            for (int t = 0; t < 8; t++) {
-                tc_case_t c = {0};
-                c.dbl = dbl;
-                c.layout = lay[t & 1];
-                c.ta = nt[(t >> 1) & 1];
-                c.tb = nt[(t >> 2) & 1];
-                c.m = sizes[s][0];
-                c.n = sizes[s][1];
-                c.k = sizes[s][2];
-                c.alpha = ab[rot % 4][0];
-                c.beta = ab[rot % 4][1];
-                c.pad = rot % 3 == 1 ? 3 : 0;
-                c.offa = c.offb = c.offc = rot % 5 == 2 ? 5 : 0;
-                rot++;
-                cases++;
-                splits += is_split;
-                if (tc_run_case(env.ctx, env.queue, &c, &rng)) {
-                    fails++;
-                    fprintf(stderr, "  (class %s, %d slices)\n", chg_shape_class_name(cls), sl);
+    for (int set = 0; set < (direct ? 2 : 1); set++) {
+        if (direct) setenv(pvar, DIRECT_SETS[set], 1);
+        static const int sizes[][3] = {{1, 1, 1},      {7, 33, 129},  {33, 7, 257},
+                                       {100, 37, 250}, {257, 100, 33}, {129, 1, 513},
+                                       {1, 129, 777},  {65, 33, 2049}, {7, 9, 1031}};
+        static const double ab[4][2] = {{1, 0}, {-1.5, 1}, {0.5, -2}, {2, 0}};
+        const clhgemm_transpose_t nt[2] = {CLHGEMM_NO_TRANS, CLHGEMM_TRANS};
+        const clhgemm_layout_t lay[2] = {CLHGEMM_COL_MAJOR, CLHGEMM_ROW_MAJOR};
+        for (int cls = 0; cls < CHG_SHAPE_NCLASSES; cls++) {
+            setenv("CLHGEMM_SHAPE_CLASS", chg_shape_class_name(cls), 1);
+            for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+                chg_gemm_choice_t ch;
+                chg_tuned_gemm_shape(dev, dbl ? CHG_F64 : CHG_F32, (size_t)sizes[s][0],
+                                     (size_t)sizes[s][1], (size_t)sizes[s][2], &ch);
+                chg_splitk_t sk;
+                const int sl = chg_splitk_slices(dev, &ch.gp, (size_t)sizes[s][0], (size_t)sizes[s][1],
+                                                 (size_t)sizes[s][2], ch.split_k);
+                EXPECT((int)ch.cls == cls, "forced class %s ran %s", chg_shape_class_name(cls),
+                       chg_shape_class_name(ch.cls));
+                EXPECT(ch.gp.dk == (direct != 0), "class %s: DK %d", chg_shape_class_name(cls),
+                       ch.gp.dk);
+                directs += ch.gp.dk * 8;
+                const int is_split = sl > 1 && chg_splitk_plan(&ch.gp, (size_t)sizes[s][0],
+                                                               (size_t)sizes[s][1],
+                                                               (size_t)sizes[s][2], sl, &sk);
+                for (int t = 0; t < 8; t++) {
+                    tc_case_t c = {0};
+                    c.dbl = dbl;
+                    c.layout = lay[t & 1];
+                    c.ta = nt[(t >> 1) & 1];
+                    c.tb = nt[(t >> 2) & 1];
+                    c.m = sizes[s][0];
+                    c.n = sizes[s][1];
+                    c.k = sizes[s][2];
+                    c.alpha = ab[rot % 4][0];
+                    c.beta = ab[rot % 4][1];
+                    c.pad = rot % 3 == 1 ? 3 : 0;
+                    c.offa = c.offb = c.offc = rot % 5 == 2 ? 5 : 0;
+                    rot++;
+                    cases++;
+                    splits += is_split;
+                    if (tc_run_case(env.ctx, env.queue, &c, &rng)) {
+                        fails++;
+                        fprintf(stderr, "  (class %s, %d slices)\n", chg_shape_class_name(cls), sl);
+                    }
                 }
             }
         }
     }
     unsetenv("CLHGEMM_SHAPE_CLASS");
     unsetenv("CLHGEMM_SPLIT_K");
+    unsetenv(pvar);
     EXPECT(!split || splits > 0, "no case ran split-K");
+    EXPECT(!direct || directs == cases, "%d of %d cases ran the direct kernel", directs, cases);
+    kernels_kept(&env, dbl, &rng);
     tc_close(&env);
-    printf("test_shapes %s%s: %d cases (%d split-K), %d failures; %d checks, %d failures\n",
-           dbl ? "d" : "s", split ? " split" : "", cases, splits, fails, g_checks, g_failures);
+    printf("test_shapes %s%s: %d cases (%d split-K, %d direct kernel), %d failures; %d checks, "
+           "%d failures\n",
+           dbl ? "d" : "s", split ? " split" : direct ? " direct" : "", cases, splits, directs,
+           fails, g_checks, g_failures);
     return fails || g_failures ? 1 : 0;
 }
 
@@ -431,7 +503,8 @@ int main(int argc, char **argv)
 {
     if (argc >= 2 && !strcmp(argv[1], "unit")) return unit();
     if (argc >= 2 && (!strcmp(argv[1], "s") || !strcmp(argv[1], "d")))
-        return device(argv[1][0] == 'd', argc >= 3 && !strcmp(argv[2], "split"));
-    fprintf(stderr, "usage: test_shapes unit | s|d [split]\n");
+        return device(argv[1][0] == 'd', argc >= 3 && !strcmp(argv[2], "split"),
+                      argc >= 3 && !strcmp(argv[2], "direct"));
+    fprintf(stderr, "usage: test_shapes unit | s|d [split|direct]\n");
     return 2;
 }

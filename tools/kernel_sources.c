@@ -59,6 +59,7 @@
 #include "kernels/codegen.h"
 #include "device/device.h"
 #include "core/gemm.h"
+#include "core/splitk.h"
 #include "core/trsm_dev.h"
 #include "kernels/params.h"
 #include "tuning/tuning.h"
@@ -386,6 +387,91 @@ static int emit_direct(out_t *o, const char *set, const char *prefix, const chg_
     return 0;
 }
 
+/* The one program a library call just recorded, as `what` of gp (NULL: no parameters). */
+static int emit_recorded(out_t *o, const char *set, const char *prefix, chg_precision_t prec,
+                         const char *what, const chg_gemm_params_t *gp, clhgemm_status_t st,
+                         cl_kernel k)
+{
+    if (st != CLHGEMM_SUCCESS || g_nrecs != 1) {
+        fprintf(stderr, "clhgemm-kernel-sources: %s/%c: %s failed (%d)\n", prefix,
+                prec ? 'd' : 's', what, (int)st);
+        recs_clear();
+        return -1;
+    }
+    char params[256] = "-", variant[256];
+    if (gp) chg_gemm_params_format(gp, params, sizeof params);
+    snprintf(variant, sizeof variant, "%s/%c/%s", prefix, prec ? 'd' : 's', what);
+    const int rc = emit(o, variant, set, prec, g_recs[0].name, g_recs[0].entry, params,
+                        g_recs[0].source, g_recs[0].options);
+    clReleaseKernel(k);
+    recs_clear();
+    return rc;
+}
+
+/* Split-K (core/splitk.c): the SPLITK variant of the GEMM kernel for gp and the reduce, with
+ * beta = 0 and not. */
+static int emit_splitk(out_t *o, const char *set, const char *prefix, const chg_device_t *dev,
+                       chg_precision_t prec, const chg_gemm_params_t *gp, int reduce)
+{
+    cl_context ctx = (cl_context)&g_dummy_program;
+    cl_kernel k = NULL;
+    recs_clear();
+    clhgemm_status_t st = chg_gemm_kernel_direct(ctx, dev, prec, gp, CHG_KERNEL_SPLITK, &k);
+    int rc = emit_recorded(o, set, prefix, prec, "splitk/gemm", gp, st, k);
+    for (int bz = 0; bz < 2 && reduce && rc == 0; bz++) {
+        st = chg_splitk_reduce_kernel(ctx, dev, prec, bz, &k);
+        rc = emit_recorded(o, set, prefix, prec, bz ? "splitk/reduce0" : "splitk/reduce", NULL,
+                           st, k);
+    }
+    return rc;
+}
+
+/* The direct kernel (cl/gemm_direct.cl) for gp (DK = 1). */
+static int emit_direct_kernel(out_t *o, const char *set, const char *prefix,
+                              const chg_device_t *dev, chg_precision_t prec,
+                              const chg_gemm_params_t *gp)
+{
+    cl_kernel k = NULL;
+    recs_clear();
+    const clhgemm_status_t st =
+        chg_gemm_direct_kernel((cl_context)&g_dummy_program, dev, prec, gp, &k);
+    return emit_recorded(o, set, prefix, prec, "gemm-direct", gp, st, k);
+}
+
+/* Every shape class's configuration on dev (core/gemm.c: the direct kernel for DK = 1, else the
+ * plain GEMM kernel and its SPLITK variant), the direct kernel's built-in geometry, and the
+ * SPLITK variant of the main parameters with the reduce. */
+static int emit_class_configs(out_t *o, const char *set, const char *prefix,
+                              const chg_device_t *dev, chg_precision_t prec,
+                              const chg_gemm_params_t *main_gp)
+{
+    int rc = emit_splitk(o, set, prefix, dev, prec, main_gp, 1);
+    chg_gemm_params_t dk;
+    chg_gemm_params_direct_default(dev, prec, &dk);
+    if (rc == 0 && chg_gemm_params_valid(dev, prec, &dk, NULL, 0))
+        rc = emit_direct_kernel(o, set, prefix, dev, prec, &dk);
+    const int gpu = (dev->features & CHG_FEAT_GPU) != 0;
+    for (int c = 0; c < CHG_SHAPE_NCLASSES && rc == 0; c++) {
+        size_t m, n, k;
+        chg_shape_class_example(c, gpu, &m, &n, &k);
+        chg_gemm_choice_t ch;
+        chg_tuned_gemm_shape(dev, prec, m, n, k, &ch);
+        char cprefix[128];
+        snprintf(cprefix, sizeof cprefix, "%s/class-%s", prefix, chg_shape_class_name(c));
+        if (ch.gp.dk) {
+            rc = emit_direct_kernel(o, set, cprefix, dev, prec, &ch.gp);
+        } else {
+            cl_kernel kk = NULL;
+            recs_clear();
+            const clhgemm_status_t st = chg_gemm_kernel_direct(
+                (cl_context)&g_dummy_program, dev, prec, &ch.gp, CHG_DIRECT_C, &kk);
+            rc = emit_recorded(o, set, cprefix, prec, "gemm-direct-c", &ch.gp, st, kk);
+            if (rc == 0) rc = emit_splitk(o, set, cprefix, dev, prec, &ch.gp, 0);
+        }
+    }
+    return rc;
+}
+
 /* A generated copy kernel from explicit parameters (chg_copy_generate, as the library and the
  * tuner's build workers call it). */
 static int emit_copy(out_t *o, const char *set, const char *prefix, const chg_device_t *dev,
@@ -454,6 +540,7 @@ static int emit_device(out_t *o, const char *set, const char *prefix, const chg_
     for (int i = 0; i < n; i++)
         if (emit_shape(o, set, prefix, dev, prec, &gp, &sh[i]) != 0) return -1;
     if (emit_direct(o, set, prefix, dev, prec, &gp, 0) != 0) return -1;
+    if (emit_class_configs(o, set, prefix, dev, prec, &gp) != 0) return -1;
     /* src/gemm.c enqueue_scale: codegen defaults, beta == 0 or not, whole C or one triangle */
     for (int tri = 0; tri < 2; tri++)
         for (int bz = 0; bz < 2; bz++) {
@@ -632,7 +719,7 @@ static int tuner_gemm_space(const chg_device_t *dev, chg_precision_t prec, chg_g
     for (int sb = 0; sb < 2; sb++)
     for (int ki = 0; ki < 6; ki++) {
         chg_gemm_params_t p = {tiles[a], tiles[b], kwgs[kk], dims[md], dims[nd], vws[vm], vws[vn],
-                               sa, sb, kwis[ki], 0, 0, 0, 0};
+                               sa, sb, kwis[ki], 0, 0, 0, 0, 0};
         const int threads = p.mdimc * p.ndimc;
         if (p.kwg % p.kwi || p.mwg % (p.mdimc * p.vwm) || p.nwg % (p.ndimc * p.vwn)) continue;
         if ((size_t)threads > dev->info.max_work_group_size || threads < 64) continue;
@@ -752,6 +839,15 @@ static int emit_tuner(out_t *o, int ngemm, int ncopy, uint64_t seed)
             if (rc == 0 && nl3)
                 rc = emit_shape(o, "tuner", prefix, &dev, (chg_precision_t)prec, &space[i],
                                 &sh[l3[i % nl3]]);
+            /* the class phase's candidates: the SPLITK variant, and the same geometry as the
+             * direct kernel (DK = 1) where it is valid for it */
+            if (rc == 0 && i % 4 == 0 && !space[i].swz)
+                rc = emit_splitk(o, "tuner", prefix, &dev, (chg_precision_t)prec, &space[i], 0);
+            chg_gemm_params_t dk = space[i];
+            dk.dk = 1;
+            dk.swz = 0;
+            if (rc == 0 && i % 4 == 1 && chg_gemm_params_valid(&dev, (chg_precision_t)prec, &dk, NULL, 0))
+                rc = emit_direct_kernel(o, "tuner", prefix, &dev, (chg_precision_t)prec, &dk);
         }
         free(space);
         for (int contig = 0; contig < 2 && rc == 0; contig++) {

@@ -84,6 +84,26 @@ clhgemm_status_t chg_queue_device(cl_command_queue queue, const chg_device_t **d
 
 enum { WS_A, WS_B, WS_C, WS_COUNT };
 
+/* The kernels of one kind of call, kept by the workspace of a queue (see ws_kernels). */
+enum { KS_BLOCKED = 1, KS_SPLITK, KS_DIRECT };
+#define WS_KSETS 16
+
+typedef struct kkey_s {
+    int kind;                   /* KS_* */
+    chg_precision_t prec;
+    int trans_a, trans_b, beta_zero, direct;
+    chg_gemm_params_t gp;
+    chg_struct_t st;
+    chg_copy_params_t cpa, cpb; /* the packs' parameters in effect (tuning entry) */
+} kkey_t;
+
+typedef struct kset_s {
+    kkey_t key;                 /* compared with memcmp: built from a zeroed struct */
+    unsigned long long used;    /* last use (0: empty) */
+    chg_gemm_kernels_t ks;
+    cl_kernel extra;            /* KS_BLOCKED: the direct variant of the GEMM kernel, or NULL */
+} kset_t;
+
 typedef struct workspace_s {
     cl_command_queue queue;  /* retained */
     pthread_mutex_t lock;    /* held for a whole call */
@@ -95,6 +115,10 @@ typedef struct workspace_s {
                                 to leave frees it (protected by g_ws_lock) */
     int buffers_hold_queue;  /* the driver counts a buffer's last command among the queue's
                                 references (buffers_hold_queue()) */
+    kset_t kset[WS_KSETS];   /* kernels of recent calls on this queue (least recently used
+                                out), used under `lock` */
+    unsigned long long ktick;
+    unsigned long long kseen; /* program lookups counted by the cache at the last build */
     struct workspace_s *next;
 } workspace_t;
 
@@ -103,8 +127,17 @@ static workspace_t *g_ws;
 
 /* Frees a workspace; wait: first let its last call finish (not needed for safety: OpenCL
  * keeps a released buffer until the commands using it are done). */
+static void kset_release(kset_t *k)
+{
+    if (!k->used) return;
+    chg_gemm_kernels_release(&k->ks);
+    if (k->extra) clReleaseKernel(k->extra);
+    memset(k, 0, sizeof *k);
+}
+
 static void ws_free(workspace_t *w, int wait)
 {
+    for (int i = 0; i < WS_KSETS; i++) kset_release(&w->kset[i]);
     if (w->last) {
         if (wait) clWaitForEvents(1, &w->last);
         clReleaseEvent(w->last);
@@ -265,6 +298,72 @@ static cl_int ws_reserve(workspace_t *w, cl_context ctx, int which, size_t bytes
     w->buf[which] = m;
     w->bytes[which] = bytes;
     return CL_SUCCESS;
+}
+
+/* ---- kernels kept per workspace ---------------------------------------------------------
+ * Creating a call's kernels is most of a small call's host time: each program lookup generates
+ * the specialised source (tens of KiB), hashes and compares it, and clCreateKernel follows (on
+ * NVIDIA tens of microseconds each). The workspace of a queue keeps the kernels of its recent
+ * calls instead, keyed by everything that selects them (kkey_t): a repeated call sets their
+ * arguments and enqueues, nothing else. A cl_kernel is not thread-safe, and the workspace is
+ * locked for the whole enqueue sequence of a call, so one thread at a time uses them; they go
+ * with the workspace (chg_gemm_release_all, clhgemm_release_resources, a released queue). A
+ * change of tuning or environment changes the parameters in the key, hence a new entry. */
+
+typedef clhgemm_status_t (*kbuild_fn)(const kkey_t *key, cl_context ctx, const chg_device_t *dev,
+                                      kset_t *out);
+
+static unsigned long long g_kset_hits, g_kset_builds; /* under the workspaces' locks: tests */
+
+/* Program lookups the cache has counted since it was last released (chg_cache_release_all
+ * resets its counters and empties it). */
+static unsigned long long cache_lookups(unsigned long *programs)
+{
+    chg_cache_stats_t cs;
+    chg_cache_stats(&cs);
+    *programs = cs.programs;
+    return cs.memory_hits + cs.disk_hits + cs.disk_rejects + cs.builds;
+}
+
+static clhgemm_status_t ws_kernels(workspace_t *w, const kkey_t *key, cl_context ctx,
+                                   const chg_device_t *dev, kbuild_fn build, const kset_t **out)
+{
+    /* The program cache released since this workspace's last build (it is empty, or counts
+     * fewer lookups than then): its kept kernels go too, so that the release takes back what
+     * they hold, as it did when every call created its kernels. Best effort: a release that
+     * many lookups followed goes unnoticed, which costs memory, never a result. */
+    unsigned long programs;
+    if (w->ktick && (cache_lookups(&programs) < w->kseen || programs == 0))
+        for (int i = 0; i < WS_KSETS; i++) kset_release(&w->kset[i]);
+    kset_t *victim = &w->kset[0];
+    for (int i = 0; i < WS_KSETS; i++) {
+        kset_t *k = &w->kset[i];
+        if (k->used && !memcmp(&k->key, key, sizeof *key)) {
+            k->used = ++w->ktick;
+            __atomic_add_fetch(&g_kset_hits, 1, __ATOMIC_RELAXED);
+            *out = k;
+            return CLHGEMM_SUCCESS;
+        }
+        if (k->used < victim->used) victim = k;
+    }
+    kset_t fresh;
+    memset(&fresh, 0, sizeof fresh);
+    memcpy(&fresh.key, key, sizeof *key);
+    const clhgemm_status_t st = build(key, ctx, dev, &fresh);
+    if (st != CLHGEMM_SUCCESS) return st; /* nothing kept: a failed build is tried again */
+    __atomic_add_fetch(&g_kset_builds, 1, __ATOMIC_RELAXED);
+    w->kseen = cache_lookups(&programs);
+    kset_release(victim);
+    *victim = fresh;
+    victim->used = ++w->ktick;
+    *out = victim;
+    return CLHGEMM_SUCCESS;
+}
+
+void chg_gemm_kernel_cache_stats(unsigned long long *hits, unsigned long long *builds)
+{
+    if (hits) *hits = __atomic_load_n(&g_kset_hits, __ATOMIC_RELAXED);
+    if (builds) *builds = __atomic_load_n(&g_kset_builds, __ATOMIC_RELAXED);
 }
 
 unsigned long long chg_workspace_budget(const chg_device_t *dev)
@@ -1023,19 +1122,44 @@ static clhgemm_status_t plan_workspace(blocked_t *b, cl_context ctx, const chg_d
     return CLHGEMM_SUCCESS;
 }
 
-/* The kernels of the call: pack, GEMM and write-back, and the direct GEMM variant if needed.
- * On failure nothing is left to release. */
+static clhgemm_status_t build_blocked(const kkey_t *key, cl_context ctx, const chg_device_t *dev,
+                                      kset_t *out)
+{
+    clhgemm_status_t st = chg_l3_kernels_create(ctx, dev, key->prec, &key->gp, key->trans_a,
+                                                key->trans_b, key->beta_zero, &key->st, &out->ks);
+    if (st == CLHGEMM_SUCCESS && key->direct) {
+        st = chg_gemm_kernel_direct(ctx, dev, key->prec, &key->gp, key->direct, &out->extra);
+        if (st != CLHGEMM_SUCCESS) chg_gemm_kernels_release(&out->ks);
+    }
+    return st;
+}
+
+/* The kernels of the call: pack, GEMM and write-back, and the direct GEMM variant if needed,
+ * kept by the workspace (ws_kernels). */
 static clhgemm_status_t blocked_kernels(blocked_t *b, cl_context ctx, const chg_device_t *dev)
 {
     const chg_gemm_args_t *a = b->a;
-    clhgemm_status_t st = chg_l3_kernels_create(ctx, dev, a->prec, b->gp, a->trans_a, a->trans_b,
-                                                a->beta == 0.0, &a->st, &b->ks);
-    b->kdirect = NULL;
-    if (st == CLHGEMM_SUCCESS && b->direct) {
-        st = chg_gemm_kernel_direct(ctx, dev, a->prec, b->gp, b->direct, &b->kdirect);
-        if (st != CLHGEMM_SUCCESS) chg_gemm_kernels_release(&b->ks);
-    }
-    return st;
+    kkey_t key;
+    memset(&key, 0, sizeof key);
+    key.kind = KS_BLOCKED;
+    key.prec = a->prec;
+    key.trans_a = a->trans_a;
+    key.trans_b = a->trans_b;
+    key.beta_zero = a->beta == 0.0;
+    key.direct = b->direct;
+    memcpy(&key.gp, b->gp, sizeof key.gp);
+    memcpy(&key.st, &a->st, sizeof key.st);
+    chg_copy_params_t cp;
+    pack_params(dev, a->prec, pack_kind(a->st.kind_a), !a->trans_a, &cp);
+    memcpy(&key.cpa, &cp, sizeof cp);
+    pack_params(dev, a->prec, pack_kind(a->st.kind_b), a->trans_b, &cp);
+    memcpy(&key.cpb, &cp, sizeof cp);
+    const kset_t *k;
+    const clhgemm_status_t st = ws_kernels(b->ws, &key, ctx, dev, build_blocked, &k);
+    if (st != CLHGEMM_SUCCESS) return st;
+    b->ks = k->ks;
+    b->kdirect = k->extra;
+    return CLHGEMM_SUCCESS;
 }
 
 /* One k slice [p0, p0 + kc) of segment seg of the C block (i0, j0, mc x nc): the packs that
@@ -1152,33 +1276,53 @@ static clhgemm_status_t enqueue_blocked(const chg_gemm_args_t *a, cl_context ctx
     clhgemm_status_t st = plan_workspace(&b, ctx, dev);
     if (st == CLHGEMM_SUCCESS) st = blocked_kernels(&b, ctx, dev);
     if (st != CLHGEMM_SUCCESS) return st;
-    const cl_int err = enqueue_blocks(&b);
-    chg_gemm_kernels_release(&b.ks);
-    if (b.kdirect) clReleaseKernel(b.kdirect);
-    return (clhgemm_status_t)err;
+    return (clhgemm_status_t)enqueue_blocks(&b); /* the kernels stay with the workspace */
 }
 
 /* ---- split-K (core/splitk.h) --------------------------------------------------------------- */
 
-/* The kernels of a split call: the general packs, the SPLITK GEMM kernel (in ks->gemm) and the
- * reduce (in ks->wb). On failure nothing is left to release. */
-static clhgemm_status_t splitk_kernels(const chg_gemm_args_t *a, cl_context ctx,
-                                       const chg_device_t *dev, const chg_gemm_params_t *gp,
-                                       chg_gemm_kernels_t *ks)
+/* The kernels of a split call: the general packs, the SPLITK GEMM kernel (in ks.gemm) and the
+ * reduce (in ks.wb). On failure nothing is left to release. */
+static clhgemm_status_t build_splitk(const kkey_t *key, cl_context ctx, const chg_device_t *dev,
+                                     kset_t *out)
 {
-    memset(ks, 0, sizeof *ks);
-    ks->prec = a->prec;
-    ks->gp = *gp;
-    ks->trans_a = a->trans_a;
-    ks->trans_b = a->trans_b;
-    pack_params(dev, a->prec, CHG_COPY_PACK, !a->trans_a, &ks->cpa);
-    pack_params(dev, a->prec, CHG_COPY_PACK, a->trans_b, &ks->cpb);
+    chg_gemm_kernels_t *ks = &out->ks;
+    ks->prec = key->prec;
+    ks->gp = key->gp;
+    ks->trans_a = key->trans_a;
+    ks->trans_b = key->trans_b;
+    ks->cpa = key->cpa;
+    ks->cpb = key->cpb;
     clhgemm_status_t st = copy_kernel(ctx, dev, &ks->cpa, "pack", &ks->pack_a);
     if (st == CLHGEMM_SUCCESS) st = copy_kernel(ctx, dev, &ks->cpb, "pack", &ks->pack_b);
     if (st == CLHGEMM_SUCCESS)
-        st = gemm_kernel_variant(ctx, dev, a->prec, gp, 0, 0, CHG_KERNEL_SPLITK, &ks->gemm);
-    if (st == CLHGEMM_SUCCESS) st = chg_splitk_reduce_kernel(ctx, dev, a->prec, a->beta == 0.0, &ks->wb);
+        st = gemm_kernel_variant(ctx, dev, key->prec, &key->gp, 0, 0, CHG_KERNEL_SPLITK, &ks->gemm);
+    if (st == CLHGEMM_SUCCESS)
+        st = chg_splitk_reduce_kernel(ctx, dev, key->prec, key->beta_zero, &ks->wb);
     if (st != CLHGEMM_SUCCESS) chg_gemm_kernels_release(ks);
+    return st;
+}
+
+static clhgemm_status_t splitk_kernels(const chg_gemm_args_t *a, cl_context ctx,
+                                       const chg_device_t *dev, const chg_gemm_params_t *gp,
+                                       workspace_t *ws, chg_gemm_kernels_t *ks)
+{
+    kkey_t key;
+    memset(&key, 0, sizeof key);
+    key.kind = KS_SPLITK;
+    key.prec = a->prec;
+    key.trans_a = a->trans_a;
+    key.trans_b = a->trans_b;
+    key.beta_zero = a->beta == 0.0;
+    memcpy(&key.gp, gp, sizeof key.gp);
+    chg_copy_params_t cp;
+    pack_params(dev, a->prec, CHG_COPY_PACK, !a->trans_a, &cp);
+    memcpy(&key.cpa, &cp, sizeof cp);
+    pack_params(dev, a->prec, CHG_COPY_PACK, a->trans_b, &cp);
+    memcpy(&key.cpb, &cp, sizeof cp);
+    const kset_t *k;
+    const clhgemm_status_t st = ws_kernels(ws, &key, ctx, dev, build_splitk, &k);
+    if (st == CLHGEMM_SUCCESS) *ks = k->ks;
     return st;
 }
 
@@ -1217,7 +1361,7 @@ static clhgemm_status_t enqueue_splitk(const chg_gemm_args_t *a, cl_context ctx,
     const int fit = splitk_workspace(a, ctx, dev, &sk, ws);
     if (fit <= 0) return fit < 0 ? (clhgemm_status_t)fit : CLHGEMM_SUCCESS;
     chg_gemm_kernels_t ks;
-    clhgemm_status_t st = splitk_kernels(a, ctx, dev, gp, &ks);
+    clhgemm_status_t st = splitk_kernels(a, ctx, dev, gp, ws, &ks);
     if (st != CLHGEMM_SUCCESS) return st;
     *done = 1;
     chg_log(2, "gemm %s m=%zu n=%zu k=%zu split-K %d slices of %zu", a->prec == CHG_F64 ? "d" : "s",
@@ -1239,7 +1383,103 @@ static clhgemm_status_t enqueue_splitk(const chg_gemm_args_t *a, cl_context ctx,
     if (err == CL_SUCCESS)
         CHAIN(ch, chg_enqueue_splitk_reduce(ch->q, ks.wb, a->prec, &sk, a->m, a->n, a->alpha,
                                             a->beta, wc, a->c, a->off_c, a->ldc, nw_, wl_, &ev_));
-    chg_gemm_kernels_release(&ks);
+    return (clhgemm_status_t)err; /* the kernels stay with the workspace */
+}
+
+/* ---- the direct kernel (cl/gemm_direct.cl; gp->dk) ---------------------------------------- */
+
+clhgemm_status_t chg_gemm_direct_kernel(cl_context ctx, const chg_device_t *dev,
+                                        chg_precision_t prec, const chg_gemm_params_t *gp,
+                                        cl_kernel *out)
+{
+    chg_str_t src;
+    chg_str_init(&src);
+    if (chg_gemm_direct_source(dev, prec, gp, &src) != 0) {
+        const int oom = src.failed;
+        chg_str_free(&src);
+        return oom ? CLHGEMM_OUT_OF_HOST_MEMORY : CLHGEMM_INTERNAL_ERROR;
+    }
+    cl_program prog;
+    clhgemm_status_t st = chg_program_get(ctx, dev, prec == CHG_F64 ? "dgemm-direct" : "sgemm-direct",
+                                          src.data, chg_build_options(dev), &prog);
+    chg_str_free(&src);
+    if (st != CLHGEMM_SUCCESS) return st;
+    cl_int err;
+    *out = clCreateKernel(prog, "clhgemm_gemm_direct", &err);
+    return err == CL_SUCCESS ? CLHGEMM_SUCCESS : (clhgemm_status_t)err;
+}
+
+static clhgemm_status_t build_direct(const kkey_t *key, cl_context ctx, const chg_device_t *dev,
+                                     kset_t *out)
+{
+    out->ks.prec = key->prec;
+    out->ks.gp = key->gp;
+    return chg_gemm_direct_kernel(ctx, dev, key->prec, &key->gp, &out->ks.gemm);
+}
+
+/* One stored matrix (rows x cols, ld) at buf + off may share memory with C of the call. */
+static int overlaps_c(const chg_gemm_args_t *a, cl_mem buf, size_t off, size_t rows, size_t cols,
+                      size_t ld)
+{
+    const size_t es = chg_elem_size(a->prec);
+    const size_t clo = a->off_c, chi = a->off_c + (a->n - 1) * a->ldc + a->m;
+    return may_overlap(buf, off, off + (cols - 1) * ld + rows, a->c, clo, chi, es);
+}
+
+/* Whether the direct kernel may run the call: a plain GEMM (the level-3 structures need the
+ * packs), A and B not sharing memory with C (its work-groups write C while others still read
+ * A and B; BLAS forbids the overlap, the packed path survives it, so it takes such a call). */
+static int direct_kernel_applies(const chg_gemm_args_t *a)
+{
+    const chg_struct_t general = {0};
+    if (memcmp(&a->st, &general, sizeof general) != 0 || a->swap_sum) return 0;
+    const size_t ar = a->trans_a ? a->k : a->m, ac = a->trans_a ? a->m : a->k;
+    const size_t br = a->trans_b ? a->n : a->k, bc = a->trans_b ? a->k : a->n;
+    return !overlaps_c(a, a->a, a->off_a, ar, ac, a->lda) &&
+           !overlaps_c(a, a->b, a->off_b, br, bc, a->ldb);
+}
+
+/* The call in one launch of the direct kernel, kept by the workspace. */
+static clhgemm_status_t enqueue_direct(const chg_gemm_args_t *a, cl_context ctx,
+                                       const chg_device_t *dev, const chg_gemm_params_t *gp,
+                                       workspace_t *ws, chain_t *ch)
+{
+    kkey_t key;
+    memset(&key, 0, sizeof key);
+    key.kind = KS_DIRECT;
+    key.prec = a->prec;
+    memcpy(&key.gp, gp, sizeof key.gp);
+    const kset_t *ks;
+    clhgemm_status_t st = ws_kernels(ws, &key, ctx, dev, build_direct, &ks);
+    if (st != CLHGEMM_SUCCESS) return st;
+    cl_kernel k = ks->ks.gemm;
+    const int m = (int)a->m, n = (int)a->n, kk = (int)a->k;
+    const int ta = a->trans_a != 0, tb = a->trans_b != 0;
+    const cl_ulong ao = a->off_a, la = a->lda, bo = a->off_b, lb = a->ldb, co = a->off_c,
+                   lc = a->ldc;
+    cl_int err = CL_SUCCESS;
+    SETARG(k, 0, m);
+    SETARG(k, 1, n);
+    SETARG(k, 2, kk);
+    if (err == CL_SUCCESS) err = set_real(k, 3, a->prec, a->alpha);
+    SETARG(k, 4, a->a);
+    SETARG(k, 5, ao);
+    SETARG(k, 6, la);
+    SETARG(k, 7, ta);
+    SETARG(k, 8, a->b);
+    SETARG(k, 9, bo);
+    SETARG(k, 10, lb);
+    SETARG(k, 11, tb);
+    if (err == CL_SUCCESS) err = set_real(k, 12, a->prec, a->beta);
+    SETARG(k, 13, a->c);
+    SETARG(k, 14, co);
+    SETARG(k, 15, lc);
+    const size_t g[2] = {(a->m + (size_t)gp->mwg - 1) / (size_t)gp->mwg * (size_t)gp->mdimc,
+                         (a->n + (size_t)gp->nwg - 1) / (size_t)gp->nwg * (size_t)gp->ndimc};
+    const size_t l[2] = {(size_t)gp->mdimc, (size_t)gp->ndimc};
+    if (err == CL_SUCCESS) err = chain_kernel(ch, k, g, l);
+    chg_log(2, "gemm %s m=%zu n=%zu k=%zu direct kernel %dx%d tiles", a->prec == CHG_F64 ? "d" : "s",
+            a->m, a->n, a->k, gp->mwg, gp->nwg);
     return (clhgemm_status_t)err;
 }
 
@@ -1261,6 +1501,7 @@ static int call_params(const chg_gemm_args_t *a, const chg_device_t *dev,
         chg_tuned_gemm_shape(dev, a->prec, a->m, a->n, a->k, &c);
     }
     *gp = c.gp;
+    if (gp->dk) return 1; /* the direct kernel: one launch, never split */
     return plain ? chg_splitk_slices(dev, gp, a->m, a->n, a->k, c.split_k) : 1;
 }
 
@@ -1271,6 +1512,10 @@ static clhgemm_status_t enqueue_product(const chg_gemm_args_t *a, cl_context ctx
 {
     chg_gemm_params_t gp;
     const int slices = call_params(a, dev, force, &gp);
+    if (gp.dk) {
+        if (direct_kernel_applies(a)) return enqueue_direct(a, ctx, dev, &gp, ws, ch);
+        chg_gemm_params_main(dev, a->prec, &gp); /* the packed kernel on the same tiles */
+    }
     int done = 0;
     clhgemm_status_t st = CLHGEMM_SUCCESS;
     if (slices > 1) st = enqueue_splitk(a, ctx, dev, &gp, slices, ws, ch, &done);

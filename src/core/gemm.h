@@ -221,6 +221,18 @@ clhgemm_status_t chg_gemm_kernel_direct(cl_context ctx, const chg_device_t *dev,
                                         chg_precision_t prec, const chg_gemm_params_t *gp,
                                         int direct, cl_kernel *out);
 
+/* The direct kernel (cl/gemm_direct.cl) for gp (gp->dk set, valid for the device), through the
+ * program cache: one launch of C := alpha*op(A)*op(B) + beta*C on the caller's matrices,
+ * arguments (m, n, k, alpha, A, offA, lda, transA, B, offB, ldb, transB, beta, C, offC, ldc). */
+clhgemm_status_t chg_gemm_direct_kernel(cl_context ctx, const chg_device_t *dev,
+                                        chg_precision_t prec, const chg_gemm_params_t *gp,
+                                        cl_kernel *out);
+
+/* Kernel sets that device-buffer calls found kept in their queue's workspace (hits) and that
+ * they had to create (builds), since the process started: a repeated call makes no program
+ * lookup and creates no kernel (tests, benchmarks). */
+void chg_gemm_kernel_cache_stats(unsigned long long *hits, unsigned long long *builds);
+
 /* Frees every workspace (waits for their last use). */
 void chg_gemm_release_all(void);
 

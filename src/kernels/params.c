@@ -90,6 +90,25 @@ void chg_gemm_params_class_default(const chg_device_t *dev, chg_precision_t prec
         *split_k = 0;
 }
 
+void chg_gemm_params_direct_default(const chg_device_t *dev, chg_precision_t prec,
+                                    chg_gemm_params_t *p)
+{
+    const int gpu = (dev->features & CHG_FEAT_GPU) != 0;
+    chg_gemm_params_default(dev, prec, p);
+    p->mma = p->wm = p->tf32 = p->swz = 0;
+    p->dk = 1;
+    p->vwm = p->vwn = 1;
+    p->sa = p->sb = 1;
+    p->mwg = p->nwg = gpu ? 64 : 16;
+    p->mdimc = p->ndimc = gpu ? 16 : 4;
+    p->kwg = 16;
+    p->kwi = gpu ? 16 : 4;
+    while ((size_t)p->mdimc * p->ndimc > dev->info.max_work_group_size && p->mdimc > 1) {
+        p->mdimc /= 2;
+        p->ndimc = p->ndimc > 1 ? p->ndimc / 2 : 1;
+    }
+}
+
 void chg_gemm_params_tf32(int mode, chg_gemm_params_t *p)
 {
     /* The best of the H100 sweep at n = 8192 for both modes (docs/perf/2026-11-history.md, "TF32
@@ -120,6 +139,7 @@ static int *param_field(chg_gemm_params_t *p, const char *key, size_t len)
         {"SB", offsetof(chg_gemm_params_t, sb)},       {"KWI", offsetof(chg_gemm_params_t, kwi)},
         {"MMA", offsetof(chg_gemm_params_t, mma)},     {"WM", offsetof(chg_gemm_params_t, wm)},
         {"TF32", offsetof(chg_gemm_params_t, tf32)},   {"SWZ", offsetof(chg_gemm_params_t, swz)},
+        {"DK", offsetof(chg_gemm_params_t, dk)},
     };
     for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++)
         if (strlen(fields[i].name) == len && strncasecmp(fields[i].name, key, len) == 0)
@@ -194,6 +214,32 @@ static int mma_valid(const chg_device_t *dev, chg_precision_t prec, const chg_ge
     return 1;
 }
 
+/* The direct kernel (cl/gemm_direct.cl): whole work-items per tile row and column, the
+ * unroll dividing the local tile's depth, both local tiles (rows padded by one element)
+ * within the device's local memory. */
+static int direct_valid(const chg_device_t *dev, chg_precision_t prec, const chg_gemm_params_t *p,
+                        char *why, size_t why_len)
+{
+    if (p->dk != 1) INVALID("DK must be 0 or 1");
+    if (p->mma || p->tf32 || p->swz) INVALID("DK excludes MMA, TF32 and SWZ");
+    if (p->mwg % p->mdimc) INVALID("MWG must be a multiple of MDIMC");
+    if (p->nwg % p->ndimc) INVALID("NWG must be a multiple of NDIMC");
+    if (p->kwg % p->kwi) INVALID("KWG must be a multiple of KWI");
+    const size_t threads = (size_t)p->mdimc * p->ndimc;
+    if (threads > dev->info.max_work_group_size)
+        INVALID("MDIMC*NDIMC=%zu exceeds the device's work-group limit %zu", threads,
+                dev->info.max_work_group_size);
+    const size_t acc = (size_t)(p->mwg / p->mdimc) * (p->nwg / p->ndimc);
+    if (acc > 256) INVALID("%zu accumulators per work-item is beyond any register file", acc);
+    const unsigned long long lmem =
+        (unsigned long long)p->kwg * (unsigned long long)(p->mwg + p->nwg + 2) * chg_elem_size(prec);
+    if (lmem > dev->info.local_mem_bytes)
+        INVALID("needs %llu bytes of local memory, the device has %llu", lmem,
+                dev->info.local_mem_bytes);
+    if (prec == CHG_F64 && !(dev->features & CHG_FEAT_FP64)) INVALID("device has no FP64");
+    return 1;
+}
+
 int chg_gemm_params_valid(const chg_device_t *dev, chg_precision_t prec,
                           const chg_gemm_params_t *p, char *why, size_t why_len)
 {
@@ -206,6 +252,7 @@ int chg_gemm_params_valid(const chg_device_t *dev, chg_precision_t prec,
     if (p->mma < 0 || p->mma > 4) INVALID("MMA must be 0..4");
     if (p->swz < 0 || p->swz > 64) INVALID("SWZ must be 0..64");
     if (p->tf32 && !p->mma) INVALID("TF32 needs the tensor-core kernel (MMA=3)");
+    if (p->dk) return direct_valid(dev, prec, p, why, why_len);
     if (p->mma) return mma_valid(dev, prec, p, why, why_len);
     if (p->mwg % (p->mdimc * p->vwm)) INVALID("MWG must be a multiple of MDIMC*VWM");
     if (p->nwg % (p->ndimc * p->vwn)) INVALID("NWG must be a multiple of NDIMC*VWN");
@@ -260,6 +307,33 @@ void chg_gemm_params_format(const chg_gemm_params_t *p, char *buf, size_t len)
         const size_t used = strlen(buf);
         if (used < len) snprintf(buf + used, len - used, ",SWZ=%d", p->swz);
     }
+    if (p->dk) {
+        const size_t used = strlen(buf);
+        if (used < len) snprintf(buf + used, len - used, ",DK=%d", p->dk);
+    }
+}
+
+void chg_gemm_params_main(const chg_device_t *dev, chg_precision_t prec, chg_gemm_params_t *p)
+{
+    if (!p->dk) return;
+    chg_gemm_params_t q = *p;
+    q.dk = 0;
+    if (chg_gemm_params_valid(dev, prec, &q, NULL, 0)) *p = q;
+    else chg_gemm_params_default(dev, prec, p);
+}
+
+int chg_gemm_direct_source(const chg_device_t *dev, chg_precision_t prec,
+                           const chg_gemm_params_t *p, chg_str_t *s)
+{
+    const char *body = chg_embedded_source("gemm_direct.cl", NULL);
+    if (!body) return -1;
+    chg_device_feature_defines(dev, s);
+    chg_str_printf(s,
+                   "#define PRECISION %d\n#define MWG %d\n#define NWG %d\n#define KWG %d\n"
+                   "#define MDIMC %d\n#define NDIMC %d\n#define KWI %d\n",
+                   prec == CHG_F64 ? 64 : 32, p->mwg, p->nwg, p->kwg, p->mdimc, p->ndimc, p->kwi);
+    chg_str_append(s, body);
+    return s->failed ? -1 : 0;
 }
 
 int chg_gemm_source(const chg_device_t *dev, chg_precision_t prec, const chg_gemm_params_t *p,

@@ -33,6 +33,16 @@ typedef struct chg_gemm_params_s {
      * walked in bands of s tile rows, column by column inside a band, so the work-groups
      * resident at one time share fewer A and B panels (cl/gemm.cl SWZ). Left out when 0. */
     int swz;
+    /* The direct kernel (cl/gemm_direct.cl) instead of the packed one: 1 = one launch that reads
+     * A and B in place (any transpose, leading dimension and offset, bounds-checked) through
+     * local-memory tiles and applies alpha/beta itself (beta = 0 never reads C): no packs, no
+     * padding, no write-back. Its geometry is MWG x NWG tiles of C, KWG-deep local tiles,
+     * MDIMC x NDIMC work-items (MWG/MDIMC x NWG/NDIMC results each), the k loop unrolled by
+     * KWI; VWM, VWN, SA, SB do not apply. Only a shape class's configuration of a plain GEMM
+     * runs it (small and thin calls, where packing costs more than it saves); where main
+     * parameters are taken (level-3 routines, the host pipeline) it is ignored. Left out of the
+     * formatted string when 0. */
+    int dk;
 } chg_gemm_params_t;
 
 /* m, k of the mma shape (n is always 8); 0 when mma is not 1..4. */
@@ -50,6 +60,12 @@ void chg_gemm_params_default(const chg_device_t *dev, chg_precision_t prec, chg_
  * does not fit the device falls back to chg_gemm_params_default, split 1. */
 void chg_gemm_params_class_default(const chg_device_t *dev, chg_precision_t prec, int cls,
                                    chg_gemm_params_t *p, int *split_k);
+
+/* The direct kernel's built-in geometry for the device class (dk = 1): GPUs 64 x 64 tiles of
+ * 16 x 16 work-items (4 x 4 results each), KWG 16; CPUs 16 x 16 tiles of 4 x 4. Shrunk to the
+ * device's work-group limit. What clhgemm-tune's class phase starts its direct candidates from. */
+void chg_gemm_params_direct_default(const chg_device_t *dev, chg_precision_t prec,
+                                    chg_gemm_params_t *p);
 
 /* The FP32 tensor-core kernel's built-in geometry with tf32 = mode (1 or 3). */
 void chg_gemm_params_tf32(int mode, chg_gemm_params_t *p);
@@ -72,6 +88,15 @@ int chg_gemm_params_valid(const chg_device_t *dev, chg_precision_t prec,
 
 /* Appends the #define block for (prec, p) to s. */
 void chg_gemm_params_defines(chg_precision_t prec, const chg_gemm_params_t *p, chg_str_t *s);
+
+/* Full source of the direct kernel (p->dk, cl/gemm_direct.cl) specialised for (dev, prec, p).
+ * Returns 0 on success (s->failed set on allocation failure). */
+int chg_gemm_direct_source(const chg_device_t *dev, chg_precision_t prec,
+                           const chg_gemm_params_t *p, chg_str_t *s);
+
+/* p as main parameters (the packed kernel's): p itself without DK; a DK configuration whose
+ * geometry does not suit the packed kernel gives the device's defaults. */
+void chg_gemm_params_main(const chg_device_t *dev, chg_precision_t prec, chg_gemm_params_t *p);
 
 /* "MWG=.. NWG=.. ..." for logs and benchmark output. */
 void chg_gemm_params_format(const chg_gemm_params_t *p, char *buf, size_t len);

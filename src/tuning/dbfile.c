@@ -338,6 +338,8 @@ static void parse_gemm(const cJSON *o, const char *path, chg_gemm_params_t *g, p
     /* work-group rasterisation (optional; absent means none). TF32 is never read from a
      * database: it changes the results' precision, so only CLHGEMM_SGEMM_MATH turns it on. */
     get_int(o, "SWZ", path, 0, 64, &g->swz, e);
+    /* the direct kernel (optional; absent means the packed kernel; a class's only) */
+    get_int(o, "DK", path, 0, 1, &g->dk, e);
     if (e->failed) return;
     if (g->mma && g->wm < 1) fail(e, "%s: MMA needs WM >= 1", path);
     if (g->mwg < 1 || g->nwg < 1 || g->kwg < 1 || g->mdimc < 1 || g->ndimc < 1 || g->kwi < 1)
@@ -818,6 +820,7 @@ static void add_gemm(cJSON *o, const chg_gemm_params_t *g)
         cJSON_AddNumberToObject(o, "WM", g->wm);
     }
     if (g->swz) cJSON_AddNumberToObject(o, "SWZ", g->swz);
+    if (g->dk) cJSON_AddNumberToObject(o, "DK", g->dk);
 }
 
 static void add_copy(cJSON *o, const chg_copy_params_t *c, double gbs)

@@ -128,6 +128,7 @@ void chg_gemm_params_select(const chg_device_t *dev, chg_precision_t prec, chg_g
     char *warn[2];
     chg_tuning_lookup(dev, prec, &entry);
     select_params(dev, prec, &entry.prec.gemm, p, warn);
+    chg_gemm_params_main(dev, prec, p); /* a DK configuration is a class's only */
     report(warn);
     free(warn[0]);
     free(warn[1]);
@@ -238,7 +239,10 @@ static tuned_t *fill_slot(const chg_device_t *dev, chg_precision_t prec, unsigne
     memcpy(&t->dev, dev, sizeof *dev);
     chg_tuning_lookup(dev, prec, &t->entry);
     const int over = select_params(dev, prec, &t->entry.prec.gemm, &t->gemm, t->warn);
+    /* an override with DK=1 runs the direct kernel in every class; the main parameters (the
+     * level-3 routines, the host pipeline) are the packed kernel's */
     select_classes(&t->entry.prec, &t->gemm, over, t->cls);
+    chg_gemm_params_main(dev, prec, &t->gemm);
     t->forced = chg_shape_class_forced();
     t->split_env = chg_env_int("CLHGEMM_SPLIT_K", 0, 0, CHG_TUNING_MAX_SPLIT_K);
     t->used = 1;
