@@ -13,8 +13,10 @@
  *   - a next call on the same handle succeeds and is right, uses no lost device (call info),
  *     and the warning line is printed exactly once per lost device over both calls (a lost
  *     device used again would fail again and warn again);
- *   - the fault did happen (the warnings are there), except for TRSM, whose host path may solve
- *     on the devices without the host GEMM (only results and status are checked there).
+ *   - the fault did happen (the warnings are there), except for TRSM, which runs its default
+ *     path: by strips where A fits the limit (a call of one strip or two counts too few tiles
+ *     for the fault to fall inside it; tests/test_trsm.c's strips_fault tests cover that path),
+ *     else blocked, through host GEMMs (only results and status are checked there).
  * The handles' device memory limit is 512K (argument: another), and CTest forces small tiles
  * (CLHGEMM_TILE=64,32,32): check_cases first runs every case without a fault and requires 8
  * tiles or more of each (TRSM aside), so that a fault after 3 tiles falls inside a call.
@@ -353,8 +355,8 @@ static int run_case(const scen_t *s, const tc_l3case_t *c, tc_rng_t *rng)
          * The fault must have happened in the first call where that is certain: with one device
          * (it takes every tile, at least 8: check_cases). With more, a device may take fewer than
          * t + 1 tiles of a call (the others started sooner) and be lost in the next one: main
-         * counts the cases where the fault fell in the first call. TRSM's host path may solve on
-         * the devices without the host GEMM: no fault is required there. */
+         * counts the cases where the fault fell in the first call. TRSM's strips may be too few
+         * for the fault to fall inside the call: no fault is required there. */
         const int want_min = c->r != R_TRSM && g_ndev == 1;
         if (warnings + warnings2 > s->lost || warnings < want_min) {
             fprintf(stderr, "FAIL %s: %d lost-device warning(s) in the call and %d in the next, want 1 to %d in "

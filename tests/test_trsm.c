@@ -334,7 +334,12 @@ static int run_cl(const runner_t *r, prob_t *p, const char *tag)
 }
 
 /* Under CLHGEMM_TRSM_STRIP=w (no device memory cap) a host call with work to do must have run
- * by strips (host/trsm_strips.c): ceil(rhs / w) of them on every device of the handle. */
+ * by strips (host/trsm_strips.c): ceil(rhs / w) of them, spread over min(devices, strips)
+ * devices (they are taken slot by slot across the devices). Under CLHGEMM_FAULT_INJECT a call
+ * may also have run whole on the CPU (every device lost before it: cpu_fraction 1, no strips),
+ * or on fewer devices, some strips on the CPU (counted for main's TEST_TRSM_FAULT check). */
+static int g_cpu_calls, g_one_dev_calls; /* fault runs: calls with CPU work; by strips on one device */
+
 static int check_strips(const runner_t *r, const tcase_t *c, const clhgemm_call_info_t *info,
                         const char *tag)
 {
@@ -345,12 +350,33 @@ static int check_strips(const runner_t *r, const tcase_t *c, const clhgemm_call_
         return 0;
     const long long rhs = c->side == CLHGEMM_LEFT ? c->n : c->m;
     const long long want = (rhs + atoi(v) - 1) / atoi(v);
-    if (info->tiles == want && (r->ndev ? info->devices_used == r->ndev : info->devices_used >= 1)) {
+    const int fault = getenv("CLHGEMM_FAULT_INJECT") != NULL;
+    if (fault && info->cpu_fraction > 0) g_cpu_calls++;
+    if (fault && info->cpu_fraction == 1.0 && info->tiles == 0) return 0; /* all on the CPU */
+    const long long spread = r->ndev ? (want < r->ndev ? want : r->ndev) : 0;
+    if (info->tiles == want &&
+        (r->ndev ? info->devices_used == spread : info->devices_used >= (fault ? 0 : 1))) {
         g_strip_calls++;
+        if (fault && want >= 2 && info->devices_used == 1 && info->cpu_fraction == 0)
+            g_one_dev_calls++;
         return 0;
     }
-    fprintf(stderr, "FAIL %s: %lld strips on %d devices, want %lld on %d\n", tag, info->tiles,
-            info->devices_used, want, r->ndev);
+    fprintf(stderr, "FAIL %s: %lld strips on %d devices, want %lld on %lld\n", tag, info->tiles,
+            info->devices_used, want, spread);
+    return 1;
+}
+
+/* TEST_TRSM_FAULT (with CLHGEMM_FAULT_INJECT on the strips): "cpu" -- some calls solved strips
+ * or the whole call on the CPU (one device, lost); "device" -- none did, and some calls with
+ * several strips ran them on one device (two devices, one lost: the other took over). */
+static int check_fault(void)
+{
+    const char *f = getenv("TEST_TRSM_FAULT");
+    if (!f) return 0;
+    printf("fault: %d call(s) with CPU work, %d call(s) by strips on one device\n", g_cpu_calls,
+           g_one_dev_calls);
+    if (!strcmp(f, "cpu") ? g_cpu_calls > 0 : g_cpu_calls == 0 && g_one_dev_calls > 0) return 0;
+    fprintf(stderr, "FAIL: TEST_TRSM_FAULT=%s not seen\n", f);
     return 1;
 }
 
@@ -730,6 +756,7 @@ int main(int argc, char **argv)
             const char *route = getenv("CLHGEMM_ROUTE");
             printf("most tiles of one update: %lld; calls checked to run by strips: %d\n",
                    g_max_tiles, g_strip_calls);
+            tally(check_fault());
             if (getenv("CLHGEMM_DEVICE_MEMORY_LIMIT") && !(route && !strcmp(route, "cpu")) && argc < 4 &&
                 g_max_tiles < 2) {
                 fprintf(stderr, "FAIL: no update ran over more than one tile\n");

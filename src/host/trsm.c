@@ -7,9 +7,11 @@
  * FP64, as the host TRMM (host/api.c host_l3); nothing is written on a rejected call. m or n = 0
  * does nothing; alpha = 0 sets B to zero here without reading A or B. The call is routed as a
  * whole (host/route.h, as TRMM's m*n*k flops): a call the model gives the CPU is OpenBLAS's
- * TRSM on the caller's arguments. Otherwise, when A's triangle and two strips of B fit every
- * device (host/trsm_strips.h), B moves over the bus once: each device holds A and solves strips
- * of right-hand sides with the device algorithm (core/trsm_dev.h). When they do not fit (or
+ * TRSM on the caller's arguments, and so is every call of a handle whose devices were all lost
+ * (host/fault.h). Otherwise, when A's triangle and three strips of B fit every device
+ * (host/trsm_strips.h), B moves over the bus once: each device holds A and solves strips of
+ * right-hand sides with the device algorithm (core/trsm_dev.h), a lost device's strips going to
+ * the other devices or the CPU. When they do not fit (or
  * with CLHGEMM_TRSM_PANEL=openblas|ref), the blocked path: per diagonal block in dependency order
  * (chg_trsm_step): the block's panel of B is solved in place on this thread
  * (chg_trsm_solve_panel: OpenBLAS), then the rows (columns) of B not solved yet are updated by
@@ -48,7 +50,8 @@ typedef struct trsm_args_s {
     void *b;
 } trsm_args_t;
 
-/* 1 when the routing model gives the whole call to OpenBLAS and OpenBLAS ran it. */
+/* 1 when the routing model gives the whole call to OpenBLAS, or the handle has no device left,
+ * and OpenBLAS ran it. */
 static int ran_on_cpu(clhgemm_handle_t h, chg_precision_t prec, const chg_l3_shape_t *sh,
                       const trsm_args_t *u)
 {
@@ -56,7 +59,8 @@ static int ran_on_cpu(clhgemm_handle_t h, chg_precision_t prec, const chg_l3_sha
     const route_call_t rc = {.prec = prec, .name = prec == CHG_F64 ? "dtrsm" : "strsm",
                              .m = sh->m, .n = sh->n, .k = sh->k, .flops = m * n * k,
                              .in_elems = k * k / 2 + m * n, .c_elems = m * n, .beta_zero = 0};
-    if (!chg_route_to_cpu(h, &rc)) return 0;
+    /* every device of the handle lost in earlier calls (host/fault.h): OpenBLAS, as routed */
+    if (h->ndev > 0 && !chg_route_to_cpu(h, &rc)) return 0;
     if (chg_cpu_blas_trsm(prec, u->layout, u->side, u->uplo, u->trans, u->diag, u->m, u->n,
                           u->alpha, u->a, u->lda, u->b, u->ldb) != 0)
         return 0; /* no OpenBLAS: the blocked path (its panels use the library's own solve) */

@@ -1,42 +1,60 @@
 /*
  * trsm_strips.c -- host-memory TRSM by strips of right-hand sides (trsm_strips.h says what).
  *
- * Everything is enqueued from the calling thread without waiting: per device, A's triangle is
- * written (one rectangle per block column of nb, from the caller's memory) on the h2d queue and
- * its diagonal blocks inverted on the kernel queue; then strip s goes to device s % ndev, slot
- * (s / ndev) % 2: its upload waits for the read-back of the strip that used the slot before,
- * its solve (chg_trsm_dev_solve on the in-order kernel queue, so that the solves of one device
- * share one W one after the other) waits for the upload and the inversion, and its read-back
- * for the solve. The thread then waits for every read-back. The copies go straight between the
- * caller's memory and the device (clEnqueue{Write,Read}BufferRect), not through the pipeline's
- * pinned staging: a first version, simple and right on every driver; whether staging pays off
- * on a GPU is for the H100 measurements (docs/PERFORMANCE.md).
+ * One thread (the caller's) drives every device; the pool's pack threads do the host copies.
+ * Per device: A's triangle goes up in pieces of block columns, each packed by the pack threads
+ * into one of the device's pinned staging slots (the handle's st_a ring, kept between calls)
+ * and DMAed from there (h2d queue), then the diagonal blocks are inverted (kernel queue). Then
+ * the strips, taken dynamically: whenever a device has a free slot (SLOTS per device), it takes
+ * the lowest strip not taken yet: the pack threads copy the strip from the caller's B into the
+ * slot's pinned buffer (tight), the h2d queue DMAs it to the slot's device buffer, the kernel
+ * queue solves it (core/trsm_dev.h), the d2h queue DMAs it back into the same pinned buffer.
+ * The thread then waits for whichever read-back ends first (polling when several devices are
+ * busy), and the pack threads copy that strip home into B. So the bus sees only pinned memory,
+ * one strip's copies overlap the other slots' solves, A's DMA overlaps the first strip's pack,
+ * and a faster device takes more strips.
+ *
+ * A lost device (host/fault.h, issue 23): B is written only when a strip's result is home, so a
+ * strip that failed anywhere on a device still holds its input in B. An OpenCL error of a
+ * device (in its setup but an allocation failure, in a strip's commands, or in a read-back's
+ * event; CLHGEMM_FAULT_INJECT counts strips home as its tiles) marks the device lost (one line
+ * on stderr), its strips not home go back to the pool of strips, and the other devices take
+ * them; with none left, the remaining strips are solved on the CPU (chg_trsm_solve_panel on
+ * the whole of A: OpenBLAS, else the library's substitution). The handle drops the device
+ * after the call.
  *
  * Strip width: CLHGEMM_TRSM_STRIP right-hand sides when set (a test hook and for experiments),
- * else the right-hand sides over 8 strips per device, at least 512 (wide enough for the GEMMs,
- * and 1/8 of B per device is what the first upload and the last read-back leave exposed),
- * halved while the strips do not fit a device (never below 256 or the forced width: then the
- * call takes the blocked path).
+ * else the right-hand sides over 4 strips per device, at least 1024 (the device solve's GEMMs
+ * have the strip's width as one dimension: a strip of k x 4096 runs the recursion's small
+ * updates near the rate of the device-buffer path, one of k x 1024 well below it), halved
+ * while the strips do not fit a device (never below 256 or the forced width: then the call
+ * takes the blocked path).
  */
 #include "host/trsm_strips.h"
 
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "base/trace.h"
 #include "core/trsm.h"
 #include "core/trsm_dev.h"
+#include "host/fault.h"
 
-/* Device bytes of the strips on one device: A (k x k, dense), D and W, `slots` strips of k x w,
+#define SLOTS 3 /* strips in flight per device (pinned and device buffers of one strip each) */
+_Static_assert(SLOTS <= NSTAGE, "the strips' pinned buffers are the handle's st_a ring");
+
+/* Device bytes of the strips on one device: A (k x k, dense), D and W, SLOTS strips of k x w,
  * and what the GEMM core's workspace may take for the largest update (k/2 x w, inner k/2). */
 static unsigned long long need_bytes(const hdev_t *d, chg_precision_t prec, size_t k, size_t nb,
-                                     size_t w, int slots)
+                                     size_t w)
 {
     const unsigned long long es = chg_elem_size(prec), kk = k;
     const unsigned long long ws = CHG_MIN(chg_workspace_budget(&d->dev),
                                           (kk * kk / 4 + kk * w) * es);
-    return kk * kk * es + chg_trsm_dev_bytes(&d->dev, prec, k, nb, w) + slots * kk * w * es + ws;
+    return kk * kk * es + chg_trsm_dev_bytes(&d->dev, prec, k, nb, w) + SLOTS * kk * w * es + ws;
 }
 
 /* The strip width (right-hand sides per strip), 0 when the strips do not fit. */
@@ -45,27 +63,31 @@ static size_t strip_width(clhgemm_handle_t h, chg_precision_t prec, size_t k, si
 {
     const size_t forced = (size_t)chg_env_int("CLHGEMM_TRSM_STRIP", 0, 0, INT_MAX);
     size_t w = forced ? CHG_MIN(forced, rhs)
-                      : CHG_MAX(chg_ceil_div(rhs, 8 * (size_t)h->ndev), CHG_MIN(rhs, (size_t)512));
+                      : CHG_MAX(chg_ceil_div(rhs, 4 * (size_t)h->ndev), CHG_MIN(rhs, (size_t)1024));
     const size_t wmin = forced ? w : CHG_MIN(rhs, (size_t)256);
     for (;;) {
-        const int slots = chg_ceil_div(rhs, w) > (size_t)h->ndev ? 2 : 1;
         int fit = 1;
         for (int i = 0; i < h->ndev && fit; i++)
-            fit = need_bytes(&h->devs[i], prec, k, nb, w, slots) <= h->devs[i].mem_limit;
+            fit = need_bytes(&h->devs[i], prec, k, nb, w) <= h->devs[i].mem_limit;
         if (fit) return w;
         if (w / 2 < wmin) return 0;
         w = chg_ceil_div(w, 2);
     }
 }
 
+enum { S_TODO = 0, S_BUSY = 1, S_HOME = 2 };
+
 /* One device's part. */
 typedef struct sdev_s {
     hdev_t *d;
-    cl_mem a, slot[2];
+    int ready, lost, used;  /* set up; lost in this call; took a strip */
+    cl_mem a, slot[SLOTS];
     chg_trsm_dev_t t;
     int have_t;
     cl_event inv;
-    cl_event back[2]; /* the read-back of the strip in each slot, NULL before its first */
+    cl_event use[SLOTS];    /* the last command on the slot's pinned buffer (NULL: free) */
+    long strip[SLOTS];      /* the strip in the slot, -1: none */
+    unsigned long long seq[SLOTS];
 } sdev_t;
 
 /* The call. */
@@ -76,159 +98,342 @@ typedef struct strips_s {
     double alpha;
     const char *A;
     char *B;
-    size_t lda, ldb, es, k, nb, rhs, w;
+    size_t lda, ldb, es, k, nb, rhs, w, nstrips, home, on_cpu;
+    unsigned char *state;   /* S_* per strip */
+    unsigned long long seq;
     sdev_t *sd;
-    int any_back;  /* some read-back was enqueued: B may be touched */
+    int ndev;
     double to_dev, from_dev;
 } strips_t;
 
-/* The rectangle of rows r0 .. r1, columns c0 .. c1 of a column-major host matrix (ld) to/from
- * a device buffer whose (0, 0) is its element (0, 0) (leading dimension dld), non-blocking. */
-static cl_int rect(cl_command_queue q, int write, cl_mem buf, size_t dld, const char *host,
-                   size_t ld, size_t es, size_t r0, size_t r1, size_t c0, size_t c1,
-                   cl_uint nw, const cl_event *wl, cl_event *ev)
+static void drop_event(cl_event *e)
 {
-    const size_t o[3] = {r0 * es, c0, 0}, reg[3] = {(r1 - r0) * es, c1 - c0, 1};
-    return write ? clEnqueueWriteBufferRect(q, buf, CL_FALSE, o, o, reg, dld * es, 0, ld * es, 0,
-                                            host, nw, wl, ev)
-                 : clEnqueueReadBufferRect(q, buf, CL_FALSE, o, o, reg, dld * es, 0, ld * es, 0,
-                                           (void *)host, nw, wl, ev);
+    if (*e) clReleaseEvent(*e);
+    *e = NULL;
 }
 
-/* A's triangle to the device (block columns of nb) and the inversion after it. */
-static cl_int setup_device(strips_t *c, sdev_t *s)
+/* Strip s in B: the host sub-matrix (rows x cols at *p, leading dimension ldb). */
+static void strip_geom(const strips_t *c, size_t s, size_t *rows, size_t *cols, char **p)
+{
+    const size_t j0 = s * c->w, wn = CHG_MIN(c->rhs, j0 + c->w) - j0;
+    *rows = c->sh->left ? c->k : wn;
+    *cols = c->sh->left ? wn : c->k;
+    *p = c->B + (c->sh->left ? j0 * c->ldb : j0) * c->es;
+}
+
+/* Waits for the last command on the slot's pinned buffer; its status. */
+static cl_int slot_wait(sdev_t *s, int i)
 {
     cl_int err = CL_SUCCESS;
-    const size_t k = c->k, es = c->es, slots = chg_ceil_div(c->rhs, c->w) > (size_t)c->h->ndev ? 2 : 1;
-    s->a = clCreateBuffer(s->d->ctx, CL_MEM_READ_ONLY, k * k * es, NULL, &err);
-    for (size_t i = 0; i < slots && err == CL_SUCCESS; i++)
-        s->slot[i] = clCreateBuffer(s->d->ctx, CL_MEM_READ_WRITE, k * c->w * es, NULL, &err);
+    if (s->use[i]) {
+        err = clWaitForEvents(1, &s->use[i]);
+        cl_int es = CL_COMPLETE;
+        clGetEventInfo(s->use[i], CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof es, &es, NULL);
+        if (err == CL_SUCCESS && es < 0) err = es;
+        drop_event(&s->use[i]);
+    }
+    return err;
+}
+
+/* A's stored triangle to the device: pieces of block columns through the pinned slots. */
+static cl_int upload_a(strips_t *c, sdev_t *s, cl_event *last)
+{
+    hdev_t *d = s->d;
+    const size_t k = c->k, es = c->es, slot_bytes = k * c->w * es;
+    const size_t pc = CHG_MAX((size_t)1, slot_bytes / (k * es)); /* columns per piece */
+    cl_int err = CL_SUCCESS;
+    int i = 0;
+    for (size_t c0 = 0; c0 < k && err == CL_SUCCESS; c0 += pc, i = (i + 1) % SLOTS) {
+        const size_t c1 = CHG_MIN(k, c0 + pc);
+        const size_t r0 = c->sh->upper ? 0 : c0, r1 = c->sh->upper ? c1 : k, rows = r1 - r0;
+        if ((err = slot_wait(s, i)) != CL_SUCCESS || (err = chg_fault_cmd(&c->h->fault, d)))
+            break;
+        chg_copy2d(c->h->pool, 0, d->st_a[i].ptr, rows, c->A + (r0 + c0 * c->lda) * es, c->lda,
+                   rows, c1 - c0, es, NULL, "trsm A");
+        const size_t o[3] = {r0 * es, c0, 0}, ho[3] = {0, 0, 0}, reg[3] = {rows * es, c1 - c0, 1};
+        err = clEnqueueWriteBufferRect(d->q[Q_H2D], s->a, CL_FALSE, o, ho, reg, k * es, 0,
+                                       rows * es, 0, d->st_a[i].ptr, 0, NULL, &s->use[i]);
+        c->to_dev += (double)rows * (c1 - c0) * es;
+        if (err == CL_SUCCESS) {
+            drop_event(last);
+            *last = s->use[i];
+            clRetainEvent(*last);
+        }
+    }
+    return err;
+}
+
+/* The device's buffers, A and the inversion. An allocation failure is returned as such (the
+ * caller may fall back to the blocked path); any other error means the device is lost. */
+static cl_int setup_device(strips_t *c, sdev_t *s)
+{
+    hdev_t *d = s->d;
+    cl_int err = CL_SUCCESS;
+    const size_t k = c->k, es = c->es;
+    for (int i = 0; i < SLOTS; i++) s->strip[i] = -1;
+    s->a = chg_dev_alloc(d->ctx, k * k * es, &err);
+    for (int i = 0; i < SLOTS && err == CL_SUCCESS; i++)
+        s->slot[i] = chg_dev_alloc(d->ctx, k * c->w * es, &err);
+    if (err == CL_SUCCESS) err = chg_hdev_reserve_pinned(d, d->st_a, SLOTS, k * c->w * es);
     if (err != CL_SUCCESS) return err;
-    clhgemm_status_t st = chg_trsm_dev_init(&s->t, s->d->ctx, &s->d->dev, c->prec, c->sh, c->nb,
-                                            c->w);
+    clhgemm_status_t st = chg_trsm_dev_init(&s->t, d->ctx, &d->dev, c->prec, c->sh, c->nb, c->w);
     if (st != CLHGEMM_SUCCESS) return (cl_int)st;
     s->have_t = 1;
     cl_event up = NULL;
-    for (size_t c0 = 0; c0 < k && err == CL_SUCCESS; c0 += c->nb) {
-        const size_t c1 = CHG_MIN(k, c0 + c->nb);
-        if (up) clReleaseEvent(up);
-        up = NULL;
-        err = rect(s->d->q[Q_H2D], 1, s->a, k, c->A, c->lda, es, c->sh->upper ? 0 : c0,
-                   c->sh->upper ? c1 : k, c0, c1, 0, NULL, &up);
-    }
-    c->to_dev += (double)k * (k + c->nb) / 2 * es;
+    err = upload_a(c, s, &up);
     if (err == CL_SUCCESS)
-        err = (cl_int)chg_trsm_dev_invert(&s->t, s->d->q[Q_KERNEL], s->a, 0, k, 1, &up, &s->inv);
-    if (up) clReleaseEvent(up);
+        err = (cl_int)chg_trsm_dev_invert(&s->t, d->q[Q_KERNEL], s->a, 0, k, up ? 1 : 0,
+                                          up ? &up : NULL, &s->inv);
+    drop_event(&up);
+    if (err == CL_SUCCESS) s->ready = 1;
     return err;
 }
 
-/* Strip s: right-hand sides j0 .. j1 on device s % ndev. */
-static cl_int run_strip(strips_t *c, size_t s)
+/* Strip `strip` into slot i of device s: pack, upload, solve, read back (not waited for). */
+static cl_int take_strip(strips_t *c, sdev_t *s, int i, size_t strip)
 {
-    sdev_t *sd = &c->sd[s % (size_t)c->h->ndev];
-    const int slot = (int)(s / (size_t)c->h->ndev % 2);
-    const size_t j0 = s * c->w, j1 = CHG_MIN(c->rhs, j0 + c->w), wn = j1 - j0, k = c->k;
-    const int left = c->sh->left;
-    /* the strip on the device: k x wn (ld k) for side left, wn x k (ld wn) for side right */
-    const size_t dld = left ? k : wn;
-    const size_t r0 = left ? 0 : j0, r1 = left ? k : j1, c0 = left ? j0 : 0, c1 = left ? j1 : k;
-    const char *hb = c->B + (left ? 0 : j0 * c->es) + (left ? j0 * c->ldb * c->es : 0);
-    cl_event up = NULL, solved = NULL, back = NULL;
-    const cl_uint nw = sd->back[slot] ? 1 : 0;
-    cl_int err = rect(sd->d->q[Q_H2D], 1, sd->slot[slot], dld, hb, c->ldb, c->es, 0, r1 - r0, 0,
-                      c1 - c0, nw, nw ? &sd->back[slot] : NULL, &up);
+    hdev_t *d = s->d;
+    size_t rows, cols;
+    char *hb;
+    strip_geom(c, strip, &rows, &cols, &hb);
+    const size_t bytes = rows * cols * c->es, wn = c->sh->left ? cols : rows;
+    cl_int err = slot_wait(s, i);
+    if (err == CL_SUCCESS) err = chg_fault_cmd(&c->h->fault, d);
+    if (err != CL_SUCCESS) return err;
+    void *pin = d->st_a[i].ptr;
+    chg_copy2d(c->h->pool, 0, pin, rows, hb, c->ldb, rows, cols, c->es, NULL, "trsm B in");
+    cl_event up = NULL, solved = NULL;
+    err = clEnqueueWriteBuffer(d->q[Q_H2D], s->slot[i], CL_FALSE, 0, bytes, pin, 0, NULL, &up);
     if (err == CL_SUCCESS) {
-        const cl_event wl[2] = {up, sd->inv};
-        err = (cl_int)chg_trsm_dev_solve(&sd->t, sd->d->q[Q_KERNEL], sd->a, 0, k, wn, c->alpha,
-                                         sd->slot[slot], 0, dld, 2, wl, &solved);
+        const cl_event wl[2] = {up, s->inv};
+        err = (cl_int)chg_trsm_dev_solve(&s->t, d->q[Q_KERNEL], s->a, 0, c->k, wn, c->alpha,
+                                         s->slot[i], 0, rows, 2, wl, &solved);
     }
     if (err == CL_SUCCESS)
-        err = rect(sd->d->q[Q_D2H], 0, sd->slot[slot], dld, hb, c->ldb, c->es, 0, r1 - r0, 0,
-                   c1 - c0, 1, &solved, &back);
-    if (err == CL_SUCCESS) {
-        c->any_back = 1;
-        if (sd->back[slot]) clReleaseEvent(sd->back[slot]);
-        sd->back[slot] = back;
-        c->to_dev += (double)k * wn * c->es;
-        c->from_dev += (double)k * wn * c->es;
+        err = clEnqueueReadBuffer(d->q[Q_D2H], s->slot[i], CL_FALSE, 0, bytes, pin, 1, &solved,
+                                  &s->use[i]);
+    drop_event(&up);
+    drop_event(&solved);
+    if (err != CL_SUCCESS) return err;
+    s->strip[i] = (long)strip;
+    s->seq[i] = c->seq++;
+    s->used = 1;
+    c->state[strip] = S_BUSY;
+    c->to_dev += (double)bytes;
+    c->from_dev += (double)bytes;
+    return CL_SUCCESS;
+}
+
+/* Device s is lost with err: marked, one line on stderr, its strips not home back to the pool. */
+static void device_lost(strips_t *c, sdev_t *s, cl_int err, const char *where)
+{
+    s->lost = 1;
+    s->d->lost = 1;
+    s->d->lost_err = err;
+    size_t back = 0;
+    for (int i = 0; i < SLOTS; i++)
+        if (s->strip[i] >= 0) {
+            c->state[s->strip[i]] = S_TODO;
+            s->strip[i] = -1;
+            back++;
+        }
+    int left = 0; /* devices not lost (those not set up yet count: they may take over) */
+    for (int j = 0; j < c->ndev; j++) left += !c->sd[j].lost;
+    fprintf(stderr,
+            "clhgemm: device %d (%s) lost in %s (%s: %s, %d); this handle does not use it again; "
+            "its unfinished strips (%zu) and the rest are solved on %s\n",
+            s->d->index, s->d->dev.info.name, c->prec == CHG_F64 ? "dtrsm" : "strsm", where,
+            clhgemm_status_string((clhgemm_status_t)err), (int)err, back,
+            left ? "the other device(s)" : "the CPU");
+}
+
+/* The strip in slot i of s is home (its read-back ended): into B. */
+static void strip_home(strips_t *c, sdev_t *s, int i)
+{
+    size_t rows, cols;
+    char *hb;
+    const size_t strip = (size_t)s->strip[i];
+    strip_geom(c, strip, &rows, &cols, &hb);
+    chg_copy2d(c->h->pool, 0, hb, c->ldb, s->d->st_a[i].ptr, rows, rows, cols, c->es, NULL,
+               "trsm B out");
+    c->state[strip] = S_HOME;
+    c->home++;
+    s->strip[i] = -1;
+    s->d->tiles_done++;
+}
+
+/* Gives every live device with a free slot the lowest strip not taken (slot by slot across the
+ * devices, so that a few strips spread over them); 1 when any strip is in flight. A device
+ * lost here puts its strips back: the passes start again (each loses a device, so they end). */
+static int feed(strips_t *c, size_t *next)
+{
+    for (int again = 1; again;) {
+        again = 0;
+        for (int i = 0; i < SLOTS; i++)
+            for (int j = 0; j < c->ndev; j++) {
+                sdev_t *s = &c->sd[j];
+                if (!s->ready || s->lost || s->strip[i] >= 0) continue;
+                while (*next < c->nstrips && c->state[*next] != S_TODO) ++*next;
+                if (*next == c->nstrips) continue;
+                const cl_int err = take_strip(c, s, i, *next);
+                if (err != CL_SUCCESS) {
+                    device_lost(c, s, err, "a strip's commands");
+                    *next = 0;
+                    again = 1;
+                }
+            }
     }
-    if (up) clReleaseEvent(up);
-    if (solved) clReleaseEvent(solved);
-    return err;
+    int busy = 0;
+    for (int j = 0; j < c->ndev; j++)
+        for (int i = 0; i < SLOTS; i++) busy |= !c->sd[j].lost && c->sd[j].strip[i] >= 0;
+    return busy;
+}
+
+/* Waits for a strip's read-back to end (the oldest when one device is busy; polls otherwise),
+ * then brings it home or loses its device. */
+static void collect(strips_t *c, size_t *next)
+{
+    for (;;) {
+        sdev_t *old = NULL;
+        int oi = -1, ndevs = 0;
+        for (int j = 0; j < c->ndev; j++) {
+            sdev_t *s = &c->sd[j];
+            int any = 0;
+            for (int i = 0; i < SLOTS; i++) {
+                if (s->lost || s->strip[i] < 0) continue;
+                any = 1;
+                cl_int es = CL_QUEUED;
+                clGetEventInfo(s->use[i], CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof es, &es, NULL);
+                if (es == CL_COMPLETE) {
+                    drop_event(&s->use[i]);
+                    strip_home(c, s, i);
+                    return;
+                }
+                if (es < 0) {
+                    device_lost(c, s, es, "a strip's solve or copy");
+                    *next = 0;
+                    return;
+                }
+                if (!old || s->seq[i] < old->seq[oi]) old = s, oi = i;
+            }
+            ndevs += any;
+        }
+        if (!old) return;
+        if (ndevs == 1) {
+            clWaitForEvents(1, &old->use[oi]); /* its status is read on the next pass */
+        } else {
+            const struct timespec ts = {0, 100000};
+            nanosleep(&ts, NULL);
+        }
+    }
+}
+
+/* The strips not home, on the CPU (every device lost). */
+static void cpu_rest(strips_t *c)
+{
+    for (size_t s = 0; s < c->nstrips; s++) {
+        if (c->state[s] == S_HOME) continue;
+        size_t rows, cols;
+        char *hb;
+        strip_geom(c, s, &rows, &cols, &hb);
+        chg_trsm_solve_panel(c->prec, c->sh, rows, cols, c->alpha, c->A, c->lda, hb, c->ldb);
+        c->state[s] = S_HOME;
+        c->home++;
+        c->on_cpu++;
+    }
 }
 
 /* Waits for every device's queues (all that was enqueued ends) and frees the device state. */
-static cl_int finish(strips_t *c)
+static void finish(strips_t *c)
 {
-    cl_int err = CL_SUCCESS;
-    for (int i = 0; i < c->h->ndev; i++) {
-        sdev_t *s = &c->sd[i];
-        for (int q = 0; q < 3; q++) {
-            const cl_int e = clFinish(s->d->q[q]);
-            if (err == CL_SUCCESS) err = e;
+    for (int j = 0; j < c->ndev; j++) {
+        sdev_t *s = &c->sd[j];
+        for (int q = 0; q < 3; q++)
+            if (s->d->q[q]) clFinish(s->d->q[q]);
+        for (int i = 0; i < SLOTS; i++) {
+            drop_event(&s->use[i]);
+            if (s->slot[i]) clReleaseMemObject(s->slot[i]);
         }
-        for (int j = 0; j < 2; j++)
-            if (s->back[j]) {
-                cl_int es = CL_COMPLETE;
-                clGetEventInfo(s->back[j], CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof es, &es, NULL);
-                if (es < 0 && err == CL_SUCCESS) err = es;
-                clReleaseEvent(s->back[j]);
-            }
-        if (s->inv) clReleaseEvent(s->inv);
+        drop_event(&s->inv);
         if (s->have_t) chg_trsm_dev_release(&s->t);
         if (s->a) clReleaseMemObject(s->a);
-        for (int j = 0; j < 2; j++)
-            if (s->slot[j]) clReleaseMemObject(s->slot[j]);
     }
-    return err;
 }
 
-static void record(strips_t *c, size_t strips, double seconds)
+static void record(strips_t *c, double seconds)
 {
-    chg_handle_set_last(c->h, &(clhgemm_call_info_t){.devices_used = c->h->ndev, .tiles = (long long)strips,
-                                       .tile_m = (int)(c->sh->left ? c->k : c->w),
-                                       .tile_n = (int)(c->sh->left ? c->w : c->k),
-                                       .tile_k = (int)c->k, .seconds = seconds,
-                                       .bytes_to_device = c->to_dev,
-                                       .bytes_from_device = c->from_dev, .a_mode = 1});
+    int used = 0;
+    for (int j = 0; j < c->ndev; j++) used += c->sd[j].used;
+    chg_handle_set_last(c->h, &(clhgemm_call_info_t){
+        .devices_used = used, .tiles = (long long)c->nstrips,
+        .tile_m = (int)(c->sh->left ? c->k : c->w), .tile_n = (int)(c->sh->left ? c->w : c->k),
+        .tile_k = (int)c->k, .seconds = seconds, .bytes_to_device = c->to_dev,
+        .bytes_from_device = c->from_dev, .a_mode = 1,
+        .cpu_fraction = (double)c->on_cpu / (double)c->nstrips,
+        .cpu_threads = c->on_cpu ? chg_cpu_cores() : 0});
+}
+
+/* Sets up the devices; 0, or an allocation failure on some device (nothing written to B). */
+static cl_int setup_all(strips_t *c)
+{
+    for (int j = 0; j < c->ndev; j++) {
+        sdev_t *s = &c->sd[j];
+        s->d = &c->h->devs[j];
+        const cl_int err = setup_device(c, s);
+        if (err == CL_SUCCESS) continue;
+        if (!chg_fault_is_loss(err, 1)) return err;
+        device_lost(c, s, err, "its setup");
+    }
+    return CL_SUCCESS;
+}
+
+/* The strips on the devices, then what is left on the CPU. */
+static cl_int run_strips(strips_t *c)
+{
+    const cl_int err = setup_all(c);
+    if (err != CL_SUCCESS) return err;
+    size_t next = 0;
+    while (c->home < c->nstrips) {
+        if (!feed(c, &next)) break; /* nothing in flight: no device left */
+        collect(c, &next);
+    }
+    if (c->home < c->nstrips) cpu_rest(c);
+    return CL_SUCCESS;
 }
 
 int chg_trsm_strips(clhgemm_handle_t h, chg_precision_t prec, const chg_l3_shape_t *sh,
                     double alpha, const void *A, size_t lda, void *B, size_t ldb,
                     clhgemm_status_t *st)
 {
-    if (chg_trsm_panel_mode() != CHG_TRSM_PANEL_DEVICE) return 0;
+    if (chg_trsm_panel_mode() != CHG_TRSM_PANEL_DEVICE || h->ndev == 0) return 0;
     strips_t c = {.h = h, .prec = prec, .sh = sh, .alpha = alpha, .A = A, .B = B, .lda = lda,
                   .ldb = ldb, .es = chg_elem_size(prec), .k = sh->k,
                   .rhs = sh->left ? sh->n : sh->m};
     c.nb = CHG_MIN(chg_trsm_nb(), c.k);
-    c.w = strip_width(h, prec, c.k, c.nb, c.rhs);
-    if (c.w == 0) return 0;
-    c.sd = calloc((size_t)h->ndev, sizeof *c.sd);
-    if (!c.sd) {
-        *st = CLHGEMM_OUT_OF_HOST_MEMORY;
-        return 1;
-    }
     pthread_mutex_lock(&h->call_lock);
-    const unsigned long long t0 = chg_now_ns();
-    const size_t strips = chg_ceil_div(c.rhs, c.w);
-    chg_log(1, "trsm: k = %zu, %zu right-hand sides in %zu strips of %zu over %d device(s), "
-            "nb = %zu", c.k, c.rhs, strips, c.w, h->ndev, c.nb);
-    cl_int err = CL_SUCCESS;
-    for (int i = 0; i < h->ndev && err == CL_SUCCESS; i++) {
-        c.sd[i].d = &h->devs[i];
-        err = setup_device(&c, &c.sd[i]);
+    c.ndev = h->ndev;
+    c.w = strip_width(h, prec, c.k, c.nb, c.rhs);
+    if (c.w == 0) {
+        pthread_mutex_unlock(&h->call_lock);
+        return 0;
     }
-    for (size_t s = 0; s < strips && err == CL_SUCCESS; s++) err = run_strip(&c, s);
-    const cl_int ferr = finish(&c);
-    if (err == CL_SUCCESS) err = ferr;
-    if (err == CL_SUCCESS) record(&c, strips, chg_seconds_since(t0));
+    c.nstrips = chg_ceil_div(c.rhs, c.w);
+    c.sd = calloc((size_t)c.ndev, sizeof *c.sd);
+    c.state = calloc(c.nstrips, 1);
+    cl_int err = c.sd && c.state ? CL_SUCCESS : CL_OUT_OF_HOST_MEMORY;
+    const unsigned long long t0 = chg_now_ns();
+    chg_log(1, "trsm: k = %zu, %zu right-hand sides in %zu strips of %zu over %d device(s), "
+            "nb = %zu", c.k, c.rhs, c.nstrips, c.w, c.ndev, c.nb);
+    if (err == CL_SUCCESS) err = run_strips(&c);
+    if (c.sd) finish(&c);
+    if (err == CL_SUCCESS) record(&c, chg_seconds_since(t0));
+    chg_handle_drop_lost(h);
     pthread_mutex_unlock(&h->call_lock);
     free(c.sd);
-    const int ran = err == CL_SUCCESS || c.any_back ||
-                    (err != CL_MEM_OBJECT_ALLOCATION_FAILURE && err != CL_OUT_OF_RESOURCES);
-    if (!ran) chg_log(1, "trsm: the strips did not get their device memory (%d); blocked path", err);
+    free(c.state);
+    const int ran = err != CL_MEM_OBJECT_ALLOCATION_FAILURE && err != CL_OUT_OF_RESOURCES &&
+                    err != CL_OUT_OF_HOST_MEMORY;
+    if (!ran) chg_log(1, "trsm: the strips did not get their memory (%d); blocked path", err);
     *st = (clhgemm_status_t)err;
     return ran;
 }
