@@ -137,13 +137,7 @@ double chg_plan_time(const pctx_t *c, size_t bm, size_t bn, size_t bk, int amode
     /* Tail imbalance: whole tiles are handed out, so a device may finish up to one tile late. */
     t.imbalance = nd > 1 ? (ceil(tiles / nd) - tiles / nd) * tile_compute : 0.0;
     t.steps = tiles * kt * c->step_cost / nd;
-    /* The bursts are time the kernels wait while the pack threads load a band: when the pack
-     * threads bind the steady state anyway, that time is already in it (they never stop), so a
-     * burst costs only what it adds to the kernels' own time beyond the steady state. Counted
-     * on top of the steady state, it made the planner pick one tile with A streamed at n = 8192
-     * on the H100 (a 14-17 ms drain of the whole C after the last kernel, unhidden) over
-     * resident-A column tiles whose C goes home while the next tile computes. */
-    t.total = CHG_MAX(steady_time(&t), t.compute + t.devcopy + t.burst) + t.fill + t.drain + t.imbalance + t.steps;
+    t.total = steady_time(&t) + t.burst + t.fill + t.drain + t.imbalance + t.steps;
     if (out) *out = t;
     return t.total;
 }
