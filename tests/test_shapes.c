@@ -79,6 +79,17 @@ static void classifier(void)
             EXPECT((int)chg_shape_class(m, n, k) == c, "example of %s (gpu %d) %zux%zux%zu is %s",
                    chg_shape_class_name(c), gpu, m, n, k,
                    chg_shape_class_name(chg_shape_class(m, n, k)));
+            /* the tuner's shapes: two or more, the first the example, each inside the class */
+            size_t ex[CHG_SHAPE_MAX_EXAMPLES][3];
+            const int nex = chg_shape_class_examples(c, gpu, ex);
+            EXPECT(nex >= 1 && ex[0][0] == m && ex[0][1] == n && ex[0][2] == k &&
+                       (nex >= 2 || c == CHG_SHAPE_LARGE),
+                   "tuner shapes of %s (gpu %d): %d", chg_shape_class_name(c), gpu, nex);
+            for (int i = 0; i < nex; i++)
+                EXPECT((int)chg_shape_class(ex[i][0], ex[i][1], ex[i][2]) == c,
+                       "tuner shape %zux%zux%zu of %s (gpu %d) is %s", ex[i][0], ex[i][1],
+                       ex[i][2], chg_shape_class_name(c), gpu,
+                       chg_shape_class_name(chg_shape_class(ex[i][0], ex[i][1], ex[i][2])));
         }
     }
     EXPECT(chg_shape_class_parse("Large") == -1 && chg_shape_class_parse("") == -1 &&
@@ -353,6 +364,9 @@ static void split_policy(const chg_device_t *dev)
     EXPECT(chg_splitk_slices(&d, &gp, 1000, 1000, 1000, 0) == 2, "auto split of 1000^3");
     EXPECT(chg_splitk_slices(&d, &gp, 4096, 4096, 4096, 0) == 1, "4096^2 is split");
     EXPECT(chg_splitk_slices(&d, &gp, 64, 64, 100000, 0) == 16, "64^2 x 1e5: at most 16 slices");
+    /* 512^2 x 32768 in 64^2 tiles: 64 tiles want 5 slices for two waves, k wants 8 of 4096 */
+    EXPECT(chg_splitk_slices(&d, &gp, 512, 512, 32768, 0) == 8, "512^2 x 32768: %d slices",
+           chg_splitk_slices(&d, &gp, 512, 512, 32768, 0));
     EXPECT(chg_splitk_slices(&d, &gp, 64, 64, 300, 0) == 1, "k = 300 split (256 rows a slice)");
     EXPECT(chg_splitk_slices(&d, &gp, 64, 64, 300, 4) == 1, "forced 4 on k = 300");
     EXPECT(chg_splitk_slices(&d, &gp, 64, 64, 1000, 4) == 3, "forced 4 on k = 1000: 3 slices");

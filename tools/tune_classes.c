@@ -1,22 +1,31 @@
 /*
  * tune_classes.c -- clhgemm-tune's shape-class phase: a kernel configuration and a split of k
  * for each shape class but "large" (kernels/shape.h; "large" is what the GEMM search tuned, the
- * entry's main parameters), timed on the class's representative shape (chg_shape_class_example)
- * as the library runs it: whole device calls through chg_gemm_enqueue_with (packs, kernel or
- * split-K kernel and reduce, write-back), the host clock between two clFinish.
+ * entry's main parameters), timed as the library runs it: whole device calls through
+ * chg_gemm_enqueue_with (packs, kernel or split-K kernel and reduce, write-back; or the direct
+ * kernel's one launch), the host clock between two clFinish.
  *
- * Candidates per class, in order: the entry's main parameters unsplit (the reference: what the
- * class ran before it had its own configuration), the built-in class configuration, the class
- * configuration the entry holds now (a re-run never ends worse), and tiles derived from the main
- * parameters (half the tile along m, along n, along both, and for tall / wide C twice along the
- * long side and half along the other), each valid one with the splits 1, 2, 4, 8 and the one the
- * library would choose per call, counted once per distinct slice count. Each candidate's C must
- * match the reference's element-wise within max|C| * k * eps * 4, else it is dropped.
+ * Scored on two or three shapes of the class (chg_shape_class_examples: e.g. large_k on
+ * 1024 x 1024 x 8192 and 512 x 512 x 32768, tall on 8192 x 512 x 2048, 8192 x 64 x 8192 and
+ * 16384 x 256 x 16384 on GPUs) by the geometric mean of the rates, so that a configuration good
+ * for one shape and bad for the class's others does not win (one representative shape did:
+ * issue 22's sweep after the first class tuning, 512 x 512 x 32768 and 8192 x 64 x 8192 slower).
  *
- * Budget: the phase's time is shared by the classes left in turn; inside a class a candidate is
- * started only when the slowest candidate so far (build + warm-up + timing) still fits before
- * the class's deadline, so the phase ends within one candidate of its deadline; the reference is
- * measured whatever the budget.
+ * Candidates, most promising first (a short budget times the head of the list): the entry's
+ * main parameters unsplit (the reference: what the class ran before it had its own
+ * configuration), the built-in class configuration, the class configuration the entry holds now
+ * (a re-run never ends worse), the main parameters with the per-call split, the direct kernel's
+ * built-in geometry (DK = 1, cl/gemm_direct.cl); then packed tiles (the main ones, a half along
+ * m, n, both, a quarter, twice along the long side of tall / wide C) with every split of
+ * 0 (per call), 1, 2, 4, 8, 16, 3, 6, 12; then direct-kernel geometries (tiles 16 ... 128, work-
+ * groups 8 x 8 ... 16 x 16, KWG 8, 16, 32). Each candidate's C must match the reference's on
+ * every shape element-wise within max|C| * k * eps * 4, else it is dropped.
+ *
+ * Budget: the phase's time is shared by the classes left in turn (a class that runs out of
+ * candidates leaves its time to the next); inside a class a candidate is started only when the
+ * slowest candidate so far still fits before the class's deadline, so the phase ends within one
+ * candidate of its deadline; the reference is measured whatever the budget. The candidate lists
+ * are long enough that a GPU budget of minutes is spent, not left.
  */
 #define _GNU_SOURCE
 #include <float.h>
@@ -28,31 +37,42 @@
 #include "core/splitk.h"
 #include "tune.h"
 
-#define MAX_CANDS 64
+#define MAX_CANDS 512
 #define REPS 5
+#define NSH CHG_SHAPE_MAX_EXAMPLES
 
 typedef struct ccand_s {
     chg_gemm_params_t gp;
-    int split;    /* as a class's split_k */
-    int slices;   /* what it gives on the shape */
-    double s;     /* median seconds of a call; 0 failed, < 0 not timed */
+    int split;        /* as a class's split_k */
+    double s[NSH];    /* median seconds of a call per shape */
+    double score;     /* geometric mean GFLOP/s over the shapes; 0 failed, < 0 not timed */
 } ccand_t;
+
+typedef struct cshape_s {
+    size_t m, n, k;
+    cl_mem a, b, c;
+    void *ref;        /* C of the reference candidate */
+} cshape_t;
 
 typedef struct cprob_s {
     tdev_t *d;
     chg_precision_t prec;
-    size_t m, n, k, es;
-    cl_mem a, b, c;
-    void *ref, *got;  /* C of the reference candidate, of the last one */
+    size_t es;
+    int nsh;
+    cshape_t sh[NSH];
+    void *got;        /* C of the last call (the largest C) */
 } cprob_t;
 
 static int add_cand(ccand_t *c, int *n, const cprob_t *p, const chg_gemm_params_t *gp, int split)
 {
     if (*n >= MAX_CANDS || !chg_gemm_params_valid(&p->d->dev, p->prec, gp, NULL, 0)) return 0;
-    const int slices = chg_splitk_slices(&p->d->dev, gp, p->m, p->n, p->k, split);
+    if (gp->dk && split != 1) return 0; /* the direct kernel is never split */
     for (int i = 0; i < *n; i++)
-        if (!memcmp(&c[i].gp, gp, sizeof *gp) && c[i].slices == slices) return 0;
-    c[*n] = (ccand_t){.gp = *gp, .split = split, .slices = slices, .s = -1};
+        if (!memcmp(&c[i].gp, gp, sizeof *gp) && c[i].split == split) return 0;
+    memset(&c[*n], 0, sizeof c[*n]);
+    c[*n].gp = *gp;
+    c[*n].split = split;
+    c[*n].score = -1;
     (*n)++;
     return 1;
 }
@@ -69,25 +89,61 @@ static chg_gemm_params_t scaled(const chg_gemm_params_t *gp, double fm, double f
     return q;
 }
 
+/* The direct kernel's geometries: tiles x work-groups x k depths, at most 64 results per
+ * work-item and (on GPUs) at least 64 work-items. */
+static void direct_cands(ccand_t *c, int *n, const cprob_t *p)
+{
+    const int gpu = (p->d->dev.features & CHG_FEAT_GPU) != 0;
+    static const int gtiles[][2] = {{64, 64}, {32, 32}, {64, 32}, {32, 64}, {128, 64},
+                                    {64, 128}, {128, 128}, {16, 16}};
+    static const int gdims[][2] = {{16, 16}, {8, 8}, {16, 8}, {8, 16}, {32, 8}, {8, 32}};
+    static const int ctiles[][2] = {{16, 16}, {32, 32}, {8, 8}, {32, 16}, {16, 32}};
+    static const int cdims[][2] = {{4, 4}, {8, 8}, {2, 2}};
+    static const int kwgs[] = {16, 8, 32};
+    chg_gemm_params_t q;
+    chg_gemm_params_direct_default(&p->d->dev, p->prec, &q);
+    const int nt = gpu ? 8 : 5, nd = gpu ? 6 : 3;
+    for (int kk = 0; kk < 3; kk++)
+        for (int t = 0; t < nt; t++)
+            for (int w = 0; w < nd; w++) {
+                q.mwg = gpu ? gtiles[t][0] : ctiles[t][0];
+                q.nwg = gpu ? gtiles[t][1] : ctiles[t][1];
+                q.mdimc = gpu ? gdims[w][0] : cdims[w][0];
+                q.ndimc = gpu ? gdims[w][1] : cdims[w][1];
+                q.kwg = kwgs[kk];
+                q.kwi = gpu ? q.kwg : 4;
+                if (q.mwg % q.mdimc || q.nwg % q.ndimc) continue;
+                if ((q.mwg / q.mdimc) * (q.nwg / q.ndimc) > 64) continue;
+                if (gpu && q.mdimc * q.ndimc < 64) continue;
+                add_cand(c, n, p, &q, 1);
+            }
+}
+
 static int candidates(const cprob_t *p, int cls, const chg_gemm_params_t *main_gp, ccand_t *c)
 {
     int n = 0, split = 1;
-    chg_gemm_params_t cd, sc[5];
-    add_cand(c, &n, p, main_gp, 1); /* the reference */
+    chg_gemm_params_t cd, dk, sc[6];
     chg_gemm_params_class_default(&p->d->dev, p->prec, cls, &cd, &split);
+    chg_gemm_params_direct_default(&p->d->dev, p->prec, &dk);
     const chg_tuning_class_t *now = &p->d->rec.prec[p->prec].classes[cls];
-    sc[0] = scaled(main_gp, 0.5, 1);
-    sc[1] = scaled(main_gp, 1, 0.5);
-    sc[2] = scaled(main_gp, 0.5, 0.5);
-    sc[3] = scaled(main_gp, cls == CHG_SHAPE_WIDE ? 0.5 : 2, cls == CHG_SHAPE_WIDE ? 2 : 0.5);
-    sc[4] = scaled(main_gp, 0.25, 0.25);
-    static const int splits[] = {1, 0, 2, 4, 8};
-    for (int si = 0; si < 5; si++) {
+    add_cand(c, &n, p, main_gp, 1); /* the reference */
+    add_cand(c, &n, p, &cd, split);
+    if (now->present) add_cand(c, &n, p, &now->gemm, now->split_k);
+    add_cand(c, &n, p, main_gp, 0);
+    add_cand(c, &n, p, &dk, 1);
+    sc[0] = *main_gp;
+    sc[1] = scaled(main_gp, 0.5, 1);
+    sc[2] = scaled(main_gp, 1, 0.5);
+    sc[3] = scaled(main_gp, 0.5, 0.5);
+    sc[4] = scaled(main_gp, cls == CHG_SHAPE_WIDE ? 0.5 : 2, cls == CHG_SHAPE_WIDE ? 2 : 0.5);
+    sc[5] = scaled(main_gp, 0.25, 0.25);
+    static const int splits[] = {0, 1, 2, 4, 8, 16, 3, 6, 12};
+    for (size_t si = 0; si < sizeof splits / sizeof splits[0]; si++) {
         add_cand(c, &n, p, &cd, splits[si]);
-        if (now->present) add_cand(c, &n, p, &now->gemm, splits[si]);
-        add_cand(c, &n, p, main_gp, splits[si]);
-        for (int i = 0; i < 5; i++) add_cand(c, &n, p, &sc[i], splits[si]);
+        if (now->present && !now->gemm.dk) add_cand(c, &n, p, &now->gemm, splits[si]);
+        for (int i = 0; i < 6; i++) add_cand(c, &n, p, &sc[i], splits[si]);
     }
+    direct_cands(c, &n, p);
     return n;
 }
 
@@ -96,49 +152,51 @@ static double elem(const void *v, int dbl, size_t i)
     return dbl ? ((const double *)v)[i] : (double)((const float *)v)[i];
 }
 
-/* One call of candidate x (C := A*B, beta = 0); 0 or an OpenCL / library status. */
-static cl_int call(const cprob_t *p, const ccand_t *x)
+/* One call of candidate x on shape s (C := A*B, beta = 0); 0 or an OpenCL / library status. */
+static cl_int call(const cprob_t *p, const cshape_t *s, const ccand_t *x)
 {
     chg_gemm_args_t a;
     memset(&a, 0, sizeof a);
     a.prec = p->prec;
-    a.m = p->m;
-    a.n = p->n;
-    a.k = p->k;
+    a.m = s->m;
+    a.n = s->n;
+    a.k = s->k;
     a.alpha = 1.0;
     a.beta = 0.0;
-    a.a = p->a;
-    a.b = p->b;
-    a.c = p->c;
-    a.lda = p->m;
-    a.ldb = p->k;
-    a.ldc = p->m;
+    a.a = s->a;
+    a.b = s->b;
+    a.c = s->c;
+    a.lda = s->m;
+    a.ldb = s->k;
+    a.ldc = s->m;
     clhgemm_status_t st = chg_gemm_enqueue_with(&a, &x->gp, x->split, p->d->q, 0, NULL, NULL);
     return st == CLHGEMM_SUCCESS ? clFinish(p->d->q) : (cl_int)st;
 }
 
-/* Checks C against the reference (first call: becomes the reference). 1 when it matches. */
-static int check(cprob_t *p)
+/* Checks C of shape s against its reference (first call: becomes the reference). 1 when it
+ * matches. */
+static int check(cprob_t *p, cshape_t *s)
 {
-    const size_t nc = p->m * p->n;
-    if (clEnqueueReadBuffer(p->d->q, p->c, CL_TRUE, 0, nc * p->es, p->got, 0, NULL, NULL) != CL_SUCCESS)
+    const size_t nc = s->m * s->n;
+    if (clEnqueueReadBuffer(p->d->q, s->c, CL_TRUE, 0, nc * p->es, p->got, 0, NULL, NULL) !=
+        CL_SUCCESS)
         return 0;
     const int dbl = p->prec == CHG_F64;
-    if (!p->ref) {
-        p->ref = malloc(nc * p->es);
-        if (!p->ref) return 0;
-        memcpy(p->ref, p->got, nc * p->es);
+    if (!s->ref) {
+        s->ref = malloc(nc * p->es);
+        if (!s->ref) return 0;
+        memcpy(s->ref, p->got, nc * p->es);
         return 1;
     }
     double cmax = 0, dmax = 0;
     for (size_t i = 0; i < nc; i++) {
-        const double r = elem(p->ref, dbl, i), g = elem(p->got, dbl, i);
+        const double r = elem(s->ref, dbl, i), g = elem(p->got, dbl, i);
         if (!isfinite(g)) return 0;
         cmax = fmax(cmax, fabs(r));
         dmax = fmax(dmax, fabs(g - r));
     }
     const double eps = dbl ? DBL_EPSILON : FLT_EPSILON;
-    return dmax <= 4.0 * cmax * (double)p->k * eps;
+    return dmax <= 4.0 * cmax * (double)s->k * eps;
 }
 
 static int cmp_dbl(const void *x, const void *y)
@@ -147,82 +205,121 @@ static int cmp_dbl(const void *x, const void *y)
     return (a > b) - (a < b);
 }
 
-/* Times candidate x: warm-up (builds) with the check, then REPS calls (fewer when the deadline
- * comes); the median in x->s (0 when it failed). */
+static double flops(const cshape_t *s) { return 2.0 * (double)s->m * (double)s->n * (double)s->k; }
+
+/* Times candidate x on every shape: warm-up (builds) with the check, then REPS calls (fewer when
+ * the deadline comes); the medians in x->s, their rates' geometric mean in x->score (0 when a
+ * shape failed). */
 static void measure(cprob_t *p, ccand_t *x, double deadline)
 {
-    x->s = 0;
-    if (call(p, x) != CL_SUCCESS || !check(p)) return;
-    double t[REPS];
-    int n = 0;
-    for (; n < REPS; n++) {
-        const double t0 = tune_now();
-        if (call(p, x) != CL_SUCCESS) return;
-        t[n] = tune_now() - t0;
-        if (n >= 1 && tune_now() > deadline) {
-            n++;
-            break;
+    x->score = 0;
+    double logsum = 0;
+    for (int i = 0; i < p->nsh; i++) {
+        cshape_t *s = &p->sh[i];
+        if (call(p, s, x) != CL_SUCCESS || !check(p, s)) return;
+        double t[REPS];
+        int n = 0;
+        for (; n < REPS; n++) {
+            const double t0 = tune_now();
+            if (call(p, s, x) != CL_SUCCESS) return;
+            t[n] = tune_now() - t0;
+            if (n >= 1 && tune_now() > deadline) {
+                n++;
+                break;
+            }
         }
+        qsort(t, (size_t)n, sizeof *t, cmp_dbl);
+        x->s[i] = t[n / 2];
+        logsum += log(flops(s) / x->s[i] * 1e-9);
     }
-    qsort(t, (size_t)n, sizeof *t, cmp_dbl);
-    x->s = t[n / 2];
+    x->score = exp(logsum / p->nsh);
 }
 
-static int setup(cprob_t *p)
+static int setup_shape(cprob_t *p, cshape_t *s, void *h)
 {
-    const size_t na = p->m * p->k, nb = p->k * p->n, nc = p->m * p->n;
-    void *h = malloc((na > nb ? na : nb) * p->es);
-    p->got = malloc(nc * p->es);
-    if (!h || !p->got) {
-        free(h);
-        return -1;
-    }
+    const size_t na = s->m * s->k, nb = s->k * s->n, nc = s->m * s->n;
     cl_int err = CL_SUCCESS;
     const int dbl = p->prec == CHG_F64;
     const cl_mem_flags f = CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR;
     tune_fill(h, dbl, na, 11);
-    p->a = clCreateBuffer(p->d->ctx, f, na * p->es, h, &err);
+    s->a = clCreateBuffer(p->d->ctx, f, na * p->es, h, &err);
     tune_fill(h, dbl, nb, 12);
-    if (err == CL_SUCCESS) p->b = clCreateBuffer(p->d->ctx, f, nb * p->es, h, &err);
-    if (err == CL_SUCCESS) p->c = clCreateBuffer(p->d->ctx, CL_MEM_READ_WRITE, nc * p->es, NULL, &err);
-    free(h);
+    if (err == CL_SUCCESS) s->b = clCreateBuffer(p->d->ctx, f, nb * p->es, h, &err);
+    if (err == CL_SUCCESS)
+        s->c = clCreateBuffer(p->d->ctx, CL_MEM_READ_WRITE, nc * p->es, NULL, &err);
     return err == CL_SUCCESS ? 0 : -1;
+}
+
+/* The class's shapes on the device: those whose operands fit a quarter of its memory. */
+static int setup(cprob_t *p, int cls)
+{
+    size_t ex[NSH][3], big = 0, cmax = 0;
+    const int nex = chg_shape_class_examples(cls, (p->d->dev.features & CHG_FEAT_GPU) != 0, ex);
+    const unsigned long long mem = p->d->dev.info.global_mem_bytes / 4;
+    p->nsh = 0;
+    for (int i = 0; i < nex; i++) {
+        const size_t m = ex[i][0], n = ex[i][1], k = ex[i][2];
+        if ((unsigned long long)(m * k + k * n + m * n) * p->es > mem) continue;
+        p->sh[p->nsh++] = (cshape_t){.m = m, .n = n, .k = k};
+        big = CHG_MAX(big, CHG_MAX(m * k, k * n));
+        cmax = CHG_MAX(cmax, m * n);
+    }
+    if (!p->nsh) return -1;
+    void *h = malloc(big * p->es);
+    p->got = malloc(cmax * p->es);
+    int rc = h && p->got ? 0 : -1;
+    for (int i = 0; i < p->nsh && rc == 0; i++) rc = setup_shape(p, &p->sh[i], h);
+    free(h);
+    return rc;
 }
 
 static void teardown(cprob_t *p)
 {
-    if (p->a) clReleaseMemObject(p->a);
-    if (p->b) clReleaseMemObject(p->b);
-    if (p->c) clReleaseMemObject(p->c);
-    free(p->ref);
+    for (int i = 0; i < p->nsh; i++) {
+        cshape_t *s = &p->sh[i];
+        if (s->a) clReleaseMemObject(s->a);
+        if (s->b) clReleaseMemObject(s->b);
+        if (s->c) clReleaseMemObject(s->c);
+        free(s->ref);
+    }
     free(p->got);
 }
 
-/* The class's winner into the record: its split as the library should store it (0 when the
- * per-call choice gives the same slice count, so other shapes of the class adapt). */
+/* The shapes' rates of candidate x, "r1/r2/r3" in GFLOP/s. */
+static void rates(const cprob_t *p, const ccand_t *x, char *buf, size_t len)
+{
+    size_t used = 0;
+    buf[0] = 0;
+    for (int i = 0; i < p->nsh && used < len; i++) {
+        const double g = x->s[i] > 0 ? flops(&p->sh[i]) / x->s[i] * 1e-9 : 0.0;
+        used += (size_t)snprintf(buf + used, len - used, "%s%.1f", i ? "/" : "", g);
+    }
+}
+
+/* The class's winner into the record: its configuration and split (0: chosen per call, which
+ * adapts to each shape of the class), the first shape and the geometric mean rate. */
 static void record(tune_run_t *r, cprob_t *p, int cls, const ccand_t *c, int n, int best)
 {
     chg_tuning_class_t *out = &p->d->rec.prec[p->prec].classes[cls];
     const ccand_t *w = &c[best];
-    const int auto_slices = chg_splitk_slices(&p->d->dev, &w->gp, p->m, p->n, p->k, 0);
     memset(out, 0, sizeof *out);
     out->present = 1;
     out->gemm = w->gp;
-    out->split_k = w->slices == auto_slices ? 0 : w->split == 0 ? w->slices : w->split;
-    out->m = (int)p->m;
-    out->n = (int)p->n;
-    out->k = (int)p->k;
-    const double flop = 2.0 * (double)p->m * (double)p->n * (double)p->k;
-    out->gflops = flop / w->s * 1e-9;
+    out->split_k = w->split;
+    out->m = (int)p->sh[0].m;
+    out->n = (int)p->sh[0].n;
+    out->k = (int)p->sh[0].k;
+    out->gflops = w->s[0] > 0 ? flops(&p->sh[0]) / w->s[0] * 1e-9 : 0.0;
     int timed = 0;
-    for (int i = 0; i < n; i++) timed += c[i].s > 0;
-    char pbuf[200];
+    for (int i = 0; i < n; i++) timed += c[i].score > 0;
+    char pbuf[200], wr[120], rr[120];
     chg_gemm_params_format(&w->gp, pbuf, sizeof pbuf);
-    tune_say(r, "%s %cgemm class %s (%zux%zux%zu): %s, split_k %d (%d slices): %.1f GFLOP/s, "
-                "main parameters unsplit %.1f; %d of %d candidates timed",
-             p->d->log_prefix, p->prec ? 'd' : 's', chg_shape_class_name(cls), p->m, p->n, p->k,
-             pbuf, out->split_k, w->slices, out->gflops, c[0].s > 0 ? flop / c[0].s * 1e-9 : 0.0,
-             timed, n);
+    rates(p, w, wr, sizeof wr);
+    rates(p, &c[0], rr, sizeof rr);
+    tune_say(r, "%s %cgemm class %s (%d shapes): %s, split_k %d: %s GFLOP/s (geomean %.1f), "
+                "main parameters unsplit %s (%.1f); %d of %d candidates timed",
+             p->d->log_prefix, p->prec ? 'd' : 's', chg_shape_class_name(cls), p->nsh, pbuf,
+             out->split_k, wr, w->score, rr, c[0].score > 0 ? c[0].score : 0.0, timed, n);
 }
 
 /* One class until deadline: 0, or -1 when not even the reference could be timed. */
@@ -230,26 +327,25 @@ static int tune_class(tune_run_t *r, tdev_t *d, chg_precision_t prec, int cls,
                       const chg_gemm_params_t *main_gp, double deadline)
 {
     cprob_t p = {.d = d, .prec = prec, .es = chg_elem_size(prec)};
-    chg_shape_class_example(cls, (d->dev.features & CHG_FEAT_GPU) != 0, &p.m, &p.n, &p.k);
-    ccand_t c[MAX_CANDS];
-    const int n = candidates(&p, cls, main_gp, c);
-    int best = -1, rc = -1;
-    if (n == 0 || setup(&p) != 0) goto out;
-    const double flop = 2.0 * (double)p.m * (double)p.n * (double)p.k;
+    ccand_t *c = calloc(MAX_CANDS, sizeof *c);
+    int best = -1, rc = -1, n = 0;
+    if (!c || setup(&p, cls) != 0) goto out;
+    n = candidates(&p, cls, main_gp, c);
     double slowest = 0;
     for (int i = 0; i < n && !r->stop; i++) {
         const double t0 = tune_now();
         if (i > 0 && t0 + slowest > deadline) break;
         measure(&p, &c[i], deadline);
-        if (i == 0 && c[0].s <= 0) break; /* no reference: nothing can be checked */
+        if (i == 0 && c[0].score <= 0) break; /* no reference: nothing can be checked */
         const double took = tune_now() - t0;
         if (took > slowest) slowest = took;
-        char pbuf[200];
+        char pbuf[200], rb[120];
         chg_gemm_params_format(&c[i].gp, pbuf, sizeof pbuf);
-        tune_log(r, "%s %cgemm class %s: %s split %d (%d slices): %s %.1f GFLOP/s", d->log_prefix,
-                 prec ? 'd' : 's', chg_shape_class_name(cls), pbuf, c[i].split, c[i].slices,
-                 c[i].s > 0 ? "" : "failed", c[i].s > 0 ? flop / c[i].s * 1e-9 : 0.0);
-        if (c[i].s > 0 && (best < 0 || c[i].s < c[best].s)) best = i;
+        rates(&p, &c[i], rb, sizeof rb);
+        tune_log(r, "%s %cgemm class %s: %s split %d: %s %s GFLOP/s (geomean %.1f)",
+                 d->log_prefix, prec ? 'd' : 's', chg_shape_class_name(cls), pbuf, c[i].split,
+                 c[i].score > 0 ? "" : "failed", rb, c[i].score > 0 ? c[i].score : 0.0);
+        if (c[i].score > 0 && (best < 0 || c[i].score > c[best].score)) best = i;
         tune_progress(r, "%s %cgemm class %s: %d/%d candidates", d->log_prefix, prec ? 'd' : 's',
                       chg_shape_class_name(cls), i + 1, n);
     }
@@ -263,6 +359,7 @@ static int tune_class(tune_run_t *r, tdev_t *d, chg_precision_t prec, int cls,
     }
 out:
     teardown(&p);
+    free(c);
     return rc;
 }
 
@@ -271,6 +368,7 @@ int tune_classes(tune_run_t *r, tdev_t *d, chg_precision_t prec, double deadline
     chg_gemm_params_t main_gp;
     if (d->rec.prec[prec].present) main_gp = d->rec.prec[prec].gemm;
     else chg_gemm_params_select(&d->dev, prec, &main_gp);
+    chg_gemm_params_main(&d->dev, prec, &main_gp);
     int failures = 0, left = CHG_SHAPE_NCLASSES - 1;
     for (int cls = 0; cls < CHG_SHAPE_NCLASSES && !r->stop; cls++) {
         if (cls == CHG_SHAPE_LARGE) continue; /* the GEMM search's */

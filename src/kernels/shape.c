@@ -56,6 +56,41 @@ void chg_shape_class_example(int cls, int gpu, size_t *m, size_t *n, size_t *k)
     *k = s[2];
 }
 
+int chg_shape_class_examples(int cls, int gpu, size_t out[CHG_SHAPE_MAX_EXAMPLES][3])
+{
+    /* GPU shapes: issue 22's sweep (each class's shapes there, and the far end of the class);
+     * CPU shapes with less work. 0 ends a list. */
+    static const size_t g[CHG_SHAPE_NCLASSES][CHG_SHAPE_MAX_EXAMPLES][3] = {
+        {{8192, 8192, 4096}, {8192, 8192, 8192}},
+        {{2048, 3072, 1536}, {2000, 2000, 2000}, {4096, 4096, 512}},
+        {{1000, 1000, 1000}, {256, 256, 256}, {512, 512, 512}},
+        {{4096, 4096, 128}, {4096, 4096, 64}, {8192, 8192, 256}},
+        {{1024, 1024, 8192}, {512, 512, 32768}},
+        {{8192, 512, 2048}, {8192, 64, 8192}, {16384, 256, 16384}},
+        {{512, 8192, 2048}, {64, 8192, 8192}, {256, 16384, 16384}},
+    };
+    static const size_t c[CHG_SHAPE_NCLASSES][CHG_SHAPE_MAX_EXAMPLES][3] = {
+        {{4608, 4608, 512}},
+        {{1024, 1536, 512}, {1500, 1500, 600}},
+        {{256, 256, 256}, {64, 64, 64}, {512, 512, 128}},
+        {{2048, 2048, 64}, {2048, 2048, 256}},
+        {{256, 256, 8192}, {128, 128, 16384}},
+        {{8192, 256, 512}, {16384, 128, 1024}},
+        {{256, 8192, 512}, {128, 16384, 1024}},
+    };
+    const int i = cls >= 0 && cls < CHG_SHAPE_NCLASSES ? cls : 0;
+    int n = 0;
+    for (int j = 0; j < CHG_SHAPE_MAX_EXAMPLES; j++) {
+        const size_t *s = gpu ? g[i][j] : c[i][j];
+        if (!s[0]) break;
+        out[n][0] = s[0];
+        out[n][1] = s[1];
+        out[n][2] = s[2];
+        n++;
+    }
+    return n;
+}
+
 int chg_shape_class_forced(void)
 {
     static const char *const choices[] = {"auto",   "large",   "medium", "small", "rank_k",

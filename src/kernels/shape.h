@@ -48,6 +48,13 @@ int chg_shape_class_parse(const char *name);
  * CPU devices (gpu = 0). Each is inside its class. */
 void chg_shape_class_example(int cls, int gpu, size_t *m, size_t *n, size_t *k);
 
+/* The shapes clhgemm-tune's class phase scores a class configuration on (the geometric mean
+ * of their rates): two or three of the class, the first chg_shape_class_example's, spanning
+ * it (e.g. large_k: 1024 x 1024 x 8192 and 512 x 512 x 32768 on GPUs). Up to
+ * CHG_SHAPE_MAX_EXAMPLES rows of m, n, k into out; returns the count. Each is inside its class. */
+#define CHG_SHAPE_MAX_EXAMPLES 3
+int chg_shape_class_examples(int cls, int gpu, size_t out[CHG_SHAPE_MAX_EXAMPLES][3]);
+
 /* CLHGEMM_SHAPE_CLASS's value as a class (-1: unset or "auto"; anything else is reported once
  * and classifies). */
 int chg_shape_class_forced(void);
