@@ -10,8 +10,8 @@
  *                        CLHGEMM_TRSM_NB (CTest: 16), so that ka = 33 and 100 take 3 and 7
  *                        diagonal blocks and their trailing updates
  *   test_trsm cl s|d     the same table on device buffers, with offsets for A and B as well
- *   test_trsm host|cl s|d big  ka = 600 under the default diagonal block (256): blocks of 256,
- *                        256 and 88, every side x uplo x trans (N, T) x layout
+ *   test_trsm host|cl s|d big  ka = 600 under the default diagonal block (512): blocks of 512
+ *                        and 88, every side x uplo x trans (N, T) x layout
  *   test_trsm args       invalid arguments of both APIs: each its own status in the reference
  *                        order (TRMM's), B bit-identical after a rejected call; NULL operands
  *                        where BLAS does not read them; the device version's queue and buffers
@@ -460,8 +460,8 @@ static void wide(const runner_t *r, int dbl, tc_rng_t *rng)
         }
 }
 
-/* Larger systems under the default diagonal block (CLHGEMM_TRSM_NB unset: 256): ka = 600 is
- * blocks of 256, 256 and 88, B 600 x 300 (left) or 300 x 600 (right). */
+/* Larger systems under the default diagonal block (CLHGEMM_TRSM_NB unset: 512): ka = 600 is
+ * blocks of 512 and 88, B 600 x 300 (left) or 300 x 600 (right). */
 static void big(const runner_t *r, int dbl, tc_rng_t *rng)
 {
     int v = 0;

@@ -3,7 +3,7 @@
  * entry points clhgemm_{s,d}trsm_cl.
  *
  * The substitution cuts T (op(A) for side left, op(A)^T for side right, in the column-major
- * view) into diagonal blocks of nb = CLHGEMM_TRSM_NB (256) and visits them in dependency order
+ * view) into diagonal blocks of nb = CLHGEMM_TRSM_NB (512) and visits them in dependency order
  * (top-down for a lower T, bottom-up for an upper one). Per block: the kb rows (left) or
  * columns (right) of B that belong to it are solved against A's kb x kb diagonal block on the
  * host (OpenBLAS's TRSM: O(kb^2) per right-hand side, a small share of the work once m, n >> nb),
@@ -39,7 +39,7 @@ clhgemm_status_t chg_trsm_check_shape(int layout, int side, int uplo, int transA
 
 size_t chg_trsm_nb(void)
 {
-    return (size_t)chg_env_int("CLHGEMM_TRSM_NB", 256, 1, 1 << 20);
+    return (size_t)chg_env_int("CLHGEMM_TRSM_NB", 512, 1, 1 << 20);
 }
 
 int chg_trsm_panel_mode(void)

@@ -28,10 +28,13 @@ clhgemm_status_t chg_trsm_check_shape(int layout, int side, int uplo, int transA
                                       int m, int n, int lda, int ldb, chg_l3_shape_t *sh);
 
 /* Order of the diagonal blocks: CLHGEMM_TRSM_NB (an integer in [1, 2^20], read through
- * chg_env_int), else 256: a multiple of every shipped GEMM tile (MWG, NWG <= 256), so that the
- * leaf GEMMs of the device solve (trsm_dev.h: nb x rhs x nb, triangular) fill whole tiles,
- * while the leaf products stay nb/k of the flops (3% at k = 8192) and the inversion's
- * k*nb^2/6 smaller. */
+ * chg_env_int), else 512: a multiple of every shipped GEMM tile (MWG, NWG <= 256), so that the
+ * leaf GEMMs of the device solve (trsm_dev.h: nb x rhs x nb, triangular) fill whole tiles; 512
+ * rather than 256 ends the device solve's recursion one level earlier, where its GEMMs are
+ * smallest and slowest (rank-256 updates of 256 rows and 256 x rhs x 256 leaves run at a
+ * fraction of the core's rate on a large GPU: docs/ARCHITECTURE.md), while the leaf products
+ * stay nb/k of the flops (6% at k = 8192) and an inverted block of 512 is the size cuBLAS- and
+ * MAGMA-style solvers use. */
 size_t chg_trsm_nb(void);
 
 /* How diagonal blocks are solved (CLHGEMM_TRSM_PANEL): on the device with inverted blocks

@@ -17,8 +17,9 @@ static int t_lower(const chg_l3_shape_t *sh)
     return sh->left ? sh->upper == sh->trans : sh->upper != sh->trans;
 }
 
-clhgemm_status_t chg_trsm_inv_kernel(cl_context ctx, const chg_device_t *dev,
-                                     chg_precision_t prec, cl_kernel *out)
+/* Kernel `name` of cl/trsm_inv.cl for (dev, prec), through the program cache. */
+static clhgemm_status_t inv_kernel(cl_context ctx, const chg_device_t *dev, chg_precision_t prec,
+                                   const char *name, cl_kernel *out)
 {
     const char *body = chg_embedded_source("trsm_inv.cl", NULL);
     if (!body) return CLHGEMM_INTERNAL_ERROR;
@@ -37,8 +38,23 @@ clhgemm_status_t chg_trsm_inv_kernel(cl_context ctx, const chg_device_t *dev,
     chg_str_free(&src);
     if (st != CLHGEMM_SUCCESS) return st;
     cl_int err;
-    *out = clCreateKernel(prog, "trsm_invert", &err);
+    *out = clCreateKernel(prog, name, &err);
     return err == CL_SUCCESS ? CLHGEMM_SUCCESS : (clhgemm_status_t)err;
+}
+
+clhgemm_status_t chg_trsm_inv_kernel(cl_context ctx, const chg_device_t *dev,
+                                     chg_precision_t prec, cl_kernel *out)
+{
+    return inv_kernel(ctx, dev, prec, "trsm_invert", out);
+}
+
+/* Work-items per column of trsm_invert_wg, 0 when its x (nb elements) does not fit local
+ * memory (then trsm_invert, a work-item per column). */
+static size_t inv_wg(const chg_device_t *dev, chg_precision_t prec, size_t nb)
+{
+    const unsigned long long lm = dev->info.local_mem_bytes;
+    if (lm < 1024 || nb * chg_elem_size(prec) > lm / 2) return 0;
+    return CHG_MAX((size_t)1, CHG_MIN(CHG_MIN((size_t)64, nb), dev->info.max_work_group_size));
 }
 
 /* Right-hand sides per leaf GEMM: W (nb x chunk) within an eighth of the workspace budget. */
@@ -74,7 +90,9 @@ clhgemm_status_t chg_trsm_dev_init(chg_trsm_dev_t *t, cl_context ctx, const chg_
     if (err == CL_SUCCESS)
         t->w = clCreateBuffer(ctx, CL_MEM_READ_WRITE, t->nb * t->chunk * es, NULL, &err);
     clhgemm_status_t st = (clhgemm_status_t)err;
-    if (st == CLHGEMM_SUCCESS) st = chg_trsm_inv_kernel(ctx, dev, prec, &t->inv);
+    t->inv_wg = inv_wg(dev, prec, t->nb);
+    if (st == CLHGEMM_SUCCESS)
+        st = inv_kernel(ctx, dev, prec, t->inv_wg ? "trsm_invert_wg" : "trsm_invert", &t->inv);
     if (st != CLHGEMM_SUCCESS) chg_trsm_dev_release(t);
     return st;
 }
@@ -105,10 +123,14 @@ clhgemm_status_t chg_trsm_dev_invert(chg_trsm_dev_t *t, cl_command_queue q, cl_m
     SETARG(5, upper);
     SETARG(6, unit);
     SETARG(7, t->d);
+    if (t->inv_wg && err == CL_SUCCESS)
+        err = clSetKernelArg(t->inv, 8, t->nb * chg_elem_size(t->prec), NULL);
     if (err != CL_SUCCESS) return (clhgemm_status_t)err;
-    /* one work-item per column of every block; work-groups of 64 where the device allows */
-    const size_t wg = CHG_MIN((size_t)64, t->dev->info.max_work_group_size);
-    const size_t global = chg_round_up(chg_ceil_div(t->sh.k, t->nb) * t->nb, wg);
+    const size_t cols = chg_ceil_div(t->sh.k, t->nb) * t->nb;
+    /* trsm_invert_wg: a work-group of inv_wg per column; trsm_invert: one work-item per
+     * column, work-groups of 64 where the device allows */
+    const size_t wg = t->inv_wg ? t->inv_wg : CHG_MIN((size_t)64, t->dev->info.max_work_group_size);
+    const size_t global = t->inv_wg ? cols * wg : chg_round_up(cols, wg);
     return (clhgemm_status_t)clEnqueueNDRangeKernel(q, t->inv, 1, NULL, &global, &wg, nwait, wait,
                                                     ev);
 }

@@ -14,6 +14,9 @@
  *                    one GEMM  B_2 := -T_21 * X_1 + beta * B_2  (beta = alpha when B_2 is
  *                    still unscaled, else 1), then solve it.
  *
+ * The diagonal blocks are inverted by trsm_invert_wg (a work-group per column, the column in
+ * local memory) where it fits, else by trsm_invert (a work-item per column).
+ *
  * The halving makes the updates large GEMMs (inner dimension k/2, k/4, ...) instead of k/nb
  * updates of inner dimension nb, the same flops (m*n*k for the whole call) at the GEMM core's
  * rate for large products. Every command of a solve is chained by events after the previous
@@ -33,6 +36,7 @@ typedef struct chg_trsm_dev_s {
     const chg_device_t *dev;
     cl_mem d, w;
     cl_kernel inv;
+    size_t inv_wg;       /* work-items per column of trsm_invert_wg, 0: trsm_invert */
 } chg_trsm_dev_t;
 
 /* Allocates D (ceil(k/nb) blocks of nb x nb) and W for solves of up to max_rhs right-hand sides
@@ -65,8 +69,9 @@ clhgemm_status_t chg_trsm_dev_solve(chg_trsm_dev_t *t, cl_command_queue q, cl_me
 /* Releases D, W and the kernel (OpenCL keeps the buffers until the commands using them end). */
 void chg_trsm_dev_release(chg_trsm_dev_t *t);
 
-/* The inversion kernel for (dev, prec) through the program cache (also used by
- * tools/kernel_sources.c to list the source for the AMD compile check). */
+/* The kernel trsm_invert for (dev, prec) through the program cache (used by
+ * tools/kernel_sources.c to list the source, both kernels, for the AMD compile check; the
+ * solve launches trsm_invert_wg from the same program where x fits local memory). */
 clhgemm_status_t chg_trsm_inv_kernel(cl_context ctx, const chg_device_t *dev,
                                      chg_precision_t prec, cl_kernel *out);
 
