@@ -258,14 +258,20 @@ CLHGEMM_API clhgemm_status_t clhgemm_dtrmm_cl(clhgemm_layout_t layout, clhgemm_s
 /* TRSM:  solves op(A)*X = alpha*B (side LEFT, A m x m) or X*op(A) = alpha*B (side RIGHT, A n x n)
  *        and overwrites B (m x n) with X; A triangular (uplo), unit or non-unit diagonal, the
  *        arguments and checks exactly TRMM's (the same statuses in the same order). alpha == 0
- *        sets B to zero without reading A or B. A blocked substitution on the GEMM core
- *        (CLHGEMM_TRSM_NB, default 256, is the order of its diagonal blocks): each diagonal
- *        block's rows (columns) of B are solved on the host against A's diagonal block and the
- *        rest of B is updated by a device GEMM. Unlike the other routines this call waits
- *        (unless alpha == 0 or B is empty): it reads A's diagonal blocks and B's panels with
- *        blocking reads on `queue` (after the commands already enqueued there, on an in-order
- *        queue) and returns when B is final; *event (if not NULL) is then complete. On a
- *        device error B may be partly solved. */
+ *        sets B to zero without reading A or B. Nothing goes through the host: A's diagonal
+ *        blocks (CLHGEMM_TRSM_NB, default 512) are inverted by a kernel into a temporary
+ *        device buffer, then B is solved by a recursive blocked substitution whose every step
+ *        is a GEMM on the device (halves of B updated with inner dimension k/2, k/4, ..., each
+ *        diagonal block applied as a GEMM with its inverse). Like the other routines the call
+ *        only enqueues (after the commands already enqueued on `queue`, each command chained
+ *        to the previous one by events, so an out-of-order queue works too) and returns;
+ *        *event (if not NULL) is the last command's: B is final when it completes, and a
+ *        device error during the solve shows as its error status. The temporaries are
+ *        released when the commands end. If enqueueing fails part way, the call waits for
+ *        what it enqueued and returns the error; B may then be partly solved. Without device
+ *        memory for the temporaries (and under CLHGEMM_TRSM_PANEL=openblas|ref) it solves
+ *        each diagonal block on the host instead, with blocking reads and writes on `queue`:
+ *        that fallback waits, and *event is complete when it returns. */
 CLHGEMM_API clhgemm_status_t clhgemm_strsm_cl(clhgemm_layout_t layout, clhgemm_side_t side,
                                               clhgemm_uplo_t uplo, clhgemm_transpose_t transA,
                                               clhgemm_diag_t diag, int m, int n, float alpha,
@@ -385,11 +391,14 @@ CLHGEMM_API clhgemm_status_t clhgemm_dtrmm(clhgemm_handle_t handle, clhgemm_layo
  * queue; NULL A is allowed when alpha == 0, NULL B when m or n is 0). Routed as a whole as the
  * other host routines are (OpenBLAS's TRSM on this thread for a call the model gives the CPU);
  * otherwise, when A (with its inverted diagonal blocks) fits every device's memory budget, B
- * moves once: strips of right-hand sides uploaded, solved by the device-buffer algorithm and
- * read back, two in flight per device (clhgemm_last_call_info: tiles = strips); else the
- * blocked substitution: each diagonal block's panel of B solved by OpenBLAS on the host, the
- * rest of B updated by clhgemm_{s,d}gemm on this handle (each update routed and tiled as any
- * host GEMM; clhgemm_last_call_info then describes the last update). Synchronous. */
+ * moves once: strips of right-hand sides copied through pinned staging, solved by the
+ * device-buffer algorithm and copied back, three in flight per device, taken by the devices as
+ * they free up (clhgemm_last_call_info: tiles = strips); a device lost in the call leaves its
+ * strips to the others or to the CPU (the call succeeds; one line on stderr), and a handle with
+ * no device left runs OpenBLAS's TRSM. Else the blocked substitution: each diagonal block's
+ * panel of B solved by OpenBLAS on the host, the rest of B updated by clhgemm_{s,d}gemm on this
+ * handle (each update routed and tiled as any host GEMM; clhgemm_last_call_info then describes
+ * the last update). Synchronous. */
 CLHGEMM_API clhgemm_status_t clhgemm_strsm(clhgemm_handle_t handle, clhgemm_layout_t layout,
                                            clhgemm_side_t side, clhgemm_uplo_t uplo,
                                            clhgemm_transpose_t transA, clhgemm_diag_t diag, int m,
