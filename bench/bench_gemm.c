@@ -1234,7 +1234,8 @@ static void fmt_ratio(char *buf, size_t len, const result_t *a, const result_t *
 }
 
 /* The shape class the library runs m x n x k with (column-major view: a row-major call swaps
- * m and n) and its split, as "small" or "large_k/4" (4 slices of k). */
+ * m and n) and its split, as "small" or "large_k/4" (4 slices of k), or "small/D" when the
+ * class runs the direct kernel (DK = 1, cl/gemm_direct.cl). */
 static void fmt_class(const ctx_t *c, const row_t *r, char *buf, size_t len)
 {
     const chg_device_t *dev = NULL;
@@ -1246,6 +1247,10 @@ static void fmt_class(const ctx_t *c, const row_t *r, char *buf, size_t len)
     }
     chg_gemm_choice_t ch;
     chg_tuned_gemm_shape(dev, r->dbl ? CHG_F64 : CHG_F32, m, n, k, &ch);
+    if (ch.gp.dk) {
+        snprintf(buf, len, "%s/D", chg_shape_class_name(ch.cls));
+        return;
+    }
     const int sl = chg_splitk_slices(dev, &ch.gp, m, n, k, ch.split_k);
     chg_splitk_t sk;
     if (sl > 1 && chg_splitk_plan(&ch.gp, m, n, k, sl, &sk))
