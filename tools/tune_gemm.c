@@ -186,7 +186,7 @@ static int enumerate(search_t *s)
     for (int sb = 0; sb < 2; sb++)
     for (int ki = 0; ki < 6; ki++) {
         chg_gemm_params_t p = {tiles[a], tiles[b], kwgs[kk], dims[md], dims[nd], vws[vm], vws[vn],
-                               sa, sb, kwis[ki], 0, 0, 0, 0};
+                               sa, sb, kwis[ki], 0, 0, 0, 0, 0};
         raw++;
         const int threads = p.mdimc * p.ndimc;
         if (p.kwg % p.kwi || p.mwg % (p.mdimc * p.vwm) || p.nwg % (p.ndimc * p.vwn)) {
