@@ -255,7 +255,7 @@ static int enumerate(search_t *s)
         for (int st = 0; st < 3; st++) {
             /* both panels staged, or B (the smaller reuse) read from global memory, or both */
             chg_gemm_params_t p = {mtiles[a], mtiles[b], mkwgs[kk], wgs[w][0], wgs[w][1],
-                                   mvws[vm], mvws[vn], st < 2, st == 0, mkwgs[kk], mma, wms[wmi], 0, 0};
+                                   mvws[vm], mvws[vn], st < 2, st == 0, mkwgs[kk], mma, wms[wmi], 0, 0, 0};
             raw++;
             char why[160] = "";
             if (!chg_gemm_params_valid(dev, s->prec, &p, why, sizeof why)) {
