@@ -460,8 +460,9 @@ static void wide(const runner_t *r, int dbl, tc_rng_t *rng)
         }
 }
 
-/* Larger systems under the default diagonal block (CLHGEMM_TRSM_NB unset: 512): ka = 600 is
- * blocks of 512 and 88, B 600 x 300 (left) or 300 x 600 (right). */
+/* Larger systems under the device's diagonal block (CLHGEMM_TRSM_NB unset: the tuning entry's
+ * trsm_nb, PoCL's shipped 128, ka = 600 is blocks of 128 and 88; CLHGEMM_TUNING=off: the
+ * built-in 512, blocks of 512 and 88), B 600 x 300 (left) or 300 x 600 (right). */
 static void big(const runner_t *r, int dbl, tc_rng_t *rng)
 {
     int v = 0;

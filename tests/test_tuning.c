@@ -14,7 +14,9 @@
  *            CLHGEMM_TUNING=off, merge semantics of upsert, atomic writes; the cached forms
  *            (chg_tuned_gemm, chg_tuned_entry, chg_tuning_copy_params) answer as the uncached
  *            ones, see a reload (a new generation), the bypass hook and each setenv at once,
- *            and stay right with more devices than slots and with threads beside reloads.
+ *            and stay right with more devices than slots and with threads beside reloads;
+ *            trsm_nb: round trip, merge, rejections, and TRSM's block order CLHGEMM_TRSM_NB >
+ *            the entry's trsm_nb (a database in CLHGEMM_TUNING_DIR) > the built-in 512.
  *   device   on the real device: an exact entry with non-default parameters is what the library
  *            selects, and GEMMs through the public API with it are right (OpenBLAS oracle).
  *   tuned F  after a real clhgemm-tune run that wrote the database file F: the library finds an
@@ -27,6 +29,8 @@
  *            rows that model chooses (chg_split_best, 2% rule) with its predicted time, and the
  *            result is right; then the same with a synthetic model (CPU 3x the devices' speed)
  *            in another directory, whose choice is known in advance.
+ *   trsm F   after clhgemm-tune --trsm wrote F: the exact entry has a trsm_nb per precision,
+ *            and the library's TRSM block order is it (CLHGEMM_TRSM_NB still wins).
  */
 #define _POSIX_C_SOURCE 200809L
 #include <cblas.h>
@@ -41,6 +45,7 @@
 
 #include "common.h"
 #include "core/gemm.h"
+#include "core/trsm.h"
 #include "cpu/cpublas.h"
 #include "host/route.h"
 #include "kernels/params.h"
@@ -171,6 +176,9 @@ static int prec_equal(const chg_tuning_prec_t *a, const chg_tuning_prec_t *b)
     }
     for (int i = 0; i < a->nrates; i++)
         if (memcmp(&a->rates[i], &b->rates[i], sizeof a->rates[i])) return 0;
+    if (a->trsm_nb != b->trsm_nb || a->trsm_size != b->trsm_size ||
+        a->trsm_gflops != b->trsm_gflops)
+        return 0;
     if (a->route.present != b->route.present || a->route.latency_us != b->route.latency_us ||
         a->route.cpu_threads != b->route.cpu_threads)
         return 0;
@@ -210,6 +218,11 @@ static void round_trip(void)
         for (int i = 0; i < 3; i++)
             x->rates[i] = (chg_tuning_rate_t){1024 << i, 2048 << i, 512, 100.0 / (i + 3)};
     }
+    /* TRSM's block order: s with its timing, d with the order alone. */
+    r.prec[0].trsm_nb = 384;
+    r.prec[0].trsm_size = 512;
+    r.prec[0].trsm_gflops = 1.0 / 3.0;
+    r.prec[1].trsm_nb = 4096;
     /* The routing figures: s with OpenBLAS rates, d with the latency alone. */
     r.prec[0].route = (chg_tuning_route_t){.present = 1, .latency_us = 1234.0 / 3.0, .cpu_threads = 28,
                                            .cpu_gflops = {12.5, 1.0 / 7.0, 2.5e3, 3100.75}};
@@ -321,6 +334,18 @@ static void round_trip(void)
                    m->cpumodel[CHG_F64].split.gamma == 0.375 && m->prec[0].route.present &&
                    m->prec[0].route.cpu_threads == 28 && !m->prec[1].route.present,
                "upsert did not merge (count %d)", f.count);
+        /* a precision written without trsm_nb keeps the stored one; one with it replaces it */
+        EXPECT(m && m->prec[1].trsm_nb == 4096 && m->prec[0].trsm_nb == 384 &&
+                   m->prec[0].trsm_size == 512,
+               "upsert lost trsm_nb (s %d, d %d)", m ? m->prec[0].trsm_nb : -1,
+               m ? m->prec[1].trsm_nb : -1);
+        chg_tuning_record_t upd3 = record_for(&dev, P_EXACT, 1);
+        upd3.prec[0].trsm_nb = 128;
+        EXPECT(chg_tuning_file_upsert(&f, &upd3) == 0, "upsert 3");
+        m = chg_tuning_file_find(&f, r.name, r.driver);
+        EXPECT(m && m->prec[0].trsm_nb == 128 && m->prec[0].trsm_size == 0 &&
+                   m->prec[1].trsm_nb == 4096,
+               "upsert did not replace trsm_nb (s %d)", m ? m->prec[0].trsm_nb : -1);
         /* A new split model of s is added beside d's. */
         chg_tuning_record_t upd2 = record_for(&dev, P_VENDOR, 0);
         upd2.cpumodel[CHG_F32] = *cm;
@@ -423,6 +448,45 @@ static void route_rejections(void)
     }
 }
 
+/* precisions.s.trsm_nb: valid ones read back, then each kind of break rejecting the file. */
+static void trsm_rejections(void)
+{
+    const int cut = (int)strlen(VALID_ENTRY) - 3; /* before the braces of gemm, s, ... */
+    static const struct {
+        const char *keys;
+        int nb, size;
+    } ok[] = {{"\"trsm_nb\":16", 16, 0}, {"\"trsm_nb\":4096", 4096, 0},
+              {"\"trsm_nb\":384,\"trsm_size\":512,\"trsm_gflops\":1.5", 384, 512}};
+    char buf[2048], why[512];
+    for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
+        snprintf(buf, sizeof buf, "%s%.*s,%s}}}]}", VALID_HEAD, cut, VALID_ENTRY, ok[i].keys);
+        chg_tuning_file_t f;
+        why[0] = '\0';
+        const int rc = chg_tuning_file_parse(buf, &f, why, sizeof why);
+        EXPECT(rc == 0 && f.count == 1 && f.records[0].prec[0].trsm_nb == ok[i].nb &&
+                   f.records[0].prec[0].trsm_size == ok[i].size,
+               "valid trsm_nb (%s) rejected or misread: rc %d %s", ok[i].keys, rc, why);
+        if (rc == 0) chg_tuning_file_free(&f);
+    }
+    static const struct {
+        const char *keys, *want;
+    } bad[] = {
+        {"\"trsm_nb\":0", "precisions.s.trsm_nb: 0 is not a multiple of 16 from 16 to 4096"},
+        {"\"trsm_nb\":8", "precisions.s.trsm_nb: 8 is not a multiple of 16"},
+        {"\"trsm_nb\":100", "precisions.s.trsm_nb: 100 is not a multiple of 16"},
+        {"\"trsm_nb\":4112", "precisions.s.trsm_nb: 4112 is not a multiple of 16 from 16 to 4096"},
+        {"\"trsm_nb\":-16", "precisions.s.trsm_nb: expected an integer"},
+        {"\"trsm_nb\":128.5", "precisions.s.trsm_nb: expected an integer"},
+        {"\"trsm_nb\":\"256\"", "precisions.s.trsm_nb: expected an integer"},
+        {"\"trsm_nb\":256,\"trsm_size\":-1", "precisions.s.trsm_size: expected an integer"},
+        {"\"trsm_nb\":256,\"trsm_gflops\":\"x\"", "precisions.s.trsm_gflops: expected a number"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        snprintf(buf, sizeof buf, "%s%.*s,%s}}}]}", VALID_HEAD, cut, VALID_ENTRY, bad[i].keys);
+        expect_reject(bad[i].want, buf, bad[i].want);
+    }
+}
+
 static void rejections(void)
 {
     char buf[2048];
@@ -499,6 +563,7 @@ static void rejections(void)
         {"\"cpu_share\":{", "\"cpu_share\":3,\"z\":{", "model.cpu_share: expected an object"},
     };
     route_rejections();
+    trsm_rejections();
     for (size_t i = 0; i < sizeof breaks / sizeof breaks[0]; i++) {
         char bad[2048];
         snprintf(bad, sizeof bad, "%s", buf);
@@ -828,6 +893,67 @@ static void *hammer(void *arg)
         h->bad += chg_tuned_entry(h->dev, CHG_F64, &e) != CHG_TUNING_EXACT;
     }
     return NULL;
+}
+
+/* TRSM's diagonal-block order (core/trsm.c chg_trsm_nb): CLHGEMM_TRSM_NB > the device's
+ * tuning entry (a user database in CLHGEMM_TUNING_DIR, architecture level included) > 512. */
+static void trsm_nb_precedence(void)
+{
+    const chg_device_t dev = fake_device("Fake GPU 9000", "1.0", "fake:arch9", "fake");
+    const chg_device_t same_arch = fake_device("Fake GPU 9100", "3.0", "fake:arch9", "fake");
+    const chg_device_t other = fake_device("Other GPU", "1.0", "other:x", "other");
+    char p[700], src[600];
+    unsetenv("CLHGEMM_TRSM_NB");
+    set_dirs("trsmnb", NULL);
+    chg_tuning_record_t r = record_for(&dev, P_EXACT, 3);
+    r.prec[CHG_F32].trsm_nb = 384;
+    r.prec[CHG_F64].trsm_nb = 0; /* d: none, the default */
+    path_in(p, sizeof p, "trsmnb", "tuning.json");
+    write_db(p, &r, 1);
+    chg_tuning_reload();
+    EXPECT(chg_tuned_trsm_nb(&dev, CHG_F32, src, sizeof src) == 384 && strstr(src, "exact") &&
+               strstr(src, p),
+           "tuned trsm_nb of the exact entry: %s", src);
+    EXPECT(chg_trsm_nb(&dev, CHG_F32) == 384, "s: the entry's 384 not taken (%zu)",
+           chg_trsm_nb(&dev, CHG_F32));
+    EXPECT(chg_trsm_nb(&dev, CHG_F64) == CHG_TRSM_NB_DEFAULT, "d without trsm_nb: %zu, want 512",
+           chg_trsm_nb(&dev, CHG_F64));
+    EXPECT(chg_trsm_nb(&same_arch, CHG_F32) == 384, "architecture entry's trsm_nb not taken: %zu",
+           chg_trsm_nb(&same_arch, CHG_F32));
+    EXPECT(chg_trsm_nb(&other, CHG_F32) == CHG_TRSM_NB_DEFAULT, "no entry: %zu, want 512",
+           chg_trsm_nb(&other, CHG_F32));
+    EXPECT(chg_trsm_nb(NULL, CHG_F32) == CHG_TRSM_NB_DEFAULT, "no device: %zu, want 512",
+           chg_trsm_nb(NULL, CHG_F32));
+    /* the environment wins over the entry, and is read at every call */
+    setenv("CLHGEMM_TRSM_NB", "96", 1);
+    EXPECT(chg_trsm_nb(&dev, CHG_F32) == 96, "CLHGEMM_TRSM_NB=96 did not win: %zu",
+           chg_trsm_nb(&dev, CHG_F32));
+    EXPECT(chg_trsm_nb(&other, CHG_F64) == 96, "CLHGEMM_TRSM_NB=96 without an entry: %zu",
+           chg_trsm_nb(&other, CHG_F64));
+    /* malformed: reported, and the entry's (else the default) used; out of range: the bound */
+    setenv("CLHGEMM_TRSM_NB", "12x", 1);
+    EXPECT(chg_trsm_nb(&dev, CHG_F32) == 384 && chg_trsm_nb(&dev, CHG_F64) == 512,
+           "malformed CLHGEMM_TRSM_NB: %zu / %zu, want 384 / 512", chg_trsm_nb(&dev, CHG_F32),
+           chg_trsm_nb(&dev, CHG_F64));
+    setenv("CLHGEMM_TRSM_NB", "0", 1);
+    EXPECT(chg_trsm_nb(&dev, CHG_F32) == 1, "CLHGEMM_TRSM_NB=0: %zu, want 1",
+           chg_trsm_nb(&dev, CHG_F32));
+    unsetenv("CLHGEMM_TRSM_NB");
+    EXPECT(chg_trsm_nb(&dev, CHG_F32) == 384, "CLHGEMM_TRSM_NB unset: %zu, want 384",
+           chg_trsm_nb(&dev, CHG_F32));
+    /* the databases off: the default */
+    setenv("CLHGEMM_TUNING", "off", 1);
+    EXPECT(chg_trsm_nb(&dev, CHG_F32) == CHG_TRSM_NB_DEFAULT, "CLHGEMM_TUNING=off: %zu",
+           chg_trsm_nb(&dev, CHG_F32));
+    unsetenv("CLHGEMM_TUNING");
+    /* a rewritten entry is seen after a reload */
+    r.prec[CHG_F32].trsm_nb = 1024;
+    write_db(p, &r, 1);
+    chg_tuning_reload();
+    EXPECT(chg_trsm_nb(&dev, CHG_F32) == 1024, "after a reload: %zu, want 1024",
+           chg_trsm_nb(&dev, CHG_F32));
+    chg_tuning_record_free(&r);
+    set_dirs(NULL, NULL);
 }
 
 static void tuned_cache(void)
@@ -1242,6 +1368,39 @@ static void cpumodel_file(tc_env_t *env, const chg_device_t *dev, const char *fi
     chg_tuning_file_free(&f);
 }
 
+/* After clhgemm-tune --trsm wrote file: the exact entry of the device has trsm_nb in each
+ * precision timed (one of the candidates, with its size and rate), and the library's TRSM
+ * takes it (CLHGEMM_TUNING_DIR is the file's directory) unless CLHGEMM_TRSM_NB is set. */
+static void trsm_file(const chg_device_t *dev, const char *file)
+{
+    chg_tuning_file_t f;
+    char why[512] = "";
+    EXPECT(chg_tuning_file_read(file, &f, why, sizeof why) == 0, "read %s: %s", file, why);
+    const chg_tuning_record_t *r = chg_tuning_file_find(&f, dev->info.name, dev->info.driver_version);
+    EXPECT(r != NULL, "no exact entry for %s in %s", dev->info.name, file);
+    unsetenv("CLHGEMM_TRSM_NB");
+    for (int p = 0; r && p < 2; p++) {
+        if (p == CHG_F64 && !(dev->features & CHG_FEAT_FP64)) continue;
+        const chg_tuning_prec_t *x = &r->prec[p];
+        const int nb = x->trsm_nb;
+        EXPECT(x->present && (nb == 128 || nb == 256 || nb == 384 || nb == 512 || nb == 768 ||
+                              nb == 1024) && x->trsm_size >= 128 && x->trsm_gflops > 0,
+               "%c: trsm_nb %d, size %d, %g GFLOP/s", p ? 'd' : 's', nb, x->trsm_size,
+               x->trsm_gflops);
+        char src[600] = "";
+        const size_t got = chg_trsm_nb(dev, (chg_precision_t)p);
+        EXPECT(got == (size_t)nb && chg_tuned_trsm_nb(dev, (chg_precision_t)p, src, sizeof src) == nb &&
+                   strstr(src, "exact") && strstr(src, file),
+               "%c: the library's nb %zu (%s), the file's %d", p ? 'd' : 's', got, src, nb);
+        printf("%ctrsm: nb %d from %s (%.1f GFLOP/s at m = n = %d)\n", p ? 'd' : 's', nb, src,
+               x->trsm_gflops, x->trsm_size);
+        setenv("CLHGEMM_TRSM_NB", "48", 1);
+        EXPECT(chg_trsm_nb(dev, (chg_precision_t)p) == 48, "CLHGEMM_TRSM_NB does not win");
+        unsetenv("CLHGEMM_TRSM_NB");
+    }
+    chg_tuning_file_free(&f);
+}
+
 int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "unit";
@@ -1261,7 +1420,9 @@ int main(int argc, char **argv)
         rejections();
         lookup_levels();
         tuned_cache();
+        trsm_nb_precedence();
     } else if (!strcmp(mode, "device") || ((!strcmp(mode, "tuned") || !strcmp(mode, "cpumodel") ||
+                                                 !strcmp(mode, "trsm") ||
                                                  !strcmp(mode, "cpumodel-guard")) && argc > 2)) {
         g_guard = !strcmp(mode, "cpumodel-guard");
         const int tuned = strcmp(mode, "device") != 0;
@@ -1280,6 +1441,8 @@ int main(int argc, char **argv)
                 chg_tuning_reload();
                 if (!strncmp(mode, "cpumodel", 8))
                     cpumodel_file(&env, dev, argv[2]);
+                else if (!strcmp(mode, "trsm"))
+                    trsm_file(dev, argv[2]);
                 else
                     tuned_file(&env, dev, argv[2]);
             } else if (st == CLHGEMM_SUCCESS) {
@@ -1288,7 +1451,7 @@ int main(int argc, char **argv)
             tc_close(&env);
         }
     } else {
-        fprintf(stderr, "usage: test_tuning unit | device | tuned FILE | cpumodel[-guard] FILE\n");
+        fprintf(stderr, "usage: test_tuning unit | device | tuned FILE | cpumodel[-guard] FILE | trsm FILE\n");
         rc = 2;
     }
     rm_rf(g_tmp);

@@ -4,12 +4,14 @@
  * that the library reads (src/tuning/dbfile.c, docs/TUNING.md).
  *
  *   clhgemm-tune [--devices SPEC] [--precision s|d|both] [--budget 10m] [--size N]
- *                [--gemm] [--copy] [--pipeline] [--cpu-model [--force-cpu-model]] [--out FILE] [--out-dir DIR] [--resume]
+ *                [--gemm] [--classes] [--trsm] [--copy] [--pipeline] [--cpu-model [--force-cpu-model]]
+ *                [--out FILE] [--out-dir DIR] [--resume]
  *                [--jobs N] [--seed N] [--quiet] [--dry-run]
  *
  * The budget is shared by every device and phase by weight (GEMM search most, copy kernels and
  * pipeline a little each); time a phase does not use passes on to the next. Phases per device:
- * copy kernels (per precision), GEMM search (per precision, see tune_gemm.c), pipeline figures,
+ * copy kernels (per precision), GEMM search (per precision, see tune_gemm.c), the shape classes
+ * (tune_classes.c), TRSM's diagonal-block order (tune_trsm.c), pipeline figures,
  * the CPU/GPU split model (tune_cpumodel.c; not on CPU devices unless --force-cpu-model).
  * The database is rewritten after every phase (merged into the existing file: other devices and
  * precisions are kept), so a run that is stopped (Ctrl-C, SIGTERM, a time limit) keeps what it
@@ -57,6 +59,7 @@ static void usage(FILE *f)
         "                       CPU/GPU split model only on devices that are not CPUs)\n"
         "  --classes            the shape classes' configurations (part of --gemm; alone: the\n"
         "                       stored main parameters stay)\n"
+        "  --trsm               TRSM's diagonal-block order (trsm_nb; part of the default run)\n"
         "  --force-cpu-model    the split model also on CPU devices (tests on PoCL)\n"
         "  --out FILE           database to write; merged with what FILE holds (default:\n"
         "                       DIR/tuning.json with --out-dir, else the user database\n"
@@ -182,6 +185,8 @@ static int parse_args(int argc, char **argv, tune_opts_t *o, int *dry)
             phases |= 8;
         } else if (!strcmp(a, "--classes")) {
             phases |= 16;
+        } else if (!strcmp(a, "--trsm")) {
+            phases |= 32;
         } else if (!strcmp(a, "--force-cpu-model")) {
             o->force_cpumodel = 1;
         } else if (!strcmp(a, "--resume")) {
@@ -196,12 +201,13 @@ static int parse_args(int argc, char **argv, tune_opts_t *o, int *dry)
             return -1;
         }
     }
-    if (!phases) phases = 15;
+    if (!phases) phases = 15 | 32;
     o->do_gemm = phases & 1;
     o->do_classes = (phases & 17) != 0;
     o->do_copy = (phases & 2) != 0;
     o->do_pipeline = (phases & 4) != 0;
     o->do_cpumodel = (phases & 8) != 0;
+    o->do_trsm = (phases & 32) != 0;
     if (o->resume && !o->out_dir) {
         fprintf(stderr, "clhgemm-tune: --resume needs --out-dir (the logs of the search to continue)\n");
         return -1;
@@ -246,8 +252,11 @@ static int mkdir_p(const char *path)
 
 /* Phase weights: the GEMM search gets most of the budget. */
 /* The shape classes after both searches (their reference is the searched main parameters). */
-enum { PH_COPY_S, PH_COPY_D, PH_GEMM_S, PH_GEMM_D, PH_CLASS_S, PH_CLASS_D, PH_PIPE, PH_CPU, PH_COUNT };
-static const double ph_weight[PH_COUNT] = {0.05, 0.05, 0.30, 0.30, 0.10, 0.10, 0.10, 0.10};
+/* TRSM's block order after them (its GEMMs run with the parameters found). */
+enum { PH_COPY_S, PH_COPY_D, PH_GEMM_S, PH_GEMM_D, PH_CLASS_S, PH_CLASS_D, PH_TRSM_S, PH_TRSM_D,
+       PH_PIPE, PH_CPU, PH_COUNT };
+static const double ph_weight[PH_COUNT] = {0.05, 0.05, 0.30, 0.30, 0.10, 0.10, 0.05, 0.05,
+                                           0.10, 0.10};
 
 typedef struct plan_s {
     int on[PH_COUNT];
@@ -359,6 +368,14 @@ static void summary(tune_run_t *r, tdev_t *devs, int ndev, const char *path)
                             devs[i].copy_default_gbs[p][1], x->copy_buffer_gbs);
                 }
         }
+        for (int i = 0; i < ndev; i++)
+            for (int p = 0; p < 2; p++) {
+                const chg_tuning_prec_t *x = &devs[i].rec.prec[p];
+                if (!x->trsm_nb || !r->o.do_trsm || !(r->o.prec_mask & (1 << p))) continue;
+                fprintf(f, "%-34.34s %c trsm: nb %d, %.1f GFLOP/s at m = n = %d\n",
+                        devs[i].dev.info.name, p ? 'd' : 's', x->trsm_nb, x->trsm_gflops,
+                        x->trsm_size);
+            }
         for (int i = 0; i < ndev; i++) {
             const chg_tuning_pipeline_t *pl = &devs[i].rec.pipeline;
             if (!pl->present || !r->o.do_pipeline) continue;
@@ -519,6 +536,8 @@ int main(int argc, char **argv)
         plan[i].on[PH_GEMM_D] = run.o.do_gemm && (run.o.prec_mask & 2) && fp64;
         plan[i].on[PH_CLASS_S] = run.o.do_classes && (run.o.prec_mask & 1);
         plan[i].on[PH_CLASS_D] = run.o.do_classes && (run.o.prec_mask & 2) && fp64;
+        plan[i].on[PH_TRSM_S] = run.o.do_trsm && (run.o.prec_mask & 1);
+        plan[i].on[PH_TRSM_D] = run.o.do_trsm && (run.o.prec_mask & 2) && fp64;
         plan[i].on[PH_PIPE] = run.o.do_pipeline;
         /* The split model: beside a CPU device OpenBLAS would only compete for its cores. */
         plan[i].on[PH_CPU] = run.o.do_cpumodel &&
@@ -557,13 +576,16 @@ int main(int argc, char **argv)
             case PH_GEMM_D: rc = tune_gemm(&run, d, CHG_F64, deadline); break;
             case PH_CLASS_S: rc = tune_classes(&run, d, CHG_F32, deadline); break;
             case PH_CLASS_D: rc = tune_classes(&run, d, CHG_F64, deadline); break;
+            case PH_TRSM_S: rc = tune_trsm(&run, d, CHG_F32, deadline); break;
+            case PH_TRSM_D: rc = tune_trsm(&run, d, CHG_F64, deadline); break;
             case PH_PIPE: rc = tune_pipeline(&run, d, run.o.prec_mask, deadline); break;
             case PH_CPU: rc = tune_cpumodel(&run, d, run.o.prec_mask, deadline); break;
             }
             if (rc != 0) failures++;
-            /* A copy-only run still needs the GEMM parameters the copy results go with. */
+            /* A copy-only (TRSM-only) run still needs the GEMM parameters the copy results
+             * (the block order) go with. */
             for (int p = 0; p < 2; p++)
-                if (d->rec.prec[p].has_copy && !d->rec.prec[p].present) {
+                if ((d->rec.prec[p].has_copy || d->rec.prec[p].trsm_nb) && !d->rec.prec[p].present) {
                     d->rec.prec[p].present = 1;
                     chg_gemm_params_select(&d->dev, (chg_precision_t)p, &d->rec.prec[p].gemm);
                 }

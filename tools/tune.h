@@ -3,6 +3,7 @@
  *   clhgemm_tune.c   command line, budget and phases, summary, database (calls the phases)
  *   tune_gemm.c      GEMM kernel search (constrained space, staged coarse-to-fine search)
  *   tune_classes.c   a kernel configuration and split-K per shape class (after the search)
+ *   tune_trsm.c      TRSM's diagonal-block order (clhgemm_{s,d}trsm_cl timed per nb)
  *   tune_copy.c      copy/pack kernel search, next to clEnqueueCopyBuffer
  *   tune_pipeline.c  bus bandwidth, kernel rate vs tile shape, pack threads, routing figures,
  *                    queue count
@@ -108,6 +109,11 @@ int tune_gemm(tune_run_t *r, tdev_t *d, chg_precision_t prec, double deadline);
  * shape until deadline; fills d->rec.prec[prec].classes (tune_classes.c). Returns 0, or -1
  * when a class could not be measured. */
 int tune_classes(tune_run_t *r, tdev_t *d, chg_precision_t prec, double deadline);
+
+/* TRSM's diagonal-block order for one precision until deadline: clhgemm_{s,d}trsm_cl timed for
+ * each candidate nb (tune_trsm.c); the fastest into d->rec.prec[prec].trsm_nb (with trsm_size
+ * and trsm_gflops) when at least two were timed. Returns 0, or -1 when none could be. */
+int tune_trsm(tune_run_t *r, tdev_t *d, chg_precision_t prec, double deadline);
 
 /* Copy-kernel search (contiguous and transposing PACK) for one precision until deadline; fills
  * has_copy, pack, pack_t, pack_gbs, pack_t_gbs, copy_buffer_gbs. */

@@ -24,6 +24,7 @@ typedef struct tune_opts_s {
     int do_gemm, do_copy, do_pipeline;
     int do_classes;        /* the shape-class phase (on with --gemm, or alone with --classes) */
     int do_cpumodel;       /* the split model phase (skipped on CPU devices unless forced) */
+    int do_trsm;           /* TRSM's diagonal-block order (tune_trsm.c; default run or --trsm) */
     int force_cpumodel;    /* --force-cpu-model: also on CPU devices (tests on PoCL) */
     const char *out_file;  /* database to write (merged into) */
     const char *out_dir;   /* logs (and the database when out_file is not given) */

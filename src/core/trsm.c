@@ -3,7 +3,8 @@
  * entry points clhgemm_{s,d}trsm_cl.
  *
  * The substitution cuts T (op(A) for side left, op(A)^T for side right, in the column-major
- * view) into diagonal blocks of nb = CLHGEMM_TRSM_NB (512) and visits them in dependency order
+ * view) into diagonal blocks of nb (chg_trsm_nb: CLHGEMM_TRSM_NB, else the device's tuning
+ * entry, else 512) and visits them in dependency order
  * (top-down for a lower T, bottom-up for an upper one). Per block: the kb rows (left) or
  * columns (right) of B that belong to it are solved against A's kb x kb diagonal block on the
  * host (OpenBLAS's TRSM: O(kb^2) per right-hand side, a small share of the work once m, n >> nb),
@@ -26,10 +27,12 @@
 
 #include "core/trsm_dev.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cpu/cpublas.h"
+#include "tuning/tuning.h"
 
 clhgemm_status_t chg_trsm_check_shape(int layout, int side, int uplo, int transA, int diag,
                                       int m, int n, int lda, int ldb, chg_l3_shape_t *sh)
@@ -37,9 +40,23 @@ clhgemm_status_t chg_trsm_check_shape(int layout, int side, int uplo, int transA
     return chg_trmm_check_shape(layout, side, uplo, transA, diag, m, n, lda, ldb, sh);
 }
 
-size_t chg_trsm_nb(void)
+size_t chg_trsm_nb(const chg_device_t *dev, chg_precision_t prec)
 {
-    return (size_t)chg_env_int("CLHGEMM_TRSM_NB", 512, 1, 1 << 20);
+    const char pc = prec == CHG_F64 ? 'd' : 's';
+    char src[600] = "the built-in default";
+    const int tuned = dev ? chg_tuned_trsm_nb(dev, prec, src, sizeof src) : 0;
+    const int fallback = tuned > 0 ? tuned : CHG_TRSM_NB_DEFAULT;
+    if (tuned <= 0) snprintf(src, sizeof src, "the built-in default");
+    if (chg_getenv("CLHGEMM_TRSM_NB")) {
+        /* a malformed value falls back to the entry's or the default (chg_env_int says so) */
+        const int nb = chg_env_int("CLHGEMM_TRSM_NB", fallback, 1, 1 << 20);
+        chg_log(1, "trsm: %ctrsm nb = %d on %s (CLHGEMM_TRSM_NB)", pc, nb,
+                dev ? dev->info.name : "the host");
+        return (size_t)nb;
+    }
+    chg_log(1, "trsm: %ctrsm nb = %d on %s (%s)", pc, fallback, dev ? dev->info.name : "the host",
+            src);
+    return (size_t)fallback;
 }
 
 int chg_trsm_panel_mode(void)
@@ -253,7 +270,9 @@ static clhgemm_status_t dev_step(dsolve_t *d, size_t nb, size_t s, double alpha,
 static clhgemm_status_t solve_blocked(dsolve_t *d, double alpha, cl_event *event)
 {
     const chg_l3_shape_t *sh = d->sh;
-    const size_t nb = chg_trsm_nb(), steps = chg_trsm_steps(sh, nb);
+    const chg_device_t *dev = NULL;
+    if (chg_queue_device(d->q, &dev, NULL) != CLHGEMM_SUCCESS) dev = NULL;
+    const size_t nb = chg_trsm_nb(dev, d->prec), steps = chg_trsm_steps(sh, nb);
     const size_t kbmax = CHG_MIN(nb, sh->k);
     const size_t panel = sh->left ? kbmax * sh->n : sh->m * kbmax;
     void *abuf = malloc(kbmax * kbmax * d->es), *pbuf = malloc(panel * d->es);
@@ -284,7 +303,7 @@ static clhgemm_status_t solve_device(const chg_l3_shape_t *sh, chg_precision_t p
     if (st != CLHGEMM_SUCCESS) return st;
     chg_trsm_dev_t t;
     const size_t rhs = sh->left ? sh->n : sh->m;
-    st = chg_trsm_dev_init(&t, ctx, dev, prec, sh, chg_trsm_nb(), rhs);
+    st = chg_trsm_dev_init(&t, ctx, dev, prec, sh, chg_trsm_nb(dev, prec), rhs);
     if (st != CLHGEMM_SUCCESS) return st;
     cl_event inv = NULL, done = NULL;
     st = chg_trsm_dev_invert(&t, q, A, offA, lda, 0, NULL, &inv);

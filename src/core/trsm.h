@@ -27,15 +27,18 @@
 clhgemm_status_t chg_trsm_check_shape(int layout, int side, int uplo, int transA, int diag,
                                       int m, int n, int lda, int ldb, chg_l3_shape_t *sh);
 
-/* Order of the diagonal blocks: CLHGEMM_TRSM_NB (an integer in [1, 2^20], read through
- * chg_env_int), else 512: a multiple of every shipped GEMM tile (MWG, NWG <= 256), so that the
- * leaf GEMMs of the device solve (trsm_dev.h: nb x rhs x nb, triangular) fill whole tiles; 512
- * rather than 256 ends the device solve's recursion one level earlier, where its GEMMs are
- * smallest and slowest (rank-256 updates of 256 rows and 256 x rhs x 256 leaves run at a
- * fraction of the core's rate on a large GPU: docs/ARCHITECTURE.md), while the leaf products
- * stay nb/k of the flops (6% at k = 8192) and an inverted block of 512 is the size cuBLAS- and
- * MAGMA-style solvers use. */
-size_t chg_trsm_nb(void);
+/* Order of the diagonal blocks on dev for prec: CLHGEMM_TRSM_NB (an integer in [1, 2^20], read
+ * through chg_env_int) when set, else the trsm_nb of the device's tuning entry
+ * (chg_tuned_trsm_nb: clhgemm-tune --trsm measured it), else CHG_TRSM_NB_DEFAULT (also when dev
+ * is NULL). CLHGEMM_VERBOSE=1 says which and where it came from. The default, 512: a multiple
+ * of every shipped GEMM tile (MWG, NWG <= 256), so that the leaf GEMMs of the device solve
+ * (trsm_dev.h: nb x rhs x nb, triangular) fill whole tiles; 512 rather than 256 ends the device
+ * solve's recursion one level earlier, where its GEMMs are smallest and slowest (rank-256
+ * updates of 256 rows and 256 x rhs x 256 leaves run at a fraction of the core's rate on a
+ * large GPU: docs/ARCHITECTURE.md), while the leaf products stay nb/k of the flops (6% at
+ * k = 8192) and an inverted block of 512 is the size cuBLAS- and MAGMA-style solvers use. */
+#define CHG_TRSM_NB_DEFAULT 512
+size_t chg_trsm_nb(const chg_device_t *dev, chg_precision_t prec);
 
 /* How diagonal blocks are solved (CLHGEMM_TRSM_PANEL): on the device with inverted blocks
  * (trsm_dev.h; "device", the default), or on the host between the updates, by OpenBLAS

@@ -108,7 +108,9 @@ static clhgemm_status_t host_trsm(clhgemm_handle_t h, chg_precision_t prec, cons
     if (ran_on_cpu(h, prec, &sh, u)) return CLHGEMM_SUCCESS;
     if (chg_trsm_strips(h, prec, &sh, u->alpha, u->a, lda, u->b, ldb, &st)) return st;
 
-    const size_t nb = chg_trsm_nb(), steps = chg_trsm_steps(&sh, nb);
+    /* the updates are host GEMMs over the handle's devices: the first one's block order */
+    const size_t nb = chg_trsm_nb(h->ndev > 0 ? &h->devs[0].dev : NULL, prec);
+    const size_t steps = chg_trsm_steps(&sh, nb);
     const char *A = u->a;
     char *B = u->b;
     for (size_t s = 0; s < steps; s++) {

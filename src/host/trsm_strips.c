@@ -57,8 +57,9 @@ static unsigned long long need_bytes(const hdev_t *d, chg_precision_t prec, size
     return kk * kk * es + chg_trsm_dev_bytes(&d->dev, prec, k, nb, w) + SLOTS * kk * w * es + ws;
 }
 
-/* The strip width (right-hand sides per strip), 0 when the strips do not fit. */
-static size_t strip_width(clhgemm_handle_t h, chg_precision_t prec, size_t k, size_t nb,
+/* The strip width (right-hand sides per strip), 0 when the strips do not fit; nb[i] is device
+ * i's diagonal-block order. */
+static size_t strip_width(clhgemm_handle_t h, chg_precision_t prec, size_t k, const size_t *nb,
                           size_t rhs)
 {
     const size_t forced = (size_t)chg_env_int("CLHGEMM_TRSM_STRIP", 0, 0, INT_MAX);
@@ -68,7 +69,7 @@ static size_t strip_width(clhgemm_handle_t h, chg_precision_t prec, size_t k, si
     for (;;) {
         int fit = 1;
         for (int i = 0; i < h->ndev && fit; i++)
-            fit = need_bytes(&h->devs[i], prec, k, nb, w) <= h->devs[i].mem_limit;
+            fit = need_bytes(&h->devs[i], prec, k, nb[i], w) <= h->devs[i].mem_limit;
         if (fit) return w;
         if (w / 2 < wmin) return 0;
         w = chg_ceil_div(w, 2);
@@ -80,6 +81,7 @@ enum { S_TODO = 0, S_BUSY = 1, S_HOME = 2 };
 /* One device's part. */
 typedef struct sdev_s {
     hdev_t *d;
+    size_t nb;              /* its diagonal-block order (chg_trsm_nb of its device) */
     int ready, lost, used;  /* set up; lost in this call; took a strip */
     cl_mem a, slot[SLOTS];
     chg_trsm_dev_t t;
@@ -98,7 +100,7 @@ typedef struct strips_s {
     double alpha;
     const char *A;
     char *B;
-    size_t lda, ldb, es, k, nb, rhs, w, nstrips, home, on_cpu;
+    size_t lda, ldb, es, k, rhs, w, nstrips, home, on_cpu;
     unsigned char *state;   /* S_* per strip */
     unsigned long long seq;
     sdev_t *sd;
@@ -176,7 +178,7 @@ static cl_int setup_device(strips_t *c, sdev_t *s)
         s->slot[i] = chg_dev_alloc(d->ctx, k * c->w * es, &err);
     if (err == CL_SUCCESS) err = chg_hdev_reserve_pinned(d, d->st_a, SLOTS, k * c->w * es);
     if (err != CL_SUCCESS) return err;
-    clhgemm_status_t st = chg_trsm_dev_init(&s->t, d->ctx, &d->dev, c->prec, c->sh, c->nb, c->w);
+    clhgemm_status_t st = chg_trsm_dev_init(&s->t, d->ctx, &d->dev, c->prec, c->sh, s->nb, c->w);
     if (st != CLHGEMM_SUCCESS) return (cl_int)st;
     s->have_t = 1;
     cl_event up = NULL;
@@ -409,27 +411,32 @@ int chg_trsm_strips(clhgemm_handle_t h, chg_precision_t prec, const chg_l3_shape
     strips_t c = {.h = h, .prec = prec, .sh = sh, .alpha = alpha, .A = A, .B = B, .lda = lda,
                   .ldb = ldb, .es = chg_elem_size(prec), .k = sh->k,
                   .rhs = sh->left ? sh->n : sh->m};
-    c.nb = CHG_MIN(chg_trsm_nb(), c.k);
     pthread_mutex_lock(&h->call_lock);
     c.ndev = h->ndev;
-    c.w = strip_width(h, prec, c.k, c.nb, c.rhs);
+    c.sd = calloc((size_t)c.ndev, sizeof *c.sd);
+    size_t *nb = malloc((size_t)c.ndev * sizeof *nb);
+    for (int j = 0; c.sd && nb && j < c.ndev; j++)
+        nb[j] = c.sd[j].nb = CHG_MIN(chg_trsm_nb(&h->devs[j].dev, prec), c.k);
+    c.w = c.sd && nb ? strip_width(h, prec, c.k, nb, c.rhs) : 0;
     if (c.w == 0) {
         pthread_mutex_unlock(&h->call_lock);
+        free(c.sd);
+        free(nb);
         return 0;
     }
     c.nstrips = chg_ceil_div(c.rhs, c.w);
-    c.sd = calloc((size_t)c.ndev, sizeof *c.sd);
     c.state = calloc(c.nstrips, 1);
-    cl_int err = c.sd && c.state ? CL_SUCCESS : CL_OUT_OF_HOST_MEMORY;
+    cl_int err = c.state ? CL_SUCCESS : CL_OUT_OF_HOST_MEMORY;
     const unsigned long long t0 = chg_now_ns();
     chg_log(1, "trsm: k = %zu, %zu right-hand sides in %zu strips of %zu over %d device(s), "
-            "nb = %zu", c.k, c.rhs, c.nstrips, c.w, c.ndev, c.nb);
+            "nb = %zu on the first", c.k, c.rhs, c.nstrips, c.w, c.ndev, nb[0]);
     if (err == CL_SUCCESS) err = run_strips(&c);
     if (c.sd) finish(&c);
     if (err == CL_SUCCESS) record(&c, chg_seconds_since(t0));
     chg_handle_drop_lost(h);
     pthread_mutex_unlock(&h->call_lock);
     free(c.sd);
+    free(nb);
     free(c.state);
     const int ran = err != CL_MEM_OBJECT_ALLOCATION_FAILURE && err != CL_OUT_OF_RESOURCES &&
                     err != CL_OUT_OF_HOST_MEMORY;

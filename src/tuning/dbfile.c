@@ -173,7 +173,16 @@ int chg_tuning_file_upsert(chg_tuning_file_t *f, const chg_tuning_record_t *rec)
     chg_tuning_pipeline_t pipe = old->pipeline;
     chg_tuning_cpumodel_t cm[2] = {old->cpumodel[0], old->cpumodel[1]};
     for (int p = 0; p < 2; p++) {
-        if (rec->prec[p].present) prec[p] = rec->prec[p];
+        if (rec->prec[p].present && !rec->prec[p].trsm_nb && prec[p].present) {
+            /* a precision without the TRSM figure (a GEMM-only writer) keeps the stored one */
+            const chg_tuning_prec_t was = prec[p];
+            prec[p] = rec->prec[p];
+            prec[p].trsm_nb = was.trsm_nb;
+            prec[p].trsm_size = was.trsm_size;
+            prec[p].trsm_gflops = was.trsm_gflops;
+        } else if (rec->prec[p].present) {
+            prec[p] = rec->prec[p];
+        }
         if (rec->cpumodel[p].present) cm[p] = rec->cpumodel[p];
     }
     if (rec->pipeline.present) pipe = rec->pipeline;
@@ -433,6 +442,21 @@ static void parse_classes(const cJSON *o, const char *path, chg_tuning_prec_t *p
     }
 }
 
+/* precisions.X: "trsm_nb" (a multiple of 16 in [16, 4096]), with "trsm_size" and
+ * "trsm_gflops" (the timing it was chosen on; optional). */
+static void parse_trsm(const cJSON *o, const char *path, chg_tuning_prec_t *p, perr_t *e)
+{
+    if (!member(o, "trsm_nb")) return;
+    get_int(o, "trsm_nb", path, 1, INT_MAX, &p->trsm_nb, e);
+    get_int(o, "trsm_size", path, 0, 1 << 30, &p->trsm_size, e);
+    get_num(o, "trsm_gflops", path, 0, &p->trsm_gflops, e);
+    if (e->failed) return;
+    if (p->trsm_nb < CHG_TUNING_TRSM_NB_STEP || p->trsm_nb > CHG_TUNING_TRSM_NB_MAX ||
+        p->trsm_nb % CHG_TUNING_TRSM_NB_STEP)
+        fail(e, "%s.trsm_nb: %d is not a multiple of %d from %d to %d", path, p->trsm_nb,
+             CHG_TUNING_TRSM_NB_STEP, CHG_TUNING_TRSM_NB_STEP, CHG_TUNING_TRSM_NB_MAX);
+}
+
 static void parse_prec(const cJSON *o, const char *path, chg_precision_t prec,
                        chg_tuning_prec_t *p, perr_t *e)
 {
@@ -500,6 +524,7 @@ static void parse_prec(const cJSON *o, const char *path, chg_precision_t prec,
     snprintf(sub, sizeof sub, "%s.classes", path);
     const cJSON *cl = get_obj(o, "classes", path, 0, e);
     if (cl && !e->failed) parse_classes(cl, sub, p, e);
+    if (!e->failed) parse_trsm(o, path, p, e);
 }
 
 static void parse_points(const cJSON *arr, const char *path, const char *xkey, const char *vkey,
@@ -931,6 +956,13 @@ static void add_prec(cJSON *ps, int p, const chg_tuning_prec_t *x)
             cJSON_AddNumberToObject(co, "n", c->n);
             cJSON_AddNumberToObject(co, "k", c->k);
             cJSON_AddNumberToObject(co, "gflops", c->gflops);
+        }
+    }
+    if (x->trsm_nb > 0) {
+        cJSON_AddNumberToObject(po, "trsm_nb", x->trsm_nb);
+        if (x->trsm_size > 0) {
+            cJSON_AddNumberToObject(po, "trsm_size", x->trsm_size);
+            cJSON_AddNumberToObject(po, "trsm_gflops", x->trsm_gflops);
         }
     }
 }

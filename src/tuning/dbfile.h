@@ -81,7 +81,16 @@ typedef struct chg_tuning_prec_s {
     chg_tuning_rate_t rates[CHG_TUNING_MAX_RATES];
     chg_tuning_route_t route; /* the routing model's figures (present = 0: none) */
     chg_tuning_class_t classes[CHG_SHAPE_NCLASSES]; /* per shape class (present = 0: main) */
+    int trsm_nb;              /* "trsm_nb": TRSM's diagonal-block order (clhgemm-tune --trsm; 0:
+                                 none, the built-in default applies), a multiple of
+                                 CHG_TUNING_TRSM_NB_STEP up to CHG_TUNING_TRSM_NB_MAX */
+    int trsm_size;            /* "trsm_size": m = n of the timing (0: not recorded) */
+    double trsm_gflops;       /* "trsm_gflops": the TRSM call with trsm_nb, m*n*m flops / s */
 } chg_tuning_prec_t;
+
+/* The bounds of a stored trsm_nb (a reader rejects anything else). */
+#define CHG_TUNING_TRSM_NB_STEP 16
+#define CHG_TUNING_TRSM_NB_MAX 4096
 
 /* Host pipeline figures of one device (for the planner of src/host.c). */
 typedef struct chg_tuning_pipeline_s {
@@ -164,8 +173,9 @@ chg_tuning_record_t *chg_tuning_file_find(chg_tuning_file_t *f, const char *name
 
 /* Adds rec to f, or merges it into the record of the same device: the precisions, the
  * pipeline and the split models that rec has replace those of the stored record, the others
- * are kept (the model object's other keys too, unless rec has a model object). Returns 0, or
- * -1 when out of memory. */
+ * are kept (the model object's other keys too, unless rec has a model object; a precision of
+ * rec without trsm_nb keeps the stored trsm_nb, trsm_size and trsm_gflops). Returns 0, or -1
+ * when out of memory. */
 int chg_tuning_file_upsert(chg_tuning_file_t *f, const chg_tuning_record_t *rec);
 
 /* A record holding only dev's identity (name, driver, keys, facts). */

@@ -499,6 +499,9 @@ static void resolve(const dbset_t *set, const chg_device_t *dev, chg_precision_t
     chg_gemm_params_format(&e->prec.gemm, gp, sizeof gp);
     chg_log(1, "tuning: %cgemm on %s: %s (%s, %s) %s", pc, dev->info.name,
             chg_tuning_level_name(e->level), e->source, e->key, gp);
+    if (e->prec.trsm_nb > 0)
+        chg_log(1, "tuning: %ctrsm on %s: nb = %d from the same entry", pc, dev->info.name,
+                e->prec.trsm_nb);
     if (e->note[0]) chg_log(1, "tuning: %cgemm on %s: passed over: %s", pc, dev->info.name, e->note);
 }
 

@@ -318,6 +318,32 @@ chg_tuning_level_t chg_tuned_entry(const chg_device_t *dev, chg_precision_t prec
     return out->level;
 }
 
+typedef struct trsm_arg_s {
+    int nb;
+    char *src;
+    size_t len;
+} trsm_arg_t;
+
+static void take_trsm(const tuned_t *t, void *arg)
+{
+    trsm_arg_t *a = arg;
+    a->nb = t->entry.prec.trsm_nb;
+    if (a->src && a->len)
+        snprintf(a->src, a->len, "%s entry %s", chg_tuning_level_name(t->entry.level),
+                 t->entry.source);
+}
+
+int chg_tuned_trsm_nb(const chg_device_t *dev, chg_precision_t prec, char *src, size_t len)
+{
+    trsm_arg_t a = {0, src, len};
+    if (with_tuned(dev, prec, take_trsm, &a)) return a.nb;
+    chg_tuning_entry_t e; /* out of memory for a slot: resolved for this call alone */
+    chg_tuning_lookup(dev, prec, &e);
+    if (src && len)
+        snprintf(src, len, "%s entry %s", chg_tuning_level_name(e.level), e.source);
+    return e.prec.trsm_nb;
+}
+
 typedef struct pack_arg_s {
     int src_contig_i;
     chg_copy_params_t *out;
