@@ -221,7 +221,7 @@ static int search(tune_run_t *r, tprob_t *p, double deadline)
 {
     const char pc = p->prec == CHG_F64 ? 'd' : 's';
     const tdev_t *d = p->d;
-    int cand[NCANDS], n = 0, timed = 0, best = -1;
+    int cand[NCANDS], n = 0, timed = 0, tried = 0, best = -1;
     double secs[NCANDS], bests = 0;
     for (int i = 0; i < NCANDS; i++)
         if ((size_t)nb_cands[i] <= p->m) cand[n++] = nb_cands[i];
@@ -230,6 +230,7 @@ static int search(tune_run_t *r, tprob_t *p, double deadline)
         char why[256] = "";
         const double until = tune_now() + (deadline - tune_now()) / (n - i);
         tune_progress(r, "%s %ctrsm nb %d (%d of %d)", d->log_prefix, pc, cand[i], i + 1, n);
+        tried++;
         secs[i] = time_nb(r, p, cand[i], until, why, sizeof why);
         if (secs[i] < 0) {
             tune_say(r, "%s %ctrsm nb %d: skipped: %s", d->log_prefix, pc, cand[i], why);
@@ -245,7 +246,7 @@ static int search(tune_run_t *r, tprob_t *p, double deadline)
         tune_say(r, "%s %ctrsm: %d block order(s) timed, not enough to choose one (budget); "
                     "trsm_nb left as it was",
                  d->log_prefix, pc, timed);
-        return timed ? 0 : -1;
+        return timed || !tried ? 0 : -1; /* no time left is not a failure; all failing is */
     }
     chg_tuning_prec_t *x = &p->d->rec.prec[p->prec];
     x->trsm_nb = best;
