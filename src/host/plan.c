@@ -82,6 +82,9 @@ int chg_final_pieces(size_t rows, size_t cols, size_t tile_m, size_t tile_n, uns
     return 1;
 }
 
+/* The start of a device after the first, in fixed step costs (chg_plan_time's setup term). */
+#define SETUP_STEPS 2.0
+
 /* Time model of a plan (seed 001's bound plus what the traces showed matters): the steady state
  * is bound by the slowest of kernel, bus each way and the pack threads; on top come the bursts
  * of A traffic when a band starts without prefetch, the pipeline's fill (first slice) and
@@ -136,8 +139,13 @@ double chg_plan_time(const pctx_t *c, size_t bm, size_t bn, size_t bk, int amode
     t.drain = s * bm * bn / pieces * (nd / c->pack + nd / c->d2h / NCHUNK);
     /* Tail imbalance: whole tiles are handed out, so a device may finish up to one tile late. */
     t.imbalance = nd > 1 ? (ceil(tiles / nd) - tiles / nd) * tile_compute : 0.0;
-    t.steps = tiles * kt * c->step_cost / nd;
-    t.total = steady_time(&t) + t.burst + t.fill + t.drain + t.imbalance + t.steps;
+    /* The fixed cost per k step, on the device with the most tiles (one tile on two devices
+     * leaves the second idle: its steps do not shorten the first's). */
+    t.steps = ceil(tiles / nd) * kt * c->step_cost;
+    /* Each device after the first: a driver thread started and joined, its buffers, staging and
+     * kernels looked up, its first commands (an estimate: SETUP_STEPS fixed step costs). */
+    t.setup = (nd - 1.0) * SETUP_STEPS * c->step_cost;
+    t.total = steady_time(&t) + t.burst + t.fill + t.drain + t.imbalance + t.steps + t.setup;
     if (out) *out = t;
     return t.total;
 }
@@ -153,6 +161,15 @@ static size_t candidates(size_t tile, size_t full, size_t *out, size_t cap)
     }
     out[n++] = full;
     return n;
+}
+
+/* The plan of shape (bm, bn, bk, amode) on c's devices with its model time. */
+static plan_t plan_of(const pctx_t *pc, size_t bm, size_t bn, size_t bk, int amode)
+{
+    return (plan_t){.bm = bm, .bn = bn, .bk = bk, .mt = chg_ceil_div(pc->m, bm), .nt = chg_ceil_div(pc->n, bn),
+                    .kt = chg_plan_kt(pc, bk), .amode = amode,
+                    .predicted = chg_plan_time(pc, bm, bn, bk, amode, NULL), .kg = pc->kgroup,
+                    .ramp = pc->ramp, .ndev = pc->ndev};
 }
 
 static int make_plan(const pctx_t *c, plan_t *out)
@@ -177,20 +194,13 @@ static int make_plan(const pctx_t *c, plan_t *out)
                     const double t = chg_plan_time(c, bm, bn, bk, amode, NULL);
                     if (t < best * 0.999) {
                         best = t;
-                        *out = (plan_t){bm, bn, bk, chg_ceil_div(c->m, bm), chg_ceil_div(c->n, bn),
-                                        chg_plan_kt(c, bk), amode, t, c->kgroup, c->ramp};
+                        *out = plan_of(c, bm, bn, bk, amode);
                         found = 1;
                     }
                 }
     return found;
 }
 
-/* The plan of shape (bm, bn, bk, amode) with its model time. */
-static plan_t plan_of(const pctx_t *pc, size_t bm, size_t bn, size_t bk, int amode)
-{
-    return (plan_t){bm, bn, bk, chg_ceil_div(pc->m, bm), chg_ceil_div(pc->n, bn), chg_plan_kt(pc, bk),
-                    amode, chg_plan_time(pc, bm, bn, bk, amode, NULL), pc->kgroup, pc->ramp};
-}
 
 /* CLHGEMM_TILE's text: three positive integers and an optional A mode, exactly; *mode is -1
  * without one. 0 when malformed. */
@@ -216,26 +226,35 @@ static int parse_tile(const char *text, unsigned long v[3], int *mode)
     return strstr(text, ",,") == NULL && text[0] != ',' && text[strlen(text) - 1] != ',';
 }
 
-/* Forced shape for experiments and tests: CLHGEMM_TILE=bm,bn,bk[,stream|resident|prefetch]
- * (without a mode: the best that fits). Returns 1 with *out set, 0 when unset or malformed. */
-static int forced_plan(const pctx_t *pc, plan_t *out)
+/* CLHGEMM_TILE=bm,bn,bk[,stream|resident|prefetch], parsed (mode -1: without one). */
+typedef struct forced_s {
+    unsigned long v[3];
+    int mode;
+} forced_t;
+
+/* CLHGEMM_TILE for experiments and tests: 1 with *f set, 0 when unset or malformed. */
+static int forced_tile(forced_t *f)
 {
     const char *forced = chg_getenv("CLHGEMM_TILE");
     if (!forced) return 0;
-    unsigned long v[3];
-    int mode;
-    if (!parse_tile(forced, v, &mode)) {
+    if (!parse_tile(forced, f->v, &f->mode)) {
         chg_env_warn("CLHGEMM_TILE", forced, "is not bm,bn,bk[,stream|resident|prefetch]; using the planner's tile");
         return 0;
     }
-    unsigned long bm = v[0], bn = v[1], bk = v[2];
+    return 1;
+}
+
+/* The forced shape on pc's devices (without a mode: the best that fits). */
+static int forced_plan(const pctx_t *pc, const forced_t *f, plan_t *out)
+{
+    unsigned long bm = f->v[0], bn = f->v[1], bk = f->v[2];
     bm = CHG_MIN(bm, pc->m); bn = CHG_MIN(bn, pc->n); bk = CHG_MIN(bk, pc->k);
     /* level-3 constraints (pctx_t) hold for forced shapes too */
     if (pc->fix_m) bm = pc->m;
     if (pc->fix_n) bn = pc->n;
     if (pc->square) bk = pc->square == 1 ? bm : bn;
     int lo = AMODE_STREAM, hi = pc->no_prefetch ? AMODE_RESIDENT : AMODE_PREFETCH;
-    if (mode >= 0) lo = hi = mode;
+    if (f->mode >= 0) lo = hi = f->mode;
     if (lo > hi) lo = hi;
     for (int am = hi; am >= lo; am--)
         if (plan_fits(pc, bm, bn, bk, am) || am == lo) {
@@ -243,6 +262,34 @@ static int forced_plan(const pctx_t *pc, plan_t *out)
             return 1;
         }
     return 0;
+}
+
+/* More devices must be predicted this much faster than fewer (each holds its own buffers and
+ * pinned staging, and the model's fixed costs are estimates). */
+#define MORE_DEVICES 0.97
+
+/* The plan on the first d devices for each d = 1 .. pc->ndev (only pc->ndev with
+ * CLHGEMM_PLAN_DEVICES=all): the forced shape f, or the model's search when f is NULL. The
+ * fastest wins, more devices only when MORE_DEVICES faster; out->t_ndev gets every count's time
+ * and *used (may be NULL) the winner's inputs. Returns 1 when a plan fits on some count. */
+static int plan_devices(clhgemm_handle_t h, const pctx_t *pc, const forced_t *f, plan_t *out, pctx_t *used)
+{
+    double t[CHG_PLAN_NDEV_LOG] = {0};
+    int found = 0;
+    for (int d = pc->all_devices ? pc->ndev : 1; d <= pc->ndev; d++) {
+        pctx_t pd;
+        plan_t pl;
+        chg_plan_narrow(h, pc, d, &pd);
+        if (!(f ? forced_plan(&pd, f, &pl) : make_plan(&pd, &pl))) continue;
+        if (d <= CHG_PLAN_NDEV_LOG) t[d - 1] = pl.predicted;
+        if (!found || pl.predicted < out->predicted * MORE_DEVICES) {
+            *out = pl;
+            if (used) *used = pd;
+            found = 1;
+        }
+    }
+    if (found) memcpy(out->t_ndev, t, sizeof t);
+    return found;
 }
 
 /* Hysteresis: the inputs move a little between calls (the pack rate is what the last call
@@ -257,17 +304,22 @@ static void keep_last_shape(clhgemm_handle_t h, const pctx_t *pc, plan_t *pl)
                  bn = CHG_MIN(h->last_bn, chg_round_up(pc->n, pc->tile_n)),
                  bk = CHG_MIN(h->last_bk, chg_round_up(pc->k, pc->tile_k));
     if (!plan_fits(pc, bm, bn, bk, h->last_amode)) return;
-    const plan_t last = plan_of(pc, bm, bn, bk, h->last_amode);
-    if (last.predicted <= pl->predicted * 1.03) *pl = last;
+    plan_t last = plan_of(pc, bm, bn, bk, h->last_amode);
+    if (last.predicted > pl->predicted * 1.03) return;
+    memcpy(last.t_ndev, pl->t_ndev, sizeof last.t_ndev);
+    if (last.ndev <= CHG_PLAN_NDEV_LOG) last.t_ndev[last.ndev - 1] = last.predicted;
+    *pl = last;
 }
 
-/* The model's best plan, with hysteresis against the handle's last shape. */
+/* The model's best plan and device count, with hysteresis against the handle's last shape (on
+ * the devices chosen). */
 static int make_plan_kept(clhgemm_handle_t h, const pctx_t *pc, plan_t *out)
 {
-    if (!make_plan(pc, out)) return 0;
+    pctx_t pd;
+    if (!plan_devices(h, pc, NULL, out, &pd)) return 0;
     /* A level-3 call whose shape is constrained neither keeps nor sets the last shape. */
     if (pc->fix_m || pc->fix_n || pc->square || pc->no_prefetch) return 1;
-    keep_last_shape(h, pc, out);
+    keep_last_shape(h, &pd, out);
     h->last_bm = out->bm;
     h->last_bn = out->bn;
     h->last_bk = out->bk;
@@ -278,8 +330,9 @@ static int make_plan_kept(clhgemm_handle_t h, const pctx_t *pc, plan_t *out)
 /* Identical calls get identical plans: the plans of the handle's last PLAN_CACHE call shapes
  * are kept (the model's inputs may move between calls -- the pack rate is what the last call
  * reached -- and would otherwise flip a plan, with new pinned staging, between two identical
- * calls). The key is every input of the model that the call sets; the devices and their
- * budgets are the handle's own. A plan made before the pack threads' rate was measured in a
+ * calls). The key is every input of the model that the call sets, the number of devices the
+ * handle has (a lost device leaves it) and CLHGEMM_PLAN_DEVICES; the plan holds the device
+ * count chosen. The devices and their budgets are the handle's own. A plan made before the pack threads' rate was measured in a
  * large call is refined once, the first time that rate differs (with the hysteresis of
  * keep_last_shape), and then stays. */
 #define PLAN_CACHE 16
@@ -298,7 +351,7 @@ static int same_shape(const pctx_t *a, const pctx_t *b)
     return a->m == b->m && a->n == b->n && a->k == b->k && a->es == b->es && a->beta_zero == b->beta_zero &&
            a->segs == b->segs && a->fix_m == b->fix_m && a->fix_n == b->fix_n && a->square == b->square &&
            a->no_prefetch == b->no_prefetch && a->kgroup == b->kgroup && a->ramp == b->ramp &&
-           a->pinned == b->pinned && a->mem == b->mem;
+           a->pinned == b->pinned && a->mem == b->mem && a->ndev == b->ndev && a->all_devices == b->all_devices;
 }
 
 static int cached_plan(clhgemm_handle_t h, const pctx_t *pc, plan_t *out)
@@ -337,11 +390,58 @@ void chg_plan_cache_free(clhgemm_handle_t h)
 
 int chg_plan_call(clhgemm_handle_t h, const pctx_t *pc, plan_t *out)
 {
-    if (forced_plan(pc, out)) return 1;
+    forced_t f;
+    if (forced_tile(&f) && plan_devices(h, pc, &f, out, NULL)) return 1;
     if (cached_plan(h, pc, out)) return 1;
     if (!make_plan_kept(h, pc, out)) return 0;
     remember_plan(h, pc, out);
     return 1;
+}
+
+/* The inputs of pc's first d devices: the slowest common denominator of the devices, the
+ * kernel rate and the bus rates summed over them (the pack threads are shared whatever d). */
+static void context_devices(clhgemm_handle_t h, int d, pctx_t *pc)
+{
+    const chg_precision_t prec = (chg_precision_t)pc->prec;
+    pc->ndev = d;
+    pc->tile_m = pc->tile_n = pc->tile_k = 1;
+    pc->mem = pc->max_alloc = ~0ull;
+    pc->cus = ~0u;
+    pc->step_cost = pc->rate = 0;
+    double min_h2d = INFINITY, min_d2h = INFINITY, min_dev = INFINITY;
+    for (int i = 0; i < d; i++) {
+        hdev_t *dv = &h->devs[i];
+        chg_gemm_params_t gp;
+        chg_tuned_gemm(&dv->dev, prec, &gp);
+        pc->tile_m = CHG_MAX(pc->tile_m, (size_t)gp.mwg);
+        pc->tile_n = CHG_MAX(pc->tile_n, (size_t)gp.nwg);
+        pc->tile_k = CHG_MAX(pc->tile_k, (size_t)gp.kwg);
+        pc->mem = CHG_MIN(pc->mem, dv->mem_limit);
+        pc->cus = CHG_MIN(pc->cus, CHG_MAX(1u, dv->dev.info.compute_units));
+        /* Four to six commands per step; CPU devices pay more per command. */
+        pc->step_cost = CHG_MAX(pc->step_cost, (dv->dev.features & CHG_FEAT_GPU) ? 60e-6 : 300e-6);
+        pc->max_alloc = CHG_MIN(pc->max_alloc, dv->dev.info.max_alloc_bytes);
+        chg_measure_rate(dv, prec);
+        pc->rate += dv->rate[prec];
+        min_h2d = CHG_MIN(min_h2d, dv->h2d_bps);
+        min_d2h = CHG_MIN(min_d2h, dv->d2h_bps);
+        min_dev = CHG_MIN(min_dev, dv->dev_bps);
+    }
+    pc->dev = min_dev;
+    pc->h2d = min_h2d * d;
+    pc->d2h = min_d2h * d;
+}
+
+void chg_plan_narrow(clhgemm_handle_t h, const pctx_t *pc, int d, pctx_t *out)
+{
+    *out = *pc;
+    context_devices(h, CHG_MAX(1, CHG_MIN(d, pc->ndev)), out);
+}
+
+int chg_plan_all_devices(void)
+{
+    static const char *const modes[] = {"auto", "all", NULL};
+    return chg_env_choice("CLHGEMM_PLAN_DEVICES", modes, 0) == 1;
 }
 
 void chg_plan_context(clhgemm_handle_t h, chg_precision_t prec, size_t m, size_t n, size_t k,
@@ -362,29 +462,9 @@ void chg_plan_context(clhgemm_handle_t h, chg_precision_t prec, size_t m, size_t
     pc->fix_n = tri_b;
     pc->no_prefetch = tri_a || tri_b;
     pc->square = st->kind_a == CHG_SYMMETRIC ? 1 : st->kind_b == CHG_SYMMETRIC ? 2 : 0;
-    /* The slowest common denominator of the devices. */
-    double min_h2d = INFINITY, min_d2h = INFINITY, min_dev = INFINITY;
-    for (int i = 0; i < h->ndev; i++) {
-        hdev_t *d = &h->devs[i];
-        chg_gemm_params_t gp;
-        chg_tuned_gemm(&d->dev, prec, &gp);
-        pc->tile_m = CHG_MAX(pc->tile_m, (size_t)gp.mwg);
-        pc->tile_n = CHG_MAX(pc->tile_n, (size_t)gp.nwg);
-        pc->tile_k = CHG_MAX(pc->tile_k, (size_t)gp.kwg);
-        pc->mem = CHG_MIN(pc->mem, d->mem_limit);
-        pc->cus = CHG_MIN(pc->cus, CHG_MAX(1u, d->dev.info.compute_units));
-        /* Four to six commands per step; CPU devices pay more per command. */
-        pc->step_cost = CHG_MAX(pc->step_cost, (d->dev.features & CHG_FEAT_GPU) ? 60e-6 : 300e-6);
-        pc->max_alloc = CHG_MIN(pc->max_alloc, d->dev.info.max_alloc_bytes);
-        chg_measure_rate(d, prec);
-        pc->rate += d->rate[prec];
-        min_h2d = CHG_MIN(min_h2d, d->h2d_bps);
-        min_d2h = CHG_MIN(min_d2h, d->d2h_bps);
-        min_dev = CHG_MIN(min_dev, d->dev_bps);
-    }
-    pc->dev = min_dev;
-    pc->h2d = min_h2d * h->ndev;
-    pc->d2h = min_d2h * h->ndev;
+    pc->prec = prec;
+    pc->all_devices = chg_plan_all_devices();
+    context_devices(h, h->ndev, pc);
     /* Pinned staging: CLHGEMM_PINNED_LIMIT, else 1/10 of the host's memory (at least 1 GiB): the
      * matrices themselves may fill most of it (a problem larger than the device's memory). */
     const long pages = sysconf(_SC_PHYS_PAGES), psize = sysconf(_SC_PAGESIZE);
@@ -399,9 +479,32 @@ void chg_plan_context(clhgemm_handle_t h, chg_precision_t prec, size_t m, size_t
     pc->ramp = chg_env_int("CLHGEMM_RAMP", 4, 1, 64);
 }
 
-void chg_plan_log(const pctx_t *pc, const plan_t *pl, const char *name)
+/* Why the plan runs on pl->ndev of pc->ndev devices: every count's model time. */
+static void log_devices(const pctx_t *pc, const plan_t *pl)
+{
+    char list[CHG_PLAN_NDEV_LOG * 40] = "-";
+    size_t len = 0;
+    for (int d = 1; d <= CHG_MIN(pc->ndev, CHG_PLAN_NDEV_LOG) && len < sizeof list; d++) {
+        if (pc->all_devices && d < pc->ndev) continue;  /* not evaluated */
+        if (pl->t_ndev[d - 1] > 0)
+            len += (size_t)snprintf(list + len, sizeof list - len, "%s%d: %.2f ms", len ? ", " : "", d,
+                                    pl->t_ndev[d - 1] * 1e3);
+        else
+            len += (size_t)snprintf(list + len, sizeof list - len, "%s%d: no plan fits", len ? ", " : "", d);
+    }
+    const char *why = pc->all_devices ? "CLHGEMM_PLAN_DEVICES=all"
+                    : pc->ndev == 1 ? "the only device"
+                    : pl->ndev < pc->ndev ? "fewer devices: more would not be predicted 3% faster"
+                    : "every device: each one more predicted at least 3% faster";
+    chg_log(1, "  devices: %d of %d (%s); model time by device count: %s", pl->ndev, pc->ndev, why, list);
+}
+
+void chg_plan_log(clhgemm_handle_t h, const pctx_t *pc_all, const plan_t *pl, const char *name)
 {
     if (chg_verbose() < 1) return;
+    pctx_t pd;
+    const pctx_t *pc = &pd;
+    chg_plan_narrow(h, pc_all, pl->ndev, &pd);
     pterms_t t;
     chg_plan_time(pc, pl->bm, pl->bn, pl->bk, pl->amode, &t);
     unsigned long long largest;
@@ -417,9 +520,10 @@ void chg_plan_log(const pctx_t *pc, const plan_t *pl, const char *name)
             plan_pinned(pc, pl->bm, pl->bn, pl->bk) * (double)pc->ndev / 1073741824.0,
             pc->pinned / 1073741824.0);
     chg_log(1, "  why: model %.1f ms = steady %.1f (kernel %.1f + device copies %.1f, h2d %.1f, d2h %.1f, pack %.1f: "
-               "%s-bound) + A band bursts %.1f + fill %.1f + drain %.1f + imbalance %.1f + steps %.1f; "
+               "%s-bound) + A band bursts %.1f + fill %.1f + drain %.1f + imbalance %.1f + steps %.1f + device starts %.1f; "
                "inputs: kernel %.1f GFLOP/s, h2d %.1f GB/s, d2h %.1f GB/s, pack %.1f GB/s, device %.0f GB/s",
             t.total * 1e3, steady * 1e3, t.compute * 1e3, t.devcopy * 1e3, t.h2d * 1e3, t.d2h * 1e3, t.pack * 1e3,
-            bound, t.burst * 1e3, t.fill * 1e3, t.drain * 1e3, t.imbalance * 1e3, t.steps * 1e3,
+            bound, t.burst * 1e3, t.fill * 1e3, t.drain * 1e3, t.imbalance * 1e3, t.steps * 1e3, t.setup * 1e3,
             pc->rate * 1e-9, pc->h2d * 1e-9, pc->d2h * 1e-9, pc->pack * 1e-9, pc->dev * 1e-9);
+    log_devices(pc_all, pl);
 }

@@ -23,6 +23,9 @@
  *   AMODE_PREFETCH  two band buffers: while a band's tiles run, the next band's A slices are
  *                   loaded a few per step, so only each device's first band pays the burst. */
 enum { AMODE_STREAM = 0, AMODE_RESIDENT = 1, AMODE_PREFETCH = 2 };
+
+/* Device counts whose model times a plan keeps for the log. */
+#define CHG_PLAN_NDEV_LOG 8
 extern const char *const chg_amode_name[]; /* "streamed", "resident", "resident+prefetch" */
 
 typedef struct plan_s {
@@ -32,6 +35,11 @@ typedef struct plan_s {
     double predicted;      /* model time (s) */
     int kg;                /* k slices per kernel launch (pctx_t.kgroup) */
     int ramp;              /* parts of a device's first k slice (pctx_t.ramp) */
+    /* Devices the plan runs on: the first ndev of the handle (chg_plan_call's choice), and the
+     * model's best time with each count d = 1 .. CHG_PLAN_NDEV_LOG (t_ndev[d - 1]; 0: not
+     * evaluated or nothing fits), for CLHGEMM_VERBOSE's "why". */
+    int ndev;
+    double t_ndev[CHG_PLAN_NDEV_LOG];
 } plan_t;
 
 typedef struct pctx_s {
@@ -45,7 +53,10 @@ typedef struct pctx_s {
     double dev;                     /* device memory traffic rate (slowest device) */
     double step_cost;               /* fixed cost of one k step (launches, copies' latency) */
     unsigned cus;                   /* fewest compute units of the devices */
-    int ndev;
+    int ndev;                       /* devices modelled: chg_plan_context's, all of the handle's;
+                                       chg_plan_narrow's, its first ndev */
+    int prec;                       /* chg_precision_t */
+    int all_devices;                /* CLHGEMM_PLAN_DEVICES=all: no choice of the device count */
     /* Level-3 calls (zero for GEMM): segs k ranges of k each (SYR2K: 2); tiles spanning all of
      * C's rows (fix_m) or columns (fix_n: TRMM in place); k slices as long as the tile's rows
      * (square 1) or columns (square 2: a symmetric operand's diagonal blocks are then the
@@ -68,6 +79,7 @@ typedef struct pterms_s {
     double devcopy;                  /* kernel-queue time of pack kernels, Cp accumulation and
                                         write-back (device memory traffic), added to compute */
     double burst, fill, drain, imbalance, steps;
+    double setup;                    /* the devices after the first: a driver each to start */
     double total;
 } pterms_t;
 
@@ -84,10 +96,22 @@ static inline size_t chg_plan_kt(const pctx_t *c, size_t bk)
 void chg_plan_context(clhgemm_handle_t h, chg_precision_t prec, size_t m, size_t n, size_t k,
                       int beta_zero, const chg_struct_t *st, int segs, pctx_t *pc);
 
+/* The same inputs for the first d devices of h only (1 <= d <= pc->ndev): the kernel rate and
+ * bus totals over those, their common denominators (tiles, memory, compute units). */
+void chg_plan_narrow(clhgemm_handle_t h, const pctx_t *pc, int d, pctx_t *out);
+
+/* CLHGEMM_PLAN_DEVICES=all|auto (validated; default auto): 1 when every device of the handle
+ * must run each call (tests and benchmarks measuring the scaling over devices). */
+int chg_plan_all_devices(void);
+
 /* The plan of a call: CLHGEMM_TILE if set (experiments and tests), else the model's best, with
  * hysteresis against the handle's last plan (kept unless a new one is predicted 3% faster; a
- * constrained level-3 plan neither uses nor sets it). A call of the same shape as one of the
- * handle's last 16 gets that call's plan again. Returns 1 when a plan fits. */
+ * constrained level-3 plan neither uses nor sets it). The device count is chosen with it: the
+ * call is planned on the first d devices for d = 1 .. pc->ndev and the fastest prediction wins
+ * (more devices only when at least 3% faster: each holds its own buffers and staging); with
+ * pc->all_devices only d = pc->ndev. A call of the same shape (and the same devices and
+ * CLHGEMM_PLAN_DEVICES) as one of the handle's last 16 gets that call's plan again. Returns 1
+ * when a plan fits; out->ndev is the count, and the drivers run on devices 0 .. out->ndev - 1. */
 int chg_plan_call(clhgemm_handle_t h, const pctx_t *pc, plan_t *out);
 
 /* Frees the handle's memo of plans (clhgemm_destroy). */
@@ -102,7 +126,8 @@ double chg_plan_time(const pctx_t *c, size_t bm, size_t bn, size_t bk, int amode
  * A again). The model and the driver both use it. */
 int chg_final_pieces(size_t rows, size_t cols, size_t tile_m, size_t tile_n, unsigned cus, int amode);
 
-/* CLHGEMM_VERBOSE=1: the plan of `name` and every term of its model ("why"). */
-void chg_plan_log(const pctx_t *pc, const plan_t *pl, const char *name);
+/* CLHGEMM_VERBOSE=1: the plan of `name` (pc: chg_plan_context's, all the devices) and every term
+ * of its model on the plan's devices ("why"), with the time each device count would take. */
+void chg_plan_log(clhgemm_handle_t h, const pctx_t *pc, const plan_t *pl, const char *name);
 
 #endif

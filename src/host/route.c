@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "host/plan.h"
 #include "host/route.h"
 
 /* A call of fewer flops than this many per second of latency goes to the CPU without asking
@@ -190,28 +191,67 @@ double chg_route_cpu_time(clhgemm_handle_t h, const route_call_t *rc)
     return rate > 0 ? rc->flops / rate : INFINITY;
 }
 
-double chg_route_device_time(clhgemm_handle_t h, const route_call_t *rc)
+/* A device after the first adds its own start (a driver, its first commands) and its fill and
+ * drain through the pack threads all devices share: this share of the per-call latency (an
+ * estimate, as the planner's fixed costs are: host/plan.c chg_plan_time's setup term). */
+#define EXTRA_DEVICE 0.25
+
+/* The model's time on the first d devices: each computes about 1/d of C (bands of C's rows), so
+ * its kernel runs at the rate of an m x n/d output (a mid-size call fills one device better than
+ * two: the route's counterpart of the planner's wave quantisation and tail imbalance); the bus
+ * rates are those of the d devices, the pack threads are shared. */
+static double device_time_on(clhgemm_handle_t h, const route_call_t *rc, int d)
 {
     const route_model_t *r = &h->route;
+    const hdev_t *devs = h->devs;
     const double es = (double)chg_elem_size(rc->prec);
-    const double m = (double)rc->m, n = (double)rc->n, k = (double)rc->k;
+    const double m = (double)rc->m, n = (double)rc->n / d, k = (double)rc->k;
     /* the kernels: the tuning entry's rate for this shape, else the large-product rate scaled
      * by how well the output fills the device (1000 x 1000 ran at about a fifth of the rate on
-     * the H100) */
+     * the H100); dev_rate is that of the devices the handle opened */
     const double mn = m * n;
-    double kr = r->have_kr[rc->prec] ? chg_tuning_kernel_rate(&r->kr[rc->prec], m, n, k) * h->ndev : 0;
-    if (!(kr > 0)) kr = r->dev_rate[rc->prec] * mn / (mn + 4.0 * 1024 * 1024);
+    double kr = r->have_kr[rc->prec] ? chg_tuning_kernel_rate(&r->kr[rc->prec], m, n, k) * d : 0;
+    if (!(kr > 0)) kr = r->dev_rate[rc->prec] / CHG_MAX(1, h->ndev_all) * d * mn / (mn + 4.0 * 1024 * 1024);
+    double h2d = 0, d2h = 0;
+    for (int i = 0; i < d; i++) {
+        h2d += devs[i].h2d_bps;
+        d2h += devs[i].d2h_bps;
+    }
     const double t_k = rc->flops / CHG_MAX(kr, 1.0);
     const double c_in = rc->beta_zero ? 0 : rc->c_elems;
-    const double t_h2d = (rc->in_elems + c_in) * es / CHG_MAX(r->h2d, 1.0);
-    const double t_d2h = rc->c_elems * es / CHG_MAX(r->d2h, 1.0);
+    const double t_h2d = (rc->in_elems + c_in) * es / CHG_MAX(h2d, 1.0);
+    const double t_d2h = rc->c_elems * es / CHG_MAX(d2h, 1.0);
     const double t_pack = (rc->in_elems + c_in + rc->c_elems) * es / CHG_MAX(r->pack, 1.0);
     const double mx = CHG_MAX(CHG_MAX(t_k, t_h2d), CHG_MAX(t_d2h, t_pack));
     const double sum = t_k + t_h2d + t_d2h + t_pack;
     /* overlap: none below 1 GFLOP (a tile or two: each stage waits for the one before), all of
      * it from 1 TFLOP on, log-linear between */
     const double w = CHG_MIN(1.0, CHG_MAX(0.0, log10(rc->flops / 1e9) / 3.0));
-    return r->latency + mx + (1.0 - w) * (sum - mx);
+    return r->latency * (1.0 + EXTRA_DEVICE * (d - 1)) + mx + (1.0 - w) * (sum - mx);
+}
+
+/* The model's time on the best number of devices (all of them with CLHGEMM_PLAN_DEVICES=all),
+ * as the planner chooses the count (host/plan.c chg_plan_call): never more devices than make
+ * the call faster. *used gets the count. */
+static double device_time(clhgemm_handle_t h, const route_call_t *rc, int *used)
+{
+    const int nd = h->ndev;
+    double best = INFINITY;
+    *used = nd;
+    for (int d = nd > 1 && chg_plan_all_devices() ? nd : 1; d <= nd; d++) {
+        const double t = device_time_on(h, rc, d);
+        if (t < best * 0.97 || d == 1) {
+            best = t;
+            *used = d;
+        }
+    }
+    return best;
+}
+
+double chg_route_device_time(clhgemm_handle_t h, const route_call_t *rc)
+{
+    int used;
+    return device_time(h, rc, &used);
 }
 
 int chg_route_to_cpu(clhgemm_handle_t h, const route_call_t *rc)
@@ -236,11 +276,12 @@ int chg_route_model_cpu(clhgemm_handle_t h, const route_call_t *rc)
                     rc->name, rc->m, rc->n, rc->k, rc->flops, r->latency * 1e3);
         return 1;
     }
-    const double t_cpu = chg_route_cpu_time(h, rc), t_dev = chg_route_device_time(h, rc);
+    int used;
+    const double t_cpu = chg_route_cpu_time(h, rc), t_dev = device_time(h, rc, &used);
     const int cpu = t_cpu <= t_dev;
     if (chg_verbose() >= 1)
-        chg_log(1, "route %s %zux%zux%zu: %s (model: OpenBLAS %.3f ms, devices %.3f ms)", rc->name, rc->m, rc->n,
-                rc->k, cpu ? "cpu" : "devices", t_cpu * 1e3, t_dev * 1e3);
+        chg_log(1, "route %s %zux%zux%zu: %s (model: OpenBLAS %.3f ms, devices %.3f ms on %d of %d)", rc->name,
+                rc->m, rc->n, rc->k, cpu ? "cpu" : "devices", t_cpu * 1e3, t_dev * 1e3, used, (int)h->ndev);
     return cpu;
 }
 

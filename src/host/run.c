@@ -69,7 +69,7 @@ static int plan_and_share(clhgemm_handle_t h, call_t *c, share_t *sh, unsigned l
     }
     if (c->cpu_strips) chg_share_strip_rates(c, sh->r_cpu);
     if (sh->rows || c->cpu_strips) c->pack_parts = CHG_MAX(1, chg_cpu_cores() - h->cpu_threads);
-    if (chg_verbose() >= 1) chg_plan_log(&pc, &c->pl, c->name);
+    if (chg_verbose() >= 1) chg_plan_log(h, &pc, &c->pl, c->name);
     return 1;
 }
 
@@ -90,12 +90,12 @@ static void *driver_main(void *arg)
     return NULL;
 }
 
-/* One driver thread per device not lost (the caller drives the first) beside the CPU share's
- * threads, over the schedule's bands. */
-static clhgemm_status_t run_devices(clhgemm_handle_t h, call_t *c, driver_t *drs, size_t cpu_rows)
+/* One driver thread per device not lost, the first `most` of them (the caller drives the
+ * first), beside the CPU share's threads, over the schedule's bands. */
+static clhgemm_status_t run_devices(clhgemm_handle_t h, call_t *c, driver_t *drs, size_t cpu_rows, int most)
 {
     int nd = 0;
-    for (int i = 0; i < h->ndev; i++)
+    for (int i = 0; i < h->ndev && nd < most; i++)
         if (!h->devs[i].lost) drs[nd++] = (driver_t){.c = c, .d = &h->devs[i]};
     c->drivers = nd;
     c->drivers_started = 0;
@@ -151,9 +151,9 @@ static clhgemm_status_t cpu_regions(call_t *c, const chg_regions_t *todo)
     return st;
 }
 
-/* What lost devices left, computed again: in rounds on the devices still in use (each round's
- * bands hold one region per tile row; one that meets a region already there waits for the next
- * round), then on the CPU when none is left. A round either finishes its regions or loses a
+/* What lost devices left, computed again: in rounds on every device left, also those the plan
+ * did not choose (each round's bands hold one region per tile row; one that meets a region
+ * already there waits for the next round), then on the CPU when none is left. A round either finishes its regions or loses a
  * device, so the rounds end. */
 static clhgemm_status_t recover(clhgemm_handle_t h, call_t *c, driver_t *drs, clhgemm_status_t st)
 {
@@ -171,7 +171,7 @@ static clhgemm_status_t recover(clhgemm_handle_t h, call_t *c, driver_t *drs, cl
         }
         chg_sched_regions(c, &todo);
         c->devices_used = 0;
-        st = run_devices(h, c, drs, 0);
+        st = run_devices(h, c, drs, 0, h->ndev);
         c->devices_used = CHG_MAX(used, c->devices_used);  /* devices, not rounds */
     }
     free(todo.r);
@@ -221,7 +221,8 @@ static clhgemm_status_t run_planned(clhgemm_handle_t h, call_t *c, const share_t
     }
     pthread_mutex_init(&c->mu, NULL);
     c->trace = chg_trace_begin(h->trace_path);
-    const clhgemm_status_t st = recover(h, c, drs, run_devices(h, c, drs, sh->rows));
+    /* The plan's devices only: the first c->pl.ndev (chg_plan_call's choice) */
+    const clhgemm_status_t st = recover(h, c, drs, run_devices(h, c, drs, sh->rows, CHG_MAX(1, c->pl.ndev)));
     free(drs);
     if (chg_trace_end(c->trace) != 0) chg_log(1, "could not write the trace %s", h->trace_path);
     record(h, c, m_all, sh->predicted, t0, t_planned, st);

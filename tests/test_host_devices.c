@@ -1,0 +1,245 @@
+/*
+ * test_host_devices.c -- how many devices a host-memory call uses (issue 24 item 3: the
+ * planner's device count, host/plan.c chg_plan_call; the route's model, host/route.c).
+ *
+ * Run with two devices (CTest: POCL_DEVICES="pthread pthread", CLHGEMM_ROUTE=device,
+ * CLHGEMM_VERBOSE=1). The planner's inputs are made deterministic with CLHGEMM_KERNEL_RATE
+ * (set here before each handle is made: the rate is taken when a handle first plans):
+ *   small   n = 96 with a fast kernel (1 TFLOP/s): the fixed costs of a second device decide,
+ *           the call runs on one device (info.devices_used == 1, the plan line "devices: 1 of 2")
+ *   large   n = 512 with a slow kernel (0.5 GFLOP/s): the kernel decides, two devices (a device
+ *           may find the work taken before it starts: one of three calls must use both)
+ *   all     n = 512 on forced tiles of 256 x 512 x 512 (two bands, one k slice): one device by the
+ *           model, both with CLHGEMM_PLAN_DEVICES=all ("devices: 2 of 2"), alternating on one
+ *           handle (the plan memo keys on the setting)
+ *   route   CLHGEMM_ROUTE=auto with CLHGEMM_ROUTE_MODEL: the route's line names the device count
+ *           its model assumed (1 of 2 for a small call on fast devices; 2 of 2 with all)
+ * Every product is checked against OpenBLAS (poisoned C where beta = 0). Exit 77 only without
+ * an OpenCL device; with fewer than two devices the test fails (it must run with two).
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common.h"
+
+static int g_cases, g_failures;
+
+/* A count that is not what it should be. */
+static void want_count(const char *what, const char *of, int got, int want)
+{
+    g_cases++;
+    if (got == want) return;
+    fprintf(stderr, "FAIL %s: %s %d, want %d\n", what, of, got, want);
+    g_failures++;
+}
+
+/* stderr into a temporary file while a call runs (the library's verbose lines). */
+typedef struct capture_s {
+    FILE *tmp;
+    int saved;
+    char text[1 << 16];
+} capture_t;
+
+static void capture_begin(capture_t *k)
+{
+    fflush(stderr);
+    k->tmp = tmpfile();
+    k->saved = dup(2);
+    if (!k->tmp || k->saved < 0 || dup2(fileno(k->tmp), 2) < 0) abort();
+}
+
+/* Ends the capture and keeps what was captured in k->text (echoed to stderr). */
+static void capture_end(capture_t *k)
+{
+    fflush(stderr);
+    dup2(k->saved, 2);
+    close(k->saved);
+    rewind(k->tmp);
+    const size_t n = fread(k->text, 1, sizeof k->text - 1, k->tmp);
+    k->text[n] = '\0';
+    fclose(k->tmp);
+    fputs(k->text, stderr);
+}
+
+/* One GEMM of m = n = k = size through the handle, checked against OpenBLAS; *info gets the
+ * call info and cap the verbose lines. Returns 0 on pass. */
+static int run_call(clhgemm_handle_t h, int dbl, int size, double beta, tc_rng_t *rng, clhgemm_call_info_t *info,
+                    capture_t *cap, const char *what)
+{
+    tc_case_t c = {.dbl = dbl, .layout = CLHGEMM_COL_MAJOR, .ta = CLHGEMM_NO_TRANS, .tb = CLHGEMM_TRANS,
+                   .m = size, .n = size, .k = size, .alpha = 1.25, .beta = beta, .pad = 3};
+    tc_problem_t p;
+    char tag[300];
+    g_cases++;
+    if (tc_problem_init_host(&p, &c, rng)) {
+        fprintf(stderr, "FAIL %s: setup\n", what);
+        return 1;
+    }
+    tc_case_describe(&p.c, tag, sizeof tag);
+    void *got = malloc(p.nc * p.esz);
+    double *want = malloc(p.nc * sizeof(double)), *bound = malloc(p.nc * sizeof(double));
+    int rc = 1;
+    if (got && want && bound) {
+        memcpy(got, p.c0, p.nc * p.esz);
+        const tc_case_t *q = &p.c;
+        char *cc = (char *)got + q->offc * p.esz;
+        capture_begin(cap);
+        const clhgemm_status_t st =
+            dbl ? clhgemm_dgemm(h, q->layout, q->ta, q->tb, q->m, q->n, q->k, q->alpha, (const double *)p.a0, q->lda,
+                                (const double *)p.b0, q->ldb, q->beta, (double *)cc, q->ldc)
+                : clhgemm_sgemm(h, q->layout, q->ta, q->tb, q->m, q->n, q->k, (float)q->alpha, (const float *)p.a0,
+                                q->lda, (const float *)p.b0, q->ldb, (float)q->beta, (float *)cc, q->ldc);
+        capture_end(cap);
+        memset(info, 0, sizeof *info);
+        if (st != CLHGEMM_SUCCESS) {
+            fprintf(stderr, "FAIL %s %s: %s\n", what, tag, clhgemm_status_string(st));
+        } else if (clhgemm_last_call_info(h, info) != CLHGEMM_SUCCESS) {
+            fprintf(stderr, "FAIL %s %s: no call info\n", what, tag);
+        } else {
+            tc_problem_ref_init(&p, want, bound);
+            rc = tc_problem_ref_apply(&p, want, bound) ||
+                 tc_check_c(dbl, q->layout, q->m, q->n, q->k, got, p.c0, p.nc, q->offc, q->ldc, want, bound, tag);
+        }
+    } else {
+        fprintf(stderr, "FAIL %s: out of host memory\n", what);
+    }
+    free(got);
+    free(want);
+    free(bound);
+    tc_problem_free(&p);
+    if (rc) g_failures++;
+    return rc;
+}
+
+/* The plan line "devices: <want>" must be in what the call logged. */
+static void want_plan_devices(const capture_t *cap, const char *want, const char *what)
+{
+    g_cases++;
+    if (!strstr(cap->text, want)) {
+        fprintf(stderr, "FAIL %s: the verbose plan does not say \"%s\"\n", what, want);
+        g_failures++;
+    }
+}
+
+static clhgemm_handle_t handle_with_rate(const char *gflops)
+{
+    setenv("CLHGEMM_KERNEL_RATE", gflops, 1);
+    clhgemm_handle_t h = NULL;
+    const clhgemm_status_t st = clhgemm_create(&h, NULL);
+    if (st != CLHGEMM_SUCCESS) {
+        fprintf(stderr, "FAIL clhgemm_create: %s\n", clhgemm_status_string(st));
+        g_failures++;
+        return NULL;
+    }
+    return h;
+}
+
+/* small, large and all, in one precision. */
+static void plan_cases(int dbl, tc_rng_t *rng)
+{
+    static capture_t cap;
+    clhgemm_call_info_t inf;
+    unsetenv("CLHGEMM_PLAN_DEVICES");
+    unsetenv("CLHGEMM_TILE");
+    clhgemm_handle_t h = handle_with_rate("1000");
+    if (!h) return;
+    /* small: one device */
+    if (!run_call(h, dbl, 96, 0.0, rng, &inf, &cap, "small")) {
+        want_count("small", "devices_used", inf.devices_used, 1);
+        want_plan_devices(&cap, "devices: 1 of 2 (fewer devices", "small");
+    }
+    /* all, with forced tiles of 256 x 512 x 512 (two bands of the 512 call, one k slice): the
+     * model keeps it on one device (a second saves one fixed step and some kernel time and
+     * costs its start, its fill and drain), all runs both; before and after it the same call without the setting stays on one (the memo
+     * keys on it). A device may find both bands taken before it starts: at least one of three
+     * calls must use both. */
+    setenv("CLHGEMM_TILE", "256,512,512", 1);
+    int most = 0;
+    for (int r = 0; r < 3; r++) {
+        unsetenv("CLHGEMM_PLAN_DEVICES");
+        if (!run_call(h, dbl, 512, 0.5, rng, &inf, &cap, "forced tile, auto")) {
+            want_count("forced tile, auto", "devices_used", inf.devices_used, 1);
+            want_plan_devices(&cap, "devices: 1 of 2 (fewer devices", "forced tile, auto");
+        }
+        setenv("CLHGEMM_PLAN_DEVICES", "all", 1);
+        if (!run_call(h, dbl, 512, 0.5, rng, &inf, &cap, "forced tile, all")) {
+            if (inf.devices_used > most) most = inf.devices_used;
+            want_plan_devices(&cap, "devices: 2 of 2 (CLHGEMM_PLAN_DEVICES=all)", "forced tile, all");
+        }
+    }
+    want_count("forced tile, all", "most devices used in three calls", most, 2);
+    unsetenv("CLHGEMM_TILE");
+    unsetenv("CLHGEMM_PLAN_DEVICES");
+    clhgemm_destroy(h);
+    /* large: a slow kernel, two devices */
+    if (!(h = handle_with_rate("0.5"))) return;
+    most = 0;
+    for (int r = 0; r < 3; r++)
+        if (!run_call(h, dbl, 512, 0.5, rng, &inf, &cap, "large")) {
+            if (inf.devices_used > most) most = inf.devices_used;
+            want_plan_devices(&cap, "devices: 2 of 2 (every device", "large");
+        }
+    want_count("large", "most devices used in three calls", most, 2);
+    clhgemm_destroy(h);
+    unsetenv("CLHGEMM_KERNEL_RATE");
+}
+
+/* The route's model names the device count it assumed. */
+static void route_cases(tc_rng_t *rng)
+{
+    static capture_t cap;
+    clhgemm_call_info_t inf;
+    setenv("CLHGEMM_ROUTE", "auto", 1);
+    /* devices of 1 PFLOP/s behind 0.5 ms: a call of 80 x 80 x 80 (1 MFLOP, 77 KB) is the latency
+     * and a second device's start, so the model takes one device; with all, both */
+    setenv("CLHGEMM_ROUTE_MODEL", "0.5,1000000", 1);
+    for (int all = 0; all < 2; all++) {
+        if (all) setenv("CLHGEMM_PLAN_DEVICES", "all", 1);
+        else unsetenv("CLHGEMM_PLAN_DEVICES");
+        clhgemm_handle_t h = NULL;
+        if (clhgemm_create(&h, NULL) != CLHGEMM_SUCCESS) {
+            fprintf(stderr, "FAIL clhgemm_create (route)\n");
+            g_failures++;
+            break;
+        }
+        run_call(h, 0, 80, 0.5, rng, &inf, &cap, "route");
+        g_cases++;
+        const char *line = strstr(cap.text, "route sgemm");
+        const char *want = all ? " on 2 of 2)" : " on 1 of 2)";
+        const char *eol = line ? strchr(line, '\n') : NULL;
+        const char *hit = line ? strstr(line, want) : NULL;
+        if (!line || !hit || (eol && hit > eol)) {
+            fprintf(stderr, "FAIL route%s: the route line does not say \"%s\"\n", all ? " (all)" : "", want);
+            g_failures++;
+        }
+        clhgemm_destroy(h);
+    }
+    unsetenv("CLHGEMM_PLAN_DEVICES");
+    unsetenv("CLHGEMM_ROUTE_MODEL");
+    setenv("CLHGEMM_ROUTE", "device", 1);
+}
+
+int main(void)
+{
+    size_t ndev = 0;
+    clhgemm_device_info_t infos[4];
+    const clhgemm_status_t st = clhgemm_devices_get(NULL, infos, 4, &ndev);
+    if (st == CLHGEMM_NO_DEVICE) {
+        printf("SKIP: no OpenCL device\n");
+        return TC_SKIP;
+    }
+    if (st != CLHGEMM_SUCCESS || ndev != 2) {
+        fprintf(stderr, "FAIL: this test needs exactly two devices (POCL_DEVICES=\"pthread pthread\"), found %zu (%s)\n",
+                ndev, clhgemm_status_string(st));
+        return 1;
+    }
+    tc_rng_t rng;
+    tc_rng_seed(&rng, 0xDE7ULL);
+    for (int dbl = 0; dbl <= (infos[0].has_fp64 && infos[1].has_fp64); dbl++) plan_cases(dbl, &rng);
+    route_cases(&rng);
+    printf("%d checks, %d failed\n", g_cases, g_failures);
+    return g_failures ? 1 : 0;
+}
