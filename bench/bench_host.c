@@ -356,13 +356,7 @@ static cl_int run_cl(const opts_t *o, int dbl, int n, cl_mem A, cl_mem B, cl_mem
     cl_event ev = NULL;
     clhgemm_status_t st = gemm_cl(o, dbl, n, A, B, C, q, &ev);
     if (st != CLHGEMM_SUCCESS) return (cl_int)st;
-    cl_int err = clWaitForEvents(1, &ev);
-    cl_int exec = CL_COMPLETE;
-    if (err == CL_SUCCESS)
-        err = clGetEventInfo(ev, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof exec, &exec, NULL);
-    clReleaseEvent(ev);
-    if (err == CL_SUCCESS && exec < 0) err = exec;
-    return err;
+    return wait_event(ev);
 }
 
 /* ---- one size ------------------------------------------------------------------------------ */

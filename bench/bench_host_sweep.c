@@ -99,13 +99,7 @@ static int sw_device(sw_call_t *c, int inner)
             return (int)st;
         }
     }
-    cl_int err = clWaitForEvents(1, &ev);
-    cl_int exec = CL_COMPLETE;
-    if (err == CL_SUCCESS)
-        err = clGetEventInfo(ev, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof exec, &exec, NULL);
-    clReleaseEvent(ev);
-    if (err == CL_SUCCESS && exec < 0) err = exec;
-    return (int)err;
+    return (int)wait_event(ev);
 }
 
 /* Times fn: `warmup` untimed calls, then `reps` samples of `inner` calls each, per-call times in
@@ -619,6 +613,13 @@ static void sw_csv_row(FILE *f, const sw_env_t *env, const sw_res_t *r)
     fflush(f);
 }
 
+/* The PNG's series s of a case: ours, OpenBLAS, device-only, the bound (GFLOP/s). */
+static double sw_series(const sw_res_t *r, int s)
+{
+    return s == 0 ? sw_gf(r->n, &r->ours) : s == 1 ? sw_gf(r->n, &r->ob)
+         : s == 2 ? sw_gf(r->n, &r->dev) : sw_bound_gf(r);
+}
+
 /* gnuplot's PNG: a panel per beta, GFLOP/s against n (log x), ours, OpenBLAS, device-only and
  * the bound per precision (solid single, dashed double). */
 static void sw_png(const opts_t *o, const char *title, const sw_res_t *res, int nres)
@@ -662,10 +663,7 @@ static void sw_png(const opts_t *o, const char *title, const sw_res_t *res, int 
                 int pts = 0;
                 for (int i = 0; i < nres; i++) {
                     const sw_res_t *r = &res[i];
-                    const double v = s == 0 ? sw_gf(r->n, &r->ours)
-                                     : s == 1 ? sw_gf(r->n, &r->ob)
-                                     : s == 2 ? sw_gf(r->n, &r->dev)
-                                              : sw_bound_gf(r);
+                    const double v = sw_series(r, s);
                     pts += r->dbl == dbl && r->beta == betas[b] && !r->skipped && !isnan(v);
                 }
                 if (!pts) continue;
@@ -686,10 +684,7 @@ static void sw_png(const opts_t *o, const char *title, const sw_res_t *res, int 
                 for (int pass = 0; pass < 2; pass++)
                     for (int i = 0; i < nres; i++) {
                         const sw_res_t *r = &res[i];
-                        const double v = s == 0 ? sw_gf(r->n, &r->ours)
-                                         : s == 1 ? sw_gf(r->n, &r->ob)
-                                         : s == 2 ? sw_gf(r->n, &r->dev)
-                                                  : sw_bound_gf(r);
+                        const double v = sw_series(r, s);
                         if (r->dbl != dbl || r->beta != betas[b] || r->skipped || isnan(v))
                             continue;
                         if (pass)

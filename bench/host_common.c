@@ -331,3 +331,13 @@ const char *blas_desc(char *buf, size_t len)
 #endif
     return buf;
 }
+
+cl_int wait_event(cl_event ev)
+{
+    cl_int err = clWaitForEvents(1, &ev);
+    cl_int exec = CL_COMPLETE;
+    if (err == CL_SUCCESS)
+        err = clGetEventInfo(ev, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof exec, &exec, NULL);
+    clReleaseEvent(ev);
+    return err == CL_SUCCESS && exec < 0 ? exec : err;
+}

@@ -63,6 +63,9 @@ int open_device(devctx_t *d);
 void dev_upload3(const devctx_t *dev, size_t bytes, const void *A, const void *B, const void *C,
                  cl_mem *bA, cl_mem *bB, cl_mem *bC, cl_int *err);
 stats_t stats_of(double *v, int n);
+/* Waits for ev, releases it, and returns the wait's error or the command's own (negative)
+ * execution status. */
+cl_int wait_event(cl_event ev);
 const char *blas_desc(char *buf, size_t len);
 void matvec(int threads, const void *M, int dbl, size_t n, size_t si, size_t sj, const double *x, const double *xabs, double *y, double *yabs);
 void op_strides(clhgemm_layout_t layout, clhgemm_transpose_t t, size_t n, size_t *si, size_t *sj);

@@ -469,13 +469,9 @@ static clhgemm_status_t copy_kernel(cl_context ctx, const chg_device_t *dev, con
         chg_str_free(&src);
         return oom ? CLHGEMM_OUT_OF_HOST_MEMORY : CLHGEMM_INTERNAL_ERROR;
     }
-    cl_program prog;
-    clhgemm_status_t st = chg_program_get(ctx, dev, name, src.data, chg_build_options(dev), &prog);
+    const clhgemm_status_t st = chg_kernel_get(ctx, dev, name, src.data, entry, out);
     chg_str_free(&src);
-    if (st != CLHGEMM_SUCCESS) return st;
-    cl_int err;
-    *out = clCreateKernel(prog, entry, &err);
-    return err == CL_SUCCESS ? CLHGEMM_SUCCESS : (clhgemm_status_t)err;
+    return st;
 }
 
 /* The GEMM kernel; triangle / klimit select the TRIANGLE / KLIMIT variants of cl/gemm.cl
@@ -505,8 +501,7 @@ static clhgemm_status_t gemm_kernel_variant(cl_context ctx, const chg_device_t *
         chg_str_free(&src);
         return oom ? CLHGEMM_OUT_OF_HOST_MEMORY : CLHGEMM_INTERNAL_ERROR;
     }
-    cl_program prog;
-    clhgemm_status_t st = chg_program_get(ctx, dev, name, src.data, chg_build_options(dev), &prog);
+    const clhgemm_status_t st = chg_kernel_get(ctx, dev, name, src.data, "clhgemm_gemm", out);
     chg_str_free(&src);
     if (st == CLHGEMM_KERNEL_BUILD_FAILED && gp->mma) {
         /* A driver whose PTX does not take this mma shape: the FMA kernel on the same tile
@@ -523,10 +518,7 @@ static clhgemm_status_t gemm_kernel_variant(cl_context ctx, const chg_device_t *
         chg_log(1, "the tensor-core GEMM kernel (MMA=%d) did not build and its tiles do not suit "
                 "the FMA kernel (%s)", gp->mma, why);
     }
-    if (st != CLHGEMM_SUCCESS) return st;
-    cl_int err;
-    *out = clCreateKernel(prog, "clhgemm_gemm", &err);
-    return err == CL_SUCCESS ? CLHGEMM_SUCCESS : (clhgemm_status_t)err;
+    return st;
 }
 
 clhgemm_status_t chg_gemm_kernel_direct(cl_context ctx, const chg_device_t *dev,
@@ -1399,14 +1391,10 @@ clhgemm_status_t chg_gemm_direct_kernel(cl_context ctx, const chg_device_t *dev,
         chg_str_free(&src);
         return oom ? CLHGEMM_OUT_OF_HOST_MEMORY : CLHGEMM_INTERNAL_ERROR;
     }
-    cl_program prog;
-    clhgemm_status_t st = chg_program_get(ctx, dev, prec == CHG_F64 ? "dgemm-direct" : "sgemm-direct",
-                                          src.data, chg_build_options(dev), &prog);
+    const clhgemm_status_t st = chg_kernel_get(ctx, dev, prec == CHG_F64 ? "dgemm-direct" : "sgemm-direct",
+                                               src.data, "clhgemm_gemm_direct", out);
     chg_str_free(&src);
-    if (st != CLHGEMM_SUCCESS) return st;
-    cl_int err;
-    *out = clCreateKernel(prog, "clhgemm_gemm_direct", &err);
-    return err == CL_SUCCESS ? CLHGEMM_SUCCESS : (clhgemm_status_t)err;
+    return st;
 }
 
 static clhgemm_status_t build_direct(const kkey_t *key, cl_context ctx, const chg_device_t *dev,

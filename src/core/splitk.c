@@ -78,13 +78,9 @@ clhgemm_status_t chg_splitk_reduce_kernel(cl_context ctx, const chg_device_t *de
     char name[40];
     snprintf(name, sizeof name, "%cgemm-splitk-reduce%s", prec == CHG_F64 ? 'd' : 's',
              beta_zero ? "0" : "");
-    cl_program prog;
-    clhgemm_status_t st = chg_program_get(ctx, dev, name, src.data, chg_build_options(dev), &prog);
+    const clhgemm_status_t st = chg_kernel_get(ctx, dev, name, src.data, "clhgemm_splitk_reduce", out);
     chg_str_free(&src);
-    if (st != CLHGEMM_SUCCESS) return st;
-    cl_int err;
-    *out = clCreateKernel(prog, "clhgemm_splitk_reduce", &err);
-    return err == CL_SUCCESS ? CLHGEMM_SUCCESS : (clhgemm_status_t)err;
+    return st;
 }
 
 cl_int chg_enqueue_splitk_reduce(cl_command_queue q, cl_kernel k, chg_precision_t prec,

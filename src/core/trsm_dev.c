@@ -32,14 +32,10 @@ static clhgemm_status_t inv_kernel(cl_context ctx, const chg_device_t *dev, chg_
         chg_str_free(&src);
         return CLHGEMM_OUT_OF_HOST_MEMORY;
     }
-    cl_program prog;
-    clhgemm_status_t st = chg_program_get(ctx, dev, prec == CHG_F64 ? "dtrsm-inv" : "strsm-inv",
-                                          src.data, chg_build_options(dev), &prog);
+    const clhgemm_status_t st = chg_kernel_get(ctx, dev, prec == CHG_F64 ? "dtrsm-inv" : "strsm-inv",
+                                               src.data, name, out);
     chg_str_free(&src);
-    if (st != CLHGEMM_SUCCESS) return st;
-    cl_int err;
-    *out = clCreateKernel(prog, name, &err);
-    return err == CL_SUCCESS ? CLHGEMM_SUCCESS : (clhgemm_status_t)err;
+    return st;
 }
 
 clhgemm_status_t chg_trsm_inv_kernel(cl_context ctx, const chg_device_t *dev,

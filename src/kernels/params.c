@@ -13,6 +13,7 @@
  * clhgemm-tune) comes first, and the CLHGEMM_*GEMM_PARAMS override wins over everything (the
  * choice among them is chg_gemm_params_select of src/tuning/tuning.c, the layer above).
  */
+#include "device/cache.h"
 #include "kernels/params.h"
 
 #include <ctype.h>
@@ -353,4 +354,15 @@ const char *chg_build_options(const chg_device_t *dev)
     /* IEEE results: no fast-math, no denormal flushing; -cl-std=CL1.2 is what every
      * supported driver accepts. */
     return "-cl-std=CL1.2";
+}
+
+clhgemm_status_t chg_kernel_get(cl_context context, const chg_device_t *dev, const char *name,
+                                const char *source, const char *entry, cl_kernel *out)
+{
+    cl_program prog;
+    const clhgemm_status_t st = chg_program_get(context, dev, name, source, chg_build_options(dev), &prog);
+    if (st != CLHGEMM_SUCCESS) return st;
+    cl_int err;
+    *out = clCreateKernel(prog, entry, &err);
+    return err == CL_SUCCESS ? CLHGEMM_SUCCESS : (clhgemm_status_t)err;
 }

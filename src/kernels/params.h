@@ -108,5 +108,10 @@ int chg_gemm_source(const chg_device_t *dev, chg_precision_t prec, const chg_gem
 
 /* Build options used for every library kernel on this device. */
 const char *chg_build_options(const chg_device_t *dev);
+/* The kernel `entry` of the program built from `source` with the device's build options, through
+ * the program cache (device/cache.h chg_program_get; `name` for its logs and dumps): how every
+ * generated kernel of the library is made. */
+clhgemm_status_t chg_kernel_get(cl_context context, const chg_device_t *dev, const char *name,
+                                const char *source, const char *entry, cl_kernel *out);
 
 #endif
