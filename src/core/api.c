@@ -119,7 +119,7 @@ static clhgemm_status_t gemm_cl(chg_precision_t prec, clhgemm_layout_t layout,
         a.a = B; a.off_a = offB; a.lda = (size_t)ldb;
         a.b = A; a.off_b = offA; a.ldb = (size_t)lda;
     }
-    return chg_gemm_enqueue(&a, queue, 0, NULL, event);
+    return chg_gemm_enqueue_on(&a, dev, ctx, queue, 0, NULL, event);
 }
 
 CLHGEMM_API clhgemm_status_t clhgemm_sgemm_cl(clhgemm_layout_t layout, clhgemm_transpose_t transA,

@@ -1517,23 +1517,13 @@ clhgemm_status_t chg_gemm_enqueue(const chg_gemm_args_t *a, cl_command_queue que
     return chg_gemm_enqueue_with(a, NULL, 0, queue, num_wait, wait_list, event);
 }
 
-clhgemm_status_t chg_gemm_enqueue_with(const chg_gemm_args_t *a, const chg_gemm_params_t *gp,
-                                       int split_k, cl_command_queue queue, cl_uint num_wait,
-                                       const cl_event *wait_list, cl_event *event)
+/* The call on a queue whose device and context are known; force: the kernel choice, NULL for
+ * the tuned one. */
+static clhgemm_status_t enqueue_call(const chg_gemm_args_t *a, const chg_gemm_choice_t *force,
+                                     const chg_device_t *dev, cl_context ctx, cl_command_queue queue,
+                                     cl_uint num_wait, const cl_event *wait_list, cl_event *event)
 {
-    chg_gemm_choice_t force_c;
-    const chg_gemm_choice_t *force = NULL;
-    if (gp) {
-        force_c.gp = *gp;
-        force_c.split_k = split_k;
-        force_c.cls = CHG_SHAPE_LARGE;
-        force = &force_c;
-    }
-    const chg_device_t *dev;
-    cl_context ctx;
-    clhgemm_status_t st = chg_queue_device(queue, &dev, &ctx);
-    if (st != CLHGEMM_SUCCESS) return st;
-
+    clhgemm_status_t st = CLHGEMM_SUCCESS;
     chain_t ch = {queue, NULL, num_wait, wait_list};
     if (a->m == 0 || a->n == 0) {
         st = (clhgemm_status_t)chain_marker(&ch);
@@ -1578,4 +1568,30 @@ clhgemm_status_t chg_gemm_enqueue_with(const chg_gemm_args_t *a, const chg_gemm_
     if (event) *event = ch.prev;
     else clReleaseEvent(ch.prev);
     return CLHGEMM_SUCCESS;
+}
+
+clhgemm_status_t chg_gemm_enqueue_on(const chg_gemm_args_t *a, const chg_device_t *dev,
+                                     cl_context ctx, cl_command_queue queue, cl_uint num_wait,
+                                     const cl_event *wait_list, cl_event *event)
+{
+    return enqueue_call(a, NULL, dev, ctx, queue, num_wait, wait_list, event);
+}
+
+clhgemm_status_t chg_gemm_enqueue_with(const chg_gemm_args_t *a, const chg_gemm_params_t *gp,
+                                       int split_k, cl_command_queue queue, cl_uint num_wait,
+                                       const cl_event *wait_list, cl_event *event)
+{
+    chg_gemm_choice_t force_c;
+    const chg_gemm_choice_t *force = NULL;
+    if (gp) {
+        force_c.gp = *gp;
+        force_c.split_k = split_k;
+        force_c.cls = CHG_SHAPE_LARGE;
+        force = &force_c;
+    }
+    const chg_device_t *dev;
+    cl_context ctx;
+    const clhgemm_status_t st = chg_queue_device(queue, &dev, &ctx);
+    if (st != CLHGEMM_SUCCESS) return st;
+    return enqueue_call(a, force, dev, ctx, queue, num_wait, wait_list, event);
 }

@@ -70,6 +70,12 @@ clhgemm_status_t chg_check_buffer(cl_mem buf, cl_context ctx, size_t off, size_t
 clhgemm_status_t chg_gemm_enqueue(const chg_gemm_args_t *args, cl_command_queue queue,
                                   cl_uint num_wait, const cl_event *wait_list, cl_event *event);
 
+/* chg_gemm_enqueue for a caller that has resolved the queue's device and context already
+ * (chg_queue_device: two queue queries and a search under a lock), so that a call pays it once. */
+clhgemm_status_t chg_gemm_enqueue_on(const chg_gemm_args_t *args, const chg_device_t *dev,
+                                     cl_context ctx, cl_command_queue queue, cl_uint num_wait,
+                                     const cl_event *wait_list, cl_event *event);
+
 /* chg_gemm_enqueue with the kernel parameters gp (valid for the device; NULL: the tuned choice
  * of the call's shape class) and, for a plain GEMM, the split of k split_k (as a class's: 0
  * chosen per call, 1 none, s >= 2 at most s slices). For clhgemm-tune, which times each
