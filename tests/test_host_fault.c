@@ -280,8 +280,10 @@ static void capture_begin(capture_t *k)
     if (!k->tmp || k->saved < 0 || dup2(fileno(k->tmp), 2) < 0) abort();
 }
 
-/* Ends the capture, echoes what was captured, returns the number of lost-device warnings. */
-static int capture_end(capture_t *k)
+/* Ends the capture, echoes what was captured, returns the number of lost-device warnings;
+ * *short_lines counts the out-of-memory lines, *idle those of them that say idle handles gave
+ * memory back. */
+static int capture_end(capture_t *k, int *short_lines, int *idle)
 {
     fflush(stderr);
     dup2(k->saved, 2);
@@ -289,8 +291,13 @@ static int capture_end(capture_t *k)
     rewind(k->tmp);
     char line[2048];
     int warnings = 0;
+    *short_lines = *idle = 0;
     while (fgets(line, sizeof line, k->tmp)) {
         if (!strncmp(line, "clhgemm: device ", 16) && strstr(line, " lost in ")) warnings++;
+        if (!strncmp(line, "clhgemm: device ", 16) && strstr(line, " out of memory in ")) {
+            ++*short_lines;
+            *idle += strstr(line, "idle handles") != NULL;
+        }
         fputs(line, stderr);
     }
     fclose(k->tmp);
@@ -301,8 +308,9 @@ static int capture_end(capture_t *k)
 
 typedef struct scen_s {
     char spec[64];
-    int lost;                   /* devices the scenario loses */
+    int lost;                   /* devices the scenario loses (kind=oom: devices short of memory) */
     int after;
+    int oom;                    /* kind=oom: nothing is lost; an idle handle's buffers are taken back */
 } scen_t;
 
 static int g_ndev;
@@ -319,6 +327,23 @@ static int run_case(const scen_t *s, const tc_l3case_t *c, tc_rng_t *rng)
     clhgemm_options_t o;
     clhgemm_options_init(&o);
     o.device_memory_limit = g_limit;
+    /* kind=oom: an idle handle on the same devices keeps the buffers of a call made before. */
+    clhgemm_handle_t idle = NULL;
+    prob_t x1, x2;
+    if (s->oom) {
+        prob_init(&x1, c, rng);
+        prob_init(&x2, c, rng);
+        if (clhgemm_create(&idle, &o) != CLHGEMM_SUCCESS || prob_call(idle, &x1) != CLHGEMM_SUCCESS ||
+            prob_check(&x1, "the idle handle's call")) {
+            fprintf(stderr, "FAIL %s: the idle handle's first call\n", tag);
+            tally(1);
+            if (idle) clhgemm_destroy(idle);
+            prob_free(&x1);
+            prob_free(&x2);
+            prob_free(&p);
+            return 0;
+        }
+    }
     setenv("CLHGEMM_FAULT_INJECT", s->spec, 1);
     capture_t k;
     capture_begin(&k);
@@ -334,14 +359,30 @@ static int run_case(const scen_t *s, const tc_l3case_t *c, tc_rng_t *rng)
         st = prob_call(h, &p);
         clhgemm_last_call_info(h, &inf1);
     }
-    const int warnings = capture_end(&k);
+    int short1, short2, idle1, idle2;
+    const int warnings = capture_end(&k, &short1, &idle1);
     capture_begin(&k);
     if (h) {
         st2 = prob_call(h, &q);  /* the next call on the same handle */
         clhgemm_last_call_info(h, &inf2);
         clhgemm_destroy(h);
     }
-    const int warnings2 = capture_end(&k);
+    const int warnings2 = capture_end(&k, &short2, &idle2);
+    if (s->oom) {
+        /* The idle handle gave its buffers back and works on. */
+        const clhgemm_status_t sx = prob_call(idle, &x2);
+        if (sx != CLHGEMM_SUCCESS || prob_check(&x2, "the idle handle's call after the shortage")) {
+            fprintf(stderr, "FAIL %s: the idle handle's call after: %s\n", tag, clhgemm_status_string(sx));
+            bad = 1;
+        }
+        if (short1 > 0 && idle1 == 0) {
+            fprintf(stderr, "FAIL %s: out of memory, but no idle handle's buffers were released\n", tag);
+            bad = 1;
+        }
+        clhgemm_destroy(idle);
+        prob_free(&x1);
+        prob_free(&x2);
+    }
     if (st != CLHGEMM_SUCCESS || st2 != CLHGEMM_SUCCESS) {
         fprintf(stderr, "FAIL %s: status %s, next call %s\n", tag, clhgemm_status_string(st),
                 clhgemm_status_string(st2));
@@ -358,7 +399,17 @@ static int run_case(const scen_t *s, const tc_l3case_t *c, tc_rng_t *rng)
          * counts the cases where the fault fell in the first call. TRSM's strips may be too few
          * for the fault to fall inside the call: no fault is required there. */
         const int want_min = c->r != R_TRSM && g_ndev == 1;
-        if (warnings + warnings2 > s->lost || warnings < want_min) {
+        if (s->oom) {
+            /* Short of memory: no device lost, each short device warned once (a device whose
+             * memory came back does not fail again), every device used by the next call. */
+            if (warnings + warnings2 > 0 || short1 + short2 > s->lost || short1 < want_min) {
+                fprintf(stderr, "FAIL %s: %d/%d lost-device and %d/%d out-of-memory warning(s) in the call / the "
+                                "next, want no loss and 1 to %d out-of-memory lines in the call\n", tag, warnings,
+                        warnings2, short1, short2, s->lost);
+                bad = 1;
+            }
+            if (inf2.devices_used > g_ndev) bad = 1;
+        } else if (warnings + warnings2 > s->lost || warnings < want_min) {
             fprintf(stderr, "FAIL %s: %d lost-device warning(s) in the call and %d in the next, want 1 to %d in "
                             "the call, once per lost device\n", tag, warnings, warnings2, s->lost);
             bad = 1;
@@ -374,7 +425,7 @@ static int run_case(const scen_t *s, const tc_l3case_t *c, tc_rng_t *rng)
     tally(bad);
     prob_free(&p);
     prob_free(&q);
-    return warnings > 0;
+    return s->oom ? short1 > 0 : warnings > 0;
 }
 
 static tc_l3case_t mk(int r, int dbl, clhgemm_layout_t l, int side, int uplo, int trans, int diag, int m, int n,
@@ -474,6 +525,7 @@ int main(int argc, char **argv)
     free(di);
     clhgemm_destroy(h0);
     scen_t sc[16];
+    memset(sc, 0, sizeof sc);
     int ns = 0;
     static const int after[3] = {0, 1, 3};
     for (int i = 0; i < 3; i++) {
@@ -491,6 +543,13 @@ int main(int argc, char **argv)
         sc[ns].after = 1;
         sc[ns++].lost = 1;
     }
+    /* Out of device memory (kind=oom) after 0 and 2 tiles, on device 0 and on every device */
+    for (int i = 0; i < 2 * (g_ndev > 1 ? 2 : 1); i++) {
+        snprintf(sc[ns].spec, sizeof sc[ns].spec, "device=%s,after=%d,kind=oom", i < 2 ? "0" : "all", i % 2 ? 2 : 0);
+        sc[ns].after = i % 2 ? 2 : 0;
+        sc[ns].oom = 1;
+        sc[ns++].lost = i < 2 ? 1 : g_ndev;
+    }
     tc_l3case_t cs[64];
     const int nc = cases(cs, fp64);
     if (check_cases(cs, nc)) return 1;
@@ -499,9 +558,17 @@ int main(int argc, char **argv)
     for (int s = 0; s < ns; s++) {
         const int before = g_failures;
         int hit = 0;
-        for (int i = 0; i < nc; i++) hit += run_case(&sc[s], &cs[i], &rng);
-        printf("%-22s %d case(s), %d failed, the fault in the first call in %d (%s)\n", sc[s].spec, nc,
-               g_failures - before, hit, sc[s].lost >= g_ndev ? "no device left: the CPU" : "the other device(s) take over");
+        int ran = 0;
+        for (int i = 0; i < nc; i++) {
+            /* TRSM's strips count a shortage as a lost device (host/fault.h) */
+            if (sc[s].oom && cs[i].r == R_TRSM) continue;
+            hit += run_case(&sc[s], &cs[i], &rng);
+            ran++;
+        }
+        printf("%-30s %d case(s), %d failed, the fault in the first call in %d (%s)\n", sc[s].spec, ran,
+               g_failures - before, hit,
+               sc[s].oom ? "memory released, the device goes on"
+               : sc[s].lost >= g_ndev ? "no device left: the CPU" : "the other device(s) take over");
         if (hit == 0) { /* the scenario tested nothing */
             fprintf(stderr, "FAIL %s: the fault never fell in the first call of a case\n", sc[s].spec);
             tally(1);

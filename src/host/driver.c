@@ -352,7 +352,11 @@ clhgemm_status_t chg_drive(call_t *c, hdev_t *d)
     drv_t v = {.c = c, .d = d, .qh = d->q[Q_H2D], .qk = d->q[Q_KERNEL], .qd = d->q[Q_D2H],
                .cdev_owner = {-1, -1}};
     const unsigned long long t_start = chg_now_ns();
-    const clhgemm_status_t st = setup(&v);
+    clhgemm_status_t st = setup(&v);
+    int handles;
+    /* Short of memory at setup: once more if idle handles gave some back (fault.h). */
+    if (st != CLHGEMM_SUCCESS && chg_fault_is_memory((cl_int)st) && chg_memory_release(c->h, d, &handles) > 0)
+        st = setup(&v);
     if (st != CLHGEMM_SUCCESS && chg_fault_is_loss((cl_int)st, 1)) {
         chg_device_lost(c, d, (cl_int)st, "its setup");  /* it took no tile */
         return CLHGEMM_SUCCESS;
@@ -372,6 +376,8 @@ clhgemm_status_t chg_drive(call_t *c, hdev_t *d)
     if (lost && chg_tile_pending_lost(&v, &d->redo) != 0) chg_call_fail(c, CLHGEMM_OUT_OF_HOST_MEMORY);
     finish(&v, t_start, t_setup, t_loop);
     if (!lost) return (clhgemm_status_t)err;
-    chg_device_lost(c, d, err, "its tiles");
+    /* Out of memory the first time in the call: memory released, its regions again (fault.h). */
+    if (chg_fault_is_memory(err) && !d->short_in_call) chg_device_short(c, d, err);
+    else chg_device_lost(c, d, err, "its tiles");
     return CLHGEMM_SUCCESS;
 }

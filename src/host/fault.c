@@ -12,7 +12,7 @@
 /* ---- CLHGEMM_FAULT_INJECT ------------------------------------------------------------------ */
 
 /* One "key=value" item of the variable into *dev / *after (each at most once). */
-static int fault_item(const char *s, size_t len, long *dev, long *after)
+static int fault_item(const char *s, size_t len, long *dev, long *after, int *oom)
 {
     char buf[64];
     if (len >= sizeof buf) return 0;
@@ -29,6 +29,11 @@ static int fault_item(const char *s, size_t len, long *dev, long *after)
         *dev = n;
         return 1;
     }
+    if (!strcmp(buf, "kind") && *oom == -1) {
+        if (strcmp(v, "lost") && strcmp(v, "oom")) return 0;
+        *oom = !strcmp(v, "oom");
+        return 1;
+    }
     if (!strcmp(buf, "after") && *after == -1) {
         if (!chg_parse_long(v, &n) || n < 0) return 0;
         *after = n;
@@ -43,21 +48,22 @@ void chg_fault_read(chg_fault_t *f)
     const char *v = chg_getenv("CLHGEMM_FAULT_INJECT");
     if (!v || !*v) return;
     long dev = -2, after = -1;
-    int ok = 1;
+    int ok = 1, oom = -1;
     for (const char *s = v; ok;) {
         const char *comma = strchr(s, ',');
         const size_t len = comma ? (size_t)(comma - s) : strlen(s);
-        ok = fault_item(s, len, &dev, &after);
+        ok = fault_item(s, len, &dev, &after, &oom);
         if (!comma) break;
         s = comma + 1;
     }
     if (!ok || dev == -2 || after < 0) {
-        chg_env_warn("CLHGEMM_FAULT_INJECT", v, "is not device=<index>|all,after=<tiles>; no fault injected");
+        chg_env_warn("CLHGEMM_FAULT_INJECT", v, "is not device=<index>|all,after=<tiles>[,kind=lost|oom]; no fault injected");
         return;
     }
-    *f = (chg_fault_t){.on = 1, .device = (int)dev, .after = (unsigned long long)after};
-    if (dev < 0) chg_log(1, "CLHGEMM_FAULT_INJECT: every device fails every command after %ld tile(s)", after);
-    else chg_log(1, "CLHGEMM_FAULT_INJECT: device %ld fails every command after %ld tile(s)", dev, after);
+    *f = (chg_fault_t){.on = 1, .device = (int)dev, .oom = oom == 1, .after = (unsigned long long)after};
+    const char *what = oom == 1 ? "is out of memory (until its buffers are released once)" : "fails every command";
+    if (dev < 0) chg_log(1, "CLHGEMM_FAULT_INJECT: every device %s after %ld tile(s)", what, after);
+    else chg_log(1, "CLHGEMM_FAULT_INJECT: device %ld %s after %ld tile(s)", dev, what, after);
 }
 
 /* ---- lost devices ------------------------------------------------------------------------------ */
@@ -70,6 +76,42 @@ int chg_fault_is_loss(cl_int err, int in_setup)
                      err == CL_COMPILER_NOT_AVAILABLE))
         return 0;
     return 1;
+}
+
+int chg_fault_is_memory(cl_int err)
+{
+    return err == CL_MEM_OBJECT_ALLOCATION_FAILURE || err == CL_OUT_OF_RESOURCES;
+}
+
+size_t chg_memory_release(clhgemm_handle_t h, hdev_t *d, int *handles)
+{
+    const size_t others = chg_handles_release_idle(d->id, h, handles);
+    const size_t own = chg_hdev_free_device_buffers(d);
+    d->releases++;
+    chg_log(1, "device %d: out of memory; released its buffers (%.1f MiB) and %.1f MiB that %d idle handle(s) kept "
+               "on it", d->index, own / 1048576.0, others / 1048576.0, *handles);
+    return others;
+}
+
+void chg_device_short(call_t *c, hdev_t *d, cl_int err)
+{
+    int handles;
+    chg_memory_release(c->h, d, &handles);
+    pthread_mutex_lock(&c->mu);
+    d->short_in_call = 1;
+    c->drivers--;
+    pthread_mutex_unlock(&c->mu);
+    size_t cols = 0;
+    for (size_t i = 0; i < d->redo.n; i++) cols += d->redo.r[i].nc;
+    /* One line per device of a handle whatever CLHGEMM_VERBOSE says; later ones with it. */
+    const int first = !d->short_warned;
+    d->short_warned = 1;
+    if (first || chg_verbose() >= 1)
+        fprintf(stderr,
+                "clhgemm: device %d (%s) out of memory in %s (%s, %d); its buffers%s were released and it "
+                "computes its unfinished part of C (%zu region(s), %zu column(s) of tile rows) again\n",
+                d->index, d->dev.info.name, c->name ? c->name : "a host call", clhgemm_status_string(err), (int)err,
+                handles ? " and those of idle handles on it" : "", d->redo.n, cols);
 }
 
 int chg_regions_add(chg_regions_t *l, size_t ti, size_t j0, size_t nc)

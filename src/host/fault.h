@@ -18,9 +18,21 @@
  * on the tile grid (SYMM side right), a tile is unpacked all at once after all its copies home
  * arrived (chg_unpack_whole), so it is either written whole or untouched (no copy of B needed).
  *
- * Test hook: CLHGEMM_FAULT_INJECT="device=<i>,after=<t>" (or device=all) makes device i of each
- * handle fail every command it is given once it has written back t tiles over the handle's
- * life (t = 0: before its first); read at clhgemm_create.
+ * Out of device memory is not a lost device: two handles of one process may each plan for the
+ * device's whole budget, and a driver (NVIDIA's) allocates a buffer only at its first use, so a
+ * command fails with CL_MEM_OBJECT_ALLOCATION_FAILURE (or CL_OUT_OF_RESOURCES) in the middle of
+ * the tiles. The first time in a call, the device's own buffers and those that idle handles keep
+ * on it are released (chg_device_short), its regions go back to the schedule as a lost device's
+ * do, and it takes them again in the next round; a second shortage in the same call loses it.
+ * At a driver's setup, a failed allocation is retried once when idle handles released memory
+ * on the device; otherwise the call fails with that status as before. TRSM's strips
+ * (trsm_strips.c) still count a shortage during the strips as a lost device.
+ *
+ * Test hook: CLHGEMM_FAULT_INJECT="device=<i>,after=<t>[,kind=lost|oom]" (or device=all) makes
+ * device i of each handle fail every command it is given once it has written back t tiles over
+ * the handle's life (t = 0: before its first); with kind=oom the failure is
+ * CL_MEM_OBJECT_ALLOCATION_FAILURE and stops once the device's buffers have been released for
+ * memory (chg_memory_release). Read at clhgemm_create.
  */
 #ifndef CHG_HOST_FAULT_H
 #define CHG_HOST_FAULT_H
@@ -34,12 +46,30 @@ void chg_fault_read(chg_fault_t *f);
 static inline cl_int chg_fault_cmd(const chg_fault_t *f, const hdev_t *d)
 {
     if (!f->on || (f->device >= 0 && f->device != d->index) || d->tiles_done < f->after) return CL_SUCCESS;
+    if (f->oom) return d->releases ? CL_SUCCESS : CL_MEM_OBJECT_ALLOCATION_FAILURE;
     return CL_DEVICE_NOT_AVAILABLE;
 }
 
 /* 1 when error err of a driver means its device is lost (at setup: not for allocation and
  * build failures, which fail the call as before); never for the library's own statuses. */
 int chg_fault_is_loss(cl_int err, int in_setup);
+
+/* 1 when err says the device is short of memory (an allocation failed, also one a driver makes
+ * at a command's first use of a buffer, as NVIDIA's does). */
+int chg_fault_is_memory(cl_int err);
+
+/* Device d of handle h is short of memory: the device buffers that other idle handles of the
+ * process keep on it and its own are released (chg_handles_release_idle,
+ * chg_hdev_free_device_buffers). Returns the bytes the other handles released (*handles: how
+ * many). */
+size_t chg_memory_release(clhgemm_handle_t h, hdev_t *d, int *handles);
+
+/* Device d ran out of memory during call c's tiles (the first time in the call): its buffers
+ * and idle handles' on it are released (chg_memory_release), it is marked short for this call
+ * (not lost: host/run.c's next round gives it its regions again, and a second shortage in the
+ * call loses it), one driver fewer for the schedule, one line on stderr (the first time for the
+ * device; again with CLHGEMM_VERBOSE). */
+void chg_device_short(call_t *c, hdev_t *d, cl_int err);
 
 /* Appends columns [j0, j0 + nc) of band ti (joined with the last region when they touch).
  * Returns 0, or -1 when out of memory. */

@@ -116,6 +116,7 @@ static clhgemm_status_t open_device(clhgemm_handle_t h, hopts_t *p, cl_device_id
 {
     hdev_t *d = &h->devs[h->ndev];
     d->index = h->ndev;
+    d->id = id;
     cl_int err;
     clhgemm_status_t st = chg_device_query(id, &d->dev);
     if (st != CLHGEMM_SUCCESS) return st;
@@ -219,6 +220,7 @@ CLHGEMM_API clhgemm_status_t clhgemm_create(clhgemm_handle_t *handle, const clhg
         return st;
     }
     log_handle(h, p.cores);
+    chg_handle_register(h);
     *handle = h;
     return CLHGEMM_SUCCESS;
 }
@@ -226,6 +228,7 @@ CLHGEMM_API clhgemm_status_t clhgemm_create(clhgemm_handle_t *handle, const clhg
 CLHGEMM_API void clhgemm_destroy(clhgemm_handle_t h)
 {
     if (!h) return;
+    chg_handle_unregister(h);  /* before anything is released (a no-op for a handle never registered) */
     for (int i = 0; i < h->ndev; i++) chg_hdev_release(&h->devs[i]);
     for (int i = 0; i < h->ndev; i++) free(h->devs[i].redo.r);
     free(h->devs);

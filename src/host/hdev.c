@@ -1,6 +1,7 @@
 /*
  * hdev.c -- the buffers a device of a handle keeps between calls, and its release.
  */
+#include <pthread.h>
 #include <stdlib.h>
 
 #include "host/hdev.h"
@@ -40,16 +41,31 @@ cl_int chg_hdev_reserve_pinned(hdev_t *d, pinned_t *st, int slots, size_t bytes)
     return err;
 }
 
-static void hdev_free_buffers(hdev_t *d)
+static size_t free_device_buffers(hdev_t *d)
 {
+    size_t bytes = 0;
     for (int b = 0; b < B_COUNT; b++) {
         for (int s = 0; s < NSTAGE; s++) {
             if (d->buf[b][s]) clReleaseMemObject(d->buf[b][s]);
             d->buf[b][s] = NULL;
         }
+        bytes += d->buf_bytes[b] * (size_t)d->buf_slots[b];
         d->buf_bytes[b] = 0;
         d->buf_slots[b] = 0;
     }
+    return bytes;
+}
+
+size_t chg_hdev_free_device_buffers(hdev_t *d)
+{
+    for (int i = 0; i < d->nq; i++)
+        if (d->q[i]) clFinish(d->q[i]);
+    return free_device_buffers(d);
+}
+
+static void hdev_free_buffers(hdev_t *d)
+{
+    free_device_buffers(d);
     for (int s = 0; s < NSTAGE; s++) {
         chg_pinned_free(d->q[Q_H2D], &d->st_a[s]);
         chg_pinned_free(d->q[Q_H2D], &d->st_b[s]);
@@ -69,6 +85,49 @@ void chg_hdev_release(hdev_t *d)
     for (int i = 0; i < d->nq; i++) d->q[i] = NULL;
     d->nq = 0;
     d->ctx = NULL;
+}
+
+/* ---- the process's handles -------------------------------------------------------------------- */
+
+static pthread_mutex_t g_reg_lock = PTHREAD_MUTEX_INITIALIZER;
+static clhgemm_handle_t g_reg_head;
+
+void chg_handle_register(clhgemm_handle_t h)
+{
+    pthread_mutex_lock(&g_reg_lock);
+    h->reg_next = g_reg_head;
+    g_reg_head = h;
+    pthread_mutex_unlock(&g_reg_lock);
+}
+
+void chg_handle_unregister(clhgemm_handle_t h)
+{
+    pthread_mutex_lock(&g_reg_lock);
+    for (clhgemm_handle_t *p = &g_reg_head; *p; p = &(*p)->reg_next)
+        if (*p == h) {
+            *p = h->reg_next;
+            break;
+        }
+    h->reg_next = NULL;
+    pthread_mutex_unlock(&g_reg_lock);
+}
+
+size_t chg_handles_release_idle(cl_device_id id, clhgemm_handle_t self, int *handles)
+{
+    size_t bytes = 0;
+    *handles = 0;
+    pthread_mutex_lock(&g_reg_lock);
+    for (clhgemm_handle_t o = g_reg_head; o; o = o->reg_next) {
+        if (o == self || pthread_mutex_trylock(&o->call_lock) != 0) continue;
+        size_t got = 0;
+        for (int i = 0; i < o->ndev; i++)
+            if (o->devs[i].id == id) got += chg_hdev_free_device_buffers(&o->devs[i]);
+        pthread_mutex_unlock(&o->call_lock);
+        bytes += got;
+        *handles += got > 0;
+    }
+    pthread_mutex_unlock(&g_reg_lock);
+    return bytes;
 }
 
 /* A new array holds the devices still in use first (in their order), then the lost ones,

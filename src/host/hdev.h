@@ -32,6 +32,8 @@ typedef struct chg_regions_s {
  * (-1: every device) fails every command once it has finished `after` tiles. */
 typedef struct chg_fault_s {
     int on, device;
+    int oom;                   /* kind=oom: CL_MEM_OBJECT_ALLOCATION_FAILURE until the device's
+                                * buffers have been released once (host/fault.h) */
     unsigned long long after;
 } chg_fault_t;
 enum { Q_H2D = 0, Q_KERNEL = 1, Q_D2H = 2 };
@@ -48,6 +50,7 @@ enum { B_ARAW, B_BRAW, B_BPACK, B_APACK, B_CDEV, B_CP, B_COUNT };
 
 typedef struct hdev_s {
     int index;
+    cl_device_id id;
     chg_device_t dev;
     cl_context ctx;
     cl_command_queue q[MAX_QUEUES];
@@ -70,6 +73,11 @@ typedef struct hdev_s {
     cl_int lost_err;
     chg_regions_t redo;                   /* its regions of the call in progress */
     unsigned long long tiles_done;        /* tiles written back over the handle's life */
+    /* Out of device memory during a call (host/fault.h, chg_device_short): its buffers (and
+     * idle handles' on the same device) were released and it tries again once in this call. */
+    int short_in_call;
+    int short_warned;                     /* the one stderr line was printed */
+    unsigned long long releases;          /* its device buffers released for memory, ever */
 } hdev_t;
 
 
@@ -125,6 +133,7 @@ struct clhgemm_handle_s {
     pthread_mutex_t info_lock; /* guards `last` (a call routed to the CPU takes no call lock) */
     clhgemm_call_info_t last;
     _Atomic int last_is_cpu;   /* `last` is the record of a CPU-routed call (chg_handle_set_last) */
+    struct clhgemm_handle_s *reg_next; /* the process's handles (hdev.c chg_handle_register) */
 };
 
 /* The call info of the call just made (clhgemm_last_call_info), under info_lock. */
@@ -150,6 +159,19 @@ cl_int chg_hdev_reserve(hdev_t *d, int which, size_t bytes, int slots);
 cl_int chg_hdev_reserve_pinned(hdev_t *d, pinned_t *st, int slots, size_t bytes);
 /* Waits for the device's queues and releases its buffers, queues and context. */
 void chg_hdev_release(hdev_t *d);
+/* Waits for the device's queues and releases its device buffers (not the pinned staging, which
+ * is host memory); the next call's setup allocates them again. Returns the bytes released. */
+size_t chg_hdev_free_device_buffers(hdev_t *d);
+
+/* The process's handles, so that one short of device memory can take back what idle ones keep
+ * on the same device: clhgemm_create registers a handle once it is made, clhgemm_destroy
+ * unregisters it before releasing anything. */
+void chg_handle_register(clhgemm_handle_t h);
+void chg_handle_unregister(clhgemm_handle_t h);
+/* Every other registered handle that is idle (its call lock taken with trylock: never waits,
+ * so no lock order arises) releases its device buffers on device `id`. Returns the bytes
+ * released; *handles counts the handles that released some. */
+size_t chg_handles_release_idle(cl_device_id id, clhgemm_handle_t self, int *handles);
 /* After a call (under the call lock): the devices marked lost leave devs[0..ndev) and are
  * released; the others keep their order and state. Returns how many are left. */
 int chg_handle_drop_lost(clhgemm_handle_t h);

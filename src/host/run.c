@@ -151,10 +151,11 @@ static clhgemm_status_t cpu_regions(call_t *c, const chg_regions_t *todo)
     return st;
 }
 
-/* What lost devices left, computed again: in rounds on every device left, also those the plan
- * did not choose (each round's bands hold one region per tile row; one that meets a region
- * already there waits for the next round), then on the CPU when none is left. A round either finishes its regions or loses a
- * device, so the rounds end. */
+/* What lost devices (and devices short of memory, fault.h) left, computed again: in rounds on
+ * every device left, also those the plan did not choose (each round's bands hold one region per
+ * tile row; one that meets a region already there waits for the next round), then on the CPU
+ * when none is left. A round either finishes its regions, loses a device, or finds a device
+ * short of memory for the first time in the call (a second time loses it), so the rounds end. */
 static clhgemm_status_t recover(clhgemm_handle_t h, call_t *c, driver_t *drs, clhgemm_status_t st)
 {
     chg_regions_t todo = {0};
@@ -220,6 +221,7 @@ static clhgemm_status_t run_planned(clhgemm_handle_t h, call_t *c, const share_t
         return CLHGEMM_OUT_OF_HOST_MEMORY;
     }
     pthread_mutex_init(&c->mu, NULL);
+    for (int i = 0; i < h->ndev; i++) h->devs[i].short_in_call = 0;
     c->trace = chg_trace_begin(h->trace_path);
     /* The plan's devices only: the first c->pl.ndev (chg_plan_call's choice) */
     const clhgemm_status_t st = recover(h, c, drs, run_devices(h, c, drs, sh->rows, CHG_MAX(1, c->pl.ndev)));
