@@ -26,7 +26,7 @@
  * do, and it takes them again in the next round; a second shortage in the same call loses it.
  * At a driver's setup, a failed allocation is retried once when idle handles released memory
  * on the device; otherwise the call fails with that status as before. TRSM's strips
- * (trsm_strips.c) still count a shortage during the strips as a lost device.
+ * (trsm_strips.c) do the same with their own buffers and set the device up again.
  *
  * Test hook: CLHGEMM_FAULT_INJECT="device=<i>,after=<t>[,kind=lost|oom]" (or device=all) makes
  * device i of each handle fail every command it is given once it has written back t tiles over

@@ -21,7 +21,9 @@
  * on stderr), its strips not home go back to the pool of strips, and the other devices take
  * them; with none left, the remaining strips are solved on the CPU (chg_trsm_solve_panel on
  * the whole of A: OpenBLAS, else the library's substitution). The handle drops the device
- * after the call.
+ * after the call. Out of memory in a strip's commands (the first time in the call) is not a
+ * lost device: its strips go back, its buffers and idle handles' on it are released, and it is
+ * set up again (device_short); a second shortage, or a failed setup then, loses it.
  *
  * Strip width: CLHGEMM_TRSM_STRIP right-hand sides when set (a test hook and for experiments),
  * else the right-hand sides over 4 strips per device, at least 1024 (the device solve's GEMMs
@@ -83,6 +85,7 @@ typedef struct sdev_s {
     hdev_t *d;
     size_t nb;              /* its diagonal-block order (chg_trsm_nb of its device) */
     int ready, lost, used;  /* set up; lost in this call; took a strip */
+    int shorted;            /* out of memory once in this call (device_short) */
     cl_mem a, slot[SLOTS];
     chg_trsm_dev_t t;
     int have_t;
@@ -226,9 +229,57 @@ static cl_int take_strip(strips_t *c, sdev_t *s, int i, size_t strip)
     return CL_SUCCESS;
 }
 
-/* Device s is lost with err: marked, one line on stderr, its strips not home back to the pool. */
+static cl_int setup_device(strips_t *c, sdev_t *s);
+
+/* Device s out of memory with err, the first time in the call (host/fault.h): its commands end,
+ * its strips not home go back to the pool, its buffers and the memory idle handles keep on it
+ * are released, and it is set up again (A uploaded and inverted anew). 1 when it goes on. */
+static int device_short(strips_t *c, sdev_t *s, cl_int err)
+{
+    hdev_t *d = s->d;
+    s->shorted = 1;
+    for (int q = 0; q < 3; q++)
+        if (d->q[q]) clFinish(d->q[q]);
+    size_t back = 0;
+    for (int i = 0; i < SLOTS; i++) {
+        drop_event(&s->use[i]);
+        if (s->strip[i] >= 0) {
+            c->state[s->strip[i]] = S_TODO;
+            s->strip[i] = -1;
+            back++;
+        }
+        if (s->slot[i]) clReleaseMemObject(s->slot[i]);
+        s->slot[i] = NULL;
+    }
+    drop_event(&s->inv);
+    if (s->have_t) chg_trsm_dev_release(&s->t);
+    s->have_t = 0;
+    if (s->a) clReleaseMemObject(s->a);
+    s->a = NULL;
+    s->ready = 0;
+    int handles;
+    chg_memory_release(c->h, d, &handles);
+    const int first = !d->short_warned;
+    d->short_warned = 1;
+    if (first || chg_verbose() >= 1)
+        fprintf(stderr,
+                "clhgemm: device %d (%s) out of memory in %s (%s, %d); its buffers%s were released and it "
+                "solves its unfinished strips (%zu) again\n",
+                d->index, d->dev.info.name, c->prec == CHG_F64 ? "dtrsm" : "strsm",
+                clhgemm_status_string((clhgemm_status_t)err), (int)err,
+                handles ? " and those of idle handles on it" : "", back);
+    return setup_device(c, s) == CL_SUCCESS;
+}
+
+/* Device s is lost with err: marked, one line on stderr, its strips not home back to the pool.
+ * Out of memory the first time in the call, it is set up again instead (device_short). */
 static void device_lost(strips_t *c, sdev_t *s, cl_int err, const char *where)
 {
+    if (chg_fault_is_memory(err) && !s->shorted) {
+        if (device_short(c, s, err)) return;
+        err = CL_MEM_OBJECT_ALLOCATION_FAILURE;
+        where = "its setup after a shortage";
+    }
     s->lost = 1;
     s->d->lost = 1;
     s->d->lost_err = err;
