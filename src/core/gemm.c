@@ -1,5 +1,5 @@
 /*
- * gemm.c -- the device GEMM core: plan, workspace, pack, kernel, write-back.
+ * gemm.c -- the device GEMM core: plan, then pack, kernel and write-back per block.
  *
  * Data path of one call (column-major view; api.c has already validated and turned row-major
  * into column-major by swapping the operands):
@@ -14,6 +14,11 @@
  * calls from several threads on one queue never share temporaries. The workspace remembers the
  * last event of the call that used it; the next call on another thread waits on it.
  *
+ * This file owns the per-device facts, the block plan, the sequence of a call (quick paths,
+ * direct operands, the blocked path, split-K's run, the direct kernel, the dispatch between
+ * them); the steps themselves are core/blocks.c's building blocks, and the workspaces with the
+ * kernels they keep are core/workspace.c's.
+ *
  * The other level-3 routines (level3.c) run through the same sequence with a chg_struct_t
  * (gemm.h): structured packs for a symmetric or triangular operand, blocks outside the wanted
  * triangle of C skipped and the rest written back through a mask, the k slices of each block
@@ -27,12 +32,11 @@
  */
 #include "core/gemm.h"
 
-#include <math.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/splitk.h"
+#include "core/workspace.h"
 #include "device/cache.h"
 #include "kernels/codegen.h"
 #include "tuning/tuning.h"
@@ -78,298 +82,6 @@ clhgemm_status_t chg_queue_device(cl_command_queue queue, const chg_device_t **d
     pthread_mutex_unlock(&g_dev_lock);
     if (r) *dev = &r->dev;
     return st;
-}
-
-/* ---- workspaces ------------------------------------------------------------------------- */
-
-enum { WS_A, WS_B, WS_C, WS_COUNT };
-
-/* The kernels of one kind of call, kept by the workspace of a queue (see ws_kernels). */
-enum { KS_BLOCKED = 1, KS_SPLITK, KS_DIRECT };
-#define WS_KSETS 16
-
-typedef struct kkey_s {
-    int kind;                   /* KS_* */
-    chg_precision_t prec;
-    int trans_a, trans_b, beta_zero, direct;
-    chg_gemm_params_t gp;
-    chg_struct_t st;
-    chg_copy_params_t cpa, cpb; /* the packs' parameters in effect (tuning entry) */
-} kkey_t;
-
-typedef struct kset_s {
-    kkey_t key;                 /* compared with memcmp: built from a zeroed struct */
-    unsigned long long used;    /* last use (0: empty) */
-    chg_gemm_kernels_t ks;
-    cl_kernel extra;            /* KS_BLOCKED: the direct variant of the GEMM kernel, or NULL */
-} kset_t;
-
-typedef struct workspace_s {
-    cl_command_queue queue;  /* retained */
-    pthread_mutex_t lock;    /* held for a whole call */
-    cl_mem buf[WS_COUNT];
-    size_t bytes[WS_COUNT];
-    cl_event last;           /* last command of the previous call (retained), or NULL */
-    int busy;                /* a call holds or waits for `lock` (protected by g_ws_lock) */
-    int orphan;              /* unlinked by chg_gemm_release_all while busy: the last call
-                                to leave frees it (protected by g_ws_lock) */
-    int buffers_hold_queue;  /* the driver counts a buffer's last command among the queue's
-                                references (buffers_hold_queue()) */
-    kset_t kset[WS_KSETS];   /* kernels of recent calls on this queue (least recently used
-                                out), used under `lock` */
-    unsigned long long ktick;
-    unsigned long long kseen; /* program lookups counted by the cache at the last build */
-    struct workspace_s *next;
-} workspace_t;
-
-static pthread_mutex_t g_ws_lock = PTHREAD_MUTEX_INITIALIZER;
-static workspace_t *g_ws;
-
-/* Frees a workspace; wait: first let its last call finish (not needed for safety: OpenCL
- * keeps a released buffer until the commands using it are done). */
-static void kset_release(kset_t *k)
-{
-    if (!k->used) return;
-    chg_gemm_kernels_release(&k->ks);
-    if (k->extra) clReleaseKernel(k->extra);
-    memset(k, 0, sizeof *k);
-}
-
-static void ws_free(workspace_t *w, int wait)
-{
-    for (int i = 0; i < WS_KSETS; i++) kset_release(&w->kset[i]);
-    if (w->last) {
-        if (wait) clWaitForEvents(1, &w->last);
-        clReleaseEvent(w->last);
-    }
-    for (int i = 0; i < WS_COUNT; i++)
-        if (w->buf[i]) clReleaseMemObject(w->buf[i]);
-    clReleaseCommandQueue(w->queue);
-    pthread_mutex_destroy(&w->lock);
-    free(w);
-}
-
-/* Whether a buffer that a command of a queue used holds a reference on that queue, on the
- * driver of `queue` (PoCL: a buffer keeps the event of its last command, and an event counts
- * among the references of its queue). Probed once per platform, on a private queue and buffer
- * of the queue's context, with g_ws_lock held; 0 (the safe answer: a workspace is then only
- * freed at a reference count of exactly one) when the probe cannot run. */
-static int buffers_hold_queue(cl_command_queue queue)
-{
-    static struct {
-        cl_platform_id platform;
-        int holds;
-    } known[8];
-    static int nknown;
-    cl_context ctx;
-    cl_device_id dev;
-    cl_platform_id platform;
-    if (clGetCommandQueueInfo(queue, CL_QUEUE_CONTEXT, sizeof ctx, &ctx, NULL) != CL_SUCCESS ||
-        clGetCommandQueueInfo(queue, CL_QUEUE_DEVICE, sizeof dev, &dev, NULL) != CL_SUCCESS ||
-        clGetDeviceInfo(dev, CL_DEVICE_PLATFORM, sizeof platform, &platform, NULL) != CL_SUCCESS)
-        return 0;
-    for (int i = 0; i < nknown; i++)
-        if (known[i].platform == platform) return known[i].holds;
-    int holds = 0;
-    cl_int err = CL_SUCCESS;
-    cl_command_queue q = clCreateCommandQueue(ctx, dev, 0, &err);
-    cl_mem m = q ? clCreateBuffer(ctx, CL_MEM_READ_WRITE, 64, NULL, &err) : NULL;
-    const cl_uint zero = 0;
-    cl_uint refs = 0;
-    if (m && clEnqueueFillBuffer(q, m, &zero, sizeof zero, 0, 64, 0, NULL, NULL) == CL_SUCCESS &&
-        clFinish(q) == CL_SUCCESS &&
-        clGetCommandQueueInfo(q, CL_QUEUE_REFERENCE_COUNT, sizeof refs, &refs, NULL) == CL_SUCCESS)
-        holds = refs > 1;
-    if (m) clReleaseMemObject(m);
-    if (q) clReleaseCommandQueue(q);
-    if (nknown < (int)(sizeof known / sizeof known[0])) {
-        known[nknown].platform = platform;
-        known[nknown++].holds = holds;
-    }
-    return holds;
-}
-
-/* Whether only the workspace w (not busy; g_ws_lock held) still references its queue, so that
- * the user released it: its reference count is one (ours) plus, where buffers hold their
- * queue, one per workspace buffer. Its last event is let go of first once that has finished
- * (an event holds its queue too). Without this, every workspace of a released queue would keep
- * the queue, its buffers and its context alive for good. A user buffer still alive that the
- * queue used only delays the release; a wrong guess can only free the workspace of a queue in
- * use, which then gets a new one. */
-static int ws_orphaned(workspace_t *w)
-{
-    cl_int status = CL_QUEUED;
-    if (w->last &&
-        clGetEventInfo(w->last, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status,
-                       NULL) == CL_SUCCESS &&
-        status <= CL_COMPLETE) {
-        clReleaseEvent(w->last);
-        w->last = NULL;
-    }
-    if (w->last) return 0; /* still running */
-    cl_uint ours = 1;
-    if (w->buffers_hold_queue)
-        for (int i = 0; i < WS_COUNT; i++) ours += w->buf[i] ? 1u : 0u;
-    cl_uint refs = 0;
-    return clGetCommandQueueInfo(w->queue, CL_QUEUE_REFERENCE_COUNT, sizeof refs, &refs, NULL) ==
-               CL_SUCCESS &&
-           refs <= ours;
-}
-
-/* Finds (or creates) the workspace of `queue`, marks it busy and locks it. Workspaces whose
- * queue only the library still references (the user released it) are freed on the way. */
-static workspace_t *ws_acquire(cl_command_queue queue)
-{
-    pthread_mutex_lock(&g_ws_lock);
-    workspace_t **pp = &g_ws, *found = NULL;
-    while (*pp) {
-        workspace_t *w = *pp;
-        if (w->queue == queue) {
-            found = w;
-        } else if (!w->busy && ws_orphaned(w)) {
-            *pp = w->next;
-            ws_free(w, 1);
-            continue;
-        }
-        pp = &w->next;
-    }
-    if (!found) {
-        found = calloc(1, sizeof *found);
-        if (found) {
-            pthread_mutex_init(&found->lock, NULL);
-            clRetainCommandQueue(queue);
-            found->queue = queue;
-            found->buffers_hold_queue = buffers_hold_queue(queue);
-            found->next = g_ws;
-            g_ws = found;
-        }
-    }
-    if (found) found->busy++;
-    pthread_mutex_unlock(&g_ws_lock);
-    if (found) pthread_mutex_lock(&found->lock);
-    return found;
-}
-
-static void ws_release(workspace_t *w)
-{
-    pthread_mutex_unlock(&w->lock);
-    pthread_mutex_lock(&g_ws_lock);
-    const int drop = --w->busy == 0 && w->orphan;
-    pthread_mutex_unlock(&g_ws_lock);
-    /* released while this call ran: freed now, without making the caller wait */
-    if (drop) ws_free(w, 0);
-}
-
-void chg_gemm_release_all(void)
-{
-    pthread_mutex_lock(&g_ws_lock);
-    workspace_t *w = g_ws, *idle = NULL;
-    g_ws = NULL;
-    while (w) {
-        workspace_t *next = w->next;
-        /* A call in flight keeps its workspace; the last call to leave it frees it. */
-        if (w->busy) {
-            w->orphan = 1;
-        } else {
-            w->next = idle;
-            idle = w;
-        }
-        w = next;
-    }
-    pthread_mutex_unlock(&g_ws_lock);
-    while (idle) {
-        workspace_t *next = idle->next;
-        ws_free(idle, 1);
-        idle = next;
-    }
-}
-
-/* Makes buffer `which` at least `bytes` large. Buffers only grow: a later smaller call reuses
- * them. Releasing an old buffer is safe while commands still use it (OpenCL defers it). */
-static cl_int ws_reserve(workspace_t *w, cl_context ctx, int which, size_t bytes)
-{
-    if (w->bytes[which] >= bytes) return CL_SUCCESS;
-    if (w->buf[which]) clReleaseMemObject(w->buf[which]);
-    w->buf[which] = NULL;
-    w->bytes[which] = 0;
-    cl_int err;
-    cl_mem m = clCreateBuffer(ctx, CL_MEM_READ_WRITE, bytes, NULL, &err);
-    if (err != CL_SUCCESS) return err;
-    w->buf[which] = m;
-    w->bytes[which] = bytes;
-    return CL_SUCCESS;
-}
-
-/* ---- kernels kept per workspace ---------------------------------------------------------
- * Creating a call's kernels is most of a small call's host time: each program lookup generates
- * the specialised source (tens of KiB), hashes and compares it, and clCreateKernel follows (on
- * NVIDIA tens of microseconds each). The workspace of a queue keeps the kernels of its recent
- * calls instead, keyed by everything that selects them (kkey_t): a repeated call sets their
- * arguments and enqueues, nothing else. A cl_kernel is not thread-safe, and the workspace is
- * locked for the whole enqueue sequence of a call, so one thread at a time uses them; they go
- * with the workspace (chg_gemm_release_all, clhgemm_release_resources, a released queue). A
- * change of tuning or environment changes the parameters in the key, hence a new entry. */
-
-typedef clhgemm_status_t (*kbuild_fn)(const kkey_t *key, cl_context ctx, const chg_device_t *dev,
-                                      kset_t *out);
-
-static unsigned long long g_kset_hits, g_kset_builds; /* under the workspaces' locks: tests */
-
-/* Program lookups the cache has counted since it was last released (chg_cache_release_all
- * resets its counters and empties it). */
-static unsigned long long cache_lookups(unsigned long *programs)
-{
-    chg_cache_stats_t cs;
-    chg_cache_stats(&cs);
-    *programs = cs.programs;
-    return cs.memory_hits + cs.disk_hits + cs.disk_rejects + cs.builds;
-}
-
-static clhgemm_status_t ws_kernels(workspace_t *w, const kkey_t *key, cl_context ctx,
-                                   const chg_device_t *dev, kbuild_fn build, const kset_t **out)
-{
-    /* The program cache released since this workspace's last build (it is empty, or counts
-     * fewer lookups than then): its kept kernels go too, so that the release takes back what
-     * they hold, as it did when every call created its kernels. Best effort: a release that
-     * many lookups followed goes unnoticed, which costs memory, never a result. */
-    unsigned long programs;
-    if (w->ktick && (cache_lookups(&programs) < w->kseen || programs == 0))
-        for (int i = 0; i < WS_KSETS; i++) kset_release(&w->kset[i]);
-    kset_t *victim = &w->kset[0];
-    for (int i = 0; i < WS_KSETS; i++) {
-        kset_t *k = &w->kset[i];
-        if (k->used && !memcmp(&k->key, key, sizeof *key)) {
-            k->used = ++w->ktick;
-            __atomic_add_fetch(&g_kset_hits, 1, __ATOMIC_RELAXED);
-            *out = k;
-            return CLHGEMM_SUCCESS;
-        }
-        if (k->used < victim->used) victim = k;
-    }
-    kset_t fresh;
-    memset(&fresh, 0, sizeof fresh);
-    memcpy(&fresh.key, key, sizeof *key);
-    const clhgemm_status_t st = build(key, ctx, dev, &fresh);
-    if (st != CLHGEMM_SUCCESS) return st; /* nothing kept: a failed build is tried again */
-    __atomic_add_fetch(&g_kset_builds, 1, __ATOMIC_RELAXED);
-    w->kseen = cache_lookups(&programs);
-    kset_release(victim);
-    *victim = fresh;
-    victim->used = ++w->ktick;
-    *out = victim;
-    return CLHGEMM_SUCCESS;
-}
-
-void chg_gemm_kernel_cache_stats(unsigned long long *hits, unsigned long long *builds)
-{
-    if (hits) *hits = __atomic_load_n(&g_kset_hits, __ATOMIC_RELAXED);
-    if (builds) *builds = __atomic_load_n(&g_kset_builds, __ATOMIC_RELAXED);
-}
-
-unsigned long long chg_workspace_budget(const chg_device_t *dev)
-{
-    unsigned long long def = dev->info.global_mem_bytes / 4;
-    return chg_env_size("CLHGEMM_WORKSPACE_LIMIT", def);
 }
 
 /* ---- planning --------------------------------------------------------------------------- */
@@ -455,106 +167,6 @@ static cl_int chain_marker(chain_t *ch)
     return CL_SUCCESS;
 }
 
-#define SETARG(k, i, v) (err = err != CL_SUCCESS ? err : clSetKernelArg(k, i, sizeof(v), &(v)))
-
-/* Kernel from a generated copy program. */
-static clhgemm_status_t copy_kernel(cl_context ctx, const chg_device_t *dev, const chg_copy_params_t *cp,
-                                    const char *name, cl_kernel *out)
-{
-    chg_str_t src;
-    chg_str_init(&src);
-    const char *entry = NULL;
-    if (chg_copy_generate(dev, cp, &src, &entry) != 0) {
-        int oom = src.failed;
-        chg_str_free(&src);
-        return oom ? CLHGEMM_OUT_OF_HOST_MEMORY : CLHGEMM_INTERNAL_ERROR;
-    }
-    const clhgemm_status_t st = chg_kernel_get(ctx, dev, name, src.data, entry, out);
-    chg_str_free(&src);
-    return st;
-}
-
-/* The GEMM kernel; triangle / klimit select the TRIANGLE / KLIMIT variants of cl/gemm.cl
- * (0, 0: the plain kernel, whose source carries neither define). */
-static clhgemm_status_t gemm_kernel_variant(cl_context ctx, const chg_device_t *dev,
-                                            chg_precision_t prec, const chg_gemm_params_t *gp,
-                                            int triangle, int klimit, int direct, cl_kernel *out)
-{
-    chg_str_t src;
-    chg_str_init(&src);
-    char name[64];
-    snprintf(name, sizeof name, "%s%s%s%s%s%s", prec == CHG_F64 ? "dgemm" : "sgemm",
-             triangle ? (triangle == CHG_TRI_UPPER ? "-tri-upper" : "-tri-lower")
-             : klimit ? "-klimit" : "",
-             direct & CHG_DIRECT_A ? "-direct-a" : "", direct & CHG_DIRECT_B ? "-direct-b" : "",
-             direct & CHG_DIRECT_C ? (direct & CHG_DIRECT_BETA0 ? "-direct-c0" : "-direct-c") : "",
-             direct & CHG_KERNEL_SPLITK ? "-splitk" : "");
-    if (direct & CHG_KERNEL_SPLITK) chg_str_append(&src, "#define SPLITK 1\n");
-    if (triangle) chg_str_printf(&src, "#define TRIANGLE %d\n", triangle);
-    if (klimit) chg_str_printf(&src, "#define KLIMIT %d\n", klimit);
-    if (direct & CHG_DIRECT_A) chg_str_append(&src, "#define DIRECT_A 1\n");
-    if (direct & CHG_DIRECT_B) chg_str_append(&src, "#define DIRECT_B 1\n");
-    if (direct & CHG_DIRECT_C)
-        chg_str_printf(&src, "#define DIRECT_C %d\n", direct & CHG_DIRECT_BETA0 ? 2 : 1);
-    if (chg_gemm_source(dev, prec, gp, &src) != 0) {
-        int oom = src.failed;
-        chg_str_free(&src);
-        return oom ? CLHGEMM_OUT_OF_HOST_MEMORY : CLHGEMM_INTERNAL_ERROR;
-    }
-    const clhgemm_status_t st = chg_kernel_get(ctx, dev, name, src.data, "clhgemm_gemm", out);
-    chg_str_free(&src);
-    if (st == CLHGEMM_KERNEL_BUILD_FAILED && gp->mma) {
-        /* A driver whose PTX does not take this mma shape: the FMA kernel on the same tile
-         * geometry computes the same packed product, so the call goes on with it when that
-         * geometry is valid for it (the packed layouts depend on MWG/NWG/KWG only). */
-        chg_gemm_params_t fma = *gp;
-        fma.mma = fma.wm = fma.tf32 = 0;
-        char why[160] = "";
-        if (chg_gemm_params_valid(dev, prec, &fma, why, sizeof why)) {
-            chg_log(1, "the tensor-core GEMM kernel (MMA=%d) did not build (%s); using the FMA "
-                    "kernel on the same tiles", gp->mma, clhgemm_status_string(st));
-            return gemm_kernel_variant(ctx, dev, prec, &fma, triangle, klimit, direct, out);
-        }
-        chg_log(1, "the tensor-core GEMM kernel (MMA=%d) did not build and its tiles do not suit "
-                "the FMA kernel (%s)", gp->mma, why);
-    }
-    return st;
-}
-
-clhgemm_status_t chg_gemm_kernel_direct(cl_context ctx, const chg_device_t *dev,
-                                        chg_precision_t prec, const chg_gemm_params_t *gp,
-                                        int direct, cl_kernel *out)
-{
-    return gemm_kernel_variant(ctx, dev, prec, gp, 0, 0, direct, out);
-}
-
-/* Sets a real-valued kernel argument in the kernel's precision. */
-static cl_int set_real(cl_kernel k, cl_uint i, chg_precision_t prec, double v)
-{
-    if (prec == CHG_F64) return clSetKernelArg(k, i, sizeof(double), &v);
-    float f = (float)v;
-    return clSetKernelArg(k, i, sizeof(float), &f);
-}
-
-/* Arguments of the generated WRITEBACK and SCALE kernels (one signature for both). */
-static cl_int set_update_args(cl_kernel k, chg_precision_t prec, size_t mc, size_t nc,
-                              double alpha, double beta, cl_mem cp, size_t ldcp, cl_mem c,
-                              size_t off, size_t ldc)
-{
-    const int mi = (int)mc, ni = (int)nc, ld = (int)ldcp;
-    const cl_ulong o = off, l = ldc;
-    cl_int err = set_real(k, 2, prec, alpha);
-    err = err != CL_SUCCESS ? err : set_real(k, 3, prec, beta);
-    SETARG(k, 0, mi);
-    SETARG(k, 1, ni);
-    SETARG(k, 4, cp);
-    SETARG(k, 5, ld);
-    SETARG(k, 6, c);
-    SETARG(k, 7, o);
-    SETARG(k, 8, l);
-    return err;
-}
-
 /* C := beta*C (the quick path for k == 0 or alpha == 0); only the triangle with c_tri. */
 static clhgemm_status_t enqueue_scale(const chg_gemm_args_t *a, cl_context ctx, const chg_device_t *dev,
                                       chain_t *ch)
@@ -565,363 +177,20 @@ static clhgemm_status_t enqueue_scale(const chg_gemm_args_t *a, cl_context ctx, 
     chg_copy_params_default(dev, tri ? CHG_COPY_SCALE_TRI : CHG_COPY_SCALE, a->prec, &cp);
     cp.beta_zero = a->beta == 0.0;
     cl_kernel k;
-    clhgemm_status_t st = copy_kernel(ctx, dev, &cp, tri ? "scale-tri" : "scale", &k);
+    clhgemm_status_t st = chg_copy_kernel(ctx, dev, &cp, tri ? "scale-tri" : "scale", &k);
     if (st != CLHGEMM_SUCCESS) return st;
-    cl_int err = set_update_args(k, a->prec, a->m, a->n, 0.0, a->beta, NULL, 0, a->c, a->off_c,
-                                 a->ldc);
+    cl_int err = chg_set_update_args(k, a->prec, a->m, a->n, 0.0, a->beta, NULL, 0, a->c,
+                                     a->off_c, a->ldc);
     if (tri) {
         const int diag = 0, upper = a->st.c_tri == CHG_TRI_UPPER;
-        SETARG(k, 9, diag);
-        SETARG(k, 10, upper);
+        CHG_SETARG(k, 9, diag);
+        CHG_SETARG(k, 10, upper);
     }
     size_t g[2], l[2];
     chg_copy_work_size(&cp, a->m, a->n, g, l);
     if (err == CL_SUCCESS) err = chain_kernel(ch, k, g, l);
     clReleaseKernel(k);
     return (clhgemm_status_t)err;
-}
-
-/* ---- building blocks ------------------------------------------------------------------- */
-
-void chg_gemm_kernels_release(chg_gemm_kernels_t *ks)
-{
-    if (ks->pack_a) clReleaseKernel(ks->pack_a);
-    if (ks->pack_b) clReleaseKernel(ks->pack_b);
-    if (ks->gemm) clReleaseKernel(ks->gemm);
-    if (ks->wb) clReleaseKernel(ks->wb);
-    ks->pack_a = ks->pack_b = ks->gemm = ks->wb = NULL;
-}
-
-/* Parameters of a pack whose source runs along i (contig) or across. A general pack (kind
- * PACK) is GEMM's; the structured kinds start from the parameters of the same direction and
- * fall back to their own defaults when those do not fit (they always stage through local
- * memory). Parameter choice for the packs lives here only. */
-static void pack_params(const chg_device_t *dev, chg_precision_t prec, chg_copy_kind_t kind,
-                        int contig, chg_copy_params_t *cp)
-{
-    /* the tuned PACK parameters (tuning entry, else defaults); the structured packs start
-     * from them and fall back to their own defaults where those do not fit */
-    chg_tuning_copy_params(dev, prec, CHG_COPY_PACK, contig, cp);
-    if (kind == CHG_COPY_PACK) return;
-    cp->kind = kind;
-    if (!chg_copy_params_valid(dev, cp, NULL, 0)) {
-        chg_copy_params_default(dev, kind, prec, cp);
-        cp->src_contig_i = contig;
-    }
-}
-
-static chg_copy_kind_t pack_kind(chg_struct_kind_t k)
-{
-    return k == CHG_SYMMETRIC ? CHG_COPY_PACK_SYM
-           : k == CHG_TRIANGULAR ? CHG_COPY_PACK_TRI : CHG_COPY_PACK;
-}
-
-static const char *pack_name(chg_copy_kind_t k)
-{
-    return k == CHG_COPY_PACK_SYM ? "pack-sym" : k == CHG_COPY_PACK_TRI ? "pack-tri" : "pack";
-}
-
-clhgemm_status_t chg_gemm_kernels_create(cl_context ctx, const chg_device_t *dev,
-                                         chg_precision_t prec, const chg_gemm_params_t *gp,
-                                         int trans_a, int trans_b, int beta_zero,
-                                         chg_gemm_kernels_t *ks)
-{
-    const chg_struct_t general = {0};
-    return chg_l3_kernels_create(ctx, dev, prec, gp, trans_a, trans_b, beta_zero, &general, ks);
-}
-
-clhgemm_status_t chg_l3_kernels_create(cl_context ctx, const chg_device_t *dev,
-                                       chg_precision_t prec, const chg_gemm_params_t *gp,
-                                       int trans_a, int trans_b, int beta_zero,
-                                       const chg_struct_t *st, chg_gemm_kernels_t *ks)
-{
-    memset(ks, 0, sizeof *ks);
-    ks->prec = prec;
-    ks->gp = *gp;
-    ks->st = *st;
-    ks->trans_a = trans_a;
-    ks->trans_b = trans_b;
-    if (st->kind_a == CHG_TRIANGULAR) ks->klimit = st->upper_a ? 1 : 2;
-    else if (st->kind_b == CHG_TRIANGULAR) ks->klimit = st->upper_b ? 3 : 4;
-    /* X_A(i,p) runs along i in memory when A is not transposed; X_B(j,p) = op(B)^T(j,p) runs
-     * along j when B is transposed. */
-    const chg_copy_kind_t ka = pack_kind(st->kind_a), kb = pack_kind(st->kind_b);
-    pack_params(dev, prec, ka, !trans_a, &ks->cpa);
-    pack_params(dev, prec, kb, trans_b, &ks->cpb);
-    const int tri = st->c_tri != CHG_TRI_NONE;
-    chg_copy_params_default(dev, tri ? CHG_COPY_WRITEBACK_TRI : CHG_COPY_WRITEBACK, prec, &ks->cpw);
-    ks->cpw.beta_zero = beta_zero;
-    clhgemm_status_t s = copy_kernel(ctx, dev, &ks->cpa, pack_name(ka), &ks->pack_a);
-    if (s == CLHGEMM_SUCCESS) s = copy_kernel(ctx, dev, &ks->cpb, pack_name(kb), &ks->pack_b);
-    if (s == CLHGEMM_SUCCESS)
-        s = gemm_kernel_variant(ctx, dev, prec, gp, st->c_tri, ks->klimit, 0, &ks->gemm);
-    if (s == CLHGEMM_SUCCESS)
-        s = copy_kernel(ctx, dev, &ks->cpw, tri ? "writeback-tri" : "writeback", &ks->wb);
-    if (s != CLHGEMM_SUCCESS) chg_gemm_kernels_release(ks);
-    return s;
-}
-
-static cl_int enqueue_2d(cl_command_queue q, cl_kernel k, const size_t g[2], const size_t l[2],
-                         cl_uint nwait, const cl_event *wait, cl_event *ev)
-{
-    return clEnqueueNDRangeKernel(q, k, 2, NULL, g, l, nwait, nwait ? wait : NULL, ev);
-}
-
-/* Packs X (rows x cols at src+off) into dst+dst_off, block-major with block `blk`, padded to
- * whole blocks along i and to `pmult` along p. */
-static cl_int enqueue_pack(cl_command_queue q, cl_kernel k, const chg_copy_params_t *cp, int blk,
-                           int pmult, size_t rows, size_t cols, cl_mem src, size_t off, size_t ld,
-                           cl_mem dst, size_t dst_off, size_t dpk, cl_uint nwait,
-                           const cl_event *wait, cl_event *ev)
-{
-    const int r = (int)rows, c = (int)cols;
-    const int ipad = (int)chg_round_up(rows, (size_t)blk), ppad = (int)chg_round_up(cols, (size_t)pmult);
-    /* the destination blocks' k extent: the padded slice itself, or a longer panel */
-    const int pstride = (int)(dpk > (size_t)ppad ? dpk : (size_t)ppad) * blk;
-    const cl_ulong o = off, l = ld, doff = dst_off;
-    cl_int err = CL_SUCCESS;
-    SETARG(k, 0, r);
-    SETARG(k, 1, c);
-    SETARG(k, 2, ipad);
-    SETARG(k, 3, ppad);
-    SETARG(k, 4, blk);
-    SETARG(k, 5, src);
-    SETARG(k, 6, o);
-    SETARG(k, 7, l);
-    SETARG(k, 8, dst);
-    SETARG(k, 9, doff);
-    SETARG(k, 10, pstride);
-    if (err != CL_SUCCESS) return err;
-    size_t g[2], lo[2];
-    chg_copy_work_size(cp, (size_t)ipad, (size_t)ppad, g, lo);
-    return enqueue_2d(q, k, g, lo, nwait, wait, ev);
-}
-
-cl_int chg_enqueue_pack_a(cl_command_queue q, const chg_gemm_kernels_t *ks, size_t mc, size_t kc,
-                          cl_mem src, size_t off, size_t ld, cl_mem dst, size_t dst_off,
-                          size_t dpk, cl_uint nwait, const cl_event *wait, cl_event *ev)
-{
-    return enqueue_pack(q, ks->pack_a, &ks->cpa, ks->gp.mwg, ks->gp.kwg, mc, kc, src, off, ld, dst,
-                        dst_off, dpk, nwait, wait, ev);
-}
-
-cl_int chg_enqueue_pack_b(cl_command_queue q, const chg_gemm_kernels_t *ks, size_t nc, size_t kc,
-                          cl_mem src, size_t off, size_t ld, cl_mem dst, size_t dst_off,
-                          size_t dpk, cl_uint nwait, const cl_event *wait, cl_event *ev)
-{
-    return enqueue_pack(q, ks->pack_b, &ks->cpb, ks->gp.nwg, ks->gp.kwg, nc, kc, src, off, ld, dst,
-                        dst_off, dpk, nwait, wait, ev);
-}
-
-/* Arguments 0-9 of the GEMM kernel (cl/gemm.cl), common to all its variants; apk / bpk are the
- * packed panels' k extents (0 or kpad: the panels hold just these kpad rows). */
-static cl_int set_gemm_args(cl_kernel k, size_t kpad, size_t mpad, cl_mem ap, size_t aoff,
-                            size_t apk, cl_mem bp, size_t boff, size_t bpk, cl_mem cp,
-                            int accumulate)
-{
-    const int kpi = (int)kpad, ldcp = (int)mpad;
-    const int apki = (int)(apk > kpad ? apk : kpad), bpki = (int)(bpk > kpad ? bpk : kpad);
-    const cl_ulong ao = aoff, bo = boff;
-    cl_int err = CL_SUCCESS;
-    SETARG(k, 0, kpi);
-    SETARG(k, 1, ldcp);
-    SETARG(k, 2, ap);
-    SETARG(k, 3, ao);
-    SETARG(k, 4, bp);
-    SETARG(k, 5, bo);
-    SETARG(k, 6, cp);
-    SETARG(k, 7, accumulate);
-    SETARG(k, 8, apki);
-    SETARG(k, 9, bpki);
-    return err;
-}
-
-cl_int chg_enqueue_kernel(cl_command_queue q, const chg_gemm_kernels_t *ks, size_t mpad,
-                          size_t npad, size_t kpad, cl_mem ap, size_t aoff, cl_mem bp,
-                          size_t boff, cl_mem cp, int accumulate, cl_uint nwait,
-                          const cl_event *wait, cl_event *ev)
-{
-    return chg_enqueue_kernel_at(q, ks, 0, 0, 0, mpad, npad, kpad, ap, aoff, 0, bp, boff, 0, cp,
-                                 accumulate, nwait, wait, ev);
-}
-
-cl_int chg_enqueue_writeback(cl_command_queue q, const chg_gemm_kernels_t *ks, size_t mc,
-                             size_t nc, double alpha, double beta, cl_mem cp, size_t ldcp,
-                             cl_mem c, size_t off, size_t ldc, cl_uint nwait, const cl_event *wait,
-                             cl_event *ev)
-{
-    cl_int err = set_update_args(ks->wb, ks->prec, mc, nc, alpha, beta, cp, ldcp, c, off, ldc);
-    if (err != CL_SUCCESS) return err;
-    size_t g[2], lo[2];
-    chg_copy_work_size(&ks->cpw, mc, nc, g, lo);
-    return enqueue_2d(q, ks->wb, g, lo, nwait, wait, ev);
-}
-
-/* ---- level-3 building blocks ------------------------------------------------------------ */
-
-int chg_l3_block_needed(const chg_struct_t *st, size_t i0, size_t mc, size_t j0, size_t nc)
-{
-    if (st->c_tri == CHG_TRI_UPPER) return i0 <= j0 + nc - 1;
-    if (st->c_tri == CHG_TRI_LOWER) return i0 + mc - 1 >= j0;
-    return 1;
-}
-
-void chg_l3_k_range(const chg_struct_t *st, size_t i0, size_t mc, size_t j0, size_t nc, size_t k,
-                    size_t *klo, size_t *khi)
-{
-    /* X upper: X(i,p) != 0 only for p >= i; lower: only for p <= i (the diagonal included). */
-    size_t lo = 0, hi = k;
-    if (st->kind_a == CHG_TRIANGULAR) {
-        if (st->upper_a) lo = i0;
-        else hi = CHG_MIN(hi, i0 + mc);
-    }
-    if (st->kind_b == CHG_TRIANGULAR) {
-        if (st->upper_b) lo = CHG_MAX(lo, j0);
-        else hi = CHG_MIN(hi, j0 + nc);
-    }
-    *klo = lo < hi ? lo : hi;
-    *khi = hi;
-}
-
-size_t chg_l3_triangle_tiles(int upper, long diag, size_t mt, size_t nt, int mwg, int nwg)
-{
-    /* The same arithmetic as the tile walk of cl/gemm.cl (TRIANGLE). */
-    size_t total = 0;
-    for (size_t c = 0; c < nt; c++) {
-        long count;
-        if (upper) {
-            const long hi = (long)(c + 1) * nwg - 1 - diag;
-            count = hi < 0 ? 0 : CHG_MIN(hi / mwg + 1, (long)mt);
-        } else {
-            const long x = (long)c * nwg - diag + 1;
-            const long first = x <= 0 ? 0 : (x + mwg - 1) / mwg - 1;
-            count = CHG_MAX((long)mt - first, 0L);
-        }
-        total += (size_t)count;
-    }
-    return total;
-}
-
-/* Packs a sub-block of a structured operand: off addresses X(i0,p0), off_m the mirrored
- * element X(p0,i0) (what a symmetric pack reads outside its stored triangle). */
-static cl_int enqueue_pack_struct(cl_command_queue q, cl_kernel k, const chg_copy_params_t *cp,
-                                  int blk, int pmult, size_t rows, size_t cols, cl_mem src,
-                                  size_t off, size_t off_m, size_t ld, long diag, int upper,
-                                  int unit, cl_mem dst, size_t dst_off, size_t dpk, cl_uint nwait,
-                                  const cl_event *wait, cl_event *ev)
-{
-    /* the structured kinds take the general pack's arguments 0-10, then these four */
-    const int d = (int)diag;
-    const cl_ulong om = off_m;
-    cl_int err = CL_SUCCESS;
-    SETARG(k, 11, d);
-    SETARG(k, 12, upper);
-    SETARG(k, 13, om);
-    SETARG(k, 14, unit);
-    if (err != CL_SUCCESS) return err;
-    return enqueue_pack(q, k, cp, blk, pmult, rows, cols, src, off, ld, dst, dst_off, dpk, nwait,
-                        wait, ev);
-}
-
-/* Sub-block (r0.., p0..) of X where X(r,p) = src[base + r*si + p*sp]. */
-static cl_int pack_at(cl_command_queue q, cl_kernel k, const chg_copy_params_t *cp, int blk,
-                      int pmult, chg_struct_kind_t kind, int upper, int unit, size_t r0, size_t p0,
-                      size_t rows, size_t cols, cl_mem src, size_t base, size_t ld, cl_mem dst,
-                      size_t dst_off, cl_uint nwait, const cl_event *wait, cl_event *ev)
-{
-    const size_t si = cp->src_contig_i ? 1 : ld, sp = cp->src_contig_i ? ld : 1;
-    const size_t off = base + r0 * si + p0 * sp;
-    if (kind == CHG_GENERAL)
-        return enqueue_pack(q, k, cp, blk, pmult, rows, cols, src, off, ld, dst, dst_off, 0, nwait,
-                            wait, ev);
-    return enqueue_pack_struct(q, k, cp, blk, pmult, rows, cols, src, off, base + p0 * si + r0 * sp,
-                               ld, (long)r0 - (long)p0, upper, unit, dst, dst_off, 0, nwait, wait,
-                               ev);
-}
-
-cl_int chg_enqueue_pack_a_struct(cl_command_queue q, const chg_gemm_kernels_t *ks, long diag,
-                                 size_t mc, size_t kc, cl_mem src, size_t off, size_t off_m,
-                                 size_t ld, cl_mem dst, size_t dst_off, size_t dpk, cl_uint nwait,
-                                 const cl_event *wait, cl_event *ev)
-{
-    return enqueue_pack_struct(q, ks->pack_a, &ks->cpa, ks->gp.mwg, ks->gp.kwg, mc, kc, src, off,
-                               off_m, ld, diag, ks->st.upper_a, ks->st.unit_a, dst, dst_off, dpk,
-                               nwait, wait, ev);
-}
-
-cl_int chg_enqueue_pack_b_struct(cl_command_queue q, const chg_gemm_kernels_t *ks, long diag,
-                                 size_t nc, size_t kc, cl_mem src, size_t off, size_t off_m,
-                                 size_t ld, cl_mem dst, size_t dst_off, size_t dpk, cl_uint nwait,
-                                 const cl_event *wait, cl_event *ev)
-{
-    return enqueue_pack_struct(q, ks->pack_b, &ks->cpb, ks->gp.nwg, ks->gp.kwg, nc, kc, src, off,
-                               off_m, ld, diag, ks->st.upper_b, ks->st.unit_b, dst, dst_off, dpk,
-                               nwait, wait, ev);
-}
-
-cl_int chg_enqueue_pack_a_at(cl_command_queue q, const chg_gemm_kernels_t *ks, size_t i0,
-                             size_t p0, size_t mc, size_t kc, cl_mem src, size_t base, size_t ld,
-                             cl_mem dst, size_t dst_off, cl_uint nwait, const cl_event *wait,
-                             cl_event *ev)
-{
-    return pack_at(q, ks->pack_a, &ks->cpa, ks->gp.mwg, ks->gp.kwg, ks->st.kind_a, ks->st.upper_a,
-                   ks->st.unit_a, i0, p0, mc, kc, src, base, ld, dst, dst_off, nwait, wait, ev);
-}
-
-cl_int chg_enqueue_pack_b_at(cl_command_queue q, const chg_gemm_kernels_t *ks, size_t j0,
-                             size_t p0, size_t nc, size_t kc, cl_mem src, size_t base, size_t ld,
-                             cl_mem dst, size_t dst_off, cl_uint nwait, const cl_event *wait,
-                             cl_event *ev)
-{
-    return pack_at(q, ks->pack_b, &ks->cpb, ks->gp.nwg, ks->gp.kwg, ks->st.kind_b, ks->st.upper_b,
-                   ks->st.unit_b, j0, p0, nc, kc, src, base, ld, dst, dst_off, nwait, wait, ev);
-}
-
-cl_int chg_enqueue_kernel_at(cl_command_queue q, const chg_gemm_kernels_t *ks, size_t i0,
-                             size_t j0, size_t p0, size_t mpad, size_t npad, size_t kpad,
-                             cl_mem ap, size_t aoff, size_t apk, cl_mem bp, size_t boff,
-                             size_t bpk, cl_mem cp, int accumulate, cl_uint nwait,
-                             const cl_event *wait, cl_event *ev)
-{
-    const chg_gemm_params_t *gp = &ks->gp;
-    const int tri = ks->st.c_tri;
-    /* diag: global row minus global column at (0,0) of what the variant looks at -- Cp for
-     * TRIANGLE, Ap(row, k) or Bp(col, k) for KLIMIT. */
-    const long diag = tri ? (long)i0 - (long)j0
-                      : ks->klimit <= 2 ? (long)i0 - (long)p0 : (long)j0 - (long)p0;
-    const int d = (int)diag;
-    cl_int err = set_gemm_args(ks->gemm, kpad, mpad, ap, aoff, apk, bp, boff, bpk, cp, accumulate);
-    if (tri || ks->klimit) SETARG(ks->gemm, 10, d);
-    if (err != CL_SUCCESS) return err;
-    const size_t mt = mpad / gp->mwg, nt = npad / gp->nwg;
-    size_t g[2] = {mt * gp->mdimc, nt * gp->ndimc};
-    const size_t l[2] = {(size_t)gp->mdimc, (size_t)gp->ndimc};
-    if (tri) {
-        const size_t tiles =
-            chg_l3_triangle_tiles(tri == CHG_TRI_UPPER, diag, mt, nt, gp->mwg, gp->nwg);
-        if (tiles == 0) return clEnqueueMarkerWithWaitList(q, nwait, nwait ? wait : NULL, ev);
-        g[0] = tiles * gp->mdimc;
-        g[1] = gp->ndimc;
-    }
-    return enqueue_2d(q, ks->gemm, g, l, nwait, wait, ev);
-}
-
-cl_int chg_enqueue_writeback_at(cl_command_queue q, const chg_gemm_kernels_t *ks, size_t i0,
-                                size_t j0, size_t mc, size_t nc, double alpha, double beta,
-                                cl_mem cp, size_t ldcp, cl_mem c, size_t off, size_t ldc,
-                                cl_uint nwait, const cl_event *wait, cl_event *ev)
-{
-    if (!ks->st.c_tri)
-        return chg_enqueue_writeback(q, ks, mc, nc, alpha, beta, cp, ldcp, c, off, ldc, nwait,
-                                     wait, ev);
-    cl_int err = set_update_args(ks->wb, ks->prec, mc, nc, alpha, beta, cp, ldcp, c, off, ldc);
-    const int d = (int)((long)i0 - (long)j0), upper = ks->st.c_tri == CHG_TRI_UPPER;
-    SETARG(ks->wb, 9, d);
-    SETARG(ks->wb, 10, upper);
-    if (err != CL_SUCCESS) return err;
-    size_t g[2], lo[2];
-    chg_copy_work_size(&ks->cpw, mc, nc, g, lo);
-    return enqueue_2d(q, ks->wb, g, lo, nwait, wait, ev);
 }
 
 /* ---- direct operands ---------------------------------------------------------------------- */
@@ -1032,19 +301,19 @@ static cl_int enqueue_kernel_direct(cl_command_queue q, cl_kernel k, const chg_g
     const int lda_v = (int)(a->lda / (size_t)gp->vwm), ldb_v = (int)(a->ldb / (size_t)gp->vwn);
     const int ldc = (int)a->ldc, mlim = (int)mc, nlim = (int)nc;
     const cl_ulong co = coff;
-    cl_int err = set_gemm_args(k, kpad, mpad, ap, aoff, 0, bp, boff, 0, cp, accumulate);
-    SETARG(k, 10, lda_v);
-    SETARG(k, 11, ldb_v);
-    SETARG(k, 12, co);
-    SETARG(k, 13, ldc);
-    SETARG(k, 14, mlim);
-    SETARG(k, 15, nlim);
-    if (err == CL_SUCCESS) err = set_real(k, 16, a->prec, a->alpha);
-    if (err == CL_SUCCESS) err = set_real(k, 17, a->prec, a->beta);
+    cl_int err = chg_set_gemm_args(k, kpad, mpad, ap, aoff, 0, bp, boff, 0, cp, accumulate);
+    CHG_SETARG(k, 10, lda_v);
+    CHG_SETARG(k, 11, ldb_v);
+    CHG_SETARG(k, 12, co);
+    CHG_SETARG(k, 13, ldc);
+    CHG_SETARG(k, 14, mlim);
+    CHG_SETARG(k, 15, nlim);
+    if (err == CL_SUCCESS) err = chg_set_real(k, 16, a->prec, a->alpha);
+    if (err == CL_SUCCESS) err = chg_set_real(k, 17, a->prec, a->beta);
     if (err != CL_SUCCESS) return err;
     const size_t g[2] = {mpad / gp->mwg * gp->mdimc, npad / gp->nwg * gp->ndimc};
     const size_t l[2] = {(size_t)gp->mdimc, (size_t)gp->ndimc};
-    return enqueue_2d(q, k, g, l, nwait, wait, ev);
+    return chg_enqueue_2d(q, k, g, l, nwait, wait, ev);
 }
 
 /* Runs one building block after everything before it in the chain. */
@@ -1060,12 +329,12 @@ static cl_int enqueue_kernel_direct(cl_command_queue q, cl_kernel k, const chg_g
         }                                                                                       \
     } while (0)
 
-/* The state of one blocked GEMM: its plan, kernels, and what WS_A / WS_B hold (segment, block,
- * k slice start and length), so that a panel already packed is not packed again. */
+/* The state of one blocked GEMM: its plan, kernels, and what CHG_WS_A / CHG_WS_B hold (segment,
+ * block, k slice start and length), so that a panel already packed is not packed again. */
 typedef struct blocked_s {
     const chg_gemm_args_t *a;
     const chg_gemm_params_t *gp;
-    workspace_t *ws;
+    chg_workspace_t *ws;
     chain_t *ch;
     plan_t pl;
     int direct;             /* CHG_DIRECT_* operands read or written in place */
@@ -1080,7 +349,7 @@ static clhgemm_status_t plan_workspace(blocked_t *b, cl_context ctx, const chg_d
 {
     const chg_gemm_args_t *a = b->a;
     const chg_gemm_params_t *gp = b->gp;
-    workspace_t *ws = b->ws;
+    chg_workspace_t *ws = b->ws;
     const size_t es = chg_elem_size(a->prec);
     unsigned long long budget = chg_workspace_budget(dev);
     cl_int err;
@@ -1089,21 +358,18 @@ static clhgemm_status_t plan_workspace(blocked_t *b, cl_context ctx, const chg_d
         /* the plan counts all three temporaries; a direct operand needs none */
         b->direct = chg_gemm_direct_mode(a, gp, b->pl.kb);
         err = CL_SUCCESS;
-        if (!(b->direct & CHG_DIRECT_A)) err = ws_reserve(ws, ctx, WS_A, b->pl.mb * b->pl.kb * es);
+        if (!(b->direct & CHG_DIRECT_A))
+            err = chg_ws_reserve(ws, ctx, CHG_WS_A, b->pl.mb * b->pl.kb * es);
         if (err == CL_SUCCESS && !(b->direct & CHG_DIRECT_B))
-            err = ws_reserve(ws, ctx, WS_B, b->pl.kb * b->pl.nb * es);
+            err = chg_ws_reserve(ws, ctx, CHG_WS_B, b->pl.kb * b->pl.nb * es);
         if (err == CL_SUCCESS && !(b->direct & CHG_DIRECT_C))
-            err = ws_reserve(ws, ctx, WS_C, b->pl.mb * b->pl.nb * es);
+            err = chg_ws_reserve(ws, ctx, CHG_WS_C, b->pl.mb * b->pl.nb * es);
         if (err == CL_SUCCESS) break;
         if (err != CL_MEM_OBJECT_ALLOCATION_FAILURE && err != CL_OUT_OF_RESOURCES &&
             err != CL_OUT_OF_HOST_MEMORY && err != CL_INVALID_BUFFER_SIZE)
             return (clhgemm_status_t)err;
         chg_log(1, "workspace allocation failed (%d) at budget %llu bytes; halving", err, budget);
-        for (int i = 0; i < WS_COUNT; i++) {
-            if (ws->buf[i]) clReleaseMemObject(ws->buf[i]);
-            ws->buf[i] = NULL;
-            ws->bytes[i] = 0;
-        }
+        chg_ws_drop_buffers(ws);
         budget /= 2;
     }
     const int direct = b->direct;
@@ -1114,8 +380,8 @@ static clhgemm_status_t plan_workspace(blocked_t *b, cl_context ctx, const chg_d
     return CLHGEMM_SUCCESS;
 }
 
-static clhgemm_status_t build_blocked(const kkey_t *key, cl_context ctx, const chg_device_t *dev,
-                                      kset_t *out)
+static clhgemm_status_t build_blocked(const chg_kkey_t *key, cl_context ctx,
+                                      const chg_device_t *dev, chg_kset_t *out)
 {
     clhgemm_status_t st = chg_l3_kernels_create(ctx, dev, key->prec, &key->gp, key->trans_a,
                                                 key->trans_b, key->beta_zero, &key->st, &out->ks);
@@ -1131,9 +397,9 @@ static clhgemm_status_t build_blocked(const kkey_t *key, cl_context ctx, const c
 static clhgemm_status_t blocked_kernels(blocked_t *b, cl_context ctx, const chg_device_t *dev)
 {
     const chg_gemm_args_t *a = b->a;
-    kkey_t key;
+    chg_kkey_t key;
     memset(&key, 0, sizeof key);
-    key.kind = KS_BLOCKED;
+    key.kind = CHG_KS_BLOCKED;
     key.prec = a->prec;
     key.trans_a = a->trans_a;
     key.trans_b = a->trans_b;
@@ -1142,12 +408,12 @@ static clhgemm_status_t blocked_kernels(blocked_t *b, cl_context ctx, const chg_
     memcpy(&key.gp, b->gp, sizeof key.gp);
     memcpy(&key.st, &a->st, sizeof key.st);
     chg_copy_params_t cp;
-    pack_params(dev, a->prec, pack_kind(a->st.kind_a), !a->trans_a, &cp);
+    chg_pack_params(dev, a->prec, chg_pack_kind(a->st.kind_a), !a->trans_a, &cp);
     memcpy(&key.cpa, &cp, sizeof cp);
-    pack_params(dev, a->prec, pack_kind(a->st.kind_b), a->trans_b, &cp);
+    chg_pack_params(dev, a->prec, chg_pack_kind(a->st.kind_b), a->trans_b, &cp);
     memcpy(&key.cpb, &cp, sizeof cp);
-    const kset_t *k;
-    const clhgemm_status_t st = ws_kernels(b->ws, &key, ctx, dev, build_blocked, &k);
+    const chg_kset_t *k;
+    const clhgemm_status_t st = chg_ws_kernels(b->ws, &key, ctx, dev, build_blocked, &k);
     if (st != CLHGEMM_SUCCESS) return st;
     b->ks = k->ks;
     b->kdirect = k->extra;
@@ -1155,13 +421,15 @@ static clhgemm_status_t blocked_kernels(blocked_t *b, cl_context ctx, const chg_
 }
 
 /* One k slice [p0, p0 + kc) of segment seg of the C block (i0, j0, mc x nc): the packs that
- * WS_A / WS_B do not already hold, then the GEMM kernel (accumulating after the first slice). */
+ * CHG_WS_A / CHG_WS_B do not already hold, then the GEMM kernel (accumulating after the first
+ * slice). */
 static cl_int enqueue_slice(blocked_t *b, int seg, size_t i0, size_t mc, size_t j0, size_t nc,
                             size_t p0, size_t kc, int accumulate)
 {
     const chg_gemm_args_t *a = b->a;
     const chg_gemm_params_t *gp = b->gp;
-    workspace_t *ws = b->ws;
+    const cl_mem wsa = chg_ws_buffer(b->ws, CHG_WS_A), wsb = chg_ws_buffer(b->ws, CHG_WS_B);
+    const cl_mem wsc = chg_ws_buffer(b->ws, CHG_WS_C);
     chain_t *ch = b->ch;
     const int direct = b->direct;
     const size_t mpad = chg_round_up(mc, gp->mwg), npad = chg_round_up(nc, gp->nwg);
@@ -1174,14 +442,14 @@ static cl_int enqueue_slice(blocked_t *b, int seg, size_t i0, size_t mc, size_t 
     cl_int err = CL_SUCCESS;
     if (!(direct & CHG_DIRECT_A) &&
         (pa[0] != (size_t)seg || pa[1] != i0 || pa[2] != p0 || pa[3] != kc)) {
-        CHAIN(ch, chg_enqueue_pack_a_at(ch->q, &b->ks, i0, p0, mc, kc, sa, oa, la,
-                                        ws->buf[WS_A], 0, nw_, wl_, &ev_));
+        CHAIN(ch, chg_enqueue_pack_a_at(ch->q, &b->ks, i0, p0, mc, kc, sa, oa, la, wsa, 0, nw_,
+                                        wl_, &ev_));
         pa[0] = (size_t)seg, pa[1] = i0, pa[2] = p0, pa[3] = kc;
     }
     if (err == CL_SUCCESS && !(direct & CHG_DIRECT_B) &&
         (pb[0] != (size_t)seg || pb[1] != j0 || pb[2] != p0 || pb[3] != kc)) {
-        CHAIN(ch, chg_enqueue_pack_b_at(ch->q, &b->ks, j0, p0, nc, kc, sb, ob, lb,
-                                        ws->buf[WS_B], 0, nw_, wl_, &ev_));
+        CHAIN(ch, chg_enqueue_pack_b_at(ch->q, &b->ks, j0, p0, nc, kc, sb, ob, lb, wsb, 0, nw_,
+                                        wl_, &ev_));
         pb[0] = (size_t)seg, pb[1] = j0, pb[2] = p0, pb[3] = kc;
     }
     if (err == CL_SUCCESS && direct) {
@@ -1191,14 +459,13 @@ static cl_int enqueue_slice(blocked_t *b, int seg, size_t i0, size_t mc, size_t 
         const int dc = direct & CHG_DIRECT_C;
         CHAIN(ch, enqueue_kernel_direct(
                       ch->q, b->kdirect, a, gp, mpad, npad, kpad,
-                      da ? a->a : ws->buf[WS_A], da ? a->off_a + i0 + p0 * a->lda : 0,
-                      db ? a->b : ws->buf[WS_B], db ? a->off_b + j0 + p0 * a->ldb : 0,
-                      dc ? a->c : ws->buf[WS_C], accumulate,
+                      da ? a->a : wsa, da ? a->off_a + i0 + p0 * a->lda : 0,
+                      db ? a->b : wsb, db ? a->off_b + j0 + p0 * a->ldb : 0,
+                      dc ? a->c : wsc, accumulate,
                       a->off_c + i0 + j0 * a->ldc, mc, nc, nw_, wl_, &ev_));
     } else if (err == CL_SUCCESS) {
-        CHAIN(ch, chg_enqueue_kernel_at(ch->q, &b->ks, i0, j0, p0, mpad, npad, kpad,
-                                        ws->buf[WS_A], 0, 0, ws->buf[WS_B], 0, 0,
-                                        ws->buf[WS_C], accumulate, nw_, wl_, &ev_));
+        CHAIN(ch, chg_enqueue_kernel_at(ch->q, &b->ks, i0, j0, p0, mpad, npad, kpad, wsa, 0, 0,
+                                        wsb, 0, 0, wsc, accumulate, nw_, wl_, &ev_));
     }
     return err;
 }
@@ -1225,7 +492,8 @@ static cl_int enqueue_block(blocked_t *b, size_t i0, size_t mc, size_t j0, size_
     }
     if (err == CL_SUCCESS && !(b->direct & CHG_DIRECT_C))
         CHAIN(ch, chg_enqueue_writeback_at(ch->q, &b->ks, i0, j0, mc, nc, a->alpha, a->beta,
-                                           b->ws->buf[WS_C], chg_round_up(mc, b->gp->mwg), a->c,
+                                           chg_ws_buffer(b->ws, CHG_WS_C),
+                                           chg_round_up(mc, b->gp->mwg), a->c,
                                            a->off_c + i0 + j0 * a->ldc, a->ldc, nw_, wl_, &ev_));
     return err;
 }
@@ -1260,8 +528,9 @@ static cl_int enqueue_blocks(blocked_t *b)
 }
 
 /* The blocked GEMM proper, on an acquired workspace: plan and workspace, kernels, blocks. */
-static clhgemm_status_t enqueue_blocked(const chg_gemm_args_t *a, cl_context ctx, const chg_device_t *dev,
-                                        const chg_gemm_params_t *gp, workspace_t *ws, chain_t *ch)
+static clhgemm_status_t enqueue_blocked(const chg_gemm_args_t *a, cl_context ctx,
+                                        const chg_device_t *dev, const chg_gemm_params_t *gp,
+                                        chg_workspace_t *ws, chain_t *ch)
 {
     blocked_t b = {.a = a, .gp = gp, .ws = ws, .ch = ch,
                    .pa = {(size_t)-1, 0, 0, 0}, .pb = {(size_t)-1, 0, 0, 0}};
@@ -1275,8 +544,8 @@ static clhgemm_status_t enqueue_blocked(const chg_gemm_args_t *a, cl_context ctx
 
 /* The kernels of a split call: the general packs, the SPLITK GEMM kernel (in ks.gemm) and the
  * reduce (in ks.wb). On failure nothing is left to release. */
-static clhgemm_status_t build_splitk(const kkey_t *key, cl_context ctx, const chg_device_t *dev,
-                                     kset_t *out)
+static clhgemm_status_t build_splitk(const chg_kkey_t *key, cl_context ctx,
+                                     const chg_device_t *dev, chg_kset_t *out)
 {
     chg_gemm_kernels_t *ks = &out->ks;
     ks->prec = key->prec;
@@ -1285,10 +554,10 @@ static clhgemm_status_t build_splitk(const kkey_t *key, cl_context ctx, const ch
     ks->trans_b = key->trans_b;
     ks->cpa = key->cpa;
     ks->cpb = key->cpb;
-    clhgemm_status_t st = copy_kernel(ctx, dev, &ks->cpa, "pack", &ks->pack_a);
-    if (st == CLHGEMM_SUCCESS) st = copy_kernel(ctx, dev, &ks->cpb, "pack", &ks->pack_b);
+    clhgemm_status_t st = chg_copy_kernel(ctx, dev, &ks->cpa, "pack", &ks->pack_a);
+    if (st == CLHGEMM_SUCCESS) st = chg_copy_kernel(ctx, dev, &ks->cpb, "pack", &ks->pack_b);
     if (st == CLHGEMM_SUCCESS)
-        st = gemm_kernel_variant(ctx, dev, key->prec, &key->gp, 0, 0, CHG_KERNEL_SPLITK, &ks->gemm);
+        st = chg_gemm_kernel_direct(ctx, dev, key->prec, &key->gp, CHG_KERNEL_SPLITK, &ks->gemm);
     if (st == CLHGEMM_SUCCESS)
         st = chg_splitk_reduce_kernel(ctx, dev, key->prec, key->beta_zero, &ks->wb);
     if (st != CLHGEMM_SUCCESS) chg_gemm_kernels_release(ks);
@@ -1297,23 +566,23 @@ static clhgemm_status_t build_splitk(const kkey_t *key, cl_context ctx, const ch
 
 static clhgemm_status_t splitk_kernels(const chg_gemm_args_t *a, cl_context ctx,
                                        const chg_device_t *dev, const chg_gemm_params_t *gp,
-                                       workspace_t *ws, chg_gemm_kernels_t *ks)
+                                       chg_workspace_t *ws, chg_gemm_kernels_t *ks)
 {
-    kkey_t key;
+    chg_kkey_t key;
     memset(&key, 0, sizeof key);
-    key.kind = KS_SPLITK;
+    key.kind = CHG_KS_SPLITK;
     key.prec = a->prec;
     key.trans_a = a->trans_a;
     key.trans_b = a->trans_b;
     key.beta_zero = a->beta == 0.0;
     memcpy(&key.gp, gp, sizeof key.gp);
     chg_copy_params_t cp;
-    pack_params(dev, a->prec, CHG_COPY_PACK, !a->trans_a, &cp);
+    chg_pack_params(dev, a->prec, CHG_COPY_PACK, !a->trans_a, &cp);
     memcpy(&key.cpa, &cp, sizeof cp);
-    pack_params(dev, a->prec, CHG_COPY_PACK, a->trans_b, &cp);
+    chg_pack_params(dev, a->prec, CHG_COPY_PACK, a->trans_b, &cp);
     memcpy(&key.cpb, &cp, sizeof cp);
-    const kset_t *k;
-    const clhgemm_status_t st = ws_kernels(ws, &key, ctx, dev, build_splitk, &k);
+    const chg_kset_t *k;
+    const clhgemm_status_t st = chg_ws_kernels(ws, &key, ctx, dev, build_splitk, &k);
     if (st == CLHGEMM_SUCCESS) *ks = k->ks;
     return st;
 }
@@ -1321,7 +590,7 @@ static clhgemm_status_t splitk_kernels(const chg_gemm_args_t *a, cl_context ctx,
 /* Reserves the split call's temporaries: 1 when they fit the budget, the per-buffer limits and
  * the device's allocations; 0 otherwise (the blocked path runs instead); <0 an OpenCL error. */
 static int splitk_workspace(const chg_gemm_args_t *a, cl_context ctx, const chg_device_t *dev,
-                            const chg_splitk_t *sk, workspace_t *ws)
+                            const chg_splitk_t *sk, chg_workspace_t *ws)
 {
     const size_t es = chg_elem_size(a->prec);
     unsigned long long per_buf = dev->info.max_alloc_bytes;
@@ -1332,7 +601,8 @@ static int splitk_workspace(const chg_gemm_args_t *a, cl_context ctx, const chg_
     for (int i = 0; i < 3; i++)
         if ((unsigned long long)el[i] * es > per_buf) return 0;
     cl_int err = CL_SUCCESS;
-    for (int i = 0; i < 3 && err == CL_SUCCESS; i++) err = ws_reserve(ws, ctx, WS_A + i, el[i] * es);
+    for (int i = 0; i < 3 && err == CL_SUCCESS; i++)
+        err = chg_ws_reserve(ws, ctx, CHG_WS_A + i, el[i] * es);
     if (err == CL_SUCCESS) return 1;
     if (err == CL_MEM_OBJECT_ALLOCATION_FAILURE || err == CL_OUT_OF_RESOURCES ||
         err == CL_OUT_OF_HOST_MEMORY || err == CL_INVALID_BUFFER_SIZE)
@@ -1345,7 +615,7 @@ static int splitk_workspace(const chg_gemm_args_t *a, cl_context ctx, const chg_
  * apply or its temporaries do not fit: the caller runs the blocked path. */
 static clhgemm_status_t enqueue_splitk(const chg_gemm_args_t *a, cl_context ctx,
                                        const chg_device_t *dev, const chg_gemm_params_t *gp,
-                                       int slices, workspace_t *ws, chain_t *ch, int *done)
+                                       int slices, chg_workspace_t *ws, chain_t *ch, int *done)
 {
     *done = 0;
     chg_splitk_t sk;
@@ -1359,14 +629,15 @@ static clhgemm_status_t enqueue_splitk(const chg_gemm_args_t *a, cl_context ctx,
     chg_log(2, "gemm %s m=%zu n=%zu k=%zu split-K %d slices of %zu", a->prec == CHG_F64 ? "d" : "s",
             a->m, a->n, a->k, sk.slices, sk.kslice);
     cl_int err = CL_SUCCESS;
-    cl_mem wa = ws->buf[WS_A], wb = ws->buf[WS_B], wc = ws->buf[WS_C];
-    CHAIN(ch, enqueue_pack(ch->q, ks.pack_a, &ks.cpa, gp->mwg, (int)sk.ktot, a->m, a->k, a->a,
-                           a->off_a, a->lda, wa, 0, 0, nw_, wl_, &ev_));
+    cl_mem wa = chg_ws_buffer(ws, CHG_WS_A), wb = chg_ws_buffer(ws, CHG_WS_B);
+    cl_mem wc = chg_ws_buffer(ws, CHG_WS_C);
+    CHAIN(ch, chg_enqueue_pack_panel(ch->q, ks.pack_a, &ks.cpa, gp->mwg, (int)sk.ktot, a->m, a->k,
+                                     a->a, a->off_a, a->lda, wa, 0, 0, nw_, wl_, &ev_));
     if (err == CL_SUCCESS)
-        CHAIN(ch, enqueue_pack(ch->q, ks.pack_b, &ks.cpb, gp->nwg, (int)sk.ktot, a->n, a->k, a->b,
-                               a->off_b, a->ldb, wb, 0, 0, nw_, wl_, &ev_));
-    if (err == CL_SUCCESS) err = set_gemm_args(ks.gemm, sk.kslice, sk.mp, wa, 0, sk.ktot, wb, 0,
-                                               sk.ktot, wc, 0);
+        CHAIN(ch, chg_enqueue_pack_panel(ch->q, ks.pack_b, &ks.cpb, gp->nwg, (int)sk.ktot, a->n,
+                                         a->k, a->b, a->off_b, a->ldb, wb, 0, 0, nw_, wl_, &ev_));
+    if (err == CL_SUCCESS)
+        err = chg_set_gemm_args(ks.gemm, sk.kslice, sk.mp, wa, 0, sk.ktot, wb, 0, sk.ktot, wc, 0);
     const size_t g[3] = {sk.mp / gp->mwg * gp->mdimc, sk.np / gp->nwg * gp->ndimc,
                          (size_t)sk.slices};
     const size_t l[3] = {(size_t)gp->mdimc, (size_t)gp->ndimc, 1};
@@ -1397,8 +668,8 @@ clhgemm_status_t chg_gemm_direct_kernel(cl_context ctx, const chg_device_t *dev,
     return st;
 }
 
-static clhgemm_status_t build_direct(const kkey_t *key, cl_context ctx, const chg_device_t *dev,
-                                     kset_t *out)
+static clhgemm_status_t build_direct(const chg_kkey_t *key, cl_context ctx,
+                                     const chg_device_t *dev, chg_kset_t *out)
 {
     out->ks.prec = key->prec;
     out->ks.gp = key->gp;
@@ -1430,15 +701,15 @@ static int direct_kernel_applies(const chg_gemm_args_t *a)
 /* The call in one launch of the direct kernel, kept by the workspace. */
 static clhgemm_status_t enqueue_direct(const chg_gemm_args_t *a, cl_context ctx,
                                        const chg_device_t *dev, const chg_gemm_params_t *gp,
-                                       workspace_t *ws, chain_t *ch)
+                                       chg_workspace_t *ws, chain_t *ch)
 {
-    kkey_t key;
+    chg_kkey_t key;
     memset(&key, 0, sizeof key);
-    key.kind = KS_DIRECT;
+    key.kind = CHG_KS_DIRECT;
     key.prec = a->prec;
     memcpy(&key.gp, gp, sizeof key.gp);
-    const kset_t *ks;
-    clhgemm_status_t st = ws_kernels(ws, &key, ctx, dev, build_direct, &ks);
+    const chg_kset_t *ks;
+    clhgemm_status_t st = chg_ws_kernels(ws, &key, ctx, dev, build_direct, &ks);
     if (st != CLHGEMM_SUCCESS) return st;
     cl_kernel k = ks->ks.gemm;
     const int m = (int)a->m, n = (int)a->n, kk = (int)a->k;
@@ -1446,22 +717,22 @@ static clhgemm_status_t enqueue_direct(const chg_gemm_args_t *a, cl_context ctx,
     const cl_ulong ao = a->off_a, la = a->lda, bo = a->off_b, lb = a->ldb, co = a->off_c,
                    lc = a->ldc;
     cl_int err = CL_SUCCESS;
-    SETARG(k, 0, m);
-    SETARG(k, 1, n);
-    SETARG(k, 2, kk);
-    if (err == CL_SUCCESS) err = set_real(k, 3, a->prec, a->alpha);
-    SETARG(k, 4, a->a);
-    SETARG(k, 5, ao);
-    SETARG(k, 6, la);
-    SETARG(k, 7, ta);
-    SETARG(k, 8, a->b);
-    SETARG(k, 9, bo);
-    SETARG(k, 10, lb);
-    SETARG(k, 11, tb);
-    if (err == CL_SUCCESS) err = set_real(k, 12, a->prec, a->beta);
-    SETARG(k, 13, a->c);
-    SETARG(k, 14, co);
-    SETARG(k, 15, lc);
+    CHG_SETARG(k, 0, m);
+    CHG_SETARG(k, 1, n);
+    CHG_SETARG(k, 2, kk);
+    if (err == CL_SUCCESS) err = chg_set_real(k, 3, a->prec, a->alpha);
+    CHG_SETARG(k, 4, a->a);
+    CHG_SETARG(k, 5, ao);
+    CHG_SETARG(k, 6, la);
+    CHG_SETARG(k, 7, ta);
+    CHG_SETARG(k, 8, a->b);
+    CHG_SETARG(k, 9, bo);
+    CHG_SETARG(k, 10, lb);
+    CHG_SETARG(k, 11, tb);
+    if (err == CL_SUCCESS) err = chg_set_real(k, 12, a->prec, a->beta);
+    CHG_SETARG(k, 13, a->c);
+    CHG_SETARG(k, 14, co);
+    CHG_SETARG(k, 15, lc);
     const size_t g[2] = {(a->m + (size_t)gp->mwg - 1) / (size_t)gp->mwg * (size_t)gp->mdimc,
                          (a->n + (size_t)gp->nwg - 1) / (size_t)gp->nwg * (size_t)gp->ndimc};
     const size_t l[2] = {(size_t)gp->mdimc, (size_t)gp->ndimc};
@@ -1496,7 +767,7 @@ static int call_params(const chg_gemm_args_t *a, const chg_device_t *dev,
 /* The product proper on the queue's workspace: split-K where it applies, else blocked. */
 static clhgemm_status_t enqueue_product(const chg_gemm_args_t *a, cl_context ctx,
                                         const chg_device_t *dev, const chg_gemm_choice_t *force,
-                                        workspace_t *ws, chain_t *ch)
+                                        chg_workspace_t *ws, chain_t *ch)
 {
     chg_gemm_params_t gp;
     const int slices = call_params(a, dev, force, &gp);
@@ -1530,28 +801,25 @@ static clhgemm_status_t enqueue_call(const chg_gemm_args_t *a, const chg_gemm_ch
     } else if (a->k == 0 || a->alpha == 0.0) {
         st = enqueue_scale(a, ctx, dev, &ch);
     } else {
-        workspace_t *ws = ws_acquire(queue);
+        chg_workspace_t *ws = chg_ws_acquire(queue);
         if (!ws) return CLHGEMM_OUT_OF_HOST_MEMORY;
         /* Wait for the previous call's use of this workspace (a no-op on in-order queues). */
         cl_event *joined = NULL;
-        if (ws->last) {
+        const cl_event last = chg_ws_last(ws);
+        if (last) {
             joined = malloc((num_wait + 1) * sizeof *joined);
             if (!joined) {
-                ws_release(ws);
+                chg_ws_release(ws);
                 return CLHGEMM_OUT_OF_HOST_MEMORY;
             }
             if (num_wait) memcpy(joined, wait_list, num_wait * sizeof *joined);
-            joined[num_wait] = ws->last;
+            joined[num_wait] = last;
             ch.nwait = num_wait + 1;
             ch.wait = joined;
         }
         st = enqueue_product(a, ctx, dev, force, ws, &ch);
-        if (st == CLHGEMM_SUCCESS) {
-            if (ws->last) clReleaseEvent(ws->last);
-            ws->last = ch.prev;
-            clRetainEvent(ws->last);
-        }
-        ws_release(ws);
+        if (st == CLHGEMM_SUCCESS) chg_ws_set_last(ws, ch.prev);
+        chg_ws_release(ws);
         free(joined);
     }
     if (st != CLHGEMM_SUCCESS) {
