@@ -8,7 +8,7 @@
  * The sources come from the library's own code paths, not from a copy of the generator: for
  * each call shape that src/level3.c and src/api.c hand to the GEMM core (GEMM with every
  * transpose pair and beta == 0 or not, SYMM left/right, SYRK/SYR2K upper/lower, TRMM
- * left/right x upper/lower x trans), chg_l3_kernels_create() of src/gemm.c is called on a
+ * left/right x upper/lower x trans), chg_l3_kernels_create() of src/core/blocks.c is called on a
  * device described without OpenCL (a chg_device_t filled in by hand: features, work-group and
  * local-memory limits, tuning keys). It picks the packs (tuned PACK parameters, structured
  * packs derived from them), the GEMM kernel with the TRIANGLE / KLIMIT switch the shape needs
@@ -16,7 +16,7 @@
  * link time (-Wl,--wrap=chg_program_get, clCreateKernel, clReleaseKernel: see
  * tools/CMakeLists.txt), which records (name, source, options) instead of compiling. The SCALE
  * kernels of the quick path (beta*C when k == 0 or alpha == 0) take the codegen defaults, as
- * src/gemm.c's enqueue_scale does. The plain GEMM's direct variants (operands read in place, C
+ * src/core/gemm.c's enqueue_scale does. The plain GEMM's direct variants (operands read in place, C
  * written by the kernel: gemm.h CHG_DIRECT_*) come from chg_gemm_kernel_direct(), all eleven
  * modes per parameter set. GEMM parameters come from chg_gemm_params_select(), so the
  * tuning lookup decides as it does at run time.
@@ -35,7 +35,7 @@
  *              private to the tuner), each with the plain kernel, one level-3 switch and one
  *              direct mode in turn; and of its copy-kernel space (tools/tune_copy.c: blockings, unroll
  *              degrees, padding), each as PACK and, where valid, as the structured packs that
- *              src/gemm.c derives from a tuned PACK. Every third GEMM sample carries a
+ *              src/core/blocks.c derives from a tuned PACK. Every third GEMM sample carries a
  *              rasterisation width (SWZ 4, 8 or 16).
  * Both precisions wherever the device class has FP64.
  *
@@ -346,7 +346,7 @@ static int emit_shape(out_t *o, const char *set, const char *prefix, const chg_d
 }
 
 /* The plain GEMM's direct variants (gemm.h CHG_DIRECT_*: A and/or B read in place, C written by
- * the kernel with or without beta), chg_gemm_kernel_direct as src/gemm.c builds them. mode 0:
+ * the kernel with or without beta), chg_gemm_kernel_direct as src/core/blocks.c builds them. mode 0:
  * all eleven; otherwise that one. */
 static const int g_direct_modes[] = {
     CHG_DIRECT_A, CHG_DIRECT_B, CHG_DIRECT_A | CHG_DIRECT_B, CHG_DIRECT_C,
@@ -541,7 +541,7 @@ static int emit_device(out_t *o, const char *set, const char *prefix, const chg_
         if (emit_shape(o, set, prefix, dev, prec, &gp, &sh[i]) != 0) return -1;
     if (emit_direct(o, set, prefix, dev, prec, &gp, 0) != 0) return -1;
     if (emit_class_configs(o, set, prefix, dev, prec, &gp) != 0) return -1;
-    /* src/gemm.c enqueue_scale: codegen defaults, beta == 0 or not, whole C or one triangle */
+    /* src/core/gemm.c enqueue_scale: codegen defaults, beta == 0 or not, whole C or one triangle */
     for (int tri = 0; tri < 2; tri++)
         for (int bz = 0; bz < 2; bz++) {
             chg_copy_params_t cp;
@@ -863,8 +863,8 @@ static int emit_tuner(out_t *o, int ngemm, int ncopy, uint64_t seed)
                 char prefix[64];
                 snprintf(prefix, sizeof prefix, "tuner:copy%03d", i);
                 rc = emit_copy(o, "tuner", prefix, &dev, &cs[i]);
-                /* the structured packs start from a tuned PACK's blocking (src/gemm.c
-                 * pack_params) where it is valid for them */
+                /* the structured packs start from a tuned PACK's blocking (src/core/blocks.c
+                 * chg_pack_params) where it is valid for them */
                 for (int kind = CHG_COPY_PACK_SYM; kind <= CHG_COPY_PACK_TRI && rc == 0; kind++) {
                     chg_copy_params_t q = cs[i];
                     q.kind = (chg_copy_kind_t)kind;

@@ -5,7 +5,7 @@
  * contiguity and on beta == 0, and its blocking (work-group tile, work-item tile) is a tuning
  * parameter (seed 002 tunes exactly these); emitting the loops with compile-time trip counts
  * lets every compiler unroll them. Index arithmetic on user buffers is 64-bit (ulong: a user
- * matrix may exceed 2^31 elements); on workspace buffers it is 32-bit (src/gemm.c keeps them
+ * matrix may exceed 2^31 elements); on workspace buffers it is 32-bit (src/core/workspace.c keeps them
  * below 2^31 elements).
  */
 #include "kernels/codegen.h"
