@@ -32,7 +32,8 @@
 #               then clhgemm-bench-host --cpu-share n = 16384,32768: GPU-only, hybrid, OpenBLAS alone
 #   trace       a Chrome trace (CLHGEMM_TRACE) of one host-resident DGEMM n = 32768 per entry of
 #               TRACE_ENVS ("-" plain, else ENV=V[,ENV=V]), summed up by bench/trace_summary.py
-#   probe       bench/probe_mma.c (the FP64 mma.sync ceiling from OpenCL), bench/probe_lmem.c
+#   probe       bench/probe_mma.c (the FP64 mma.sync ceiling from OpenCL), bench/probe_lmem.c,
+#               bench/probe_pinned_share.c (two GPUs: one context's pinned staging feeding the other)
 #   ptxas       ptxas -v (sm_90) on each GEMM kernel the driver caches: registers, spills, mma.sync
 #   ab REV      REV (a git revision, a source directory, or .scratch/ab-REV made where git is:
 #               git archive --prefix=ab-REV/ REV | tar -x -C .scratch) built in build-ab-REV, the
@@ -379,7 +380,7 @@ stage_trace() {
 stage_probe() {
   local r=0 p
   : >"$SD/summary.txt"
-  for p in probe_mma probe_lmem; do
+  for p in probe_mma probe_lmem probe_pinned_share; do
     if cc -O2 -o "$SD/$p" "$ROOT/bench/$p.c" -lOpenCL >"$SD/$p-build.log" 2>&1; then
       run_win "$p" "$SD/$p.log" 180 "$SD/$p" || r=1
       { echo "-- $p"; grep -v '^ *$' "$SD/$p.log" | tail -14; } >>"$SD/summary.txt"
