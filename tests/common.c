@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* ---- device ------------------------------------------------------------------------------ */
 static int count_raw_devices(void)
@@ -726,4 +727,62 @@ out:
     free(aa);
     free(db);
     free(ab);
+}
+
+/* ---- process ------------------------------------------------------------------------------ */
+
+void tc_capture_begin(tc_capture_t *k)
+{
+    fflush(stderr);
+    FILE *tmp = tmpfile();
+    k->tmp = tmp;
+    k->saved = dup(2);
+    if (!tmp || k->saved < 0 || dup2(fileno(tmp), 2) < 0) abort();
+}
+
+char *tc_capture_end(tc_capture_t *k)
+{
+    FILE *tmp = k->tmp;
+    fflush(stderr);
+    dup2(k->saved, 2);
+    close(k->saved);
+    fseek(tmp, 0, SEEK_END);
+    const long len = ftell(tmp);
+    rewind(tmp);
+    char *text = malloc(len > 0 ? (size_t)len + 1 : 1);
+    size_t n = 0;
+    if (text && len > 0) n = fread(text, 1, (size_t)len, tmp);
+    if (text) text[n] = '\0';
+    fclose(tmp);
+    k->tmp = NULL;
+    if (text) fputs(text, stderr);
+    return text ? text : calloc(1, 1);
+}
+
+int tc_count_lines(const char *text, const char *prefix, const char *a, const char *b)
+{
+    int count = 0;
+    const size_t np = strlen(prefix);
+    for (const char *line = text; line && *line;) {
+        const char *end = strchr(line, '\n');
+        const size_t len = end ? (size_t)(end - line) : strlen(line);
+        char buf[2048];
+        const size_t keep = len < sizeof buf - 1 ? len : sizeof buf - 1;
+        memcpy(buf, line, keep);
+        buf[keep] = '\0';
+        if (!strncmp(buf, prefix, np) && strstr(buf, a) && (!b || strstr(buf, b))) count++;
+        line = end ? end + 1 : NULL;
+    }
+    return count;
+}
+
+double tc_vmrss_mib(void)
+{
+    FILE *f = fopen("/proc/self/status", "r");
+    char line[256];
+    double kib = 0;
+    while (f && fgets(line, sizeof line, f))
+        if (!strncmp(line, "VmRSS:", 6)) kib = atof(line + 6);
+    if (f) fclose(f);
+    return kib / 1024.0;
 }

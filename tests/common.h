@@ -180,4 +180,19 @@ void tc_l3_reference(const tc_l3case_t *c, int lda, int ldb, int ldc, size_t na,
                      size_t nc, const void *a0, const void *b0, const void *c0, double *want,
                      double *bound);
 
+/* ---- process ------------------------------------------------------------------------------ */
+/* stderr into a temporary file (the library's warning and verbose lines): tc_capture_begin, then
+ * tc_capture_end restores stderr, echoes what was captured to it and returns it as a string the
+ * caller frees ("" when nothing could be read). Aborts when stderr cannot be redirected. */
+typedef struct tc_capture_s {
+    void *tmp; /* FILE * */
+    int saved;
+} tc_capture_t;
+void tc_capture_begin(tc_capture_t *k);
+char *tc_capture_end(tc_capture_t *k);
+/* Lines of text that start with `prefix` and contain `a` and, unless NULL, `b`. */
+int tc_count_lines(const char *text, const char *prefix, const char *a, const char *b);
+/* VmRSS of /proc/self/status in MiB (0 if unreadable). */
+double tc_vmrss_mib(void);
+
 #endif

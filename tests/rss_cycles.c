@@ -19,17 +19,7 @@
 #include <string.h>
 
 #include "clhgemm.h"
-
-static double vmrss_mib(void)
-{
-    FILE *f = fopen("/proc/self/status", "r");
-    char line[256];
-    double kib = 0;
-    while (f && fgets(line, sizeof line, f))
-        if (!strncmp(line, "VmRSS:", 6)) kib = atof(line + 6);
-    if (f) fclose(f);
-    return kib / 1024.0;
-}
+#include "common.h"
 
 int main(int argc, char **argv)
 {
@@ -52,7 +42,7 @@ int main(int argc, char **argv)
     for (int j = 0; j < n; j++)
         for (int p = 0; p < n; p++)
             for (int i = 0; i < n; i++) want[i + (size_t)j * n] += a[i + (size_t)p * n] * b[p + (size_t)j * n];
-    printf("cycle,vmrss_mib\n0,%.1f\n", vmrss_mib());
+    printf("cycle,vmrss_mib\n0,%.1f\n", tc_vmrss_mib());
     fflush(stdout);
     for (int cyc = 1; cyc <= cycles; cyc++) {
         clhgemm_handle_t h = NULL;
@@ -73,7 +63,7 @@ int main(int argc, char **argv)
                 return 1;
             }
         if (cyc % 100 == 0) {
-            printf("%d,%.1f\n", cyc, vmrss_mib());
+            printf("%d,%.1f\n", cyc, tc_vmrss_mib());
             fflush(stdout);
         }
     }

@@ -36,32 +36,20 @@ static void want_count(const char *what, const char *of, int got, int want)
     g_failures++;
 }
 
-/* stderr into a temporary file while a call runs (the library's verbose lines). */
+/* stderr into a temporary file while a call runs (the library's verbose lines), kept in text. */
 typedef struct capture_s {
-    FILE *tmp;
-    int saved;
+    tc_capture_t c;
     char text[1 << 16];
 } capture_t;
 
-static void capture_begin(capture_t *k)
-{
-    fflush(stderr);
-    k->tmp = tmpfile();
-    k->saved = dup(2);
-    if (!k->tmp || k->saved < 0 || dup2(fileno(k->tmp), 2) < 0) abort();
-}
+static void capture_begin(capture_t *k) { tc_capture_begin(&k->c); }
 
 /* Ends the capture and keeps what was captured in k->text (echoed to stderr). */
 static void capture_end(capture_t *k)
 {
-    fflush(stderr);
-    dup2(k->saved, 2);
-    close(k->saved);
-    rewind(k->tmp);
-    const size_t n = fread(k->text, 1, sizeof k->text - 1, k->tmp);
-    k->text[n] = '\0';
-    fclose(k->tmp);
-    fputs(k->text, stderr);
+    char *text = tc_capture_end(&k->c);
+    snprintf(k->text, sizeof k->text, "%s", text);
+    free(text);
 }
 
 /* One GEMM of m = n = k = size through the handle, checked against OpenBLAS; *info gets the

@@ -267,40 +267,17 @@ static int prob_check(const prob_t *p, const char *tag)
 
 /* ---- stderr capture ----------------------------------------------------------------------------- */
 
-typedef struct capture_s {
-    FILE *tmp;
-    int saved;
-} capture_t;
-
-static void capture_begin(capture_t *k)
-{
-    fflush(stderr);
-    k->tmp = tmpfile();
-    k->saved = dup(2);
-    if (!k->tmp || k->saved < 0 || dup2(fileno(k->tmp), 2) < 0) abort();
-}
-
-/* Ends the capture, echoes what was captured, returns the number of lost-device warnings;
+/* Ends the capture (tc_capture_end echoes it), returns the number of lost-device warnings;
  * *short_lines counts the out-of-memory lines, *idle those of them that say idle handles gave
  * memory back. */
-static int capture_end(capture_t *k, int *short_lines, int *idle)
+static int capture_end(tc_capture_t *k, int *short_lines, int *idle)
 {
-    fflush(stderr);
-    dup2(k->saved, 2);
-    close(k->saved);
-    rewind(k->tmp);
-    char line[2048];
-    int warnings = 0;
-    *short_lines = *idle = 0;
-    while (fgets(line, sizeof line, k->tmp)) {
-        if (!strncmp(line, "clhgemm: device ", 16) && strstr(line, " lost in ")) warnings++;
-        if (!strncmp(line, "clhgemm: device ", 16) && strstr(line, " out of memory in ")) {
-            ++*short_lines;
-            *idle += strstr(line, "idle handles") != NULL;
-        }
-        fputs(line, stderr);
-    }
-    fclose(k->tmp);
+    char *text = tc_capture_end(k);
+    const char *dev = "clhgemm: device ";
+    const int warnings = tc_count_lines(text, dev, " lost in ", NULL);
+    *short_lines = tc_count_lines(text, dev, " out of memory in ", NULL);
+    *idle = tc_count_lines(text, dev, " out of memory in ", "idle handles");
+    free(text);
     return warnings;
 }
 
@@ -347,8 +324,8 @@ static int run_case(const scen_t *s, const tc_l3case_t *c, tc_rng_t *rng)
         }
     }
     setenv("CLHGEMM_FAULT_INJECT", s->spec, 1);
-    capture_t k;
-    capture_begin(&k);
+    tc_capture_t k;
+    tc_capture_begin(&k);
     clhgemm_handle_t h = NULL;
     clhgemm_status_t st = clhgemm_create(&h, &o);
     unsetenv("CLHGEMM_FAULT_INJECT");
@@ -363,7 +340,7 @@ static int run_case(const scen_t *s, const tc_l3case_t *c, tc_rng_t *rng)
     }
     int short1, short2, idle1, idle2;
     const int warnings = capture_end(&k, &short1, &idle1);
-    capture_begin(&k);
+    tc_capture_begin(&k);
     if (h) {
         st2 = prob_call(h, &q);  /* the next call on the same handle */
         clhgemm_last_call_info(h, &inf2);

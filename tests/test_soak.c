@@ -83,18 +83,6 @@ static double now_s(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-/* VmRSS of /proc/self/status in MiB (0 if unreadable). */
-static double vmrss_mib(void)
-{
-    FILE *f = fopen("/proc/self/status", "r");
-    char line[256];
-    double kib = 0;
-    while (f && fgets(line, sizeof line, f))
-        if (!strncmp(line, "VmRSS:", 6)) kib = atof(line + 6);
-    if (f) fclose(f);
-    return kib / 1024.0;
-}
-
 /* ---- one random call ------------------------------------------------------------------------ */
 
 /* A stored matrix: `contig` elements along memory (what ld covers), `lines` of them. */
@@ -596,7 +584,7 @@ int main(void)
     while (!atomic_load(&g_stop) && now_s() < g_deadline) {
         const struct timespec half = {0, 500000000L};
         nanosleep(&half, NULL);
-        const double t = now_s(), rss = vmrss_mib();
+        const double t = now_s(), rss = tc_vmrss_mib();
         int q = (int)(4.0 * (t - t0) / seconds);
         if (q > 3) q = 3;
         if (rss > peak[q]) peak[q] = rss;

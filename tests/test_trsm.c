@@ -37,7 +37,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "common.h"
 
@@ -367,36 +366,10 @@ static int check_strips(const runner_t *r, const tcase_t *c, const clhgemm_call_
     return 1;
 }
 
-/* TEST_TRSM_FAULT=memory: the library's stderr goes to a file from the handle's creation to
- * check_fault, which counts its out-of-memory and lost-device lines (and echoes them). */
-static FILE *g_err_tmp;
-static int g_err_saved = -1;
-
-static void err_capture_begin(void)
-{
-    fflush(stderr);
-    g_err_tmp = tmpfile();
-    g_err_saved = dup(2);
-    if (!g_err_tmp || g_err_saved < 0 || dup2(fileno(g_err_tmp), 2) < 0) abort();
-}
-
-static void err_capture_end(int *oom_lines, int *lost_lines)
-{
-    *oom_lines = *lost_lines = 0;
-    if (!g_err_tmp) return;
-    fflush(stderr);
-    dup2(g_err_saved, 2);
-    close(g_err_saved);
-    rewind(g_err_tmp);
-    char line[2048];
-    while (fgets(line, sizeof line, g_err_tmp)) {
-        *oom_lines += strstr(line, " out of memory in ") && strstr(line, "trsm") != NULL;
-        *lost_lines += strstr(line, " lost in ") != NULL;
-        fputs(line, stderr);
-    }
-    fclose(g_err_tmp);
-    g_err_tmp = NULL;
-}
+/* TEST_TRSM_FAULT=memory: the library's stderr is captured from the handle's creation to
+ * check_fault, which counts its out-of-memory and lost-device lines. */
+static tc_capture_t g_err;
+static int g_err_on;
 
 /* TEST_TRSM_FAULT (with CLHGEMM_FAULT_INJECT on the strips): "cpu" -- some calls solved strips
  * or the whole call on the CPU (one device, lost); "device" -- none did, and some calls with
@@ -410,8 +383,11 @@ static int check_fault(void)
     printf("fault: %d call(s) with CPU work, %d call(s) by strips on one device\n", g_cpu_calls,
            g_one_dev_calls);
     if (!strcmp(f, "memory")) {
-        int oom, lost;
-        err_capture_end(&oom, &lost);
+        char *text = g_err_on ? tc_capture_end(&g_err) : NULL;
+        g_err_on = 0;
+        const int oom = text ? tc_count_lines(text, "clhgemm: device ", " out of memory in ", "trsm") : 0;
+        const int lost = text ? tc_count_lines(text, "clhgemm: device ", " lost in ", NULL) : 0;
+        free(text);
         printf("fault: %d out-of-memory line(s) of TRSM, %d lost device(s)\n", oom, lost);
         if (oom > 0 && lost == 0 && g_cpu_calls == 0) return 0;
     } else if (!strcmp(f, "cpu") ? g_cpu_calls > 0 : g_cpu_calls == 0 && g_one_dev_calls > 0) {
@@ -775,7 +751,10 @@ int main(int argc, char **argv)
         }
         runner_t r = {NULL, NULL, 0};
         if (!strcmp(argv[1], "host")) {
-            if (getenv("TEST_TRSM_FAULT") && !strcmp(getenv("TEST_TRSM_FAULT"), "memory")) err_capture_begin();
+            if (getenv("TEST_TRSM_FAULT") && !strcmp(getenv("TEST_TRSM_FAULT"), "memory")) {
+                tc_capture_begin(&g_err);
+                g_err_on = 1;
+            }
             clhgemm_status_t st = clhgemm_create(&r.h, NULL);
             if (st != CLHGEMM_SUCCESS) {
                 fprintf(stderr, "FAIL: clhgemm_create -> %s\n", clhgemm_status_string(st));

@@ -93,25 +93,31 @@ size_t chg_memory_release(clhgemm_handle_t h, hdev_t *d, int *handles)
     return others;
 }
 
-void chg_device_short(call_t *c, hdev_t *d, cl_int err)
+void chg_memory_short(clhgemm_handle_t h, hdev_t *d, const char *routine, cl_int err, const char *again)
 {
     int handles;
-    chg_memory_release(c->h, d, &handles);
-    pthread_mutex_lock(&c->mu);
-    d->short_in_call = 1;
-    c->drivers--;
-    pthread_mutex_unlock(&c->mu);
-    size_t cols = 0;
-    for (size_t i = 0; i < d->redo.n; i++) cols += d->redo.r[i].nc;
+    chg_memory_release(h, d, &handles);
     /* One line per device of a handle whatever CLHGEMM_VERBOSE says; later ones with it. */
     const int first = !d->short_warned;
     d->short_warned = 1;
     if (first || chg_verbose() >= 1)
-        fprintf(stderr,
-                "clhgemm: device %d (%s) out of memory in %s (%s, %d); its buffers%s were released and it "
-                "computes its unfinished part of C (%zu region(s), %zu column(s) of tile rows) again\n",
-                d->index, d->dev.info.name, c->name ? c->name : "a host call", clhgemm_status_string(err), (int)err,
-                handles ? " and those of idle handles on it" : "", d->redo.n, cols);
+        fprintf(stderr, "clhgemm: device %d (%s) out of memory in %s (%s, %d); its buffers%s were released and it %s\n",
+                d->index, d->dev.info.name, routine, clhgemm_status_string((clhgemm_status_t)err), (int)err,
+                handles ? " and those of idle handles on it" : "", again);
+}
+
+void chg_device_short(call_t *c, hdev_t *d, cl_int err)
+{
+    size_t cols = 0;
+    for (size_t i = 0; i < d->redo.n; i++) cols += d->redo.r[i].nc;
+    char again[128];
+    snprintf(again, sizeof again, "computes its unfinished part of C (%zu region(s), %zu column(s) of tile rows) again",
+             d->redo.n, cols);
+    chg_memory_short(c->h, d, c->name ? c->name : "a host call", err, again);
+    pthread_mutex_lock(&c->mu);
+    d->short_in_call = 1;
+    c->drivers--;
+    pthread_mutex_unlock(&c->mu);
 }
 
 int chg_regions_add(chg_regions_t *l, size_t ti, size_t j0, size_t nc)

@@ -64,8 +64,13 @@ int chg_fault_is_memory(cl_int err);
  * many). */
 size_t chg_memory_release(clhgemm_handle_t h, hdev_t *d, int *handles);
 
+/* Device d of handle h is short of memory in `routine`: chg_memory_release, then one line on
+ * stderr (the first time for the device; again with CLHGEMM_VERBOSE) saying what was released
+ * and that it `again` (what it does next). */
+void chg_memory_short(clhgemm_handle_t h, hdev_t *d, const char *routine, cl_int err, const char *again);
+
 /* Device d ran out of memory during call c's tiles (the first time in the call): its buffers
- * and idle handles' on it are released (chg_memory_release), it is marked short for this call
+ * and idle handles' on it are released (chg_memory_short), it is marked short for this call
  * (not lost: host/run.c's next round gives it its regions again, and a second shortage in the
  * call loses it), one driver fewer for the schedule, one line on stderr (the first time for the
  * device; again with CLHGEMM_VERBOSE). */

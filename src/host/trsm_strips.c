@@ -257,17 +257,9 @@ static int device_short(strips_t *c, sdev_t *s, cl_int err)
     if (s->a) clReleaseMemObject(s->a);
     s->a = NULL;
     s->ready = 0;
-    int handles;
-    chg_memory_release(c->h, d, &handles);
-    const int first = !d->short_warned;
-    d->short_warned = 1;
-    if (first || chg_verbose() >= 1)
-        fprintf(stderr,
-                "clhgemm: device %d (%s) out of memory in %s (%s, %d); its buffers%s were released and it "
-                "solves its unfinished strips (%zu) again\n",
-                d->index, d->dev.info.name, c->prec == CHG_F64 ? "dtrsm" : "strsm",
-                clhgemm_status_string((clhgemm_status_t)err), (int)err,
-                handles ? " and those of idle handles on it" : "", back);
+    char again[64];
+    snprintf(again, sizeof again, "solves its unfinished strips (%zu) again", back);
+    chg_memory_short(c->h, d, c->prec == CHG_F64 ? "dtrsm" : "strsm", err, again);
     return setup_device(c, s) == CL_SUCCESS;
 }
 
