@@ -14,6 +14,9 @@
  *           handle (the plan memo keys on the setting)
  *   route   CLHGEMM_ROUTE=auto with CLHGEMM_ROUTE_MODEL: the route's line names the device count
  *           its model assumed (1 of 2 for a small call on fast devices; 2 of 2 with all)
+ *   share   B slices staged once for both devices (host/bshare.h): the verbose line counts slices
+ *           served from the other device's pack (some in one call of three), none with
+ *           CLHGEMM_SHARE_B=off
  * Every product is checked against OpenBLAS (poisoned C where beta = 0). Exit 77 only without
  * an OpenCL device; with fewer than two devices the test fails (it must run with two).
  */
@@ -132,6 +135,9 @@ static void plan_cases(int dbl, tc_rng_t *rng)
     clhgemm_call_info_t inf;
     unsetenv("CLHGEMM_PLAN_DEVICES");
     unsetenv("CLHGEMM_TILE");
+    /* each device stages its own B (the model's costs of a second device as these cases were
+     * set up; staged once, the second device's fill is cheaper: share_cases) */
+    setenv("CLHGEMM_SHARE_B", "off", 1);
     clhgemm_handle_t h = handle_with_rate("1000");
     if (!h) return;
     /* small: one device */
@@ -173,6 +179,59 @@ static void plan_cases(int dbl, tc_rng_t *rng)
     want_count("large", "most devices used in three calls", most, 2);
     clhgemm_destroy(h);
     unsetenv("CLHGEMM_KERNEL_RATE");
+    unsetenv("CLHGEMM_SHARE_B");
+}
+
+/* The "B slices: P packed, S copies served ..." line of the last call (host/bshare.c); 0 when
+ * there is none. */
+static int shared_line(const capture_t *cap, double *packed, double *served)
+{
+    const char *l = strstr(cap->text, "B slices: ");
+    return l && sscanf(l, "B slices: %lf packed, %lf copies served", packed, served) == 2;
+}
+
+/* B staged once for both devices (host/bshare.h): with forced tiles of 128 x 128 x 64 on n = 384
+ * (three bands, both devices, bands walked from the same end) the devices take most slices from
+ * each other's pack (at least one call of three serves some: a device may start late); with
+ * CLHGEMM_SHARE_B=off each device stages its own (no such line). Every product checked. */
+static void share_cases(int dbl, tc_rng_t *rng)
+{
+    static capture_t cap;
+    clhgemm_call_info_t inf;
+    setenv("CLHGEMM_PLAN_DEVICES", "all", 1);
+    setenv("CLHGEMM_TILE", "128,128,64", 1);
+    clhgemm_handle_t h = handle_with_rate("1000");
+    if (!h) return;
+    double best = 0;
+    for (int r = 0; r < 3; r++) {
+        double packed = 0, served = 0;
+        if (run_call(h, dbl, 384, r == 1 ? 0.0 : 0.5, rng, &inf, &cap, "share B")) continue;
+        g_cases++;
+        if (!shared_line(&cap, &packed, &served) || packed <= 0) {
+            fprintf(stderr, "FAIL share B: no \"B slices: P packed, S copies served\" line with P > 0\n");
+            g_failures++;
+        }
+        if (inf.devices_used == 2 && served > best) best = served;
+    }
+    g_cases++;
+    if (best <= 0) {
+        fprintf(stderr, "FAIL share B: no call of three served a B slice from the other device's pack\n");
+        g_failures++;
+    }
+    setenv("CLHGEMM_SHARE_B", "off", 1);
+    double packed, served;
+    if (!run_call(h, dbl, 384, 0.5, rng, &inf, &cap, "share B off")) {
+        g_cases++;
+        if (shared_line(&cap, &packed, &served)) {
+            fprintf(stderr, "FAIL share B off: the devices still shared their B slices\n");
+            g_failures++;
+        }
+    }
+    unsetenv("CLHGEMM_SHARE_B");
+    unsetenv("CLHGEMM_TILE");
+    unsetenv("CLHGEMM_PLAN_DEVICES");
+    unsetenv("CLHGEMM_KERNEL_RATE");
+    clhgemm_destroy(h);
 }
 
 /* The route's model names the device count it assumed. */
@@ -226,7 +285,10 @@ int main(void)
     }
     tc_rng_t rng;
     tc_rng_seed(&rng, 0xDE7ULL);
-    for (int dbl = 0; dbl <= (infos[0].has_fp64 && infos[1].has_fp64); dbl++) plan_cases(dbl, &rng);
+    for (int dbl = 0; dbl <= (infos[0].has_fp64 && infos[1].has_fp64); dbl++) {
+        plan_cases(dbl, &rng);
+        share_cases(dbl, &rng);
+    }
     route_cases(&rng);
     printf("%d checks, %d failed\n", g_cases, g_failures);
     return g_failures ? 1 : 0;

@@ -45,7 +45,7 @@ static const struct {
     {CHG_FEAT_FP64, "FP64"},         {CHG_FEAT_FMA_F32, "FMA_F32"}, {CHG_FEAT_FMA_F64, "FMA_F64"},
     {CHG_FEAT_NV_UNROLL, "NV_UNROLL"}, {CHG_FEAT_NV_PTX, "NV_PTX"},
     {CHG_FEAT_NV_MMA_F64, "NV_MMA_F64"}, {CHG_FEAT_AMD, "AMD"},     {CHG_FEAT_CPU, "CPU"},
-    {CHG_FEAT_GPU, "GPU"},
+    {CHG_FEAT_GPU, "GPU"},           {CHG_FEAT_FOREIGN_PINNED, "FOREIGN_PINNED"},
 };
 
 /* ---- small query helpers ---------------------------------------------------------------- */
@@ -255,6 +255,7 @@ static clhgemm_status_t query_facts(cl_device_id device, chg_device_t *out)
     if (amd && info->kind == CLHGEMM_DEVICE_GPU) f |= CHG_FEAT_AMD;
     if (info->kind == CLHGEMM_DEVICE_CPU) f |= CHG_FEAT_CPU;
     if (info->kind == CLHGEMM_DEVICE_GPU) f |= CHG_FEAT_GPU;
+    if (nv_driver || strstr(info->platform_name, "Portable Computing Language")) f |= CHG_FEAT_FOREIGN_PINNED;
     out->features = f;
     free(ext);
 

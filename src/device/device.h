@@ -21,7 +21,11 @@ enum {
     CHG_FEAT_NV_MMA_F64 = 1u << 5,  /* NVIDIA, compute capability >= 8.0: f64 mma.sync */
     CHG_FEAT_AMD = 1u << 6,         /* AMD GPU driver (wavefront 64 on GCN/CDNA) */
     CHG_FEAT_CPU = 1u << 7,         /* CPU device: small tiles, no local-memory staging */
-    CHG_FEAT_GPU = 1u << 8
+    CHG_FEAT_GPU = 1u << 8,
+    /* Host memory made pinned by ANOTHER context (a mapped CL_MEM_ALLOC_HOST_PTR buffer) is
+     * copied to this device at its own pinned rate (bench/probe_pinned_share.c: NVIDIA's driver
+     * 1.00x on two H100s, PoCL 1.1x): one pinned staging may feed several devices (host/bshare.h) */
+    CHG_FEAT_FOREIGN_PINNED = 1u << 9
 };
 
 typedef struct chg_device_s {

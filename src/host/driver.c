@@ -31,7 +31,7 @@ static cl_int reserve_buffers(const call_t *c, hdev_t *d, const chg_gemm_params_
     if (err == CL_SUCCESS) err = chg_hdev_reserve(d, B_CDEV, p->bm * p->bn * es, 2);
     if (err == CL_SUCCESS) err = chg_hdev_reserve(d, B_CP, bmp * bnp * es, 1);
     if (err == CL_SUCCESS) err = chg_hdev_reserve_pinned(d, d->st_a, NSTAGE, p->bm * p->bk * es);
-    if (err == CL_SUCCESS) err = chg_hdev_reserve_pinned(d, d->st_b, NSTAGE, p->bk * p->bn * es);
+    if (err == CL_SUCCESS && !c->bs) err = chg_hdev_reserve_pinned(d, d->st_b, NSTAGE, p->bk * p->bn * es);
     if (err == CL_SUCCESS && c->beta != 0.0) err = chg_hdev_reserve_pinned(d, &d->st_cin, 1, p->bm * p->bn * es);
     if (err == CL_SUCCESS) err = chg_hdev_reserve_pinned(d, d->st_cout, NOUT, p->bm * p->bn * es);
     return err;

@@ -72,6 +72,7 @@ static void hdev_free_buffers(hdev_t *d)
     }
     chg_pinned_free(d->q[Q_H2D], &d->st_cin);
     for (int s = 0; s < NOUT; s++) chg_pinned_free(d->q[Q_H2D], &d->st_cout[s]);
+    for (int s = 0; s < BS_SLOTS; s++) chg_pinned_free(d->q[Q_H2D], &d->st_bs[s]);
 }
 
 void chg_hdev_release(hdev_t *d)

@@ -46,6 +46,7 @@ enum { Q_H2D = 0, Q_KERNEL = 1, Q_D2H = 2 };
 #define NSTAGE 3  /* depth of the A/B slice rings: the driver runs up to this far ahead */
 #define NCHUNK 8  /* C tile copies and unpacks are split into up to this many column chunks */
 #define NOUT 3    /* C tiles on their way home at once (pinned staging slots) */
+#define BS_SLOTS (2 * NSTAGE) /* B slices staged once for several devices (host/bshare.h) */
 enum { B_ARAW, B_BRAW, B_BPACK, B_APACK, B_CDEV, B_CP, B_COUNT };
 
 typedef struct hdev_s {
@@ -66,6 +67,8 @@ typedef struct hdev_s {
     pinned_t st_a[NSTAGE], st_b[NSTAGE]; /* slice staging rings */
     pinned_t st_cin;                      /* C tile on its way in (beta != 0) */
     pinned_t st_cout[NOUT];               /* C tiles on their way home */
+    pinned_t st_bs[BS_SLOTS];             /* B slices shared by the devices of a call, when this
+                                           * device is the first of it (host/bshare.h) */
     /* A lost device (host/fault.h): an OpenCL error during a call marks it; the call gives its
      * unfinished regions to the other devices or the CPU, and the handle drops it after the
      * call (chg_handle_drop_lost). */

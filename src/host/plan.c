@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "host/bshare.h"
 #include "host/calibrate.h"
 #include "host/plan.h"
 #include "tuning/tuning.h"
@@ -107,6 +108,10 @@ double chg_plan_time(const pctx_t *c, size_t bm, size_t bn, size_t bk, int amode
     const double a_bytes = amode == AMODE_STREAM ? s * m * k * nt
                                                  : s * m * k * CHG_MAX(1.0, CHG_MIN(nd, mt * nt) / mt);
     const double b_bytes = s * k * n * mt;
+    /* B through the pack threads: once per band, or, shared (bshare.h), once per nd bands that
+     * the devices walk together; bsh: the devices' copies of one B panel packed. */
+    const double bsh = c->share_b ? 1.0 : nd;
+    const double b_pack = c->share_b ? s * k * n * ceil(mt / nd) : b_bytes;
     const double cin = c->beta_zero ? 0.0 : s * m * n, cout = s * m * n;
     /* Device memory traffic on the kernel queue: the pack kernels read the raw slice and write
      * the packed one, every kernel launch after a tile's first (one per group of kgroup k
@@ -120,19 +125,19 @@ double chg_plan_time(const pctx_t *c, size_t bm, size_t bn, size_t bk, int amode
     t.devcopy = (2.0 * (a_bytes + b_bytes) + acc + wb) / (c->dev * nd);
     t.h2d = (a_bytes + b_bytes + cin) / c->h2d;
     t.d2h = cout / c->d2h;
-    t.pack = (a_bytes + b_bytes + cin + cout) / c->pack;
+    t.pack = (a_bytes + b_pack + cin + cout) / c->pack;
     /* A band start without prefetch: the tile that loads the band moves A and B slices and its
      * C traffic through pack threads shared by all devices, against one tile's kernel time. */
     const double tile_compute = 2.0 * bm * bn * k / dev_rate;
     if (amode != AMODE_STREAM) {
-        const double tile_pack = s * (k * (bm + bn) + (c->beta_zero ? 1.0 : 2.0) * bm * bn) * nd / c->pack;
+        const double tile_pack = s * (k * (bm * nd + bn * bsh) + (c->beta_zero ? 1.0 : 2.0) * bm * bn * nd) / c->pack;
         const double burst = CHG_MAX(0.0, tile_pack - tile_compute);
         const double starts = amode == AMODE_PREFETCH ? 1.0 : ceil(mt / nd);
         t.burst = burst * starts;
     }
     /* Fill: the first slice's panels (the first of its ramp parts) through the pack threads and
      * the bus before any kernel. */
-    t.fill = s * bk * (bm + bn) * (nd / c->pack + nd / c->h2d) / CHG_MAX(c->ramp, 1);
+    t.fill = s * bk * ((bm * nd + bn * bsh) / c->pack + (bm + bn) * nd / c->h2d) / CHG_MAX(c->ramp, 1);
     /* Drain: the last piece of each device's final tile home and unpacked (drive() splits a
      * final tile into column pieces that still give every compute unit two work-groups). */
     const double pieces = chg_final_pieces(bm, bn, c->tile_m, c->tile_n, c->cus, amode);
@@ -351,7 +356,8 @@ static int same_shape(const pctx_t *a, const pctx_t *b)
     return a->m == b->m && a->n == b->n && a->k == b->k && a->es == b->es && a->beta_zero == b->beta_zero &&
            a->segs == b->segs && a->fix_m == b->fix_m && a->fix_n == b->fix_n && a->square == b->square &&
            a->no_prefetch == b->no_prefetch && a->kgroup == b->kgroup && a->ramp == b->ramp &&
-           a->pinned == b->pinned && a->mem == b->mem && a->ndev == b->ndev && a->all_devices == b->all_devices;
+           a->pinned == b->pinned && a->mem == b->mem && a->ndev == b->ndev && a->all_devices == b->all_devices &&
+           a->share_b == b->share_b;
 }
 
 static int cached_plan(clhgemm_handle_t h, const pctx_t *pc, plan_t *out)
@@ -428,6 +434,9 @@ static void context_devices(clhgemm_handle_t h, int d, pctx_t *pc)
         min_dev = CHG_MIN(min_dev, dv->dev_bps);
     }
     pc->dev = min_dev;
+    const hdev_t *devs[BS_MAXDEV];
+    for (int i = 0; i < d && i < BS_MAXDEV; i++) devs[i] = &h->devs[i];
+    pc->share_b = d <= BS_MAXDEV && chg_bshare_wanted(devs, d);
     pc->h2d = min_h2d * d;
     pc->d2h = min_d2h * d;
 }

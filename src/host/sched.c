@@ -7,13 +7,18 @@
 #include "host/sched.h"
 
 /* Takes up to w columns of band bi from its front or its back; with align, the columns taken
- * end (front) or start (back) on a multiple of w, so that every tile is a tile of the grid. */
-static void band_take(band_t *b, size_t bi, int front, size_t w, int align, size_t *j0, size_t *nc)
+ * end (front) or start (back) on a multiple of w, so that every tile is a tile of the grid.
+ * A band's front is its low end for even bands and its high end for odd ones (snake order),
+ * or the low end for every band where the devices share their B slices (host/bshare.h: devices
+ * on different bands then ask for the same B slices at about the same time). */
+static void band_take(const call_t *c, band_t *b, size_t bi, int front, size_t w, int align, size_t *j0,
+                      size_t *nc)
 {
-    if (align && (bi % 2 == 0) == (front != 0)) w = (b->lo / w + 1) * w - b->lo;
+    const int low = (c->bs || bi % 2 == 0) == (front != 0);
+    if (align && low) w = (b->lo / w + 1) * w - b->lo;
     else if (align && b->hi > 0) w = b->hi - (b->hi - 1) / w * w;
     w = CHG_MIN(w, chg_band_left(b));
-    if ((bi % 2 == 0) == (front != 0)) {
+    if (low) {
         *j0 = b->lo;
         b->lo += w;
     } else {
@@ -108,7 +113,7 @@ int chg_take_tile(call_t *c, sched_t *sc, size_t *ti, size_t *j0, size_t *nc, in
     }
     *stolen = 0;
     if (ok && b >= 0) {
-        band_take(&B[b], (size_t)b, 1, bn, c->align_n, j0, nc);
+        band_take(c, &B[b], (size_t)b, 1, bn, c->align_n, j0, nc);
     } else if (ok) {
         size_t most = 0;
         for (size_t i = 0; i < mt; i++)
@@ -117,7 +122,7 @@ int chg_take_tile(call_t *c, sched_t *sc, size_t *ti, size_t *j0, size_t *nc, in
                 b = (long)i;
             }
         if (b >= 0) {
-            band_take(&B[b], (size_t)b, 0, bn, c->align_n, j0, nc);
+            band_take(c, &B[b], (size_t)b, 0, bn, c->align_n, j0, nc);
             *stolen = 1;
             c->stolen++;
         }
@@ -152,7 +157,7 @@ int chg_take_strip(call_t *c, size_t *ti, size_t *j0, size_t *w)
         const double cpu_s = per_col * (double)width / c->cpu_rate;
         const double dev_s = per_col * (double)(bands_left(c->bands, c->pl.mt) - width) / c->gpu_rate;
         if (cpu_s < 0.8 * dev_s)
-            band_take(&c->bands[b], (size_t)b, 0, width, 0, j0, w);
+            band_take(c, &c->bands[b], (size_t)b, 0, width, 0, j0, w);
         else
             b = -1;
     }

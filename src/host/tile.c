@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "host/bshare.h"
 #include "host/fault.h"
 #include "host/tile.h"
 
@@ -58,12 +59,28 @@ static void drv_copy(drv_t *v, void *dst, size_t dld, const void *src, size_t sl
 
 /* ---- load and launch -------------------------------------------------------------------------- */
 
+/* The pack threads' copy of columns [b0, b1) of a stage's box (every rectangle's part of them)
+ * from the user's matrix M into the staging slot st. */
+static void pack_chunk(drv_t *v, int is_a, const char *base, size_t ldm, const stage_t *g, const pinned_t *st,
+                       size_t b0, size_t b1)
+{
+    const size_t es = v->c->es, ld = g->ld;
+    for (int i = 0; i < g->nrect; i++) {
+        const rect_t *R = &g->rect[i];
+        const size_t lo = CHG_MAX(b0, R->b0), hi = CHG_MIN(b1, R->b0 + R->be);
+        if (hi <= lo) continue;
+        char *stp = (char *)st->ptr + ((R->a0 - g->oa) + (lo - g->ob) * ld) * es;
+        drv_copy(v, stp, ld, base + (R->a0 + lo * ldm) * es, ldm, R->ae, hi - lo, (long)R->a0 - (long)lo, g->tri,
+                 g->strict, is_a ? "pack A" : "pack B");
+    }
+}
+
 /* Moves one slice through a ring slot: pack threads copy what the stage says from the user's
  * matrix M (base, leading dimension ldm) into pinned staging, host->device copy, then the
  * device pack kernel into dst at dst_off (ext x kc of X, padded; structured operands through
  * the structured packs, which read only the staged elements). */
 static cl_int load_slice(drv_t *v, int is_a, const char *base, size_t ldm, const stage_t *g,
-                         size_t ext, size_t kc, cl_mem dst, size_t dst_off, size_t dpk)
+                         size_t ext, size_t kc, cl_mem dst, size_t dst_off, size_t dpk, const bs_key_t *key)
 {
     call_t *c = v->c;
     hdev_t *d = v->d;
@@ -78,37 +95,42 @@ static cl_int load_slice(drv_t *v, int is_a, const char *base, size_t ldm, const
     if (err == CL_SUCCESS) err = chg_ev_wait(&rg->pack[r]);
     if (err == CL_SUCCESS) err = chg_ev_wait(&rg->h2d[r]);
     if (err != CL_SUCCESS) return err;
-    pinned_t *st = is_a ? &d->st_a[r] : &d->st_b[r];
     cl_mem raw = d->buf[is_a ? B_ARAW : B_BRAW][r];
-    const size_t need = chg_stage_elems(g);
-    if (need * es > st->bytes || need * es > d->buf_bytes[is_a ? B_ARAW : B_BRAW])
-        return CLHGEMM_INTERNAL_ERROR; /* the plan's constraints rule this out */
     /* Column chunks: the copy of chunk i to the device runs while the pack threads fill chunk
      * i+1 (what matters when the pipeline fills, and for big slices). The h2d queue is in
      * order, so the last chunk's event stands for the whole slice. */
     const size_t cols = g->nrect ? g->box.be : 0, ld = g->ld;
     const size_t bytes = ld * cols * es;
     const int nch = (int)CHG_MIN(CHG_MIN((size_t)4, cols), CHG_MAX((size_t)1, bytes / (8u << 20)));
-    for (int ch = 0; ch < nch; ch++) {
+    /* A B slice of a call whose devices share their B staging (bshare.h): packed by the first
+     * device to ask for it, copied from there by the others. */
+    bs_slot_t *sl = NULL;
+    int fill = 1;
+    if (key && c->bs && nch > 0) sl = chg_bshare_take(c->bs, key, nch, d->index, &fill);
+    pinned_t *st = sl ? sl->st : is_a ? &d->st_a[r] : &d->st_b[r];
+    const size_t need = chg_stage_elems(g);
+    if (need * es > st->bytes || need * es > d->buf_bytes[is_a ? B_ARAW : B_BRAW])
+        err = CLHGEMM_INTERNAL_ERROR; /* the plan's constraints rule this out */
+    for (int ch = 0; ch < nch && err == CL_SUCCESS; ch++) {
         size_t c0, c1;
         chg_chunk_cols(cols, nch, ch, &c0, &c1);
-        const size_t b0 = g->box.b0 + c0, b1 = g->box.b0 + c1;
-        for (int i = 0; i < g->nrect; i++) {
-            const rect_t *R = &g->rect[i];
-            const size_t lo = CHG_MAX(b0, R->b0), hi = CHG_MIN(b1, R->b0 + R->be);
-            if (hi <= lo) continue;
-            char *stp = (char *)st->ptr + ((R->a0 - g->oa) + (lo - g->ob) * ld) * es;
-            drv_copy(v, stp, ld, base + (R->a0 + lo * ldm) * es, ldm, R->ae, hi - lo,
-                     (long)R->a0 - (long)lo, g->tri, g->strict, is_a ? "pack A" : "pack B");
+        if (!fill) fill = chg_bshare_wait(c->bs, sl, ch);  /* 1: its filler stopped, this one goes on */
+        if (fill) {
+            pack_chunk(v, is_a, base, ldm, g, st, g->box.b0 + c0, g->box.b0 + c1);
+            if (sl) chg_bshare_ready(c->bs, sl, ch);
         }
         const size_t o = (g->box_off + c0 * ld) * es;
-        chg_ev_release(&rg->h2d[r]);
+        cl_event ev = NULL;  /* the previous chunk's event is kept until this copy is in */
         err = clEnqueueWriteBuffer(v->qh, raw, CL_FALSE, o, (c1 - c0) * ld * es, (char *)st->ptr + o, 0,
-                                   NULL, &rg->h2d[r]);
-        if (err != CL_SUCCESS) return err;
+                                   NULL, &ev);
+        if (err != CL_SUCCESS) break;
+        chg_ev_release(&rg->h2d[r]);
+        rg->h2d[r] = ev;
         clFlush(v->qh);  /* a later wait on this copy must not depend on an unflushed queue */
         chg_tile_trace(v, Q_H2D, is_a ? "A slice" : "B slice", rg->h2d[r]);
     }
+    if (sl) chg_bshare_release(c->bs, sl, d->index, rg->h2d[r], err != CL_SUCCESS && fill);
+    if (err != CL_SUCCESS) return err;
     v->h2d_bytes += (double)bytes;
     const cl_uint nw = rg->h2d[r] ? 1 : 0; /* nothing staged: a triangular block of zeros */
     if (g->kind == CHG_GENERAL)
@@ -157,7 +179,7 @@ cl_int chg_load_a(drv_t *v, size_t ti, size_t s, size_t q0, size_t qk, cl_mem ds
     const size_t i0 = ti * c->pl.bm, mc = CHG_MIN(c->pl.bm, c->m - i0);
     stage_t g;
     chg_stage_geometry(&c->st, 1, !c->ta, i0, mc, p0, kc, &g);
-    return load_slice(v, 1, seg ? c->b : c->a, seg ? c->ldb : c->lda, &g, mc, kc, dst, dst_off, dpk);
+    return load_slice(v, 1, seg ? c->b : c->a, seg ? c->ldb : c->lda, &g, mc, kc, dst, dst_off, dpk, NULL);
 }
 
 cl_int chg_load_b(drv_t *v, size_t j0, size_t nc, size_t s, size_t q0, size_t qk, size_t dst_off,
@@ -170,8 +192,9 @@ cl_int chg_load_b(drv_t *v, size_t j0, size_t nc, size_t s, size_t q0, size_t qk
     if (qk) p0 += q0, kc = CHG_MIN(qk, kc - q0);
     stage_t g;
     chg_stage_geometry(&c->st, 0, c->tb, j0, nc, p0, kc, &g);
+    const bs_key_t key = {.s = s, .q0 = q0, .qk = qk, .j0 = j0, .nc = nc};
     return load_slice(v, 0, seg ? c->a : c->b, seg ? c->lda : c->ldb, &g, nc, kc,
-                      v->d->buf[B_BPACK][0], dst_off, dpk);
+                      v->d->buf[B_BPACK][0], dst_off, dpk, &key);
 }
 
 

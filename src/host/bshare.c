@@ -1,0 +1,158 @@
+/*
+ * bshare.c -- B slices staged once for every device of a call (bshare.h).
+ */
+#include <stdlib.h>
+
+#include "host/bshare.h"
+
+int chg_bshare_wanted(const hdev_t *const *devs, int ndev)
+{
+    static const char *const names[] = {"auto", "on", "off", NULL};
+    const int mode = chg_env_choice("CLHGEMM_SHARE_B", names, 0);
+    if (ndev < 2 || mode == 2) return 0;
+    if (mode == 1) return 1;
+    for (int i = 0; i < ndev; i++)
+        if (!(devs[i]->dev.features & CHG_FEAT_FOREIGN_PINNED)) return 0;
+    return 1;
+}
+
+chg_bshare_t *chg_bshare_begin(hdev_t *const *devs, int ndev, size_t bytes)
+{
+    if (!chg_bshare_wanted((const hdev_t *const *)devs, ndev)) return NULL;
+    hdev_t *owner = devs[0];
+    if (chg_hdev_reserve_pinned(owner, owner->st_bs, BS_SLOTS, bytes) != CL_SUCCESS) {
+        chg_log(1, "B slices: no shared staging (%zu bytes x %d pinned not had): each device stages its own",
+                bytes, BS_SLOTS);
+        return NULL;
+    }
+    chg_bshare_t *bs = calloc(1, sizeof *bs);
+    if (!bs) return NULL;
+    pthread_mutex_init(&bs->mu, NULL);
+    pthread_cond_init(&bs->cv, NULL);
+    bs->nslots = BS_SLOTS;
+    for (int i = 0; i < BS_SLOTS; i++) bs->slot[i].st = &owner->st_bs[i];
+    for (int i = 0; i < ndev; i++) bs->all |= 1u << (devs[i]->index % BS_MAXDEV);
+    return bs;
+}
+
+/* Every copy out of the slot has run (its events waited for and released). Errors are not
+ * this module's: a failed copy is its driver's, and the memory is not read any more. */
+static void wait_copies(cl_event ev[BS_MAXDEV])
+{
+    for (int d = 0; d < BS_MAXDEV; d++)
+        if (ev[d]) {
+            clWaitForEvents(1, &ev[d]);
+            clReleaseEvent(ev[d]);
+            ev[d] = NULL;
+        }
+}
+
+void chg_bshare_end(chg_bshare_t *bs)
+{
+    if (!bs) return;
+    for (int i = 0; i < bs->nslots; i++) wait_copies(bs->slot[i].ev);
+    chg_log(1, "B slices: %.0f packed, %.0f copies served from another device's pack", bs->packed, bs->shared);
+    pthread_cond_destroy(&bs->cv);
+    pthread_mutex_destroy(&bs->mu);
+    free(bs);
+}
+
+static int key_eq(const bs_key_t *a, const bs_key_t *b)
+{
+    return a->s == b->s && a->q0 == b->q0 && a->qk == b->qk && a->j0 == b->j0 && a->nc == b->nc;
+}
+
+/* A slot to fill (bs->mu held), or -1 while every slot is held: one no driver holds, first
+ * an empty one, then one every sharing device has used, then the oldest. */
+static int pick_victim(const chg_bshare_t *bs)
+{
+    int best = -1, best_rank = 3;
+    for (int i = 0; i < bs->nslots; i++) {
+        const bs_slot_t *s = &bs->slot[i];
+        if (s->holds) continue;
+        const int rank = !s->used ? 0 : (s->users & bs->all) == bs->all ? 1 : 2;
+        if (rank < best_rank || (rank == best_rank && s->seq < bs->slot[best].seq)) {
+            best = i;
+            best_rank = rank;
+        }
+    }
+    return best;
+}
+
+bs_slot_t *chg_bshare_take(chg_bshare_t *bs, const bs_key_t *k, int nch, int dev, int *fill)
+{
+    const unsigned bit = 1u << (dev % BS_MAXDEV);
+    pthread_mutex_lock(&bs->mu);
+    for (int i = 0; i < bs->nslots; i++) {
+        bs_slot_t *s = &bs->slot[i];
+        if (s->used && s->nch == nch && key_eq(&s->key, k)) {
+            s->holds++;
+            s->users |= bit;
+            bs->shared++;
+            pthread_mutex_unlock(&bs->mu);
+            *fill = 0;
+            return s;
+        }
+    }
+    int v;
+    while ((v = pick_victim(bs)) < 0) pthread_cond_wait(&bs->cv, &bs->mu);
+    bs_slot_t *s = &bs->slot[v];
+    cl_event old[BS_MAXDEV];
+    for (int d = 0; d < BS_MAXDEV; d++) {
+        old[d] = s->ev[d];
+        s->ev[d] = NULL;
+    }
+    /* Taken for the new key now (others asking for it wait for its chunks); the copies still
+     * reading the old contents are waited for outside the lock, before the first chunk. */
+    s->used = 1;
+    s->key = *k;
+    s->seq = ++bs->seq;
+    s->nch = nch;
+    s->ready = 0;
+    s->dead = 0;
+    s->holds = 1;
+    s->users = bit;
+    bs->packed++;
+    pthread_mutex_unlock(&bs->mu);
+    wait_copies(old);
+    *fill = 1;
+    return s;
+}
+
+void chg_bshare_ready(chg_bshare_t *bs, bs_slot_t *sl, int ch)
+{
+    pthread_mutex_lock(&bs->mu);
+    if (sl->ready < ch + 1) sl->ready = ch + 1;
+    sl->dead = 0;  /* a user that took the rest over fills in order like the filler */
+    pthread_cond_broadcast(&bs->cv);
+    pthread_mutex_unlock(&bs->mu);
+}
+
+int chg_bshare_wait(chg_bshare_t *bs, bs_slot_t *sl, int ch)
+{
+    pthread_mutex_lock(&bs->mu);
+    while (sl->ready <= ch && !sl->dead) pthread_cond_wait(&bs->cv, &bs->mu);
+    const int mine = sl->ready <= ch;  /* the filler stopped before this chunk */
+    if (mine) sl->dead = 0;            /* this driver fills on: the others wait for it */
+    pthread_mutex_unlock(&bs->mu);
+    return mine;
+}
+
+void chg_bshare_release(chg_bshare_t *bs, bs_slot_t *sl, int dev, cl_event last, int failed)
+{
+    const int d = dev % BS_MAXDEV;
+    pthread_mutex_lock(&bs->mu);
+    if (last) {
+        clRetainEvent(last);
+        if (sl->ev[d]) clReleaseEvent(sl->ev[d]);  /* in-order h2d queue: the newest implies it */
+        sl->ev[d] = last;
+    }
+    if (failed && sl->ready < sl->nch) {
+        /* The rest goes to whoever takes it next; with no user left waiting, a later take of
+         * the key finds it dead and packs the rest itself. */
+        sl->dead = 1;
+    }
+    sl->holds--;
+    pthread_cond_broadcast(&bs->cv);
+    pthread_mutex_unlock(&bs->mu);
+}

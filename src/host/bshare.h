@@ -1,0 +1,83 @@
+/*
+ * bshare.h -- B slices staged once for every device of a call (bshare.c owns it; issue 24).
+ *
+ * On a row split every device needs every B slice of its tile columns: with a staging ring per
+ * device, each slice was copied from the caller's pageable memory into pinned memory once per
+ * device, and on two H100s those copies bound the call (16 pack threads 86-90% busy, A + 2B + 2C
+ * through them against A + B + 2C on one GPU). Here the drivers of a call share one set of pinned
+ * slots, allocated in the first device's context: the first driver to ask for a slice (its key:
+ * k slice, ramp part, tile columns) packs it, chunk by chunk, and every driver that asks for the
+ * same key while it is held copies it to its own device from there. A device writes from another
+ * context's pinned memory at its own pinned rate (bench/probe_pinned_share.c: 55.3 against
+ * 55.1 GB/s on two H100s, 1.1x on two PoCL devices). The band schedule walks every band in the
+ * same direction while sharing (host/sched.c), so devices on different bands ask for the same
+ * slices at about the same time.
+ *
+ * A slot is taken for a key, packed by its filler, copied by its users, and reused once nobody
+ * holds it and every copy out of it has run (host-side waits, the rule of tile.h); the slots
+ * every sharing driver has used go first, then the oldest. A filler that fails part way leaves
+ * the rest of the slot to the next user, which packs it itself. Nothing here can give a wrong
+ * result: a key is the exact geometry of what is staged, and a slice not found is packed again.
+ *
+ * CLHGEMM_SHARE_B=auto|on|off (validated; auto: on for calls on two or more devices of NVIDIA's
+ * or PoCL's OpenCL, where a foreign context's pinned memory was measured at the own rate).
+ */
+#ifndef CHG_HOST_BSHARE_H
+#define CHG_HOST_BSHARE_H
+
+#include "host/hdev.h"
+
+#define BS_MAXDEV 16  /* devices whose copies a slot tracks (device index modulo this) */
+
+/* What a B slice stages: k slice s (global, SYR2K's second product included), the part
+ * [q0, q0 + qk) of it (qk = 0: all), tile columns [j0, j0 + nc). */
+typedef struct bs_key_s {
+    size_t s, q0, qk, j0, nc;
+} bs_key_t;
+
+typedef struct bs_slot_s {
+    pinned_t *st;              /* the owner device's st_bs[i] */
+    int used;                  /* holds `key` */
+    bs_key_t key;
+    unsigned long long seq;    /* when it was last filled */
+    int nch, ready;            /* chunks, and chunks packed so far (in order) */
+    int dead;                  /* its filler stopped part way: the next user packs the rest */
+    int holds;                 /* drivers between take and release */
+    unsigned users;            /* bit per device (index % BS_MAXDEV) that took it */
+    cl_event ev[BS_MAXDEV];    /* each device's last copy out of it */
+} bs_slot_t;
+
+typedef struct chg_bshare_s {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    int nslots;
+    bs_slot_t slot[BS_SLOTS];
+    unsigned all;              /* bits of the sharing devices */
+    unsigned long long seq;
+    double packed, shared;     /* slices packed here, and copies served from another's pack */
+} chg_bshare_t;
+
+/* CLHGEMM_SHARE_B for the devices of a call: 1 when their B slices are staged once. */
+int chg_bshare_wanted(const hdev_t *const *devs, int ndev);
+
+/* A call's sharing over devices devs[0..ndev): the owner's (devs[0]) slots reserved for
+ * `bytes` each. Returns NULL (no sharing: each device stages its own) when not wanted, with
+ * fewer than two devices, or when the slots cannot be had (out of memory). */
+chg_bshare_t *chg_bshare_begin(hdev_t *const *devs, int ndev, size_t bytes);
+/* Waits for every copy out of the slots and frees the sharing state (NULL: nothing). */
+void chg_bshare_end(chg_bshare_t *bs);
+
+/* The slot for key k (nch chunks) for device `dev`: *fill = 1 when this driver is to pack it
+ * (every chunk, chg_bshare_ready after each), 0 when another did or does (chg_bshare_wait
+ * before copying each chunk). The slot is held until chg_bshare_release. */
+bs_slot_t *chg_bshare_take(chg_bshare_t *bs, const bs_key_t *k, int nch, int dev, int *fill);
+/* Chunk ch of a slot this driver fills has been packed. */
+void chg_bshare_ready(chg_bshare_t *bs, bs_slot_t *sl, int ch);
+/* Waits until chunk ch is packed; 1 when its filler stopped before it, so this driver packs it
+ * (and calls chg_bshare_ready) itself. */
+int chg_bshare_wait(chg_bshare_t *bs, bs_slot_t *sl, int ch);
+/* Done with the slot: `last` (retained here; NULL: none) is this device's last copy out of it;
+ * a filler that stops part way passes its failure (the rest goes to the next user). */
+void chg_bshare_release(chg_bshare_t *bs, bs_slot_t *sl, int dev, cl_event last, int failed);
+
+#endif
