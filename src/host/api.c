@@ -36,7 +36,7 @@ static void scale_c(const call_t *c, double beta)
 
 /* The caller's own arguments, for the CPU route (OpenBLAS gets them as they came). */
 typedef struct user_args_s {
-    int routine;                /* CHG_L3_*, or -1 for GEMM */
+    int routine;                /* CHG_L3_* (GEMM calls cpu/cpublas.c from host_gemm) */
     int layout, side, uplo, ta, tb, diag, m, n, k;
     double alpha, beta;
     const void *a, *b;
@@ -60,9 +60,8 @@ static void run_on_cpu(chg_precision_t prec, const user_args_t *u)
         chg_cpu_blas_trmm(prec, u->layout, u->side, u->uplo, u->ta, u->diag, u->m, u->n, u->alpha, u->a, u->lda,
                           (void *)u->b, u->ldb);
         break;
-    default:
-        chg_cpu_blas_gemm(prec, u->layout, u->ta, u->tb, u->m, u->n, u->k, u->alpha, u->a, u->lda, u->b, u->ldb,
-                          u->beta, u->c, u->ldc);
+    default: /* GEMM goes to chg_cpu_blas_gemm from host_gemm */
+        break;
     }
 }
 
@@ -83,6 +82,33 @@ static clhgemm_status_t on_cpu(clhgemm_handle_t h, chg_precision_t prec, const u
     return CLHGEMM_SUCCESS;
 }
 
+/* A GEMM the CPU route did not take: the pipeline's call_t (column-major view), or C := beta*C
+ * here when k == 0 or alpha == 0 (no device can beat one pass). Kept out of host_gemm so that
+ * the CPU route pays for none of its frame. */
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
+static clhgemm_status_t gemm_pipeline(clhgemm_handle_t h, chg_precision_t prec, const chg_shape_t *sh,
+                                      const user_args_t *u, int read_ab, const char *name)
+{
+    call_t c = {.h = h, .prec = prec, .es = chg_elem_size(prec), .alpha = u->alpha, .beta = u->beta, .c = u->c,
+                .ldc = (size_t)u->ldc, .k = (size_t)u->k, .status = CLHGEMM_SUCCESS};
+    if (sh->col) {
+        c.m = (size_t)u->m; c.n = (size_t)u->n; c.ta = sh->ta; c.tb = sh->tb;
+        c.a = u->a; c.lda = (size_t)u->lda; c.b = u->b; c.ldb = (size_t)u->ldb;
+    } else {
+        c.m = (size_t)u->n; c.n = (size_t)u->m; c.ta = sh->tb; c.tb = sh->ta;
+        c.a = u->b; c.lda = (size_t)u->ldb; c.b = u->a; c.ldb = (size_t)u->lda;
+    }
+    if (!read_ab) {
+        scale_c(&c, u->beta);
+        return CLHGEMM_SUCCESS;
+    }
+    c.flops = 2.0 * c.m * c.n * c.k;
+    c.name = name;
+    return chg_run_call(h, &c);
+}
+
 static clhgemm_status_t host_gemm(clhgemm_handle_t h, chg_precision_t prec, clhgemm_layout_t layout,
                                   clhgemm_transpose_t transA, clhgemm_transpose_t transB, int m,
                                   int n, int k, double alpha, const void *A, int lda, const void *B,
@@ -98,35 +124,22 @@ static clhgemm_status_t host_gemm(clhgemm_handle_t h, chg_precision_t prec, clhg
     if (touch_c && !C) return CLHGEMM_NULL_BUFFER_C;
     if (!chg_handle_fp64_ok(h, prec)) return CLHGEMM_FP64_NOT_SUPPORTED;
     if (!touch_c) return CLHGEMM_SUCCESS;
-    const user_args_t u = {.routine = -1, .layout = layout, .ta = transA, .tb = transB, .m = m, .n = n, .k = k,
-                           .alpha = alpha, .beta = beta, .a = A, .b = B, .c = C, .lda = lda, .ldb = ldb, .ldc = ldc};
     const char *name = prec == CHG_F64 ? "dgemm" : "sgemm";
     const double fm = m, fn = n, fk = k;
+    /* The CPU route straight to cpu/cpublas.c with the caller's arguments: no lock, no clock, no
+     * allocation, nothing built that it does not use (issue 19: no dearer than OpenBLAS). */
     if (read_ab && goes_to_cpu(h, &(route_call_t){.prec = prec, .name = name, .m = (size_t)m, .n = (size_t)n,
                                                   .k = (size_t)k, .flops = 2.0 * fm * fn * fk,
                                                   .in_elems = (fm + fn) * fk, .c_elems = fm * fn,
-                                                  .beta_zero = beta == 0.0}))
-        return on_cpu(h, prec, &u);
-
-    const size_t es = chg_elem_size(prec);
-    call_t c = {.h = h, .prec = prec, .es = es, .alpha = alpha, .beta = beta, .c = C,
-                .ldc = (size_t)ldc, .k = (size_t)k, .status = CLHGEMM_SUCCESS};
-    if (sh.col) {
-        c.m = (size_t)m; c.n = (size_t)n; c.ta = sh.ta; c.tb = sh.tb;
-        c.a = A; c.lda = (size_t)lda; c.b = B; c.ldb = (size_t)ldb;
-    } else {
-        c.m = (size_t)n; c.n = (size_t)m; c.ta = sh.tb; c.tb = sh.ta;
-        c.a = B; c.lda = (size_t)ldb; c.b = A; c.ldb = (size_t)lda;
-    }
-
-    /* k == 0 or alpha == 0: C := beta*C on the host (no device can beat one pass). */
-    if (!read_ab) {
-        scale_c(&c, beta);
+                                                  .beta_zero = beta == 0.0})) {
+        chg_cpu_blas_gemm(prec, layout, transA, transB, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+        chg_handle_set_last_cpu(h);
         return CLHGEMM_SUCCESS;
     }
-    c.flops = 2.0 * c.m * c.n * c.k;
-    c.name = name;
-    return chg_run_call(h, &c);
+
+    const user_args_t u = {.layout = layout, .ta = transA, .tb = transB, .m = m, .n = n, .k = k, .alpha = alpha,
+                           .beta = beta, .a = A, .b = B, .c = C, .lda = lda, .ldb = ldb, .ldc = ldc};
+    return gemm_pipeline(h, prec, &sh, &u, read_ab, name);
 }
 
 CLHGEMM_API clhgemm_status_t clhgemm_sgemm(clhgemm_handle_t h, clhgemm_layout_t layout,

@@ -12,6 +12,10 @@
  * for OpenBLAS's rates (every CPU does better than 1 GFLOP/s on such a product). */
 #define TINY_RATE 1e9
 
+/* chg_verbose() as handle creation read it (it is read once per process): a call's decision
+ * then asks no pthread_once. */
+static atomic_int g_verbose;
+
 _Static_assert(CHG_TUNING_ROUTE_SIZES == CHG_CPU_RATE_SIZES,
                "the tuning database's OpenBLAS rates are those of chg_cpu_rate_size");
 
@@ -101,6 +105,7 @@ static int parse_pair(const char *text, double *x, double *y)
 clhgemm_status_t chg_route_init(clhgemm_handle_t h)
 {
     route_model_t *r = &h->route;
+    atomic_store_explicit(&g_verbose, chg_verbose(), memory_order_relaxed);
     const char *v = chg_getenv("CLHGEMM_ROUTE");
     r->mode = ROUTE_AUTO;
     if (v && !strcmp(v, "device"))
@@ -265,13 +270,14 @@ int chg_route_model_cpu(clhgemm_handle_t h, const route_call_t *rc)
 {
     const route_model_t *r = &h->route;
     if (!r->cpu_ok) return 0;
+    const int verbose = atomic_load_explicit(&g_verbose, memory_order_relaxed);
     if (!r->any_gpu) {
-        if (chg_verbose() >= 1)
+        if (verbose >= 1)
             chg_log(1, "route %s %zux%zux%zu: cpu (the devices are CPUs themselves)", rc->name, rc->m, rc->n, rc->k);
         return 1;
     }
     if (rc->flops < r->latency * TINY_RATE) {
-        if (chg_verbose() >= 1)
+        if (verbose >= 1)
             chg_log(1, "route %s %zux%zux%zu: cpu (%.0f flops: less than the devices' latency %.2f ms at 1 GFLOP/s)",
                     rc->name, rc->m, rc->n, rc->k, rc->flops, r->latency * 1e3);
         return 1;
@@ -279,7 +285,7 @@ int chg_route_model_cpu(clhgemm_handle_t h, const route_call_t *rc)
     int used;
     const double t_cpu = chg_route_cpu_time(h, rc), t_dev = device_time(h, rc, &used);
     const int cpu = t_cpu <= t_dev;
-    if (chg_verbose() >= 1)
+    if (verbose >= 1)
         chg_log(1, "route %s %zux%zux%zu: %s (model: OpenBLAS %.3f ms, devices %.3f ms on %d of %d)", rc->name,
                 rc->m, rc->n, rc->k, cpu ? "cpu" : "devices", t_cpu * 1e3, t_dev * 1e3, used, (int)h->ndev);
     return cpu;
