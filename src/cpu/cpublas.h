@@ -2,7 +2,8 @@
  * cpublas.h -- the calls a host-memory routine routed to the CPU makes (cpublas.c owns them):
  * the caller's own arguments straight to OpenBLAS's CBLAS on the calling thread, with
  * OpenBLAS's own thread count -- exactly what a direct OpenBLAS call costs (no lock, no
- * thread start, no allocation). The layout, transpose, uplo, side and diag values are
+ * thread start, no allocation); a GEMM small enough for cpu/tiny.h's kernel (m, n, k at most
+ * CHG_TINY_MAX) runs that instead, which costs less. The layout, transpose, uplo, side and diag values are
  * clhgemm's enums, which have CBLAS's values. And OpenBLAS's rate on square products of a few
  * sizes, measured once per process when the routing model needs it and has no tuning figures.
  */
