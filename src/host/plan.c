@@ -111,7 +111,8 @@ double chg_plan_time(const pctx_t *c, size_t bm, size_t bn, size_t bk, int amode
     /* B through the pack threads: once per band, or, shared (bshare.h), once per nd bands that
      * the devices walk together; bsh: the devices' copies of one B panel packed. */
     const double bsh = c->share_b ? 1.0 : nd;
-    const double b_pack = c->share_b ? s * k * n * ceil(mt / nd) : b_bytes;
+    const double full = floor(m / bm);  /* a shorter last band runs out of step with the others */
+    const double b_pack = c->share_b ? s * k * n * (ceil(full / nd) + (mt - full)) : b_bytes;
     const double cin = c->beta_zero ? 0.0 : s * m * n, cout = s * m * n;
     /* Device memory traffic on the kernel queue: the pack kernels read the raw slice and write
      * the packed one, every kernel launch after a tile's first (one per group of kgroup k

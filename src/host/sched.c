@@ -127,8 +127,12 @@ int chg_take_tile(call_t *c, sched_t *sc, size_t *ti, size_t *j0, size_t *nc, in
             c->stolen++;
         }
     }
-    /* A final tile: less than a tile per device is left, so this device gets no other. */
-    *final = ok && b >= 0 && bands_left(B, mt) < (size_t)c->drivers * bn;
+    /* A final tile: less than a tile per device is left, so this device gets no other. Where
+     * the devices share their B slices (bshare.h), also the last of its band (or a stolen
+     * one): the second device's first tile of a 2 x 2 grid is not split into pieces while the
+     * first device's runs whole beside it, which would leave no slice to share. */
+    *final = ok && b >= 0 && bands_left(B, mt) < (size_t)c->drivers * bn &&
+             (!c->bs || *stolen || chg_band_left(&B[b]) == 0);
     pthread_mutex_unlock(&c->mu);
     if (!ok || b < 0) return 0;
     *ti = (size_t)b;
