@@ -143,8 +143,12 @@ double chg_plan_time(const pctx_t *c, size_t bm, size_t bn, size_t bk, int amode
      * final tile into column pieces that still give every compute unit two work-groups). */
     const double pieces = chg_final_pieces(bm, bn, c->tile_m, c->tile_n, c->cus, amode);
     t.drain = s * bm * bn / pieces * (nd / c->pack + nd / c->d2h / NCHUNK);
-    /* Tail imbalance: whole tiles are handed out, so a device may finish up to one tile late. */
+    /* Tail imbalance: whole tiles are handed out, so a device may finish up to one tile late.
+     * Where B is shared, bands beyond whole groups of nd equal ones (a shorter last band, or
+     * mt not a multiple of nd) are walked out of step, by stealing and in pieces: a k slice of
+     * a tile more (two H100s, SGEMM n = 32768: 3 bands 91.0 TFLOP/s, 2 bands 94.8). */
     t.imbalance = nd > 1 ? (ceil(tiles / nd) - tiles / nd) * tile_compute : 0.0;
+    if (c->share_b && nd > 1 && mt > 1 && mt > nd * floor(full / nd)) t.imbalance += tile_compute / kt;
     /* The fixed cost per k step, on the device with the most tiles (one tile on two devices
      * leaves the second idle: its steps do not shorten the first's). */
     t.steps = ceil(tiles / nd) * kt * c->step_cost;
