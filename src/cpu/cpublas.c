@@ -8,7 +8,6 @@
 
 #include "base/trace.h"
 #include "base/util.h"
-#include "cpu/tiny.h"
 
 #ifdef CLHGEMM_HAVE_OPENBLAS
 #include "cpu/cblas_link.h"
@@ -21,11 +20,6 @@ const int chg_cpu_rate_size[CHG_CPU_RATE_SIZES] = {64, 256, 1024, 2048};
 int chg_cpu_blas_gemm(chg_precision_t prec, int layout, int ta, int tb, int m, int n, int k, double alpha,
                       const void *a, int lda, const void *b, int ldb, double beta, void *c, int ldc)
 {
-    /* m, n, k <= CHG_TINY_MAX (cpu/tiny.h): the small-matrix kernel, faster than OpenBLAS there */
-    if (chg_tiny_fits(ta, tb, m, n, k) && chg_tiny_enabled()) {
-        chg_tiny_gemm(prec, layout, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
-        return 0;
-    }
     if (prec == CHG_F64)
         cblas_dgemm((enum CBLAS_ORDER)layout, (enum CBLAS_TRANSPOSE)ta, (enum CBLAS_TRANSPOSE)tb, m, n, k, alpha,
                     a, lda, b, ldb, beta, c, ldc);

@@ -1,19 +1,21 @@
 /*
  * tiny.c -- the small-matrix GEMM of the CPU route (tiny.h).
  *
- * Column-major view: a row-major call is the column-major product C^T = op(B)^T op(A)^T. op(A)
- * (m x k) is copied into `ap`, panels of MR rows (one 64-byte vector of elements), zeros below
- * row m; then each panel of C's rows and each block of NR columns is one micro-kernel: NR x MR
- * accumulators, for l < k: acc[j] += ap[l] * op(B)(l, j), all constant-length loops over the
- * contiguous panel, which the compiler keeps in vector registers; C gets alpha*acc + beta*C at
- * the end (C not read when beta == 0). The packing is O(m*k) copies against O(m*n*k) products.
- * NaN and Inf in A or B reach C as in any product (nothing is skipped for zeros); the padded
- * rows of a panel are computed and never stored.
+ * Column-major view: a row-major call is the column-major product C^T = op(B)^T op(A)^T. C's m
+ * rows go in panels of MR rows (MR elements: one vector of 64, 32 or 16 bytes, the widest m
+ * fills); a panel of op(A) (MR x k) is read in place from an untransposed A (column l at
+ * a + r0 + l*lda) or packed into `ap` on the stack; each block of NR columns of C is one
+ * micro-kernel: NR x MR accumulators, for l < k: acc[j] += P(:, l) * op(B)(l, j), loops of
+ * constant length over the panel that the compiler keeps in vector registers; C gets
+ * alpha*acc + beta*C at the end (C not read when beta == 0). When m is not a multiple of MR the
+ * last panel ends at row m and overlaps the one before, whose rows it keeps by a bitwise select
+ * of what it loaded; only m below the narrowest width pads a panel with zeros (never stored).
+ * NaN and Inf in A or B reach C as in any product (nothing is skipped for zeros).
  */
 #include "cpu/tiny.h"
 
-#include <stdatomic.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "base/util.h"
@@ -54,11 +56,12 @@ typedef struct tiny_args_s {
  * on AVX2, four on SSE2), two sets (even and odd l) so that 2*nr independent chains of FMAs hide
  * their latency; elsewhere plain arrays that the compiler may vectorize. */
 #if defined(__GNUC__)
-#define TINY_BLOCK(T, MR, PFX)                                                                           \
+#define TINY_BLOCK(T, MR, PFX, IT)                                                                       \
     typedef T PFX##_v __attribute__((vector_size(MR * sizeof(T))));                                      \
+    typedef IT PFX##_iv __attribute__((vector_size(MR * sizeof(T))));                                    \
     static inline __attribute__((always_inline)) void PFX##_block(                                       \
         int nr, const T *ap, size_t as, int k, const T *bj, size_t sl, size_t sj, T alpha, T beta,       \
-        T *c, int ldc, int rows)                                                                         \
+        T *c, int ldc, int lo, int hi)                                                                   \
     {                                                                                                    \
         PFX##_v acc[NR] = {{0}}, acc2[NR] = {{0}};                                                       \
         int l = 0;                                                                                       \
@@ -77,31 +80,37 @@ typedef struct tiny_args_s {
             memcpy(&a0, ap + l * as, sizeof a0);                                                         \
             for (int j = 0; j < nr; j++) acc[j] += a0 * bj[l * sl + j * sj];                             \
         }                                                                                                \
-        if (rows == MR) {                                                                                \
+        if (hi == MR) { /* whole vectors; lanes below lo (the panel before's, final) kept */           \
+            PFX##_iv keep;                                                                               \
+            for (int i = 0; i < MR; i++) keep[i] = i < lo ? -1 : 0;                                      \
             TINY_UNROLL for (int j = 0; j < nr; j++) {                                                   \
                 T *cj = c + (size_t)j * ldc;                                                             \
                 PFX##_v r = alpha * (acc[j] + acc2[j]), cv;                                              \
-                if (beta != 0) {                                                                         \
-                    memcpy(&cv, cj, sizeof cv);                                                          \
-                    r += beta * cv;                                                                      \
+                if (beta != 0 || lo > 0) memcpy(&cv, cj, sizeof cv);                                     \
+                if (beta != 0) r += beta * cv;                                                           \
+                if (lo > 0) { /* a bitwise select: nothing computed on the kept lanes */                 \
+                    PFX##_iv ri, ci;                                                                     \
+                    memcpy(&ri, &r, sizeof r);                                                           \
+                    memcpy(&ci, &cv, sizeof cv);                                                         \
+                    ri = (ri & ~keep) | (ci & keep);                                                     \
+                    memcpy(&r, &ri, sizeof r);                                                           \
                 }                                                                                        \
                 memcpy(cj, &r, sizeof r);                                                                \
             }                                                                                            \
             return;                                                                                      \
         }                                                                                                \
+        /* a panel padded below hi (m < W/4 only): lanes at constant positions */                        \
         TINY_UNROLL for (int j = 0; j < nr; j++) {                                                       \
             T *cj = c + (size_t)j * ldc;                                                                 \
             const PFX##_v r = alpha * (acc[j] + acc2[j]);                                                \
-            if (beta == 0)                                                                               \
-                for (int i = 0; i < rows; i++) cj[i] = r[i];                                             \
-            else                                                                                         \
-                for (int i = 0; i < rows; i++) cj[i] = r[i] + beta * cj[i];                              \
+            for (int i = 0; i < MR; i++)                                                                 \
+                if (i < hi) cj[i] = beta == 0 ? r[i] : r[i] + beta * cj[i];                              \
         }                                                                                                \
     }
 #else
-#define TINY_BLOCK(T, MR, PFX)                                                                           \
+#define TINY_BLOCK(T, MR, PFX, IT)                                                                       \
     static inline void PFX##_block(int nr, const T *ap, size_t as, int k, const T *bj, size_t sl,        \
-                                   size_t sj, T alpha, T beta, T *c, int ldc, int rows)                  \
+                                   size_t sj, T alpha, T beta, T *c, int ldc, int lo, int hi)            \
     {                                                                                                    \
         T acc[NR][MR] = {{0}};                                                                           \
         for (int l = 0; l < k; l++) {                                                                    \
@@ -113,30 +122,40 @@ typedef struct tiny_args_s {
         }                                                                                                \
         for (int j = 0; j < nr; j++) {                                                                   \
             T *cj = c + (size_t)j * ldc;                                                                 \
-            for (int i = 0; i < rows; i++)                                                               \
+            for (int i = lo; i < hi; i++)                                                                \
                 cj[i] = beta == 0 ? alpha * acc[j][i] : alpha * acc[j][i] + beta * cj[i];                \
         }                                                                                                \
     }
 #endif
 
 /* One panel width: T the element type, MR its rows (16, 8 or 4 floats; 8, 4 or 2 doubles). */
-#define TINY_PANEL(T, MR, PFX)                                                                           \
-    TINY_BLOCK(T, MR, PFX)                                                                               \
+#define TINY_PANEL(T, MR, PFX, IT)                                                                       \
+    TINY_BLOCK(T, MR, PFX, IT)                                                                           \
     /* dst := op(A)(r0 .. r0+rows, 0 .. k), column l at dst + l*MR, zeros below `rows` */                \
     static inline __attribute__((always_inline)) void PFX##_pack(int ta, int r0, int rows, int k,        \
                                                                  const T *a, int lda, T *dst)            \
     {                                                                                                    \
-        for (int l = 0; l < k; l++)                                                                      \
-            for (int i = 0; i < MR; i++) dst[l * MR + i] = 0;                                            \
-        if (ta)                                                                                          \
-            for (int i = 0; i < rows; i++)                                                               \
-                for (int l = 0; l < k; l++) dst[l * MR + i] = a[l + (size_t)(r0 + i) * lda];             \
-        else                                                                                             \
-            for (int l = 0; l < k; l++)                                                                  \
-                for (int i = 0; i < rows; i++) dst[l * MR + i] = a[r0 + i + (size_t)l * lda];           \
+        /* each column built whole and stored at once: scalar stores under a vector load would      \
+         * stall its store forwarding */                                                                 \
+        if (ta && rows == MR) { /* the common case: a whole panel, no test per element */                \
+            for (int l = 0; l < k; l++) {                                                                \
+                T t[MR];                                                                                 \
+                for (int i = 0; i < MR; i++) t[i] = a[l + (size_t)(r0 + i) * lda];                       \
+                memcpy(dst + l * MR, t, sizeof t);                                                       \
+            }                                                                                            \
+            return;                                                                                      \
+        }                                                                                                \
+        for (int l = 0; l < k; l++) {                                                                    \
+            T t[MR];                                                                                     \
+            for (int i = 0; i < MR; i++)                                                                 \
+                t[i] = i >= rows ? 0 : ta ? a[l + (size_t)(r0 + i) * lda] : a[r0 + i + (size_t)l * lda]; \
+            memcpy(dst + l * MR, t, sizeof t);                                                           \
+        }                                                                                                \
     }                                                                                                    \
-    /* rows r0 .. r0+rows (rows <= MR) of C, every column */                                             \
-    TINY_CLONES TINY_OPT static void PFX##_panel(const tiny_args_t *g, int r0, int rows)                 \
+    /* rows r0 .. r0+rows (rows <= MR) of C, every column, of which rows r0+skip .. r0+rows are        \
+     * stored (the others belong to the panel before: an overlapping last panel) */                     \
+    static inline __attribute__((always_inline)) void PFX##_panel(const tiny_args_t *g, int r0, int rows, \
+                                                                  int skip)                              \
     {                                                                                                    \
         _Alignas(64) T ap[MR * CHG_TINY_MAX];                                                            \
         const T *a = g->a, *b = g->b, alpha = (T)g->alpha, beta = (T)g->beta;                            \
@@ -150,33 +169,46 @@ typedef struct tiny_args_s {
         T *c = (T *)g->c + r0;                                                                           \
         int j0 = 0;                                                                                      \
         for (; j0 + NR <= n; j0 += NR)                                                                   \
-            PFX##_block(NR, panel, as, k, b + j0 * sj, sl, sj, alpha, beta, c + (size_t)j0 * ldc, ldc, rows); \
+            PFX##_block(NR, panel, as, k, b + j0 * sj, sl, sj, alpha, beta, c + (size_t)j0 * ldc, ldc, skip, rows); \
         for (; j0 < n; j0++)                                                                             \
-            PFX##_block(1, panel, as, k, b + j0 * sj, sl, sj, alpha, beta, c + (size_t)j0 * ldc, ldc, rows); \
+            PFX##_block(1, panel, as, k, b + j0 * sj, sl, sj, alpha, beta, c + (size_t)j0 * ldc, ldc, skip, rows); \
+    }                                                                                                    \
+    /* every row of C in panels of MR (m >= MR), the last placed to end at row m: it overlaps the        \
+     * panel before and stores only its own rows; m < MR: one panel padded with zeros */                 \
+    TINY_CLONES TINY_OPT static void PFX##_rows(const tiny_args_t *g, int m)                             \
+    {                                                                                                    \
+        if (m < MR) {                                                                                    \
+            PFX##_panel(g, 0, m, 0);                                                                     \
+            return;                                                                                      \
+        }                                                                                                \
+        for (int r0 = 0; r0 < m; r0 += MR) {                                                             \
+            const int start = r0 + MR <= m ? r0 : m - MR;                                                \
+            PFX##_panel(g, start, MR, r0 - start);                                                       \
+        }                                                                                                \
     }
 
-TINY_PANEL(float, 16, tiny_s16)
-TINY_PANEL(float, 8, tiny_s8)
-TINY_PANEL(float, 4, tiny_s4)
-TINY_PANEL(double, 8, tiny_d8)
-TINY_PANEL(double, 4, tiny_d4)
-TINY_PANEL(double, 2, tiny_d2)
+TINY_PANEL(float, 16, tiny_s16, int32_t)
+TINY_PANEL(float, 8, tiny_s8, int32_t)
+TINY_PANEL(float, 4, tiny_s4, int32_t)
+TINY_PANEL(double, 8, tiny_d8, int64_t)
+TINY_PANEL(double, 4, tiny_d4, int64_t)
+TINY_PANEL(double, 2, tiny_d2, int64_t)
 
-/* The column-major product: panels of W rows (64 bytes) while at least W rows are left, then
- * the rest in one panel of the narrowest width that holds it (read in place when it fills that
- * width, packed with zeros otherwise), so that a small m wastes at most half a panel. */
+/* The column-major product in panels of w rows, w the widest of W (64 bytes), W/2, W/4 that m
+ * fills: whole panels, then, for the rows left, one more placed to end at row m, which overlaps
+ * the panel before and stores only its own rows (a bitwise select keeps the others). So every
+ * panel reads an untransposed A in place (a transposed one is packed by constant-length loops)
+ * and stores whole vectors; only m < W/4 (1 to 3 floats, 1 double) takes a panel padded with
+ * zeros, stored element by element. */
 #define TINY_COL(PFX, W, P1, P2, P3)                                                                     \
     static void PFX##_col(const tiny_args_t *g, int m)                                                   \
     {                                                                                                    \
-        int r0 = 0;                                                                                      \
-        for (; m - r0 >= W; r0 += W) P1##_panel(g, r0, W);                                               \
-        const int rest = m - r0;                                                                         \
-        if (rest > W / 2)                                                                                \
-            P1##_panel(g, r0, rest);                                                                     \
-        else if (rest > W / 4)                                                                           \
-            P2##_panel(g, r0, rest);                                                                     \
-        else if (rest > 0)                                                                               \
-            P3##_panel(g, r0, rest);                                                                     \
+        if (m >= W)                                                                                      \
+            P1##_rows(g, m);                                                                             \
+        else if (m >= W / 2)                                                                             \
+            P2##_rows(g, m);                                                                             \
+        else                                                                                             \
+            P3##_rows(g, m);                                                                             \
     }
 
 TINY_COL(tiny_s, 16, tiny_s16, tiny_s8, tiny_s4)
@@ -220,15 +252,12 @@ void chg_tiny_gemm(chg_precision_t prec, int layout, int ta, int tb, int m, int 
         tiny_s_col(&g, m);
 }
 
-static atomic_int g_enabled = -1;
+atomic_int chg_tiny_state_ = -1;
 
-int chg_tiny_enabled(void)
+int chg_tiny_enabled_read(void)
 {
-    int e = atomic_load_explicit(&g_enabled, memory_order_relaxed);
-    if (e < 0) {
-        static const char *const choices[] = {"auto", "off", NULL};
-        e = chg_env_choice("CLHGEMM_TINY", choices, 0) == 0;
-        atomic_store_explicit(&g_enabled, e, memory_order_relaxed);
-    }
+    static const char *const choices[] = {"auto", "off", NULL};
+    const int e = chg_env_choice("CLHGEMM_TINY", choices, 0) == 0;
+    atomic_store_explicit(&chg_tiny_state_, e, memory_order_relaxed);
     return e;
 }

@@ -5,13 +5,14 @@
  * setup) is most of the time of such a product (issue 19: a call routed to the CPU must cost no
  * more than a direct OpenBLAS call).
  *
- * op(A) is packed into a buffer on the stack, rows padded to one vector register (64 bytes), so
- * that the inner loop runs over contiguous rows of a column of C whatever the transposes and
- * layout; blocks of four columns of C are accumulated in registers (float in float, double in
- * double, as OpenBLAS does) and written once: C := alpha*acc + beta*C, C never read when
- * beta == 0. On x86-64 with glibc the kernel is compiled for AVX-512, AVX2+FMA and the baseline,
- * the best chosen when the library loads (ifunc); elsewhere plain C that the compiler
- * vectorizes for its target.
+ * C's rows are taken in panels of one vector (64, 32 or 16 bytes), op(A)'s rows of a panel read
+ * in place when A is not transposed (packed on the stack when it is), so that the inner loop
+ * runs over contiguous rows whatever the transposes and layout; blocks of four columns of C are
+ * accumulated in vector registers (float in float, double in double, as OpenBLAS does) and
+ * written once: C := alpha*acc + beta*C, C's input never read when beta == 0. On x86-64 with
+ * glibc (GCC 12 or later) the kernel is compiled for x86-64-v4 (AVX-512), v3 (AVX2, FMA) and the
+ * baseline, the best chosen when the library loads (ifunc); elsewhere GCC or Clang vectors for
+ * the target, or plain C.
  *
  * CLHGEMM_TINY=auto|off (read once per process, chg_env_choice): off sends every call to
  * OpenBLAS as before.
@@ -19,23 +20,36 @@
 #ifndef CHG_CPU_TINY_H
 #define CHG_CPU_TINY_H
 
+#include <stdatomic.h>
+
 #include "kernels/precision.h"
 
-/* The largest m, n and k the kernel takes (chosen from clhgemm-bench-smallcall against
- * OpenBLAS 0.3.21's small-matrix kernels: even at 32, a tie at worst), and, when both A and B
- * are transposed (op(A) packed element by element, against OpenBLAS's own TT kernel), 8. */
+/* The largest m, n and k the kernel takes (clhgemm-bench-smallcall against OpenBLAS 0.3.21's
+ * small-matrix kernels: above it those win). */
 #define CHG_TINY_MAX 32
-#define CHG_TINY_MAX_TT 8
 
-/* 1 unless CLHGEMM_TINY=off (read the first time it is asked). */
-int chg_tiny_enabled(void);
-
-/* Whether the kernel takes a call of this shape (m, n, k >= 0; transposes as clhgemm's enums,
- * whose CLHGEMM_NO_TRANS is CBLAS's 111; both transposed means the same in either layout). */
-static inline int chg_tiny_fits(int ta, int tb, int m, int n, int k)
+/* 1 unless CLHGEMM_TINY=off (read the first time it is asked; after that a load). */
+extern atomic_int chg_tiny_state_; /* -1 unknown, else the answer */
+int chg_tiny_enabled_read(void);
+static inline int chg_tiny_enabled(void)
 {
-    const int most = ta != 111 && tb != 111 ? CHG_TINY_MAX_TT : CHG_TINY_MAX;
-    return m <= most && n <= most && k <= most;
+    const int e = atomic_load_explicit(&chg_tiny_state_, memory_order_relaxed);
+    return e >= 0 ? e : chg_tiny_enabled_read();
+}
+
+/* Whether the route gives the kernel a call of this shape (m, n, k >= 0; layout and transposes
+ * as clhgemm's enums: CBLAS's values, row-major 101, no transpose 111): m, n, k at most
+ * CHG_TINY_MAX, and in the column-major view (row-major swaps m with n and A with B) either A
+ * transposed and B not, or the rows of C 16, 32 or 64 bytes (one whole panel: other heights
+ * take panels that overlap or are padded, where OpenBLAS's masked AVX-512 kernels are faster;
+ * chg_tiny_gemm itself takes any m up to CHG_TINY_MAX). */
+static inline int chg_tiny_fits(chg_precision_t prec, int layout, int ta, int tb, int m, int n, int k)
+{
+    if (m > CHG_TINY_MAX || n > CHG_TINY_MAX || k > CHG_TINY_MAX) return 0;
+    const int row = layout == 101;
+    const int tra = (row ? tb : ta) != 111, trb = (row ? ta : tb) != 111;
+    const int bytes = (row ? n : m) * (prec == CHG_F64 ? 8 : 4);
+    return (tra && !trb) || bytes == 16 || bytes == 32 || bytes == 64;
 }
 
 /* The whole GEMM with full BLAS semantics (quick paths included: m or n = 0 does nothing, k = 0

@@ -126,13 +126,15 @@ static clhgemm_status_t host_gemm(clhgemm_handle_t h, chg_precision_t prec, clhg
     if (!touch_c) return CLHGEMM_SUCCESS;
     const char *name = prec == CHG_F64 ? "dgemm" : "sgemm";
     const double fm = m, fn = n, fk = k;
-    /* The CPU route straight to cpu/cpublas.c with the caller's arguments: no lock, no clock, no
-     * allocation, nothing built that it does not use (issue 19: no dearer than OpenBLAS). */
-    if (read_ab && goes_to_cpu(h, &(route_call_t){.prec = prec, .name = name, .m = (size_t)m, .n = (size_t)n,
-                                                  .k = (size_t)k, .flops = 2.0 * fm * fn * fk,
-                                                  .in_elems = (fm + fn) * fk, .c_elems = fm * fn,
-                                                  .beta_zero = beta == 0.0})) {
-        chg_cpu_blas_gemm(prec, layout, transA, transB, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+    /* The CPU route straight to cpu/cpublas.h with the caller's arguments: no lock, no clock, no
+     * allocation, nothing built that it does not use (issue 19: no dearer than OpenBLAS; a small
+     * product the library's own kernel, cheaper still). */
+    if (read_ab && (chg_route_surely_cpu(h, 2.0 * fm * fn * fk) ||
+                    goes_to_cpu(h, &(route_call_t){.prec = prec, .name = name, .m = (size_t)m, .n = (size_t)n,
+                                                   .k = (size_t)k, .flops = 2.0 * fm * fn * fk,
+                                                   .in_elems = (fm + fn) * fk, .c_elems = fm * fn,
+                                                   .beta_zero = beta == 0.0}))) {
+        chg_cpu_route_gemm(prec, layout, transA, transB, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
         chg_handle_set_last_cpu(h);
         return CLHGEMM_SUCCESS;
     }

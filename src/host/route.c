@@ -8,13 +8,10 @@
 #include "host/plan.h"
 #include "host/route.h"
 
-/* A call of fewer flops than this many per second of latency goes to the CPU without asking
- * for OpenBLAS's rates (every CPU does better than 1 GFLOP/s on such a product). */
-#define TINY_RATE 1e9
 
 /* chg_verbose() as handle creation read it (it is read once per process): a call's decision
  * then asks no pthread_once. */
-static atomic_int g_verbose;
+atomic_int chg_route_verbose_;
 
 _Static_assert(CHG_TUNING_ROUTE_SIZES == CHG_CPU_RATE_SIZES,
                "the tuning database's OpenBLAS rates are those of chg_cpu_rate_size");
@@ -105,7 +102,7 @@ static int parse_pair(const char *text, double *x, double *y)
 clhgemm_status_t chg_route_init(clhgemm_handle_t h)
 {
     route_model_t *r = &h->route;
-    atomic_store_explicit(&g_verbose, chg_verbose(), memory_order_relaxed);
+    atomic_store_explicit(&chg_route_verbose_, chg_verbose(), memory_order_relaxed);
     const char *v = chg_getenv("CLHGEMM_ROUTE");
     r->mode = ROUTE_AUTO;
     if (v && !strcmp(v, "device"))
@@ -270,13 +267,13 @@ int chg_route_model_cpu(clhgemm_handle_t h, const route_call_t *rc)
 {
     const route_model_t *r = &h->route;
     if (!r->cpu_ok) return 0;
-    const int verbose = atomic_load_explicit(&g_verbose, memory_order_relaxed);
+    const int verbose = atomic_load_explicit(&chg_route_verbose_, memory_order_relaxed);
     if (!r->any_gpu) {
         if (verbose >= 1)
             chg_log(1, "route %s %zux%zux%zu: cpu (the devices are CPUs themselves)", rc->name, rc->m, rc->n, rc->k);
         return 1;
     }
-    if (rc->flops < r->latency * TINY_RATE) {
+    if (rc->flops < r->latency * CHG_ROUTE_TINY_RATE) {
         if (verbose >= 1)
             chg_log(1, "route %s %zux%zux%zu: cpu (%.0f flops: less than the devices' latency %.2f ms at 1 GFLOP/s)",
                     rc->name, rc->m, rc->n, rc->k, rc->flops, r->latency * 1e3);
