@@ -35,6 +35,12 @@
 #endif
 
 #define NR 4 /* columns of C per micro-kernel */
+/* Inlined into the clones, so that each is compiled for the clone's instruction set. */
+#if defined(__GNUC__)
+#define TINY_INLINE static inline __attribute__((always_inline))
+#else
+#define TINY_INLINE static inline
+#endif
 
 /* A call in the column-major view (transposes 0/1), what every panel reads. */
 typedef struct tiny_args_s {
@@ -59,7 +65,7 @@ typedef struct tiny_args_s {
 #define TINY_BLOCK(T, MR, PFX, IT)                                                                       \
     typedef T PFX##_v __attribute__((vector_size(MR * sizeof(T))));                                      \
     typedef IT PFX##_iv __attribute__((vector_size(MR * sizeof(T))));                                    \
-    static inline __attribute__((always_inline)) void PFX##_block(                                       \
+    TINY_INLINE void PFX##_block(                                                                        \
         int nr, const T *ap, size_t as, int k, const T *bj, size_t sl, size_t sj, T alpha, T beta,       \
         T *c, int ldc, int lo, int hi)                                                                   \
     {                                                                                                    \
@@ -132,8 +138,7 @@ typedef struct tiny_args_s {
 #define TINY_PANEL(T, MR, PFX, IT)                                                                       \
     TINY_BLOCK(T, MR, PFX, IT)                                                                           \
     /* dst := op(A)(r0 .. r0+rows, 0 .. k), column l at dst + l*MR, zeros below `rows` */                \
-    static inline __attribute__((always_inline)) void PFX##_pack(int ta, int r0, int rows, int k,        \
-                                                                 const T *a, int lda, T *dst)            \
+    TINY_INLINE void PFX##_pack(int ta, int r0, int rows, int k, const T *a, int lda, T *dst)             \
     {                                                                                                    \
         /* each column built whole and stored at once: scalar stores under a vector load would      \
          * stall its store forwarding */                                                                 \
@@ -154,8 +159,7 @@ typedef struct tiny_args_s {
     }                                                                                                    \
     /* rows r0 .. r0+rows (rows <= MR) of C, every column, of which rows r0+skip .. r0+rows are        \
      * stored (the others belong to the panel before: an overlapping last panel) */                     \
-    static inline __attribute__((always_inline)) void PFX##_panel(const tiny_args_t *g, int r0, int rows, \
-                                                                  int skip)                              \
+    TINY_INLINE void PFX##_panel(const tiny_args_t *g, int r0, int rows, int skip)                        \
     {                                                                                                    \
         _Alignas(64) T ap[MR * CHG_TINY_MAX];                                                            \
         const T *a = g->a, *b = g->b, alpha = (T)g->alpha, beta = (T)g->beta;                            \
