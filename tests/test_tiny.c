@@ -1,7 +1,7 @@
 /*
  * test_tiny.c -- the small-matrix GEMM of the CPU route (src/cpu/tiny.c, issue 19).
  *
- *   test_tiny kernel   chg_tiny_gemm directly: both precisions, both layouts, every transpose
+ *   test_tiny kernel   chg_tiny_fits's choice of shapes; chg_tiny_gemm directly: both precisions, both layouts, every transpose
  *                      pair, m, n, k over {1, 2, 3, 5, 7, 8, 9, 16, 17, 31, 32}, leading
  *                      dimensions equal to the rows and padded, (alpha, beta) in (1, 0) with C
  *                      poisoned by NaN, (-1.5, 1), (1, 0.5), (-1.5, 0.5); against OpenBLAS with a
@@ -212,11 +212,35 @@ static void quick_paths(void)
     EXPECT(S[0] == 0.5f, "m 0: C written");
 }
 
+/* Which calls the CPU route gives the kernel (cpu/tiny.h chg_tiny_fits): sizes up to
+ * CHG_TINY_MAX, and in the column-major view A transposed and B not, or C's column 16, 32 or 64
+ * bytes; row-major swaps m with n and the transposes. */
+static void fits(void)
+{
+    const int C = CblasColMajor, R = CblasRowMajor, N = CblasNoTrans, T = CblasTrans;
+    EXPECT(chg_tiny_fits(CHG_F32, C, N, N, 8, 5, 7) && chg_tiny_fits(CHG_F32, C, N, T, 16, 3, 3) &&
+           chg_tiny_fits(CHG_F64, C, T, T, 4, 9, 1) && chg_tiny_fits(CHG_F64, C, N, N, 2, 32, 32),
+           "whole-panel heights not taken");
+    EXPECT(!chg_tiny_fits(CHG_F32, C, N, N, 5, 8, 8) && !chg_tiny_fits(CHG_F32, C, N, N, 32, 8, 8) &&
+           !chg_tiny_fits(CHG_F64, C, T, T, 16, 8, 8),
+           "other heights taken");
+    EXPECT(chg_tiny_fits(CHG_F32, C, T, N, 5, 7, 9) && chg_tiny_fits(CHG_F64, R, N, T, 31, 17, 3),
+           "A^T B (column-major view) not taken");
+    EXPECT(!chg_tiny_fits(CHG_F32, C, N, T, 5, 7, 9) && !chg_tiny_fits(CHG_F64, R, T, N, 31, 17, 3),
+           "A B^T (column-major view) taken");
+    EXPECT(chg_tiny_fits(CHG_F32, R, N, N, 3, 8, 3) && !chg_tiny_fits(CHG_F32, R, N, N, 8, 3, 3),
+           "row-major: C's column is n");
+    EXPECT(!chg_tiny_fits(CHG_F32, C, T, N, 33, 4, 4) && !chg_tiny_fits(CHG_F32, C, N, N, 8, 33, 4) &&
+           !chg_tiny_fits(CHG_F32, C, N, N, 8, 4, 33),
+           "beyond CHG_TINY_MAX taken");
+}
+
 int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "kernel";
     if (!strcmp(mode, "kernel")) {
         quick_paths();
+        fits();
         run_table(call_kernel, NULL, CHG_TINY_MAX);
     } else if (!strcmp(mode, "api")) {
         const char *tiny = getenv("CLHGEMM_TINY");

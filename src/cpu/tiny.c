@@ -49,6 +49,7 @@ typedef struct tiny_args_s {
     const void *a, *b;
     void *c;
 } tiny_args_t;
+/* The loops over a block's NR columns unrolled (their accumulators then stay in registers). */
 #if defined(__GNUC__) && !defined(__clang__)
 #define TINY_UNROLL _Pragma("GCC unroll 4")
 #else
@@ -173,22 +174,28 @@ typedef struct tiny_args_s {
         T *c = (T *)g->c + r0;                                                                           \
         int j0 = 0;                                                                                      \
         for (; j0 + NR <= n; j0 += NR)                                                                   \
-            PFX##_block(NR, panel, as, k, b + j0 * sj, sl, sj, alpha, beta, c + (size_t)j0 * ldc, ldc, skip, rows); \
+            PFX##_block(NR, panel, as, k, b + j0 * sj, sl, sj, alpha, beta, c + (size_t)j0 * ldc, ldc,   \
+                        skip, rows);                                                                     \
         for (; j0 < n; j0++)                                                                             \
-            PFX##_block(1, panel, as, k, b + j0 * sj, sl, sj, alpha, beta, c + (size_t)j0 * ldc, ldc, skip, rows); \
+            PFX##_block(1, panel, as, k, b + j0 * sj, sl, sj, alpha, beta, c + (size_t)j0 * ldc, ldc,    \
+                        skip, rows);                                                                     \
     }                                                                                                    \
     /* every row of C in panels of MR (m >= MR), the last placed to end at row m: it overlaps the        \
-     * panel before and stores only its own rows; m < MR: one panel padded with zeros */                 \
+     * panel before and stores only its own rows */                                                      \
     TINY_CLONES TINY_OPT static void PFX##_rows(const tiny_args_t *g, int m)                             \
     {                                                                                                    \
-        if (m < MR) {                                                                                    \
-            PFX##_panel(g, 0, m, 0);                                                                     \
-            return;                                                                                      \
-        }                                                                                                \
         for (int r0 = 0; r0 < m; r0 += MR) {                                                             \
             const int start = r0 + MR <= m ? r0 : m - MR;                                                \
             PFX##_panel(g, start, MR, r0 - start);                                                       \
         }                                                                                                \
+    }
+
+/* m < MR rows of C (the narrowest width only): one panel padded with zeros, a function apart so
+ * that the common one stays small. */
+#define TINY_PADDED(PFX)                                                                                 \
+    TINY_CLONES TINY_OPT static void PFX##_padded(const tiny_args_t *g, int m)                           \
+    {                                                                                                    \
+        PFX##_panel(g, 0, m, 0);                                                                         \
     }
 
 TINY_PANEL(float, 16, tiny_s16, int32_t)
@@ -197,6 +204,8 @@ TINY_PANEL(float, 4, tiny_s4, int32_t)
 TINY_PANEL(double, 8, tiny_d8, int64_t)
 TINY_PANEL(double, 4, tiny_d4, int64_t)
 TINY_PANEL(double, 2, tiny_d2, int64_t)
+TINY_PADDED(tiny_s4)
+TINY_PADDED(tiny_d2)
 
 /* The column-major product in panels of w rows, w the widest of W (64 bytes), W/2, W/4 that m
  * fills: whole panels, then, for the rows left, one more placed to end at row m, which overlaps
@@ -211,8 +220,10 @@ TINY_PANEL(double, 2, tiny_d2, int64_t)
             P1##_rows(g, m);                                                                             \
         else if (m >= W / 2)                                                                             \
             P2##_rows(g, m);                                                                             \
-        else                                                                                             \
+        else if (m >= W / 4)                                                                             \
             P3##_rows(g, m);                                                                             \
+        else                                                                                             \
+            P3##_padded(g, m);                                                                           \
     }
 
 TINY_COL(tiny_s, 16, tiny_s16, tiny_s8, tiny_s4)
