@@ -32,7 +32,27 @@ chg_bshare_t *chg_bshare_begin(hdev_t *const *devs, int ndev, size_t bytes)
     bs->nslots = BS_SLOTS;
     for (int i = 0; i < BS_SLOTS; i++) bs->slot[i].st = &owner->st_bs[i];
     for (int i = 0; i < ndev; i++) bs->all |= 1u << (devs[i]->index % BS_MAXDEV);
+    bs->expected = ndev;
     return bs;
+}
+
+void chg_bshare_arrive(chg_bshare_t *bs)
+{
+    if (!bs) return;
+    pthread_mutex_lock(&bs->mu);
+    bs->arrived++;
+    pthread_cond_broadcast(&bs->cv);
+    while (bs->arrived < bs->expected) pthread_cond_wait(&bs->cv, &bs->mu);
+    pthread_mutex_unlock(&bs->mu);
+}
+
+void chg_bshare_leave(chg_bshare_t *bs)
+{
+    if (!bs) return;
+    pthread_mutex_lock(&bs->mu);
+    bs->expected--;
+    pthread_cond_broadcast(&bs->cv);
+    pthread_mutex_unlock(&bs->mu);
 }
 
 /* Every copy out of the slot has run (its events waited for and released). Errors are not

@@ -53,6 +53,7 @@ typedef struct chg_bshare_s {
     int nslots;
     bs_slot_t slot[BS_SLOTS];
     unsigned all;              /* bits of the sharing devices */
+    int expected, arrived;     /* drivers of the call, and those past their setup */
     unsigned long long seq;
     double packed, shared;     /* slices packed here, and copies served from another's pack */
 } chg_bshare_t;
@@ -66,6 +67,14 @@ int chg_bshare_wanted(const hdev_t *const *devs, int ndev);
 chg_bshare_t *chg_bshare_begin(hdev_t *const *devs, int ndev, size_t bytes);
 /* Waits for every copy out of the slots and frees the sharing state (NULL: nothing). */
 void chg_bshare_end(chg_bshare_t *bs);
+
+/* The start line: a driver past its setup (or failed at it) waits here until every driver of
+ * the call is, so that the devices begin in step (a first call's setup differs between devices
+ * by up to 2 s on two H100s -- pinned staging of 10 GB each -- and a device that starts that
+ * much later never meets the other's slices). NULL: returns at once. */
+void chg_bshare_arrive(chg_bshare_t *bs);
+/* A driver of the call that will not run (its thread could not be started). */
+void chg_bshare_leave(chg_bshare_t *bs);
 
 /* The slot for key k (nch chunks) for device `dev`: *fill = 1 when this driver is to pack it
  * (every chunk, chg_bshare_ready after each), 0 when another did or does (chg_bshare_wait

@@ -109,6 +109,7 @@ static clhgemm_status_t run_devices(clhgemm_handle_t h, call_t *c, driver_t *drs
     for (int i = 1; i < nd; i++)
         if (pthread_create(&drs[i].th, NULL, driver_main, &drs[i]) != 0) {
             drs[i].d = NULL;  /* the others take its tiles */
+            chg_bshare_leave(c->bs);
             pthread_mutex_lock(&c->mu);
             c->drivers--;
             pthread_mutex_unlock(&c->mu);
