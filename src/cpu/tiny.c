@@ -85,7 +85,7 @@ typedef struct tiny_args_s {
         if (l < k) {                                                                                     \
             PFX##_v a0;                                                                                  \
             memcpy(&a0, ap + l * as, sizeof a0);                                                         \
-            for (int j = 0; j < nr; j++) acc[j] += a0 * bj[l * sl + j * sj];                             \
+            TINY_UNROLL for (int j = 0; j < nr; j++) acc[j] += a0 * bj[l * sl + j * sj];                 \
         }                                                                                                \
         if (hi == MR) { /* whole vectors; lanes below lo (the panel before's, final) kept */           \
             PFX##_iv keep;                                                                               \
