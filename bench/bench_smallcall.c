@@ -9,7 +9,8 @@
  * cblas_{s,d}gemm, in alternating order; the figure of a case is the median over the samples of
  * ours / OpenBLAS (paired: both halves of a sample ran back to back). One line per precision,
  * beta and n: the geometric mean, lowest and highest of the eight layout x transpose cases'
- * medians and the median times of the first case; --detail prints every case.
+ * medians and the median times of the first case; --detail prints every case. Before it is
+ * timed, each case's result is checked against OpenBLAS's (FAILED and exit 1 otherwise).
  *
  *   clhgemm-bench-smallcall [--sizes 4,8,16] [--samples 31] [--sample-us 200] [--precision s|d|both]
  *                           [--detail] [--csv FILE]
@@ -132,6 +133,37 @@ static void fill(void *p, size_t count, int dbl, unsigned seed)
     }
 }
 
+/* One call of each way from the same C (0.25 everywhere): 0 when they agree within a tolerance
+ * that scales with n (both accumulate in the precision of the call), else a FAILED line and 1. */
+static int check_case(const sc_case_t *c)
+{
+    const size_t nn = (size_t)c->n * c->n, es = c->dbl ? 8 : 4;
+    char *mine = malloc(2 * nn * es), *ref = mine + nn * es;
+    if (!mine) return 1;
+    for (size_t i = 0; i < nn; i++) {
+        if (c->dbl) ((double *)mine)[i] = ((double *)ref)[i] = 0.25;
+        else ((float *)mine)[i] = ((float *)ref)[i] = 0.25f;
+    }
+    sc_case_t a = *c, b = *c;
+    a.C = mine;
+    b.C = ref;
+    int bad = run_ours(&a, 1);
+    run_ob(&b, 1);
+    const double eps = c->dbl ? 2.2e-16 : 1.2e-7, tol = 4.0 * (c->n + 2) * eps * (0.25 * c->n + 1.0);
+    for (size_t i = 0; i < nn && !bad; i++) {
+        const double x = c->dbl ? ((double *)mine)[i] : ((float *)mine)[i];
+        const double y = c->dbl ? ((double *)ref)[i] : ((float *)ref)[i];
+        if (!(fabs(x - y) <= tol)) {
+            printf("FAILED: %c %s %c%c beta %.1f n %d: C[%zu] = %.9g, OpenBLAS %.9g\n", c->dbl ? 'd' : 's',
+                   c->layout == CblasColMajor ? "col" : "row", c->ta == CblasTrans ? 'T' : 'N',
+                   c->tb == CblasTrans ? 'T' : 'N', c->beta, c->n, i, x, y);
+            bad = 1;
+        }
+    }
+    free(mine);
+    return bad;
+}
+
 static int usage(void)
 {
     fprintf(stderr, "usage: clhgemm-bench-smallcall [--sizes 4,8,...] [--samples N] [--sample-us US] "
@@ -191,7 +223,7 @@ static int run_size(const opts_t *o, clhgemm_handle_t h, int dbl, double beta, i
                              .tb = trans[c8 & 1], .beta = beta, .A = buf, .B = buf + nn * es,
                              .C = buf + 2 * nn * es, .h = h};
         double r, ta, tb;
-        if (time_case(o, &c, &r, &ta, &tb)) {
+        if (check_case(&c) || time_case(o, &c, &r, &ta, &tb)) {
             free(buf);
             return 1;
         }
