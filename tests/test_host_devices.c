@@ -190,16 +190,20 @@ static int shared_line(const capture_t *cap, double *packed, double *served)
     return l && sscanf(l, "B slices: %lf packed, %lf copies served", packed, served) == 2;
 }
 
-/* B staged once for both devices (host/bshare.h): with forced tiles of 128 x 128 x 64 on n = 384
- * (three bands, both devices, bands walked from the same end) the devices take most slices from
- * each other's pack (at least one call of three serves some: a device may start late); with
+/* B staged once for both devices (host/bshare.h): with forced tiles of 128 x 384 x 128 on n =
+ * 384 (three bands of one tile, three k slices: every tile stages the same three B slices,
+ * which the six shared slots keep all call; whole tiles and slices, CLHGEMM_FINAL_PIECES=1 and
+ * CLHGEMM_RAMP=1) a device that runs a tile takes the slices the other packed, however late it
+ * comes (at least one call of three: a device may find every band taken); with
  * CLHGEMM_SHARE_B=off each device stages its own (no such line). Every product checked. */
 static void share_cases(int dbl, tc_rng_t *rng)
 {
     static capture_t cap;
     clhgemm_call_info_t inf;
     setenv("CLHGEMM_PLAN_DEVICES", "all", 1);
-    setenv("CLHGEMM_TILE", "128,128,64", 1);
+    setenv("CLHGEMM_TILE", "128,384,128", 1);
+    setenv("CLHGEMM_FINAL_PIECES", "1", 1);
+    setenv("CLHGEMM_RAMP", "1", 1);
     clhgemm_handle_t h = handle_with_rate("1000");
     if (!h) return;
     double best = 0;
@@ -229,6 +233,8 @@ static void share_cases(int dbl, tc_rng_t *rng)
     }
     unsetenv("CLHGEMM_SHARE_B");
     unsetenv("CLHGEMM_TILE");
+    unsetenv("CLHGEMM_FINAL_PIECES");
+    unsetenv("CLHGEMM_RAMP");
     unsetenv("CLHGEMM_PLAN_DEVICES");
     unsetenv("CLHGEMM_KERNEL_RATE");
     clhgemm_destroy(h);

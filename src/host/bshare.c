@@ -71,7 +71,8 @@ void chg_bshare_end(chg_bshare_t *bs)
 {
     if (!bs) return;
     for (int i = 0; i < bs->nslots; i++) wait_copies(bs->slot[i].ev);
-    chg_log(1, "B slices: %.0f packed, %.0f copies served from another device's pack", bs->packed, bs->shared);
+    chg_log(1, "B slices: %.0f packed, %.0f copies served from another device's pack, %.0f reused by the same device",
+            bs->packed, bs->shared, bs->reused);
     pthread_cond_destroy(&bs->cv);
     pthread_mutex_destroy(&bs->mu);
     free(bs);
@@ -108,7 +109,8 @@ bs_slot_t *chg_bshare_take(chg_bshare_t *bs, const bs_key_t *k, int nch, int dev
         if (s->used && s->nch == nch && key_eq(&s->key, k)) {
             s->holds++;
             s->users |= bit;
-            bs->shared++;
+            if (s->filler == dev % BS_MAXDEV) bs->reused++;
+            else bs->shared++;
             pthread_mutex_unlock(&bs->mu);
             *fill = 0;
             return s;
@@ -132,6 +134,7 @@ bs_slot_t *chg_bshare_take(chg_bshare_t *bs, const bs_key_t *k, int nch, int dev
     s->dead = 0;
     s->holds = 1;
     s->users = bit;
+    s->filler = dev % BS_MAXDEV;
     bs->packed++;
     pthread_mutex_unlock(&bs->mu);
     wait_copies(old);

@@ -44,6 +44,7 @@ typedef struct bs_slot_s {
     int dead;                  /* its filler stopped part way: the next user packs the rest */
     int holds;                 /* drivers between take and release */
     unsigned users;            /* bit per device (index % BS_MAXDEV) that took it */
+    int filler;                /* device (index % BS_MAXDEV) that packed it */
     cl_event ev[BS_MAXDEV];    /* each device's last copy out of it */
 } bs_slot_t;
 
@@ -55,7 +56,8 @@ typedef struct chg_bshare_s {
     unsigned all;              /* bits of the sharing devices */
     int expected, arrived;     /* drivers of the call, and those past their setup */
     unsigned long long seq;
-    double packed, shared;     /* slices packed here, and copies served from another's pack */
+    double packed, shared;     /* slices packed here, copies served from another device's pack */
+    double reused;             /* and slices a device found that it had packed itself */
 } chg_bshare_t;
 
 /* CLHGEMM_SHARE_B for the devices of a call: 1 when their B slices are staged once. */
