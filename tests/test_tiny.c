@@ -1,7 +1,7 @@
 /*
  * test_tiny.c -- the small-matrix GEMM of the CPU route (src/cpu/tiny.c, issue 19).
  *
- *   test_tiny kernel   chg_tiny_fits's choice of shapes; chg_tiny_gemm directly: both precisions, both layouts, every transpose
+ *   test_tiny kernel   cpu/tinysel.h's cells of shapes; chg_tiny_gemm directly: both precisions, both layouts, every transpose
  *                      pair, m, n, k over {1, 2, 3, 5, 7, 8, 9, 16, 17, 31, 32}, leading
  *                      dimensions equal to the rows and padded, (alpha, beta) in (1, 0) with C
  *                      poisoned by NaN, (-1.5, 1), (1, 0.5), (-1.5, 0.5); against OpenBLAS with a
@@ -9,8 +9,11 @@
  *                      B where OpenBLAS has them; alpha = 0 and k = 0 read neither A nor B
  *   test_tiny api      the same table (33 too, beyond the kernel) through clhgemm_{s,d}gemm on a
  *                      handle with CLHGEMM_ROUTE=auto (every call of these sizes goes to the CPU:
- *                      checked in the call info); with CLHGEMM_TINY=off (ctest sets it for
- *                      test_tiny_off) the kernel must be off and the results just as right
+ *                      checked in the call info), CLHGEMM_TINY as ctest sets it (test_tiny_api:
+ *                      unset = auto, test_tiny_off, test_tiny_on); the table measured on the
+ *                      first small call only; then which way each small call went, told by its
+ *                      bits (the kernel's sums and OpenBLAS's differ): chg_tiny_use's choice,
+ *                      with the measured table and with tables forced all-kernel and all-OpenBLAS
  */
 #define _POSIX_C_SOURCE 200809L
 #include <cblas.h>
@@ -22,6 +25,7 @@
 
 #include "clhgemm.h"
 #include "cpu/tiny.h"
+#include "cpu/tinysel.h"
 
 static int g_checks, g_failures;
 
@@ -212,27 +216,144 @@ static void quick_paths(void)
     EXPECT(S[0] == 0.5f, "m 0: C written");
 }
 
-/* Which calls the CPU route gives the kernel (cpu/tiny.h chg_tiny_fits): sizes up to
- * CHG_TINY_MAX, and in the column-major view A transposed and B not, or C's column 16, 32 or 64
- * bytes; row-major swaps m with n and the transposes. */
-static void fits(void)
+/* The cells of cpu/tinysel.h's table: size buckets of max(m, n, k) (<= 6, 12, 20, 32), whole
+ * panels by C's rows in the column-major view (floats 4, 8, 16, 32; doubles 2, 4, 8, 16, 24, 32),
+ * the transposes of that view (row-major swaps m with n and A with B), beta == 0; nothing above
+ * CHG_TINY_MAX goes to the kernel, whatever the mode. */
+static void cells(void)
 {
     const int C = CblasColMajor, R = CblasRowMajor, N = CblasNoTrans, T = CblasTrans;
-    EXPECT(chg_tiny_fits(CHG_F32, C, N, N, 8, 5, 7) && chg_tiny_fits(CHG_F32, C, N, T, 16, 3, 3) &&
-           chg_tiny_fits(CHG_F64, C, T, T, 4, 9, 1) && chg_tiny_fits(CHG_F64, C, N, N, 2, 32, 32),
-           "whole-panel heights not taken");
-    EXPECT(!chg_tiny_fits(CHG_F32, C, N, N, 5, 8, 8) && !chg_tiny_fits(CHG_F32, C, N, N, 32, 8, 8) &&
-           !chg_tiny_fits(CHG_F64, C, T, T, 16, 8, 8),
-           "other heights taken");
-    EXPECT(chg_tiny_fits(CHG_F32, C, T, N, 5, 7, 9) && chg_tiny_fits(CHG_F64, R, N, T, 31, 17, 3),
-           "A^T B (column-major view) not taken");
-    EXPECT(!chg_tiny_fits(CHG_F32, C, N, T, 5, 7, 9) && !chg_tiny_fits(CHG_F64, R, T, N, 31, 17, 3),
-           "A B^T (column-major view) taken");
-    EXPECT(chg_tiny_fits(CHG_F32, R, N, N, 3, 8, 3) && !chg_tiny_fits(CHG_F32, R, N, N, 8, 3, 3),
-           "row-major: C's column is n");
-    EXPECT(!chg_tiny_fits(CHG_F32, C, T, N, 33, 4, 4) && !chg_tiny_fits(CHG_F32, C, N, N, 8, 33, 4) &&
-           !chg_tiny_fits(CHG_F32, C, N, N, 8, 4, 33),
-           "beyond CHG_TINY_MAX taken");
+    static const int edge[][2] = {{1, 0}, {6, 0}, {7, 1}, {12, 1}, {13, 2}, {20, 2}, {21, 3}, {32, 3}};
+    for (int i = 0; i < 8; i++) {
+        const int v = edge[i][0], want = edge[i][1];
+        EXPECT((chg_tiny_cell(CHG_F32, C, N, N, 1, 1, v, 1.0) >> 1 & 3u) == (unsigned)want &&
+                   (chg_tiny_cell(CHG_F64, C, N, N, 1, v, 1, 1.0) >> 1 & 3u) == (unsigned)want &&
+                   (chg_tiny_cell(CHG_F32, R, N, N, v, 1, 1, 1.0) >> 1 & 3u) == (unsigned)want,
+               "max(m, n, k) = %d: not bucket %d", v, want);
+    }
+    for (int m = 0; m <= CHG_TINY_MAX; m++) {
+        const unsigned ws = m == 4 || m == 8 || m == 16 || m == 32;
+        const unsigned wd = m == 2 || m == 4 || m == 8 || m == 16 || m == 24 || m == 32;
+        EXPECT((chg_tiny_cell(CHG_F32, C, N, N, m, 3, 3, 1.0) & 1u) == ws &&
+                   (chg_tiny_cell(CHG_F64, C, T, N, m, 3, 3, 1.0) & 1u) == wd &&
+                   (chg_tiny_cell(CHG_F32, R, N, N, 3, m, 3, 1.0) & 1u) == ws &&
+                   (chg_tiny_cell(CHG_F32, R, N, N, m, 3, 3, 1.0) & 1u) == 0,
+               "m %d: whole panels wrong (C's rows in the column-major view)", m);
+    }
+    EXPECT(chg_tiny_cell(CHG_F32, C, T, N, 4, 4, 4, 0.0) >> 3 == 6u && chg_tiny_cell(CHG_F32, C, N, T, 4, 4, 4, 0.5) >> 3 == 1u &&
+               chg_tiny_cell(CHG_F64, R, T, N, 4, 4, 4, 0.0) >> 3 == 5u && chg_tiny_cell(CHG_F64, R, N, T, 4, 4, 4, 2.0) >> 3 == 2u,
+           "transposes (row-major: swapped) or beta == 0 not in the cell");
+    EXPECT(!chg_tiny_use(CHG_F32, C, T, N, 33, 4, 4, 0.0, NULL) && !chg_tiny_use(CHG_F32, C, N, N, 8, 33, 4, 0.0, NULL) &&
+               !chg_tiny_use(CHG_F64, C, N, N, 8, 4, 33, 0.5, NULL),
+           "beyond CHG_TINY_MAX given to the kernel");
+}
+
+/* The reference the calibration times and the route calls (cpu/cpublas.h's counterpart). */
+static int ref_gemm(chg_precision_t prec, int layout, int ta, int tb, int m, int n, int k, double alpha, const void *a,
+                    int lda, const void *b, int ldb, double beta, void *c, int ldc)
+{
+    if (prec == CHG_F64)
+        cblas_dgemm(layout, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+    else
+        cblas_sgemm(layout, ta, tb, m, n, k, (float)alpha, a, lda, b, ldb, (float)beta, c, ldc);
+    return 0;
+}
+
+/* Which way each small call went, seen in its bits: on random data the kernel's sums
+ * (two chains of FMAs, even and odd l) and OpenBLAS's differ in the last bits of most elements,
+ * and each is the same from call to call. For each case whose two results differ, the API's
+ * must be bitwise the one chg_tiny_use chose with the table as it is (forced, in auto, to every
+ * cell the kernel, then none, then as measured). */
+static int g_route_told;
+static void route_case(clhgemm_handle_t h, int dbl, int layout, int ta, int tb, int m, int n, int k, double beta,
+                       int *told)
+{
+    const chg_precision_t p = dbl ? CHG_F64 : CHG_F32;
+    const size_t es = dbl ? 8 : 4, sz = (size_t)CHG_TINY_MAX * CHG_TINY_MAX;
+    char *buf = calloc(6 * sz, es), *A = buf, *B = A + sz * es, *K = B + sz * es, *O = K + sz * es, *X = O + sz * es;
+    const int ld = CHG_TINY_MAX;
+    unsigned seed = (unsigned)(m * 1009 + n * 31 + k) ^ (unsigned)dbl;
+    /* full mantissas (rnd's 24 bits make double products and their sums exact in any order) */
+    for (size_t i = 0; i < 2 * sz; i++) put(dbl, buf, i, rnd(&seed) + rnd(&seed) * 0x1p-25);
+    for (size_t i = 0; i < sz; i++) put(dbl, K, i, beta == 0 ? NAN : 0.25);
+    memcpy(O, K, sz * es);
+    memcpy(X, K, sz * es);
+    chg_tiny_gemm(p, layout, ta, tb, m, n, k, 1.0, A, ld, B, ld, beta, K, ld);
+    ref_gemm(p, layout, ta, tb, m, n, k, 1.0, A, ld, B, ld, beta, O, ld);
+    const clhgemm_status_t st =
+        dbl ? clhgemm_dgemm(h, layout, ta, tb, m, n, k, 1.0, (double *)A, ld, (double *)B, ld, beta, (double *)X, ld)
+            : clhgemm_sgemm(h, layout, ta, tb, m, n, k, 1.0f, (float *)A, ld, (float *)B, ld, (float)beta, (float *)X, ld);
+    EXPECT(st == CLHGEMM_SUCCESS, "clhgemm_%cgemm: %s", dbl ? 'd' : 's', clhgemm_status_string(st));
+    if (memcmp(K, O, sz * es)) {
+        (*told)++;
+        const int kern = chg_tiny_use(p, layout, ta, tb, m, n, k, beta, ref_gemm);
+        EXPECT(!memcmp(X, kern ? K : O, sz * es), "%c %s %c%c m %d n %d k %d beta %g: not %s's result (state %d)",
+               dbl ? 'd' : 's', layout == CblasColMajor ? "col" : "row", ta == CblasTrans ? 'T' : 'N',
+               tb == CblasTrans ? 'T' : 'N', m, n, k, beta, kern ? "the kernel" : "OpenBLAS",
+               atomic_load(&chg_tiny_state_));
+    }
+    free(buf);
+}
+
+static void route_table(clhgemm_handle_t h)
+{
+    static const int dims[][3] = {{5, 5, 5}, {4, 6, 5}, {8, 8, 8}, {12, 9, 11}, {16, 16, 16}, {20, 13, 17},
+                                  {24, 24, 24}, {28, 21, 30}, {32, 32, 32}, {2, 32, 7}};
+    static const int trans[2] = {CblasNoTrans, CblasTrans}, layouts[2] = {CblasColMajor, CblasRowMajor};
+    int told = 0, all = 0;
+    for (int dbl = 0; dbl < 2; dbl++)
+        for (int li = 0; li < 2; li++)
+            for (int t = 0; t < 4; t++)
+                for (int d = 0; d < (int)(sizeof dims / sizeof dims[0]); d++)
+                    for (int bi = 0; bi < 2; bi++, all++)
+                        route_case(h, dbl, layouts[li], trans[t >> 1], trans[t & 1], dims[d][0], dims[d][1],
+                                   dims[d][2], bi ? 0.5 : 0.0, &told);
+    /* a test that cannot tell the two apart checks nothing */
+    EXPECT(told * 2 > all, "only %d of %d cases tell the kernel's result from OpenBLAS's", told, all);
+    g_route_told += told;
+}
+
+/* The API with CLHGEMM_TINY as the environment has it: no measurement before a call that could
+ * use the kernel (a handle, a call of 33); results right in every cell; then which way each call
+ * went (route_table), in auto with the measured table and with tables forced both ways. */
+static void api_mode(void)
+{
+    const char *tiny = getenv("CLHGEMM_TINY");
+    const int want = tiny && !strcmp(tiny, "off") ? CHG_TINY_OFF : tiny && !strcmp(tiny, "on") ? CHG_TINY_ON
+                                                                                                  : CHG_TINY_PENDING;
+    EXPECT(chg_tiny_mode() == want, "CLHGEMM_TINY=%s: mode %d, not %d", tiny ? tiny : "(unset)", chg_tiny_mode(), want);
+    setenv("CLHGEMM_ROUTE", "auto", 1);
+    unsetenv("CLHGEMM_ROUTE_MODEL");
+    clhgemm_handle_t h = NULL;
+    const clhgemm_status_t st = clhgemm_create(&h, NULL);
+    if (st == CLHGEMM_NO_DEVICE) {
+        printf("no device: skipped\n");
+        exit(77);
+    }
+    EXPECT(st == CLHGEMM_SUCCESS, "clhgemm_create: %s", clhgemm_status_string(st));
+    if (st != CLHGEMM_SUCCESS) return;
+    static double big[3][33 * 33];
+    EXPECT(clhgemm_dgemm(h, CLHGEMM_COL_MAJOR, CLHGEMM_NO_TRANS, CLHGEMM_NO_TRANS, 33, 33, 33, 1.0, big[0], 33, big[1],
+                         33, 0.0, big[2], 33) == CLHGEMM_SUCCESS &&
+               atomic_load(&chg_tiny_state_) == want,
+           "a handle or a call beyond the kernel changed the state to %d", atomic_load(&chg_tiny_state_));
+    run_table(call_api, h, 1 << 30);
+    EXPECT(atomic_load(&chg_tiny_state_) == (want == CHG_TINY_PENDING ? CHG_TINY_READY : want),
+           "after small calls: state %d", atomic_load(&chg_tiny_state_));
+    route_table(h);
+    if (want == CHG_TINY_PENDING && atomic_load(&chg_tiny_state_) == CHG_TINY_READY) {
+        const uint64_t measured[2] = {chg_tiny_table_[0], chg_tiny_table_[1]};
+        printf("measured table: s %016llx d %016llx\n", (unsigned long long)measured[0],
+               (unsigned long long)measured[1]);
+        chg_tiny_table_[0] = chg_tiny_table_[1] = ~(uint64_t)0;
+        route_table(h);
+        chg_tiny_table_[0] = chg_tiny_table_[1] = 0;
+        route_table(h);
+        chg_tiny_table_[0] = measured[0];
+        chg_tiny_table_[1] = measured[1];
+    }
+    printf("%d calls told apart by their bits\n", g_route_told);
+    clhgemm_destroy(h);
 }
 
 int main(int argc, char **argv)
@@ -240,24 +361,10 @@ int main(int argc, char **argv)
     const char *mode = argc > 1 ? argv[1] : "kernel";
     if (!strcmp(mode, "kernel")) {
         quick_paths();
-        fits();
+        cells();
         run_table(call_kernel, NULL, CHG_TINY_MAX);
     } else if (!strcmp(mode, "api")) {
-        const char *tiny = getenv("CLHGEMM_TINY");
-        const int want_on = !(tiny && !strcmp(tiny, "off"));
-        EXPECT(chg_tiny_enabled() == want_on, "CLHGEMM_TINY=%s: the kernel is %s", tiny ? tiny : "(unset)",
-               want_on ? "off" : "on");
-        setenv("CLHGEMM_ROUTE", "auto", 1);
-        unsetenv("CLHGEMM_ROUTE_MODEL");
-        clhgemm_handle_t h = NULL;
-        const clhgemm_status_t st = clhgemm_create(&h, NULL);
-        if (st == CLHGEMM_NO_DEVICE) {
-            printf("no device: skipped\n");
-            return 77;
-        }
-        EXPECT(st == CLHGEMM_SUCCESS, "clhgemm_create: %s", clhgemm_status_string(st));
-        if (st == CLHGEMM_SUCCESS) run_table(call_api, h, 1 << 30);
-        clhgemm_destroy(h);
+        api_mode();
     } else {
         fprintf(stderr, "usage: test_tiny kernel|api\n");
         return 2;

@@ -266,13 +266,3 @@ void chg_tiny_gemm(chg_precision_t prec, int layout, int ta, int tb, int m, int 
     else
         tiny_s_col(&g, m);
 }
-
-atomic_int chg_tiny_state_ = -1;
-
-int chg_tiny_enabled_read(void)
-{
-    static const char *const choices[] = {"auto", "off", NULL};
-    const int e = chg_env_choice("CLHGEMM_TINY", choices, 0) == 0;
-    atomic_store_explicit(&chg_tiny_state_, e, memory_order_relaxed);
-    return e;
-}

@@ -14,43 +14,17 @@
  * baseline, the best chosen when the library loads (ifunc); elsewhere GCC or Clang vectors for
  * the target, or plain C.
  *
- * CLHGEMM_TINY=auto|off (read once per process, chg_env_choice): off sends every call to
- * OpenBLAS as before.
+ * Which calls the CPU route gives it is cpu/tinysel.h's choice (measured per host against
+ * OpenBLAS; CLHGEMM_TINY).
  */
 #ifndef CHG_CPU_TINY_H
 #define CHG_CPU_TINY_H
 
-#include <stdatomic.h>
-
 #include "kernels/precision.h"
 
 /* The largest m, n and k the kernel takes (clhgemm-bench-smallcall against OpenBLAS 0.3.21's
- * small-matrix kernels: above it those win). */
+ * small-matrix kernels: above it those win on the hosts measured). */
 #define CHG_TINY_MAX 32
-
-/* 1 unless CLHGEMM_TINY=off (read the first time it is asked; after that a load). */
-extern atomic_int chg_tiny_state_; /* -1 unknown, else the answer */
-int chg_tiny_enabled_read(void);
-static inline int chg_tiny_enabled(void)
-{
-    const int e = atomic_load_explicit(&chg_tiny_state_, memory_order_relaxed);
-    return e >= 0 ? e : chg_tiny_enabled_read();
-}
-
-/* Whether the route gives the kernel a call of this shape (m, n, k >= 0; layout and transposes
- * as clhgemm's enums: CBLAS's values, row-major 101, no transpose 111): m, n, k at most
- * CHG_TINY_MAX, and in the column-major view (row-major swaps m with n and A with B) either A
- * transposed and B not, or the rows of C 16, 32 or 64 bytes (one whole panel: other heights
- * take panels that overlap or are padded, where OpenBLAS's masked AVX-512 kernels are faster;
- * chg_tiny_gemm itself takes any m up to CHG_TINY_MAX). */
-static inline int chg_tiny_fits(chg_precision_t prec, int layout, int ta, int tb, int m, int n, int k)
-{
-    if (m > CHG_TINY_MAX || n > CHG_TINY_MAX || k > CHG_TINY_MAX) return 0;
-    const int row = layout == 101;
-    const int tra = (row ? tb : ta) != 111, trb = (row ? ta : tb) != 111;
-    const int bytes = (row ? n : m) * (prec == CHG_F64 ? 8 : 4);
-    return (tra && !trb) || bytes == 16 || bytes == 32 || bytes == 64;
-}
 
 /* The whole GEMM with full BLAS semantics (quick paths included: m or n = 0 does nothing, k = 0
  * or alpha = 0 scales C by beta without reading A or B, beta = 0 never reads C) on arguments

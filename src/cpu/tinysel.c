@@ -1,0 +1,153 @@
+/*
+ * tinysel.c -- the CPU route's choice between the small-matrix kernel and OpenBLAS, measured
+ * once per process on this host (tinysel.h).
+ */
+#include "cpu/tinysel.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/trace.h"
+#include "base/util.h"
+
+atomic_int chg_tiny_state_ = CHG_TINY_UNREAD;
+uint64_t chg_tiny_table_[2];
+
+const uint8_t chg_tiny_bucket_[CHG_TINY_MAX + 1] = {
+    0, 0, 0, 0, 0, 0, 0,                /* 0 .. 6 */
+    1, 1, 1, 1, 1, 1,                   /* 7 .. 12 */
+    2, 2, 2, 2, 2, 2, 2, 2,             /* 13 .. 20 */
+    3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, /* 21 .. 32 */
+};
+/* tiny.c's panels: floats 16 wide from m = 16, 8 from 8, 4 from 4 (padded below); doubles 8, 4, 2
+ * (padded at 1); the rows left past whole panels take one more that overlaps the one before. */
+const uint8_t chg_tiny_whole_[2][CHG_TINY_MAX + 1] = {
+    [CHG_F32] = {[4] = 1, [8] = 1, [16] = 1, [32] = 1},
+    [CHG_F64] = {[2] = 1, [4] = 1, [8] = 1, [16] = 1, [24] = 1, [32] = 1},
+};
+
+/* The representative square product of a cell: by whole panels (0, 1) and size bucket; calls
+ * per timed sample by bucket (a sample of about 1-2 us: a clock reading is some 20 ns). */
+static const int kRep[2][4] = {{3, 12, 20, 28}, {4, 8, 16, 32}};
+static const int kCalls[4] = {48, 16, 6, 2};
+#define SAMPLES 11
+#define TIE 0.97 /* the kernel takes a cell only below this ratio of times */
+
+static int read_mode(void)
+{
+    static const char *const choices[] = {"auto", "off", "on", NULL};
+    const int c = chg_env_choice("CLHGEMM_TINY", choices, 0);
+    int v = c == 1 ? CHG_TINY_OFF : c == 2 ? CHG_TINY_ON : CHG_TINY_PENDING, expected = CHG_TINY_UNREAD;
+    if (!atomic_compare_exchange_strong(&chg_tiny_state_, &expected, v)) v = expected;
+    return v;
+}
+
+int chg_tiny_mode(void)
+{
+    int s = atomic_load_explicit(&chg_tiny_state_, memory_order_acquire);
+    if (s == CHG_TINY_UNREAD) s = read_mode();
+    return s >= CHG_TINY_READY ? CHG_TINY_PENDING : s;
+}
+
+static double median(double *v, int n)
+{
+    for (int i = 1; i < n; i++)
+        for (int j = i; j > 0 && v[j] < v[j - 1]; j--) {
+            const double t = v[j]; v[j] = v[j - 1]; v[j - 1] = t;
+        }
+    return v[n / 2];
+}
+
+/* One cell: the median over SAMPLES of (kernel time / OpenBLAS time) on its representative
+ * product, the two timed alternately (which goes first alternating too), after one untimed
+ * round; 0 when there is no OpenBLAS to compare with. */
+static double cell_ratio(chg_precision_t prec, unsigned cell, chg_tiny_ref_fn ref, const void *a, const void *b,
+                         void *c)
+{
+    const double beta = cell >> 5 & 1u ? 0.0 : 0.5;
+    const int ta = cell >> 4 & 1u ? 112 : 111, tb = cell >> 3 & 1u ? 112 : 111;
+    const int bucket = (int)(cell >> 1 & 3u), n = kRep[cell & 1u][bucket], calls = kCalls[bucket];
+    double r[SAMPLES];
+    for (int s = -1; s < SAMPLES; s++) {
+        unsigned long long t[2] = {0, 0};
+        for (int half = 0; half < 2; half++) {
+            const int kern = (half == 0) == (s % 2 == 0);
+            const unsigned long long t0 = chg_now_ns();
+            for (int i = 0; i < calls; i++) {
+                if (kern)
+                    chg_tiny_gemm(prec, 102, ta, tb, n, n, n, 1.0, a, n, b, n, beta, c, n);
+                else if (ref(prec, 102, ta, tb, n, n, n, 1.0, a, n, b, n, beta, c, n) != 0)
+                    return 0;
+            }
+            t[kern] = chg_now_ns() - t0;
+        }
+        if (s >= 0) r[s] = (double)t[1] / (double)(t[0] > 0 ? t[0] : 1);
+    }
+    return median(r, SAMPLES);
+}
+
+/* "NN 4 0.71+ 3 0.80+ 8 1.02 ..." for one precision, beta and transpose pair ('+': the kernel). */
+static void log_row(chg_precision_t prec, unsigned base, const double *ratio, uint64_t table)
+{
+    char line[256];
+    int len = snprintf(line, sizeof line, "tiny: %s beta %s %c%c:", prec == CHG_F64 ? "d" : "s",
+                       base >> 5 & 1u ? "0" : "!0", base >> 4 & 1u ? 'T' : 'N', base >> 3 & 1u ? 'T' : 'N');
+    for (unsigned i = 0; i < 8 && len > 0 && len < (int)sizeof line; i++) {
+        const unsigned cell = base | i;
+        len += snprintf(line + len, sizeof line - (size_t)len, " %d %.2f%s", kRep[cell & 1u][cell >> 1 & 3u],
+                        ratio[cell], table >> cell & 1u ? "+" : "");
+    }
+    chg_log(1, "%s", line);
+}
+
+/* Every cell of both precisions, on A, B and C of random values in [-0.5, 0.5). */
+static void measure(chg_tiny_ref_fn ref)
+{
+    const size_t nn = (size_t)CHG_TINY_MAX * CHG_TINY_MAX;
+    double *dbuf = malloc(3 * nn * (sizeof(double) + sizeof(float)));
+    float *sbuf = dbuf ? (float *)(dbuf + 3 * nn) : NULL;
+    uint64_t table[2] = {0, 0};
+    static double ratio[2][64]; /* only the measuring thread writes it */
+    const unsigned long long t0 = chg_now_ns();
+    if (dbuf) {
+        unsigned seed = 12345u;
+        for (size_t i = 0; i < 3 * nn; i++) {
+            seed = seed * 1664525u + 1013904223u;
+            dbuf[i] = (double)(seed >> 8) / (double)(1u << 24) - 0.5;
+            sbuf[i] = (float)dbuf[i];
+        }
+        for (int p = 0; p < 2; p++)
+            for (unsigned cell = 0; cell < 64; cell++) {
+                ratio[p][cell] = p == CHG_F64 ? cell_ratio(CHG_F64, cell, ref, dbuf, dbuf + nn, dbuf + 2 * nn)
+                                              : cell_ratio(CHG_F32, cell, ref, sbuf, sbuf + nn, sbuf + 2 * nn);
+                if (ratio[p][cell] < TIE) table[p] |= (uint64_t)1 << cell;
+            }
+        free(dbuf);
+    }
+    chg_tiny_table_[0] = table[0];
+    chg_tiny_table_[1] = table[1];
+    chg_log(1, "tiny: kernel against OpenBLAS measured in %.1f ms (ratio of times per cell, '+': the kernel)",
+            (chg_now_ns() - t0) * 1e-6);
+    if (dbuf && chg_verbose() >= 1)
+        for (int p = 0; p < 2; p++)
+            for (unsigned base = 0; base < 64; base += 8) log_row((chg_precision_t)p, base, ratio[p], table[p]);
+}
+
+int chg_tiny_calibrate(chg_tiny_ref_fn ref)
+{
+    int s = atomic_load_explicit(&chg_tiny_state_, memory_order_acquire);
+    if (s == CHG_TINY_UNREAD) s = read_mode();
+    if (s != CHG_TINY_PENDING) return s;
+    if (!atomic_compare_exchange_strong(&chg_tiny_state_, &s, CHG_TINY_MEASURING)) return s;
+    measure(ref);
+    atomic_store_explicit(&chg_tiny_state_, CHG_TINY_READY, memory_order_release);
+    return CHG_TINY_READY;
+}
+
+int chg_tiny_use_slow(chg_precision_t prec, unsigned cell, chg_tiny_ref_fn ref)
+{
+    const int s = chg_tiny_calibrate(ref);
+    if (s == CHG_TINY_READY) return (int)(chg_tiny_table_[prec] >> cell & 1u);
+    return s == CHG_TINY_ON; /* off, or another thread measuring: OpenBLAS */
+}
