@@ -9,11 +9,13 @@
  * Level-3 bookkeeping (triangle tile counts, block skipping, k ranges) and the structured packs
  * as building blocks (by global position and from a staged region) are checked too.
  */
-#define _POSIX_C_SOURCE 200809L
+#define _GNU_SOURCE /* mmap MAP_ANONYMOUS, mincore (the prefault check) */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "common.h"
 #include "cpu/cpushare.h"
@@ -21,6 +23,7 @@
 #include "kernels/params.h"
 #include "tuning/tuning.h"
 #include "base/util.h"
+#include "host/prefault.h"
 
 static int g_cases, g_failures;
 
@@ -483,6 +486,59 @@ static void tmodel(void)
            got.k2, got.k3);
 }
 
+/* host/prefault.h: C's pages faulted in without changing C. A fresh 40 MB mapping with a pattern
+ * in a few of its pages and a "C" that starts mid-page: after start + join every byte is what it
+ * was (zeros and the pattern; the partial pages at both ends untouched), and -- where the kernel
+ * has MADV_POPULATE_WRITE (5.14) -- every whole page inside C is resident (mincore). Below 16 MB,
+ * with gaps between the columns and with CLHGEMM_PREFAULT=off, no thread starts. */
+static void prefault(void)
+{
+    const size_t len = 40u << 20, pg = (size_t)sysconf(_SC_PAGESIZE);
+    unsigned char *mem = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    EXPECT(mem != MAP_FAILED, "prefault: mmap");
+    if (mem == MAP_FAILED) return;
+    for (size_t i = 0; i < len; i += 5 * (1u << 20) + 123) mem[i] = (unsigned char)(i % 251 + 1);
+    unsigned char *c = mem + 100;                 /* C: 2048 x 2500 doubles, ldc 2048 */
+    const size_t m = 2048, n = 2500, es = 8, bytes = m * n * es;
+    chg_prefault_t p;
+    unsetenv("CLHGEMM_PREFAULT");
+    chg_prefault_start(&p, c, m, n, m, es, 3);
+    const int started = p.nth;
+    chg_prefault_join(&p);
+    EXPECT(started > 0, "prefault: no helper thread started for a %zu-byte C", bytes);
+    size_t bad = 0;
+    for (size_t i = 0; i < len; i++) {
+        const unsigned char want = (i % (5 * (1u << 20) + 123) == 0) ? (unsigned char)(i % 251 + 1) : 0;
+        bad += mem[i] != want;
+    }
+    EXPECT(bad == 0, "prefault: %zu bytes changed", bad);
+    const size_t first = ((size_t)(c - mem) + pg - 1) / pg, last = ((size_t)(c - mem) + bytes) / pg;
+    unsigned char *vec = malloc(len / pg + 1);
+    if (vec && mincore(mem, len, vec) == 0) {
+        size_t missing = 0;
+        for (size_t i = first; i < last; i++) missing += !(vec[i] & 1);
+        printf("prefault: %zu of %zu whole pages of C not resident after it\n", missing, last - first);
+        /* the kernel's own answer on a fresh page decides whether all must be (Linux >= 5.14) */
+        void *probe = mmap(NULL, pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (probe != MAP_FAILED && madvise(probe, pg, 23 /* MADV_POPULATE_WRITE */) == 0)
+            EXPECT(missing == 0, "prefault: %zu pages of C not faulted in", missing);
+        if (probe != MAP_FAILED) munmap(probe, pg);
+    }
+    free(vec);
+    chg_prefault_start(&p, c, 512, 512, 512, es, 3);  /* 2 MB */
+    EXPECT(p.nth == 0, "prefault: %d threads for a 2 MB C", p.nth);
+    chg_prefault_join(&p);
+    chg_prefault_start(&p, c, 1024, 2000, 2048, es, 3); /* columns of half the stride */
+    EXPECT(p.nth == 0, "prefault: %d threads for a C with gaps", p.nth);
+    chg_prefault_join(&p);
+    setenv("CLHGEMM_PREFAULT", "off", 1);
+    chg_prefault_start(&p, c, m, n, m, es, 3);
+    EXPECT(p.nth == 0, "prefault: %d threads with CLHGEMM_PREFAULT=off", p.nth);
+    chg_prefault_join(&p);
+    unsetenv("CLHGEMM_PREFAULT");
+    munmap(mem, len);
+}
+
 int main(int argc, char **argv)
 {
     int want_params = argc > 1 && !strcmp(argv[1], "params-required");
@@ -490,6 +546,7 @@ int main(int argc, char **argv)
     hash_and_strings();
     level3_blocks();
     tmodel();
+    prefault();
 
     tc_env_t env;
     int rc = tc_open(&env);

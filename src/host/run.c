@@ -8,6 +8,7 @@
 #include "host/bshare.h"
 #include "host/driver.h"
 #include "host/fault.h"
+#include "host/prefault.h"
 #include "host/run.h"
 #include "host/sched.h"
 #include "host/share.h"
@@ -232,8 +233,12 @@ static clhgemm_status_t run_planned(clhgemm_handle_t h, call_t *c, const share_t
     pthread_mutex_init(&c->mu, NULL);
     for (int i = 0; i < h->ndev; i++) h->devs[i].short_in_call = 0;
     c->trace = chg_trace_begin(h->trace_path);
+    /* C's pages faulted in while the first tiles compute (a fresh C: prefault.h) */
+    chg_prefault_t pf;
+    chg_prefault_start(&pf, c->c, m_all, c->n, c->ldc, c->es, CHG_MIN(4, CHG_MAX(1, chg_cpu_cores() / 4)));
     /* The plan's devices only: the first c->pl.ndev (chg_plan_call's choice) */
     const clhgemm_status_t st = recover(h, c, drs, run_devices(h, c, drs, sh->rows, CHG_MAX(1, c->pl.ndev)));
+    chg_prefault_join(&pf);
     free(drs);
     if (chg_trace_end(c->trace) != 0) chg_log(1, "could not write the trace %s", h->trace_path);
     record(h, c, m_all, sh->predicted, t0, t_planned, st);
