@@ -15,6 +15,12 @@
  *   clhgemm-bench-smallcall [--sizes 4,8,16] [--samples 31] [--sample-us 200] [--precision s|d|both]
  *                           [--detail] [--csv FILE]
  *
+ * Which way a case went (CLHGEMM_TINY=auto): the library measures the kernel against OpenBLAS on
+ * the first small call and `CLHGEMM_VERBOSE=1 clhgemm-bench-smallcall --sizes 4 --samples 1` prints
+ * that table on stderr ("tiny:" lines: each cell's representative shape, ratio of times, '+'
+ * for the kernel; not with timed runs: verbose logs every call's route); runs with
+ * CLHGEMM_TINY=on and off time every case each way. The header line says CLHGEMM_TINY.
+ *
  * Public API only (plus OpenBLAS's CBLAS).
  */
 #define _POSIX_C_SOURCE 200809L

@@ -216,33 +216,38 @@ static void quick_paths(void)
     EXPECT(S[0] == 0.5f, "m 0: C written");
 }
 
-/* The cells of cpu/tinysel.h's table: size buckets of max(m, n, k) (<= 6, 12, 20, 32), whole
- * panels by C's rows in the column-major view (floats 4, 8, 16, 32; doubles 2, 4, 8, 16, 24, 32),
- * the transposes of that view (row-major swaps m with n and A with B), beta == 0; nothing above
- * CHG_TINY_MAX goes to the kernel, whatever the mode. */
+/* The cells of cpu/tinysel.h's table: size buckets of max(m, n, k) (<= 6, 12, 20, 32), the
+ * panels' kind by C's rows in the column-major view (padded: floats 1-3, doubles 1; whole: floats
+ * 4, 8, 16, 32, doubles 2, 4, 8, 16, 24, 32; the others overlapping), the transposes of that
+ * view (row-major swaps m with n and A with B), beta == 0; nothing above CHG_TINY_MAX goes to the
+ * kernel, whatever the mode. */
 static void cells(void)
 {
     const int C = CblasColMajor, R = CblasRowMajor, N = CblasNoTrans, T = CblasTrans;
     static const int edge[][2] = {{1, 0}, {6, 0}, {7, 1}, {12, 1}, {13, 2}, {20, 2}, {21, 3}, {32, 3}};
     for (int i = 0; i < 8; i++) {
         const int v = edge[i][0], want = edge[i][1];
-        EXPECT((chg_tiny_cell(CHG_F32, C, N, N, 1, 1, v, 1.0) >> 1 & 3u) == (unsigned)want &&
-                   (chg_tiny_cell(CHG_F64, C, N, N, 1, v, 1, 1.0) >> 1 & 3u) == (unsigned)want &&
-                   (chg_tiny_cell(CHG_F32, R, N, N, v, 1, 1, 1.0) >> 1 & 3u) == (unsigned)want,
+        EXPECT((chg_tiny_cell(CHG_F32, C, N, N, 1, 1, v, 1.0) >> 2 & 3u) == (unsigned)want &&
+                   (chg_tiny_cell(CHG_F64, C, N, N, 1, v, 1, 1.0) >> 2 & 3u) == (unsigned)want &&
+                   (chg_tiny_cell(CHG_F32, R, N, N, v, 1, 1, 1.0) >> 2 & 3u) == (unsigned)want,
                "max(m, n, k) = %d: not bucket %d", v, want);
     }
-    for (int m = 0; m <= CHG_TINY_MAX; m++) {
-        const unsigned ws = m == 4 || m == 8 || m == 16 || m == 32;
-        const unsigned wd = m == 2 || m == 4 || m == 8 || m == 16 || m == 24 || m == 32;
-        EXPECT((chg_tiny_cell(CHG_F32, C, N, N, m, 3, 3, 1.0) & 1u) == ws &&
-                   (chg_tiny_cell(CHG_F64, C, T, N, m, 3, 3, 1.0) & 1u) == wd &&
-                   (chg_tiny_cell(CHG_F32, R, N, N, 3, m, 3, 1.0) & 1u) == ws &&
-                   (chg_tiny_cell(CHG_F32, R, N, N, m, 3, 3, 1.0) & 1u) == 0,
-               "m %d: whole panels wrong (C's rows in the column-major view)", m);
+    for (int m = 1; m <= CHG_TINY_MAX; m++) {
+        const unsigned ws = m < 4 ? CHG_TINY_PADDED : m == 4 || m == 8 || m == 16 || m == 32 ? CHG_TINY_WHOLE
+                                                                                               : CHG_TINY_OVERLAP;
+        const unsigned wd = m == 1 ? CHG_TINY_PADDED
+                            : m == 2 || m == 4 || m == 8 || m == 16 || m == 24 || m == 32 ? CHG_TINY_WHOLE
+                                                                                         : CHG_TINY_OVERLAP;
+        EXPECT((chg_tiny_cell(CHG_F32, C, N, N, m, 5, 5, 1.0) & 3u) == ws &&
+                   (chg_tiny_cell(CHG_F64, C, T, N, m, 5, 5, 1.0) & 3u) == wd &&
+                   (chg_tiny_cell(CHG_F32, R, N, N, 5, m, 5, 1.0) & 3u) == ws &&
+                   (chg_tiny_cell(CHG_F32, R, N, N, m, 5, 5, 1.0) & 3u) == CHG_TINY_OVERLAP,
+               "m %d: panels' kind wrong (C's rows in the column-major view)", m);
     }
-    EXPECT(chg_tiny_cell(CHG_F32, C, T, N, 4, 4, 4, 0.0) >> 3 == 6u && chg_tiny_cell(CHG_F32, C, N, T, 4, 4, 4, 0.5) >> 3 == 1u &&
-               chg_tiny_cell(CHG_F64, R, T, N, 4, 4, 4, 0.0) >> 3 == 5u && chg_tiny_cell(CHG_F64, R, N, T, 4, 4, 4, 2.0) >> 3 == 2u,
+    EXPECT(chg_tiny_cell(CHG_F32, C, T, N, 4, 4, 4, 0.0) >> 4 == 6u && chg_tiny_cell(CHG_F32, C, N, T, 4, 4, 4, 0.5) >> 4 == 1u &&
+               chg_tiny_cell(CHG_F64, R, T, N, 4, 4, 4, 0.0) >> 4 == 5u && chg_tiny_cell(CHG_F64, R, N, T, 4, 4, 4, 2.0) >> 4 == 2u,
            "transposes (row-major: swapped) or beta == 0 not in the cell");
+    EXPECT(chg_tiny_cell(CHG_F64, C, T, T, 32, 32, 32, 0.0) < CHG_TINY_CELLS, "cell beyond the table");
     EXPECT(!chg_tiny_use(CHG_F32, C, T, N, 33, 4, 4, 0.0, NULL) && !chg_tiny_use(CHG_F32, C, N, N, 8, 33, 4, 0.0, NULL) &&
                !chg_tiny_use(CHG_F64, C, N, N, 8, 4, 33, 0.5, NULL),
            "beyond CHG_TINY_MAX given to the kernel");
@@ -298,7 +303,7 @@ static void route_case(clhgemm_handle_t h, int dbl, int layout, int ta, int tb, 
 static void route_table(clhgemm_handle_t h)
 {
     static const int dims[][3] = {{5, 5, 5}, {4, 6, 5}, {8, 8, 8}, {12, 9, 11}, {16, 16, 16}, {20, 13, 17},
-                                  {24, 24, 24}, {28, 21, 30}, {32, 32, 32}, {2, 32, 7}};
+                                  {24, 24, 24}, {28, 21, 30}, {32, 32, 32}, {2, 32, 7}, {3, 6, 6}, {1, 17, 9}};
     static const int trans[2] = {CblasNoTrans, CblasTrans}, layouts[2] = {CblasColMajor, CblasRowMajor};
     int told = 0, all = 0;
     for (int dbl = 0; dbl < 2; dbl++)
@@ -342,15 +347,16 @@ static void api_mode(void)
            "after small calls: state %d", atomic_load(&chg_tiny_state_));
     route_table(h);
     if (want == CHG_TINY_PENDING && atomic_load(&chg_tiny_state_) == CHG_TINY_READY) {
-        const uint64_t measured[2] = {chg_tiny_table_[0], chg_tiny_table_[1]};
-        printf("measured table: s %016llx d %016llx\n", (unsigned long long)measured[0],
-               (unsigned long long)measured[1]);
-        chg_tiny_table_[0] = chg_tiny_table_[1] = ~(uint64_t)0;
+        static uint8_t measured[2][CHG_TINY_CELLS];
+        memcpy(measured, chg_tiny_table_, sizeof measured);
+        int on = 0;
+        for (int i = 0; i < 2 * CHG_TINY_CELLS; i++) on += measured[i / CHG_TINY_CELLS][i % CHG_TINY_CELLS];
+        printf("measured table: the kernel in %d of 192 cells\n", on);
+        memset(chg_tiny_table_, 1, sizeof measured);
         route_table(h);
-        chg_tiny_table_[0] = chg_tiny_table_[1] = 0;
+        memset(chg_tiny_table_, 0, sizeof measured);
         route_table(h);
-        chg_tiny_table_[0] = measured[0];
-        chg_tiny_table_[1] = measured[1];
+        memcpy(chg_tiny_table_, measured, sizeof measured);
     }
     printf("%d calls told apart by their bits\n", g_route_told);
     clhgemm_destroy(h);

@@ -12,7 +12,7 @@
 #include "base/util.h"
 
 atomic_int chg_tiny_state_ = CHG_TINY_UNREAD;
-uint64_t chg_tiny_table_[2];
+uint8_t chg_tiny_table_[2][CHG_TINY_CELLS];
 
 const uint8_t chg_tiny_bucket_[CHG_TINY_MAX + 1] = {
     0, 0, 0, 0, 0, 0, 0,                /* 0 .. 6 */
@@ -22,14 +22,23 @@ const uint8_t chg_tiny_bucket_[CHG_TINY_MAX + 1] = {
 };
 /* tiny.c's panels: floats 16 wide from m = 16, 8 from 8, 4 from 4 (padded below); doubles 8, 4, 2
  * (padded at 1); the rows left past whole panels take one more that overlaps the one before. */
-const uint8_t chg_tiny_whole_[2][CHG_TINY_MAX + 1] = {
-    [CHG_F32] = {[4] = 1, [8] = 1, [16] = 1, [32] = 1},
-    [CHG_F64] = {[2] = 1, [4] = 1, [8] = 1, [16] = 1, [24] = 1, [32] = 1},
+#define W_ CHG_TINY_WHOLE
+#define O_ CHG_TINY_OVERLAP
+const uint8_t chg_tiny_kind_[2][CHG_TINY_MAX + 1] = {
+    [CHG_F32] = {0, 0, 0, 0, W_, O_, O_, O_, W_, O_, O_, O_, O_, O_, O_, O_, W_,
+                 O_, O_, O_, O_, O_, O_, O_, O_, O_, O_, O_, O_, O_, O_, O_, W_},
+    [CHG_F64] = {0, 0, W_, O_, W_, O_, O_, O_, W_, O_, O_, O_, O_, O_, O_, O_, W_,
+                 O_, O_, O_, O_, O_, O_, O_, W_, O_, O_, O_, O_, O_, O_, O_, W_},
 };
+#undef W_
+#undef O_
 
-/* The representative square product of a cell: by whole panels (0, 1) and size bucket; calls
- * per timed sample by bucket (a sample of about 1-2 us: a clock reading is some 20 ns). */
-static const int kRep[2][4] = {{3, 12, 20, 28}, {4, 8, 16, 32}};
+/* The representative product of a cell, by size bucket: C's rows m by the panels' kind (padded:
+ * floats 3, doubles 1; whole; overlapping), n = k by kind; calls per timed sample (a sample of
+ * about 1-2 us: a clock reading is some 20 ns). */
+static const int kRepM[2][3][4] = {{{3, 3, 3, 3}, {4, 8, 16, 32}, {6, 12, 20, 28}},
+                                   {{1, 1, 1, 1}, {4, 8, 16, 32}, {6, 12, 20, 28}}};
+static const int kRepNK[3][4] = {{5, 10, 16, 28}, {4, 8, 16, 32}, {6, 12, 20, 28}};
 static const int kCalls[4] = {48, 16, 6, 2};
 #define SAMPLES 11
 #define TIE 0.97 /* the kernel takes a cell only below this ratio of times */
@@ -65,9 +74,11 @@ static double median(double *v, int n)
 static double cell_ratio(chg_precision_t prec, unsigned cell, chg_tiny_ref_fn ref, const void *a, const void *b,
                          void *c)
 {
-    const double beta = cell >> 5 & 1u ? 0.0 : 0.5;
-    const int ta = cell >> 4 & 1u ? 112 : 111, tb = cell >> 3 & 1u ? 112 : 111;
-    const int bucket = (int)(cell >> 1 & 3u), n = kRep[cell & 1u][bucket], calls = kCalls[bucket];
+    const double beta = cell >> 6 & 1u ? 0.0 : 0.5;
+    const int ta = cell >> 5 & 1u ? 112 : 111, tb = cell >> 4 & 1u ? 112 : 111;
+    const int bucket = (int)(cell >> 2 & 3u), kind = (int)(cell & 3u), calls = kCalls[bucket];
+    const int m = kRepM[prec][kind][bucket], n = kRepNK[kind][bucket], k = n;
+    const int lda = ta == 111 ? m : k, ldb = tb == 111 ? k : n;
     double r[SAMPLES];
     for (int s = -1; s < SAMPLES; s++) {
         unsigned long long t[2] = {0, 0};
@@ -76,8 +87,8 @@ static double cell_ratio(chg_precision_t prec, unsigned cell, chg_tiny_ref_fn re
             const unsigned long long t0 = chg_now_ns();
             for (int i = 0; i < calls; i++) {
                 if (kern)
-                    chg_tiny_gemm(prec, 102, ta, tb, n, n, n, 1.0, a, n, b, n, beta, c, n);
-                else if (ref(prec, 102, ta, tb, n, n, n, 1.0, a, n, b, n, beta, c, n) != 0)
+                    chg_tiny_gemm(prec, 102, ta, tb, m, n, k, 1.0, a, lda, b, ldb, beta, c, m);
+                else if (ref(prec, 102, ta, tb, m, n, k, 1.0, a, lda, b, ldb, beta, c, m) != 0)
                     return 0;
             }
             t[kern] = chg_now_ns() - t0;
@@ -87,16 +98,22 @@ static double cell_ratio(chg_precision_t prec, unsigned cell, chg_tiny_ref_fn re
     return median(r, SAMPLES);
 }
 
-/* "NN 4 0.71+ 3 0.80+ 8 1.02 ..." for one precision, beta and transpose pair ('+': the kernel). */
-static void log_row(chg_precision_t prec, unsigned base, const double *ratio, uint64_t table)
+/* "NN 3x5 0.71+ 4 0.80+ 6 1.02 ..." for one precision, beta and transpose pair: each cell's
+ * representative m x n = k (or n), its ratio of times, '+' where the kernel takes it. */
+static void log_row(chg_precision_t prec, unsigned base, const double *ratio, const uint8_t *table)
 {
-    char line[256];
+    char line[320];
     int len = snprintf(line, sizeof line, "tiny: %s beta %s %c%c:", prec == CHG_F64 ? "d" : "s",
-                       base >> 5 & 1u ? "0" : "!0", base >> 4 & 1u ? 'T' : 'N', base >> 3 & 1u ? 'T' : 'N');
-    for (unsigned i = 0; i < 8 && len > 0 && len < (int)sizeof line; i++) {
-        const unsigned cell = base | i;
-        len += snprintf(line + len, sizeof line - (size_t)len, " %d %.2f%s", kRep[cell & 1u][cell >> 1 & 3u],
-                        ratio[cell], table >> cell & 1u ? "+" : "");
+                       base >> 6 & 1u ? "0" : "!0", base >> 5 & 1u ? 'T' : 'N', base >> 4 & 1u ? 'T' : 'N');
+    for (unsigned i = 0; i < 16 && len > 0 && len < (int)sizeof line; i++) {
+        const unsigned cell = base | i, kind = cell & 3u, bucket = cell >> 2 & 3u;
+        if (kind > CHG_TINY_OVERLAP) continue;
+        const int m = kRepM[prec][kind][bucket], n = kRepNK[kind][bucket];
+        if (m == n)
+            len += snprintf(line + len, sizeof line - (size_t)len, " %d %.2f%s", n, ratio[cell], table[cell] ? "+" : "");
+        else
+            len += snprintf(line + len, sizeof line - (size_t)len, " %dx%d %.2f%s", m, n, ratio[cell],
+                            table[cell] ? "+" : "");
     }
     chg_log(1, "%s", line);
 }
@@ -107,8 +124,8 @@ static void measure(chg_tiny_ref_fn ref)
     const size_t nn = (size_t)CHG_TINY_MAX * CHG_TINY_MAX;
     double *dbuf = malloc(3 * nn * (sizeof(double) + sizeof(float)));
     float *sbuf = dbuf ? (float *)(dbuf + 3 * nn) : NULL;
-    uint64_t table[2] = {0, 0};
-    static double ratio[2][64]; /* only the measuring thread writes it */
+    static uint8_t table[2][CHG_TINY_CELLS]; /* only the measuring thread writes these */
+    static double ratio[2][CHG_TINY_CELLS];
     const unsigned long long t0 = chg_now_ns();
     if (dbuf) {
         unsigned seed = 12345u;
@@ -118,20 +135,21 @@ static void measure(chg_tiny_ref_fn ref)
             sbuf[i] = (float)dbuf[i];
         }
         for (int p = 0; p < 2; p++)
-            for (unsigned cell = 0; cell < 64; cell++) {
+            for (unsigned cell = 0; cell < CHG_TINY_CELLS; cell++) {
+                if ((cell & 3u) > CHG_TINY_OVERLAP) continue;
                 ratio[p][cell] = p == CHG_F64 ? cell_ratio(CHG_F64, cell, ref, dbuf, dbuf + nn, dbuf + 2 * nn)
                                               : cell_ratio(CHG_F32, cell, ref, sbuf, sbuf + nn, sbuf + 2 * nn);
-                if (ratio[p][cell] < TIE) table[p] |= (uint64_t)1 << cell;
+                table[p][cell] = ratio[p][cell] < TIE;
             }
         free(dbuf);
     }
-    chg_tiny_table_[0] = table[0];
-    chg_tiny_table_[1] = table[1];
+    memcpy(chg_tiny_table_, table, sizeof table);
     chg_log(1, "tiny: kernel against OpenBLAS measured in %.1f ms (ratio of times per cell, '+': the kernel)",
             (chg_now_ns() - t0) * 1e-6);
     if (dbuf && chg_verbose() >= 1)
         for (int p = 0; p < 2; p++)
-            for (unsigned base = 0; base < 64; base += 8) log_row((chg_precision_t)p, base, ratio[p], table[p]);
+            for (unsigned base = 0; base < CHG_TINY_CELLS; base += 16)
+                log_row((chg_precision_t)p, base, ratio[p], table[p]);
 }
 
 int chg_tiny_calibrate(chg_tiny_ref_fn ref)
@@ -148,6 +166,6 @@ int chg_tiny_calibrate(chg_tiny_ref_fn ref)
 int chg_tiny_use_slow(chg_precision_t prec, unsigned cell, chg_tiny_ref_fn ref)
 {
     const int s = chg_tiny_calibrate(ref);
-    if (s == CHG_TINY_READY) return (int)(chg_tiny_table_[prec] >> cell & 1u);
+    if (s == CHG_TINY_READY) return chg_tiny_table_[prec][cell];
     return s == CHG_TINY_ON; /* off, or another thread measuring: OpenBLAS */
 }

@@ -9,10 +9,10 @@
  * once per process, on the first CPU-routed GEMM with m, n, k <= CHG_TINY_MAX (never on a path
  * that could not use the kernel): for each cell -- precision, beta zero or not, A and B
  * transposed or not in the column-major view, a size bucket of max(m, n, k) (<= 6, 12, 20, 32)
- * and whether C's rows (column-major view) fill whole vector panels of the kernel -- one
- * representative square product, the kernel and OpenBLAS timed alternately, the median of their
+ * and how the kernel's vector panels cover C's rows in the column-major view (one padded panel,
+ * whole panels, or a last panel overlapping the one before) -- one representative product, the kernel and OpenBLAS timed alternately, the median of their
  * ratios; the kernel takes the cell only where it is at least 3% faster (a tie goes to
- * OpenBLAS). About 3-6 ms in all; CLHGEMM_VERBOSE=1 logs the table. A call then costs a few
+ * OpenBLAS). About 5-10 ms in all; CLHGEMM_VERBOSE=1 logs the table. A call then costs a few
  * loads (chg_tiny_use). While one thread measures, others calling meanwhile use OpenBLAS.
  *
  * CLHGEMM_TINY=auto|off|on (read once per process, chg_env_choice): auto as above; off: every
@@ -32,14 +32,18 @@
 enum { CHG_TINY_UNREAD = -1, CHG_TINY_OFF = 0, CHG_TINY_ON = 1, CHG_TINY_READY = 2, CHG_TINY_PENDING = 3,
        CHG_TINY_MEASURING = 4 };
 extern atomic_int chg_tiny_state_;
-/* Per precision, bit `cell` (chg_tiny_cell) set where the kernel takes the call; written before
+/* The table's cells per precision (chg_tiny_cell; 96 of them used). */
+#define CHG_TINY_CELLS 128
+/* Per precision and cell (chg_tiny_cell), 1 where the kernel takes the call; written before
  * chg_tiny_state_ becomes CHG_TINY_READY (release), read after it (acquire). */
-extern uint64_t chg_tiny_table_[2];
-/* max(m, n, k) -> size bucket 0 .. 3 (<= 6, 12, 20, 32); m -> 1 where the kernel's panels of
- * that height are whole vectors with no overlap (floats 4, 8, 16, 32; doubles 2, 4, 8, 16, 24,
- * 32), per precision. */
+extern uint8_t chg_tiny_table_[2][CHG_TINY_CELLS];
+/* max(m, n, k) -> size bucket 0 .. 3 (<= 6, 12, 20, 32); per precision, C's rows m (column-major
+ * view) -> how tiny.c's panels cover them: CHG_TINY_PADDED (one panel padded with zeros: floats
+ * m < 4, doubles m = 1), CHG_TINY_WHOLE (whole vectors: floats 4, 8, 16, 32; doubles 2, 4, 8,
+ * 16, 24, 32), CHG_TINY_OVERLAP (a last panel overlapping the one before). */
+enum { CHG_TINY_PADDED = 0, CHG_TINY_WHOLE = 1, CHG_TINY_OVERLAP = 2 };
 extern const uint8_t chg_tiny_bucket_[CHG_TINY_MAX + 1];
-extern const uint8_t chg_tiny_whole_[2][CHG_TINY_MAX + 1];
+extern const uint8_t chg_tiny_kind_[2][CHG_TINY_MAX + 1];
 
 /* The CPU BLAS's GEMM as cpu/cpublas.h has it (chg_cpu_blas_gemm), which the calibration times
  * against the kernel (passed in, so that this module does not depend on cpublas). */
@@ -48,16 +52,16 @@ typedef int (*chg_tiny_ref_fn)(chg_precision_t prec, int layout, int ta, int tb,
 
 /* The table's cell of a call (column-major view: row-major swaps m with n and A with B; layout
  * and transposes as clhgemm's enums, CBLAS's values: row-major 101, no transpose 111), m, n, k
- * in 0 .. CHG_TINY_MAX: bit 5 beta == 0, bit 4 A transposed, bit 3 B transposed, bits 1-2 the
- * size bucket, bit 0 whole panels. */
+ * in 0 .. CHG_TINY_MAX: bit 6 beta == 0, bit 5 A transposed, bit 4 B transposed, bits 2-3 the
+ * size bucket, bits 0-1 the panels' kind. */
 static inline unsigned chg_tiny_cell(chg_precision_t prec, int layout, int ta, int tb, int m, int n, int k,
                                      double beta)
 {
     const int row = layout == 101;
     const unsigned tra = (row ? tb : ta) != 111, trb = (row ? ta : tb) != 111;
     const int big = m > n ? (m > k ? m : k) : (n > k ? n : k);
-    return (unsigned)(beta == 0.0) << 5 | tra << 4 | trb << 3 | (unsigned)chg_tiny_bucket_[big] << 1 |
-           chg_tiny_whole_[prec][row ? n : m];
+    return (unsigned)(beta == 0.0) << 6 | tra << 5 | trb << 4 | (unsigned)chg_tiny_bucket_[big] << 2 |
+           chg_tiny_kind_[prec][row ? n : m];
 }
 
 /* The answer when the table is not measured yet or CLHGEMM_TINY is not auto (reads the variable,
@@ -66,14 +70,14 @@ int chg_tiny_use_slow(chg_precision_t prec, unsigned cell, chg_tiny_ref_fn ref);
 
 /* 1 when the CPU route runs this GEMM (arguments checked, m, n, k >= 0) on the kernel, 0 for
  * OpenBLAS. Inline: three compares, the cell (two table loads), the state and the table's
- * word. */
+ * byte. */
 static inline int chg_tiny_use(chg_precision_t prec, int layout, int ta, int tb, int m, int n, int k, double beta,
                                chg_tiny_ref_fn ref)
 {
     if (m > CHG_TINY_MAX || n > CHG_TINY_MAX || k > CHG_TINY_MAX) return 0;
     const unsigned cell = chg_tiny_cell(prec, layout, ta, tb, m, n, k, beta);
     const int s = atomic_load_explicit(&chg_tiny_state_, memory_order_acquire);
-    if (s == CHG_TINY_READY) return (int)(chg_tiny_table_[prec] >> cell & 1u);
+    if (s == CHG_TINY_READY) return chg_tiny_table_[prec][cell];
     if (s == CHG_TINY_OFF || s == CHG_TINY_ON) return s;
     return chg_tiny_use_slow(prec, cell, ref);
 }
