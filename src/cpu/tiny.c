@@ -20,8 +20,11 @@
 
 #include "base/util.h"
 
-/* x86-64 with glibc: one clone per ISA level, chosen by an ifunc when the library loads. */
-#if defined(__x86_64__) && defined(__GLIBC__) && defined(__GNUC__) && !defined(__clang__) && __GNUC__ >= 12
+/* x86-64 with glibc: one clone per ISA level, chosen by an ifunc when the library loads. Not
+ * under ThreadSanitizer: the ifunc resolvers run while the library is relocated, before the TSan
+ * runtime is up, and every TSan test crashed at start (SIGSEGV, no output). */
+#if defined(__x86_64__) && defined(__GLIBC__) && defined(__GNUC__) && !defined(__clang__) && __GNUC__ >= 12 && \
+    !defined(__SANITIZE_THREAD__)
 #define TINY_CLONES __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
 #else
 #define TINY_CLONES
