@@ -11,8 +11,11 @@ int chg_bshare_wanted(const hdev_t *const *devs, int ndev)
     const int mode = chg_env_choice("CLHGEMM_SHARE_B", names, 0);
     if (ndev < 2 || mode == 2) return 0;
     if (mode == 1) return 1;
+    /* the measured case: devices of one platform (another platform's driver would see this
+     * memory as pageable: right, but slower than its own staging) */
     for (int i = 0; i < ndev; i++)
-        if (!(devs[i]->dev.features & CHG_FEAT_FOREIGN_PINNED)) return 0;
+        if (!(devs[i]->dev.features & CHG_FEAT_FOREIGN_PINNED) || devs[i]->dev.info.platform != devs[0]->dev.info.platform)
+            return 0;
     return 1;
 }
 

@@ -19,8 +19,9 @@
  * the rest of the slot to the next user, which packs it itself. Nothing here can give a wrong
  * result: a key is the exact geometry of what is staged, and a slice not found is packed again.
  *
- * CLHGEMM_SHARE_B=auto|on|off (validated; auto: on for calls on two or more devices of NVIDIA's
- * or PoCL's OpenCL, where a foreign context's pinned memory was measured at the own rate).
+ * CLHGEMM_SHARE_B=auto|on|off (validated; auto: on for calls on two or more devices of one
+ * platform, NVIDIA's or PoCL's OpenCL, where a foreign context's pinned memory was measured at
+ * the own rate).
  */
 #ifndef CHG_HOST_BSHARE_H
 #define CHG_HOST_BSHARE_H
