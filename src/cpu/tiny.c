@@ -21,13 +21,11 @@
 #include "base/util.h"
 
 /* x86-64 with glibc: one clone per ISA level, chosen by an ifunc when the library loads. Not
- * under the sanitizers: the ifunc resolvers run while the library is relocated, before their
- * runtime is up -- every TSan test crashed at start (SIGSEGV, no output), and under ASan the one
- * test that links the static library (so its executable carries the IRELATIVE relocations,
- * test_internal) ended twice in a LeakSanitizer tracer crash at exit in CI-order runs. The
- * sanitizer builds run the baseline clone's code. */
+ * under ThreadSanitizer: the ifunc resolvers run while the library is relocated, before the TSan
+ * runtime is up, and every TSan test crashed at start (SIGSEGV, no output); the TSan build runs
+ * the baseline clone's code. */
 #if defined(__x86_64__) && defined(__GLIBC__) && defined(__GNUC__) && !defined(__clang__) && __GNUC__ >= 12 && \
-    !defined(__SANITIZE_THREAD__) && !defined(__SANITIZE_ADDRESS__)
+    !defined(__SANITIZE_THREAD__)
 #define TINY_CLONES __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
 #else
 #define TINY_CLONES
