@@ -5,13 +5,16 @@
  * Run with two devices (CTest: POCL_DEVICES="pthread pthread", CLHGEMM_ROUTE=device,
  * CLHGEMM_VERBOSE=1). The planner's inputs are made deterministic with CLHGEMM_KERNEL_RATE
  * (set here before each handle is made: the rate is taken when a handle first plans):
- *   small   n = 96 with a fast kernel (1 TFLOP/s): the fixed costs of a second device decide,
+ *   small   n = 96 with a fast kernel (1 PFLOP/s: no kernel time for a second device to save, so
+ *           the measured bus and pack rates cannot tip it): the fixed costs of a second device decide,
  *           the call runs on one device (info.devices_used == 1, the plan line "devices: 1 of 2")
  *   large   n = 512 with a slow kernel (0.5 GFLOP/s): the kernel decides, two devices (a device
  *           may find the work taken before it starts: one of three calls must use both)
- *   all     n = 512 on forced tiles of 256 x 512 x 512 (two bands, one k slice): one device by the
- *           model, both with CLHGEMM_PLAN_DEVICES=all ("devices: 2 of 2"), alternating on one
- *           handle (the plan memo keys on the setting)
+ *   all     n = 512 on forced tiles of 256 x 512 x 512 (two bands, one k slice): both devices with
+ *           CLHGEMM_PLAN_DEVICES=all ("devices: 2 of 2"), alternating on one handle with calls
+ *           without it, which keep their first call's decision (the plan memo keys on the setting;
+ *           the decision itself rests on rates measured at handle creation, so only the small
+ *           case asserts one device)
  *   route   CLHGEMM_ROUTE=auto with CLHGEMM_ROUTE_MODEL: the route's line names the device count
  *           its model assumed (1 of 2 for a small call on fast devices; 2 of 2 with all)
  *   share   B slices staged once for both devices (host/bshare.h): the verbose line counts slices
@@ -138,25 +141,34 @@ static void plan_cases(int dbl, tc_rng_t *rng)
     /* each device stages its own B (the model's costs of a second device as these cases were
      * set up; staged once, the second device's fill is cheaper: share_cases) */
     setenv("CLHGEMM_SHARE_B", "off", 1);
-    clhgemm_handle_t h = handle_with_rate("1000");
+    clhgemm_handle_t h = handle_with_rate("1000000");
     if (!h) return;
     /* small: one device */
     if (!run_call(h, dbl, 96, 0.0, rng, &inf, &cap, "small")) {
         want_count("small", "devices_used", inf.devices_used, 1);
         want_plan_devices(&cap, "devices: 1 of 2 (fewer devices", "small");
     }
-    /* all, with forced tiles of 256 x 512 x 512 (two bands of the 512 call, one k slice): the
-     * model keeps it on one device (a second saves one fixed step and some kernel time and
-     * costs its start, its fill and drain), all runs both; before and after it the same call without the setting stays on one (the memo
-     * keys on it). A device may find both bands taken before it starts: at least one of three
-     * calls must use both. */
+    /* all, with forced tiles of 256 x 512 x 512 (two bands of the 512 call, one k slice): all
+     * runs both devices; before and after it the same call without the setting keeps the
+     * decision its first call made (the memo keys on the setting). That decision is the model's
+     * on the rates measured when the handle was made -- one device by 0.3-0.8 ms on an idle
+     * machine, within 3% under load -- so it is not asserted here (the small case asserts one
+     * device). A device may find both bands taken before it starts: at least one of three calls
+     * with all must use both. */
     setenv("CLHGEMM_TILE", "256,512,512", 1);
     int most = 0;
+    const char *first = NULL;
     for (int r = 0; r < 3; r++) {
         unsetenv("CLHGEMM_PLAN_DEVICES");
         if (!run_call(h, dbl, 512, 0.5, rng, &inf, &cap, "forced tile, auto")) {
-            want_count("forced tile, auto", "devices_used", inf.devices_used, 1);
-            want_plan_devices(&cap, "devices: 1 of 2 (fewer devices", "forced tile, auto");
+            const char *one = "devices: 1 of 2 (fewer devices", *two = "devices: 2 of 2 (every device";
+            if (!first) first = strstr(cap.text, one) ? one : two;
+            want_plan_devices(&cap, first, "forced tile, auto (the first call's decision again)");
+            g_cases++;
+            if (inf.devices_used > (first == one ? 1 : 2)) {
+                fprintf(stderr, "FAIL forced tile, auto: %d devices used, planned %s\n", inf.devices_used, first);
+                g_failures++;
+            }
         }
         setenv("CLHGEMM_PLAN_DEVICES", "all", 1);
         if (!run_call(h, dbl, 512, 0.5, rng, &inf, &cap, "forced tile, all")) {

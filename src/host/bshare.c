@@ -34,9 +34,20 @@ chg_bshare_t *chg_bshare_begin(hdev_t *const *devs, int ndev, size_t bytes)
     pthread_cond_init(&bs->cv, NULL);
     bs->nslots = BS_SLOTS;
     for (int i = 0; i < BS_SLOTS; i++) bs->slot[i].st = &owner->st_bs[i];
-    for (int i = 0; i < ndev; i++) bs->all |= 1u << (devs[i]->index % BS_MAXDEV);
+    bs->ndev = ndev;
+    for (int i = 0; i < ndev; i++) {
+        bs->index[i] = devs[i]->index;
+        bs->all |= 1u << i;
+    }
     bs->expected = ndev;
     return bs;
+}
+
+int chg_bshare_pos(const chg_bshare_t *bs, int index)
+{
+    for (int i = 0; i < bs->ndev; i++)
+        if (bs->index[i] == index) return i;
+    return -1;
 }
 
 void chg_bshare_arrive(chg_bshare_t *bs)
@@ -103,16 +114,16 @@ static int pick_victim(const chg_bshare_t *bs)
     return best;
 }
 
-bs_slot_t *chg_bshare_take(chg_bshare_t *bs, const bs_key_t *k, int nch, int dev, int *fill)
+bs_slot_t *chg_bshare_take(chg_bshare_t *bs, const bs_key_t *k, int nch, int pos, int *fill)
 {
-    const unsigned bit = 1u << (dev % BS_MAXDEV);
+    const unsigned bit = 1u << pos;
     pthread_mutex_lock(&bs->mu);
     for (int i = 0; i < bs->nslots; i++) {
         bs_slot_t *s = &bs->slot[i];
         if (s->used && s->nch == nch && key_eq(&s->key, k)) {
             s->holds++;
             s->users |= bit;
-            if (s->filler == dev % BS_MAXDEV) bs->reused++;
+            if (s->filler == pos) bs->reused++;
             else bs->shared++;
             pthread_mutex_unlock(&bs->mu);
             *fill = 0;
@@ -137,7 +148,7 @@ bs_slot_t *chg_bshare_take(chg_bshare_t *bs, const bs_key_t *k, int nch, int dev
     s->dead = 0;
     s->holds = 1;
     s->users = bit;
-    s->filler = dev % BS_MAXDEV;
+    s->filler = pos;
     bs->packed++;
     pthread_mutex_unlock(&bs->mu);
     wait_copies(old);
@@ -164,9 +175,9 @@ int chg_bshare_wait(chg_bshare_t *bs, bs_slot_t *sl, int ch)
     return mine;
 }
 
-void chg_bshare_release(chg_bshare_t *bs, bs_slot_t *sl, int dev, cl_event last, int failed)
+void chg_bshare_release(chg_bshare_t *bs, bs_slot_t *sl, int pos, cl_event last, int failed)
 {
-    const int d = dev % BS_MAXDEV;
+    const int d = pos;
     pthread_mutex_lock(&bs->mu);
     if (last) {
         clRetainEvent(last);

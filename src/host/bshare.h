@@ -28,7 +28,7 @@
 
 #include "host/hdev.h"
 
-#define BS_MAXDEV 16  /* devices whose copies a slot tracks (device index modulo this) */
+#define BS_MAXDEV 16  /* devices of a call that share (more: no sharing) */
 
 /* What a B slice stages: k slice s (global, SYR2K's second product included), the part
  * [q0, q0 + qk) of it (qk = 0: all), tile columns [j0, j0 + nc). */
@@ -44,9 +44,9 @@ typedef struct bs_slot_s {
     int nch, ready;            /* chunks, and chunks packed so far (in order) */
     int dead;                  /* its filler stopped part way: the next user packs the rest */
     int holds;                 /* drivers between take and release */
-    unsigned users;            /* bit per device (index % BS_MAXDEV) that took it */
-    int filler;                /* device (index % BS_MAXDEV) that packed it */
-    cl_event ev[BS_MAXDEV];    /* each device's last copy out of it */
+    unsigned users;            /* bit per sharing device (its position, chg_bshare_pos) that took it */
+    int filler;                /* position of the device that packed it */
+    cl_event ev[BS_MAXDEV];    /* each sharing device's last copy out of it, by position */
 } bs_slot_t;
 
 typedef struct chg_bshare_s {
@@ -55,6 +55,8 @@ typedef struct chg_bshare_s {
     int nslots;
     bs_slot_t slot[BS_SLOTS];
     unsigned all;              /* bits of the sharing devices */
+    int ndev;
+    int index[BS_MAXDEV];      /* their device indices (hdev_t.index), by position */
     int expected, arrived;     /* drivers of the call, and those past their setup */
     unsigned long long seq;
     double packed, shared;     /* slices packed here, copies served from another device's pack */
@@ -79,17 +81,21 @@ void chg_bshare_arrive(chg_bshare_t *bs);
 /* A driver of the call that will not run (its thread could not be started). */
 void chg_bshare_leave(chg_bshare_t *bs);
 
-/* The slot for key k (nch chunks) for device `dev`: *fill = 1 when this driver is to pack it
+/* The position among the sharing devices of the device with index `index`, or -1 (then it
+ * stages its own slices). */
+int chg_bshare_pos(const chg_bshare_t *bs, int index);
+
+/* The slot for key k (nch chunks) for the device at position `pos` (chg_bshare_pos): *fill = 1 when this driver is to pack it
  * (every chunk, chg_bshare_ready after each), 0 when another did or does (chg_bshare_wait
  * before copying each chunk). The slot is held until chg_bshare_release. */
-bs_slot_t *chg_bshare_take(chg_bshare_t *bs, const bs_key_t *k, int nch, int dev, int *fill);
+bs_slot_t *chg_bshare_take(chg_bshare_t *bs, const bs_key_t *k, int nch, int pos, int *fill);
 /* Chunk ch of a slot this driver fills has been packed. */
 void chg_bshare_ready(chg_bshare_t *bs, bs_slot_t *sl, int ch);
 /* Waits until chunk ch is packed; 1 when its filler stopped before it, so this driver packs it
  * (and calls chg_bshare_ready) itself. */
 int chg_bshare_wait(chg_bshare_t *bs, bs_slot_t *sl, int ch);
-/* Done with the slot: `last` (retained here; NULL: none) is this device's last copy out of it;
+/* Done with the slot (device at `pos`): `last` (retained here; NULL: none) is its last copy out of it;
  * a filler that stops part way passes its failure (the rest goes to the next user). */
-void chg_bshare_release(chg_bshare_t *bs, bs_slot_t *sl, int dev, cl_event last, int failed);
+void chg_bshare_release(chg_bshare_t *bs, bs_slot_t *sl, int pos, cl_event last, int failed);
 
 #endif

@@ -106,7 +106,8 @@ static cl_int load_slice(drv_t *v, int is_a, const char *base, size_t ldm, const
      * device to ask for it, copied from there by the others. */
     bs_slot_t *sl = NULL;
     int fill = 1;
-    if (key && c->bs && nch > 0) sl = chg_bshare_take(c->bs, key, nch, d->index, &fill);
+    const int pos = key && c->bs && nch > 0 ? chg_bshare_pos(c->bs, d->index) : -1;
+    if (pos >= 0) sl = chg_bshare_take(c->bs, key, nch, pos, &fill);
     pinned_t *st = sl ? sl->st : is_a ? &d->st_a[r] : &d->st_b[r];
     const size_t need = chg_stage_elems(g);
     if (need * es > st->bytes || need * es > d->buf_bytes[is_a ? B_ARAW : B_BRAW])
@@ -129,7 +130,7 @@ static cl_int load_slice(drv_t *v, int is_a, const char *base, size_t ldm, const
         clFlush(v->qh);  /* a later wait on this copy must not depend on an unflushed queue */
         chg_tile_trace(v, Q_H2D, is_a ? "A slice" : "B slice", rg->h2d[r]);
     }
-    if (sl) chg_bshare_release(c->bs, sl, d->index, rg->h2d[r], err != CL_SUCCESS && fill);
+    if (sl) chg_bshare_release(c->bs, sl, pos, rg->h2d[r], err != CL_SUCCESS && fill);
     if (err != CL_SUCCESS) return err;
     v->h2d_bytes += (double)bytes;
     const cl_uint nw = rg->h2d[r] ? 1 : 0; /* nothing staged: a triangular block of zeros */
