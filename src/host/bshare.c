@@ -32,13 +32,9 @@ chg_bshare_t *chg_bshare_begin(hdev_t *const *devs, int ndev, size_t bytes)
     if (!bs) return NULL;
     pthread_mutex_init(&bs->mu, NULL);
     pthread_cond_init(&bs->cv, NULL);
-    bs->nslots = BS_SLOTS;
     for (int i = 0; i < BS_SLOTS; i++) bs->slot[i].st = &owner->st_bs[i];
     bs->ndev = ndev;
-    for (int i = 0; i < ndev; i++) {
-        bs->index[i] = devs[i]->index;
-        bs->all |= 1u << i;
-    }
+    for (int i = 0; i < ndev; i++) bs->index[i] = devs[i]->index;
     bs->expected = ndev;
     return bs;
 }
@@ -84,7 +80,7 @@ static void wait_copies(cl_event ev[BS_MAXDEV])
 void chg_bshare_end(chg_bshare_t *bs)
 {
     if (!bs) return;
-    for (int i = 0; i < bs->nslots; i++) wait_copies(bs->slot[i].ev);
+    for (int i = 0; i < BS_SLOTS; i++) wait_copies(bs->slot[i].ev);
     chg_log(1, "B slices: %.0f packed, %.0f copies served from another device's pack, %.0f reused by the same device",
             bs->packed, bs->shared, bs->reused);
     pthread_cond_destroy(&bs->cv);
@@ -101,11 +97,12 @@ static int key_eq(const bs_key_t *a, const bs_key_t *b)
  * an empty one, then one every sharing device has used, then the oldest. */
 static int pick_victim(const chg_bshare_t *bs)
 {
+    const unsigned all = (1u << bs->ndev) - 1; /* every sharing device's bit */
     int best = -1, best_rank = 3;
-    for (int i = 0; i < bs->nslots; i++) {
+    for (int i = 0; i < BS_SLOTS; i++) {
         const bs_slot_t *s = &bs->slot[i];
         if (s->holds) continue;
-        const int rank = !s->used ? 0 : (s->users & bs->all) == bs->all ? 1 : 2;
+        const int rank = !s->used ? 0 : (s->users & all) == all ? 1 : 2;
         if (rank < best_rank || (rank == best_rank && s->seq < bs->slot[best].seq)) {
             best = i;
             best_rank = rank;
@@ -118,7 +115,7 @@ bs_slot_t *chg_bshare_take(chg_bshare_t *bs, const bs_key_t *k, int nch, int pos
 {
     const unsigned bit = 1u << pos;
     pthread_mutex_lock(&bs->mu);
-    for (int i = 0; i < bs->nslots; i++) {
+    for (int i = 0; i < BS_SLOTS; i++) {
         bs_slot_t *s = &bs->slot[i];
         if (s->used && s->nch == nch && key_eq(&s->key, k)) {
             s->holds++;

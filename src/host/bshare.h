@@ -52,11 +52,10 @@ typedef struct bs_slot_s {
 typedef struct chg_bshare_s {
     pthread_mutex_t mu;
     pthread_cond_t cv;
-    int nslots;
     bs_slot_t slot[BS_SLOTS];
-    unsigned all;              /* bits of the sharing devices */
-    int ndev;
+    int ndev;                  /* sharing devices */
     int index[BS_MAXDEV];      /* their device indices (hdev_t.index), by position */
+
     int expected, arrived;     /* drivers of the call, and those past their setup */
     unsigned long long seq;
     double packed, shared;     /* slices packed here, copies served from another device's pack */
