@@ -55,7 +55,6 @@ typedef struct chg_bshare_s {
     bs_slot_t slot[BS_SLOTS];
     int ndev;                  /* sharing devices */
     int index[BS_MAXDEV];      /* their device indices (hdev_t.index), by position */
-
     int expected, arrived;     /* drivers of the call, and those past their setup */
     unsigned long long seq;
     double packed, shared;     /* slices packed here, copies served from another device's pack */
