@@ -397,6 +397,25 @@ static int check_fault(void)
     return 1;
 }
 
+/* TEST_TRSM_BLOCKED=device (with CLHGEMM_VERBOSE=1, a device memory cap that A does not fit
+ * and CLHGEMM_TRSM_PANEL=device): some calls took the blocked path with their diagonal blocks
+ * solved on the devices by strips (host/trsm.c's line for it), and every such call's result was
+ * checked like any other. */
+static int check_blocked(void)
+{
+    const char *b = getenv("TEST_TRSM_BLOCKED");
+    if (!b) return 0;
+    char *text = g_err_on ? tc_capture_end(&g_err) : NULL;
+    g_err_on = 0;
+    const int dev = text ? tc_count_lines(text, "clhgemm: trsm: blocked", "on the devices", NULL) : 0;
+    const int here = text ? tc_count_lines(text, "clhgemm: trsm: blocked", "on this thread", NULL) : 0;
+    free(text);
+    printf("blocked: %d call(s) with the diagonal blocks on the devices, %d on this thread\n", dev, here);
+    if (!strcmp(b, "device") && dev > 0) return 0;
+    fprintf(stderr, "FAIL: TEST_TRSM_BLOCKED=%s not seen\n", b);
+    return 1;
+}
+
 static int run_case(const runner_t *r, const tcase_t *c, tc_rng_t *rng)
 {
     char tag[320];
@@ -751,7 +770,8 @@ int main(int argc, char **argv)
         }
         runner_t r = {NULL, NULL, 0};
         if (!strcmp(argv[1], "host")) {
-            if (getenv("TEST_TRSM_FAULT") && !strcmp(getenv("TEST_TRSM_FAULT"), "memory")) {
+            if ((getenv("TEST_TRSM_FAULT") && !strcmp(getenv("TEST_TRSM_FAULT"), "memory")) ||
+                getenv("TEST_TRSM_BLOCKED")) {
                 tc_capture_begin(&g_err);
                 g_err_on = 1;
             }
@@ -779,6 +799,7 @@ int main(int argc, char **argv)
             printf("most tiles of one update: %lld; calls checked to run by strips: %d\n",
                    g_max_tiles, g_strip_calls);
             tally(check_fault());
+            tally(check_blocked());
             if (getenv("CLHGEMM_DEVICE_MEMORY_LIMIT") && !(route && !strcmp(route, "cpu")) && argc < 4 &&
                 g_max_tiles < 2) {
                 fprintf(stderr, "FAIL: no update ran over more than one tile\n");

@@ -61,8 +61,8 @@ size_t chg_trsm_nb(const chg_device_t *dev, chg_precision_t prec)
 
 int chg_trsm_panel_mode(void)
 {
-    static const char *const panels[] = {"device", "openblas", "ref", NULL};
-    return chg_env_choice("CLHGEMM_TRSM_PANEL", panels, CHG_TRSM_PANEL_DEVICE);
+    static const char *const panels[] = {"device", "openblas", "ref", "auto", NULL};
+    return chg_env_choice("CLHGEMM_TRSM_PANEL", panels, CHG_TRSM_PANEL_AUTO);
 }
 
 size_t chg_trsm_steps(const chg_l3_shape_t *sh, size_t nb) { return chg_ceil_div(sh->k, nb); }
@@ -345,7 +345,7 @@ static clhgemm_status_t trsm_cl(chg_precision_t prec, int layout, int side, int 
         z.ldc = (size_t)ldb;
         return chg_gemm_enqueue(&z, queue, 0, NULL, event);
     }
-    if (chg_trsm_panel_mode() == CHG_TRSM_PANEL_DEVICE) {
+    if (chg_trsm_panel_on_device(chg_trsm_panel_mode())) {
         int solving = 0;
         st = solve_device(&sh, prec, alpha, A, offA, (size_t)lda, B, offB, (size_t)ldb, queue,
                           event, &solving);

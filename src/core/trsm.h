@@ -40,12 +40,22 @@ clhgemm_status_t chg_trsm_check_shape(int layout, int side, int uplo, int transA
 #define CHG_TRSM_NB_DEFAULT 512
 size_t chg_trsm_nb(const chg_device_t *dev, chg_precision_t prec);
 
-/* How diagonal blocks are solved (CLHGEMM_TRSM_PANEL): on the device with inverted blocks
- * (trsm_dev.h; "device", the default), or on the host between the updates, by OpenBLAS
- * ("openblas") or the library's own substitution ("ref", a test hook; also what "openblas"
- * does without OpenBLAS). */
-enum { CHG_TRSM_PANEL_DEVICE = 0, CHG_TRSM_PANEL_OPENBLAS = 1, CHG_TRSM_PANEL_REF = 2 };
+/* How diagonal blocks are solved (CLHGEMM_TRSM_PANEL): "auto" (the default) -- on the device
+ * with inverted blocks (trsm_dev.h) for device buffers and for host calls whose A fits the
+ * devices; a host call whose A does not fit takes the blocked path, whose diagonal blocks the
+ * cost model gives to the devices (by strips, at the largest block order that fits them) or to
+ * OpenBLAS (host/trsm.c); "device" -- the same, with the blocked host path's diagonal blocks on
+ * the devices whenever one fits (a test hook); or on the host between the updates, by OpenBLAS
+ * ("openblas") or the library's own substitution ("ref", a test hook; also what "openblas" does
+ * without OpenBLAS). */
+enum { CHG_TRSM_PANEL_DEVICE = 0, CHG_TRSM_PANEL_OPENBLAS = 1, CHG_TRSM_PANEL_REF = 2,
+       CHG_TRSM_PANEL_AUTO = 3 };
 int chg_trsm_panel_mode(void);
+/* 1 when mode lets diagonal blocks be solved on a device (auto or device). */
+static inline int chg_trsm_panel_on_device(int mode)
+{
+    return mode == CHG_TRSM_PANEL_DEVICE || mode == CHG_TRSM_PANEL_AUTO;
+}
 
 /* Number of diagonal blocks of a checked call with m, n > 0 (sh->k / nb rounded up). */
 size_t chg_trsm_steps(const chg_l3_shape_t *sh, size_t nb);

@@ -446,11 +446,39 @@ static cl_int run_strips(strips_t *c)
     return CL_SUCCESS;
 }
 
+size_t chg_trsm_strips_order(clhgemm_handle_t h, chg_precision_t prec, size_t k, size_t rhs,
+                             size_t unit)
+{
+    if (unit == 0 || k <= unit) return 0;
+    pthread_mutex_lock(&h->call_lock);
+    const int nd = h->ndev;
+    size_t *own = nd > 0 ? malloc(2 * (size_t)nd * sizeof *own) : NULL, best = 0;
+    if (own) {
+        size_t *nb = own + nd;
+        for (int j = 0; j < nd; j++) own[j] = chg_trsm_nb(&h->devs[j].dev, prec);
+        /* the strips' need grows with the order: bisect over the multiples of unit below k */
+        size_t lo = 1, hi = (k - 1) / unit;
+        while (lo <= hi) {
+            const size_t mid = lo + (hi - lo) / 2, kb = mid * unit;
+            for (int j = 0; j < nd; j++) nb[j] = CHG_MIN(own[j], kb);
+            if (strip_width(h, prec, kb, nb, rhs)) {
+                best = kb;
+                lo = mid + 1;
+            } else {
+                hi = mid - 1;
+            }
+        }
+    }
+    pthread_mutex_unlock(&h->call_lock);
+    free(own);
+    return best;
+}
+
 int chg_trsm_strips(clhgemm_handle_t h, chg_precision_t prec, const chg_l3_shape_t *sh,
                     double alpha, const void *A, size_t lda, void *B, size_t ldb,
                     clhgemm_status_t *st)
 {
-    if (chg_trsm_panel_mode() != CHG_TRSM_PANEL_DEVICE || h->ndev == 0) return 0;
+    if (!chg_trsm_panel_on_device(chg_trsm_panel_mode()) || h->ndev == 0) return 0;
     strips_t c = {.h = h, .prec = prec, .sh = sh, .alpha = alpha, .A = A, .B = B, .lda = lda,
                   .ldb = ldb, .es = chg_elem_size(prec), .k = sh->k,
                   .rhs = sh->left ? sh->n : sh->m};

@@ -26,4 +26,12 @@ int chg_trsm_strips(clhgemm_handle_t h, chg_precision_t prec, const chg_l3_shape
                     double alpha, const void *A, size_t lda, void *B, size_t ldb,
                     clhgemm_status_t *st);
 
+/* The largest multiple of unit below k such that a TRSM of that order with rhs right-hand sides
+ * would run by strips on every device of the handle (what chg_trsm_strips checks: the order's
+ * A, inverted blocks, strips of at least min(rhs, 256) and workspace within each device's
+ * budget); 0 when none does (or the handle has no device). The blocked host path (host/trsm.c)
+ * solves its diagonal blocks of that order by strips. */
+size_t chg_trsm_strips_order(clhgemm_handle_t h, chg_precision_t prec, size_t k, size_t rhs,
+                             size_t unit);
+
 #endif
