@@ -1,0 +1,201 @@
+/*
+ * bench_level3_opts.c -- clhgemm-bench-level3's command line: the usage text, the defaults and
+ * the parsing into opts_t, and the routine and library names the options and the output share.
+ * Apart from the runs so that every option is spelled in one place.
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench_level3_int.h"
+
+const char *const rname[NR] = {"symm", "syrk", "syr2k", "trmm", "trsm"};
+const char *const lname[NL] = {"clhgemm", "clhgemm-alt", "clblast", "clhgemm-gemm", "cublasxt"};
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+        "usage: clhgemm-bench-level3 [options]\n"
+        "SYMM, SYRK, SYR2K, TRMM, TRSM of clhgemm (device buffers) next to our GEMM of the same size\n"
+        "and CLBlast's same routine, in the same run. alpha 1, beta 0.5, random data in [-1,1]\n"
+        "(TRSM's A diagonally dominant: diagonal 4..8 in magnitude, off-diagonal in [-1,1]/N).\n"
+        "  --device SPEC        device (index, name substring, gpu/cpu); default: first GPU, else first\n"
+        "  --precision s|d|both default both (d skipped without fp64)\n"
+        "  --sizes N,N,...      square sizes: SYMM/TRMM/TRSM m = n = N, SYRK/SYR2K n = k = N\n"
+        "                       (default 1024,2048,4096,8192)\n"
+        "  --routines LIST      subset of symm,syrk,syr2k,trmm,trsm (default all)\n"
+        "  --side L|R  --uplo U|L  --trans N|T  --diag N|U  --layout col|row\n"
+        "                       (defaults L, U, N, N, col; trans is SYRK/SYR2K's trans and\n"
+        "                       TRMM/TRSM's transA)\n"
+        "  --syr2k lib|fused|two|both  SYR2K mode through CLHGEMM_SYR2K: lib = the library's default,\n"
+        "                       both = fused as 'ours' and two-pass as 'ours-alt' (default both)\n"
+        "  --reps R             timed reps (default 10)   --warmup W  untimed reps (default 2)\n"
+        "  --csv FILE           append rows to FILE (header when new)\n"
+        "  --no-clblast         skip CLBlast               --no-check  skip the result checks\n"
+        "  --host               the host-memory routines (clhgemm_{s,d}symm ... on a handle) next to\n"
+        "                       the host-memory GEMM of the same size (no CLBlast column)\n"
+        "  --devices SPEC       the handle's devices with --host (default: the library's choice)\n"
+        "  --xt-devices N       CUDA devices of the cublasXt TRSM column with --host (default 1)\n"
+        "  --no-xt              skip that column (it reads n/a without CUDA)\n"
+        "  -h, --help\n");
+}
+
+static int parse_list(const char *s, int *out, int *count)
+{
+    int n = 0;
+    const char *p = s;
+    while (*p) {
+        char *end;
+        long v = strtol(p, &end, 10);
+        if (end == p || v <= 0 || v > 1 << 20 || n >= MAX_SIZES) return -1;
+        out[n++] = (int)v;
+        p = end;
+        if (*p == ',') p++;
+        else if (*p) return -1;
+    }
+    *count = n;
+    return n ? 0 : -1;
+}
+
+#define BAD(...) do { fprintf(stderr, "error: " __VA_ARGS__); fputc('\n', stderr); return -1; } while (0)
+
+/* The options that choose among letters or words: 0 taken, -1 a bad value, 1 not one of them. */
+static int parse_choice(opts_t *o, const char *a, const char *v)
+{
+    if (!strcmp(a, "--precision")) {
+        o->do_s = !strcmp(v, "s") || !strcmp(v, "both");
+        o->do_d = !strcmp(v, "d") || !strcmp(v, "both");
+        if (!o->do_s && !o->do_d) BAD("--precision takes s, d or both");
+    } else if (!strcmp(a, "--side")) {
+        if (strcmp(v, "L") && strcmp(v, "R")) BAD("--side takes L or R");
+        o->right = v[0] == 'R';
+    } else if (!strcmp(a, "--uplo")) {
+        if (strcmp(v, "U") && strcmp(v, "L")) BAD("--uplo takes U or L");
+        o->lower = v[0] == 'L';
+    } else if (!strcmp(a, "--trans")) {
+        if (strcmp(v, "N") && strcmp(v, "T")) BAD("--trans takes N or T");
+        o->trans = v[0] == 'T';
+    } else if (!strcmp(a, "--diag")) {
+        if (strcmp(v, "N") && strcmp(v, "U")) BAD("--diag takes N or U");
+        o->unit = v[0] == 'U';
+    } else if (!strcmp(a, "--layout")) {
+        if (strcmp(v, "col") && strcmp(v, "row")) BAD("--layout takes col or row");
+        o->row = v[0] == 'r';
+    } else if (!strcmp(a, "--syr2k")) {
+        if (strcmp(v, "lib") && strcmp(v, "fused") && strcmp(v, "two") && strcmp(v, "both"))
+            BAD("--syr2k takes lib, fused, two or both");
+        o->syr2k = strcmp(v, "lib") ? v : NULL;
+    } else {
+        return 1;
+    }
+    return 0;
+}
+
+/* The options with a name, a list or a number: 0 taken, -1 a bad value, 1 not one of them. */
+static int parse_value(opts_t *o, const char *a, const char *v)
+{
+    char *end;
+    if (!strcmp(a, "--device")) {
+        o->device_spec = v;
+    } else if (!strcmp(a, "--sizes")) {
+        if (parse_list(v, o->sizes, &o->nsizes)) BAD("bad --sizes '%s'", v);
+    } else if (!strcmp(a, "--routines")) {
+        for (int r = 0; r < NR; r++) o->routine[r] = 0;
+        char buf[128];
+        snprintf(buf, sizeof buf, "%s", v);
+        for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
+            int found = 0;
+            for (int r = 0; r < NR; r++)
+                if (!strcmp(tok, rname[r])) o->routine[r] = found = 1;
+            if (!found) BAD("unknown routine '%s' (symm, syrk, syr2k, trmm, trsm)", tok);
+        }
+    } else if (!strcmp(a, "--reps")) {
+        o->reps = (int)strtol(v, &end, 10);
+        if (*end || o->reps < 1) BAD("bad --reps '%s'", v);
+    } else if (!strcmp(a, "--warmup")) {
+        o->warmup = (int)strtol(v, &end, 10);
+        if (*end || o->warmup < 0) BAD("bad --warmup '%s'", v);
+    } else if (!strcmp(a, "--csv")) {
+        o->csv = v;
+    } else if (!strcmp(a, "--devices")) {
+        o->devices = v;
+    } else if (!strcmp(a, "--xt-devices")) {
+        o->xt_devices = (int)strtol(v, &end, 10);
+        if (*end || o->xt_devices < 1) BAD("bad --xt-devices '%s'", v);
+    } else {
+        return 1;
+    }
+    return 0;
+}
+
+#undef BAD
+
+/* The options without a value: 0 taken, 1 not one of them. */
+static int parse_flag(opts_t *o, const char *a)
+{
+    if (!strcmp(a, "--no-clblast")) o->clblast = 0;
+    else if (!strcmp(a, "--no-check")) o->check = 0;
+    else if (!strcmp(a, "--host")) o->host = 1;
+    else if (!strcmp(a, "--no-xt")) o->xt = 0;
+    else return 1;
+    return 0;
+}
+
+/* argv[*i] as an option that takes a value ("--x V" or "--x=V"): *a becomes its name and *v
+ * its value (*i past it). 0, or -1 where the value is missing; *a is left as it is otherwise. */
+static int take_value(int argc, char **argv, int *i, const char **a, const char **v)
+{
+    static const char *const with_value[] = {"--device", "--precision", "--sizes", "--routines",
+                                             "--side", "--uplo", "--trans", "--diag",
+                                             "--layout", "--syr2k", "--reps", "--warmup",
+                                             "--csv", "--devices", "--xt-devices", NULL};
+    for (int j = 0; with_value[j]; j++) {
+        size_t l = strlen(with_value[j]);
+        if (!strncmp(*a, with_value[j], l) && ((*a)[l] == '\0' || (*a)[l] == '=')) {
+            if ((*a)[l] == '=') *v = *a + l + 1;
+            else if (*i + 1 < argc) *v = argv[++*i];
+            else {
+                fprintf(stderr, "error: %s needs a value\n", with_value[j]);
+                return -1;
+            }
+            *a = with_value[j];
+            break;
+        }
+    }
+    return 0;
+}
+
+int parse_args(int argc, char **argv, opts_t *o)
+{
+    memset(o, 0, sizeof *o);
+    o->do_s = o->do_d = 1;
+    o->reps = 10;
+    o->warmup = 2;
+    o->clblast = o->check = 1;
+    o->xt = o->xt_devices = 1;
+    o->syr2k = "both";
+    for (int r = 0; r < NR; r++) o->routine[r] = 1;
+    static const int def[] = {1024, 2048, 4096, 8192};
+    memcpy(o->sizes, def, sizeof def);
+    o->nsizes = 4;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v = NULL;
+        if (take_value(argc, argv, &i, &a, &v)) return -1;
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            usage(stdout);
+            exit(0);
+        }
+        int st = v ? parse_choice(o, a, v) : 1;
+        if (st == 1 && v) st = parse_value(o, a, v);
+        if (st == 1 && !v) st = parse_flag(o, a);
+        if (st < 0) return -1;
+        if (st == 1) {
+            fprintf(stderr, "error: unknown option '%s'\n", argv[i]);
+            usage(stderr);
+            return -1;
+        }
+    }
+    return 0;
+}

@@ -1,0 +1,140 @@
+/*
+ * bench_level3_refs.c -- the references of clhgemm-bench-level3, each compiled only where the
+ * benchmark is built with it: CLBlast's same routine on the same device buffers and queue,
+ * OpenBLAS's cblas_{s,d}trsm (TRSM's reference solution), and cublasXt's TRSM on the same
+ * pageable arrays (--host, bench/cublasxt_ref.c). Apart from ours so that the optional headers
+ * stay in one file.
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include <stdio.h>
+#include <string.h>
+
+#include "bench_level3_int.h"
+
+#ifdef CLHGEMM_HAVE_CLBLAST
+#include <clblast_c.h>
+#endif
+#ifdef CLHGEMM_HAVE_OPENBLAS
+#include <cblas.h>
+#endif
+#ifdef CLHGEMM_HAVE_CUBLASXT
+#include "cublasxt_ref.h"
+#endif
+
+/* CLBlast's routine of the job, enqueued on the job's queue; *ev its event. 0, or -1 with why
+ * (also where the benchmark is built without CLBlast). */
+int clblast_enqueue(const job_t *j, cl_event *ev, char *why, size_t wl)
+{
+#ifdef CLHGEMM_HAVE_CLBLAST
+    const float fa = (float)j->alpha, fb = (float)j->beta;
+    const CLBlastLayout cl = j->row ? CLBlastLayoutRowMajor : CLBlastLayoutColMajor;
+    const CLBlastSide cs = j->right ? CLBlastSideRight : CLBlastSideLeft;
+    const CLBlastTriangle ct = j->lower ? CLBlastTriangleLower : CLBlastTriangleUpper;
+    const CLBlastTranspose cT = j->trans ? CLBlastTransposeYes : CLBlastTransposeNo;
+    const CLBlastDiagonal cd = j->unit ? CLBlastDiagonalUnit : CLBlastDiagonalNonUnit;
+    const size_t m = (size_t)j->m, n = (size_t)j->n, k = (size_t)j->k;
+    const size_t lda = (size_t)j->lda, ldb = (size_t)j->ldb, ldc = (size_t)j->ldc;
+    cl_command_queue q = j->q;
+    CLBlastStatusCode s;
+    switch (j->r) {
+    case R_SYMM:
+        s = j->dbl ? CLBlastDsymm(cl, cs, ct, m, n, j->alpha, j->A, 0, lda, j->B, 0, ldb, j->beta,
+                                  j->C, 0, ldc, &q, ev)
+                   : CLBlastSsymm(cl, cs, ct, m, n, fa, j->A, 0, lda, j->B, 0, ldb, fb, j->C, 0,
+                                  ldc, &q, ev);
+        break;
+    case R_SYRK:
+        s = j->dbl ? CLBlastDsyrk(cl, ct, cT, n, k, j->alpha, j->A, 0, lda, j->beta, j->C, 0, ldc,
+                                  &q, ev)
+                   : CLBlastSsyrk(cl, ct, cT, n, k, fa, j->A, 0, lda, fb, j->C, 0, ldc, &q, ev);
+        break;
+    case R_SYR2K:
+        s = j->dbl ? CLBlastDsyr2k(cl, ct, cT, n, k, j->alpha, j->A, 0, lda, j->B, 0, ldb, j->beta,
+                                   j->C, 0, ldc, &q, ev)
+                   : CLBlastSsyr2k(cl, ct, cT, n, k, fa, j->A, 0, lda, j->B, 0, ldb, fb, j->C, 0,
+                                   ldc, &q, ev);
+        break;
+    case R_TRMM:
+        s = j->dbl ? CLBlastDtrmm(cl, cs, ct, cT, cd, m, n, j->alpha, j->A, 0, lda, j->B, 0, ldb,
+                                  &q, ev)
+                   : CLBlastStrmm(cl, cs, ct, cT, cd, m, n, fa, j->A, 0, lda, j->B, 0, ldb, &q,
+                                  ev);
+        break;
+    default:
+        s = j->dbl ? CLBlastDtrsm(cl, cs, ct, cT, cd, m, n, j->alpha, j->A, 0, lda, j->B, 0, ldb,
+                                  &q, ev)
+                   : CLBlastStrsm(cl, cs, ct, cT, cd, m, n, fa, j->A, 0, lda, j->B, 0, ldb, &q,
+                                  ev);
+        break;
+    }
+    if (s != CLBlastSuccess) {
+        snprintf(why, wl, "CLBlast status %d", (int)s);
+        return -1;
+    }
+    return 0;
+#else
+    (void)j, (void)ev;
+    snprintf(why, wl, "not built with CLBlast");
+    return -1;
+#endif
+}
+
+/* TRSM's reference solution by OpenBLAS: X := B0, then cblas_{s,d}trsm in the job's layout.
+ * Returns 0, or -1 where the benchmark is built without OpenBLAS. */
+int blas_trsm_ref(const job_t *jb, const void *A, const void *B0, void *X)
+{
+#ifdef CLHGEMM_HAVE_OPENBLAS
+    memcpy(X, B0, jb->nb * (jb->dbl ? 8 : 4));
+    const CBLAS_ORDER lay = jb->row ? CblasRowMajor : CblasColMajor;
+    const CBLAS_SIDE side = jb->right ? CblasRight : CblasLeft;
+    const CBLAS_UPLO uplo = jb->lower ? CblasLower : CblasUpper;
+    const CBLAS_TRANSPOSE tr = jb->trans ? CblasTrans : CblasNoTrans;
+    const CBLAS_DIAG dg = jb->unit ? CblasUnit : CblasNonUnit;
+    if (jb->dbl)
+        cblas_dtrsm(lay, side, uplo, tr, dg, jb->m, jb->n, jb->alpha, (const double *)A, jb->lda,
+                    (double *)X, jb->ldb);
+    else
+        cblas_strsm(lay, side, uplo, tr, dg, jb->m, jb->n, (float)jb->alpha, (const float *)A,
+                    jb->lda, (float *)X, jb->ldb);
+    return 0;
+#else
+    (void)jb, (void)A, (void)B0, (void)X;
+    return -1;
+#endif
+}
+
+/* cublasXt's TRSM on the job's host arrays (x->B overwritten, restored from x->B0 before
+ * every call): its timings into *rs, its solution checked like ours. Column-major only, so a
+ * row-major job is solved as its transpose: side and uplo swapped, m and n swapped, transA
+ * kept. Not counted as a failure of ours when it cannot run or is beyond tolerance. */
+void host_xt(ctx_t *c, const job_t *j, const hjob_t *x, void *out, res_t *rs)
+{
+#ifdef CLHGEMM_HAVE_CUBLASXT
+    const opts_t *o = &c->o;
+    if (cublasxt_device_count() <= 0) {
+        snprintf(rs->note, sizeof rs->note, "%s", cublasxt_last_error());
+        return;
+    }
+    const int reps = o->reps, warmup = o->warmup > 0 ? o->warmup : 1; /* one untimed, as ours */
+    const size_t m = (size_t)(j->row ? j->n : j->m), n = (size_t)(j->row ? j->m : j->n);
+    int block = 0;
+    if (cublasxt_trsm(j->dbl, j->right != j->row, j->lower != j->row, j->trans, j->unit, m, n,
+                      j->alpha, x->A, (size_t)j->lda, x->B, x->B0, (size_t)j->ldb, o->xt_devices,
+                      0, warmup, reps, &rs->med, &rs->min, &rs->max, &block)) {
+        snprintf(rs->note, sizeof rs->note, "%s", cublasxt_last_error());
+        printf("    cublasxt      failed: %s\n", rs->note);
+        return;
+    }
+    rs->ran = 1;
+    rs->gflops = flops_routine(j) / (rs->med * 1e6);
+    snprintf(rs->note, sizeof rs->note, "%d device(s), block %d", o->xt_devices, block);
+    if (o->check) {
+        memcpy(out, x->B, j->nb * (j->dbl ? 8 : 4));
+        rs->err = cheap_check(j, x->A, x->B0, NULL, out);
+    }
+#else
+    (void)c, (void)j, (void)x, (void)out;
+    snprintf(rs->note, sizeof rs->note, "built without CUDA");
+#endif
+}
