@@ -22,6 +22,7 @@
 #define CHG_GEMM_H
 
 #include "core/blocks.h"
+#include "core/gemm_check.h"
 #include "core/workspace.h"
 #include "kernels/codegen.h"
 
@@ -40,17 +41,6 @@ typedef struct chg_gemm_args_s {
     int swap_sum;
 } chg_gemm_args_t;
 
-/* The caller's view of a GEMM call after the shape checks (api.c): layout and transposes as
- * flags, and the stored shape (rows x cols, rows being what ld strides over) of A, B and C. */
-typedef struct chg_shape_s {
-    int col, ta, tb;
-    size_t a_rows, a_cols, b_rows, b_cols, c_rows, c_cols;
-} chg_shape_t;
-
-/* Checks enums, sizes and leading dimensions in the reference BLAS order, each with its own
- * status; shared by the device-buffer and host-memory front ends. */
-clhgemm_status_t chg_gemm_check_shape(int layout, int transA, int transB, int m, int n, int k,
-                                      int lda, int ldb, int ldc, chg_shape_t *sh);
 
 /* Checks a user buffer that must hold a stored rows x cols matrix (rows along ld) at offset
  * off: NULL -> null_st, another context than ctx -> CLHGEMM_CONTEXT_MISMATCH, too small (without

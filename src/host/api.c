@@ -138,8 +138,8 @@ static inline clhgemm_status_t host_gemm(clhgemm_handle_t h, chg_precision_t pre
                                                    .k = (size_t)k, .flops = 2.0 * fm * fn * fk,
                                                    .in_elems = (fm + fn) * fk, .c_elems = fm * fn,
                                                    .beta_zero = beta == 0.0}))) {
-        chg_cpu_route_gemm(prec, layout, transA, transB, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
         chg_handle_set_last_cpu(h);
+        chg_cpu_route_gemm(prec, layout, transA, transB, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
         return CLHGEMM_SUCCESS;
     }
 

@@ -206,6 +206,7 @@ CLHGEMM_API clhgemm_status_t clhgemm_create(clhgemm_handle_t *handle, const clhg
     if (tp && !(h->trace_path = strdup(tp))) st = CLHGEMM_OUT_OF_HOST_MEMORY;
     if (st == CLHGEMM_SUCCESS) st = open_devices(h, &p);
     h->ndev_all = h->ndev;
+    chg_handle_fp64_update(h);
     if (st == CLHGEMM_SUCCESS && !(h->retired = calloc((size_t)CHG_MAX(1, h->ndev_all), sizeof *h->retired)))
         st = CLHGEMM_OUT_OF_HOST_MEMORY;
     chg_fault_read(&h->fault);

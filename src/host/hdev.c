@@ -158,6 +158,7 @@ int chg_handle_drop_lost(clhgemm_handle_t h)
     h->retired[h->nretired++] = old;
     h->devs = nd;
     h->ndev = live;
+    chg_handle_fp64_update(h);
     return live;
 }
 
@@ -169,9 +170,15 @@ void chg_handle_set_last(clhgemm_handle_t h, const clhgemm_call_info_t *info)
     pthread_mutex_unlock(&h->info_lock);
 }
 
-void chg_handle_set_last_cpu(clhgemm_handle_t h)
+void chg_handle_fp64_update(clhgemm_handle_t h)
 {
-    if (atomic_load_explicit(&h->last_is_cpu, memory_order_relaxed)) return;
+    int all = 1;
+    for (int i = 0; i < h->ndev; i++) all &= (h->devs[i].dev.features & CHG_FEAT_FP64) != 0;
+    atomic_store_explicit(&h->fp64_all, all, memory_order_relaxed);
+}
+
+void chg_handle_set_last_cpu_slow(clhgemm_handle_t h)
+{
     pthread_mutex_lock(&h->info_lock);
     h->last = (clhgemm_call_info_t){.cpu_fraction = 1.0};
     atomic_store_explicit(&h->last_is_cpu, 1, memory_order_relaxed);

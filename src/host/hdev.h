@@ -113,6 +113,7 @@ struct clhgemm_handle_s {
      * until destroy), and each holds ndev_all entries, so a reader's index stays valid. */
     _Atomic int ndev;
     hdev_t *_Atomic devs;
+    _Atomic int fp64_all;      /* every device in devs[0..ndev) runs FP64 (chg_handle_fp64_ok) */
     int ndev_all;              /* devices opened at clhgemm_create */
     hdev_t **retired;          /* arrays replaced by chg_handle_drop_lost (ndev_all at most) */
     int nretired;
@@ -143,17 +144,22 @@ struct clhgemm_handle_s {
 void chg_handle_set_last(clhgemm_handle_t h, const clhgemm_call_info_t *info);
 /* The same for a call routed to the CPU: {cpu_fraction 1, nothing else}; it is not timed, and
  * after another CPU-routed call it writes nothing and takes no lock (a small call costs what
- * OpenBLAS's does: two clock reads and a lock were ~40% of an 8 x 8 x 8 product). */
-void chg_handle_set_last_cpu(clhgemm_handle_t h);
+ * OpenBLAS's does: two clock reads and a lock were ~40% of an 8 x 8 x 8 product). Inline: that
+ * case is one load; chg_handle_set_last_cpu_slow writes the record. */
+void chg_handle_set_last_cpu_slow(clhgemm_handle_t h);
+static inline void chg_handle_set_last_cpu(clhgemm_handle_t h)
+{
+    if (!atomic_load_explicit(&h->last_is_cpu, memory_order_relaxed)) chg_handle_set_last_cpu_slow(h);
+}
 
-/* Every device of the handle runs FP64 (what a double-precision call needs). */
+/* Every device of the handle runs FP64 (what a double-precision call needs): one load of the
+ * flag that clhgemm_create and chg_handle_drop_lost keep (chg_handle_fp64_update). */
 static inline int chg_handle_fp64_ok(clhgemm_handle_t h, chg_precision_t prec)
 {
-    if (prec == CHG_F64)
-        for (int i = 0; i < h->ndev; i++)
-            if (!(h->devs[i].dev.features & CHG_FEAT_FP64)) return 0;
-    return 1;
+    return prec != CHG_F64 || atomic_load_explicit(&h->fp64_all, memory_order_relaxed);
 }
+/* Sets fp64_all from devs[0..ndev) (after the devices are opened, and when lost ones leave). */
+void chg_handle_fp64_update(clhgemm_handle_t h);
 
 /* Device buffer role `which` with at least `slots` buffers of `bytes`: kept when large enough,
  * else reallocated (never shrunk across calls). */
