@@ -14,7 +14,9 @@
 #include <string.h>
 
 #include "clhgemm.h"
+#include "cpu/cpublas.h"
 #include "cpu/cpulib.h"
+#include "cpu/tiny.h"
 #include "host/route.h"
 
 /* Below this many flops a call goes to the CPU BLAS without asking the model (and without
@@ -113,9 +115,24 @@ static void *cpu_fn(const blas_call_t *bc)
     return f;
 }
 
-/* The CPU BLAS's own Fortran routine with the call's arguments. */
+/* A GEMM that cpu/tiny.h's kernel takes (m, n, k at most CHG_TINY_MAX where cpu/tinysel.h
+ * measured it faster than the CPU BLAS on this host; CLHGEMM_TINY), run by it: 1; else 0. The
+ * host API's CPU route does the same (cpu/cpublas.h chg_cpu_route_gemm). */
+static int ran_tiny(const blas_call_t *bc)
+{
+    if (bc->routine != BL_GEMM) return 0;
+    const chg_precision_t p = bc->dbl ? CHG_F64 : CHG_F32;
+    const int ta = bc->ta == 'N' ? CLHGEMM_NO_TRANS : CLHGEMM_TRANS, tb = bc->tb == 'N' ? CLHGEMM_NO_TRANS : CLHGEMM_TRANS;
+    if (!chg_tiny_use(p, CLHGEMM_COL_MAJOR, ta, tb, bc->m, bc->n, bc->k, bc->beta, chg_cpu_blas_gemm)) return 0;
+    chg_tiny_gemm(p, CLHGEMM_COL_MAJOR, ta, tb, bc->m, bc->n, bc->k, bc->alpha, bc->a, bc->lda, bc->b, bc->ldb, bc->beta,
+                  bc->c, bc->ldc);
+    return 1;
+}
+
+/* The CPU BLAS's own Fortran routine with the call's arguments (a small GEMM: the kernel). */
 static void run_cpu(const blas_call_t *bc)
 {
+    if (ran_tiny(bc)) return;
     void *f = cpu_fn(bc);
     if (!f) {
         char name[16];
@@ -227,7 +244,17 @@ static void restore(const blas_call_t *c, const char *s, size_t rows, size_t col
 void chg_blas_run(const blas_call_t *bc)
 {
     pthread_once(&g_once, init);
-    atomic_fetch_add_explicit(&g_calls[bc->routine][bc->dbl], 1, memory_order_relaxed);
+    /* a GEMM small enough for cpu/tiny.h's kernel (a few hundred thousand flops at most, below
+     * AUTO_MIN_FLOPS: never offloaded but with CLHGEMM_BLAS_OFFLOAD=always) goes to it, or to
+     * the CPU BLAS, before anything else is looked at */
+    if (bc->routine == BL_GEMM && g_mode != OFF_ALWAYS && !g_stats && bc->m <= CHG_TINY_MAX && bc->n <= CHG_TINY_MAX &&
+        bc->k <= CHG_TINY_MAX) {
+        run_cpu(bc);
+        return;
+    }
+    /* counted only for CLHGEMM_BLAS_STATS: a locked add on every call is a few ns of a small
+     * product's ~20 (and a shared cache line between the threads of an OpenMP loop) */
+    if (g_stats) atomic_fetch_add_explicit(&g_calls[bc->routine][bc->dbl], 1, memory_order_relaxed);
     clhgemm_handle_t h = offload_handle(bc);
     if (h) {
         size_t rows, cols;
@@ -236,7 +263,7 @@ void chg_blas_run(const blas_call_t *bc)
         if (!need || saved) {
             const clhgemm_status_t st = run_device(h, bc);
             if (st == CLHGEMM_SUCCESS) {
-                atomic_fetch_add(&g_offloaded[bc->routine][bc->dbl], 1);
+                if (g_stats) atomic_fetch_add(&g_offloaded[bc->routine][bc->dbl], 1);
                 free(saved);
                 return;
             }
