@@ -13,7 +13,12 @@
  * timed, each case's result is checked against OpenBLAS's (FAILED and exit 1 otherwise).
  *
  *   clhgemm-bench-smallcall [--sizes 4,8,16] [--samples 31] [--sample-us 200] [--precision s|d|both]
- *                           [--detail] [--csv FILE]
+ *                           [--detail] [--csv FILE] [--dropin PATH]
+ *
+ * --dropin PATH: "ours" is instead the BLAS drop-in's cblas_{s,d}gemm (PATH: the project's
+ * libblas.so.3, loaded with dlopen(RTLD_LOCAL), so that this program's own CBLAS calls still
+ * reach OpenBLAS): what numpy and every other CBLAS caller pay per small product through it, with
+ * the drop-in's defaults (CLHGEMM_BLAS_OFFLOAD=auto, no stats).
  *
  * Which way a case went (CLHGEMM_TINY=auto): the library measures the kernel against OpenBLAS on
  * the first small call and `CLHGEMM_VERBOSE=1 clhgemm-bench-smallcall --sizes 4 --samples 1` prints
@@ -25,6 +30,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include <cblas.h>
+#include <dlfcn.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,8 +45,16 @@
 typedef struct opts_s {
     int sizes[MAX_SIZES], nsizes, samples, detail, prec_mask;
     double sample_us;
-    const char *csv;
+    const char *csv, *dropin;
 } opts_t;
+
+/* --dropin: the drop-in's CBLAS GEMMs (NULL: clhgemm's host API on a handle). */
+typedef void (*dgemm_fn)(int, int, int, int, int, int, double, const double *, int, const double *, int, double,
+                         double *, int);
+typedef void (*sgemm_fn)(int, int, int, int, int, int, float, const float *, int, const float *, int, float, float *,
+                         int);
+static dgemm_fn g_dropin_d;
+static sgemm_fn g_dropin_s;
 
 typedef struct sc_case_s {
     int dbl, n, layout, ta, tb;
@@ -59,6 +73,15 @@ static double now_ns(void)
 static int run_ours(const sc_case_t *c, int inner)
 {
     const int n = c->n;
+    if (g_dropin_d) {
+        for (int i = 0; i < inner; i++) {
+            if (c->dbl)
+                g_dropin_d(c->layout, c->ta, c->tb, n, n, n, 1.0, c->A, n, c->B, n, c->beta, c->C, n);
+            else
+                g_dropin_s(c->layout, c->ta, c->tb, n, n, n, 1.0f, c->A, n, c->B, n, (float)c->beta, c->C, n);
+        }
+        return 0;
+    }
     for (int i = 0; i < inner; i++) {
         clhgemm_status_t st =
             c->dbl ? clhgemm_dgemm(c->h, c->layout, c->ta, c->tb, n, n, n, 1.0, c->A, n, c->B, n, c->beta, c->C, n)
@@ -173,7 +196,7 @@ static int check_case(const sc_case_t *c)
 static int usage(void)
 {
     fprintf(stderr, "usage: clhgemm-bench-smallcall [--sizes 4,8,...] [--samples N] [--sample-us US] "
-                    "[--precision s|d|both] [--detail] [--csv FILE]\n");
+                    "[--precision s|d|both] [--detail] [--csv FILE] [--dropin PATH]\n");
     return 2;
 }
 
@@ -208,6 +231,8 @@ static int parse_args(int argc, char **argv, opts_t *o)
             if (!o->prec_mask) return usage();
         } else if (!strcmp(a, "--csv")) {
             o->csv = v;
+        } else if (!strcmp(a, "--dropin")) {
+            o->dropin = v;
         } else {
             return usage();
         }
@@ -257,14 +282,28 @@ int main(int argc, char **argv)
     opts_t o;
     if (parse_args(argc, argv, &o)) return 2;
     clhgemm_handle_t h = NULL;
-    clhgemm_status_t st = clhgemm_create(&h, NULL);
-    if (st != CLHGEMM_SUCCESS) {
-        fprintf(stderr, "clhgemm_create: %s\n", clhgemm_status_string(st));
-        return 1;
+    void *lib = NULL;
+    if (o.dropin) {
+        lib = dlopen(o.dropin, RTLD_NOW | RTLD_LOCAL);
+        if (lib) {
+            *(void **)&g_dropin_d = dlsym(lib, "cblas_dgemm");
+            *(void **)&g_dropin_s = dlsym(lib, "cblas_sgemm");
+        }
+        if (!lib || !g_dropin_d || !g_dropin_s || !dlsym(lib, "clhgemm_blas_dropin")) {
+            fprintf(stderr, "--dropin %s: not the clhgemm BLAS drop-in (%s)\n", o.dropin, lib ? "no such symbols" : dlerror());
+            return 1;
+        }
+    } else {
+        clhgemm_status_t st = clhgemm_create(&h, NULL);
+        if (st != CLHGEMM_SUCCESS) {
+            fprintf(stderr, "clhgemm_create: %s\n", clhgemm_status_string(st));
+            return 1;
+        }
     }
     const char *route = getenv("CLHGEMM_ROUTE"), *tiny = getenv("CLHGEMM_TINY");
-    printf("# clhgemm-bench-smallcall: CLHGEMM_ROUTE=%s CLHGEMM_TINY=%s, OpenBLAS %s (%s), %d threads; "
-           "%d samples of ~%.0f us, median of paired ratios\n", route ? route : "(unset)", tiny ? tiny : "(unset)",
+    printf("# clhgemm-bench-smallcall: ours = %s%s; CLHGEMM_ROUTE=%s CLHGEMM_TINY=%s, OpenBLAS %s (%s), %d threads; "
+           "%d samples of ~%.0f us, median of paired ratios\n", o.dropin ? "cblas_?gemm of " : "clhgemm_?gemm",
+           o.dropin ? o.dropin : "", route ? route : "(unset)", tiny ? tiny : "(unset)",
            openblas_get_config(), openblas_get_corename(), openblas_get_num_threads(), o.samples, o.sample_us);
     FILE *csv = o.csv ? fopen(o.csv, "w") : NULL;
     if (o.csv && !csv) perror(o.csv);
@@ -276,6 +315,8 @@ int main(int argc, char **argv)
             for (int i = 0; i < o.nsizes && !rc; i++) rc = run_size(&o, h, dbl, bi ? 0.5 : 0.0, o.sizes[i], csv);
     }
     if (csv) fclose(csv);
-    clhgemm_destroy(h);
+    if (h) clhgemm_destroy(h);
+    /* the drop-in stays loaded: its exit handlers (stats, the CPU BLAS) run at exit */
+    (void)lib;
     return rc;
 }

@@ -20,6 +20,9 @@
 #               HOST_RUNS=N more processes of ours alone (the host's copy rate varies by process)
 #   sweep       clhgemm-bench-host --sweep n = $SWEEP_SIZES (8..16384), s and d, beta 0 and 0.5: ours (auto
 #               route), ours on the device route, OpenBLAS alone, device-only, the bus bound; CSV, PNG
+#   smallcall   clhgemm-bench-smallcall n = $SMALL_SIZES (4,8,16,32,48,64), s and d, every layout x
+#               transpose: the host API's CPU route, then the BLAS drop-in's cblas_?gemm (--dropin),
+#               each against a direct OpenBLAS call on the same arrays (issue 19)
 #   zerocopy    bench/probe_zerocopy: CL_MEM_USE_HOST_PTR pinning of the caller's memory against staging
 #   blasnumpy   numpy a @ b n = 256..16384, small calls, cholesky, solve on clhgemm's libblas.so.3 and
 #               on OpenBLAS's, back to back (bench/blas_numpy.py; Debian's python3-debian of .gpuenv)
@@ -67,7 +70,7 @@ while [ $# -gt 0 ]; do
   case $1 in
     -h | --help) usage; exit 0 ;;
     all) STAGES+=(build tests device host level3) ;;
-    build | tests | device | tf32 | host | sweep | zerocopy | blasnumpy | oversize | scaling | level3 | level3host | cpushare | trace | probe | ptxas)
+    build | tests | device | tf32 | host | sweep | smallcall | zerocopy | blasnumpy | oversize | scaling | level3 | level3host | cpushare | trace | probe | ptxas)
       STAGES+=("$1") ;;
     ab)
       [ $# -ge 2 ] || { echo "gpu_record: ab needs a revision (ab REV)" >&2; exit 2; }
@@ -264,6 +267,22 @@ stage_sweep() {
     --sizes "${SWEEP_SIZES:-8,16,32,64,128,256,512,1024,2048,4096,8192,16384}" --precision "${SWEEP_PREC:-both}" \
     --reps "${SWEEP_REPS:-5}" --warmup 1 --no-xt --csv "$SD/sweep.csv" --png "$SD/sweep.png" || r=1
   { grep -vE '^clhgemm:' "$SD/sweep.log" | tail -60; cat "$SD/clocks.txt"; } >"$SD/summary.txt"
+  return "$r"
+}
+
+stage_smallcall() {
+  # issue 19: what a small call costs through the host API and through the drop-in, each against
+  # a direct OpenBLAS call (paired samples, every case checked first)
+  need_build || return 1
+  cmake --build "$BUILD_DIR" -j"$JOBS" --target clhgemm_blas clhgemm-bench-smallcall >"$SD/build.log" 2>&1 ||
+    { tail -5 "$SD/build.log" >"$SD/summary.txt"; return 1; }
+  local r=0 sizes=${SMALL_SIZES:-4,8,16,32,48,64}
+  run_win "bench-smallcall --sizes $sizes" "$SD/api.txt" 280 "$B/clhgemm-bench-smallcall" --sizes "$sizes" \
+    --precision both --detail --csv "$SD/api.csv" || r=1
+  run_win "bench-smallcall --dropin --sizes $sizes" "$SD/dropin.txt" 280 "$B/clhgemm-bench-smallcall" \
+    --sizes "$sizes" --precision both --detail --csv "$SD/dropin.csv" --dropin "$BUILD_DIR/blas/libblas.so.3" || r=1
+  { echo "host API:"; grep -E '^#|geomean' "$SD/api.txt"; echo "drop-in:"; grep -E '^#|geomean' "$SD/dropin.txt"
+    cat "$SD/clocks.txt"; } >"$SD/summary.txt"
   return "$r"
 }
 
