@@ -396,8 +396,9 @@ CLHGEMM_API clhgemm_status_t clhgemm_dtrmm(clhgemm_handle_t handle, clhgemm_layo
  * they free up (clhgemm_last_call_info: tiles = strips); a device lost in the call leaves its
  * strips to the others or to the CPU (the call succeeds; one line on stderr), and a handle with
  * no device left runs OpenBLAS's TRSM. Else the blocked substitution: each diagonal block's
- * panel of B solved in place -- by OpenBLAS on the host, or, where a block of a larger order fits
- * the devices and the cost model says so, by the strips above -- and the rest of B updated by
+ * panel of B solved in place -- by OpenBLAS on the host (each next panel while a helper thread
+ * runs the rest of the update), or, where a block of a larger order fits the devices and the
+ * cost model says so, by the strips above -- and the rest of B updated by
  * clhgemm_{s,d}gemm on this handle (each update routed and tiled as any host GEMM;
  * clhgemm_last_call_info then describes the last update or panel). Synchronous. */
 CLHGEMM_API clhgemm_status_t clhgemm_strsm(clhgemm_handle_t handle, clhgemm_layout_t layout,

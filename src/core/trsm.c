@@ -114,6 +114,37 @@ void chg_trsm_step(const chg_l3_shape_t *sh, size_t nb, size_t s, double alpha, 
     }
 }
 
+/* Part [i0, i0 + cnt) of the rows (left) / columns (right) of update t. */
+static void step_part(const chg_l3_shape_t *sh, const chg_trsm_step_t *t, size_t i0, size_t cnt, size_t lda,
+                      size_t ldb, chg_trsm_step_t *o)
+{
+    *o = *t;
+    if (sh->left) {
+        /* C's rows are B's (stride 1); L = op(A)(rest, blk): rows stride 1, or lda read transposed */
+        o->m = cnt;
+        o->c_off = t->c_off + i0;
+        o->l.off = t->l.off + i0 * (sh->trans ? lda : 1);
+    } else {
+        /* C's columns are B's (stride ldb); R = op(A)(blk, rest): columns stride lda, or 1 transposed */
+        o->n = cnt;
+        o->c_off = t->c_off + i0 * ldb;
+        o->r.off = t->r.off + i0 * (sh->trans ? 1 : lda);
+    }
+}
+
+void chg_trsm_step_split(const chg_l3_shape_t *sh, const chg_trsm_step_t *t, size_t kb_next, size_t lda,
+                         size_t ldb, chg_trsm_step_t *near, chg_trsm_step_t *far)
+{
+    const size_t rest = sh->left ? t->m : t->n, nb = CHG_MIN(kb_next, rest);
+    if (t_lower(sh)) { /* the next block is the first of the rest */
+        step_part(sh, t, 0, nb, lda, ldb, near);
+        step_part(sh, t, nb, rest - nb, lda, ldb, far);
+    } else {           /* the next block is the last of the rest (bottom-up) */
+        step_part(sh, t, rest - nb, nb, lda, ldb, near);
+        step_part(sh, t, 0, rest - nb, lda, ldb, far);
+    }
+}
+
 /* ---- the panel solve ---------------------------------------------------------------------- */
 
 static double get(const void *p, int dbl, size_t i)

@@ -86,6 +86,14 @@ typedef struct chg_trsm_step_s {
 void chg_trsm_step(const chg_l3_shape_t *sh, size_t nb, size_t s, double alpha, size_t lda,
                    size_t ldb, chg_trsm_step_t *out);
 
+/* The update of step t (m, n > 0) cut in two: `near`, the rows (left) or columns (right) of the
+ * next diagonal block -- its first kb_next of the rest for a lower T, its last for an upper one --
+ * and `far`, the others (m or n 0 when kb_next takes all). Both keep t's beta and inner
+ * dimension; their operands and C are t's, offset to the part. The host path with look-ahead
+ * (host/trsm.c) updates `near` first, then solves the next panel while `far` runs. */
+void chg_trsm_step_split(const chg_l3_shape_t *sh, const chg_trsm_step_t *t, size_t kb_next, size_t lda,
+                         size_t ldb, chg_trsm_step_t *near, chg_trsm_step_t *far);
+
 /* Solves the panel in place on the host (column-major, ldb): op(Ad)*P = alpha*P (left, P is
  * kb x cols) or P*op(Ad) = alpha*P (right, P rows x kb), Ad the kb x kb diagonal block at a with
  * lda, of the call's uplo / trans / diag (sh). OpenBLAS's TRSM, or a plain substitution in the
