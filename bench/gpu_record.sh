@@ -31,6 +31,9 @@
 #   level3      clhgemm-bench-level3 n = $L3_SIZES (8192), s and d: SYMM, SYRK, SYR2K (fused and
 #               two-pass), TRMM next to our GEMM of the same size and CLBlast's same routine
 #   level3host  clhgemm-bench-level3 --host n = 16384 next to the host GEMM of the same size
+#   trsmblocked host DTRSM n = $TB_N (32768) under CLHGEMM_DEVICE_MEMORY_LIMIT=$TB_LIMIT (4G), so that A
+#               does not fit and the blocked path runs (src/host/trsm_blocked.c): the model's
+#               choice, host panels with and without look-ahead, device panels; GEMM beside each
 #   cpushare    clhgemm-tune --cpu-model (CPU_MODEL=0: skip; into a copy of the shipped database),
 #               then clhgemm-bench-host --cpu-share n = 16384,32768: GPU-only, hybrid, OpenBLAS alone
 #   trace       a Chrome trace (CLHGEMM_TRACE) of one host-resident DGEMM n = 32768 per entry of
@@ -70,7 +73,7 @@ while [ $# -gt 0 ]; do
   case $1 in
     -h | --help) usage; exit 0 ;;
     all) STAGES+=(build tests device host level3) ;;
-    build | tests | device | tf32 | host | sweep | smallcall | zerocopy | blasnumpy | oversize | scaling | level3 | level3host | cpushare | trace | probe | ptxas)
+    build | tests | device | tf32 | host | sweep | smallcall | zerocopy | blasnumpy | oversize | scaling | level3 | level3host | trsmblocked | cpushare | trace | probe | ptxas)
       STAGES+=("$1") ;;
     ab)
       [ $# -ge 2 ] || { echo "gpu_record: ab needs a revision (ab REV)" >&2; exit 2; }
@@ -349,6 +352,23 @@ stage_level3host() {
     "$B/clhgemm-bench-level3" --host --sizes "${L3_HOST_SIZES:-16384}" --precision both --reps 2 \
     --warmup 1 --csv "$SD/bench-level3-host.csv" || r=1
   { summary_of "$SD/bench-level3-host.log"; cat "$SD/clocks.txt"; } >"$SD/summary.txt"
+  return "$r"
+}
+
+stage_trsmblocked() {
+  # issue 21: TRSM from host memory with A larger than the device budget, each way of the blocked path
+  need_build || return 1
+  local r=0 n=${TB_N:-32768} lim=${TB_LIMIT:-4G} way
+  for way in auto openblas openblas-nolookahead device; do
+    local panel=${way%-nolookahead} la=1
+    [ "$way" = openblas-nolookahead ] && la=0
+    run_win "bench-level3 --host trsm d $n $way" "$SD/$way.log" 280 env CLHGEMM_DEVICE_MEMORY_LIMIT="$lim" \
+      CLHGEMM_TRSM_PANEL="$panel" CLHGEMM_TRSM_LOOKAHEAD="$la" CLHGEMM_VERBOSE=1 "$B/clhgemm-bench-level3" --host \
+      --routines trsm --sizes "$n" --precision d --reps 1 --warmup 1 --no-check --no-xt --csv "$SD/$way.csv" || r=1
+  done
+  { for way in auto openblas openblas-nolookahead device; do
+      echo "== $way"; grep -m1 'trsm: blocked' "$SD/$way.log"; summary_of "$SD/$way.log"; done
+    cat "$SD/clocks.txt"; } >"$SD/summary.txt"
   return "$r"
 }
 
