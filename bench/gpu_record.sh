@@ -24,8 +24,9 @@
 #               transpose: the host API's CPU route, then the BLAS drop-in's cblas_?gemm (--dropin),
 #               each against a direct OpenBLAS call on the same arrays (issue 19)
 #   zerocopy    bench/probe_zerocopy: CL_MEM_USE_HOST_PTR pinning of the caller's memory against staging
-#   blasnumpy   numpy a @ b n = 256..16384, small calls, cholesky, solve on clhgemm's libblas.so.3 and
-#               on OpenBLAS's, back to back (bench/blas_numpy.py; Debian's python3-debian of .gpuenv)
+#   blasnumpy   numpy a @ b n = 256..16384, small calls, cholesky, solve on clhgemm's libblas.so.3 (with
+#               the reference LAPACK) and on OpenBLAS's (with its LAPACK), back to back, and the
+#               reference LAPACK on OpenBLAS (bench/blas_numpy.py; Debian's python3-debian of .gpuenv)
 #   oversize    clhgemm-bench-host --oversize --sizes 65536: DGEMM larger than the GPU (103 GB)
 #   scaling     host-resident S/DGEMM n = 32768 on every GPU and on the first alone (--one-device)
 #   level3      clhgemm-bench-level3 n = $L3_SIZES (8192), s and d: SYMM, SYRK, SYR2K (fused and
@@ -306,9 +307,18 @@ stage_blasnumpy() {
   cmake --build "$BUILD_DIR" -j"$JOBS" --target clhgemm_blas >"$SD/build.log" 2>&1 || { tail -5 "$SD/build.log" >"$SD/summary.txt"; return 1; }
   run_win "numpy on OpenBLAS" "$SD/openblas.txt" 300 env LD_LIBRARY_PATH="$L/openblas-pthread:${LD_LIBRARY_PATH:-}" \
     python3-debian "$ROOT/bench/blas_numpy.py" --label openblas --budget "${NUMPY_BUDGET:-12}" || r=1
-  run_win "numpy on clhgemm" "$SD/clhgemm.txt" 300 env LD_LIBRARY_PATH="$BUILD_DIR/blas:$L/openblas-pthread:${LD_LIBRARY_PATH:-}" \
+  # LAPACK: numpy on OpenBLAS uses OpenBLAS's liblapack.so.3 (its own BLAS inside); on clhgemm the
+  # reference LAPACK ($L/lapack), whose routines call the BLAS by symbol, so that cholesky and
+  # solve reach the drop-in (before 2026-11-25's sixth session both runs used OpenBLAS's LAPACK,
+  # and the factorizations never reached the drop-in); the third run, the reference LAPACK on
+  # OpenBLAS's BLAS, tells the LAPACK's share from the BLAS's
+  run_win "numpy on clhgemm" "$SD/clhgemm.txt" 300 env LD_LIBRARY_PATH="$BUILD_DIR/blas:$L/lapack:$L/openblas-pthread:${LD_LIBRARY_PATH:-}" \
     CLHGEMM_BLAS_STATS=1 python3-debian "$ROOT/bench/blas_numpy.py" --label clhgemm --budget "${NUMPY_BUDGET:-12}" || r=1
-  { paste -d'|' <(cut -c1-70 "$SD/openblas.txt") <(cut -c1-70 "$SD/clhgemm.txt"); grep '^clhgemm-blas' "$SD/clhgemm.txt"; cat "$SD/clocks.txt"; } >"$SD/summary.txt"
+  run_win "numpy on OpenBLAS, reference LAPACK" "$SD/openblas-reflapack.txt" 300 env \
+    LD_LIBRARY_PATH="$L/lapack:$L/openblas-pthread:${LD_LIBRARY_PATH:-}" \
+    python3-debian "$ROOT/bench/blas_numpy.py" --label openblas-reflapack --budget "${NUMPY_BUDGET:-12}" || r=1
+  { paste -d'|' <(cut -c1-70 "$SD/openblas.txt") <(cut -c1-70 "$SD/clhgemm.txt"); grep '^clhgemm-blas' "$SD/clhgemm.txt"
+    echo "reference LAPACK on OpenBLAS's BLAS:"; cut -c1-70 "$SD/openblas-reflapack.txt"; cat "$SD/clocks.txt"; } >"$SD/summary.txt"
   return "$r"
 }
 
