@@ -42,12 +42,12 @@ size_t chg_trsm_nb(const chg_device_t *dev, chg_precision_t prec);
 
 /* How diagonal blocks are solved (CLHGEMM_TRSM_PANEL): "auto" (the default) -- on the device
  * with inverted blocks (trsm_dev.h) for device buffers and for host calls whose A fits the
- * devices; a host call whose A does not fit takes the blocked path, whose diagonal blocks the
- * cost model gives to the devices (by strips, at the largest block order that fits them) or to
- * OpenBLAS (host/trsm.c); "device" -- the same, with the blocked host path's diagonal blocks on
- * the devices whenever one fits (a test hook); or on the host between the updates, by OpenBLAS
- * ("openblas") or the library's own substitution ("ref", a test hook; also what "openblas" does
- * without OpenBLAS). */
+ * devices; a host call whose A does not fit takes the blocked path (host/trsm_blocked.c), whose
+ * diagonal blocks the cost model gives to the devices (by strips, at the largest block order that
+ * fits them) or to OpenBLAS; "device" -- the same, with the blocked host path's diagonal blocks
+ * on the devices whenever one fits (a test hook); or on the host between the updates, by
+ * OpenBLAS ("openblas") or the library's own substitution ("ref", a test hook; also what
+ * "openblas" does without OpenBLAS). */
 enum { CHG_TRSM_PANEL_DEVICE = 0, CHG_TRSM_PANEL_OPENBLAS = 1, CHG_TRSM_PANEL_REF = 2,
        CHG_TRSM_PANEL_AUTO = 3 };
 int chg_trsm_panel_mode(void);
@@ -90,7 +90,7 @@ void chg_trsm_step(const chg_l3_shape_t *sh, size_t nb, size_t s, double alpha, 
  * next diagonal block -- its first kb_next of the rest for a lower T, its last for an upper one --
  * and `far`, the others (m or n 0 when kb_next takes all). Both keep t's beta and inner
  * dimension; their operands and C are t's, offset to the part. The host path with look-ahead
- * (host/trsm.c) updates `near` first, then solves the next panel while `far` runs. */
+ * (host/trsm_blocked.c) updates `near` first, then solves the next panel while `far` runs. */
 void chg_trsm_step_split(const chg_l3_shape_t *sh, const chg_trsm_step_t *t, size_t kb_next, size_t lda,
                          size_t ldb, chg_trsm_step_t *near, chg_trsm_step_t *far);
 
