@@ -1,6 +1,7 @@
 /*
- * host_common.c -- the helpers clhgemm-bench-host's modes share (bench_host.c: the per-size runs,
- * --cpu-share, main; bench_host_sweep.c: --sweep): statistics, parallel loops, the counter-based
+ * host_common.c -- the helpers clhgemm-bench-host's modes share (the per-size runs and
+ * --cpu-share: bench_host.c and bench_host_{opts,problem,size,run,output,cpushare}.c; --sweep:
+ * bench_host_sweep.c and bench_host_sweep_*.c): statistics, parallel loops, the counter-based
  * fill, the checks, the device of the device-only column, the OpenBLAS description.
  */
 #define _POSIX_C_SOURCE 200809L

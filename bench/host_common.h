@@ -1,7 +1,9 @@
 /*
  * host_common.h -- what clhgemm-bench-host's files share (host_common.c owns the helpers): the
- * options and statistics types, the device of the device-only column, and the helpers that
- * bench_host.c (per-size runs, --cpu-share, main) and bench_host_sweep.c (--sweep) both use.
+ * options and statistics types, the device of the device-only column, and the helpers that the
+ * per-size runs and --cpu-share (bench_host.c, main, and the files it names:
+ * bench_host_{opts,problem,size,run,output,cpushare}.c) and --sweep (bench_host_sweep.c and the
+ * files it names: bench_host_sweep_*.c) both use.
  */
 #ifndef CLHGEMM_BENCH_HOST_COMMON_H
 #define CLHGEMM_BENCH_HOST_COMMON_H
