@@ -1,7 +1,7 @@
 /*
  * clhgemm_tune.c -- clhgemm-tune: tunes the GEMM kernel, the copy kernels and the host pipeline
  * of each device once, within a time budget, and writes the result into the tuning database
- * that the library reads (src/tuning/dbfile.c, docs/TUNING.md).
+ * that the library reads (src/tuning/dbfile.h, docs/TUNING.md).
  *
  *   clhgemm-tune [--devices SPEC] [--precision s|d|both] [--budget 10m] [--size N]
  *                [--gemm] [--classes] [--trsm] [--copy] [--pipeline] [--cpu-model [--force-cpu-model]]
