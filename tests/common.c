@@ -13,10 +13,72 @@
 #include <float.h>
 #include <math.h>
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+/* ---- checks ------------------------------------------------------------------------------ */
+static int g_checks, g_failures, g_print_limit;
+
+int tc_pass(void)
+{
+    __atomic_add_fetch(&g_checks, 1, __ATOMIC_RELAXED);
+    return 1;
+}
+
+int tc_fail(const char *file, int line, const char *cond, const char *fmt, ...)
+{
+    __atomic_add_fetch(&g_checks, 1, __ATOMIC_RELAXED);
+    const int nth = __atomic_add_fetch(&g_failures, 1, __ATOMIC_RELAXED);
+    const int limit = __atomic_load_n(&g_print_limit, __ATOMIC_RELAXED);
+    const char *slash = strrchr(file, '/');
+    if (slash) file = slash + 1;
+    fflush(stdout);
+    flockfile(stderr);
+    if (limit > 0 && nth > limit) {
+        if (nth == limit + 1)
+            fprintf(stderr, "FAIL %s:%d: more failures, counted but not printed\n", file, line);
+    } else {
+        fprintf(stderr, "FAIL %s:%d: ", file, line);
+        va_list ap;
+        va_start(ap, fmt);
+        vfprintf(stderr, fmt, ap);
+        va_end(ap);
+        if (strcmp(cond, "0") != 0) fprintf(stderr, " (failed: %s)", cond);
+        fputc('\n', stderr);
+    }
+    fflush(stderr);
+    funlockfile(stderr);
+    return 0;
+}
+
+void tc_tally_n(int checks, int failures)
+{
+    __atomic_add_fetch(&g_checks, checks, __ATOMIC_RELAXED);
+    __atomic_add_fetch(&g_failures, failures, __ATOMIC_RELAXED);
+}
+
+void tc_tally(int failed)
+{
+    tc_tally_n(1, failed != 0);
+}
+
+int tc_checks(void)
+{
+    return __atomic_load_n(&g_checks, __ATOMIC_RELAXED);
+}
+
+int tc_failures(void)
+{
+    return __atomic_load_n(&g_failures, __ATOMIC_RELAXED);
+}
+
+void tc_fail_print_limit(int n)
+{
+    __atomic_store_n(&g_print_limit, n, __ATOMIC_RELAXED);
+}
 
 /* ---- device ------------------------------------------------------------------------------ */
 static int count_raw_devices(void)

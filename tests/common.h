@@ -8,6 +8,10 @@
  * every element of the C buffer that is not part of the m x n matrix must come back bit-identical,
  * so a kernel that writes into ld gaps, before the offset or past the end is caught.
  *
+ * The check macro EXPECT and the one pair of counters (tc_checks, tc_failures) are here too, so
+ * that every test program reports its failures the same way (file:line, the message, the
+ * condition that failed) and none keeps a copy of its own.
+ *
  * Exit codes: 0 pass, 1 fail, TC_SKIP (77) only when there is no OpenCL device at all (or no fp64
  * for a double-only test).
  */
@@ -20,6 +24,28 @@
 #include "clhgemm.h"
 
 #define TC_SKIP 77
+
+/* ---- checks ------------------------------------------------------------------------------ */
+/* EXPECT(cond, fmt, ...) counts one check; when cond is false it counts a failure and prints
+ * "FAIL file.c:line: <message> (failed: <cond>)" to stderr (stdout flushed first, so the line
+ * lands after what the test printed before it). The message arguments are evaluated only on
+ * failure. Evaluates to 1 when cond holds, else 0. Safe from several threads (the counters are
+ * atomic, a line is printed whole). Every test program reports tc_checks() and tc_failures() at
+ * the end and fails when tc_failures() is not 0. */
+#define EXPECT(cond, ...) ((cond) ? tc_pass() : tc_fail(__FILE__, __LINE__, #cond, __VA_ARGS__))
+int tc_pass(void);
+int tc_fail(const char *file, int line, const char *cond, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+/* A check whose failure message the caller printed itself: counted, and counted as a failure
+ * when failed is not 0. tc_tally_n adds checks and failures counted elsewhere (worker threads'
+ * own tallies). */
+void tc_tally(int failed);
+void tc_tally_n(int checks, int failures);
+int tc_checks(void);
+int tc_failures(void);
+/* At most n FAIL lines from EXPECT (then one line saying the rest are only counted); 0, the
+ * default: all of them. For checks inside loops over every element. */
+void tc_fail_print_limit(int n);
 
 /* ---- device ------------------------------------------------------------------------------ */
 typedef struct tc_env_s {

@@ -20,8 +20,6 @@
 
 #include "common.h"
 
-static int g_cases, g_failures;
-
 #define EV_SENTINEL ((cl_event)(uintptr_t)0x5EB71E10)
 
 typedef struct call_s {
@@ -106,8 +104,7 @@ static void expect_reject(const call_t *c, clhgemm_status_t want, const watched_
     }
     rc |= unchanged(w1, tag);
     rc |= unchanged(w2, tag);
-    g_cases++;
-    if (rc) g_failures++;
+    tc_tally(rc);
 }
 
 /* Accepted call: success, a valid event that completes. Returns 0 on pass. */
@@ -179,7 +176,7 @@ static void invalid_args(const tc_env_t *env, cl_context ctx2, cl_command_queue 
            C2 = make_buf(ctx2, rc_, esz, rng, &hc2);
     if (!A || !B || !C || !As || !Bs || !Cs || !A2 || !B2 || !C2 || !hc || !hc2) {
         fprintf(stderr, "FAIL: buffer setup\n");
-        g_failures++;
+        tc_tally(1);
         goto out;
     }
     watched_t wc = {C, env->queue, hc, rc_ * esz};
@@ -229,8 +226,7 @@ static void invalid_args(const tc_env_t *env, cl_context ctx2, cl_command_queue 
             /* restore C for the rejection checks below */
             rc |= tc_write(env->queue, C, hc, rc_ * esz);
         }
-        g_cases++;
-        if (rc) g_failures++;
+        tc_tally(rc);
     }
 
     /* one bad argument at a time */
@@ -379,11 +375,8 @@ static void invalid_args(const tc_env_t *env, cl_context ctx2, cl_command_queue 
         c = base;
         c.m = -1;
         clhgemm_status_t st = do_call(&c, NULL);
-        g_cases++;
-        if (st != CLHGEMM_INVALID_M) {
-            fprintf(stderr, "FAIL m=-1 with event NULL: status %s\n", clhgemm_status_string(st));
-            g_failures++;
-        }
+        EXPECT(st == CLHGEMM_INVALID_M, "m=-1 with event NULL: status %s",
+               clhgemm_status_string(st));
     }
 
     /* precedence: two bad arguments, the earlier check wins */
@@ -502,7 +495,7 @@ static void offset_wraparound(const tc_env_t *env, int dbl, clhgemm_layout_t lay
                           i ? "offC = SIZE_MAX - 7 (wraps)" : "offC = SIZE_MAX (wraps)");
         }
     } else {
-        g_failures++;
+        tc_tally(1);
     }
     if (A) clReleaseMemObject(A);
     if (B) clReleaseMemObject(B);
@@ -533,9 +526,8 @@ static void quick_paths(const tc_env_t *env, int dbl, clhgemm_layout_t layout, t
             tc.offc = 4;
             tc.null_a = tc.null_b = nulls;
             tc_problem_t p;
-            g_cases++;
             if (tc_problem_init(&p, env->ctx, &tc, rng)) {
-                g_failures++;
+                tc_tally(1);
                 continue;
             }
             char tag[400];
@@ -547,7 +539,7 @@ static void quick_paths(const tc_env_t *env, int dbl, clhgemm_layout_t layout, t
             if (nulls) c.C = NULL;
             int rc = expect_success(&c, tag);
             rc |= tc_problem_check_unchanged(&p, env->queue, tag);
-            if (rc) g_failures++;
+            tc_tally(rc);
             tc_problem_free(&p);
         }
     }
@@ -571,9 +563,8 @@ static void quick_paths(const tc_env_t *env, int dbl, clhgemm_layout_t layout, t
                 tc.offc = 5;
                 tc.null_a = tc.null_b = nulls;
                 tc_problem_t p;
-                g_cases++;
                 if (tc_problem_init(&p, env->ctx, &tc, rng)) {
-                    g_failures++;
+                    tc_tally(1);
                     continue;
                 }
                 char tag[400];
@@ -589,7 +580,7 @@ static void quick_paths(const tc_env_t *env, int dbl, clhgemm_layout_t layout, t
                     else
                         rc |= tc_problem_check(&p, env->queue, tag); /* beta 0: exact zeros */
                 }
-                if (rc) g_failures++;
+                tc_tally(rc);
                 tc_problem_free(&p);
             }
         }
@@ -615,9 +606,8 @@ static void quick_paths_nan(const tc_env_t *env, int dbl, clhgemm_layout_t layou
         tc.pad = 1;
         tc.offc = 2;
         tc_problem_t p;
-        g_cases++;
         if (tc_problem_init(&p, env->ctx, &tc, rng)) {
-            g_failures++;
+            tc_tally(1);
             continue;
         }
         for (size_t i = 0; i < p.na; i++) {
@@ -643,7 +633,7 @@ static void quick_paths_nan(const tc_env_t *env, int dbl, clhgemm_layout_t layou
             else
                 rc |= tc_problem_check(&p, env->queue, tag);
         }
-        if (rc) g_failures++;
+        tc_tally(rc);
         tc_problem_free(&p);
     }
     for (int kind = 0; kind < 2; kind++) {
@@ -661,9 +651,8 @@ static void quick_paths_nan(const tc_env_t *env, int dbl, clhgemm_layout_t layou
         tc.pad = 2;
         tc.offc = 1;
         tc_problem_t p;
-        g_cases++;
         if (tc_problem_init(&p, env->ctx, &tc, rng)) {
-            g_failures++;
+            tc_tally(1);
             continue;
         }
         char tag[400];
@@ -674,7 +663,7 @@ static void quick_paths_nan(const tc_env_t *env, int dbl, clhgemm_layout_t layou
                     p.c.ldc, env->queue};
         int rc = expect_success(&c, tag);
         if (!rc) rc |= tc_problem_check_unchanged(&p, env->queue, tag);
-        if (rc) g_failures++;
+        tc_tally(rc);
         tc_problem_free(&p);
     }
 }
@@ -682,11 +671,8 @@ static void quick_paths_nan(const tc_env_t *env, int dbl, clhgemm_layout_t layou
 /* ---- status strings, version, devices ------------------------------------------------------ */
 static void check_str(const char *got, const char *want, const char *what)
 {
-    g_cases++;
-    if (!got || strcmp(got, want) != 0) {
-        fprintf(stderr, "FAIL %s: got \"%s\", want \"%s\"\n", what, got ? got : "(null)", want);
-        g_failures++;
-    }
+    EXPECT(got && strcmp(got, want) == 0, "%s: got \"%s\", want \"%s\"", what,
+           got ? got : "(null)", want);
 }
 
 static void strings_and_version(void)
@@ -718,23 +704,15 @@ static void strings_and_version(void)
         snprintf(what, sizeof what, "clhgemm_status_string(%d)", cl_codes[i].code);
         check_str(clhgemm_status_string(cl_codes[i].code), cl_codes[i].name, what);
         const char *msg = clhgemm_status_message(cl_codes[i].code);
-        g_cases++;
-        if (!msg || !*msg || strchr(msg, '\n')) {
-            fprintf(stderr, "FAIL clhgemm_status_message(%d): \"%s\"\n", cl_codes[i].code,
-                    msg ? msg : "(null)");
-            g_failures++;
-        }
+        EXPECT(msg && *msg && !strchr(msg, '\n'), "clhgemm_status_message(%d): \"%s\"",
+               cl_codes[i].code, msg ? msg : "(null)");
     }
     static const int unknown[] = {12345, -2500, -1999, -3000, 1, -2098};
     for (size_t i = 0; i < sizeof unknown / sizeof unknown[0]; i++) {
         snprintf(what, sizeof what, "clhgemm_status_string(%d)", unknown[i]);
         check_str(clhgemm_status_string(unknown[i]), "CLHGEMM_UNKNOWN_STATUS", what);
         const char *msg = clhgemm_status_message(unknown[i]);
-        g_cases++;
-        if (!msg || !*msg) {
-            fprintf(stderr, "FAIL clhgemm_status_message(%d) is empty\n", unknown[i]);
-            g_failures++;
-        }
+        EXPECT(msg && *msg, "clhgemm_status_message(%d) is empty", unknown[i]);
     }
     check_str(clhgemm_version(), CLHGEMM_VERSION_STRING, "clhgemm_version()");
 }
@@ -753,16 +731,6 @@ static int count_raw_devices(void)
     }
     return total;
 }
-
-#define EXPECT(cond, ...)                                                                         \
-    do {                                                                                          \
-        g_cases++;                                                                                \
-        if (!(cond)) {                                                                            \
-            fprintf(stderr, "FAIL " __VA_ARGS__);                                                 \
-            fputc('\n', stderr);                                                                  \
-            g_failures++;                                                                         \
-        }                                                                                         \
-    } while (0)
 
 static void devices(const tc_env_t *env)
 {
@@ -944,8 +912,9 @@ int main(void)
     tc_env_t env;
     int rc = tc_open(&env);
     if (rc == TC_SKIP) {
-        printf("%d cases, %d failed (no device: device parts skipped)\n", g_cases, g_failures);
-        return g_failures ? 1 : TC_SKIP;
+        printf("%d cases, %d failed (no device: device parts skipped)\n", tc_checks(),
+               tc_failures());
+        return tc_failures() ? 1 : TC_SKIP;
     }
     if (rc) return rc;
     printf("device: %s (%s)\n", env.info.name, env.info.platform_name);
@@ -980,7 +949,8 @@ int main(void)
     }
     fp64_devices(&rng);
     /* a library that accepts the wrapping offsets writes outside C and may not survive them */
-    printf("%d cases, %d failed before the offset-wraparound cases\n", g_cases, g_failures);
+    printf("%d cases, %d failed before the offset-wraparound cases\n", tc_checks(),
+           tc_failures());
     fflush(stdout);
     for (int dbl = 0; dbl < 1 + env.has_fp64; dbl++)
         for (int l = 0; l < 2; l++)
@@ -988,6 +958,6 @@ int main(void)
     clReleaseCommandQueue(q2);
     clReleaseContext(ctx2);
     tc_close(&env);
-    printf("%d cases, %d failed\n", g_cases, g_failures);
-    return g_failures ? 1 : 0;
+    printf("%d cases, %d failed\n", tc_checks(), tc_failures());
+    return tc_failures() ? 1 : 0;
 }

@@ -39,20 +39,8 @@
 #include "device/cache.h"
 #include "common.h"
 
-static int g_cases, g_failures;
 static tc_env_t env;
 static tc_rng_t rng;
-
-#define EXPECT(cond, ...)                                                                         \
-    do {                                                                                          \
-        g_cases++;                                                                                \
-        if (!(cond)) {                                                                            \
-            fprintf(stderr, "FAIL line %d: ", __LINE__);                                          \
-            fprintf(stderr, __VA_ARGS__);                                                         \
-            fputc('\n', stderr);                                                                  \
-            g_failures++;                                                                         \
-        }                                                                                         \
-    } while (0)
 
 /* ---- files ------------------------------------------------------------------------------- */
 #define MAXF 256
@@ -167,20 +155,20 @@ static void release_and_run(const char *step, chg_cache_stats_t *before, chg_cac
 static void damaged_round(const char *step)
 {
     chg_cache_stats_t a, b;
-    int f0 = g_failures;
+    int f0 = tc_failures();
     release_and_run(step, &a, &b);
     EXPECT(b.disk_rejects > a.disk_rejects, "%s: no disk_rejects", step);
     EXPECT(b.builds > a.builds, "%s: no rebuild", step);
     EXPECT(b.disk_writes > a.disk_writes, "%s: damaged files not replaced", step);
-    if (g_failures != f0) print_stats(step, &a, &b);
+    if (tc_failures() != f0) print_stats(step, &a, &b);
     char again[160];
     snprintf(again, sizeof again, "%s, then reload of the replaced files", step);
-    f0 = g_failures;
+    f0 = tc_failures();
     release_and_run(again, &a, &b);
     EXPECT(b.disk_hits > a.disk_hits, "%s: no disk hits", again);
     EXPECT(b.builds == a.builds, "%s: rebuilt", again);
     EXPECT(b.disk_rejects == a.disk_rejects, "%s: rejected", again);
-    if (g_failures != f0) print_stats(again, &a, &b);
+    if (tc_failures() != f0) print_stats(again, &a, &b);
 }
 
 /* A call while CLHGEMM_FAULT_BUILD=<what> is set. must_fail: the kernel is always needed. */
@@ -275,13 +263,9 @@ int main(int argc, char **argv)
         }
         for (int i = 0; i < NPROC; i++) {
             int status = 0;
-            if (pids[i] < 0 || waitpid(pids[i], &status, 0) != pids[i] || !WIFEXITED(status) ||
-                WEXITSTATUS(status) != 0) {
-                fprintf(stderr, "FAIL: process %d of %d filling one cache directory failed\n", i,
-                        NPROC);
-                g_failures++;
-            }
-            g_cases++;
+            const int ok = pids[i] >= 0 && waitpid(pids[i], &status, 0) == pids[i] &&
+                           WIFEXITED(status) && WEXITSTATUS(status) == 0;
+            EXPECT(ok, "process %d of %d filling one cache directory failed", i, NPROC);
         }
     }
 
@@ -313,7 +297,7 @@ int main(int argc, char **argv)
     EXPECT(b.builds > a.builds, "cold call: no builds");
     EXPECT(b.disk_writes > a.disk_writes, "cold call: no disk writes");
     EXPECT(nfiles > 0, "cold call: no files in %s", cache_dir);
-    if (g_failures) print_stats("cold call", &a, &b);
+    if (tc_failures()) print_stats("cold call", &a, &b);
     printf("cold call: %lu builds, %d cache files\n", b.builds - a.builds, nfiles);
 
     /* dumps */
@@ -334,12 +318,12 @@ int main(int argc, char **argv)
 
     /* after release: loaded from disk */
     {
-        int f0 = g_failures;
+        int f0 = tc_failures();
         release_and_run("after release", &a, &b);
         EXPECT(b.disk_hits > a.disk_hits, "after release: no disk hits");
         EXPECT(b.builds == a.builds, "after release: rebuilt");
         EXPECT(b.disk_rejects == a.disk_rejects, "after release: rejected a good file");
-        if (g_failures != f0) print_stats("after release", &a, &b);
+        if (tc_failures() != f0) print_stats("after release", &a, &b);
         /* chg_cache_release_all alone also drops the memory level */
         chg_cache_release_all();
         stats(&a);
@@ -402,7 +386,7 @@ int main(int argc, char **argv)
     /* the directory the processes raced on: every program loads, nothing is rejected */
     {
         setenv("CLHGEMM_CACHE_DIR", shared_dir, 1);
-        int f0 = g_failures;
+        int f0 = tc_failures();
         release_and_run("files written by 4 processes at once", &a, &b);
         EXPECT(b.disk_hits > a.disk_hits && b.builds == a.builds &&
                    b.disk_rejects == a.disk_rejects,
@@ -415,7 +399,7 @@ int main(int argc, char **argv)
             EXPECT(b.builds == a.builds && b.disk_rejects == a.disk_rejects,
                    "dgemm from files written by 4 processes: want no builds or rejects");
         }
-        if (g_failures != f0) print_stats("files written by 4 processes at once", &a, &b);
+        if (tc_failures() != f0) print_stats("files written by 4 processes at once", &a, &b);
         setenv("CLHGEMM_CACHE_DIR", cache_dir, 1);
     }
 
@@ -455,7 +439,7 @@ int main(int argc, char **argv)
         setenv("CLHGEMM_CACHE_DIR", "off", 1);
         EXPECT(chg_cache_dir(buf, sizeof buf) == NULL, "CLHGEMM_CACHE_DIR=off: chg_cache_dir = %s",
                chg_cache_dir(buf, sizeof buf));
-        int f0 = g_failures;
+        int f0 = tc_failures();
         release_and_run("CLHGEMM_CACHE_DIR=off", &a, &b);
         EXPECT(b.builds > a.builds, "CLHGEMM_CACHE_DIR=off: no builds after release");
         EXPECT(b.disk_writes == a.disk_writes, "CLHGEMM_CACHE_DIR=off: disk writes");
@@ -463,7 +447,7 @@ int main(int argc, char **argv)
         EXPECT(list_files(cache_dir, NULL) == nfiles, "CLHGEMM_CACHE_DIR=off: files changed");
         EXPECT(had_off || stat("off", &st) != 0,
                "CLHGEMM_CACHE_DIR=off: created a directory named \"off\"");
-        if (g_failures != f0) print_stats("CLHGEMM_CACHE_DIR=off", &a, &b);
+        if (tc_failures() != f0) print_stats("CLHGEMM_CACHE_DIR=off", &a, &b);
     }
 
     /* kernel build failures (disk level still off, so every program is built) */
@@ -476,25 +460,25 @@ int main(int argc, char **argv)
     /* back on the disk cache */
     setenv("CLHGEMM_CACHE_DIR", cache_dir, 1);
     {
-        int f0 = g_failures;
+        int f0 = tc_failures();
         release_and_run("back on the disk cache", &a, &b);
         EXPECT(b.builds == a.builds && b.disk_hits > a.disk_hits,
                "back on the disk cache: want disk hits and no builds");
-        if (g_failures != f0) print_stats("back on the disk cache", &a, &b);
+        if (tc_failures() != f0) print_stats("back on the disk cache", &a, &b);
     }
 
     free(files);
     clhgemm_release_resources();
     tc_close(&env);
-    if (g_failures) {
+    if (tc_failures()) {
         printf("kept %s, %s and %s for inspection\n", cache_dir, dump_dir, shared_dir);
     } else {
         rm_rf(cache_dir);
         rm_rf(dump_dir);
         rm_rf(shared_dir);
     }
-    printf("%d checks, %d failed\n", g_cases, g_failures);
-    return g_failures ? 1 : 0;
+    printf("%d checks, %d failed\n", tc_checks(), tc_failures());
+    return tc_failures() ? 1 : 0;
 }
 
 /* ---- soak modes (bounded memory, release while calls run) ------------------------------- */
@@ -636,7 +620,7 @@ static int soak_cycles(const char *mode, int cycles)
         if (i > mid && now > rss[2]) rss[2] = now;
         if (i % 50 == 0) printf("  %s: cycle %d, RSS %.1f MiB\n", mode, i, now);
     }
-    if (!g_failures) rss_verdict(mode, warm, cycles, rss, now_s() - t0);
+    if (!tc_failures()) rss_verdict(mode, warm, cycles, rss, now_s() - t0);
     return 0;
 }
 
@@ -705,8 +689,7 @@ static int soak_race(double seconds)
     int calls = 0;
     for (int i = 0; i < NR; i++) {
         pthread_join(w[i].tid, NULL);
-        g_cases += w[i].calls;
-        g_failures += w[i].failures;
+        tc_tally_n(w[i].calls, w[i].failures);
         EXPECT(w[i].calls >= 3, "race: thread %d made only %d calls", i, w[i].calls);
         calls += w[i].calls;
         if (i) clReleaseCommandQueue(w[i].q);
@@ -738,6 +721,6 @@ static int soak_main(int argc, char **argv)
         soak_cycles(mode, argc > 2 ? atoi(argv[2]) : 300);
     clhgemm_release_resources();
     tc_close(&env);
-    printf("%d checks, %d failed\n", g_cases, g_failures);
-    return g_failures ? 1 : 0;
+    printf("%d checks, %d failed\n", tc_checks(), tc_failures());
+    return tc_failures() ? 1 : 0;
 }

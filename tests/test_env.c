@@ -27,52 +27,11 @@
 
 #include "base/util.h"
 #include "clhgemm.h"
-
-static int g_failures;
-
-#define EXPECT(cond, ...)                                                                         \
-    do {                                                                                          \
-        if (!(cond)) {                                                                            \
-            printf("FAIL line %d: ", __LINE__);                                                   \
-            printf(__VA_ARGS__);                                                                  \
-            putchar('\n');                                                                        \
-            fflush(stdout);                                                                       \
-            g_failures++;                                                                         \
-        }                                                                                         \
-    } while (0)
+#include "common.h"
 
 /* ---- stderr capture ------------------------------------------------------------------------ */
 
-static FILE *g_cap;
-static int g_saved_fd = -1;
-
-static void cap_begin(void)
-{
-    fflush(stderr);
-    g_cap = tmpfile();
-    g_saved_fd = dup(2);
-    if (!g_cap || g_saved_fd < 0 || dup2(fileno(g_cap), 2) < 0) {
-        printf("cannot capture stderr\n");
-        exit(1);
-    }
-}
-
-/* What went to stderr since cap_begin (malloc'ed), also echoed to the real stderr. */
-static char *cap_end(void)
-{
-    fflush(stderr);
-    dup2(g_saved_fd, 2);
-    close(g_saved_fd);
-    const int fd = fileno(g_cap);
-    const off_t n = lseek(fd, 0, SEEK_END);
-    char *buf = malloc((size_t)(n > 0 ? n : 0) + 1);
-    if (!buf) exit(1);
-    const ssize_t got = n > 0 ? pread(fd, buf, (size_t)n, 0) : 0;
-    buf[got > 0 ? got : 0] = '\0';
-    fclose(g_cap);
-    fputs(buf, stderr);
-    return buf;
-}
+static tc_capture_t g_cap; /* tests/common.h: stderr into a temporary file, echoed at the end */
 
 static int count(const char *hay, const char *needle)
 {
@@ -150,9 +109,9 @@ static void readers_table(int kind, const char *name, const rcase_t *c, size_t n
 {
     for (size_t i = 0; i < n; i++) {
         setenv(name, c[i].value, 1);
-        cap_begin();
+        tc_capture_begin(&g_cap);
         const double got = read_as(kind, name), again = read_as(kind, name);
-        char *text = cap_end();
+        char *text = tc_capture_end(&g_cap);
         EXPECT(got == c[i].want && again == c[i].want, "%s=\"%s\": got %.17g, %.17g, want %.17g", name,
                c[i].value, got, again, c[i].want);
         char line[256];
@@ -162,9 +121,9 @@ static void readers_table(int kind, const char *name, const rcase_t *c, size_t n
                "%s=\"%s\": %d line(s) on stderr, want %d saying \"%s\": [%s]", name, c[i].value,
                lines(text), want_lines, line, text);
         free(text);
-        cap_begin();
+        tc_capture_begin(&g_cap);
         read_as(kind, name);
-        text = cap_end();
+        text = tc_capture_end(&g_cap);
         EXPECT(lines(text) == 0, "%s=\"%s\": warned a second time: [%s]", name, c[i].value, text);
         free(text);
     }
@@ -231,12 +190,12 @@ static void *reader_thread(void *arg)
 static void threads_once(void)
 {
     setenv("CLHGEMM_TEST_THREADS", "lots", 1);
-    cap_begin();
+    tc_capture_begin(&g_cap);
     pthread_t t[8];
     int started = 0;
     for (int i = 0; i < 8; i++) started += pthread_create(&t[i], NULL, reader_thread, NULL) == 0;
     for (int i = 0; i < started; i++) pthread_join(t[i], NULL);
-    char *text = cap_end();
+    char *text = tc_capture_end(&g_cap);
     EXPECT(started == 8 && lines(text) == 1 && count(text, "clhgemm: CLHGEMM_TEST_THREADS=lots is not an integer") == 1,
            "8 threads: %d line(s), want 1: [%s]", lines(text), text);
     free(text);
@@ -252,9 +211,9 @@ static void create_rejects(const char *name, const char *value, clhgemm_status_t
     char *saved = was ? strdup(was) : NULL;
     setenv(name, value, 1);
     clhgemm_handle_t h = NULL;
-    cap_begin();
+    tc_capture_begin(&g_cap);
     const clhgemm_status_t st = clhgemm_create(&h, NULL);
-    char *text = cap_end();
+    char *text = tc_capture_end(&g_cap);
     char line[256];
     snprintf(line, sizeof line, "clhgemm: %s=%s %s", name, value, say);
     EXPECT(st == want && h == NULL, "%s=%s: clhgemm_create -> %s, want %s", name, value,
@@ -331,11 +290,11 @@ static int device_part(void)
     setenv("CLHGEMM_FINAL_PIECES", "-2", 1);
     setenv("CLHGEMM_CPU_GAMMA", "inf", 1);
     clhgemm_handle_t h = NULL;
-    cap_begin();
+    tc_capture_begin(&g_cap);
     const clhgemm_status_t st = clhgemm_create(&h, NULL);
     int ok1 = st == CLHGEMM_SUCCESS && sgemm_ok(h, 96, 80, 64);
     int ok2 = st == CLHGEMM_SUCCESS && sgemm_ok(h, 96, 80, 64);
-    char *text = cap_end();
+    char *text = tc_capture_end(&g_cap);
     if (st == CLHGEMM_NO_DEVICE) {
         printf("no OpenCL device: end-to-end part skipped\n");
         free(text);
@@ -407,6 +366,7 @@ int main(int argc, char **argv)
     threads_once();
     create_options();
     const int dev = device_part();
-    printf("test_env: %d failure(s)%s\n", g_failures, dev == 77 ? " (no device)" : "");
-    return g_failures ? 1 : dev == 77 ? 77 : 0;
+    printf("test_env: %d checks, %d failure(s)%s\n", tc_checks(), tc_failures(),
+           dev == 77 ? " (no device)" : "");
+    return tc_failures() ? 1 : dev == 77 ? 77 : 0;
 }

@@ -43,14 +43,6 @@
 enum { SYMM = TC_L3_SYMM, SYRK = TC_L3_SYRK, SYR2K = TC_L3_SYR2K, TRMM = TC_L3_TRMM, NROUTINES };
 static const char *const rname[NROUTINES] = {"symm", "syrk", "syr2k", "trmm"};
 
-static int g_cases, g_failures;
-
-static void tally(int rc)
-{
-    g_cases++;
-    if (rc) g_failures++;
-}
-
 typedef tc_l3case_t l3case_t; /* tests/common.h */
 
 /* ---- geometry ---------------------------------------------------------------------------- */
@@ -403,7 +395,7 @@ static void table_combo(clhgemm_handle_t h, l3case_t *base, tc_rng_t *rng, int c
         c.alpha = PAIRS[rot % NPAIRS][0];
         c.beta = PAIRS[rot % NPAIRS][1];
         set_variant(&c, (rot / NPAIRS + (int)s) % 4);
-        tally(run_case(h, &c, rng));
+        tc_tally(run_case(h, &c, rng));
     }
     /* quick paths: alpha = 0 with beta 0, 1, other; k = 0 for SYRK/SYR2K */
     static const double qb[3] = {0.0, 1.0, -1.5};
@@ -414,11 +406,11 @@ static void table_combo(clhgemm_handle_t h, l3case_t *base, tc_rng_t *rng, int c
         c.alpha = 0.0;
         c.beta = qb[i];
         set_variant(&c, i + combo);
-        tally(run_case(h, &c, rng));
+        tc_tally(run_case(h, &c, rng));
         if (c.r == SYRK || c.r == SYR2K) {
             c.k = 0;
             c.alpha = -1.5;
-            tally(run_case(h, &c, rng));
+            tc_tally(run_case(h, &c, rng));
         }
     }
 }
@@ -431,7 +423,7 @@ static void multi_combo(clhgemm_handle_t h, l3case_t *base, tc_rng_t *rng, int c
     c.alpha = PAIRS[combo % NPAIRS][0];
     c.beta = PAIRS[(combo / 2) % NPAIRS][1];
     set_variant(&c, combo % 4);
-    tally(run_case(h, &c, rng));
+    tc_tally(run_case(h, &c, rng));
 }
 
 static int create(clhgemm_handle_t *h)
@@ -517,10 +509,10 @@ static void expect(clhgemm_handle_t h, const prob_t *p, const acall_t *a, clhgem
                 a->dbl ? 'd' : 's', rname[a->r], what);
         rc = 1;
     }
-    tally(rc);
+    tc_tally(rc);
 }
 
-#define EXPECT(mod, want, what)                                                                 \
+#define EXPECT_STATUS(mod, want, what)                                                          \
     do {                                                                                        \
         acall_t a_ = base;                                                                      \
         acall_t *a = &a_;                                                                       \
@@ -546,7 +538,7 @@ static void invalid_args(clhgemm_handle_t h, int r, int dbl, clhgemm_layout_t la
     lc.beta = 0.5;
     prob_t p;
     if (prob_init(&p, &lc, rng)) {
-        tally(1);
+        tc_tally(1);
         return;
     }
     int ar, ac, br, bc, cr, cc, ca, la, cb, lb, ccn, lcn;
@@ -557,74 +549,88 @@ static void invalid_args(clhgemm_handle_t h, int r, int dbl, clhgemm_layout_t la
     const int has_b = r != SYRK, has_c = r != TRMM;
     const acall_t base = {r, dbl, layout, lc.side, lc.uplo, lc.trans, lc.diag, lc.m, lc.n, lc.k,
                           p.lda, p.ldb, p.ldc, lc.alpha, lc.beta, 0, 0, 0, 0};
-    EXPECT((void)a, CLHGEMM_SUCCESS, "valid");
-    EXPECT(a->null_h = 1, CLHGEMM_NULL_HANDLE, "handle NULL");
-    EXPECT((a->null_h = 1, a->layout = 0), CLHGEMM_NULL_HANDLE, "precedence: handle before layout");
+    EXPECT_STATUS((void)a, CLHGEMM_SUCCESS, "valid");
+    EXPECT_STATUS(a->null_h = 1, CLHGEMM_NULL_HANDLE, "handle NULL");
+    EXPECT_STATUS((a->null_h = 1, a->layout = 0), CLHGEMM_NULL_HANDLE,
+                  "precedence: handle before layout");
     static const int bad[] = {0, 100, 103, 110, 114, 120, 123, 130, 133, 140, 143};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        EXPECT(a->layout = bad[i], CLHGEMM_INVALID_LAYOUT, "bad layout");
-        if (r == SYMM || r == TRMM) EXPECT(a->side = bad[i], CLHGEMM_INVALID_SIDE, "bad side");
-        EXPECT(a->uplo = bad[i], CLHGEMM_INVALID_UPLO, "bad uplo");
+        EXPECT_STATUS(a->layout = bad[i], CLHGEMM_INVALID_LAYOUT, "bad layout");
+        if (r == SYMM || r == TRMM) EXPECT_STATUS(a->side = bad[i], CLHGEMM_INVALID_SIDE,
+                                                  "bad side");
+        EXPECT_STATUS(a->uplo = bad[i], CLHGEMM_INVALID_UPLO, "bad uplo");
         if (r != SYMM)
-            EXPECT(a->trans = bad[i], r == TRMM ? CLHGEMM_INVALID_TRANS_A : CLHGEMM_INVALID_TRANS,
-                   "bad trans");
-        if (r == TRMM) EXPECT(a->diag = bad[i], CLHGEMM_INVALID_DIAG, "bad diag");
+            EXPECT_STATUS(a->trans = bad[i],
+                          r == TRMM ? CLHGEMM_INVALID_TRANS_A : CLHGEMM_INVALID_TRANS,
+                          "bad trans");
+        if (r == TRMM) EXPECT_STATUS(a->diag = bad[i], CLHGEMM_INVALID_DIAG, "bad diag");
     }
-    EXPECT((a->layout = 0, a->uplo = 0), CLHGEMM_INVALID_LAYOUT, "precedence: layout before uplo");
+    EXPECT_STATUS((a->layout = 0, a->uplo = 0), CLHGEMM_INVALID_LAYOUT,
+                  "precedence: layout before uplo");
     if (r == SYMM || r == TRMM) {
-        EXPECT((a->side = 0, a->uplo = 0), CLHGEMM_INVALID_SIDE, "precedence: side before uplo");
-        EXPECT(a->m = -1, CLHGEMM_INVALID_M, "m = -1");
-        EXPECT((a->m = -1, a->n = -1), CLHGEMM_INVALID_M, "precedence: m before n");
+        EXPECT_STATUS((a->side = 0, a->uplo = 0), CLHGEMM_INVALID_SIDE,
+                      "precedence: side before uplo");
+        EXPECT_STATUS(a->m = -1, CLHGEMM_INVALID_M, "m = -1");
+        EXPECT_STATUS((a->m = -1, a->n = -1), CLHGEMM_INVALID_M, "precedence: m before n");
     }
     if (r != SYMM) {
-        EXPECT((a->uplo = 0, a->trans = 0), CLHGEMM_INVALID_UPLO, "precedence: uplo before trans");
-        EXPECT((a->trans = 0, a->n = -1), r == TRMM ? CLHGEMM_INVALID_TRANS_A : CLHGEMM_INVALID_TRANS,
-               "precedence: trans before n");
+        EXPECT_STATUS((a->uplo = 0, a->trans = 0), CLHGEMM_INVALID_UPLO,
+                      "precedence: uplo before trans");
+        EXPECT_STATUS((a->trans = 0, a->n = -1),
+                      r == TRMM ? CLHGEMM_INVALID_TRANS_A : CLHGEMM_INVALID_TRANS,
+                      "precedence: trans before n");
     }
     if (r == TRMM) {
-        EXPECT((a->trans = 0, a->diag = 0), CLHGEMM_INVALID_TRANS_A, "precedence: transA before diag");
-        EXPECT((a->diag = 0, a->m = -1), CLHGEMM_INVALID_DIAG, "precedence: diag before m");
+        EXPECT_STATUS((a->trans = 0, a->diag = 0), CLHGEMM_INVALID_TRANS_A,
+                      "precedence: transA before diag");
+        EXPECT_STATUS((a->diag = 0, a->m = -1), CLHGEMM_INVALID_DIAG, "precedence: diag before m");
     }
-    EXPECT(a->n = -1, CLHGEMM_INVALID_N, "n = -1");
+    EXPECT_STATUS(a->n = -1, CLHGEMM_INVALID_N, "n = -1");
     if (r == SYRK || r == SYR2K) {
-        EXPECT(a->k = -1, CLHGEMM_INVALID_K, "k = -1");
-        EXPECT((a->k = -1, a->alpha = 0.0), CLHGEMM_INVALID_K, "k = -1 with alpha = 0");
-        EXPECT((a->n = -1, a->k = -1), CLHGEMM_INVALID_N, "precedence: n before k");
-        EXPECT((a->k = -1, a->lda = 0), CLHGEMM_INVALID_K, "precedence: k before lda");
+        EXPECT_STATUS(a->k = -1, CLHGEMM_INVALID_K, "k = -1");
+        EXPECT_STATUS((a->k = -1, a->alpha = 0.0), CLHGEMM_INVALID_K, "k = -1 with alpha = 0");
+        EXPECT_STATUS((a->n = -1, a->k = -1), CLHGEMM_INVALID_N, "precedence: n before k");
+        EXPECT_STATUS((a->k = -1, a->lda = 0), CLHGEMM_INVALID_K, "precedence: k before lda");
     }
-    EXPECT(a->lda = ca - 1, CLHGEMM_INVALID_LDA, "lda = rows as stored - 1");
-    EXPECT(a->lda = 0, CLHGEMM_INVALID_LDA, "lda = 0");
-    EXPECT((a->n = -1, a->lda = 0), CLHGEMM_INVALID_N, "precedence: n before lda");
-    EXPECT((a->lda = 0, a->null_a = 1), CLHGEMM_INVALID_LDA, "precedence: lda before A");
+    EXPECT_STATUS(a->lda = ca - 1, CLHGEMM_INVALID_LDA, "lda = rows as stored - 1");
+    EXPECT_STATUS(a->lda = 0, CLHGEMM_INVALID_LDA, "lda = 0");
+    EXPECT_STATUS((a->n = -1, a->lda = 0), CLHGEMM_INVALID_N, "precedence: n before lda");
+    EXPECT_STATUS((a->lda = 0, a->null_a = 1), CLHGEMM_INVALID_LDA, "precedence: lda before A");
     if (has_b) {
-        EXPECT(a->ldb = cb - 1, CLHGEMM_INVALID_LDB, "ldb = rows as stored - 1");
-        EXPECT((a->lda = 0, a->ldb = 0), CLHGEMM_INVALID_LDA, "precedence: lda before ldb");
+        EXPECT_STATUS(a->ldb = cb - 1, CLHGEMM_INVALID_LDB, "ldb = rows as stored - 1");
+        EXPECT_STATUS((a->lda = 0, a->ldb = 0), CLHGEMM_INVALID_LDA, "precedence: lda before ldb");
     }
     if (has_c) {
-        EXPECT(a->ldc = ccn - 1, CLHGEMM_INVALID_LDC, "ldc = rows as stored - 1");
-        EXPECT((a->lda = 0, a->ldc = 0), CLHGEMM_INVALID_LDA, "precedence: lda before ldc");
-        if (has_b) EXPECT((a->ldb = 0, a->ldc = 0), CLHGEMM_INVALID_LDB, "precedence: ldb before ldc");
+        EXPECT_STATUS(a->ldc = ccn - 1, CLHGEMM_INVALID_LDC, "ldc = rows as stored - 1");
+        EXPECT_STATUS((a->lda = 0, a->ldc = 0), CLHGEMM_INVALID_LDA, "precedence: lda before ldc");
+        if (has_b) EXPECT_STATUS((a->ldb = 0, a->ldc = 0), CLHGEMM_INVALID_LDB,
+                                 "precedence: ldb before ldc");
     }
-    EXPECT((a->n = 0, a->m = 0, a->lda = 0), CLHGEMM_INVALID_LDA, "empty, lda = 0");
-    EXPECT(a->null_a = 1, CLHGEMM_NULL_BUFFER_A, "A NULL");
-    EXPECT((a->null_a = 1, a->null_b = 1, a->null_c = 1), CLHGEMM_NULL_BUFFER_A,
-           "precedence: A before B and C");
+    EXPECT_STATUS((a->n = 0, a->m = 0, a->lda = 0), CLHGEMM_INVALID_LDA, "empty, lda = 0");
+    EXPECT_STATUS(a->null_a = 1, CLHGEMM_NULL_BUFFER_A, "A NULL");
+    EXPECT_STATUS((a->null_a = 1, a->null_b = 1, a->null_c = 1), CLHGEMM_NULL_BUFFER_A,
+                  "precedence: A before B and C");
     if (has_b) {
-        EXPECT(a->null_b = 1, CLHGEMM_NULL_BUFFER_B, "B NULL");
-        EXPECT((a->null_b = 1, a->null_c = 1), CLHGEMM_NULL_BUFFER_B, "precedence: B before C");
+        EXPECT_STATUS(a->null_b = 1, CLHGEMM_NULL_BUFFER_B, "B NULL");
+        EXPECT_STATUS((a->null_b = 1, a->null_c = 1), CLHGEMM_NULL_BUFFER_B,
+                      "precedence: B before C");
     }
     if (has_c) {
-        EXPECT(a->null_c = 1, CLHGEMM_NULL_BUFFER_C, "C NULL");
-        EXPECT((a->null_c = 1, a->alpha = 0.0), CLHGEMM_NULL_BUFFER_C, "C NULL with alpha = 0");
+        EXPECT_STATUS(a->null_c = 1, CLHGEMM_NULL_BUFFER_C, "C NULL");
+        EXPECT_STATUS((a->null_c = 1, a->alpha = 0.0), CLHGEMM_NULL_BUFFER_C,
+                      "C NULL with alpha = 0");
     }
     /* BLAS does not read A (nor SYMM's / SYR2K's B) when alpha == 0: NULL is fine there */
-    EXPECT((a->alpha = 0.0, a->null_a = 1, a->null_b = r == SYMM || r == SYR2K), CLHGEMM_SUCCESS,
-           "alpha = 0 with A (and B) NULL");
-    if (r == TRMM) EXPECT((a->alpha = 0.0, a->null_b = 1), CLHGEMM_NULL_BUFFER_B, "TRMM alpha = 0, B NULL");
-    if (r == SYRK || r == SYR2K) EXPECT((a->k = 0, a->null_a = 1, a->null_b = 1), CLHGEMM_SUCCESS,
-                                        "k = 0 with A, B NULL");
-    EXPECT((a->n = 0, a->null_a = 1, a->null_b = 1, a->null_c = 1), CLHGEMM_SUCCESS,
-           "n = 0 with every operand NULL");
+    EXPECT_STATUS((a->alpha = 0.0, a->null_a = 1, a->null_b = r == SYMM || r == SYR2K),
+                  CLHGEMM_SUCCESS,
+                  "alpha = 0 with A (and B) NULL");
+    if (r == TRMM) EXPECT_STATUS((a->alpha = 0.0, a->null_b = 1), CLHGEMM_NULL_BUFFER_B,
+                                 "TRMM alpha = 0, B NULL");
+    if (r == SYRK || r == SYR2K) EXPECT_STATUS((a->k = 0, a->null_a = 1, a->null_b = 1),
+                                               CLHGEMM_SUCCESS,
+                                               "k = 0 with A, B NULL");
+    EXPECT_STATUS((a->n = 0, a->null_a = 1, a->null_b = 1, a->null_c = 1), CLHGEMM_SUCCESS,
+                  "n = 0 with every operand NULL");
     prob_free(&p);
 }
 
@@ -699,7 +705,7 @@ static int mode_fault(const char *self)
         fflush(stderr);
         pid_t pid = fork();
         if (pid < 0) {
-            tally(1);
+            tc_tally(1);
             break;
         }
         if (pid == 0) {
@@ -716,16 +722,16 @@ static int mode_fault(const char *self)
         if (code != FC_CALL_FAULT && code != FC_CREATE_FAULT && code != FC_NO_FAULT) {
             fprintf(stderr, "FAIL fault %d: child %s %d\n", n, WIFSIGNALED(ws) ? "signal" : "exit",
                     WIFSIGNALED(ws) ? WTERMSIG(ws) : code);
-            tally(1);
+            tc_tally(1);
             continue;
         }
-        tally(0);
+        tc_tally(0);
         if (code == FC_CALL_FAULT) seen = 1, clean = 0;
         if (code == FC_NO_FAULT && seen && ++clean == 2) break;
     }
     if (!seen) {
         fprintf(stderr, "FAIL fault: no injected failure reached a level-3 call\n");
-        tally(1);
+        tc_tally(1);
     }
     return 0;
 }
@@ -749,8 +755,8 @@ int main(int argc, char **argv)
     if (!strcmp(mode, "fault-child") && argc > 2) return fault_child(atoi(argv[2]));
     if (!strcmp(mode, "fault")) {
         const int rc = mode_fault("/proc/self/exe");
-        printf("%d checks, %d failed\n", g_cases, g_failures);
-        return rc ? rc : g_failures ? 1 : 0;
+        printf("%d checks, %d failed\n", tc_checks(), tc_failures());
+        return rc ? rc : tc_failures() ? 1 : 0;
     }
     int dbl = 0;
     if (!strcmp(mode, "table")) {
@@ -777,7 +783,7 @@ int main(int argc, char **argv)
         if (!getenv("CLHGEMM_TILE") || g_multi_tile_calls == 0) {
             if (getenv("CLHGEMM_TILE")) {
                 fprintf(stderr, "FAIL: no call ran over more than one tile\n");
-                tally(1);
+                tc_tally(1);
             }
         }
     } else if (!strcmp(mode, "multi")) {
@@ -797,6 +803,6 @@ int main(int argc, char **argv)
                     for (int v = 0; v < 2; v++) invalid_args(h, r, d, LAYOUTS[l], v, &rng);
     }
     clhgemm_destroy(h);
-    printf("%d cases, %d failed\n", g_cases, g_failures);
-    return g_failures ? 1 : 0;
+    printf("%d cases, %d failed\n", tc_checks(), tc_failures());
+    return tc_failures() ? 1 : 0;
 }

@@ -26,19 +26,6 @@
 #include "base/util.h"
 #include "host/prefault.h"
 
-static int g_cases, g_failures;
-
-#define EXPECT(cond, ...)                                                                         \
-    do {                                                                                          \
-        g_cases++;                                                                                \
-        if (!(cond)) {                                                                            \
-            fprintf(stderr, "FAIL line %d: ", __LINE__);                                          \
-            fprintf(stderr, __VA_ARGS__);                                                         \
-            fputc('\n', stderr);                                                                  \
-            g_failures++;                                                                         \
-        }                                                                                         \
-    } while (0)
-
 static void env_size(void)
 {
     static const struct {
@@ -501,18 +488,16 @@ static void prefault(void)
     fflush(stderr);
     const pid_t pid = fork();
     if (pid == 0) {
-        g_failures = 0;
+        const int before = tc_failures();
         prefault_checks();
         fflush(stdout);
         fflush(stderr);
-        _exit(g_failures ? 1 : 0);
+        _exit(tc_failures() != before ? 1 : 0);
     }
     int status = 0;
-    g_cases++;
-    if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-        fprintf(stderr, "FAIL prefault: the child's checks failed (status %d)\n", status);
-        g_failures++;
-    }
+    const int ok = pid >= 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status) &&
+                   WEXITSTATUS(status) == 0;
+    EXPECT(ok, "prefault: the child's checks failed (status %d)", status);
 }
 
 static void prefault_checks(void)
@@ -575,8 +560,9 @@ int main(int argc, char **argv)
     tc_env_t env;
     int rc = tc_open(&env);
     if (rc == TC_SKIP) {
-        printf("%d checks, %d failed (no device: device parts skipped)\n", g_cases, g_failures);
-        return g_failures ? 1 : TC_SKIP;
+        printf("%d checks, %d failed (no device: device parts skipped)\n", tc_checks(),
+               tc_failures());
+        return tc_failures() ? 1 : TC_SKIP;
     }
     if (rc) return rc;
 
@@ -617,11 +603,10 @@ int main(int argc, char **argv)
             c.beta = s == 2 ? 0.0 : 1.0;
             c.pad = 1;
             c.offc = 2;
-            g_cases++;
-            if (tc_run_case(env.ctx, env.queue, &c, &rng)) g_failures++;
+            tc_tally(tc_run_case(env.ctx, env.queue, &c, &rng));
         }
     }
     tc_close(&env);
-    printf("%d checks, %d failed\n", g_cases, g_failures);
-    return g_failures ? 1 : 0;
+    printf("%d checks, %d failed\n", tc_checks(), tc_failures());
+    return tc_failures() ? 1 : 0;
 }

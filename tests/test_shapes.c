@@ -30,19 +30,6 @@
 #include "kernels/shape.h"
 #include "tuning/tuning.h"
 
-static int g_failures, g_checks;
-
-#define EXPECT(cond, ...)                                                                       \
-    do {                                                                                        \
-        g_checks++;                                                                             \
-        if (!(cond)) {                                                                          \
-            g_failures++;                                                                       \
-            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                                \
-            fprintf(stderr, __VA_ARGS__);                                                       \
-            fputc('\n', stderr);                                                                \
-        }                                                                                       \
-    } while (0)
-
 /* ---- classifier --------------------------------------------------------------------------- */
 
 static void classifier(void)
@@ -387,7 +374,7 @@ static int unit(void)
     database();
     tc_env_t env;
     const int rc = tc_open(&env);
-    if (rc) return rc == TC_SKIP ? (g_failures ? 1 : 0) : 1;
+    if (rc) return rc == TC_SKIP ? (tc_failures() ? 1 : 0) : 1;
     const chg_device_t *dev;
     if (chg_queue_device(env.queue, &dev, NULL) != CLHGEMM_SUCCESS) {
         tc_close(&env);
@@ -397,8 +384,8 @@ static int unit(void)
     entry_classes(dev);
     split_policy(dev);
     tc_close(&env);
-    printf("test_shapes unit: %d checks, %d failures\n", g_checks, g_failures);
-    return g_failures ? 1 : 0;
+    printf("test_shapes unit: %d checks, %d failures\n", tc_checks(), tc_failures());
+    return tc_failures() ? 1 : 0;
 }
 
 /* ---- every class on the device ------------------------------------------------------------ */
@@ -509,8 +496,8 @@ static int device(int dbl, int split, int direct)
     printf("test_shapes %s%s: %d cases (%d split-K, %d direct kernel), %d failures; %d checks, "
            "%d failures\n",
            dbl ? "d" : "s", split ? " split" : direct ? " direct" : "", cases, splits, directs,
-           fails, g_checks, g_failures);
-    return fails || g_failures ? 1 : 0;
+           fails, tc_checks(), tc_failures());
+    return fails || tc_failures() ? 1 : 0;
 }
 
 int main(int argc, char **argv)

@@ -24,23 +24,9 @@
 #include <string.h>
 
 #include "clhgemm.h"
+#include "common.h"
 #include "cpu/tiny.h"
 #include "cpu/tinysel.h"
-
-static int g_checks, g_failures;
-
-#define EXPECT(cond, ...)                                                                              \
-    do {                                                                                               \
-        g_checks++;                                                                                    \
-        if (!(cond)) {                                                                                 \
-            g_failures++;                                                                              \
-            if (g_failures <= 20) {                                                                    \
-                printf("FAIL %s:%d: ", __FILE__, __LINE__);                                            \
-                printf(__VA_ARGS__);                                                                   \
-                printf("\n");                                                                          \
-            }                                                                                          \
-        }                                                                                              \
-    } while (0)
 
 static const int kSizes[] = {1, 2, 3, 5, 7, 8, 9, 16, 17, 31, 32, 33};
 #define NSIZES ((int)(sizeof kSizes / sizeof kSizes[0]))
@@ -365,6 +351,7 @@ static void api_mode(void)
 int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "kernel";
+    tc_fail_print_limit(20); /* the table checks every element */
     if (!strcmp(mode, "kernel")) {
         quick_paths();
         cells();
@@ -375,6 +362,6 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: test_tiny kernel|api\n");
         return 2;
     }
-    printf("%d checks, %d failed\n", g_checks, g_failures);
-    return g_failures ? 1 : 0;
+    printf("%d checks, %d failed\n", tc_checks(), tc_failures());
+    return tc_failures() ? 1 : 0;
 }

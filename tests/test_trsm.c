@@ -40,17 +40,10 @@
 
 #include "common.h"
 
-static int g_cases, g_failures;
 static double g_worst_ours, g_worst_openblas; /* in units of ka * eps * (|X_ref| + 1) */
 static double g_big_ours, g_big_openblas;     /* ka = 100, in units of eps * (|X_ref| + 1) */
 static long long g_max_tiles;                 /* the most tiles one (host) update used */
 static int g_strip_calls;                     /* host calls checked to have run by strips */
-
-static void tally(int rc)
-{
-    g_cases++;
-    if (rc) g_failures++;
-}
 
 /* ---- one problem ------------------------------------------------------------------------- */
 
@@ -474,13 +467,13 @@ static void table(const runner_t *r, int dbl, tc_rng_t *rng)
                             c.pad = (v / 3) % 2 ? 3 : 0;
                             c.offa = r->h ? 0 : (size_t)((v / 2) % 2) * 5;
                             c.offb = r->h ? 0 : (size_t)((v / 2) % 2) * 3;
-                            tally(run_case(r, &c, rng));
+                            tc_tally(run_case(r, &c, rng));
                         }
                         /* alpha = 0 on a B of NaN: B := 0, A and B not read */
                         c.m = 33;
                         c.n = 7;
                         c.alpha = 0.0;
-                        tally(run_case(r, &c, rng));
+                        tc_tally(run_case(r, &c, rng));
                     }
 }
 
@@ -492,7 +485,7 @@ static void wide(const runner_t *r, int dbl, tc_rng_t *rng)
             const int left = SIDES[si] == CLHGEMM_LEFT;
             tcase_t c = {dbl, LAYOUTS[ui], SIDES[si], UPLOS[ui], TRANS[si + ui], DIAGS[ui],
                          left ? 100 : 1500, left ? 1500 : 100, -1.5, 1, 0, 0};
-            tally(run_case(r, &c, rng));
+            tc_tally(run_case(r, &c, rng));
         }
 }
 
@@ -512,7 +505,7 @@ static void big(const runner_t *r, int dbl, tc_rng_t *rng)
                                  0, 0};
                     c.offa = r->h ? 0 : (size_t)(v % 3);
                     c.offb = r->h ? 0 : (size_t)(v % 4);
-                    tally(run_case(r, &c, rng));
+                    tc_tally(run_case(r, &c, rng));
                 }
 }
 
@@ -595,10 +588,10 @@ static void expect(const actx_t *x, const acall_t *a, cl_mem Bbuf, clhgemm_statu
                 x->env ? "cl" : "host", x->dbl ? 'd' : 's', what);
         rc = 1;
     }
-    tally(rc);
+    tc_tally(rc);
 }
 
-#define EXPECT(mod, want, what)                                                                 \
+#define EXPECT_STATUS(mod, want, what)                                                          \
     do {                                                                                        \
         acall_t a_ = base;                                                                      \
         acall_t *a = &a_;                                                                       \
@@ -609,62 +602,70 @@ static void expect(const actx_t *x, const acall_t *a, cl_mem Bbuf, clhgemm_statu
 /* The checks both APIs share (BLAS order: layout, side, uplo, transA, diag, m, n, lda, ldb). */
 static void shape_args(const actx_t *x, const acall_t base, cl_mem Bbuf, int ka, int bcontig)
 {
-    EXPECT((void)a, CLHGEMM_SUCCESS, "valid");
+    EXPECT_STATUS((void)a, CLHGEMM_SUCCESS, "valid");
     static const int bad[] = {0, 100, 103, 110, 114, 120, 123, 130, 133, 140, 143};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        EXPECT(a->layout = bad[i], CLHGEMM_INVALID_LAYOUT, "bad layout");
-        EXPECT(a->side = bad[i], CLHGEMM_INVALID_SIDE, "bad side");
-        EXPECT(a->uplo = bad[i], CLHGEMM_INVALID_UPLO, "bad uplo");
-        EXPECT(a->trans = bad[i], CLHGEMM_INVALID_TRANS_A, "bad transA");
-        EXPECT(a->diag = bad[i], CLHGEMM_INVALID_DIAG, "bad diag");
+        EXPECT_STATUS(a->layout = bad[i], CLHGEMM_INVALID_LAYOUT, "bad layout");
+        EXPECT_STATUS(a->side = bad[i], CLHGEMM_INVALID_SIDE, "bad side");
+        EXPECT_STATUS(a->uplo = bad[i], CLHGEMM_INVALID_UPLO, "bad uplo");
+        EXPECT_STATUS(a->trans = bad[i], CLHGEMM_INVALID_TRANS_A, "bad transA");
+        EXPECT_STATUS(a->diag = bad[i], CLHGEMM_INVALID_DIAG, "bad diag");
     }
-    EXPECT((a->layout = 0, a->side = 0), CLHGEMM_INVALID_LAYOUT, "precedence: layout before side");
-    EXPECT((a->side = 0, a->uplo = 0), CLHGEMM_INVALID_SIDE, "precedence: side before uplo");
-    EXPECT((a->uplo = 0, a->trans = 0), CLHGEMM_INVALID_UPLO, "precedence: uplo before transA");
-    EXPECT((a->trans = 0, a->diag = 0), CLHGEMM_INVALID_TRANS_A, "precedence: transA before diag");
-    EXPECT((a->diag = 0, a->m = -1), CLHGEMM_INVALID_DIAG, "precedence: diag before m");
-    EXPECT(a->m = -1, CLHGEMM_INVALID_M, "m = -1");
-    EXPECT(a->n = -1, CLHGEMM_INVALID_N, "n = -1");
-    EXPECT((a->m = -1, a->n = -1), CLHGEMM_INVALID_M, "precedence: m before n");
-    EXPECT((a->n = -1, a->lda = 0), CLHGEMM_INVALID_N, "precedence: n before lda");
-    EXPECT(a->lda = ka - 1, CLHGEMM_INVALID_LDA, "lda = ka - 1");
-    EXPECT(a->lda = 0, CLHGEMM_INVALID_LDA, "lda = 0");
-    EXPECT(a->ldb = bcontig - 1, CLHGEMM_INVALID_LDB, "ldb = rows as stored - 1");
-    EXPECT((a->lda = 0, a->ldb = 0), CLHGEMM_INVALID_LDA, "precedence: lda before ldb");
-    EXPECT((a->lda = 0, a->null_a = 1, a->A = NULL), CLHGEMM_INVALID_LDA,
-           "precedence: lda before A");
-    EXPECT((a->m = 0, a->n = 0, a->lda = 0), CLHGEMM_INVALID_LDA, "empty, lda = 0");
-    EXPECT((a->m = 0, a->n = 0, a->lda = 1, a->ldb = 1), CLHGEMM_SUCCESS, "empty, ld 1");
+    EXPECT_STATUS((a->layout = 0, a->side = 0), CLHGEMM_INVALID_LAYOUT,
+                  "precedence: layout before side");
+    EXPECT_STATUS((a->side = 0, a->uplo = 0), CLHGEMM_INVALID_SIDE, "precedence: side before uplo");
+    EXPECT_STATUS((a->uplo = 0, a->trans = 0), CLHGEMM_INVALID_UPLO,
+                  "precedence: uplo before transA");
+    EXPECT_STATUS((a->trans = 0, a->diag = 0), CLHGEMM_INVALID_TRANS_A,
+                  "precedence: transA before diag");
+    EXPECT_STATUS((a->diag = 0, a->m = -1), CLHGEMM_INVALID_DIAG, "precedence: diag before m");
+    EXPECT_STATUS(a->m = -1, CLHGEMM_INVALID_M, "m = -1");
+    EXPECT_STATUS(a->n = -1, CLHGEMM_INVALID_N, "n = -1");
+    EXPECT_STATUS((a->m = -1, a->n = -1), CLHGEMM_INVALID_M, "precedence: m before n");
+    EXPECT_STATUS((a->n = -1, a->lda = 0), CLHGEMM_INVALID_N, "precedence: n before lda");
+    EXPECT_STATUS(a->lda = ka - 1, CLHGEMM_INVALID_LDA, "lda = ka - 1");
+    EXPECT_STATUS(a->lda = 0, CLHGEMM_INVALID_LDA, "lda = 0");
+    EXPECT_STATUS(a->ldb = bcontig - 1, CLHGEMM_INVALID_LDB, "ldb = rows as stored - 1");
+    EXPECT_STATUS((a->lda = 0, a->ldb = 0), CLHGEMM_INVALID_LDA, "precedence: lda before ldb");
+    EXPECT_STATUS((a->lda = 0, a->null_a = 1, a->A = NULL), CLHGEMM_INVALID_LDA,
+                  "precedence: lda before A");
+    EXPECT_STATUS((a->m = 0, a->n = 0, a->lda = 0), CLHGEMM_INVALID_LDA, "empty, lda = 0");
+    EXPECT_STATUS((a->m = 0, a->n = 0, a->lda = 1, a->ldb = 1), CLHGEMM_SUCCESS, "empty, ld 1");
     /* NULL operands: A read when alpha != 0, B written when m, n > 0 */
-    EXPECT((a->null_a = 1, a->A = NULL), CLHGEMM_NULL_BUFFER_A, "A NULL");
-    EXPECT((a->null_a = 1, a->A = NULL, a->null_b = 1, a->B = NULL), CLHGEMM_NULL_BUFFER_A,
-           "precedence: A before B");
-    EXPECT((a->null_b = 1, a->B = NULL), CLHGEMM_NULL_BUFFER_B, "B NULL");
-    EXPECT((a->alpha = 0.0, a->null_a = 1, a->A = NULL), CLHGEMM_SUCCESS, "alpha = 0, A NULL");
-    EXPECT((a->alpha = 0.0, a->null_b = 1, a->B = NULL), CLHGEMM_NULL_BUFFER_B, "alpha = 0, B NULL");
-    EXPECT((a->n = 0, a->null_a = 1, a->A = NULL, a->null_b = 1, a->B = NULL), CLHGEMM_SUCCESS,
-           "n = 0, A and B NULL");
-    EXPECT((a->m = 0, a->null_a = 1, a->A = NULL, a->null_b = 1, a->B = NULL), CLHGEMM_SUCCESS,
-           "m = 0, A and B NULL");
+    EXPECT_STATUS((a->null_a = 1, a->A = NULL), CLHGEMM_NULL_BUFFER_A, "A NULL");
+    EXPECT_STATUS((a->null_a = 1, a->A = NULL, a->null_b = 1, a->B = NULL), CLHGEMM_NULL_BUFFER_A,
+                  "precedence: A before B");
+    EXPECT_STATUS((a->null_b = 1, a->B = NULL), CLHGEMM_NULL_BUFFER_B, "B NULL");
+    EXPECT_STATUS((a->alpha = 0.0, a->null_a = 1, a->A = NULL), CLHGEMM_SUCCESS,
+                  "alpha = 0, A NULL");
+    EXPECT_STATUS((a->alpha = 0.0, a->null_b = 1, a->B = NULL), CLHGEMM_NULL_BUFFER_B,
+                  "alpha = 0, B NULL");
+    EXPECT_STATUS((a->n = 0, a->null_a = 1, a->A = NULL, a->null_b = 1, a->B = NULL),
+                  CLHGEMM_SUCCESS,
+                  "n = 0, A and B NULL");
+    EXPECT_STATUS((a->m = 0, a->null_a = 1, a->A = NULL, a->null_b = 1, a->B = NULL),
+                  CLHGEMM_SUCCESS,
+                  "m = 0, A and B NULL");
 }
 
 /* The device version's own: queue, buffer sizes, contexts. */
 static void cl_args(const actx_t *x, const acall_t base, cl_mem Bbuf, cl_mem As, cl_mem Bs,
                     cl_mem A2)
 {
-    EXPECT(a->q = NULL, CLHGEMM_INVALID_QUEUE, "queue NULL");
-    EXPECT((a->q = NULL, a->A = NULL), CLHGEMM_INVALID_QUEUE, "precedence: queue before A");
-    EXPECT((a->q = NULL, a->lda = 0), CLHGEMM_INVALID_LDA, "precedence: lda before queue");
-    EXPECT(a->A = As, CLHGEMM_INSUFFICIENT_BUFFER_A, "A one element short");
-    EXPECT(a->offa = 1, CLHGEMM_INSUFFICIENT_BUFFER_A, "A exact, offA = 1");
-    EXPECT(a->offa = SIZE_MAX - 2, CLHGEMM_INSUFFICIENT_BUFFER_A, "offA near SIZE_MAX");
-    EXPECT(a->lda = INT_MAX, CLHGEMM_INSUFFICIENT_BUFFER_A, "lda = INT_MAX");
-    EXPECT(a->A = A2, CLHGEMM_CONTEXT_MISMATCH, "A from another context");
-    EXPECT((a->A = As, a->B = Bs), CLHGEMM_INSUFFICIENT_BUFFER_A, "precedence: A size before B");
-    EXPECT(a->B = Bs, CLHGEMM_INSUFFICIENT_BUFFER_B, "B one element short");
-    EXPECT(a->offb = 1, CLHGEMM_INSUFFICIENT_BUFFER_B, "B exact, offB = 1");
-    EXPECT((a->alpha = 0.0, a->A = As), CLHGEMM_SUCCESS, "alpha = 0, A short (not read)");
-    EXPECT((a->alpha = 0.0, a->B = Bs), CLHGEMM_INSUFFICIENT_BUFFER_B, "alpha = 0, B short");
+    EXPECT_STATUS(a->q = NULL, CLHGEMM_INVALID_QUEUE, "queue NULL");
+    EXPECT_STATUS((a->q = NULL, a->A = NULL), CLHGEMM_INVALID_QUEUE, "precedence: queue before A");
+    EXPECT_STATUS((a->q = NULL, a->lda = 0), CLHGEMM_INVALID_LDA, "precedence: lda before queue");
+    EXPECT_STATUS(a->A = As, CLHGEMM_INSUFFICIENT_BUFFER_A, "A one element short");
+    EXPECT_STATUS(a->offa = 1, CLHGEMM_INSUFFICIENT_BUFFER_A, "A exact, offA = 1");
+    EXPECT_STATUS(a->offa = SIZE_MAX - 2, CLHGEMM_INSUFFICIENT_BUFFER_A, "offA near SIZE_MAX");
+    EXPECT_STATUS(a->lda = INT_MAX, CLHGEMM_INSUFFICIENT_BUFFER_A, "lda = INT_MAX");
+    EXPECT_STATUS(a->A = A2, CLHGEMM_CONTEXT_MISMATCH, "A from another context");
+    EXPECT_STATUS((a->A = As, a->B = Bs), CLHGEMM_INSUFFICIENT_BUFFER_A,
+                  "precedence: A size before B");
+    EXPECT_STATUS(a->B = Bs, CLHGEMM_INSUFFICIENT_BUFFER_B, "B one element short");
+    EXPECT_STATUS(a->offb = 1, CLHGEMM_INSUFFICIENT_BUFFER_B, "B exact, offB = 1");
+    EXPECT_STATUS((a->alpha = 0.0, a->A = As), CLHGEMM_SUCCESS, "alpha = 0, A short (not read)");
+    EXPECT_STATUS((a->alpha = 0.0, a->B = Bs), CLHGEMM_INSUFFICIENT_BUFFER_B, "alpha = 0, B short");
 }
 
 static int args_one(clhgemm_handle_t h, tc_env_t *env, cl_context ctx2, int dbl,
@@ -681,8 +682,9 @@ static int args_one(clhgemm_handle_t h, tc_env_t *env, cl_context ctx2, int dbl,
     cl_mem Bbuf = NULL;
     if (!env) {
         shape_args(x, base, NULL, p.ka, p.bcontig);
-        EXPECT(a->null_h = 1, CLHGEMM_NULL_HANDLE, "handle NULL");
-        EXPECT((a->null_h = 1, a->layout = 0), CLHGEMM_NULL_HANDLE, "precedence: handle first");
+        EXPECT_STATUS(a->null_h = 1, CLHGEMM_NULL_HANDLE, "handle NULL");
+        EXPECT_STATUS((a->null_h = 1, a->layout = 0), CLHGEMM_NULL_HANDLE,
+                      "precedence: handle first");
         prob_free(&p);
         return 0;
     }
@@ -725,10 +727,10 @@ static int mode_args(tc_rng_t *rng)
     for (int d = 0; d < 1 + env.has_fp64 && ctx2; d++)
         for (int l = 0; l < 2; l++)
             for (int s = 0; s < 2; s++) {
-                tally(args_one(h, NULL, NULL, d, LAYOUTS[l], SIDES[s], rng));
-                tally(args_one(NULL, &env, ctx2, d, LAYOUTS[l], SIDES[s], rng));
+                tc_tally(args_one(h, NULL, NULL, d, LAYOUTS[l], SIDES[s], rng));
+                tc_tally(args_one(NULL, &env, ctx2, d, LAYOUTS[l], SIDES[s], rng));
             }
-    if (!ctx2) tally(1);
+    if (!ctx2) tc_tally(1);
     else clReleaseContext(ctx2);
     tc_close(&env);
     clhgemm_destroy(h);
@@ -798,12 +800,12 @@ int main(int argc, char **argv)
             const char *route = getenv("CLHGEMM_ROUTE");
             printf("most tiles of one update: %lld; calls checked to run by strips: %d\n",
                    g_max_tiles, g_strip_calls);
-            tally(check_fault());
-            tally(check_blocked());
+            tc_tally(check_fault());
+            tc_tally(check_blocked());
             if (getenv("CLHGEMM_DEVICE_MEMORY_LIMIT") && !(route && !strcmp(route, "cpu")) && argc < 4 &&
                 g_max_tiles < 2) {
                 fprintf(stderr, "FAIL: no update ran over more than one tile\n");
-                tally(1);
+                tc_tally(1);
             }
             clhgemm_destroy(r.h);
         }
@@ -815,6 +817,6 @@ int main(int argc, char **argv)
            g_worst_openblas);
     printf("worst error at ka >= 100 (units of eps*(|x|+1)): clhgemm %.3f, OpenBLAS %.3f\n",
            g_big_ours, g_big_openblas);
-    printf("%d cases, %d failed\n", g_cases, g_failures);
-    return rc ? rc : g_failures ? 1 : 0;
+    printf("%d cases, %d failed\n", tc_checks(), tc_failures());
+    return rc ? rc : tc_failures() ? 1 : 0;
 }

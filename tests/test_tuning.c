@@ -52,19 +52,6 @@
 #include "tuning/tuning.h"
 #include "base/util.h"
 
-static int g_cases, g_failures;
-
-#define EXPECT(cond, ...)                                                                         \
-    do {                                                                                          \
-        g_cases++;                                                                                \
-        if (!(cond)) {                                                                            \
-            fprintf(stderr, "FAIL line %d: ", __LINE__);                                          \
-            fprintf(stderr, __VA_ARGS__);                                                         \
-            fputc('\n', stderr);                                                                  \
-            g_failures++;                                                                         \
-        }                                                                                         \
-    } while (0)
-
 static char g_tmp[512];
 
 static void write_text(const char *path, const char *text)
@@ -1117,13 +1104,9 @@ static int run_gemms(tc_env_t *env, const char *tag)
             c.pad = 3;
             c.offa = 1;
             c.offc = 5;
-            g_cases++;
-            if (tc_run_case(env->ctx, env->queue, &c, &rng)) {
-                fprintf(stderr, "FAIL: GEMM with the %s parameters (case %d, %s)\n", tag, s,
-                        dbl ? "d" : "s");
-                g_failures++;
+            if (!EXPECT(tc_run_case(env->ctx, env->queue, &c, &rng) == 0,
+                        "GEMM with the %s parameters (case %d, %s)", tag, s, dbl ? "d" : "s"))
                 fails++;
-            }
         }
     }
     return fails;
@@ -1456,6 +1439,6 @@ int main(int argc, char **argv)
     }
     rm_rf(g_tmp);
     if (rc) return rc;
-    printf("%d checks, %d failed\n", g_cases, g_failures);
-    return g_failures ? 1 : 0;
+    printf("%d checks, %d failed\n", tc_checks(), tc_failures());
+    return tc_failures() ? 1 : 0;
 }
