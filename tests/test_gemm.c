@@ -30,14 +30,7 @@
 
 #include "common.h"
 
-static int g_cases, g_failures;
 static int g_lite; /* "lite": 2 (ld, offset) variants x 3 (alpha, beta) pairs on every shape */
-
-static void tally(int rc)
-{
-    g_cases++;
-    if (rc) g_failures++;
-}
 
 static const clhgemm_transpose_t NT[2] = {CLHGEMM_NO_TRANS, CLHGEMM_TRANS};
 static const double AB[3] = {0.0, 1.0, -1.5};
@@ -106,7 +99,7 @@ static void run_table(const tc_env_t *env, int dbl, clhgemm_layout_t layout, tc_
                                 continue;
                             tc_case_t c = table_case(dbl, layout, ta, tb, m, n, k, AB[ia], AB[ib]);
                             set_variant(&c, variant);
-                            tally(tc_run_case(env->ctx, env->queue, &c, rng));
+                            tc_tally(tc_run_case(env->ctx, env->queue, &c, rng));
                         }
                     }
                 }
@@ -131,7 +124,7 @@ static void run_table(const tc_env_t *env, int dbl, clhgemm_layout_t layout, tc_
                 c.alpha = variant ? -1.5 : 1.0;
                 c.beta = variant ? 1.0 : 0.0;
                 set_variant(&c, variant);
-                tally(tc_run_case(env->ctx, env->queue, &c, rng));
+                tc_tally(tc_run_case(env->ctx, env->queue, &c, rng));
             }
         }
     }
@@ -162,7 +155,7 @@ static void run_direct(const tc_env_t *env, int dbl, clhgemm_layout_t layout, tc
                         c.offb = e ? 16 : 0;
                         c.offc = e ? 3 : 0;
                         c.extra = e ? 4096 : 0;
-                        tally(tc_run_case(env->ctx, env->queue, &c, rng));
+                        tc_tally(tc_run_case(env->ctx, env->queue, &c, rng));
                     }
 }
 
@@ -181,7 +174,7 @@ static void run_blocked(const tc_env_t *env, int dbl, clhgemm_layout_t layout, t
                                          bsizes[s][2], pairs[rot % 4][0], pairs[rot % 4][1]);
                 set_variant(&c, rot % 2);
                 rot++;
-                tally(tc_run_case(env->ctx, env->queue, &c, rng));
+                tc_tally(tc_run_case(env->ctx, env->queue, &c, rng));
             }
         }
     }
@@ -560,7 +553,7 @@ static void run_tiny(const tc_env_t *env, int dbl, clhgemm_layout_t layout, tc_r
         set_variant(&c, s & 1);
         tc_problem_t p;
         if (tc_problem_init(&p, env->ctx, &c, rng)) {
-            tally(1);
+            tc_tally(1);
             continue;
         }
         char tag[300];
@@ -589,7 +582,7 @@ static void run_tiny(const tc_env_t *env, int dbl, clhgemm_layout_t layout, tc_r
                     clhgemm_status_string(st));
             rc = 1;
         }
-        tally(rc);
+        tc_tally(rc);
         tc_problem_free(&p);
     }
 }
@@ -813,20 +806,20 @@ static int lifetimes(const tc_env_t *env, int dbl, clhgemm_layout_t layout, tc_r
 static void run_events(const tc_env_t *env, int dbl, clhgemm_layout_t layout, int large,
                        tc_rng_t *rng)
 {
-    tally(event_null(env, dbl, layout, rng));
-    tally(event_other_queue(env, dbl, layout, 129, 64, 65, 0, rng));
-    tally(event_other_queue(env, dbl, layout, 129, 64, 65, 1, rng));
+    tc_tally(event_null(env, dbl, layout, rng));
+    tc_tally(event_other_queue(env, dbl, layout, 129, 64, 65, 0, rng));
+    tc_tally(event_other_queue(env, dbl, layout, 129, 64, 65, 1, rng));
     if (large) {
-        tally(event_other_queue(env, dbl, layout, 300, 257, 700, 0, rng));
-        tally(event_other_queue(env, dbl, layout, 300, 257, 700, 1, rng));
+        tc_tally(event_other_queue(env, dbl, layout, 300, 257, 700, 0, rng));
+        tc_tally(event_other_queue(env, dbl, layout, 300, 257, 700, 1, rng));
     }
-    tally(back_to_back(env, dbl, layout, 65, 33, rng));
-    if (large) tally(back_to_back(env, dbl, layout, 257, 129, rng));
-    tally(shared_ab(env, dbl, layout, large ? 300 : 65, rng));
-    tally(sub_buffers(env, dbl, layout, rng));
-    tally(two_contexts(env, dbl, layout, rng));
-    tally(many_in_flight(env, dbl, layout, large, rng));
-    tally(lifetimes(env, dbl, layout, rng));
+    tc_tally(back_to_back(env, dbl, layout, 65, 33, rng));
+    if (large) tc_tally(back_to_back(env, dbl, layout, 257, 129, rng));
+    tc_tally(shared_ab(env, dbl, layout, large ? 300 : 65, rng));
+    tc_tally(sub_buffers(env, dbl, layout, rng));
+    tc_tally(two_contexts(env, dbl, layout, rng));
+    tc_tally(many_in_flight(env, dbl, layout, large, rng));
+    tc_tally(lifetimes(env, dbl, layout, rng));
 }
 
 int main(int argc, char **argv)
@@ -893,6 +886,6 @@ int main(int argc, char **argv)
     if (!strcmp(mode, "tinyws"))
         printf("tiny workspace: %d calls worked, %d refused with WORKSPACE_TOO_SMALL\n",
                g_tiny_ok, g_tiny_refused);
-    printf("%d cases, %d failed (%ld s)\n", g_cases, g_failures, (long)(time(NULL) - t0));
-    return g_failures ? 1 : 0;
+    printf("%d cases, %d failed (%ld s)\n", tc_checks(), tc_failures(), (long)(time(NULL) - t0));
+    return tc_failures() ? 1 : 0;
 }

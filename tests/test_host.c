@@ -47,14 +47,6 @@
 
 #include "common.h"
 
-static int g_cases, g_failures;
-
-static void tally(int rc)
-{
-    g_cases++;
-    if (rc) g_failures++;
-}
-
 static const clhgemm_transpose_t NT[2] = {CLHGEMM_NO_TRANS, CLHGEMM_TRANS};
 static const double AB[3] = {0.0, 1.0, -1.5};
 
@@ -360,7 +352,7 @@ static void run_table(clhgemm_handle_t h, int dbl, clhgemm_layout_t layout, tc_r
                     for (int ib = 0; ib < 3; ib++) {
                         tc_case_t c = mk(dbl, layout, NT[ta], NT[tb], cubes[s], cubes[s], cubes[s],
                                          AB[ia], AB[ib], v++ % 4);
-                        tally(run_host_case(h, &c, rng));
+                        tc_tally(run_host_case(h, &c, rng));
                     }
     /* Rectangular shapes, k much smaller and much larger than m and n. */
     static const int shapes[][3] = {
@@ -374,13 +366,13 @@ static void run_table(clhgemm_handle_t h, int dbl, clhgemm_layout_t layout, tc_r
                 int ip = (int)((s + 2 * ta + tb) % 3);
                 tc_case_t c = mk(dbl, layout, NT[ta], NT[tb], shapes[s][0], shapes[s][1],
                                  shapes[s][2], pairs[ip][0], pairs[ip][1], v++ % 4);
-                tally(run_host_case(h, &c, rng));
+                tc_tally(run_host_case(h, &c, rng));
             }
     /* One large cube; the transposes differ between the table's four invocations. */
     {
         tc_case_t c = mk(dbl, layout, NT[dbl], NT[layout == CLHGEMM_ROW_MAJOR], 1000, 1000, 1000,
                          -1.5, 1.0, 1);
-        tally(run_host_case(h, &c, rng));
+        tc_tally(run_host_case(h, &c, rng));
     }
     /* ConjTrans is Trans for real data. */
     static const clhgemm_transpose_t CT[3][2] = {{CLHGEMM_CONJ_TRANS, CLHGEMM_NO_TRANS},
@@ -388,7 +380,7 @@ static void run_table(clhgemm_handle_t h, int dbl, clhgemm_layout_t layout, tc_r
                                                  {CLHGEMM_CONJ_TRANS, CLHGEMM_CONJ_TRANS}};
     for (int i = 0; i < 3; i++) {
         tc_case_t c = mk(dbl, layout, CT[i][0], CT[i][1], 33, 129, 7, 1.0, i == 1 ? 0.0 : -1.5, i);
-        tally(run_host_case(h, &c, rng));
+        tc_tally(run_host_case(h, &c, rng));
     }
 }
 
@@ -434,12 +426,12 @@ static int mode_split(void)
             /* A large cube, every transpose pair on a middle one, and thin shapes with a long
              * k (k much larger than m and n) or a short one. */
             tc_case_t c = mk(dbl, layout, NT[l], NT[dbl], 1000, 1000, 1000, 1.0, -1.5, 1);
-            tally(run_host_case(h, &c, &rng));
+            tc_tally(run_host_case(h, &c, &rng));
             for (int ta = 0; ta < 2; ta++)
                 for (int tb = 0; tb < 2; tb++) {
                     c = mk(dbl, layout, NT[ta], NT[tb], 257, 300, 513, AB[1 + (ta ^ tb)],
                            AB[(ta + tb + l) % 3], v++ % 4);
-                    tally(run_host_case(h, &c, &rng));
+                    tc_tally(run_host_case(h, &c, &rng));
                 }
             static const int shapes[][3] = {
                 {40, 40, 3000},  {1000, 33, 129}, {33, 1000, 257}, {600, 700, 3}, {129, 1000, 1},
@@ -447,7 +439,7 @@ static int mode_split(void)
             for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
                 c = mk(dbl, layout, NT[s & 1], NT[(s >> 1) & 1], shapes[s][0], shapes[s][1],
                        shapes[s][2], s % 3 == 2 ? -1.5 : 1.0, AB[s % 3], v++ % 4);
-                tally(run_host_case(h, &c, &rng));
+                tc_tally(run_host_case(h, &c, &rng));
             }
         }
     }
@@ -455,7 +447,7 @@ static int mode_split(void)
     const size_t ndev = selected_devices();
     if (ndev > 1 && g_max_devices_used < 2) {
         fprintf(stderr, "FAIL split: %zu devices selected but no call used more than one\n", ndev);
-        tally(1);
+        tc_tally(1);
     }
     printf("split: %zu device(s) selected, at most %d used by one call; %lld call(s) with several "
            "bands and k slices; %lld tile(s) stolen\n",
@@ -465,18 +457,18 @@ static int mode_split(void)
          * band reuse and prefetch paths went untested. */
         fprintf(stderr, "FAIL split: CLHGEMM_TILE forces a band mode but no call had several "
                         "bands and k slices\n");
-        tally(1);
+        tc_tally(1);
     }
     if (env_limit() && env_limit() <= (8ull << 20)) {
         /* 1000 x 1000 C in float is 4 MB, and a 1000-deep slice of 1000-wide panels another
          * 8 MB: under these limits the run must have split k and, in some case, both m and n. */
         if (!g_seen_k_split) {
             fprintf(stderr, "FAIL split: no case used tile_k < k\n");
-            tally(1);
+            tc_tally(1);
         }
         if (!g_seen_mn_split) {
             fprintf(stderr, "FAIL split: no case split both m and n\n");
-            tally(1);
+            tc_tally(1);
         }
     }
     return 0;
@@ -546,7 +538,7 @@ static void args_for(clhgemm_handle_t h, int dbl, tc_rng_t *rng)
     c.lda = c.ldb = c.ldc = 12;
     tc_problem_t p;
     if (tc_problem_init_host(&p, &c, rng)) {
-        tally(1);
+        tc_tally(1);
         return;
     }
     const argcall_t ok = {CLHGEMM_COL_MAJOR,
@@ -568,7 +560,7 @@ static void args_for(clhgemm_handle_t h, int dbl, tc_rng_t *rng)
     do {                                                                                           \
         a = ok;                                                                                    \
         stmt;                                                                                      \
-        tally(run_arg_case(h, &p, &a, want, what));                                                \
+        tc_tally(run_arg_case(h, &p, &a, want, what));                                                \
     } while (0)
     ARG(a.layout = 0, CLHGEMM_INVALID_LAYOUT, "layout=0");
     ARG(a.layout = 100, CLHGEMM_INVALID_LAYOUT, "layout=100");
@@ -629,7 +621,7 @@ static void args_for(clhgemm_handle_t h, int dbl, tc_rng_t *rng)
     {
         a = ok;
         clhgemm_handle_t none = NULL;
-        tally(run_arg_case(none, &p, &a, CLHGEMM_NULL_HANDLE, "handle=NULL"));
+        tc_tally(run_arg_case(none, &p, &a, CLHGEMM_NULL_HANDLE, "handle=NULL"));
         a.m = -1;
         a.layout = 0;
         clhgemm_status_t st =
@@ -637,9 +629,9 @@ static void args_for(clhgemm_handle_t h, int dbl, tc_rng_t *rng)
                 : clhgemm_sgemm(NULL, 0, 0, 0, -1, -1, -1, 1.0f, NULL, 0, NULL, 0, 0.0f, NULL, 0);
         if (st == CLHGEMM_SUCCESS) {
             fprintf(stderr, "FAIL args: NULL handle with every argument bad -> success\n");
-            tally(1);
+            tc_tally(1);
         } else {
-            tally(0);
+            tc_tally(0);
         }
     }
 #undef ARG
@@ -655,16 +647,16 @@ static void quick_paths(clhgemm_handle_t h, int dbl, tc_rng_t *rng)
         for (int ib = 0; ib < 3; ib++) {
             tc_case_t c = mk(dbl, layout, NT[ib & 1], NT[l], 33, 17, 0, 1.0, AB[ib], 1);
             c.null_a = c.null_b = (ib != 1);
-            tally(run_host_case(h, &c, rng));
+            tc_tally(run_host_case(h, &c, rng));
             c = mk(dbl, layout, NT[l], NT[ib & 1], 17, 33, 29, 0.0, AB[ib], 1 + 2 * (ib & 1));
-            tally(run_host_case(h, &c, rng)); /* A, B gaps NaN and A, B hold data: not read */
+            tc_tally(run_host_case(h, &c, rng)); /* A, B gaps NaN and A, B hold data: not read */
             c.null_a = c.null_b = 1;
-            tally(run_host_case(h, &c, rng));
+            tc_tally(run_host_case(h, &c, rng));
             /* m = 0, n = 0: C bit-identical (sentinels everywhere) */
             c = mk(dbl, layout, NT[ib & 1], NT[l], 0, 20, 5, 1.0, AB[ib], 1);
-            tally(run_host_case(h, &c, rng));
+            tc_tally(run_host_case(h, &c, rng));
             c = mk(dbl, layout, NT[ib & 1], NT[l], 20, 0, 5, -1.5, AB[ib], 1);
-            tally(run_host_case(h, &c, rng));
+            tc_tally(run_host_case(h, &c, rng));
         }
     }
 }
@@ -678,12 +670,12 @@ static int mode_args(void)
     clhgemm_call_info_t inf;
     if (clhgemm_last_call_info(NULL, &inf) != CLHGEMM_NULL_HANDLE) {
         fprintf(stderr, "FAIL: clhgemm_last_call_info(NULL) is not CLHGEMM_NULL_HANDLE\n");
-        tally(1);
+        tc_tally(1);
     }
     clhgemm_destroy(NULL);
     if (clhgemm_create(NULL, NULL) == CLHGEMM_SUCCESS) {
         fprintf(stderr, "FAIL: clhgemm_create(NULL, NULL) succeeded\n");
-        tally(1);
+        tc_tally(1);
     }
     {
         clhgemm_options_t o;
@@ -691,7 +683,7 @@ static int mode_args(void)
         clhgemm_options_init(&o);
         if (o.devices || o.device_memory_limit || o.queues || o.cpu_threads || o.trace_file) {
             fprintf(stderr, "FAIL: clhgemm_options_init left a field set\n");
-            tally(1);
+            tc_tally(1);
         }
         o.queues = 2;
         h = (clhgemm_handle_t)&o; /* must be overwritten with NULL */
@@ -699,7 +691,7 @@ static int mode_args(void)
         if (st != CLHGEMM_INVALID_OPTION || h != NULL) {
             fprintf(stderr, "FAIL: clhgemm_create with queues=2 -> %s, handle %p\n",
                     clhgemm_status_string(st), (void *)h);
-            tally(1);
+            tc_tally(1);
         }
         clhgemm_options_init(&o);
         o.devices = "no-such-device-name-xyz";
@@ -707,14 +699,14 @@ static int mode_args(void)
         if (st != CLHGEMM_INVALID_DEVICE_SPEC || h != NULL) {
             fprintf(stderr, "FAIL: clhgemm_create with devices=no-such -> %s\n",
                     clhgemm_status_string(st));
-            tally(1);
+            tc_tally(1);
             if (h) clhgemm_destroy(h);
         }
     }
     if (create_handle(&h, NULL)) return 1;
     if (clhgemm_last_call_info(h, NULL) == CLHGEMM_SUCCESS) {
         fprintf(stderr, "FAIL: clhgemm_last_call_info(h, NULL) succeeded\n");
-        tally(1);
+        tc_tally(1);
     }
     tc_rng_t rng;
     tc_rng_seed(&rng, 0xA265ULL);
@@ -725,7 +717,7 @@ static int mode_args(void)
     /* The handle still works after all the rejected calls. */
     tc_case_t c =
         mk(0, CLHGEMM_COL_MAJOR, CLHGEMM_NO_TRANS, CLHGEMM_TRANS, 65, 70, 75, 1.0, 0.5, 1);
-    tally(run_host_case(h, &c, &rng));
+    tc_tally(run_host_case(h, &c, &rng));
     clhgemm_destroy(h);
     return 0;
 }
@@ -776,8 +768,7 @@ static void run_workers(clhgemm_handle_t shared, int has64, const char *what)
     }
     for (int i = 0; i < 2; i++) {
         if (started[i]) pthread_join(th[i], NULL);
-        g_cases += w[i].cases;
-        g_failures += w[i].failures + !started[i];
+        tc_tally_n(w[i].cases, w[i].failures + !started[i]);
         if (w[i].failures)
             fprintf(stderr, "FAIL %s: thread %d: %d of %d cases failed\n", what, i, w[i].failures,
                     w[i].cases);
@@ -986,7 +977,7 @@ static int mode_fault(const char *self)
         pid_t pid = fork();
         if (pid < 0) {
             fprintf(stderr, "FAIL fault: fork: %s\n", strerror(errno));
-            tally(1);
+            tc_tally(1);
             break;
         }
         if (pid == 0) {
@@ -1001,17 +992,17 @@ static int mode_fault(const char *self)
         if (WIFSIGNALED(ws)) {
             fprintf(stderr, "FAIL fault %d: child killed by signal %d%s\n", n, WTERMSIG(ws),
                     WTERMSIG(ws) == SIGALRM ? " (hang)" : "");
-            tally(1);
+            tc_tally(1);
             continue;
         }
         int code = WIFEXITED(ws) ? WEXITSTATUS(ws) : 1;
         if (code == TC_SKIP) return TC_SKIP;
         if (code == FC_FAIL || code > FC_PARTIAL) {
             fprintf(stderr, "FAIL fault %d: child exit %d\n", n, code);
-            tally(1);
+            tc_tally(1);
             continue;
         }
-        tally(0);
+        tc_tally(0);
         if (code == FC_CALL_FAULT || code == FC_PARTIAL) {
             if (!seen_call_fault) first_call_fault_result = code;
             seen_call_fault = 1;
@@ -1025,11 +1016,11 @@ static int mode_fault(const char *self)
     if (!seen_call_fault) {
         fprintf(stderr, "FAIL fault: no injected allocation failure ever reached a GEMM call "
                         "(is CLHGEMM_FAULT_ALLOC implemented?)\n");
-        tally(1);
+        tc_tally(1);
     } else if (first_call_fault_result != FC_CALL_FAULT && ndev <= 1 && !cpu_share_on()) {
         fprintf(stderr, "FAIL fault: the first failing allocation of a call left part of C "
                         "written (C must be unchanged when nothing was written back)\n");
-        tally(1);
+        tc_tally(1);
     }
     return 0;
 }
@@ -1093,14 +1084,14 @@ static int mode_cpushare(void)
                     r = 1;
                 }
                 if (inf.cpu_fraction > max_frac) max_frac = inf.cpu_fraction;
-                tally(r);
+                tc_tally(r);
             }
     clhgemm_destroy(h);
     printf("cpushare: share %s, %s scheduler: largest CPU fraction of a call %.3f\n", sv ? sv : "auto",
            strips ? "strips" : "slab", max_frac);
     if (want != 0.0 && max_frac == 0.0) {
         fprintf(stderr, "FAIL cpushare: the CPU share never took part\n");
-        tally(1);
+        tc_tally(1);
     }
     return 0;
 }
@@ -1132,12 +1123,12 @@ static int mode_tiny(void)
                         changed);
                 r = 1;
             }
-            tally(r == 1);
+            tc_tally(r == 1);
         }
     /* The handle is not damaged by the refusals: a quick path still works. */
     tc_case_t c =
         mk(0, CLHGEMM_COL_MAJOR, CLHGEMM_NO_TRANS, CLHGEMM_NO_TRANS, 20, 30, 0, 1.0, -1.5, 1);
-    tally(run_host_case(h, &c, &rng));
+    tc_tally(run_host_case(h, &c, &rng));
     clhgemm_destroy(h);
     return 0;
 }
@@ -1344,20 +1335,20 @@ static int mode_trace(void)
     o.trace_file = p1;
     clhgemm_handle_t h;
     if (create_handle(&h, &o)) return 1;
-    tally(run_host_case(h, &c, &rng));
-    tally(check_trace_file(p1, "options.trace_file", last_seconds(h)));
+    tc_tally(run_host_case(h, &c, &rng));
+    tc_tally(check_trace_file(p1, "options.trace_file", last_seconds(h)));
     clhgemm_destroy(h);
 
     setenv("CLHGEMM_TRACE", p2, 1);
     if (create_handle(&h, NULL)) return 1;
     unsetenv("CLHGEMM_TRACE");
     c = mk(has64, CLHGEMM_ROW_MAJOR, CLHGEMM_TRANS, CLHGEMM_NO_TRANS, 300, 350, 200, -1.5, 1.0, 0);
-    tally(run_host_case(h, &c, &rng));
-    tally(check_trace_file(p2, "CLHGEMM_TRACE", last_seconds(h)));
+    tc_tally(run_host_case(h, &c, &rng));
+    tc_tally(check_trace_file(p2, "CLHGEMM_TRACE", last_seconds(h)));
     /* A second call replaces the file (still one valid document). */
     c = mk(0, CLHGEMM_COL_MAJOR, CLHGEMM_NO_TRANS, CLHGEMM_NO_TRANS, 100, 120, 90, 1.0, 0.0, 0);
-    tally(run_host_case(h, &c, &rng));
-    tally(check_trace_file(p2, "second call", last_seconds(h)));
+    tc_tally(run_host_case(h, &c, &rng));
+    tc_tally(check_trace_file(p2, "second call", last_seconds(h)));
     clhgemm_destroy(h);
     /* No leftovers besides the two traces. */
     remove(p1);
@@ -1367,7 +1358,7 @@ static int mode_trace(void)
                 "FAIL trace: %s not empty after removing the traces (temporary files "
                 "left behind?)\n",
                 dir);
-        tally(1);
+        tc_tally(1);
     }
     return 0;
 }
@@ -1406,14 +1397,10 @@ static clhgemm_status_t route_handle(clhgemm_handle_t *h, const char *route, con
 static void route_case(clhgemm_handle_t h, int dbl, int m, int n, int k, double beta, int want_cpu, tc_rng_t *rng)
 {
     tc_case_t c = mk(dbl, CLHGEMM_COL_MAJOR, CLHGEMM_NO_TRANS, CLHGEMM_TRANS, m, n, k, 1.5, beta, 1);
-    tally(run_host_case_ex(h, &c, rng, 0));
+    tc_tally(run_host_case_ex(h, &c, rng, 0));
     const int got = last_routed_cpu(h);
-    g_cases++;
-    if (got != want_cpu) {
-        fprintf(stderr, "FAIL route %c %dx%dx%d beta=%g: went to the %s, want the %s\n", dbl ? 'd' : 's', m, n, k,
-                beta, got ? "CPU" : "devices", want_cpu ? "CPU" : "devices");
-        g_failures++;
-    }
+    EXPECT(got == want_cpu, "route %c %dx%dx%d beta=%g: went to the %s, want the %s", dbl ? 'd' : 's', m, n,
+           k, beta, got ? "CPU" : "devices", want_cpu ? "CPU" : "devices");
 }
 
 /* Identical calls on a device-routed handle get identical plans. */
@@ -1423,18 +1410,16 @@ static void same_plans(clhgemm_handle_t h, int dbl, tc_rng_t *rng)
     memset(&first, 0, sizeof first);
     for (int r = 0; r < 4; r++) {
         tc_case_t c = mk(dbl, CLHGEMM_COL_MAJOR, CLHGEMM_NO_TRANS, CLHGEMM_NO_TRANS, 300, 200, 500, 1.0, 0.5, 0);
-        tally(run_host_case_ex(h, &c, rng, 1));
+        tc_tally(run_host_case_ex(h, &c, rng, 1));
         memset(&inf, 0, sizeof inf);
         clhgemm_last_call_info(h, &inf);
         if (r == 0) first = inf;
-        g_cases++;
-        if (inf.tile_m != first.tile_m || inf.tile_n != first.tile_n || inf.tile_k != first.tile_k ||
-            inf.a_mode != first.a_mode || inf.tiles != first.tiles || inf.tiles < 2) {
-            fprintf(stderr, "FAIL identical call %d: plan %dx%dx%d mode %d (%lld tiles), first %dx%dx%d mode %d (%lld)\n",
-                    r, inf.tile_m, inf.tile_n, inf.tile_k, inf.a_mode, inf.tiles, first.tile_m, first.tile_n,
-                    first.tile_k, first.a_mode, first.tiles);
-            g_failures++;
-        }
+        const int same = inf.tile_m == first.tile_m && inf.tile_n == first.tile_n &&
+                         inf.tile_k == first.tile_k && inf.a_mode == first.a_mode &&
+                         inf.tiles == first.tiles && inf.tiles >= 2;
+        EXPECT(same, "identical call %d: plan %dx%dx%d mode %d (%lld tiles), first %dx%dx%d mode %d (%lld)", r,
+               inf.tile_m, inf.tile_n, inf.tile_k, inf.a_mode, inf.tiles, first.tile_m, first.tile_n, first.tile_k,
+               first.a_mode, first.tiles);
     }
 }
 
@@ -1475,18 +1460,14 @@ static int mode_route(void)
     for (int dbl = 0; dbl <= has64; dbl++) same_plans(h, dbl, &rng);
     clhgemm_destroy(h);
     /* malformed settings are refused, naming the variable */
-    g_cases += 2;
-    if ((st = route_handle(&h, "gpu", NULL, NULL)) != CLHGEMM_INVALID_OPTION) {
-        fprintf(stderr, "FAIL CLHGEMM_ROUTE=gpu: %s, want CLHGEMM_INVALID_OPTION\n", clhgemm_status_string(st));
-        g_failures++;
+    st = route_handle(&h, "gpu", NULL, NULL);
+    if (!EXPECT(st == CLHGEMM_INVALID_OPTION, "CLHGEMM_ROUTE=gpu: %s, want CLHGEMM_INVALID_OPTION",
+                clhgemm_status_string(st)))
         clhgemm_destroy(h);
-    }
-    if ((st = route_handle(&h, "auto", "fast", NULL)) != CLHGEMM_INVALID_OPTION) {
-        fprintf(stderr, "FAIL CLHGEMM_ROUTE_MODEL=fast: %s, want CLHGEMM_INVALID_OPTION\n",
-                clhgemm_status_string(st));
-        g_failures++;
+    st = route_handle(&h, "auto", "fast", NULL);
+    if (!EXPECT(st == CLHGEMM_INVALID_OPTION, "CLHGEMM_ROUTE_MODEL=fast: %s, want CLHGEMM_INVALID_OPTION",
+                clhgemm_status_string(st)))
         clhgemm_destroy(h);
-    }
     return 0;
 }
 
@@ -1529,6 +1510,6 @@ int main(int argc, char **argv)
         return 2;
     }
     if (rc) return rc;
-    printf("%s: %d checks, %d failed\n", mode, g_cases, g_failures);
-    return g_failures ? 1 : 0;
+    printf("%s: %d checks, %d failed\n", mode, tc_checks(), tc_failures());
+    return tc_failures() ? 1 : 0;
 }

@@ -31,15 +31,10 @@
 
 #include "common.h"
 
-static int g_cases, g_failures;
-
 /* A count that is not what it should be. */
 static void want_count(const char *what, const char *of, int got, int want)
 {
-    g_cases++;
-    if (got == want) return;
-    fprintf(stderr, "FAIL %s: %s %d, want %d\n", what, of, got, want);
-    g_failures++;
+    EXPECT(got == want, "%s: %s %d, want %d", what, of, got, want);
 }
 
 /* stderr into a temporary file while a call runs (the library's verbose lines), kept in text. */
@@ -67,9 +62,9 @@ static int run_call(clhgemm_handle_t h, int dbl, int size, double beta, tc_rng_t
                    .m = size, .n = size, .k = size, .alpha = 1.25, .beta = beta, .pad = 3};
     tc_problem_t p;
     char tag[300];
-    g_cases++;
     if (tc_problem_init_host(&p, &c, rng)) {
         fprintf(stderr, "FAIL %s: setup\n", what);
+        tc_tally(1);
         return 1;
     }
     tc_case_describe(&p.c, tag, sizeof tag);
@@ -104,18 +99,14 @@ static int run_call(clhgemm_handle_t h, int dbl, int size, double beta, tc_rng_t
     free(want);
     free(bound);
     tc_problem_free(&p);
-    if (rc) g_failures++;
+    tc_tally(rc);
     return rc;
 }
 
 /* The plan line "devices: <want>" must be in what the call logged. */
 static void want_plan_devices(const capture_t *cap, const char *want, const char *what)
 {
-    g_cases++;
-    if (!strstr(cap->text, want)) {
-        fprintf(stderr, "FAIL %s: the verbose plan does not say \"%s\"\n", what, want);
-        g_failures++;
-    }
+    EXPECT(strstr(cap->text, want), "%s: the verbose plan does not say \"%s\"", what, want);
 }
 
 static clhgemm_handle_t handle_with_rate(const char *gflops)
@@ -125,7 +116,7 @@ static clhgemm_handle_t handle_with_rate(const char *gflops)
     const clhgemm_status_t st = clhgemm_create(&h, NULL);
     if (st != CLHGEMM_SUCCESS) {
         fprintf(stderr, "FAIL clhgemm_create: %s\n", clhgemm_status_string(st));
-        g_failures++;
+        tc_tally(1);
         return NULL;
     }
     return h;
@@ -164,11 +155,8 @@ static void plan_cases(int dbl, tc_rng_t *rng)
             const char *one = "devices: 1 of 2 (fewer devices", *two = "devices: 2 of 2 (every device";
             if (!first) first = strstr(cap.text, one) ? one : two;
             want_plan_devices(&cap, first, "forced tile, auto (the first call's decision again)");
-            g_cases++;
-            if (inf.devices_used > (first == one ? 1 : 2)) {
-                fprintf(stderr, "FAIL forced tile, auto: %d devices used, planned %s\n", inf.devices_used, first);
-                g_failures++;
-            }
+            EXPECT(inf.devices_used <= (first == one ? 1 : 2), "forced tile, auto: %d devices used, planned %s",
+                   inf.devices_used, first);
         }
         setenv("CLHGEMM_PLAN_DEVICES", "all", 1);
         if (!run_call(h, dbl, 512, 0.5, rng, &inf, &cap, "forced tile, all")) {
@@ -222,26 +210,15 @@ static void share_cases(int dbl, tc_rng_t *rng)
     for (int r = 0; r < 3; r++) {
         double packed = 0, served = 0;
         if (run_call(h, dbl, 384, r == 1 ? 0.0 : 0.5, rng, &inf, &cap, "share B")) continue;
-        g_cases++;
-        if (!shared_line(&cap, &packed, &served) || packed <= 0) {
-            fprintf(stderr, "FAIL share B: no \"B slices: P packed, S copies served\" line with P > 0\n");
-            g_failures++;
-        }
+        EXPECT(shared_line(&cap, &packed, &served) && packed > 0,
+               "share B: no \"B slices: P packed, S copies served\" line with P > 0");
         if (inf.devices_used == 2 && served > best) best = served;
     }
-    g_cases++;
-    if (best <= 0) {
-        fprintf(stderr, "FAIL share B: no call of three served a B slice from the other device's pack\n");
-        g_failures++;
-    }
+    EXPECT(best > 0, "share B: no call of three served a B slice from the other device's pack");
     setenv("CLHGEMM_SHARE_B", "off", 1);
     double packed, served;
     if (!run_call(h, dbl, 384, 0.5, rng, &inf, &cap, "share B off")) {
-        g_cases++;
-        if (shared_line(&cap, &packed, &served)) {
-            fprintf(stderr, "FAIL share B off: the devices still shared their B slices\n");
-            g_failures++;
-        }
+        EXPECT(!shared_line(&cap, &packed, &served), "share B off: the devices still shared their B slices");
     }
     unsetenv("CLHGEMM_SHARE_B");
     unsetenv("CLHGEMM_TILE");
@@ -267,19 +244,16 @@ static void route_cases(tc_rng_t *rng)
         clhgemm_handle_t h = NULL;
         if (clhgemm_create(&h, NULL) != CLHGEMM_SUCCESS) {
             fprintf(stderr, "FAIL clhgemm_create (route)\n");
-            g_failures++;
+            tc_tally(1);
             break;
         }
         run_call(h, 0, 80, 0.5, rng, &inf, &cap, "route");
-        g_cases++;
         const char *line = strstr(cap.text, "route sgemm");
         const char *want = all ? " on 2 of 2)" : " on 1 of 2)";
         const char *eol = line ? strchr(line, '\n') : NULL;
         const char *hit = line ? strstr(line, want) : NULL;
-        if (!line || !hit || (eol && hit > eol)) {
-            fprintf(stderr, "FAIL route%s: the route line does not say \"%s\"\n", all ? " (all)" : "", want);
-            g_failures++;
-        }
+        EXPECT(line && hit && !(eol && hit > eol), "route%s: the route line does not say \"%s\"",
+               all ? " (all)" : "", want);
         clhgemm_destroy(h);
     }
     unsetenv("CLHGEMM_PLAN_DEVICES");
@@ -308,6 +282,6 @@ int main(void)
         share_cases(dbl, &rng);
     }
     route_cases(&rng);
-    printf("%d checks, %d failed\n", g_cases, g_failures);
-    return g_failures ? 1 : 0;
+    printf("%d checks, %d failed\n", tc_checks(), tc_failures());
+    return tc_failures() ? 1 : 0;
 }

@@ -34,14 +34,7 @@
 
 #include "common.h"
 
-static int g_checks, g_failures;
 static unsigned long long g_limit = 512 * 1024;
-
-static void tally(int bad)
-{
-    g_checks++;
-    g_failures += bad != 0;
-}
 
 /* ---- data ---------------------------------------------------------------------------------- */
 
@@ -315,7 +308,7 @@ static int run_case(const scen_t *s, const tc_l3case_t *c, tc_rng_t *rng)
         if (clhgemm_create(&idle, &o) != CLHGEMM_SUCCESS || prob_call(idle, &x1) != CLHGEMM_SUCCESS ||
             prob_check(&x1, "the idle handle's call")) {
             fprintf(stderr, "FAIL %s: the idle handle's first call\n", tag);
-            tally(1);
+            tc_tally(1);
             if (idle) clhgemm_destroy(idle);
             prob_free(&x1);
             prob_free(&x2);
@@ -401,7 +394,7 @@ static int run_case(const scen_t *s, const tc_l3case_t *c, tc_rng_t *rng)
     }
     if (bad) fprintf(stderr, "  first call: %d device(s), %lld tiles; next: %d device(s)\n", inf1.devices_used,
                      inf1.tiles, inf2.devices_used);
-    tally(bad);
+    tc_tally(bad);
     prob_free(&p);
     prob_free(&q);
     return s->oom ? short1 > 0 : warnings > 0;
@@ -535,7 +528,7 @@ int main(int argc, char **argv)
     tc_rng_t rng;
     tc_rng_seed(&rng, 0xFA0175ULL);
     for (int s = 0; s < ns; s++) {
-        const int before = g_failures;
+        const int before = tc_failures();
         int hit = 0;
         int ran = 0;
         for (int i = 0; i < nc; i++) {
@@ -543,15 +536,15 @@ int main(int argc, char **argv)
             ran++;
         }
         printf("%-30s %d case(s), %d failed, the fault in the first call in %d (%s)\n", sc[s].spec, ran,
-               g_failures - before, hit,
+               tc_failures() - before, hit,
                sc[s].oom ? "memory released, the device goes on"
                : sc[s].lost >= g_ndev ? "no device left: the CPU" : "the other device(s) take over");
         if (hit == 0) { /* the scenario tested nothing */
             fprintf(stderr, "FAIL %s: the fault never fell in the first call of a case\n", sc[s].spec);
-            tally(1);
+            tc_tally(1);
         }
         fflush(stdout);
     }
-    printf("%d device(s), fp64 %s: %d checks, %d failed\n", g_ndev, fp64 ? "yes" : "no", g_checks, g_failures);
-    return g_failures ? 1 : 0;
+    printf("%d device(s), fp64 %s: %d checks, %d failed\n", g_ndev, fp64 ? "yes" : "no", tc_checks(), tc_failures());
+    return tc_failures() ? 1 : 0;
 }

@@ -41,16 +41,7 @@
 enum { SYMM = TC_L3_SYMM, SYRK = TC_L3_SYRK, SYR2K = TC_L3_SYR2K, TRMM = TC_L3_TRMM, NROUTINES };
 static const char *const rname[NROUTINES] = {"symm", "syrk", "syr2k", "trmm"};
 
-static int g_cases, g_failures;
-static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER; /* tally and OpenBLAS (threads mode) */
-
-static void tally(int rc)
-{
-    pthread_mutex_lock(&g_lock);
-    g_cases++;
-    if (rc) g_failures++;
-    pthread_mutex_unlock(&g_lock);
-}
+static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER; /* OpenBLAS (threads mode) */
 
 typedef tc_l3case_t l3case_t; /* tests/common.h */
 
@@ -389,7 +380,7 @@ static void table_combo(const tc_env_t *env, l3case_t *base, tc_rng_t *rng, int 
             c.alpha = PAIRS[rot % NPAIRS][0];
             c.beta = PAIRS[rot % NPAIRS][1];
             set_variant(&c, (rot / NPAIRS + rep) % 4);
-            tally(run_case(env, &c, rng));
+            tc_tally(run_case(env, &c, rng));
         }
     }
     /* quick paths: alpha = 0 (beta 0, 1, other), and k = 0 for SYRK/SYR2K */
@@ -402,11 +393,11 @@ static void table_combo(const tc_env_t *env, l3case_t *base, tc_rng_t *rng, int 
         c.alpha = 0.0;
         c.beta = qb[i];
         set_variant(&c, i + combo);
-        tally(run_case(env, &c, rng));
+        tc_tally(run_case(env, &c, rng));
         if (c.r == SYRK || c.r == SYR2K) {
             c.k = 0;
             c.alpha = -1.5;
-            tally(run_case(env, &c, rng));
+            tc_tally(run_case(env, &c, rng));
         }
     }
     /* beta = 1 with alpha = 1 on a size with all of the tiles partial */
@@ -417,7 +408,7 @@ static void table_combo(const tc_env_t *env, l3case_t *base, tc_rng_t *rng, int 
     c.alpha = 1.0;
     c.beta = 1.0;
     set_variant(&c, combo % 4);
-    tally(run_case(env, &c, rng));
+    tc_tally(run_case(env, &c, rng));
 }
 
 static void blocked_combo(const tc_env_t *env, l3case_t *base, tc_rng_t *rng, int combo)
@@ -437,7 +428,7 @@ static void blocked_combo(const tc_env_t *env, l3case_t *base, tc_rng_t *rng, in
     c.alpha = PAIRS[combo % NPAIRS][0];
     c.beta = PAIRS[combo % NPAIRS][1];
     set_variant(&c, combo % 4);
-    tally(run_case(env, &c, rng));
+    tc_tally(run_case(env, &c, rng));
 }
 
 /* Kernel variants (GPU tile shapes, local-memory staging, MWG != NWG) through
@@ -451,7 +442,7 @@ static void variants_combo(const tc_env_t *env, l3case_t *base, tc_rng_t *rng, i
     c.alpha = PAIRS[combo % NPAIRS][0];
     c.beta = PAIRS[combo % NPAIRS][1];
     set_variant(&c, combo % 4);
-    tally(run_case(env, &c, rng));
+    tc_tally(run_case(env, &c, rng));
 }
 
 /* Threads: four threads, two of them on one shared queue and two on a queue each, run every
@@ -484,7 +475,7 @@ static void *worker(void *arg)
         c.alpha = PAIRS[(i + w->id) % NPAIRS][0];
         c.beta = PAIRS[(i + w->id) % NPAIRS][1];
         set_variant(&c, (i + w->id) % 4);
-        tally(run_case_on(w->env->ctx, w->queue, &c, &rng));
+        tc_tally(run_case_on(w->env->ctx, w->queue, &c, &rng));
     }
     return NULL;
 }
@@ -493,7 +484,7 @@ static void run_threads(const tc_env_t *env)
 {
     cl_command_queue own[2] = {tc_queue_new(env), tc_queue_new(env)};
     if (!own[0] || !own[1]) {
-        tally(1);
+        tc_tally(1);
         return;
     }
     worker_t w[4];
@@ -502,7 +493,7 @@ static void run_threads(const tc_env_t *env)
         w[i] = (worker_t){env, i < 2 ? env->queue : own[i - 2], i};
         if (pthread_create(&th[i], NULL, worker, &w[i]) != 0) {
             fprintf(stderr, "FAIL: pthread_create\n");
-            tally(1);
+            tc_tally(1);
             th[i] = 0;
         }
     }
@@ -623,7 +614,7 @@ static void expect(const call_t *c, clhgemm_status_t want, const watched_t *w1,
         rc |= unchanged(w1, tag);
         rc |= unchanged(w2, tag);
     }
-    tally(rc);
+    tc_tally(rc);
 }
 
 static cl_mem make_buf(cl_context ctx, size_t elems, size_t esz, tc_rng_t *rng, void **host)
@@ -685,7 +676,7 @@ static void invalid_args(const tc_env_t *env, cl_context ctx2, cl_command_queue 
            C2 = make_buf(ctx2, rc_, esz, rng, r == TRMM ? NULL : &hout2);
     if (!A || !As || !B || !Bs || !C || !Cs || !A2 || !B2 || !C2 || !hout || !hout2) {
         fprintf(stderr, "FAIL: buffer setup\n");
-        g_failures++;
+        tc_tally(1);
         goto out;
     }
     const size_t outbytes = (r == TRMM ? rb : rc_) * esz;
@@ -973,12 +964,12 @@ static void invalid_args(const tc_env_t *env, cl_context ctx2, cl_command_queue 
         c = base;
         c.n = -1;
         clhgemm_status_t st = do_call(&c, NULL);
-        tally(st != CLHGEMM_INVALID_N);
+        tc_tally(st != CLHGEMM_INVALID_N);
         if (st != CLHGEMM_INVALID_N)
             fprintf(stderr, "FAIL %s n=-1 with event NULL: %s\n", rname[r], clhgemm_status_string(st));
     }
     /* after all of that the output is still what it was (a rejected call wrote nothing) */
-    tally(unchanged(&w, "after the rejections"));
+    tc_tally(unchanged(&w, "after the rejections"));
 out:
     free(hout);
     free(hout2);
@@ -1085,6 +1076,6 @@ int main(int argc, char **argv)
         clReleaseContext(ctx2);
     }
     tc_close(&env);
-    printf("%d cases, %d failed\n", g_cases, g_failures);
-    return g_failures ? 1 : 0;
+    printf("%d cases, %d failed\n", tc_checks(), tc_failures());
+    return tc_failures() ? 1 : 0;
 }

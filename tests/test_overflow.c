@@ -28,7 +28,6 @@
 #define BIG INT_MAX
 #define NEL 256 /* elements of each small buffer */
 
-static int g_cases, g_failures;
 static clhgemm_handle_t g_h;
 static unsigned char g_poison[NEL * 8];
 static unsigned char g_a[NEL * 8], g_b[NEL * 8], g_c[NEL * 8];
@@ -51,8 +50,7 @@ static void verdict(clhgemm_status_t st, clhgemm_status_t want, const char *tag)
         fprintf(stderr, "FAIL %s: a buffer changed although the call was rejected\n", tag);
         bad = 1;
     }
-    g_cases++;
-    g_failures += bad;
+    tc_tally(bad);
 }
 
 /* ---- host API ---------------------------------------------------------------------------- */
@@ -192,8 +190,7 @@ static void host_huge_ld_ok(int dbl)
     if (st != CLHGEMM_SUCCESS)
         fprintf(stderr, "FAIL %cgemm m=%d n=k=1 ld=INT_MAX: status %s, want success\n", dbl ? 'd' : 's',
                 m, clhgemm_status_string(st));
-    g_cases++;
-    g_failures += bad;
+    tc_tally(bad);
 }
 
 /* ---- device-buffer API ------------------------------------------------------------------- */
@@ -261,8 +258,7 @@ static void cl_expect(int dbl, int r, int layout, const cl_bufs_t *x, int m, int
         fprintf(stderr, "FAIL %s: C changed (or could not be read) although the call was rejected\n", tag);
         bad = 1;
     }
-    g_cases++;
-    g_failures += bad;
+    tc_tally(bad);
 }
 
 static void cl_rejections(const tc_env_t *env, int dbl)
@@ -272,7 +268,8 @@ static void cl_rejections(const tc_env_t *env, int dbl)
     x.b = tc_buffer_from_host(env->ctx, g_poison, sizeof g_poison);
     x.c = tc_buffer_from_host(env->ctx, g_poison, sizeof g_poison);
     if (!x.a || !x.b || !x.c) {
-        g_failures++;
+        fprintf(stderr, "FAIL: buffer setup\n");
+        tc_tally(1);
         return;
     }
     for (int l = 0; l < 2; l++) {
@@ -294,11 +291,9 @@ static void cl_rejections(const tc_env_t *env, int dbl)
 int main(void)
 {
     memset(g_poison, 0xFF, sizeof g_poison); /* NaN in both precisions */
-    if (strcmp(clhgemm_status_string(CLHGEMM_SIZE_OVERFLOW), "CLHGEMM_SIZE_OVERFLOW") != 0) {
-        fprintf(stderr, "FAIL: clhgemm_status_string(CLHGEMM_SIZE_OVERFLOW) = %s\n",
-                clhgemm_status_string(CLHGEMM_SIZE_OVERFLOW));
-        g_failures++;
-    }
+    EXPECT(strcmp(clhgemm_status_string(CLHGEMM_SIZE_OVERFLOW), "CLHGEMM_SIZE_OVERFLOW") == 0,
+           "clhgemm_status_string(CLHGEMM_SIZE_OVERFLOW) = %s",
+           clhgemm_status_string(CLHGEMM_SIZE_OVERFLOW));
     tc_env_t env;
     int rc = tc_open(&env);
     if (rc) return rc;
@@ -315,6 +310,6 @@ int main(void)
     }
     clhgemm_destroy(g_h);
     tc_close(&env);
-    printf("%d cases, %d failed\n", g_cases, g_failures);
-    return g_failures ? 1 : 0;
+    printf("%d cases, %d failed\n", tc_checks(), tc_failures());
+    return tc_failures() ? 1 : 0;
 }
