@@ -2,6 +2,8 @@
  * tune.h -- internals of clhgemm-tune shared by its files, which call one way only:
  *   clhgemm_tune.c   command line, budget and phases, summary, database (calls the phases)
  *   tune_gemm.c      GEMM kernel search (constrained space, staged coarse-to-fine search)
+ *                    and its steps tune_gemm_{space,order,problem,final,record}.c, which share
+ *                    tune_gemm_int.h and are called by tune_gemm.c only
  *   tune_classes.c   a kernel configuration and split-K per shape class (after the search)
  *   tune_trsm.c      TRSM's diagonal-block order (clhgemm_{s,d}trsm_cl timed per nb)
  *   tune_copy.c      copy/pack kernel search, next to clEnqueueCopyBuffer
