@@ -16,6 +16,7 @@
 #include "clhgemm.h"
 #include "cpu/cpublas.h"
 #include "cpu/cpulib.h"
+#include "cpu/cpushare.h"
 #include "cpu/tiny.h"
 #include "host/route.h"
 
@@ -28,6 +29,7 @@ enum { OFF_AUTO, OFF_ALWAYS, OFF_NEVER };
 static pthread_once_t g_once = PTHREAD_ONCE_INIT, g_handle_once = PTHREAD_ONCE_INIT;
 static int g_mode = OFF_AUTO;
 static int g_stats;
+static int g_cblas;                 /* the CPU BLAS has the CBLAS GEMMs (the small-matrix kernel's reference) */
 static atomic_int g_child;          /* this process is a fork() child of one that used the library */
 static atomic_int g_warned;
 static clhgemm_handle_t g_handle;
@@ -67,6 +69,9 @@ static void init(void)
     static const char *const modes[] = {"auto", "always", "never", NULL}; /* as OFF_* */
     g_mode = chg_env_choice("CLHGEMM_BLAS_OFFLOAD", modes, OFF_AUTO);
     g_stats = chg_env_flag("CLHGEMM_BLAS_STATS", 0);
+    /* cpu/tinysel.c measures the kernel against the CPU BLAS's cblas_?gemm: without them (a CPU
+     * BLAS with the Fortran interface only) small GEMMs take that interface, as before */
+    g_cblas = chg_cpu_available();
     if (g_stats) atexit(print_stats);
     /* A child of fork() must not touch the parent's OpenCL contexts or threads: CPU only. */
     pthread_atfork(NULL, NULL, on_fork_child);
@@ -120,7 +125,7 @@ static void *cpu_fn(const blas_call_t *bc)
  * host API's CPU route does the same (cpu/cpublas.h chg_cpu_route_gemm). */
 static int ran_tiny(const blas_call_t *bc)
 {
-    if (bc->routine != BL_GEMM) return 0;
+    if (bc->routine != BL_GEMM || !g_cblas) return 0;
     const chg_precision_t p = bc->dbl ? CHG_F64 : CHG_F32;
     const int ta = bc->ta == 'N' ? CLHGEMM_NO_TRANS : CLHGEMM_TRANS, tb = bc->tb == 'N' ? CLHGEMM_NO_TRANS : CLHGEMM_TRANS;
     if (!chg_tiny_use(p, CLHGEMM_COL_MAJOR, ta, tb, bc->m, bc->n, bc->k, bc->beta, chg_cpu_blas_gemm)) return 0;

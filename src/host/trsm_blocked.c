@@ -46,7 +46,6 @@ typedef struct bcall_s {
     clhgemm_handle_t h;
     chg_precision_t prec;
     const chg_l3_shape_t *sh;
-    double alpha;
     const char *A;
     char *B;
     size_t lda, ldb;
@@ -198,7 +197,7 @@ static clhgemm_status_t step_lookahead(const bcall_t *c, const blocked_t *b, con
 clhgemm_status_t chg_trsm_blocked(clhgemm_handle_t h, chg_precision_t prec, const chg_l3_shape_t *sh,
                                   double alpha, const void *A, size_t lda, void *B, size_t ldb)
 {
-    const bcall_t c = {.h = h, .prec = prec, .sh = sh, .alpha = alpha, .A = A, .B = B, .lda = lda, .ldb = ldb};
+    const bcall_t c = {.h = h, .prec = prec, .sh = sh, .A = A, .B = B, .lda = lda, .ldb = ldb};
     const blocked_t b = blocked_plan(&c);
     const int lookahead = b.lookahead && !b.on_device;
     const size_t steps = chg_trsm_steps(sh, b.nb);
