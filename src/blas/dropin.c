@@ -17,7 +17,6 @@
 #include "cpu/cpublas.h"
 #include "cpu/cpulib.h"
 #include "cpu/cpushare.h"
-#include "cpu/tiny.h"
 #include "host/route.h"
 
 /* Below this many flops a call goes to the CPU BLAS without asking the model (and without
@@ -29,7 +28,7 @@ enum { OFF_AUTO, OFF_ALWAYS, OFF_NEVER };
 static pthread_once_t g_once = PTHREAD_ONCE_INIT, g_handle_once = PTHREAD_ONCE_INIT;
 static int g_mode = OFF_AUTO;
 static int g_stats;
-static int g_cblas;                 /* the CPU BLAS has the CBLAS GEMMs (the small-matrix kernel's reference) */
+static int g_cblas;                 /* the CPU BLAS has the CBLAS GEMMs (the small-GEMM route's) */
 static atomic_int g_child;          /* this process is a fork() child of one that used the library */
 static atomic_int g_warned;
 static clhgemm_handle_t g_handle;
@@ -120,24 +119,19 @@ static void *cpu_fn(const blas_call_t *bc)
     return f;
 }
 
-/* A GEMM that cpu/tiny.h's kernel takes (m, n, k at most CHG_TINY_MAX where cpu/tinysel.h
- * measured it faster than the CPU BLAS on this host; CLHGEMM_TINY), run by it: 1; else 0. The
- * host API's CPU route does the same (cpu/cpublas.h chg_cpu_route_gemm). */
-static int ran_tiny(const blas_call_t *bc)
+/* A GEMM small enough for cpu/tiny.h's kernel, on the host API's CPU route (cpu/cpublas.h
+ * chg_cpu_route_gemm: the kernel where cpu/tinysel.c measured it faster on this host, else the
+ * CPU BLAS's cblas_?gemm), the same for both interfaces (column-major view). */
+static void run_small_gemm(const blas_call_t *bc)
 {
-    if (bc->routine != BL_GEMM || !g_cblas) return 0;
-    const chg_precision_t p = bc->dbl ? CHG_F64 : CHG_F32;
     const int ta = bc->ta == 'N' ? CLHGEMM_NO_TRANS : CLHGEMM_TRANS, tb = bc->tb == 'N' ? CLHGEMM_NO_TRANS : CLHGEMM_TRANS;
-    if (!chg_tiny_use(p, CLHGEMM_COL_MAJOR, ta, tb, bc->m, bc->n, bc->k, bc->beta, chg_cpu_blas_gemm)) return 0;
-    chg_tiny_gemm(p, CLHGEMM_COL_MAJOR, ta, tb, bc->m, bc->n, bc->k, bc->alpha, bc->a, bc->lda, bc->b, bc->ldb, bc->beta,
-                  bc->c, bc->ldc);
-    return 1;
+    chg_cpu_route_gemm(bc->dbl ? CHG_F64 : CHG_F32, CLHGEMM_COL_MAJOR, ta, tb, bc->m, bc->n, bc->k, bc->alpha, bc->a,
+                       bc->lda, bc->b, bc->ldb, bc->beta, bc->c, bc->ldc);
 }
 
-/* The CPU BLAS's own Fortran routine with the call's arguments (a small GEMM: the kernel). */
+/* The CPU BLAS's own Fortran routine with the call's arguments. */
 static void run_cpu(const blas_call_t *bc)
 {
-    if (ran_tiny(bc)) return;
     void *f = cpu_fn(bc);
     if (!f) {
         char name[16];
@@ -252,9 +246,9 @@ void chg_blas_run(const blas_call_t *bc)
     /* a GEMM small enough for cpu/tiny.h's kernel (a few hundred thousand flops at most, below
      * AUTO_MIN_FLOPS: never offloaded but with CLHGEMM_BLAS_OFFLOAD=always) goes to it, or to
      * the CPU BLAS, before anything else is looked at */
-    if (bc->routine == BL_GEMM && g_mode != OFF_ALWAYS && !g_stats && bc->m <= CHG_TINY_MAX && bc->n <= CHG_TINY_MAX &&
-        bc->k <= CHG_TINY_MAX) {
-        run_cpu(bc);
+    if (bc->routine == BL_GEMM && g_cblas && g_mode != OFF_ALWAYS && !g_stats && bc->m <= CHG_TINY_MAX &&
+        bc->n <= CHG_TINY_MAX && bc->k <= CHG_TINY_MAX) {
+        run_small_gemm(bc);
         return;
     }
     /* counted only for CLHGEMM_BLAS_STATS: a locked add on every call is a few ns of a small
