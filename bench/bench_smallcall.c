@@ -48,13 +48,14 @@ typedef struct opts_s {
     const char *csv, *dropin;
 } opts_t;
 
-/* --dropin: the drop-in's CBLAS GEMMs (NULL: clhgemm's host API on a handle). */
-typedef void (*dgemm_fn)(int, int, int, int, int, int, double, const double *, int, const double *, int, double,
-                         double *, int);
-typedef void (*sgemm_fn)(int, int, int, int, int, int, float, const float *, int, const float *, int, float, float *,
-                         int);
-static dgemm_fn g_dropin_d;
-static sgemm_fn g_dropin_s;
+/* A CBLAS's GEMMs: OpenBLAS's (linked), and with --dropin the drop-in's (dlsym; NULL: "ours" is
+ * clhgemm's host API on a handle). */
+typedef struct cblas_gemms_s {
+    __typeof__(cblas_dgemm) *d;
+    __typeof__(cblas_sgemm) *s;
+} cblas_gemms_t;
+static const cblas_gemms_t g_openblas = {cblas_dgemm, cblas_sgemm};
+static cblas_gemms_t g_dropin;
 
 typedef struct sc_case_s {
     int dbl, n, layout, ta, tb;
@@ -70,16 +71,23 @@ static double now_ns(void)
     return ts.tv_sec * 1e9 + ts.tv_nsec;
 }
 
+/* inner calls of one CBLAS's GEMM on the case */
+static void run_cblas(const cblas_gemms_t *g, const sc_case_t *c, int inner)
+{
+    const int n = c->n;
+    for (int i = 0; i < inner; i++) {
+        if (c->dbl)
+            g->d(c->layout, c->ta, c->tb, n, n, n, 1.0, c->A, n, c->B, n, c->beta, c->C, n);
+        else
+            g->s(c->layout, c->ta, c->tb, n, n, n, 1.0f, c->A, n, c->B, n, (float)c->beta, c->C, n);
+    }
+}
+
 static int run_ours(const sc_case_t *c, int inner)
 {
     const int n = c->n;
-    if (g_dropin_d) {
-        for (int i = 0; i < inner; i++) {
-            if (c->dbl)
-                g_dropin_d(c->layout, c->ta, c->tb, n, n, n, 1.0, c->A, n, c->B, n, c->beta, c->C, n);
-            else
-                g_dropin_s(c->layout, c->ta, c->tb, n, n, n, 1.0f, c->A, n, c->B, n, (float)c->beta, c->C, n);
-        }
+    if (g_dropin.d) {
+        run_cblas(&g_dropin, c, inner);
         return 0;
     }
     for (int i = 0; i < inner; i++) {
@@ -97,13 +105,7 @@ static int run_ours(const sc_case_t *c, int inner)
 
 static int run_ob(const sc_case_t *c, int inner)
 {
-    const int n = c->n;
-    for (int i = 0; i < inner; i++) {
-        if (c->dbl)
-            cblas_dgemm(c->layout, c->ta, c->tb, n, n, n, 1.0, c->A, n, c->B, n, c->beta, c->C, n);
-        else
-            cblas_sgemm(c->layout, c->ta, c->tb, n, n, n, 1.0f, c->A, n, c->B, n, (float)c->beta, c->C, n);
-    }
+    run_cblas(&g_openblas, c, inner);
     return 0;
 }
 
@@ -286,10 +288,10 @@ int main(int argc, char **argv)
     if (o.dropin) {
         lib = dlopen(o.dropin, RTLD_NOW | RTLD_LOCAL);
         if (lib) {
-            *(void **)&g_dropin_d = dlsym(lib, "cblas_dgemm");
-            *(void **)&g_dropin_s = dlsym(lib, "cblas_sgemm");
+            *(void **)&g_dropin.d = dlsym(lib, "cblas_dgemm");
+            *(void **)&g_dropin.s = dlsym(lib, "cblas_sgemm");
         }
-        if (!lib || !g_dropin_d || !g_dropin_s || !dlsym(lib, "clhgemm_blas_dropin")) {
+        if (!lib || !g_dropin.d || !g_dropin.s || !dlsym(lib, "clhgemm_blas_dropin")) {
             fprintf(stderr, "--dropin %s: not the clhgemm BLAS drop-in (%s)\n", o.dropin, lib ? "no such symbols" : dlerror());
             return 1;
         }
