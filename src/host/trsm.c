@@ -15,9 +15,7 @@
  * the blocked path (host/trsm_blocked.h): diagonal blocks solved in place, the rest of B updated
  * by the host GEMM on the same handle.
  */
-#include <stdint.h>
 
-#include "base/trace.h"
 #include "core/trsm.h"
 #include "cpu/cpublas.h"
 #include "host/route.h"
