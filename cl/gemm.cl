@@ -217,16 +217,22 @@ typedef real8 realN;
 #define B_SLICE(k, idx) bg[(k) * NVECS + (idx)]
 #endif
 
-/* DIRECT_C: C(m, n) of the block := alpha * value (+ beta * C(m, n)). */
+/* DIRECT_C: C(m, n) of the block := alpha * value (+ beta * C(m, n)), in two passes over a
+ * group of registers: SCALE_C turns each value into its result (reading C where beta != 0),
+ * then PUT_C stores them. Loads and stores interleaved would each wait for the store before
+ * them (same pointer: the compiler cannot prove them apart), one memory latency per element --
+ * that made the in-kernel beta*C slower than a separate write-back pass (see the Cp loads of
+ * the accumulating store). */
+#if DIRECT_C
+#define IN_C(m, n) ((m) < mlim && (n) < nlim)
+#define PUT_C(m, n, val)                                                                       \
+    if (IN_C(m, n)) cg[(long)(n) * ldc + (m)] = (val);
 #if DIRECT_C == 1
-#define STORE_C(m, n, val)                                                                     \
-    if ((m) < mlim && (n) < nlim) {                                                            \
-        const long ci_ = (long)(n) * ldc + (m);                                                \
-        cg[ci_] = alpha * (val) + beta * cg[ci_];                                              \
-    }
-#elif DIRECT_C == 2
-#define STORE_C(m, n, val)                                                                     \
-    if ((m) < mlim && (n) < nlim) cg[(long)(n) * ldc + (m)] = alpha * (val);
+#define SCALE_C(m, n, val)                                                                     \
+    val = IN_C(m, n) ? alpha * (val) + beta * cg[(long)(n) * ldc + (m)] : (val);
+#else
+#define SCALE_C(m, n, val) val = alpha * (val);
+#endif
 #endif
 
 __kernel __attribute__((reqd_work_group_size(MDIMC, NDIMC, 1)))
@@ -649,17 +655,33 @@ typedef real frag_t;
                 UNROLL for (int r = 0; r < NC; r++)
                     acc[i][j][r] += cs[(n0 + j * 8 + 2 * t + (r & 1)) * ldcp + m0 + i * MM + g + 8 * (r >> 1)];
 #endif
+#if DIRECT_C
+    /* per row of instructions, its C loads first, then its stores: FN * NC loads in flight
+     * (all of the tile's at once took registers that the k loop needed: DGEMM n = 8192 ran
+     * 30% slower) */
+    UNROLL for (int i = 0; i < FM; i++) {
+        UNROLL for (int j = 0; j < FN; j++)
+            UNROLL for (int r = 0; r < NC; r++) {
+                const int m = m0 + i * MM + g + 8 * (r >> 1);
+                const int n = n0 + j * 8 + 2 * t + (r & 1);
+                SCALE_C(m, n, acc[i][j][r]);
+            }
+        UNROLL for (int j = 0; j < FN; j++)
+            UNROLL for (int r = 0; r < NC; r++) {
+                const int m = m0 + i * MM + g + 8 * (r >> 1);
+                const int n = n0 + j * 8 + 2 * t + (r & 1);
+                PUT_C(m, n, acc[i][j][r]);
+            }
+    }
+#else
     UNROLL for (int i = 0; i < FM; i++)
         UNROLL for (int j = 0; j < FN; j++)
             UNROLL for (int r = 0; r < NC; r++) {
                 const int m = m0 + i * MM + g + 8 * (r >> 1);
                 const int n = n0 + j * 8 + 2 * t + (r & 1);
-#if DIRECT_C
-                STORE_C(m, n, acc[i][j][r]);
-#else
                 cs[n * ldcp + m] = acc[i][j][r];
-#endif
             }
+#endif
 #else
     real acc[MWI][NWI];
     UNROLL for (int i = 0; i < MWI; i++)
@@ -773,14 +795,19 @@ typedef real frag_t;
     const int n0 = GROUP_N * NWG;
 #if DIRECT_C
     /* ... or its elements of C, scaled: the same addresses, element by element (the caller's
-     * offset and ldc need not keep vectors aligned). */
+     * offset and ldc need not keep vectors aligned); per column, its loads before its stores. */
     UNROLL for (int j = 0; j < NWI / VWN; j++)
         UNROLL for (int vj = 0; vj < VWN; vj++) {
             const int n = n0 + (ty + j * NDIMC) * VWN + vj;
             UNROLL for (int i = 0; i < MWI / VWM; i++)
                 UNROLL for (int vi = 0; vi < VWM; vi++) {
                     const int m = m0 + (tx + i * MDIMC) * VWM + vi;
-                    STORE_C(m, n, acc[i * VWM + vi][j * VWN + vj]);
+                    SCALE_C(m, n, acc[i * VWM + vi][j * VWN + vj]);
+                }
+            UNROLL for (int i = 0; i < MWI / VWM; i++)
+                UNROLL for (int vi = 0; vi < VWM; vi++) {
+                    const int m = m0 + (tx + i * MDIMC) * VWM + vi;
+                    PUT_C(m, n, acc[i * VWM + vi][j * VWN + vj]);
                 }
         }
 #else

@@ -259,14 +259,14 @@ int chg_gemm_direct_mode(const chg_gemm_args_t *a, const chg_gemm_params_t *gp, 
     const chg_struct_t general = {0};
     if (memcmp(&a->st, &general, sizeof general) != 0 || a->swap_sum) return 0;
     /* auto: every mode for the FMA kernel (on the H100 each saved its copy: SGEMM n = 8192
-     * +0.5% each, +1% together); none for the FP64 tensor-core kernel, whose in-place A and
-     * whose own write of C (uncoalesced, latency-bound C reads at 255 registers) each cost it
-     * ~2%, more than the pack and the write-back they save (docs/perf/2026-11-history.md) -- except
-     * C when beta == 0: then the kernel only stores alpha * AB (no C read in its epilogue), and
-     * that saved the write-back: DGEMM n = 8192 +1.6% (49.9 against 49.1 TFLOP/s; 3xTF32
-     * within +-1%). */
+     * +0.5% each, +1% together). For the tensor-core kernels no in-place A or B (each cost the
+     * FP64 kernel ~2% at n = 8192, more than the pack it saves: docs/perf/2026-11-history.md),
+     * and C written by the kernel where beta == 0 (no C read: DGEMM n = 8192 +1.6%) or k <=
+     * CHG_DIRECT_C_MMA_K: its C loads, a row of instructions at a time before the stores
+     * (cl/gemm.cl), cost ~1% at k = 5000-8192 and saved the write-back's pass over C below
+     * (DGEMM 4096 x 4096 x 128 +18%, 8192^2 x 256 +15%, 1000^3 +10%, 4096^3 +1%; 2026-11-26). */
     const int all = CHG_DIRECT_A | CHG_DIRECT_B | CHG_DIRECT_C;
-    int allow = gp->mma ? (a->beta == 0.0 ? CHG_DIRECT_C : 0) : all;
+    int allow = gp->mma ? (a->beta == 0.0 || a->k <= CHG_DIRECT_C_MMA_K ? CHG_DIRECT_C : 0) : all;
     allow = direct_env(allow);
     const size_t es = chg_elem_size(a->prec);
     int mode = 0;

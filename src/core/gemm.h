@@ -81,8 +81,9 @@ clhgemm_status_t chg_queue_device(cl_command_queue queue, const chg_device_t **d
  * read). A/B need VWM/VWN-aligned offset and leading dimension, k a multiple of KWG, the rows the
  * padded tiles read inside the buffer, and (with DIRECT_C) no overlap with C. By default
  * (CLHGEMM_DIRECT unset or "auto") the FMA kernel uses all of them and the tensor-core kernels
- * only DIRECT_C with beta = 0 (the others measured slower there); "on" allows them for both,
- * "off" for neither, a list such as "a,c" only those. */
+ * only DIRECT_C, with beta = 0 or k <= CHG_DIRECT_C_MMA_K (the others measured slower there);
+ * "on" allows them for both, "off" for neither, a list such as "a,c" only those. */
+#define CHG_DIRECT_C_MMA_K 4096
 
 /* The direct modes for a call planned with k slices of kb (kb >= k: one slice). */
 int chg_gemm_direct_mode(const chg_gemm_args_t *a, const chg_gemm_params_t *gp, size_t kb);
