@@ -20,7 +20,10 @@ chg_shape_class_t chg_shape_class(size_t m, size_t n, size_t k)
     if (mn * dk <= 16777216.0 || (mn <= 1048576.0 && dk <= 4096)) return CHG_SHAPE_SMALL;
     if (dk >= 4 * hi && dk >= 2048 && mn <= 4194304.0) return CHG_SHAPE_LARGE_K;
     if (dk <= 256 && mn >= 4194304.0) return CHG_SHAPE_RANK_K;
-    if (hi >= 8 * lo && lo <= 1024) return dm >= dn ? CHG_SHAPE_TALL : CHG_SHAPE_WIDE;
+    /* skinny: 256 or less across. 512- and 1024-wide products (TRSM's and the factorizations'
+     * updates, k <= 1024) ran 3-39% faster on the medium / large configurations than on the tall
+     * and wide ones tuned for skinnier shapes (H100, s and d, 2026-11-26) */
+    if (hi >= 8 * lo && lo <= 256) return dm >= dn ? CHG_SHAPE_TALL : CHG_SHAPE_WIDE;
     if (mn <= 16777216.0) return CHG_SHAPE_MEDIUM;
     return CHG_SHAPE_LARGE;
 }
@@ -43,7 +46,7 @@ void chg_shape_class_example(int cls, int gpu, size_t *m, size_t *n, size_t *k)
      * costs tens of milliseconds on PoCL); each inside its class */
     static const size_t g[CHG_SHAPE_NCLASSES][3] = {
         {8192, 8192, 4096}, {2048, 3072, 1536}, {1000, 1000, 1000}, {4096, 4096, 128},
-        {1024, 1024, 8192}, {8192, 512, 2048},  {512, 8192, 2048},
+        {1024, 1024, 8192}, {8192, 256, 4096},  {256, 8192, 4096},
     };
     static const size_t c[CHG_SHAPE_NCLASSES][3] = {
         {4608, 4608, 512}, {1024, 1536, 512}, {256, 256, 256}, {2048, 2048, 64},
@@ -66,8 +69,8 @@ int chg_shape_class_examples(int cls, int gpu, size_t out[CHG_SHAPE_MAX_EXAMPLES
         {{1000, 1000, 1000}, {256, 256, 256}, {512, 512, 512}},
         {{4096, 4096, 128}, {4096, 4096, 64}, {8192, 8192, 256}},
         {{1024, 1024, 8192}, {512, 512, 32768}},
-        {{8192, 512, 2048}, {8192, 64, 8192}, {16384, 256, 16384}},
-        {{512, 8192, 2048}, {64, 8192, 8192}, {256, 16384, 16384}},
+        {{8192, 256, 4096}, {8192, 64, 8192}, {16384, 256, 16384}},
+        {{256, 8192, 4096}, {64, 8192, 8192}, {256, 16384, 16384}},
     };
     static const size_t c[CHG_SHAPE_NCLASSES][CHG_SHAPE_MAX_EXAMPLES][3] = {
         {{4608, 4608, 512}},

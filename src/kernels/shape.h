@@ -13,7 +13,7 @@
  *   small    m*n*k <= 2^24 (256^3), or m*n <= 2^20 (1024^2) and k <= 4096: few tiles of C
  *   large_k  k >= 4*hi, k >= 2048, mn <= 2^22 (2048^2): few tiles, long k (split-K's case)
  *   rank_k   k <= 256 and mn >= 2^22: rank-k updates of a large C
- *   tall     m >= 8n and n <= 1024 (tall-skinny C); wide: n >= 8m and m <= 1024
+ *   tall     m >= 8n and n <= 256 (tall-skinny C); wide: n >= 8m and m <= 256
  *   medium   mn <= 2^24 (4096^2)
  *   large    the rest (the configuration the entry's main parameters were tuned for)
  * CLHGEMM_SHAPE_CLASS=<name> forces one class for every call (tests, benchmarks); "auto" or
