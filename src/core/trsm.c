@@ -334,7 +334,7 @@ static clhgemm_status_t solve_device(const chg_l3_shape_t *sh, chg_precision_t p
     if (st != CLHGEMM_SUCCESS) return st;
     chg_trsm_dev_t t;
     const size_t rhs = sh->left ? sh->n : sh->m;
-    st = chg_trsm_dev_init(&t, ctx, dev, prec, sh, chg_trsm_nb(dev, prec), rhs);
+    st = chg_trsm_dev_init(&t, ctx, dev, prec, sh, chg_trsm_nb(dev, prec));
     if (st != CLHGEMM_SUCCESS) return st;
     cl_event inv = NULL, done = NULL;
     st = chg_trsm_dev_invert(&t, q, A, offA, lda, 0, NULL, &inv);

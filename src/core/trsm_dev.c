@@ -53,38 +53,22 @@ static size_t inv_wg(const chg_device_t *dev, chg_precision_t prec, size_t nb)
     return CHG_MAX((size_t)1, CHG_MIN(CHG_MIN((size_t)64, nb), dev->info.max_work_group_size));
 }
 
-/* Right-hand sides per leaf GEMM: W (nb x chunk) within an eighth of the workspace budget. */
-static size_t leaf_chunk(const chg_device_t *dev, chg_precision_t prec, size_t nb, size_t max_rhs)
+size_t chg_trsm_dev_bytes(chg_precision_t prec, size_t k, size_t nb)
 {
-    const unsigned long long cap = chg_workspace_budget(dev) / 8;
-    const size_t per = nb * chg_elem_size(prec);
-    size_t c = (size_t)(cap / per);
-    return CHG_MAX((size_t)1, CHG_MIN(c, CHG_MAX(max_rhs, (size_t)1)));
-}
-
-size_t chg_trsm_dev_bytes(const chg_device_t *dev, chg_precision_t prec, size_t k, size_t nb,
-                          size_t max_rhs)
-{
-    const size_t es = chg_elem_size(prec), kb = CHG_MIN(nb, k);
-    return chg_ceil_div(k, nb) * nb * nb * es + kb * leaf_chunk(dev, prec, nb, max_rhs) * es;
+    return chg_ceil_div(k, nb) * nb * nb * chg_elem_size(prec);
 }
 
 clhgemm_status_t chg_trsm_dev_init(chg_trsm_dev_t *t, cl_context ctx, const chg_device_t *dev,
-                                   chg_precision_t prec, const chg_l3_shape_t *sh, size_t nb,
-                                   size_t max_rhs)
+                                   chg_precision_t prec, const chg_l3_shape_t *sh, size_t nb)
 {
     memset(t, 0, sizeof *t);
     t->prec = prec;
     t->sh = *sh;
     t->nb = CHG_MIN(nb, sh->k);
     t->dev = dev;
-    t->chunk = leaf_chunk(dev, prec, t->nb, max_rhs);
-    const size_t es = chg_elem_size(prec);
     cl_int err;
-    t->d = clCreateBuffer(ctx, CL_MEM_READ_WRITE, chg_ceil_div(sh->k, t->nb) * t->nb * t->nb * es,
-                          NULL, &err);
-    if (err == CL_SUCCESS)
-        t->w = clCreateBuffer(ctx, CL_MEM_READ_WRITE, t->nb * t->chunk * es, NULL, &err);
+    t->d = clCreateBuffer(ctx, CL_MEM_READ_WRITE, chg_trsm_dev_bytes(prec, sh->k, t->nb), NULL,
+                          &err);
     clhgemm_status_t st = (clhgemm_status_t)err;
     t->inv_wg = inv_wg(dev, prec, t->nb);
     if (st == CLHGEMM_SUCCESS)
@@ -96,9 +80,8 @@ clhgemm_status_t chg_trsm_dev_init(chg_trsm_dev_t *t, cl_context ctx, const chg_
 void chg_trsm_dev_release(chg_trsm_dev_t *t)
 {
     if (t->d) clReleaseMemObject(t->d);
-    if (t->w) clReleaseMemObject(t->w);
     if (t->inv) clReleaseKernel(t->inv);
-    t->d = t->w = NULL;
+    t->d = NULL;
     t->inv = NULL;
 }
 
@@ -169,73 +152,43 @@ static clhgemm_status_t gemm(solve_t *s, chg_gemm_args_t *g)
     return st;
 }
 
-/* W (rows x cols, tight) over B's sub-matrix at element off (from B(0,0)): one rectangle when
- * its columns do not wrap a row of the pitch, else a copy per column. */
-static clhgemm_status_t copy_back(solve_t *s, size_t off, size_t rows, size_t cols)
-{
-    const size_t es = chg_elem_size(s->t->prec), at = s->off_b + off, x = at % s->ldb;
-    cl_int err = CL_SUCCESS;
-    for (size_t j = 0; j < cols && err == CL_SUCCESS; j++) {
-        const cl_event *wl;
-        const cl_uint nw = chain_wait(s, &wl);
-        cl_event ev = NULL;
-        if (x + rows <= s->ldb) {
-            const size_t so[3] = {0, 0, 0}, dor[3] = {x * es, at / s->ldb, 0};
-            const size_t region[3] = {rows * es, cols, 1};
-            err = clEnqueueCopyBufferRect(s->q, s->t->w, s->b, so, dor, region, rows * es, 0,
-                                          s->ldb * es, 0, nw, wl, &ev);
-            j = cols;
-        } else {
-            err = clEnqueueCopyBuffer(s->q, s->t->w, s->b, j * rows * es, (at + j * s->ldb) * es,
-                                      rows * es, nw, wl, &ev);
-        }
-        if (err == CL_SUCCESS) chain_set(s, ev);
-    }
-    return (clhgemm_status_t)err;
-}
-
-/* Block q (rows r0 .. r0 + kb of T): X_q := a * inv(T_qq) * B_q, over chunks of right-hand
- * sides through W. */
+/* Block q (rows r0 .. r0 + kb of T): X_q := a * inv(T_qq) * B_q, in place: a TRMM of the core
+ * (level3.c's operands) with the inverted block D_q as its triangular operand. The core packs
+ * the general operand's panel before it writes the C block over it and visits the blocks in
+ * TRMM's safe order (core/gemm.c enqueue_blocks), so B_q is both operand and result; a
+ * temporary and a copy back per leaf cost 16 copies of 32 MB and their launches per DTRSM
+ * n = 8192 (nb = 512). D_q is triangular (A's triangle, flipped by op): a structured operand,
+ * so that the core skips its zero blocks -- half the leaf flops. */
 static clhgemm_status_t leaf(solve_t *s, size_t r0, size_t kb, double a)
 {
     const chg_trsm_dev_t *t = s->t;
     const int left = t->sh.left;
-    clhgemm_status_t st = CLHGEMM_SUCCESS;
-    for (size_t c0 = 0; c0 < s->rhs && st == CLHGEMM_SUCCESS; c0 += t->chunk) {
-        const size_t cn = CHG_MIN(t->chunk, s->rhs - c0);
-        chg_gemm_args_t g;
-        memset(&g, 0, sizeof g);
-        g.alpha = a;
-        g.beta = 0.0;
-        g.c = t->w;
-        g.k = kb;
-        /* left: W (kb x cn) = op(D_q) * B(r0.., c0..); right: W (cn x kb) = B(c0.., r0..) *
-         * op(D_q). D_q is inv(A_qq); op(inv(A_qq)) = inv(op(A_qq)). */
-        const size_t boff = s->off_b + (left ? r0 + c0 * s->ldb : c0 + r0 * s->ldb);
-        const size_t doff = r0 / t->nb * t->nb * t->nb;
-        g.m = left ? kb : cn;
-        g.n = left ? cn : kb;
-        g.ldc = g.m;
-        /* D_q is triangular (A's triangle, flipped by op): a structured operand, as TRMM's
-         * (level3.c), so that the core skips its zero blocks -- half the leaf flops */
-        if (left) {
-            g.trans_a = t->sh.trans;
-            g.a = t->d, g.off_a = doff, g.lda = t->nb;
-            g.b = s->b, g.off_b = boff, g.ldb = s->ldb;
-            g.st.kind_a = CHG_TRIANGULAR;
-            g.st.upper_a = t->sh.upper != t->sh.trans;
-        } else {
-            g.trans_b = t->sh.trans;
-            g.a = s->b, g.off_a = boff, g.lda = s->ldb;
-            g.b = t->d, g.off_b = doff, g.ldb = t->nb;
-            g.st.kind_b = CHG_TRIANGULAR;
-            g.st.upper_b = t->sh.upper == t->sh.trans;
-        }
-        st = gemm(s, &g);
-        if (st == CLHGEMM_SUCCESS)
-            st = copy_back(s, boff - s->off_b, g.m, g.n);
+    chg_gemm_args_t g;
+    memset(&g, 0, sizeof g);
+    g.alpha = a;
+    g.beta = 0.0;
+    g.k = kb;
+    /* left: B_q (kb x rhs) = op(D_q) * B_q; right: B_q (rhs x kb) = B_q * op(D_q).
+     * D_q is inv(A_qq); op(inv(A_qq)) = inv(op(A_qq)). */
+    const size_t boff = s->off_b + (left ? r0 : r0 * s->ldb);
+    const size_t doff = r0 / t->nb * t->nb * t->nb;
+    g.m = left ? kb : s->rhs;
+    g.n = left ? s->rhs : kb;
+    g.c = s->b, g.off_c = boff, g.ldc = s->ldb;
+    if (left) {
+        g.trans_a = t->sh.trans;
+        g.a = t->d, g.off_a = doff, g.lda = t->nb;
+        g.b = s->b, g.off_b = boff, g.ldb = s->ldb;
+        g.st.kind_a = CHG_TRIANGULAR;
+        g.st.upper_a = t->sh.upper != t->sh.trans;
+    } else {
+        g.trans_b = t->sh.trans;
+        g.a = s->b, g.off_a = boff, g.lda = s->ldb;
+        g.b = t->d, g.off_b = doff, g.ldb = t->nb;
+        g.st.kind_b = CHG_TRIANGULAR;
+        g.st.upper_b = t->sh.upper == t->sh.trans;
     }
-    return st;
+    return gemm(s, &g);
 }
 
 /* B_I := -T(I, P) * X_P + beta * B_I (left), B_I := -X_P * T(I, P)^T + beta * B_I (right):

@@ -6,9 +6,9 @@
  * Column-major view as in trsm.h (which uses this module): T = op(A) (side left) or op(A)^T (side right), order k,
  * cut into diagonal blocks of nb aligned at multiples of nb. Over a range of T's blocks:
  *
- *   one block q      X_q := a * inv(T_qq) * B_q into a temporary W (a GEMM with the inverted
- *                    block, beta 0), then W copied over B_q (clEnqueueCopyBufferRect);
- *                    a = alpha when no update has scaled those rows yet, else 1;
+ *   one block q      X_q := a * inv(T_qq) * B_q in place (the core's TRMM with the inverted
+ *                    block as its triangular operand); a = alpha when no update has scaled
+ *                    those rows yet, else 1;
  *   several blocks   split in two halves on a block boundary; solve the half T's shape makes
  *                    first (top for a lower T, bottom for an upper one), update the other with
  *                    one GEMM  B_2 := -T_21 * X_1 + beta * B_2  (beta = alpha when B_2 is
@@ -27,46 +27,40 @@
 
 #include "core/level3.h"
 
-/* The device state of one TRSM (one device): the inverted blocks D and the panel temporary W. */
+/* The device state of one TRSM (one device): the inverted blocks D. */
 typedef struct chg_trsm_dev_s {
     chg_precision_t prec;
     chg_l3_shape_t sh;   /* the call's checked shape (column-major view) */
     size_t nb;           /* diagonal block order */
-    size_t chunk;        /* right-hand sides per leaf GEMM (W holds nb * chunk elements) */
     const chg_device_t *dev;
-    cl_mem d, w;
+    cl_mem d;
     cl_kernel inv;
     size_t inv_wg;       /* work-items per column of trsm_invert_wg, 0: trsm_invert */
 } chg_trsm_dev_t;
 
-/* Allocates D (ceil(k/nb) blocks of nb x nb) and W for solves of up to max_rhs right-hand sides
- * (columns of B for side left, rows for side right), W capped to a share of the workspace
- * budget (then the leaf GEMMs run over chunks of right-hand sides); builds the inversion kernel.
- * On failure nothing is left allocated. */
+/* Allocates D (ceil(k/nb) blocks of nb x nb) and builds the inversion kernel. On failure
+ * nothing is left allocated. */
 clhgemm_status_t chg_trsm_dev_init(chg_trsm_dev_t *t, cl_context ctx, const chg_device_t *dev,
-                                   chg_precision_t prec, const chg_l3_shape_t *sh, size_t nb,
-                                   size_t max_rhs);
+                                   chg_precision_t prec, const chg_l3_shape_t *sh, size_t nb);
 
 /* Device bytes chg_trsm_dev_init allocates for these arguments. */
-size_t chg_trsm_dev_bytes(const chg_device_t *dev, chg_precision_t prec, size_t k, size_t nb,
-                          size_t max_rhs);
+size_t chg_trsm_dev_bytes(chg_precision_t prec, size_t k, size_t nb);
 
 /* Enqueues the inversion of A's diagonal blocks into D (A(0,0) at element offA, lda). */
 clhgemm_status_t chg_trsm_dev_invert(chg_trsm_dev_t *t, cl_command_queue q, cl_mem A, size_t offA,
                                      size_t lda, cl_uint nwait, const cl_event *wait,
                                      cl_event *ev);
 
-/* Enqueues the solve of B (B(0,0) at element offB, ldb) with rhs right-hand sides (<= max_rhs:
- * B is k x rhs for side left, rhs x k for side right) after the events in wait (which must
- * include the inversion's); *ev (not NULL) receives the last command's event. An in-order
- * queue may run several solves of one t one after the other (they share W); solves on
- * different queues need one t each. */
+/* Enqueues the solve of B (B(0,0) at element offB, ldb) with rhs right-hand sides (B is
+ * k x rhs for side left, rhs x k for side right) after the events in wait (which must
+ * include the inversion's); *ev (not NULL) receives the last command's event. Solves of one t
+ * may run on several queues (they only read D). */
 clhgemm_status_t chg_trsm_dev_solve(chg_trsm_dev_t *t, cl_command_queue q, cl_mem A, size_t offA,
                                     size_t lda, size_t rhs, double alpha, cl_mem B, size_t offB,
                                     size_t ldb, cl_uint nwait, const cl_event *wait,
                                     cl_event *ev);
 
-/* Releases D, W and the kernel (OpenCL keeps the buffers until the commands using them end). */
+/* Releases D and the kernel (OpenCL keeps the buffers until the commands using them end). */
 void chg_trsm_dev_release(chg_trsm_dev_t *t);
 
 /* The kernel trsm_invert for (dev, prec) through the program cache (used by

@@ -48,7 +48,7 @@
 #define SLOTS 3 /* strips in flight per device (pinned and device buffers of one strip each) */
 _Static_assert(SLOTS <= NSTAGE, "the strips' pinned buffers are the handle's st_a ring");
 
-/* Device bytes of the strips on one device: A (k x k, dense), D and W, SLOTS strips of k x w,
+/* Device bytes of the strips on one device: A (k x k, dense), D, SLOTS strips of k x w,
  * and what the GEMM core's workspace may take for the largest update (k/2 x w, inner k/2). */
 static unsigned long long need_bytes(const hdev_t *d, chg_precision_t prec, size_t k, size_t nb,
                                      size_t w)
@@ -56,7 +56,7 @@ static unsigned long long need_bytes(const hdev_t *d, chg_precision_t prec, size
     const unsigned long long es = chg_elem_size(prec), kk = k;
     const unsigned long long ws = CHG_MIN(chg_workspace_budget(&d->dev),
                                           (kk * kk / 4 + kk * w) * es);
-    return kk * kk * es + chg_trsm_dev_bytes(&d->dev, prec, k, nb, w) + SLOTS * kk * w * es + ws;
+    return kk * kk * es + chg_trsm_dev_bytes(prec, k, nb) + SLOTS * kk * w * es + ws;
 }
 
 /* The strip width (right-hand sides per strip), 0 when the strips do not fit; nb[i] is device
@@ -181,7 +181,7 @@ static cl_int setup_device(strips_t *c, sdev_t *s)
         s->slot[i] = chg_dev_alloc(d->ctx, k * c->w * es, &err);
     if (err == CL_SUCCESS) err = chg_hdev_reserve_pinned(d, d->st_a, SLOTS, k * c->w * es);
     if (err != CL_SUCCESS) return err;
-    clhgemm_status_t st = chg_trsm_dev_init(&s->t, d->ctx, &d->dev, c->prec, c->sh, s->nb, c->w);
+    clhgemm_status_t st = chg_trsm_dev_init(&s->t, d->ctx, &d->dev, c->prec, c->sh, s->nb);
     if (st != CLHGEMM_SUCCESS) return (cl_int)st;
     s->have_t = 1;
     cl_event up = NULL;
