@@ -162,20 +162,10 @@ typedef struct tiny_args_s {
             memcpy(dst + l * MR, t, sizeof t);                                                           \
         }                                                                                                \
     }                                                                                                    \
-    /* rows r0 .. r0+rows (rows <= MR) of C, every column, of which rows r0+skip .. r0+rows are        \
-     * stored (the others belong to the panel before: an overlapping last panel) */                     \
-    TINY_INLINE void PFX##_panel(const tiny_args_t *g, int r0, int rows, int skip)                        \
+    /* every block of columns of C on one panel, op(B)(l, j) = b[l*sl + j*sj] */                         \
+    TINY_INLINE void PFX##_cols(const T *panel, size_t as, int n, int k, const T *b, size_t sl, size_t sj,  \
+                                T alpha, T beta, T *c, int ldc, int skip, int rows)                      \
     {                                                                                                    \
-        _Alignas(64) T ap[MR * CHG_TINY_MAX];                                                            \
-        const T *a = g->a, *b = g->b, alpha = (T)g->alpha, beta = (T)g->beta;                            \
-        const int ta = g->ta, n = g->n, k = g->k, lda = g->lda, ldc = g->ldc;                            \
-        const size_t sl = g->tb ? (size_t)g->ldb : 1, sj = g->tb ? 1 : (size_t)g->ldb;                   \
-        /* a full panel of an untransposed A is read in place */                                         \
-        const int direct = !ta && rows == MR;                                                            \
-        if (!direct) PFX##_pack(ta, r0, rows, k, a, lda, ap);                                            \
-        const T *panel = direct ? a + r0 : ap;                                                           \
-        const size_t as = direct ? (size_t)lda : MR;                                                     \
-        T *c = (T *)g->c + r0;                                                                           \
         int j0 = 0;                                                                                      \
         for (; j0 + NR <= n; j0 += NR)                                                                   \
             PFX##_block(NR, panel, as, k, b + j0 * sj, sl, sj, alpha, beta, c + (size_t)j0 * ldc, ldc,   \
@@ -184,14 +174,45 @@ typedef struct tiny_args_s {
             PFX##_block(1, panel, as, k, b + j0 * sj, sl, sj, alpha, beta, c + (size_t)j0 * ldc, ldc,    \
                         skip, rows);                                                                     \
     }                                                                                                    \
+    /* rows r0 .. r0+rows (rows <= MR) of C, every column, of which rows r0+skip .. r0+rows are        \
+     * stored (the others belong to the panel before: an overlapping last panel) */                     \
+    TINY_INLINE void PFX##_panel(const tiny_args_t *g, int r0, int rows, int skip, int n, int k)          \
+    {                                                                                                    \
+        _Alignas(64) T ap[MR * CHG_TINY_MAX];                                                            \
+        const T *a = g->a, *b = g->b, alpha = (T)g->alpha, beta = (T)g->beta;                            \
+        const int ta = g->ta, lda = g->lda, ldc = g->ldc;                                                \
+        /* a full panel of an untransposed A is read in place */                                         \
+        const int direct = !ta && rows == MR;                                                            \
+        if (!direct) PFX##_pack(ta, r0, rows, k, a, lda, ap);                                            \
+        const T *panel = direct ? a + r0 : ap;                                                           \
+        const size_t as = direct ? (size_t)lda : MR;                                                     \
+        T *c = (T *)g->c + r0;                                                                           \
+        /* one of B's strides the constant 1: its loads take constant offsets */                         \
+        if (g->tb)                                                                                       \
+            PFX##_cols(panel, as, n, k, b, (size_t)g->ldb, 1, alpha, beta, c, ldc, skip, rows);          \
+        else                                                                                             \
+            PFX##_cols(panel, as, n, k, b, 1, (size_t)g->ldb, alpha, beta, c, ldc, skip, rows);          \
+    }                                                                                                    \
     /* every row of C in panels of MR (m >= MR), the last placed to end at row m: it overlaps the        \
      * panel before and stores only its own rows */                                                      \
     TINY_CLONES TINY_OPT static void PFX##_rows(const tiny_args_t *g, int m)                             \
     {                                                                                                    \
         for (int r0 = 0; r0 < m; r0 += MR) {                                                             \
             const int start = r0 + MR <= m ? r0 : m - MR;                                                \
-            PFX##_panel(g, start, MR, r0 - start);                                                       \
+            PFX##_panel(g, start, MR, r0 - start, g->n, g->k);                                                     \
         }                                                                                                \
+    }                                                                                                    \
+    /* m == MR: one whole panel, nothing overlapped (no select, no loop over panels) */                 \
+    TINY_CLONES TINY_OPT static void PFX##_one(const tiny_args_t *g, int m)                              \
+    {                                                                                                    \
+        (void)m;                                                                                         \
+        PFX##_panel(g, 0, MR, 0, g->n, g->k);                                                            \
+    }                                                                                                    \
+    /* m = n = k = S, a multiple of MR (cpu/tinysel.h's CHG_TINY_SQUARE cells): whole panels, every     \
+     * loop of constant length (unrolled: no loop control, no strides computed at run time) */          \
+    TINY_INLINE void PFX##_square(const tiny_args_t *g, int S)                                           \
+    {                                                                                                    \
+        for (int r0 = 0; r0 < S; r0 += MR) PFX##_panel(g, r0, MR, 0, S, S);                             \
     }
 
 /* m < MR rows of C (the narrowest width only): one panel padded with zeros, a function apart so
@@ -199,7 +220,7 @@ typedef struct tiny_args_s {
 #define TINY_PADDED(PFX)                                                                                 \
     TINY_CLONES TINY_OPT static void PFX##_padded(const tiny_args_t *g, int m)                           \
     {                                                                                                    \
-        PFX##_panel(g, 0, m, 0);                                                                         \
+        PFX##_panel(g, 0, m, 0, g->n, g->k);                                                                         \
     }
 
 TINY_PANEL(float, 16, tiny_s16, int32_t)
@@ -211,6 +232,18 @@ TINY_PANEL(double, 2, tiny_d2, int64_t)
 TINY_PADDED(tiny_s4)
 TINY_PADDED(tiny_d2)
 
+/* The square products m = n = k = 4, 8, 16, 32: the widest panel that the size fills. */
+#define TINY_SQUARE(PFX, S, P)                                                                           \
+    TINY_CLONES TINY_OPT static void PFX##_sq##S(const tiny_args_t *g) { P##_square(g, S); }
+TINY_SQUARE(tiny_s, 4, tiny_s4)
+TINY_SQUARE(tiny_s, 8, tiny_s8)
+TINY_SQUARE(tiny_s, 16, tiny_s16)
+TINY_SQUARE(tiny_s, 32, tiny_s16)
+TINY_SQUARE(tiny_d, 4, tiny_d4)
+TINY_SQUARE(tiny_d, 8, tiny_d8)
+TINY_SQUARE(tiny_d, 16, tiny_d8)
+TINY_SQUARE(tiny_d, 32, tiny_d8)
+
 /* The column-major product in panels of w rows, w the widest of W (64 bytes), W/2, W/4 that m
  * fills: whole panels, then, for the rows left, one more placed to end at row m, which overlaps
  * the panel before and stores only its own rows (a bitwise select keeps the others). So every
@@ -220,7 +253,22 @@ TINY_PADDED(tiny_d2)
 #define TINY_COL(PFX, W, P1, P2, P3)                                                                     \
     static void PFX##_col(const tiny_args_t *g, int m)                                                   \
     {                                                                                                    \
-        if (m >= W)                                                                                      \
+        if (m == g->n && m == g->k) {                                                                    \
+            switch (m) {                                                                                 \
+            case 4: PFX##_sq4(g); return;                                                                \
+            case 8: PFX##_sq8(g); return;                                                                \
+            case 16: PFX##_sq16(g); return;                                                              \
+            case 32: PFX##_sq32(g); return;                                                              \
+            default: break;                                                                              \
+            }                                                                                            \
+        }                                                                                                \
+        if (m == W)                                                                                      \
+            P1##_one(g, m);                                                                              \
+        else if (m == W / 2)                                                                             \
+            P2##_one(g, m);                                                                              \
+        else if (m == W / 4)                                                                             \
+            P3##_one(g, m);                                                                              \
+        else if (m >= W)                                                                                 \
             P1##_rows(g, m);                                                                             \
         else if (m >= W / 2)                                                                             \
             P2##_rows(g, m);                                                                             \
