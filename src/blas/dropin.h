@@ -31,6 +31,16 @@ typedef struct blas_call_s {
 /* Runs the call (CPU BLAS or devices), counting it for CLHGEMM_BLAS_STATS. */
 void chg_blas_run(const blas_call_t *bc);
 
+/* The largest m, n and k of chg_blas_small_gemm (cpu/tiny.h's CHG_TINY_MAX). */
+#define CHG_BLAS_SMALL_MAX 32
+/* A checked GEMM with m, n, k <= CHG_BLAS_SMALL_MAX, column-major view (transposes 0/1), straight
+ * on the CPU route's small-GEMM path (cpu/cpublas.h chg_cpu_route_gemm: the kernel where measured
+ * faster, else the CPU BLAS's cblas_?gemm), with no blas_call_t: 1 when it ran, 0 when the call
+ * must take chg_blas_run (no CBLAS GEMMs in the CPU BLAS, CLHGEMM_BLAS_OFFLOAD=always,
+ * CLHGEMM_BLAS_STATS). Each GEMM entry point asks it first. */
+int chg_blas_small_gemm(int dbl, int ta, int tb, int m, int n, int k, double alpha, const void *a, int lda,
+                        const void *b, int ldb, double beta, void *c, int ldc);
+
 /* The program's xerbla_ (else the CPU BLAS's) with the routine's name ("DGEMM ") and position. */
 void chg_blas_xerbla(const char *name, int info);
 /* The program's cblas_xerbla (else the CPU BLAS's, else a message) for a CBLAS argument. */

@@ -28,7 +28,7 @@ static int is_tr(char t) { return t == 'N' || t == 'T' || t == 'C'; }
 
 /* ---- the reference checks (their INFO values) -------------------------------------------------- */
 
-static int check_gemm(const blas_call_t *c)
+static inline __attribute__((always_inline)) int check_gemm(const blas_call_t *c)
 {
     const int nrowa = c->ta == 'N' ? c->m : c->k, nrowb = c->tb == 'N' ? c->k : c->n;
     if (!is_tr(c->ta)) return 1;
@@ -108,6 +108,18 @@ static void fortran_call(const blas_call_t *c)
         chg_blas_run(c);
 }
 
+/* A GEMM of m, n, k <= CHG_BLAS_SMALL_MAX whose arguments pass the checks: straight to the
+ * small-GEMM path (dropin.c chg_blas_small_gemm), without fortran_call and chg_blas_run. 1 when it
+ * ran; 0 for the full path (which reports a bad argument). Inline: the call's fields stay in
+ * registers. */
+static inline __attribute__((always_inline)) int small_gemm(const blas_call_t *c)
+{
+    const unsigned most = CHG_BLAS_SMALL_MAX;
+    if ((unsigned)c->m > most || (unsigned)c->n > most || (unsigned)c->k > most || check_gemm(c)) return 0;
+    return chg_blas_small_gemm(c->dbl, c->ta != 'N', c->tb != 'N', c->m, c->n, c->k, c->alpha, c->a, c->lda, c->b,
+                               c->ldb, c->beta, c->c, c->ldc);
+}
+
 /* ---- Fortran interface ------------------------------------------------------------------------- */
 
 /* TRMM and TRSM: the same arguments */
@@ -128,9 +140,10 @@ static void fortran_call(const blas_call_t *c)
                            T *c, const int *ldc, size_t l1, size_t l2)                                           \
     {                                                                                                            \
         (void)l1, (void)l2;                                                                                      \
-        fortran_call(&(blas_call_t){.routine = BL_GEMM, .dbl = DBL, .ta = up(ta), .tb = up(tb), .m = *m,         \
-                                    .n = *n, .k = *k, .alpha = *alpha, .beta = *beta, .a = a, .b = b, .c = c,    \
-                                    .lda = *lda, .ldb = *ldb, .ldc = *ldc});                                     \
+        const blas_call_t bc = {.routine = BL_GEMM, .dbl = DBL, .ta = up(ta), .tb = up(tb), .m = *m, .n = *n,    \
+                                .k = *k, .alpha = *alpha, .beta = *beta, .a = a, .b = b, .c = c, .lda = *lda,    \
+                                .ldb = *ldb, .ldc = *ldc};                                                       \
+        if (!small_gemm(&bc)) fortran_call(&bc);                                                                 \
     }                                                                                                            \
     BLAS_API void P##symm_(const char *side, const char *uplo, const int *m, const int *n, const T *alpha,      \
                            const T *a, const int *lda, const T *b, const int *ldb, const T *beta, T *c,         \
@@ -230,6 +243,11 @@ static void cb_finish(const blas_call_t *c, int bad_pos, const char *rout, const
                          .m = row ? N : M, .n = row ? M : N, .k = K, .alpha = alpha, .beta = beta,               \
                          .a = row ? B : A, .b = row ? A : B, .c = C, .lda = row ? ldb : lda,                      \
                          .ldb = row ? lda : ldb, .ldc = ldc};                                                    \
+        if (ta && tb && small_gemm(&c)) {                                                                        \
+            CBLAS_CallFromC = 0;                                                                                 \
+            RowMajorStrg = 0;                                                                                    \
+            return;                                                                                              \
+        }                                                                                                        \
         cb_finish(&c, !ta ? 2 : !tb ? 3 : 0, rout, !ta ? "TransA" : "TransB", !ta ? (int)TA : (int)TB);           \
     }                                                                                                            \
     BLAS_API void cblas_##P##symm(const enum CBLAS_ORDER layout, const enum CBLAS_SIDE S,                      \
