@@ -233,8 +233,17 @@ TINY_PADDED(tiny_s4)
 TINY_PADDED(tiny_d2)
 
 /* The square products m = n = k = 4, 8, 16, 32: the widest panel that the size fills. */
+/* Their arguments in registers (one on the stack), not in a tiny_args_t behind a pointer: the
+ * struct built here is scalarised (every field a register or a constant). tr: bit 0 A
+ * transposed, bit 1 B transposed (column-major view). */
 #define TINY_SQUARE(PFX, S, P)                                                                           \
-    TINY_CLONES TINY_OPT static void PFX##_sq##S(const tiny_args_t *g) { P##_square(g, S); }
+    TINY_CLONES TINY_OPT static void PFX##_sq##S(int tr, const void *a, int lda, const void *b, int ldb,  \
+                                                 void *c, int ldc, double alpha, double beta)            \
+    {                                                                                                    \
+        const tiny_args_t g = {.ta = tr & 1, .tb = tr >> 1, .n = S, .k = S, .lda = lda, .ldb = ldb,      \
+                               .ldc = ldc, .alpha = alpha, .beta = beta, .a = a, .b = b, .c = c};        \
+        P##_square(&g, S);                                                                               \
+    }
 TINY_SQUARE(tiny_s, 4, tiny_s4)
 TINY_SQUARE(tiny_s, 8, tiny_s8)
 TINY_SQUARE(tiny_s, 16, tiny_s16)
@@ -253,15 +262,6 @@ TINY_SQUARE(tiny_d, 32, tiny_d8)
 #define TINY_COL(PFX, W, P1, P2, P3)                                                                     \
     static void PFX##_col(const tiny_args_t *g, int m)                                                   \
     {                                                                                                    \
-        if (m == g->n && m == g->k) {                                                                    \
-            switch (m) {                                                                                 \
-            case 4: PFX##_sq4(g); return;                                                                \
-            case 8: PFX##_sq8(g); return;                                                                \
-            case 16: PFX##_sq16(g); return;                                                              \
-            case 32: PFX##_sq32(g); return;                                                              \
-            default: break;                                                                              \
-            }                                                                                            \
-        }                                                                                                \
         if (m == W)                                                                                      \
             P1##_one(g, m);                                                                              \
         else if (m == W / 2)                                                                             \
@@ -304,6 +304,18 @@ void chg_tiny_gemm(chg_precision_t prec, int layout, int ta, int tb, int m, int 
         const void *p = a; a = b; b = p;
         const int l = lda; lda = ldb; ldb = l;
         const int x = ta; ta = tb; tb = x;
+    }
+    /* m = n = k = 4, 8, 16, 32 (cpu/tinysel.h's square cells), alpha != 0: the square code */
+    if (m == n && n == k && alpha != 0.0) {
+        const int tr = (ta != 111) | (tb != 111) << 1; /* CLHGEMM_NO_TRANS == CblasNoTrans == 111 */
+        const int dbl = prec == CHG_F64;
+        switch (m) {
+        case 4: (dbl ? tiny_d_sq4 : tiny_s_sq4)(tr, a, lda, b, ldb, c, ldc, alpha, beta); return;
+        case 8: (dbl ? tiny_d_sq8 : tiny_s_sq8)(tr, a, lda, b, ldb, c, ldc, alpha, beta); return;
+        case 16: (dbl ? tiny_d_sq16 : tiny_s_sq16)(tr, a, lda, b, ldb, c, ldc, alpha, beta); return;
+        case 32: (dbl ? tiny_d_sq32 : tiny_s_sq32)(tr, a, lda, b, ldb, c, ldc, alpha, beta); return;
+        default: break;
+        }
     }
     if (m <= 0 || n <= 0) return;
     if (k == 0 || alpha == 0.0) {
