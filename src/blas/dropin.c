@@ -15,6 +15,10 @@
 
 #include "clhgemm.h"
 #include "cpu/cpublas.h"
+#if defined(CLHGEMM_HAVE_OPENBLAS) && defined(CLHGEMM_CPU_DLOPEN)
+#include "cpu/cblas_link.h" /* the CPU BLAS's table (chg_blas_dgemm_, chg_blas_sgemm_) */
+#define HAVE_CBLAS_TABLE 1
+#endif
 #include "cpu/cpulib.h"
 #include "cpu/cpushare.h"
 #include "host/route.h"
@@ -29,10 +33,11 @@ static pthread_once_t g_once = PTHREAD_ONCE_INIT, g_handle_once = PTHREAD_ONCE_I
 static int g_mode = OFF_AUTO;
 static int g_stats;
 static int g_cblas;                 /* the CPU BLAS has the CBLAS GEMMs (the small-GEMM route's) */
-/* chg_blas_small_gemm's answer, set by init: 0 not initialised yet, 1 small GEMMs take the
- * CPU route's small path (the CPU BLAS has the CBLAS GEMMs, CLHGEMM_BLAS_OFFLOAD is not always,
- * no stats), -1 they take chg_blas_run. One acquire load per small call. */
-static atomic_int g_small;
+/* dropin.h's chg_blas_small_gemm: its state, set once by init (the pointers before the state,
+ * released by it). */
+atomic_int chg_blas_small_;
+chg_blas_dgemm_fn chg_blas_dgemm_;
+chg_blas_sgemm_fn chg_blas_sgemm_;
 static atomic_int g_child;          /* this process is a fork() child of one that used the library */
 static atomic_int g_warned;
 static clhgemm_handle_t g_handle;
@@ -78,7 +83,16 @@ static void init(void)
     if (g_stats) atexit(print_stats);
     /* A child of fork() must not touch the parent's OpenCL contexts or threads: CPU only. */
     pthread_atfork(NULL, NULL, on_fork_child);
-    atomic_store_explicit(&g_small, g_cblas && g_mode != OFF_ALWAYS && !g_stats ? 1 : -1, memory_order_release);
+    int small = g_cblas && g_mode != OFF_ALWAYS && !g_stats ? 1 : -1;
+#ifdef HAVE_CBLAS_TABLE
+    if (g_cblas) {
+        chg_blas_dgemm_ = chg_cblas()->p_dgemm;
+        chg_blas_sgemm_ = chg_cblas()->p_sgemm;
+    }
+#else
+    small = -1; /* no table to call (and no CPU BLAS: g_cblas is 0) */
+#endif
+    atomic_store_explicit(&chg_blas_small_, small, memory_order_release);
 }
 
 /* The handle, created at the first call that may go to the devices; its own routing is set to
@@ -124,24 +138,12 @@ static void *cpu_fn(const blas_call_t *bc)
     return f;
 }
 
-/* A GEMM small enough for cpu/tiny.h's kernel (a few hundred thousand flops at most, below
- * AUTO_MIN_FLOPS: never offloaded but with CLHGEMM_BLAS_OFFLOAD=always), on the host API's CPU
- * route (cpu/cpublas.h chg_cpu_route_gemm: the kernel where cpu/tinysel.c measured it faster on
- * this host, else the CPU BLAS's cblas_?gemm), the same for both interfaces (column-major view),
- * before anything else is looked at. */
 _Static_assert(CHG_BLAS_SMALL_MAX == CHG_TINY_MAX, "the drop-in's small GEMMs are the kernel's");
-int chg_blas_small_gemm(int dbl, int ta, int tb, int m, int n, int k, double alpha, const void *a, int lda,
-                        const void *b, int ldb, double beta, void *c, int ldc)
+
+int chg_blas_small_init(void)
 {
-    int s = atomic_load_explicit(&g_small, memory_order_acquire);
-    if (__builtin_expect(s == 0, 0)) {
-        pthread_once(&g_once, init);
-        s = atomic_load_explicit(&g_small, memory_order_acquire);
-    }
-    if (s < 0) return 0;
-    chg_cpu_route_gemm(dbl ? CHG_F64 : CHG_F32, CLHGEMM_COL_MAJOR, ta ? CLHGEMM_TRANS : CLHGEMM_NO_TRANS,
-                       tb ? CLHGEMM_TRANS : CLHGEMM_NO_TRANS, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
-    return 1;
+    pthread_once(&g_once, init);
+    return atomic_load_explicit(&chg_blas_small_, memory_order_acquire);
 }
 
 /* The CPU BLAS's own Fortran routine with the call's arguments. */
