@@ -139,16 +139,64 @@ typedef struct tiny_args_s {
     }
 #endif
 
+#if defined(__GNUC__) && !defined(__clang__)
+#define TINY_UNROLL16 _Pragma("GCC unroll 16")
+#else
+#define TINY_UNROLL16
+#endif
+/* dst (MR x MR, column l at dst + l*MR) := the transpose of the MR x MR block whose row i is
+ * a[i*lda .. i*lda + MR] (rows of op(A) = A^T, contiguous in A): whole rows loaded, log2(MR)
+ * stages of two-vector shuffles with constant masks, each swapping bit W of the row and the
+ * column index (a butterfly), whole columns stored -- instead of MR*MR scalar loads. */
+#if defined(__GNUC__)
+/* one stage: rows i and i + W (bit W of i clear) */
+#define TINY_TSTAGE(PFX, MR, W, v)                                                                       \
+    if ((W) < (MR)) {                                                                                    \
+        PFX##_iv lo, hi;                                                                                 \
+        TINY_UNROLL16 for (int e = 0; e < (MR); e++) {                                                   \
+            lo[e] = e & (W) ? (MR) + e - (W) : e;                                                        \
+            hi[e] = e & (W) ? (MR) + e : e + (W);                                                        \
+        }                                                                                                \
+        TINY_UNROLL16 for (int i = 0; i < (MR); i++)                                                     \
+            if (!(i & (W))) {                                                                            \
+                const PFX##_v x = v[i], y = v[i + (W)];                                                  \
+                v[i] = __builtin_shuffle(x, y, lo);                                                      \
+                v[i + (W)] = __builtin_shuffle(x, y, hi);                                                \
+            }                                                                                            \
+    }
+#define TINY_TBLOCK(T, MR, PFX)                                                                          \
+    TINY_INLINE void PFX##_tblock(const T *a, size_t lda, T *dst)                                        \
+    {                                                                                                    \
+        PFX##_v v[MR];                                                                                   \
+        TINY_UNROLL16 for (int i = 0; i < MR; i++) memcpy(&v[i], a + i * lda, sizeof v[i]);              \
+        TINY_TSTAGE(PFX, MR, 8, v)                                                                       \
+        TINY_TSTAGE(PFX, MR, 4, v)                                                                       \
+        TINY_TSTAGE(PFX, MR, 2, v)                                                                       \
+        TINY_TSTAGE(PFX, MR, 1, v)                                                                       \
+        TINY_UNROLL16 for (int l = 0; l < MR; l++) memcpy(dst + l * MR, &v[l], sizeof v[l]);             \
+    }
+#else
+#define TINY_TBLOCK(T, MR, PFX)                                                                          \
+    static inline void PFX##_tblock(const T *a, size_t lda, T *dst)                                      \
+    {                                                                                                    \
+        for (int l = 0; l < MR; l++)                                                                     \
+            for (int i = 0; i < MR; i++) dst[l * MR + i] = a[i * lda + l];                               \
+    }
+#endif
+
 /* One panel width: T the element type, MR its rows (16, 8 or 4 floats; 8, 4 or 2 doubles). */
 #define TINY_PANEL(T, MR, PFX, IT)                                                                       \
     TINY_BLOCK(T, MR, PFX, IT)                                                                           \
+    TINY_TBLOCK(T, MR, PFX)                                                                              \
     /* dst := op(A)(r0 .. r0+rows, 0 .. k), column l at dst + l*MR, zeros below `rows` */                \
     TINY_INLINE void PFX##_pack(int ta, int r0, int rows, int k, const T *a, int lda, T *dst)             \
     {                                                                                                    \
         /* each column built whole and stored at once: scalar stores under a vector load would      \
          * stall its store forwarding */                                                                 \
         if (ta && rows == MR) { /* the common case: a whole panel, no test per element */                \
-            for (int l = 0; l < k; l++) {                                                                \
+            int l = 0;                                                                                   \
+            for (; l + MR <= k; l += MR) PFX##_tblock(a + l + (size_t)r0 * lda, (size_t)lda, dst + l * MR); \
+            for (; l < k; l++) {                                                                         \
                 T t[MR];                                                                                 \
                 for (int i = 0; i < MR; i++) t[i] = a[l + (size_t)(r0 + i) * lda];                       \
                 memcpy(dst + l * MR, t, sizeof t);                                                       \
