@@ -2,7 +2,8 @@
  * test_tiny.c -- the small-matrix GEMM of the CPU route (src/cpu/tiny.c, issue 19).
  *
  *   test_tiny kernel   cpu/tinysel.h's cells of shapes; chg_tiny_gemm directly: both precisions, both layouts, every transpose
- *                      pair, m, n, k over {1, 2, 3, 5, 7, 8, 9, 16, 17, 31, 32}, leading
+ *                      pair, m, n, k over {1, 2, 3, 4, 5, 7, 8, 9, 16, 17, 31, 32} (the squares 4, 8,
+ *                      16, 32 on their own code), leading
  *                      dimensions equal to the rows and padded, (alpha, beta) in (1, 0) with C
  *                      poisoned by NaN, (-1.5, 1), (1, 0.5), (-1.5, 0.5); against OpenBLAS with a
  *                      tolerance scaling with k; C's padding never written; NaN in A and Inf in
@@ -28,7 +29,7 @@
 #include "cpu/tiny.h"
 #include "cpu/tinysel.h"
 
-static const int kSizes[] = {1, 2, 3, 5, 7, 8, 9, 16, 17, 31, 32, 33};
+static const int kSizes[] = {1, 2, 3, 4, 5, 7, 8, 9, 16, 17, 31, 32, 33};
 #define NSIZES ((int)(sizeof kSizes / sizeof kSizes[0]))
 
 /* One call's shape and scalars. */
@@ -229,6 +230,15 @@ static void cells(void)
                    (chg_tiny_cell(CHG_F32, R, N, N, 5, m, 5, 1.0) & 3u) == ws &&
                    (chg_tiny_cell(CHG_F32, R, N, N, m, 5, 5, 1.0) & 3u) == CHG_TINY_OVERLAP,
                "m %d: panels' kind wrong (C's rows in the column-major view)", m);
+    }
+    /* m = n = k = 4, 8, 16, 32: the square cells (their own code in tiny.c), whatever the layout */
+    for (int v = 1; v <= CHG_TINY_MAX; v++) {
+        const int sq = v == 4 || v == 8 || v == 16 || v == 32;
+        EXPECT(((chg_tiny_cell(CHG_F32, C, N, T, v, v, v, 1.0) & 3u) == CHG_TINY_SQUARE) == sq &&
+                   ((chg_tiny_cell(CHG_F64, R, T, N, v, v, v, 0.0) & 3u) == CHG_TINY_SQUARE) == sq &&
+                   (chg_tiny_cell(CHG_F64, C, N, N, v, v, v == 1 ? 2 : v - 1, 0.0) & 3u) != CHG_TINY_SQUARE &&
+                   (chg_tiny_cell(CHG_F32, R, N, N, v, v == 1 ? 2 : v - 1, v, 0.0) & 3u) != CHG_TINY_SQUARE,
+               "m = n = k = %d: %s a square cell", v, sq ? "not" : "wrongly");
     }
     EXPECT(chg_tiny_cell(CHG_F32, C, T, N, 4, 4, 4, 0.0) >> 4 == 6u && chg_tiny_cell(CHG_F32, C, N, T, 4, 4, 4, 0.5) >> 4 == 1u &&
                chg_tiny_cell(CHG_F64, R, T, N, 4, 4, 4, 0.0) >> 4 == 5u && chg_tiny_cell(CHG_F64, R, N, T, 4, 4, 4, 2.0) >> 4 == 2u,

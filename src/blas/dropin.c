@@ -15,6 +15,10 @@
 
 #include "clhgemm.h"
 #include "cpu/cpublas.h"
+#if defined(CLHGEMM_HAVE_OPENBLAS) && defined(CLHGEMM_CPU_DLOPEN)
+#include "cpu/cblas_link.h" /* the CPU BLAS's table (chg_blas_dgemm_, chg_blas_sgemm_) */
+#define HAVE_CBLAS_TABLE 1
+#endif
 #include "cpu/cpulib.h"
 #include "cpu/cpushare.h"
 #include "host/route.h"
@@ -29,6 +33,11 @@ static pthread_once_t g_once = PTHREAD_ONCE_INIT, g_handle_once = PTHREAD_ONCE_I
 static int g_mode = OFF_AUTO;
 static int g_stats;
 static int g_cblas;                 /* the CPU BLAS has the CBLAS GEMMs (the small-GEMM route's) */
+/* dropin.h's chg_blas_small_gemm: its state, set once by init (the pointers before the state,
+ * released by it). */
+atomic_int chg_blas_small_;
+chg_blas_dgemm_fn chg_blas_dgemm_;
+chg_blas_sgemm_fn chg_blas_sgemm_;
 static atomic_int g_child;          /* this process is a fork() child of one that used the library */
 static atomic_int g_warned;
 static clhgemm_handle_t g_handle;
@@ -74,6 +83,16 @@ static void init(void)
     if (g_stats) atexit(print_stats);
     /* A child of fork() must not touch the parent's OpenCL contexts or threads: CPU only. */
     pthread_atfork(NULL, NULL, on_fork_child);
+    int small = g_cblas && g_mode != OFF_ALWAYS && !g_stats ? 1 : -1;
+#ifdef HAVE_CBLAS_TABLE
+    if (g_cblas) {
+        chg_blas_dgemm_ = chg_cblas()->p_dgemm;
+        chg_blas_sgemm_ = chg_cblas()->p_sgemm;
+    }
+#else
+    small = -1; /* no table to call (and no CPU BLAS: g_cblas is 0) */
+#endif
+    atomic_store_explicit(&chg_blas_small_, small, memory_order_release);
 }
 
 /* The handle, created at the first call that may go to the devices; its own routing is set to
@@ -119,14 +138,12 @@ static void *cpu_fn(const blas_call_t *bc)
     return f;
 }
 
-/* A GEMM small enough for cpu/tiny.h's kernel, on the host API's CPU route (cpu/cpublas.h
- * chg_cpu_route_gemm: the kernel where cpu/tinysel.c measured it faster on this host, else the
- * CPU BLAS's cblas_?gemm), the same for both interfaces (column-major view). */
-static void run_small_gemm(const blas_call_t *bc)
+_Static_assert(CHG_BLAS_SMALL_MAX == CHG_TINY_MAX, "the drop-in's small GEMMs are the kernel's");
+
+int chg_blas_small_init(void)
 {
-    const int ta = bc->ta == 'N' ? CLHGEMM_NO_TRANS : CLHGEMM_TRANS, tb = bc->tb == 'N' ? CLHGEMM_NO_TRANS : CLHGEMM_TRANS;
-    chg_cpu_route_gemm(bc->dbl ? CHG_F64 : CHG_F32, CLHGEMM_COL_MAJOR, ta, tb, bc->m, bc->n, bc->k, bc->alpha, bc->a,
-                       bc->lda, bc->b, bc->ldb, bc->beta, bc->c, bc->ldc);
+    pthread_once(&g_once, init);
+    return atomic_load_explicit(&chg_blas_small_, memory_order_acquire);
 }
 
 /* The CPU BLAS's own Fortran routine with the call's arguments. */
@@ -243,14 +260,7 @@ static void restore(const blas_call_t *c, const char *s, size_t rows, size_t col
 void chg_blas_run(const blas_call_t *bc)
 {
     pthread_once(&g_once, init);
-    /* a GEMM small enough for cpu/tiny.h's kernel (a few hundred thousand flops at most, below
-     * AUTO_MIN_FLOPS: never offloaded but with CLHGEMM_BLAS_OFFLOAD=always) goes to it, or to
-     * the CPU BLAS, before anything else is looked at */
-    if (bc->routine == BL_GEMM && g_cblas && g_mode != OFF_ALWAYS && !g_stats && bc->m <= CHG_TINY_MAX &&
-        bc->n <= CHG_TINY_MAX && bc->k <= CHG_TINY_MAX) {
-        run_small_gemm(bc);
-        return;
-    }
+    /* (a small GEMM came here only where chg_blas_small_gemm declined it) */
     /* counted only for CLHGEMM_BLAS_STATS: a locked add on every call is a few ns of a small
      * product's ~20 (and a shared cache line between the threads of an OpenMP loop) */
     if (g_stats) atomic_fetch_add_explicit(&g_calls[bc->routine][bc->dbl], 1, memory_order_relaxed);

@@ -108,6 +108,22 @@ static void fortran_call(const blas_call_t *c)
         chg_blas_run(c);
 }
 
+/* A GEMM of m, n, k <= CHG_BLAS_SMALL_MAX whose arguments pass the checks (check_gemm's, on the
+ * call's own scalars: the Fortran view, transposes as upper-case characters): straight to the
+ * small-GEMM path (dropin.h chg_blas_small_gemm, inline: the kernel or the CPU BLAS's GEMM called
+ * from here), with no blas_call_t built, no fortran_call, no chg_blas_run. 1 when it ran; 0 for
+ * the full path (which reports a bad argument). */
+static inline __attribute__((always_inline)) int small_gemm(int dbl, char ta, char tb, int m, int n, int k,
+                                                            double alpha, const void *a, int lda, const void *b,
+                                                            int ldb, double beta, void *c, int ldc)
+{
+    const unsigned most = CHG_BLAS_SMALL_MAX; /* m, n, k in 0 .. most */
+    if ((unsigned)m > most || (unsigned)n > most || (unsigned)k > most || !is_tr(ta) || !is_tr(tb)) return 0;
+    const int nrowa = ta == 'N' ? m : k, nrowb = tb == 'N' ? k : n;
+    if (lda < max1(nrowa) || ldb < max1(nrowb) || ldc < max1(m)) return 0;
+    return chg_blas_small_gemm(dbl, ta != 'N', tb != 'N', m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+}
+
 /* ---- Fortran interface ------------------------------------------------------------------------- */
 
 /* TRMM and TRSM: the same arguments */
@@ -128,8 +144,10 @@ static void fortran_call(const blas_call_t *c)
                            T *c, const int *ldc, size_t l1, size_t l2)                                           \
     {                                                                                                            \
         (void)l1, (void)l2;                                                                                      \
-        fortran_call(&(blas_call_t){.routine = BL_GEMM, .dbl = DBL, .ta = up(ta), .tb = up(tb), .m = *m,         \
-                                    .n = *n, .k = *k, .alpha = *alpha, .beta = *beta, .a = a, .b = b, .c = c,    \
+        const char tra = up(ta), trb = up(tb);                                                                   \
+        if (small_gemm(DBL, tra, trb, *m, *n, *k, *alpha, a, *lda, b, *ldb, *beta, c, *ldc)) return;             \
+        fortran_call(&(blas_call_t){.routine = BL_GEMM, .dbl = DBL, .ta = tra, .tb = trb, .m = *m, .n = *n,      \
+                                    .k = *k, .alpha = *alpha, .beta = *beta, .a = a, .b = b, .c = c,             \
                                     .lda = *lda, .ldb = *ldb, .ldc = *ldc});                                     \
     }                                                                                                            \
     BLAS_API void P##symm_(const char *side, const char *uplo, const int *m, const int *n, const T *alpha,      \
@@ -223,6 +241,18 @@ static void cb_finish(const blas_call_t *c, int bad_pos, const char *rout, const
                                   const blasint ldb, const T beta, T *C, const blasint ldc)                     \
     {                                                                                                            \
         const char *rout = "cblas_" #P "gemm";                                                                   \
+        /* a small valid call: the small path, before cb_layout's stores (the globals end at 0 as  \
+         * cb_finish leaves them) */                                                                             \
+        if (layout == CblasColMajor || layout == CblasRowMajor) {                                                \
+            const int r = layout == CblasRowMajor;                                                               \
+            const char ta = cb_trans(TA), tb = cb_trans(TB);                                                     \
+            if (ta && tb && small_gemm(DBL, r ? tb : ta, r ? ta : tb, r ? N : M, r ? M : N, K, alpha, r ? B : A,   \
+                                       r ? ldb : lda, r ? A : B, r ? lda : ldb, beta, C, ldc)) {                 \
+                CBLAS_CallFromC = 0;                                                                             \
+                RowMajorStrg = 0;                                                                                \
+                return;                                                                                          \
+            }                                                                                                    \
+        }                                                                                                        \
         const int row = cb_layout(layout, rout);                                                                 \
         if (row < 0) { CBLAS_CallFromC = 0; return; }                                                            \
         const char ta = cb_trans(TA), tb = cb_trans(TB);                                                         \

@@ -139,16 +139,64 @@ typedef struct tiny_args_s {
     }
 #endif
 
+#if defined(__GNUC__) && !defined(__clang__)
+#define TINY_UNROLL16 _Pragma("GCC unroll 16")
+#else
+#define TINY_UNROLL16
+#endif
+/* dst (MR x MR, column l at dst + l*MR) := the transpose of the MR x MR block whose row i is
+ * a[i*lda .. i*lda + MR] (rows of op(A) = A^T, contiguous in A): whole rows loaded, log2(MR)
+ * stages of two-vector shuffles with constant masks, each swapping bit W of the row and the
+ * column index (a butterfly), whole columns stored -- instead of MR*MR scalar loads. */
+#if defined(__GNUC__)
+/* one stage: rows i and i + W (bit W of i clear) */
+#define TINY_TSTAGE(PFX, MR, W, v)                                                                       \
+    if ((W) < (MR)) {                                                                                    \
+        PFX##_iv lo, hi;                                                                                 \
+        TINY_UNROLL16 for (int e = 0; e < (MR); e++) {                                                   \
+            lo[e] = e & (W) ? (MR) + e - (W) : e;                                                        \
+            hi[e] = e & (W) ? (MR) + e : e + (W);                                                        \
+        }                                                                                                \
+        TINY_UNROLL16 for (int i = 0; i < (MR); i++)                                                     \
+            if (!(i & (W))) {                                                                            \
+                const PFX##_v x = v[i], y = v[i + (W)];                                                  \
+                v[i] = __builtin_shuffle(x, y, lo);                                                      \
+                v[i + (W)] = __builtin_shuffle(x, y, hi);                                                \
+            }                                                                                            \
+    }
+#define TINY_TBLOCK(T, MR, PFX)                                                                          \
+    TINY_INLINE void PFX##_tblock(const T *a, size_t lda, T *dst)                                        \
+    {                                                                                                    \
+        PFX##_v v[MR];                                                                                   \
+        TINY_UNROLL16 for (int i = 0; i < MR; i++) memcpy(&v[i], a + i * lda, sizeof v[i]);              \
+        TINY_TSTAGE(PFX, MR, 8, v)                                                                       \
+        TINY_TSTAGE(PFX, MR, 4, v)                                                                       \
+        TINY_TSTAGE(PFX, MR, 2, v)                                                                       \
+        TINY_TSTAGE(PFX, MR, 1, v)                                                                       \
+        TINY_UNROLL16 for (int l = 0; l < MR; l++) memcpy(dst + l * MR, &v[l], sizeof v[l]);             \
+    }
+#else
+#define TINY_TBLOCK(T, MR, PFX)                                                                          \
+    static inline void PFX##_tblock(const T *a, size_t lda, T *dst)                                      \
+    {                                                                                                    \
+        for (int l = 0; l < MR; l++)                                                                     \
+            for (int i = 0; i < MR; i++) dst[l * MR + i] = a[i * lda + l];                               \
+    }
+#endif
+
 /* One panel width: T the element type, MR its rows (16, 8 or 4 floats; 8, 4 or 2 doubles). */
 #define TINY_PANEL(T, MR, PFX, IT)                                                                       \
     TINY_BLOCK(T, MR, PFX, IT)                                                                           \
+    TINY_TBLOCK(T, MR, PFX)                                                                              \
     /* dst := op(A)(r0 .. r0+rows, 0 .. k), column l at dst + l*MR, zeros below `rows` */                \
     TINY_INLINE void PFX##_pack(int ta, int r0, int rows, int k, const T *a, int lda, T *dst)             \
     {                                                                                                    \
         /* each column built whole and stored at once: scalar stores under a vector load would      \
          * stall its store forwarding */                                                                 \
         if (ta && rows == MR) { /* the common case: a whole panel, no test per element */                \
-            for (int l = 0; l < k; l++) {                                                                \
+            int l = 0;                                                                                   \
+            for (; l + MR <= k; l += MR) PFX##_tblock(a + l + (size_t)r0 * lda, (size_t)lda, dst + l * MR); \
+            for (; l < k; l++) {                                                                         \
                 T t[MR];                                                                                 \
                 for (int i = 0; i < MR; i++) t[i] = a[l + (size_t)(r0 + i) * lda];                       \
                 memcpy(dst + l * MR, t, sizeof t);                                                       \
@@ -162,20 +210,10 @@ typedef struct tiny_args_s {
             memcpy(dst + l * MR, t, sizeof t);                                                           \
         }                                                                                                \
     }                                                                                                    \
-    /* rows r0 .. r0+rows (rows <= MR) of C, every column, of which rows r0+skip .. r0+rows are        \
-     * stored (the others belong to the panel before: an overlapping last panel) */                     \
-    TINY_INLINE void PFX##_panel(const tiny_args_t *g, int r0, int rows, int skip)                        \
+    /* every block of columns of C on one panel, op(B)(l, j) = b[l*sl + j*sj] */                         \
+    TINY_INLINE void PFX##_cols(const T *panel, size_t as, int n, int k, const T *b, size_t sl, size_t sj,  \
+                                T alpha, T beta, T *c, int ldc, int skip, int rows)                      \
     {                                                                                                    \
-        _Alignas(64) T ap[MR * CHG_TINY_MAX];                                                            \
-        const T *a = g->a, *b = g->b, alpha = (T)g->alpha, beta = (T)g->beta;                            \
-        const int ta = g->ta, n = g->n, k = g->k, lda = g->lda, ldc = g->ldc;                            \
-        const size_t sl = g->tb ? (size_t)g->ldb : 1, sj = g->tb ? 1 : (size_t)g->ldb;                   \
-        /* a full panel of an untransposed A is read in place */                                         \
-        const int direct = !ta && rows == MR;                                                            \
-        if (!direct) PFX##_pack(ta, r0, rows, k, a, lda, ap);                                            \
-        const T *panel = direct ? a + r0 : ap;                                                           \
-        const size_t as = direct ? (size_t)lda : MR;                                                     \
-        T *c = (T *)g->c + r0;                                                                           \
         int j0 = 0;                                                                                      \
         for (; j0 + NR <= n; j0 += NR)                                                                   \
             PFX##_block(NR, panel, as, k, b + j0 * sj, sl, sj, alpha, beta, c + (size_t)j0 * ldc, ldc,   \
@@ -184,14 +222,45 @@ typedef struct tiny_args_s {
             PFX##_block(1, panel, as, k, b + j0 * sj, sl, sj, alpha, beta, c + (size_t)j0 * ldc, ldc,    \
                         skip, rows);                                                                     \
     }                                                                                                    \
+    /* rows r0 .. r0+rows (rows <= MR) of C, every column, of which rows r0+skip .. r0+rows are        \
+     * stored (the others belong to the panel before: an overlapping last panel) */                     \
+    TINY_INLINE void PFX##_panel(const tiny_args_t *g, int r0, int rows, int skip, int n, int k)          \
+    {                                                                                                    \
+        _Alignas(64) T ap[MR * CHG_TINY_MAX];                                                            \
+        const T *a = g->a, *b = g->b, alpha = (T)g->alpha, beta = (T)g->beta;                            \
+        const int ta = g->ta, lda = g->lda, ldc = g->ldc;                                                \
+        /* a full panel of an untransposed A is read in place */                                         \
+        const int direct = !ta && rows == MR;                                                            \
+        if (!direct) PFX##_pack(ta, r0, rows, k, a, lda, ap);                                            \
+        const T *panel = direct ? a + r0 : ap;                                                           \
+        const size_t as = direct ? (size_t)lda : MR;                                                     \
+        T *c = (T *)g->c + r0;                                                                           \
+        /* one of B's strides the constant 1: its loads take constant offsets */                         \
+        if (g->tb)                                                                                       \
+            PFX##_cols(panel, as, n, k, b, (size_t)g->ldb, 1, alpha, beta, c, ldc, skip, rows);          \
+        else                                                                                             \
+            PFX##_cols(panel, as, n, k, b, 1, (size_t)g->ldb, alpha, beta, c, ldc, skip, rows);          \
+    }                                                                                                    \
     /* every row of C in panels of MR (m >= MR), the last placed to end at row m: it overlaps the        \
      * panel before and stores only its own rows */                                                      \
     TINY_CLONES TINY_OPT static void PFX##_rows(const tiny_args_t *g, int m)                             \
     {                                                                                                    \
         for (int r0 = 0; r0 < m; r0 += MR) {                                                             \
             const int start = r0 + MR <= m ? r0 : m - MR;                                                \
-            PFX##_panel(g, start, MR, r0 - start);                                                       \
+            PFX##_panel(g, start, MR, r0 - start, g->n, g->k);                                                     \
         }                                                                                                \
+    }                                                                                                    \
+    /* m == MR: one whole panel, nothing overlapped (no select, no loop over panels) */                 \
+    TINY_CLONES TINY_OPT static void PFX##_one(const tiny_args_t *g, int m)                              \
+    {                                                                                                    \
+        (void)m;                                                                                         \
+        PFX##_panel(g, 0, MR, 0, g->n, g->k);                                                            \
+    }                                                                                                    \
+    /* m = n = k = S, a multiple of MR (cpu/tinysel.h's CHG_TINY_SQUARE cells): whole panels, every     \
+     * loop of constant length (unrolled: no loop control, no strides computed at run time) */          \
+    TINY_INLINE void PFX##_square(const tiny_args_t *g, int S)                                           \
+    {                                                                                                    \
+        for (int r0 = 0; r0 < S; r0 += MR) PFX##_panel(g, r0, MR, 0, S, S);                             \
     }
 
 /* m < MR rows of C (the narrowest width only): one panel padded with zeros, a function apart so
@@ -199,7 +268,7 @@ typedef struct tiny_args_s {
 #define TINY_PADDED(PFX)                                                                                 \
     TINY_CLONES TINY_OPT static void PFX##_padded(const tiny_args_t *g, int m)                           \
     {                                                                                                    \
-        PFX##_panel(g, 0, m, 0);                                                                         \
+        PFX##_panel(g, 0, m, 0, g->n, g->k);                                                                         \
     }
 
 TINY_PANEL(float, 16, tiny_s16, int32_t)
@@ -211,6 +280,27 @@ TINY_PANEL(double, 2, tiny_d2, int64_t)
 TINY_PADDED(tiny_s4)
 TINY_PADDED(tiny_d2)
 
+/* The square products m = n = k = 4, 8, 16, 32: the widest panel that the size fills. */
+/* Their arguments in registers (one on the stack), not in a tiny_args_t behind a pointer: the
+ * struct built here is scalarised (every field a register or a constant). tr: bit 0 A
+ * transposed, bit 1 B transposed (column-major view). */
+#define TINY_SQUARE(PFX, S, P)                                                                           \
+    TINY_CLONES TINY_OPT static void PFX##_sq##S(int tr, const void *a, int lda, const void *b, int ldb,  \
+                                                 void *c, int ldc, double alpha, double beta)            \
+    {                                                                                                    \
+        const tiny_args_t g = {.ta = tr & 1, .tb = tr >> 1, .n = S, .k = S, .lda = lda, .ldb = ldb,      \
+                               .ldc = ldc, .alpha = alpha, .beta = beta, .a = a, .b = b, .c = c};        \
+        P##_square(&g, S);                                                                               \
+    }
+TINY_SQUARE(tiny_s, 4, tiny_s4)
+TINY_SQUARE(tiny_s, 8, tiny_s8)
+TINY_SQUARE(tiny_s, 16, tiny_s16)
+TINY_SQUARE(tiny_s, 32, tiny_s16)
+TINY_SQUARE(tiny_d, 4, tiny_d4)
+TINY_SQUARE(tiny_d, 8, tiny_d8)
+TINY_SQUARE(tiny_d, 16, tiny_d8)
+TINY_SQUARE(tiny_d, 32, tiny_d8)
+
 /* The column-major product in panels of w rows, w the widest of W (64 bytes), W/2, W/4 that m
  * fills: whole panels, then, for the rows left, one more placed to end at row m, which overlaps
  * the panel before and stores only its own rows (a bitwise select keeps the others). So every
@@ -220,7 +310,13 @@ TINY_PADDED(tiny_d2)
 #define TINY_COL(PFX, W, P1, P2, P3)                                                                     \
     static void PFX##_col(const tiny_args_t *g, int m)                                                   \
     {                                                                                                    \
-        if (m >= W)                                                                                      \
+        if (m == W)                                                                                      \
+            P1##_one(g, m);                                                                              \
+        else if (m == W / 2)                                                                             \
+            P2##_one(g, m);                                                                              \
+        else if (m == W / 4)                                                                             \
+            P3##_one(g, m);                                                                              \
+        else if (m >= W)                                                                                 \
             P1##_rows(g, m);                                                                             \
         else if (m >= W / 2)                                                                             \
             P2##_rows(g, m);                                                                             \
@@ -256,6 +352,18 @@ void chg_tiny_gemm(chg_precision_t prec, int layout, int ta, int tb, int m, int 
         const void *p = a; a = b; b = p;
         const int l = lda; lda = ldb; ldb = l;
         const int x = ta; ta = tb; tb = x;
+    }
+    /* m = n = k = 4, 8, 16, 32 (cpu/tinysel.h's square cells), alpha != 0: the square code */
+    if (m == n && n == k && alpha != 0.0) {
+        const int tr = (ta != 111) | (tb != 111) << 1; /* CLHGEMM_NO_TRANS == CblasNoTrans == 111 */
+        const int dbl = prec == CHG_F64;
+        switch (m) {
+        case 4: (dbl ? tiny_d_sq4 : tiny_s_sq4)(tr, a, lda, b, ldb, c, ldc, alpha, beta); return;
+        case 8: (dbl ? tiny_d_sq8 : tiny_s_sq8)(tr, a, lda, b, ldb, c, ldc, alpha, beta); return;
+        case 16: (dbl ? tiny_d_sq16 : tiny_s_sq16)(tr, a, lda, b, ldb, c, ldc, alpha, beta); return;
+        case 32: (dbl ? tiny_d_sq32 : tiny_s_sq32)(tr, a, lda, b, ldb, c, ldc, alpha, beta); return;
+        default: break;
+        }
     }
     if (m <= 0 || n <= 0) return;
     if (k == 0 || alpha == 0.0) {

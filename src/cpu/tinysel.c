@@ -34,11 +34,12 @@ const uint8_t chg_tiny_kind_[2][CHG_TINY_MAX + 1] = {
 #undef O_
 
 /* The representative product of a cell, by size bucket: C's rows m by the panels' kind (padded:
- * floats 3, doubles 1; whole; overlapping), n = k by kind; calls per timed sample (a sample of
- * about 1-2 us: a clock reading is some 20 ns). */
-static const int kRepM[2][3][4] = {{{3, 3, 3, 3}, {4, 8, 16, 32}, {6, 12, 20, 28}},
-                                   {{1, 1, 1, 1}, {4, 8, 16, 32}, {6, 12, 20, 28}}};
-static const int kRepNK[3][4] = {{5, 10, 16, 28}, {4, 8, 16, 32}, {6, 12, 20, 28}};
+ * floats 3, doubles 1; whole; overlapping; square: the cell's one size), n = k by kind; calls per
+ * timed sample (a sample of about 1-2 us: a clock reading is some 20 ns). The whole cells'
+ * products are not square (a square one is a square cell's, on other code). */
+static const int kRepM[2][4][4] = {{{3, 3, 3, 3}, {4, 8, 16, 32}, {6, 12, 20, 28}, {4, 8, 16, 32}},
+                                   {{1, 1, 1, 1}, {4, 8, 16, 32}, {6, 12, 20, 28}, {4, 8, 16, 32}}};
+static const int kRepNK[4][4] = {{5, 10, 16, 28}, {5, 7, 13, 28}, {6, 12, 20, 28}, {4, 8, 16, 32}};
 static const int kCalls[4] = {48, 16, 6, 2};
 #define SAMPLES 11
 #define TIE 0.97 /* the kernel takes a cell only below this ratio of times */
@@ -107,7 +108,6 @@ static void log_row(chg_precision_t prec, unsigned base, const double *ratio, co
                        base >> 6 & 1u ? "0" : "!0", base >> 5 & 1u ? 'T' : 'N', base >> 4 & 1u ? 'T' : 'N');
     for (unsigned i = 0; i < 16 && len > 0 && len < (int)sizeof line; i++) {
         const unsigned cell = base | i, kind = cell & 3u, bucket = cell >> 2 & 3u;
-        if (kind > CHG_TINY_OVERLAP) continue;
         const int m = kRepM[prec][kind][bucket], n = kRepNK[kind][bucket];
         if (m == n)
             len += snprintf(line + len, sizeof line - (size_t)len, " %d %.2f%s", n, ratio[cell], table[cell] ? "+" : "");
@@ -136,7 +136,6 @@ static void measure(chg_tiny_ref_fn ref)
         }
         for (int p = 0; p < 2; p++)
             for (unsigned cell = 0; cell < CHG_TINY_CELLS; cell++) {
-                if ((cell & 3u) > CHG_TINY_OVERLAP) continue;
                 ratio[p][cell] = p == CHG_F64 ? cell_ratio(CHG_F64, cell, ref, dbuf, dbuf + nn, dbuf + 2 * nn)
                                               : cell_ratio(CHG_F32, cell, ref, sbuf, sbuf + nn, sbuf + 2 * nn);
                 table[p][cell] = ratio[p][cell] < TIE;

@@ -32,7 +32,7 @@
 enum { CHG_TINY_UNREAD = -1, CHG_TINY_OFF = 0, CHG_TINY_ON = 1, CHG_TINY_READY = 2, CHG_TINY_PENDING = 3,
        CHG_TINY_MEASURING = 4 };
 extern atomic_int chg_tiny_state_;
-/* The table's cells per precision (chg_tiny_cell; 96 of them used). */
+/* The table's cells per precision (chg_tiny_cell; all 128 used). */
 #define CHG_TINY_CELLS 128
 /* Per precision and cell (chg_tiny_cell), 1 where the kernel takes the call; written before
  * chg_tiny_state_ becomes CHG_TINY_READY (release), read after it (acquire). */
@@ -40,8 +40,9 @@ extern uint8_t chg_tiny_table_[2][CHG_TINY_CELLS];
 /* max(m, n, k) -> size bucket 0 .. 3 (<= 6, 12, 20, 32); per precision, C's rows m (column-major
  * view) -> how tiny.c's panels cover them: CHG_TINY_PADDED (one panel padded with zeros: floats
  * m < 4, doubles m = 1), CHG_TINY_WHOLE (whole vectors: floats 4, 8, 16, 32; doubles 2, 4, 8,
- * 16, 24, 32), CHG_TINY_OVERLAP (a last panel overlapping the one before). */
-enum { CHG_TINY_PADDED = 0, CHG_TINY_WHOLE = 1, CHG_TINY_OVERLAP = 2 };
+ * 16, 24, 32), CHG_TINY_OVERLAP (a last panel overlapping the one before); and m = n = k = 4, 8,
+ * 16 or 32 (one per size bucket), which tiny.c runs on code of constant sizes, CHG_TINY_SQUARE. */
+enum { CHG_TINY_PADDED = 0, CHG_TINY_WHOLE = 1, CHG_TINY_OVERLAP = 2, CHG_TINY_SQUARE = 3 };
 extern const uint8_t chg_tiny_bucket_[CHG_TINY_MAX + 1];
 extern const uint8_t chg_tiny_kind_[2][CHG_TINY_MAX + 1];
 
@@ -53,15 +54,17 @@ typedef int (*chg_tiny_ref_fn)(chg_precision_t prec, int layout, int ta, int tb,
 /* The table's cell of a call (column-major view: row-major swaps m with n and A with B; layout
  * and transposes as clhgemm's enums, CBLAS's values: row-major 101, no transpose 111), m, n, k
  * in 0 .. CHG_TINY_MAX: bit 6 beta == 0, bit 5 A transposed, bit 4 B transposed, bits 2-3 the
- * size bucket, bits 0-1 the panels' kind. */
+ * size bucket, bits 0-1 the panels' kind (CHG_TINY_SQUARE for the square sizes). */
 static inline unsigned chg_tiny_cell(chg_precision_t prec, int layout, int ta, int tb, int m, int n, int k,
                                      double beta)
 {
     const int row = layout == 101;
     const unsigned tra = (row ? tb : ta) != 111, trb = (row ? ta : tb) != 111;
     const int big = m > n ? (m > k ? m : k) : (n > k ? n : k);
+    /* m = n = k a power of two from 4 (the sizes are at most CHG_TINY_MAX = 32 here) */
+    const int square = m == n && n == k && m >= 4 && (m & (m - 1)) == 0;
     return (unsigned)(beta == 0.0) << 6 | tra << 5 | trb << 4 | (unsigned)chg_tiny_bucket_[big] << 2 |
-           chg_tiny_kind_[prec][row ? n : m];
+           (square ? (unsigned)CHG_TINY_SQUARE : chg_tiny_kind_[prec][row ? n : m]);
 }
 
 /* The answer when the table is not measured yet or CLHGEMM_TINY is not auto (reads the variable,
