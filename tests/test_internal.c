@@ -413,7 +413,13 @@ static void direct_modes(const tc_env_t *env, const chg_device_t *dev)
     EXPECT(chg_gemm_direct_mode(&a, &mma, k) == (CHG_DIRECT_C | CHG_DIRECT_BETA0),
            "tensor-core kernel, auto, beta 0: C only, got %d", chg_gemm_direct_mode(&a, &mma, k));
     a.beta = 0.5;
-    EXPECT(chg_gemm_direct_mode(&a, &mma, k) == 0, "tensor-core kernel, auto, beta 0.5: none");
+    EXPECT(chg_gemm_direct_mode(&a, &mma, k) == CHG_DIRECT_C,
+           "tensor-core kernel, auto, beta 0.5, k = %zu <= %d: C, got %d", a.k, CHG_DIRECT_C_MMA_K,
+           chg_gemm_direct_mode(&a, &mma, k));
+    a.k = CHG_DIRECT_C_MMA_K + kw;
+    EXPECT(chg_gemm_direct_mode(&a, &mma, a.k) == 0, "tensor-core kernel, auto, beta 0.5, k = %zu: none",
+           a.k);
+    a.k = k;
     a.beta = 0.0;
     setenv("CLHGEMM_DIRECT", "on", 1);
     EXPECT(chg_gemm_direct_mode(&a, &mma, k) == all, "tensor-core kernel, CLHGEMM_DIRECT=on");
