@@ -21,7 +21,9 @@
  *                      table (chg_tiny_reset), 8 threads started together, every one first in the
  *                      same cell, then through 192 shapes each in its own order, results against
  *                      OpenBLAS: afterwards every cell they used measured, none still being
- *                      measured, none measured twice
+ *                      measured, none measured twice (the last round with chg_tiny_calibrate
+ *                      from one of them: every cell, once); a child of fork() made while a cell
+ *                      was being measured measures it on its first call there
  */
 #define _POSIX_C_SOURCE 200809L
 #include <cblas.h>
@@ -31,6 +33,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "clhgemm.h"
 #include "common.h"
@@ -432,11 +436,14 @@ static int lz_call(const lz_shape_t *s, unsigned seed)
     return bad;
 }
 
+static int g_lz_calibrate; /* the round whose thread 0 measures the whole table first */
+
 static void *lz_thread(void *arg)
 {
     const int id = (int)(intptr_t)arg;
     int bad = 0;
     pthread_barrier_wait(&g_lz_start);
+    if (id == 0 && g_lz_calibrate) bad += chg_tiny_calibrate(ref_gemm) != CHG_TINY_AUTO;
     bad += lz_call(&g_lz[LZ_SHAPES - 1], 7u); /* every thread's first call in the same cell */
     for (int j = 0; j < LZ_SHAPES; j++) {
         const int i = (j * (2 * id + 1) + id * 37) % LZ_SHAPES; /* an order of its own (odd strides) */
@@ -493,6 +500,7 @@ static void lazy_mode(void)
         if (!used[lz_cell(&g_lz[i])]++) ncells++;
     for (int round = 0; round < 3; round++) {
         chg_tiny_reset();
+        g_lz_calibrate = round == 2; /* the last round: the whole table too, from thread 0 meanwhile */
         const unsigned before = chg_tiny_measured();
         pthread_t th[LZ_THREADS];
         pthread_barrier_init(&g_lz_start, NULL, LZ_THREADS);
@@ -508,13 +516,33 @@ static void lazy_mode(void)
         int missing = 0;
         for (int i = 0; i < 2 * CHG_TINY_CELLS; i++)
             missing += used[i] && atomic_load(&chg_tiny_table_[i / CHG_TINY_CELLS][i % CHG_TINY_CELLS]) < CHG_TINY_BLAS;
-        EXPECT(!bad && !measuring && !missing && known == ncells && chg_tiny_measured() - before == (unsigned)ncells,
+        const int want = g_lz_calibrate ? 2 * CHG_TINY_CELLS : ncells;
+        EXPECT(!bad && !measuring && !missing && known == want && chg_tiny_measured() - before == (unsigned)want,
                "round %d, %d threads: %d wrong results, %d cells being measured, %d used but unmeasured, %d known "
                "of %d used, %u measurements",
-               round, LZ_THREADS, bad, measuring, missing, known, ncells, chg_tiny_measured() - before);
+               round, LZ_THREADS, bad, measuring, missing, known, want, chg_tiny_measured() - before);
     }
-    printf("%d threads x %d shapes over %d cells, 3 rounds: each cell measured once\n", LZ_THREADS, LZ_SHAPES + 1,
-           ncells);
+    /* a child of fork() made while another thread measured a cell: the cell is unknown there,
+     * and its first call measures it */
+    chg_tiny_reset();
+    atomic_store(&chg_tiny_table_[1][cell - CHG_TINY_CELLS], CHG_TINY_MEASURING);
+    fflush(stdout);
+    const pid_t pid = fork();
+    if (pid == 0) {
+        const unsigned after_fork = atomic_load(&chg_tiny_table_[1][cell - CHG_TINY_CELLS]), m0 = chg_tiny_measured();
+        const int ok = after_fork == CHG_TINY_UNKNOWN && !lz_call(&first, 4u) && chg_tiny_measured() == m0 + 1 &&
+                       atomic_load(&chg_tiny_table_[1][cell - CHG_TINY_CELLS]) >= CHG_TINY_BLAS;
+        _exit(ok ? 0 : 1);
+    }
+    int status = -1;
+    EXPECT(pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status) && WEXITSTATUS(status) == 0,
+           "fork child: a cell being measured in the parent not measured again in the child (status %d)", status);
+    EXPECT(atomic_load(&chg_tiny_table_[1][cell - CHG_TINY_CELLS]) == CHG_TINY_MEASURING,
+           "fork: the parent's cell changed");
+    atomic_store(&chg_tiny_table_[1][cell - CHG_TINY_CELLS], CHG_TINY_UNKNOWN);
+    printf("%d threads x %d shapes over %d cells, 3 rounds (the last with chg_tiny_calibrate meanwhile): each cell "
+           "measured once; a fork child measures a cell left being measured\n",
+           LZ_THREADS, LZ_SHAPES + 1, ncells);
 }
 
 int main(int argc, char **argv)
