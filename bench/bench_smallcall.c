@@ -20,9 +20,10 @@
  * reach OpenBLAS): what numpy and every other CBLAS caller pay per small product through it, with
  * the drop-in's defaults (CLHGEMM_BLAS_OFFLOAD=auto, no stats).
  *
- * Which way a case went (CLHGEMM_TINY=auto): the library measures the kernel against OpenBLAS on
- * the first small call and `CLHGEMM_VERBOSE=1 clhgemm-bench-smallcall --sizes 4 --samples 1` prints
- * that table on stderr ("tiny:" lines: each cell's representative shape, ratio of times, '+'
+ * Which way a case went (CLHGEMM_TINY=auto): the library measures the kernel against OpenBLAS in
+ * each cell of its table on the first small call in it (in the warm-up, not in the timed samples;
+ * with CLHGEMM_VERBOSE=1 the whole table on the first small call) and
+ * `CLHGEMM_VERBOSE=1 clhgemm-bench-smallcall --sizes 4 --samples 1` prints that table on stderr ("tiny:" lines: each cell's representative shape, ratio of times, '+'
  * for the kernel; not with timed runs: verbose logs every call's route); runs with
  * CLHGEMM_TINY=on and off time every case each way. The header line says CLHGEMM_TINY.
  *

@@ -15,17 +15,30 @@
  *                      first small call only; then which way each small call went, told by its
  *                      bits (the kernel's sums and OpenBLAS's differ): chg_tiny_use's choice,
  *                      with the measured table and with tables forced all-kernel and all-OpenBLAS
+ *   test_tiny lazy     CLHGEMM_TINY=auto, no device: a first call through the CPU route's GEMM
+ *                      measures its own cell only (chg_tiny_measured, the cells' bytes), a call
+ *                      in a measured cell measures nothing; then, three rounds from an unmeasured
+ *                      table (chg_tiny_reset), 8 threads started together, every one first in the
+ *                      same cell, then through 192 shapes each in its own order, results against
+ *                      OpenBLAS: afterwards every cell they used measured, none still being
+ *                      measured, none measured twice (the last round with chg_tiny_calibrate
+ *                      from one of them: every cell, once); a child of fork() made while a cell
+ *                      was being measured measures it on its first call there
  */
 #define _POSIX_C_SOURCE 200809L
 #include <cblas.h>
 #include <float.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "clhgemm.h"
 #include "common.h"
+#include "cpu/cpublas.h"
 #include "cpu/tiny.h"
 #include "cpu/tinysel.h"
 
@@ -321,7 +334,7 @@ static void api_mode(void)
 {
     const char *tiny = getenv("CLHGEMM_TINY");
     const int want = tiny && !strcmp(tiny, "off") ? CHG_TINY_OFF : tiny && !strcmp(tiny, "on") ? CHG_TINY_ON
-                                                                                                  : CHG_TINY_PENDING;
+                                                                                                  : CHG_TINY_AUTO;
     EXPECT(chg_tiny_mode() == want, "CLHGEMM_TINY=%s: mode %d, not %d", tiny ? tiny : "(unset)", chg_tiny_mode(), want);
     setenv("CLHGEMM_ROUTE", "auto", 1);
     unsetenv("CLHGEMM_ROUTE_MODEL");
@@ -336,26 +349,200 @@ static void api_mode(void)
     static double big[3][33 * 33];
     EXPECT(clhgemm_dgemm(h, CLHGEMM_COL_MAJOR, CLHGEMM_NO_TRANS, CLHGEMM_NO_TRANS, 33, 33, 33, 1.0, big[0], 33, big[1],
                          33, 0.0, big[2], 33) == CLHGEMM_SUCCESS &&
-               atomic_load(&chg_tiny_state_) == want,
-           "a handle or a call beyond the kernel changed the state to %d", atomic_load(&chg_tiny_state_));
+               atomic_load(&chg_tiny_state_) == want && chg_tiny_measured() == 0,
+           "a handle or a call beyond the kernel changed the state to %d or measured %u cells",
+           atomic_load(&chg_tiny_state_), chg_tiny_measured());
     run_table(call_api, h, 1 << 30);
-    EXPECT(atomic_load(&chg_tiny_state_) == (want == CHG_TINY_PENDING ? CHG_TINY_READY : want),
-           "after small calls: state %d", atomic_load(&chg_tiny_state_));
+    int known = 0, measuring = 0;
+    for (int i = 0; i < 2 * CHG_TINY_CELLS; i++) {
+        const unsigned v = atomic_load(&chg_tiny_table_[i / CHG_TINY_CELLS][i % CHG_TINY_CELLS]);
+        known += v >= CHG_TINY_BLAS;
+        measuring += v == CHG_TINY_MEASURING;
+    }
+    EXPECT(atomic_load(&chg_tiny_state_) == want && !measuring &&
+               (int)chg_tiny_measured() == (want == CHG_TINY_AUTO ? known : 0) && known > 0,
+           "after small calls: state %d, %u cells measured, %d known, %d being measured", atomic_load(&chg_tiny_state_),
+           chg_tiny_measured(), known, measuring);
     route_table(h);
-    if (want == CHG_TINY_PENDING && atomic_load(&chg_tiny_state_) == CHG_TINY_READY) {
-        static uint8_t measured[2][CHG_TINY_CELLS];
-        memcpy(measured, chg_tiny_table_, sizeof measured);
-        int on = 0;
-        for (int i = 0; i < 2 * CHG_TINY_CELLS; i++) on += measured[i / CHG_TINY_CELLS][i % CHG_TINY_CELLS];
-        printf("measured table: the kernel in %d of 192 cells\n", on);
-        memset(chg_tiny_table_, 1, sizeof measured);
-        route_table(h);
-        memset(chg_tiny_table_, 0, sizeof measured);
-        route_table(h);
-        memcpy(chg_tiny_table_, measured, sizeof measured);
+    if (want == CHG_TINY_AUTO) {
+        static unsigned char measured[2][CHG_TINY_CELLS];
+        int on = 0, cells = 0;
+        for (int i = 0; i < 2 * CHG_TINY_CELLS; i++) {
+            measured[i / CHG_TINY_CELLS][i % CHG_TINY_CELLS] =
+                atomic_load(&chg_tiny_table_[i / CHG_TINY_CELLS][i % CHG_TINY_CELLS]);
+            on += measured[i / CHG_TINY_CELLS][i % CHG_TINY_CELLS] == CHG_TINY_KERNEL;
+            cells += measured[i / CHG_TINY_CELLS][i % CHG_TINY_CELLS] >= CHG_TINY_BLAS;
+        }
+        printf("measured table: the kernel in %d of the %d cells measured (of %d)\n", on, cells, 2 * CHG_TINY_CELLS);
+        for (int way = CHG_TINY_KERNEL; way >= CHG_TINY_BLAS; way--) {
+            for (int i = 0; i < 2 * CHG_TINY_CELLS; i++)
+                atomic_store(&chg_tiny_table_[i / CHG_TINY_CELLS][i % CHG_TINY_CELLS], (unsigned char)way);
+            route_table(h);
+        }
+        for (int i = 0; i < 2 * CHG_TINY_CELLS; i++)
+            atomic_store(&chg_tiny_table_[i / CHG_TINY_CELLS][i % CHG_TINY_CELLS],
+                         measured[i / CHG_TINY_CELLS][i % CHG_TINY_CELLS]);
     }
     printf("%d calls told apart by their bits\n", g_route_told);
     clhgemm_destroy(h);
+}
+
+
+/* ---- lazy: one cell measured per first call; threads ------------------------------------- */
+#define LZ_THREADS 8
+#define LZ_SHAPES 192 /* 2 precisions x 2 layouts x 4 transpose pairs x 6 sizes x 2 betas */
+typedef struct lz_shape_s {
+    int dbl, layout, ta, tb, m, n, k;
+    double beta;
+} lz_shape_t;
+static lz_shape_t g_lz[LZ_SHAPES];
+static pthread_barrier_t g_lz_start;
+
+static void lz_shapes(void)
+{
+    static const int dims[6][3] = {{5, 5, 5}, {8, 8, 8}, {12, 9, 11}, {16, 16, 16}, {28, 21, 30}, {32, 32, 32}};
+    static const int trans[2] = {CblasNoTrans, CblasTrans}, layouts[2] = {CblasColMajor, CblasRowMajor};
+    int i = 0;
+    for (int dbl = 0; dbl < 2; dbl++)
+        for (int li = 0; li < 2; li++)
+            for (int t = 0; t < 4; t++)
+                for (int d = 0; d < 6; d++)
+                    for (int bi = 0; bi < 2; bi++)
+                        g_lz[i++] = (lz_shape_t){dbl, layouts[li], trans[t >> 1], trans[t & 1], dims[d][0],
+                                                 dims[d][1], dims[d][2], bi ? 0.5 : 0.0};
+}
+
+static unsigned lz_cell(const lz_shape_t *s)
+{
+    return (s->dbl ? CHG_TINY_CELLS : 0u) +
+           chg_tiny_cell(s->dbl ? CHG_F64 : CHG_F32, s->layout, s->ta, s->tb, s->m, s->n, s->k, s->beta);
+}
+
+/* One product through the CPU route's GEMM (chg_cpu_route_gemm: the kernel or OpenBLAS as the
+ * table says, measuring the cell first if it is unknown), against OpenBLAS's; 0 when they agree. */
+static int lz_call(const lz_shape_t *s, unsigned seed)
+{
+    const size_t es = s->dbl ? 8 : 4, sz = (size_t)CHG_TINY_MAX * CHG_TINY_MAX;
+    char *buf = malloc(4 * sz * es), *A = buf, *B = A + sz * es, *C = B + sz * es, *R = C + sz * es;
+    const int ld = CHG_TINY_MAX;
+    for (size_t i = 0; i < 3 * sz; i++) put(s->dbl, buf, i, rnd(&seed));
+    memcpy(R, C, sz * es);
+    const chg_precision_t p = s->dbl ? CHG_F64 : CHG_F32;
+    int bad = chg_cpu_route_gemm(p, s->layout, s->ta, s->tb, s->m, s->n, s->k, -1.5, A, ld, B, ld, s->beta, C, ld) != 0;
+    ref_gemm(p, s->layout, s->ta, s->tb, s->m, s->n, s->k, -1.5, A, ld, B, ld, s->beta, R, ld);
+    const double tol = (s->dbl ? 64 * DBL_EPSILON : 64 * FLT_EPSILON) * s->k;
+    for (size_t i = 0; i < sz; i++) bad |= !(fabs(get(s->dbl, C, i) - get(s->dbl, R, i)) <= tol);
+    free(buf);
+    return bad;
+}
+
+static int g_lz_calibrate; /* the round whose thread 0 measures the whole table first */
+
+static void *lz_thread(void *arg)
+{
+    const int id = (int)(intptr_t)arg;
+    int bad = 0;
+    pthread_barrier_wait(&g_lz_start);
+    if (id == 0 && g_lz_calibrate) bad += chg_tiny_calibrate(ref_gemm) != CHG_TINY_AUTO;
+    bad += lz_call(&g_lz[LZ_SHAPES - 1], 7u); /* every thread's first call in the same cell */
+    for (int j = 0; j < LZ_SHAPES; j++) {
+        const int i = (j * (2 * id + 1) + id * 37) % LZ_SHAPES; /* an order of its own (odd strides) */
+        bad += lz_call(&g_lz[i], (unsigned)(i * 131 + id));
+    }
+    return (void *)(intptr_t)bad;
+}
+
+/* The table's cells: how many measured (or set), being measured. */
+static void lz_count(int *known, int *measuring)
+{
+    *known = *measuring = 0;
+    for (int i = 0; i < 2 * CHG_TINY_CELLS; i++) {
+        const unsigned v = atomic_load(&chg_tiny_table_[i / CHG_TINY_CELLS][i % CHG_TINY_CELLS]);
+        *known += v >= CHG_TINY_BLAS;
+        *measuring += v == CHG_TINY_MEASURING;
+    }
+}
+
+static void lazy_mode(void)
+{
+    /* auto, and no whole-table measurement for the log */
+    setenv("CLHGEMM_TINY", "auto", 1);
+    unsetenv("CLHGEMM_VERBOSE");
+    lz_shapes();
+    int known, measuring;
+    lz_count(&known, &measuring);
+    EXPECT(chg_tiny_mode() == CHG_TINY_AUTO && known == 0 && measuring == 0 && chg_tiny_measured() == 0,
+           "fresh process: mode %d, %d cells known, %d being measured, %u measured", chg_tiny_mode(), known,
+           measuring, chg_tiny_measured());
+    /* the first call (numpy's 32 x 32 float64 product: row-major NN, beta 0) measures its cell only */
+    const lz_shape_t first = {1, CblasRowMajor, CblasNoTrans, CblasNoTrans, 32, 32, 32, 0.0};
+    const unsigned cell = lz_cell(&first);
+    EXPECT(!lz_call(&first, 1u), "first call: wrong result");
+    lz_count(&known, &measuring);
+    EXPECT(known == 1 && measuring == 0 && chg_tiny_measured() == 1 &&
+               atomic_load(&chg_tiny_table_[1][cell - CHG_TINY_CELLS]) >= CHG_TINY_BLAS,
+           "after the first call: %d cells known, %d being measured, %u measured, its cell %u: %u", known, measuring,
+           chg_tiny_measured(), cell, (unsigned)atomic_load(&chg_tiny_table_[1][cell - CHG_TINY_CELLS]));
+    /* again in that cell (another size of its bucket): nothing measured; a float call: its one cell */
+    const lz_shape_t same = {1, CblasRowMajor, CblasNoTrans, CblasNoTrans, 32, 32, 32, 0.0},
+                     flt = {0, CblasColMajor, CblasTrans, CblasNoTrans, 7, 9, 11, 0.5};
+    EXPECT(!lz_call(&same, 2u) && chg_tiny_measured() == 1, "a second call in a measured cell: %u measured",
+           chg_tiny_measured());
+    EXPECT(!lz_call(&flt, 3u), "float call: wrong result");
+    lz_count(&known, &measuring);
+    EXPECT(known == 2 && chg_tiny_measured() == 2 &&
+               atomic_load(&chg_tiny_table_[0][lz_cell(&flt)]) >= CHG_TINY_BLAS,
+           "after a float call: %d cells known, %u measured", known, chg_tiny_measured());
+    /* threads from an unmeasured table, three rounds */
+    static uint8_t used[2 * CHG_TINY_CELLS];
+    int ncells = 0;
+    for (int i = 0; i < LZ_SHAPES; i++)
+        if (!used[lz_cell(&g_lz[i])]++) ncells++;
+    for (int round = 0; round < 3; round++) {
+        chg_tiny_reset();
+        g_lz_calibrate = round == 2; /* the last round: the whole table too, from thread 0 meanwhile */
+        const unsigned before = chg_tiny_measured();
+        pthread_t th[LZ_THREADS];
+        pthread_barrier_init(&g_lz_start, NULL, LZ_THREADS);
+        for (int t = 0; t < LZ_THREADS; t++) pthread_create(&th[t], NULL, lz_thread, (void *)(intptr_t)t);
+        int bad = 0;
+        for (int t = 0; t < LZ_THREADS; t++) {
+            void *r;
+            pthread_join(th[t], &r);
+            bad += (int)(intptr_t)r;
+        }
+        pthread_barrier_destroy(&g_lz_start);
+        lz_count(&known, &measuring);
+        int missing = 0;
+        for (int i = 0; i < 2 * CHG_TINY_CELLS; i++)
+            missing += used[i] && atomic_load(&chg_tiny_table_[i / CHG_TINY_CELLS][i % CHG_TINY_CELLS]) < CHG_TINY_BLAS;
+        const int want = g_lz_calibrate ? 2 * CHG_TINY_CELLS : ncells;
+        EXPECT(!bad && !measuring && !missing && known == want && chg_tiny_measured() - before == (unsigned)want,
+               "round %d, %d threads: %d wrong results, %d cells being measured, %d used but unmeasured, %d known "
+               "of %d used, %u measurements",
+               round, LZ_THREADS, bad, measuring, missing, known, want, chg_tiny_measured() - before);
+    }
+    /* a child of fork() made while another thread measured a cell: the cell is unknown there,
+     * and its first call measures it */
+    chg_tiny_reset();
+    atomic_store(&chg_tiny_table_[1][cell - CHG_TINY_CELLS], CHG_TINY_MEASURING);
+    fflush(stdout);
+    const pid_t pid = fork();
+    if (pid == 0) {
+        const unsigned after_fork = atomic_load(&chg_tiny_table_[1][cell - CHG_TINY_CELLS]), m0 = chg_tiny_measured();
+        const int ok = after_fork == CHG_TINY_UNKNOWN && !lz_call(&first, 4u) && chg_tiny_measured() == m0 + 1 &&
+                       atomic_load(&chg_tiny_table_[1][cell - CHG_TINY_CELLS]) >= CHG_TINY_BLAS;
+        _exit(ok ? 0 : 1);
+    }
+    int status = -1;
+    EXPECT(pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status) && WEXITSTATUS(status) == 0,
+           "fork child: a cell being measured in the parent not measured again in the child (status %d)", status);
+    EXPECT(atomic_load(&chg_tiny_table_[1][cell - CHG_TINY_CELLS]) == CHG_TINY_MEASURING,
+           "fork: the parent's cell changed");
+    atomic_store(&chg_tiny_table_[1][cell - CHG_TINY_CELLS], CHG_TINY_UNKNOWN);
+    printf("%d threads x %d shapes over %d cells, 3 rounds (the last with chg_tiny_calibrate meanwhile): each cell "
+           "measured once; a fork child measures a cell left being measured\n",
+           LZ_THREADS, LZ_SHAPES + 1, ncells);
 }
 
 int main(int argc, char **argv)
@@ -368,8 +555,10 @@ int main(int argc, char **argv)
         run_table(call_kernel, NULL, CHG_TINY_MAX);
     } else if (!strcmp(mode, "api")) {
         api_mode();
+    } else if (!strcmp(mode, "lazy")) {
+        lazy_mode();
     } else {
-        fprintf(stderr, "usage: test_tiny kernel|api\n");
+        fprintf(stderr, "usage: test_tiny kernel|api|lazy\n");
         return 2;
     }
     printf("%d checks, %d failed\n", tc_checks(), tc_failures());

@@ -20,8 +20,8 @@
 /* Each returns 0, or -1 when the library has no OpenBLAS. */
 int chg_cpu_blas_gemm(chg_precision_t prec, int layout, int ta, int tb, int m, int n, int k, double alpha,
                       const void *a, int lda, const void *b, int ldb, double beta, void *c, int ldc);
-/* The CPU route's GEMM: cpu/tiny.h's kernel where cpu/tinysel.h chooses it (its table, measured
- * on the first such call; CLHGEMM_TINY), else chg_cpu_blas_gemm. Inline, so that a small call
+/* The CPU route's GEMM: cpu/tiny.h's kernel where cpu/tinysel.h chooses it (its table, each cell
+ * measured on the first call in it; CLHGEMM_TINY), else chg_cpu_blas_gemm. Inline, so that a small call
  * makes one call fewer. */
 static inline int chg_cpu_route_gemm(chg_precision_t prec, int layout, int ta, int tb, int m, int n, int k,
                                      double alpha, const void *a, int lda, const void *b, int ldb, double beta,
