@@ -37,6 +37,8 @@
  * [s*kp, (s+1)*kp) (the panels' extent apk/bpk holds all slices) into its own partial product
  * Cp + s * ldcp * Np (Np = the launch's tiles along n times NWG), which a second pass
  * (cl/splitk.cl) sums in slice order with alpha and beta. No atomics: results are reproducible.
+ * With DIRECT_A / DIRECT_B an operand is read in place instead, slice s from its k row s*kp
+ * (the host sends such a call only when the slices end exactly at k: no padding rows there).
  */
 
 #ifndef PRECISION
@@ -109,8 +111,8 @@
 #ifndef SPLITK
 #define SPLITK 0
 #endif
-#if SPLITK && (DIRECT || TRIANGLE || KLIMIT)
-#error "SPLITK is for plain GEMM on packed operands"
+#if SPLITK && (DIRECT_C || TRIANGLE || KLIMIT)
+#error "SPLITK is for plain GEMM, its partials in the workspace"
 #endif
 
 #define MWI (MWG / MDIMC)   /* accumulators per work-item along m */
@@ -302,9 +304,19 @@ void clhgemm_gemm(const int kp, const int ldcp,
     const __global realN *bg = bp + boff / VWN + GROUP_N * B_PANEL;
 #if SPLITK
     {
+        /* slice s_ starts at k row s_ * kp of each operand: packed, kp rows of the panel;
+         * direct, kp rows of the caller's matrix (core/gemm.c: the slices then end at k) */
         const int s_ = get_group_id(2);
+#if DIRECT_A
+        ag += s_ * kp * lda_v;
+#else
         ag += s_ * kp * MVECS;
+#endif
+#if DIRECT_B
+        bg += s_ * kp * ldb_v;
+#else
         bg += s_ * kp * NVECS;
+#endif
         cp += (long)s_ * ldcp * (long)(get_num_groups(1) * NWG) / VWM;
     }
 #endif

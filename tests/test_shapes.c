@@ -443,7 +443,10 @@ static int device(int dbl, int split, int direct)
         if (direct) setenv(pvar, DIRECT_SETS[set], 1);
         static const int sizes[][3] = {{1, 1, 1},      {7, 33, 129},  {33, 7, 257},
                                        {100, 37, 250}, {257, 100, 33}, {129, 1, 513},
-                                       {1, 129, 777},  {65, 33, 2049}, {7, 9, 1031}};
+                                       {1, 129, 777},  {65, 33, 2049}, {7, 9, 1031},
+                                       /* k a multiple of 3 slices of whole KWG steps: with
+                                        * "split", a thin product's big operand read in place */
+                                       {64, 40, 768},  {320, 16, 1536}, {16, 320, 768}};
         static const double ab[4][2] = {{1, 0}, {-1.5, 1}, {0.5, -2}, {2, 0}};
         const clhgemm_transpose_t nt[2] = {CLHGEMM_NO_TRANS, CLHGEMM_TRANS};
         const clhgemm_layout_t lay[2] = {CLHGEMM_COL_MAJOR, CLHGEMM_ROW_MAJOR};

@@ -84,6 +84,11 @@ clhgemm_status_t chg_queue_device(cl_command_queue queue, const chg_device_t **d
  * only DIRECT_C, with beta = 0 or k <= CHG_DIRECT_C_MMA_K (the others measured slower there);
  * "on" allows them for both, "off" for neither, a list such as "a,c" only those. */
 #define CHG_DIRECT_C_MMA_K 4096
+/* Split-K calls (core/splitk.h) read A (B) in place by default when n (m) is at most this (the
+ * tensor-core kernels) or the _FMA one (the FMA kernel), and their slices end exactly at k
+ * (gemm.c splitk_direct); CLHGEMM_DIRECT applies as above. */
+#define CHG_SPLITK_DIRECT_MAX 1024
+#define CHG_SPLITK_DIRECT_MAX_FMA 256
 
 /* The direct modes for a call planned with k slices of kb (kb >= k: one slice). */
 int chg_gemm_direct_mode(const chg_gemm_args_t *a, const chg_gemm_params_t *gp, size_t kb);
