@@ -221,14 +221,19 @@ typedef struct dsolve_s {
 /* Blocking copy of the rows x cols sub-matrix at element off of buf (leading dimension ld)
  * to / from host (tight, leading dimension rows), after d->last; *ev (if not NULL) gets the
  * last command's event. One rectangle when the sub-matrix's first column fits in a row of the
- * pitch, else a copy per column. */
+ * pitch and the rectangle's last pitch row lies whole inside the buffer (NVIDIA's OpenCL
+ * answers CL_INVALID_VALUE to a rectangle whose last row of the pitch passes the buffer's end,
+ * even where the region itself does not: a B at the end of its buffer), else a copy per
+ * column. */
 static cl_int xfer(dsolve_t *d, int to_device, cl_mem buf, size_t off, size_t ld, size_t rows,
                    size_t cols, void *host, cl_event *ev)
 {
     const size_t es = d->es, x = off % ld;
     const cl_uint nw = d->last ? 1 : 0;
     const cl_event *wl = nw ? &d->last : NULL;
-    if (x + rows <= ld) {
+    size_t bytes = 0;
+    if (clGetMemObjectInfo(buf, CL_MEM_SIZE, sizeof bytes, &bytes, NULL) != CL_SUCCESS) bytes = 0;
+    if (x + rows <= ld && (off / ld + cols) * ld * es <= bytes) {
         const size_t origin[3] = {x * es, off / ld, 0}, horigin[3] = {0, 0, 0};
         const size_t region[3] = {rows * es, cols, 1};
         return to_device ? clEnqueueWriteBufferRect(d->q, buf, CL_TRUE, origin, horigin, region,
