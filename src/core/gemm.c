@@ -620,11 +620,12 @@ static int splitk_workspace(const chg_gemm_args_t *a, cl_context ctx, const chg_
  * k (ktot == k: the packs' zero rows beyond k do not exist in place) and, by default, the
  * operand is the big one of a thin product (the other side of C at most CHG_SPLITK_DIRECT_MAX):
  * there its pack costs a large share of the kernel (DGEMM 8192 x 64 x 8192: 0.37 ms of A's pack
- * beside a 0.25 ms kernel on the H100; in place: 11.2 -> 19.9 TFLOP/s, 16384 x 256 x 16384 31.4 ->
- * 43.9, 1024^2 x 8192 +6%), while the kernels measured ~2% slower reading a square product's A
- * in place, and SGEMM's FMA kernel 2-5% slower on 1024^2 x 8192 and 512^2 x 32768. The partials go to the workspace and C is written by the reduce after
- * the kernel, so an operand sharing memory with C is harmless. CLHGEMM_DIRECT as for the
- * blocked path (its "c" is the blocked path's alone). */
+ * beside a 0.25 ms kernel on the H100; in place: 11.2 -> 19.9 TFLOP/s, 16384 x 256 x 16384
+ * 31.4 -> 43.9, 1024^2 x 8192 +6%), while the kernels measured ~2% slower reading a square
+ * product's A in place, and SGEMM's FMA kernel 2-5% slower on 1024^2 x 8192 and 512^2 x 32768.
+ * The partials go to the workspace and C is written by the reduce after the kernel, so an
+ * operand sharing memory with C is harmless. CLHGEMM_DIRECT as for the blocked path (its "c" is
+ * the blocked path's alone). */
 static int splitk_direct(const chg_gemm_args_t *a, const chg_gemm_params_t *gp,
                          const chg_splitk_t *sk)
 {
