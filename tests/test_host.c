@@ -1445,6 +1445,15 @@ static int mode_route(void)
         route_case(h, dbl, 600, 500, 700, 0.0, 0, &rng);
     }
     clhgemm_destroy(h);
+    /* auto with that model under a memory limit below one tile: the 600-cube that the model
+     * sends to the devices runs on the CPU instead of answering CLHGEMM_WORKSPACE_TOO_SMALL
+     * (CLHGEMM_ROUTE=device keeps the status: test_host_tiny) */
+    if ((st = route_handle(&h, "auto", "0.5,1000000", "1K")) != CLHGEMM_SUCCESS) {
+        fprintf(stderr, "FAIL create (auto, 1K): %s\n", clhgemm_status_string(st));
+        return 1;
+    }
+    for (int dbl = 0; dbl <= has64; dbl++) route_case(h, dbl, 600, 600, 600, 0.5, 1, &rng);
+    clhgemm_destroy(h);
     /* cpu: everything to OpenBLAS; device: everything to the pipeline */
     if ((st = route_handle(&h, "cpu", NULL, NULL)) != CLHGEMM_SUCCESS) {
         fprintf(stderr, "FAIL create (cpu): %s\n", clhgemm_status_string(st));

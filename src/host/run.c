@@ -265,8 +265,18 @@ clhgemm_status_t chg_run_call(clhgemm_handle_t h, const call_t *cp)
     const size_t m_all = c.m;
     share_t sh;
     clhgemm_status_t st;
-    if (h->ndev == 0) st = run_without_devices(h, &c, t0);
-    else if (plan_and_share(h, &c, &sh, t0, &st)) st = run_planned(h, &c, &sh, m_all, t0);
+    if (h->ndev == 0) {
+        st = run_without_devices(h, &c, t0);
+    } else if (plan_and_share(h, &c, &sh, t0, &st)) {
+        st = run_planned(h, &c, &sh, m_all, t0);
+    } else if (st == CLHGEMM_WORKSPACE_TOO_SMALL && h->route.mode == ROUTE_AUTO && h->route.cpu_ok) {
+        /* No tile of the devices' kernels fits their memory limit (CLHGEMM_DEVICE_MEMORY_LIMIT
+         * or the option below one tile): the automatic route takes the CPU instead of failing;
+         * CLHGEMM_ROUTE=device keeps the status (nothing was written). */
+        chg_log(1, "%s %zux%zux%zu: no tile fits the devices' memory limit; on the CPU", c.name, c.m, c.n,
+                c.k);
+        st = run_without_devices(h, &c, t0);
+    }
     /* Devices lost in this call leave the handle: later calls plan without them. */
     chg_handle_drop_lost(h);
     pthread_mutex_unlock(&h->call_lock);
