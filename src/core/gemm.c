@@ -254,6 +254,23 @@ static int direct_env(int allow)
     return mask;
 }
 
+/* The operands among `allow` (CHG_DIRECT_A / _B) that can be read in place: op(A) = A not
+ * transposed, op(B)^T = B transposed, each in the kernel's layout (direct_operand); *ahi / *bhi
+ * one past the last element read. Shared by the blocked path and split-K (splitk_direct). */
+static int in_place_operands(const chg_gemm_args_t *a, const chg_gemm_params_t *gp, int allow,
+                             size_t *ahi, size_t *bhi)
+{
+    const size_t es = chg_elem_size(a->prec);
+    int mode = 0;
+    if ((allow & CHG_DIRECT_A) && !a->trans_a &&
+        direct_operand(a->a, a->off_a, a->lda, a->m, a->k, gp->mwg, gp->vwm, gp->kwg, es, ahi))
+        mode |= CHG_DIRECT_A;
+    if ((allow & CHG_DIRECT_B) && a->trans_b &&
+        direct_operand(a->b, a->off_b, a->ldb, a->n, a->k, gp->nwg, gp->vwn, gp->kwg, es, bhi))
+        mode |= CHG_DIRECT_B;
+    return mode;
+}
+
 int chg_gemm_direct_mode(const chg_gemm_args_t *a, const chg_gemm_params_t *gp, size_t kb)
 {
     const chg_struct_t general = {0};
@@ -269,14 +286,8 @@ int chg_gemm_direct_mode(const chg_gemm_args_t *a, const chg_gemm_params_t *gp, 
     int allow = gp->mma ? (a->beta == 0.0 || a->k <= CHG_DIRECT_C_MMA_K ? CHG_DIRECT_C : 0) : all;
     allow = direct_env(allow);
     const size_t es = chg_elem_size(a->prec);
-    int mode = 0;
     size_t ahi = 0, bhi = 0;
-    if ((allow & CHG_DIRECT_A) && !a->trans_a &&
-        direct_operand(a->a, a->off_a, a->lda, a->m, a->k, gp->mwg, gp->vwm, gp->kwg, es, &ahi))
-        mode |= CHG_DIRECT_A;
-    if ((allow & CHG_DIRECT_B) && a->trans_b &&
-        direct_operand(a->b, a->off_b, a->ldb, a->n, a->k, gp->nwg, gp->vwn, gp->kwg, es, &bhi))
-        mode |= CHG_DIRECT_B;
+    int mode = in_place_operands(a, gp, allow, &ahi, &bhi);
     if ((allow & CHG_DIRECT_C) && kb >= a->k) {
         /* The kernel writes C while other work-groups still read a direct operand: none may
          * share memory with C (BLAS forbids it; with copies it would still work, so keep it). */
@@ -632,17 +643,8 @@ static int splitk_direct(const chg_gemm_args_t *a, const chg_gemm_params_t *gp,
     if (sk->ktot != a->k) return 0;
     const size_t most = gp->mma ? CHG_SPLITK_DIRECT_MAX : CHG_SPLITK_DIRECT_MAX_FMA;
     int allow = (a->n <= most ? CHG_DIRECT_A : 0) | (a->m <= most ? CHG_DIRECT_B : 0);
-    allow = direct_env(allow);
-    const size_t es = chg_elem_size(a->prec);
-    size_t hi;
-    int mode = 0;
-    if ((allow & CHG_DIRECT_A) && !a->trans_a &&
-        direct_operand(a->a, a->off_a, a->lda, a->m, a->k, gp->mwg, gp->vwm, gp->kwg, es, &hi))
-        mode |= CHG_DIRECT_A;
-    if ((allow & CHG_DIRECT_B) && a->trans_b &&
-        direct_operand(a->b, a->off_b, a->ldb, a->n, a->k, gp->nwg, gp->vwn, gp->kwg, es, &hi))
-        mode |= CHG_DIRECT_B;
-    return mode;
+    size_t ahi, bhi;
+    return in_place_operands(a, gp, direct_env(allow), &ahi, &bhi);
 }
 
 /* The split call: pack op(A) and op(B) whole (ktot rows, zero beyond k) unless read in place,
