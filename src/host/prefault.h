@@ -20,7 +20,7 @@
 #include <stdatomic.h>
 #include <stddef.h>
 
-#define PF_MAX_THREADS 8
+#define PF_MAX_THREADS 16
 
 typedef struct chg_prefault_s {
     char *lo;                  /* page-aligned range [lo, hi) */

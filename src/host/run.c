@@ -235,7 +235,9 @@ static clhgemm_status_t run_planned(clhgemm_handle_t h, call_t *c, const share_t
     c->trace = chg_trace_begin(h->trace_path);
     /* C's pages faulted in while the first tiles compute (a fresh C: prefault.h) */
     chg_prefault_t pf;
-    chg_prefault_start(&pf, c->c, m_all, c->n, c->ldc, c->es, CHG_MIN(4, CHG_MAX(1, chg_cpu_cores() / 4)));
+    chg_prefault_start(&pf, c->c, m_all, c->n, c->ldc, c->es,
+                       chg_env_int("CLHGEMM_PREFAULT_THREADS", CHG_MIN(4, CHG_MAX(1, chg_cpu_cores() / 4)), 1,
+                                   PF_MAX_THREADS));
     /* The plan's devices only: the first c->pl.ndev (chg_plan_call's choice) */
     const clhgemm_status_t st = recover(h, c, drs, run_devices(h, c, drs, sh->rows, CHG_MAX(1, c->pl.ndev)));
     chg_prefault_join(&pf);
