@@ -237,6 +237,14 @@ typedef real8 realN;
 #endif
 #endif
 
+/* DIRECT_B 2: B not transposed (k-major: B(p, j) at p + j * ldb) read in place; its slices are
+ * loaded element by element, k fastest (a column's KWG elements are one contiguous run), and
+ * stored transposed into the local buffer the fragments read: only the staged (SB) tensor-core
+ * kernel without ASYNC has that path. ldb_v is then ldb in elements. */
+#if DIRECT_B == 2 && (!MMA || !SB || ASYNC)
+#error "DIRECT_B 2 (B read k-major in place) is for the staged tensor-core kernel without ASYNC"
+#endif
+
 __kernel __attribute__((reqd_work_group_size(MDIMC, NDIMC, 1)))
 void clhgemm_gemm(const int kp, const int ldcp,
                   __global const realM *restrict ap, const ulong aoff,
@@ -301,7 +309,11 @@ void clhgemm_gemm(const int kp, const int ldcp,
     /* This work-group's panels. Workspace buffers hold < 2^31 elements (src/gemm.c), so int
      * arithmetic is exact here. */
     const __global realM *ag = ap + aoff / VWM + GROUP_M * A_PANEL;
+#if DIRECT_B == 2
+    const __global real *bk = (const __global real *)bp + boff + (long)GROUP_N * NWG * ldb_v;
+#else
     const __global realN *bg = bp + boff / VWN + GROUP_N * B_PANEL;
+#endif
 #if SPLITK
     {
         /* slice s_ starts at k row s_ * kp of each operand: packed, kp rows of the panel;
@@ -312,7 +324,9 @@ void clhgemm_gemm(const int kp, const int ldcp,
 #else
         ag += s_ * kp * MVECS;
 #endif
-#if DIRECT_B
+#if DIRECT_B == 2
+        bk += s_ * kp;
+#elif DIRECT_B
         bg += s_ * kp * ldb_v;
 #else
         bg += s_ * kp * NVECS;
@@ -477,7 +491,14 @@ typedef real frag_t;
 #endif
 #if SB
     __local realN bls[2][KWG * BPITCH / VWN];
-#if !ASYNC
+#if DIRECT_B == 2
+    /* element idx of a k-major slice: column idx / KWG, k row idx % KWG */
+#define LBK (KWG * NWG)
+#define LOADS_BK ((LBK + NTHREADS - 1) / NTHREADS)
+#define BK_SLOT(idx) (((idx) % KWG) * BPITCH + (idx) / KWG)
+#define BK_AT(k, idx) bk[((idx) / KWG) * ldb_v + (k) + (idx) % KWG]
+    real pbk[LOADS_BK];
+#elif !ASYNC
     realN pb[LOADS_B];
 #endif
 #else
@@ -535,7 +556,12 @@ typedef real frag_t;
         if (LA % NTHREADS == 0 || idx < LA) als[0][A_SLOT(idx)] = A_SLICE(KBEG, idx);
     }
 #endif
-#if SB
+#if SB && DIRECT_B == 2
+    UNROLL for (int r = 0; r < LOADS_BK; r++) {
+        const int idx = tid + r * NTHREADS;
+        if (LBK % NTHREADS == 0 || idx < LBK) ((__local real *)bls[0])[BK_SLOT(idx)] = BK_AT(KBEG, idx);
+    }
+#elif SB
     UNROLL for (int r = 0; r < LOADS_B; r++) {
         const int idx = tid + r * NTHREADS;
         if (LB % NTHREADS == 0 || idx < LB) bls[0][B_SLOT(idx)] = B_SLICE(KBEG, idx);
@@ -570,7 +596,12 @@ typedef real frag_t;
                 if (LA % NTHREADS == 0 || idx < LA) pa[r] = A_SLICE(kb + KWG, idx);
             }
 #endif
-#if SB
+#if SB && DIRECT_B == 2
+            UNROLL for (int r = 0; r < LOADS_BK; r++) {
+                const int idx = tid + r * NTHREADS;
+                if (LBK % NTHREADS == 0 || idx < LBK) pbk[r] = BK_AT(kb + KWG, idx);
+            }
+#elif SB
             UNROLL for (int r = 0; r < LOADS_B; r++) {
                 const int idx = tid + r * NTHREADS;
                 if (LB % NTHREADS == 0 || idx < LB) pb[r] = B_SLICE(kb + KWG, idx);
@@ -637,7 +668,12 @@ typedef real frag_t;
                 if (LA % NTHREADS == 0 || idx < LA) als[buf ^ 1][A_SLOT(idx)] = pa[r];
             }
 #endif
-#if SB
+#if SB && DIRECT_B == 2
+            UNROLL for (int r = 0; r < LOADS_BK; r++) {
+                const int idx = tid + r * NTHREADS;
+                if (LBK % NTHREADS == 0 || idx < LBK) ((__local real *)bls[buf ^ 1])[BK_SLOT(idx)] = pbk[r];
+            }
+#elif SB
             UNROLL for (int r = 0; r < LOADS_B; r++) {
                 const int idx = tid + r * NTHREADS;
                 if (LB % NTHREADS == 0 || idx < LB) bls[buf ^ 1][B_SLOT(idx)] = pb[r];

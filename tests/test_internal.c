@@ -410,16 +410,53 @@ static void direct_modes(const tc_env_t *env, const chg_device_t *dev)
     unsetenv("CLHGEMM_DIRECT");
     chg_gemm_params_t mma = gp;
     mma.mma = 2; /* the decision only: no kernel is built */
-    EXPECT(chg_gemm_direct_mode(&a, &mma, k) == (CHG_DIRECT_C | CHG_DIRECT_BETA0),
-           "tensor-core kernel, auto, beta 0: C only, got %d", chg_gemm_direct_mode(&a, &mma, k));
+    EXPECT(chg_gemm_direct_mode(&a, &mma, k) == all,
+           "tensor-core kernel, auto, beta 0, a small product: all, got %d", chg_gemm_direct_mode(&a, &mma, k));
     a.beta = 0.5;
-    EXPECT(chg_gemm_direct_mode(&a, &mma, k) == CHG_DIRECT_C,
-           "tensor-core kernel, auto, beta 0.5, k = %zu <= %d: C, got %d", a.k, CHG_DIRECT_C_MMA_K,
+    EXPECT(chg_gemm_direct_mode(&a, &mma, k) == (CHG_DIRECT_A | CHG_DIRECT_B | CHG_DIRECT_C),
+           "tensor-core kernel, auto, beta 0.5, k = %zu <= %d: A, B, C, got %d", a.k, CHG_DIRECT_C_MMA_K,
            chg_gemm_direct_mode(&a, &mma, k));
     a.k = CHG_DIRECT_C_MMA_K + kw;
-    EXPECT(chg_gemm_direct_mode(&a, &mma, a.k) == 0, "tensor-core kernel, auto, beta 0.5, k = %zu: none",
+    EXPECT(!(chg_gemm_direct_mode(&a, &mma, a.k) & CHG_DIRECT_C), "tensor-core kernel, auto, beta 0.5, k = %zu: no C",
            a.k);
     a.k = k;
+    {
+        /* B not transposed (k-major): read in place only by the staged tensor-core kernel */
+        chg_gemm_args_t nn = base;
+        nn.trans_b = 0;
+        nn.ldb = k;
+        nn.off_b = big - n * k - 64;
+        chg_gemm_params_t st = mma;
+        st.sb = 1;
+        EXPECT(chg_gemm_direct_mode(&nn, &st, k) == (CHG_DIRECT_A | CHG_DIRECT_BK | CHG_DIRECT_C | CHG_DIRECT_BETA0),
+               "tensor-core kernel, staged B, NN: A, B k-major, C; got %d", chg_gemm_direct_mode(&nn, &st, k));
+        st.sb = 0;
+        EXPECT(!(chg_gemm_direct_mode(&nn, &st, k) & CHG_DIRECT_BANY), "tensor-core kernel, B not staged, NN: B packed");
+        EXPECT(!(chg_gemm_direct_mode(&nn, &gp, k) & CHG_DIRECT_BANY), "FMA kernel, NN: B packed");
+        nn.off_b = big - (n - 1) * k; /* the last column's k rows past the end */
+        st.sb = 1;
+        EXPECT(!(chg_gemm_direct_mode(&nn, &st, k) & CHG_DIRECT_BANY), "k-major B read past the buffer");
+    }
+    {
+        /* a product above CHG_DIRECT_AB_MMA_MNK in a buffer that holds its A and B: C only */
+        const size_t bm = chg_round_up(4096, mw), bn = chg_round_up(4096, nw), bk = chg_round_up(256, kw);
+        const size_t words = bm * bk + bk * bn + 64;
+        cl_mem ab = clCreateBuffer(env->ctx, CL_MEM_READ_WRITE, words * 4, NULL, &err);
+        cl_mem cc = ab ? clCreateBuffer(env->ctx, CL_MEM_READ_WRITE, bm * bn * 4, NULL, &err) : NULL;
+        if (ab && cc) {
+            chg_gemm_args_t l = {.prec = CHG_F32, .trans_a = 0, .trans_b = 1, .m = bm, .n = bn, .k = bk,
+                                 .alpha = 1, .beta = 0, .a = ab, .b = ab, .c = cc, .off_a = 0,
+                                 .off_b = bm * bk, .off_c = 0, .lda = bm, .ldb = bn, .ldc = bm};
+            EXPECT((double)bm * bn * bk > CHG_DIRECT_AB_MMA_MNK, "the large product is above the threshold");
+            EXPECT(chg_gemm_direct_mode(&l, &gp, bk) == all, "FMA kernel, large product: all");
+            EXPECT(chg_gemm_direct_mode(&l, &mma, bk) == (CHG_DIRECT_C | CHG_DIRECT_BETA0),
+                   "tensor-core kernel, large product: C only, got %d", chg_gemm_direct_mode(&l, &mma, bk));
+        } else {
+            EXPECT(0, "buffers for the large product: %d", err);
+        }
+        if (cc) clReleaseMemObject(cc);
+        if (ab) clReleaseMemObject(ab);
+    }
     a.beta = 0.0;
     setenv("CLHGEMM_DIRECT", "on", 1);
     EXPECT(chg_gemm_direct_mode(&a, &mma, k) == all, "tensor-core kernel, CLHGEMM_DIRECT=on");

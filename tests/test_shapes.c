@@ -265,7 +265,7 @@ static void builtin_classes(const chg_device_t *dev)
     unsetenv("CLHGEMM_SGEMM_PARAMS");
     /* DK=1: every class runs the direct kernel; the main parameters (level-3 routines, the host
      * pipeline) stay the packed kernel's */
-    setenv("CLHGEMM_SGEMM_PARAMS", "MWG=24,NWG=40,KWG=8,MDIMC=4,NDIMC=8,KWI=2,DK=1", 1);
+    setenv("CLHGEMM_SGEMM_PARAMS", "MWG=24,NWG=40,KWG=8,MDIMC=4,NDIMC=8,KWI=2,MMA=0,DK=1", 1);
     c = pick(dev, 100, 100, 100);
     chg_gemm_params_t main_gp;
     chg_tuned_gemm(dev, CHG_F32, &main_gp);
@@ -393,10 +393,12 @@ static int unit(void)
 /* ---- every class on the device ------------------------------------------------------------ */
 
 /* The direct kernel's geometries the "direct" mode forces (odd tiles, one and several
- * results per work-item, k steps that do not divide the sizes). */
+ * results per work-item, k steps that do not divide the sizes). MMA=0: an override starts from
+ * the device's parameters, and on the H100 those are the tensor-core kernel's, whose tile rules
+ * the odd geometries break (the override was then refused: DK 0). */
 static const char *const DIRECT_SETS[] = {
-    "MWG=24,NWG=40,KWG=8,MDIMC=4,NDIMC=8,KWI=2,DK=1",
-    "MWG=16,NWG=16,KWG=16,MDIMC=16,NDIMC=4,KWI=4,DK=1",
+    "MWG=24,NWG=40,KWG=8,MDIMC=4,NDIMC=8,KWI=2,MMA=0,DK=1",
+    "MWG=16,NWG=16,KWG=16,MDIMC=16,NDIMC=4,KWI=4,MMA=0,DK=1",
 };
 
 /* A repeated call makes no program lookup and creates no kernel: the queue's workspace keeps

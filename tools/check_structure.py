@@ -11,7 +11,8 @@ project chose (docs, src/CMakeLists.txt: one folder per layer) cannot decay unno
      folder first, then src/, then include/; <...> includes are the system's and ignored), or
      when a .c file of A calls, inside a function body, a non-static function that exactly one
      other module defines (a name A defines itself, or that several modules define, ties
-     nothing). Every strongly connected component of more than one module is a cycle: modules
+     nothing; an OpenCL API name defined by an interposer such as bench/clprof.c ties nothing
+     either). Every strongly connected component of more than one module is a cycle: modules
      that cannot be understood, tested or replaced one without the other. Each is printed with
      the names that tie each of its edges.
  (b) The layer order of src/: base < device < kernels < cpu < tuning < core < host. A folder
@@ -37,6 +38,7 @@ import sys
 from collections import defaultdict
 
 SCANNED = ("src", "tools", "bench", "include")
+OPENCL_API = re.compile(r"cl[A-Z]")
 LAYERS = ("base", "device", "kernels", "cpu", "tuning", "core", "host", "blas")  # lowest first
 KEYWORDS = {
     "if", "for", "while", "switch", "return", "sizeof", "do", "else", "case", "goto",
@@ -186,7 +188,9 @@ def build_graph(root, files):
     definers = defaultdict(set)  # non-static function name -> modules
     for s in files:
         for name, static, *_ in s.funcs:
-            if not static:
+            # an OpenCL API name (clXxx) defined here is an interposer's (bench/clprof.c, an
+            # LD_PRELOAD library): the calls of the library go to the API, not to it
+            if not static and not OPENCL_API.match(name):
                 definers[name].add(s.module)
     own = defaultdict(set)  # module -> every function name it defines
     for s in files:

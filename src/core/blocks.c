@@ -45,7 +45,8 @@ static clhgemm_status_t gemm_kernel_variant(cl_context ctx, const chg_device_t *
     snprintf(name, sizeof name, "%s%s%s%s%s%s", prec == CHG_F64 ? "dgemm" : "sgemm",
              triangle ? (triangle == CHG_TRI_UPPER ? "-tri-upper" : "-tri-lower")
              : klimit ? "-klimit" : "",
-             direct & CHG_DIRECT_A ? "-direct-a" : "", direct & CHG_DIRECT_B ? "-direct-b" : "",
+             direct & CHG_DIRECT_A ? "-direct-a" : "",
+             direct & CHG_DIRECT_B ? "-direct-b" : direct & CHG_DIRECT_BK ? "-direct-bk" : "",
              direct & CHG_DIRECT_C ? (direct & CHG_DIRECT_BETA0 ? "-direct-c0" : "-direct-c") : "",
              direct & CHG_KERNEL_SPLITK ? "-splitk" : "");
     if (direct & CHG_KERNEL_SPLITK) chg_str_append(&src, "#define SPLITK 1\n");
@@ -53,6 +54,7 @@ static clhgemm_status_t gemm_kernel_variant(cl_context ctx, const chg_device_t *
     if (klimit) chg_str_printf(&src, "#define KLIMIT %d\n", klimit);
     if (direct & CHG_DIRECT_A) chg_str_append(&src, "#define DIRECT_A 1\n");
     if (direct & CHG_DIRECT_B) chg_str_append(&src, "#define DIRECT_B 1\n");
+    if (direct & CHG_DIRECT_BK) chg_str_append(&src, "#define DIRECT_B 2\n");
     if (direct & CHG_DIRECT_C)
         chg_str_printf(&src, "#define DIRECT_C %d\n", direct & CHG_DIRECT_BETA0 ? 2 : 1);
     if (chg_gemm_source(dev, prec, gp, &src) != 0) {
@@ -62,7 +64,7 @@ static clhgemm_status_t gemm_kernel_variant(cl_context ctx, const chg_device_t *
     }
     const clhgemm_status_t st = chg_kernel_get(ctx, dev, name, src.data, "clhgemm_gemm", out);
     chg_str_free(&src);
-    if (st == CLHGEMM_KERNEL_BUILD_FAILED && gp->mma) {
+    if (st == CLHGEMM_KERNEL_BUILD_FAILED && gp->mma && !(direct & CHG_DIRECT_BK)) {
         /* A driver whose PTX does not take this mma shape: the FMA kernel on the same tile
          * geometry computes the same packed product, so the call goes on with it when that
          * geometry is valid for it (the packed layouts depend on MWG/NWG/KWG only). */

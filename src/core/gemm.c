@@ -236,6 +236,20 @@ static int direct_operand(cl_mem buf, size_t off, size_t ld, size_t rows, size_t
     return *hi <= bytes / es && (k + 1) * ld + rpad < (1ull << 31);
 }
 
+/* Whether B not transposed (k x n at buf + off, leading dimension ld: k-major) can be read in
+ * place by the DIRECT_B 2 kernel: k a multiple of KWG, the n columns padded to whole `tile`s
+ * inside the buffer, and int indexing. *hi receives one past the last element read. */
+static int direct_operand_kmajor(cl_mem buf, size_t off, size_t ld, size_t cols, size_t k, int tile,
+                                 int kwg, size_t es, size_t *hi)
+{
+    if (k % (size_t)kwg) return 0;
+    const size_t cpad = chg_round_up(cols, (size_t)tile);
+    *hi = off + (cpad - 1) * ld + k;
+    size_t bytes = 0;
+    if (clGetMemObjectInfo(buf, CL_MEM_SIZE, sizeof bytes, &bytes, NULL) != CL_SUCCESS) return 0;
+    return *hi <= bytes / es && cpad * ld + k < (1ull << 31);
+}
+
 /* CLHGEMM_DIRECT over the automatic choice `allow`: auto, on|all, off|0|none, or a list of the
  * letters a, b, c (commas allowed); anything else is reported and leaves auto. */
 static int direct_env(int allow)
@@ -268,6 +282,10 @@ static int in_place_operands(const chg_gemm_args_t *a, const chg_gemm_params_t *
     if ((allow & CHG_DIRECT_B) && a->trans_b &&
         direct_operand(a->b, a->off_b, a->ldb, a->n, a->k, gp->nwg, gp->vwn, gp->kwg, es, bhi))
         mode |= CHG_DIRECT_B;
+    /* B not transposed: the staged tensor-core kernel reads it k-major (DIRECT_B 2) */
+    if ((allow & CHG_DIRECT_B) && !a->trans_b && gp->mma && gp->sb && !chg_gemm_mma_async(a->prec) &&
+        direct_operand_kmajor(a->b, a->off_b, a->ldb, a->n, a->k, gp->nwg, gp->kwg, es, bhi))
+        mode |= CHG_DIRECT_BK;
     return mode;
 }
 
@@ -281,9 +299,15 @@ int chg_gemm_direct_mode(const chg_gemm_args_t *a, const chg_gemm_params_t *gp, 
      * and C written by the kernel where beta == 0 (no C read: DGEMM n = 8192 +1.6%) or k <=
      * CHG_DIRECT_C_MMA_K: its C loads, a row of instructions at a time before the stores
      * (cl/gemm.cl), cost ~1% at k = 5000-8192 and saved the write-back's pass over C below
-     * (DGEMM 4096 x 4096 x 128 +18%, 8192^2 x 256 +15%, 1000^3 +10%, 4096^3 +1%; 2026-11-26). */
+     * (DGEMM 4096 x 4096 x 128 +18%, 8192^2 x 256 +15%, 1000^3 +10%, 4096^3 +1%; 2026-11-26).
+     * Small products (m n k <= CHG_DIRECT_AB_MMA_MNK) read A and B in place on the tensor-core
+     * kernels too: the pack launch they save is a large part of such a call (DGEMM 256^3 and
+     * 512^3 +33%, 1000^3 +9%, 1024^3 +16%; from 2000^3 on +-1%, 8192^2 x 256 -1%). */
     const int all = CHG_DIRECT_A | CHG_DIRECT_B | CHG_DIRECT_C;
-    int allow = gp->mma ? (a->beta == 0.0 || a->k <= CHG_DIRECT_C_MMA_K ? CHG_DIRECT_C : 0) : all;
+    const int small = (double)a->m * (double)a->n * (double)a->k <= CHG_DIRECT_AB_MMA_MNK;
+    int allow = gp->mma ? (a->beta == 0.0 || a->k <= CHG_DIRECT_C_MMA_K ? CHG_DIRECT_C : 0) |
+                              (small ? CHG_DIRECT_A | CHG_DIRECT_B : 0)
+                        : all;
     allow = direct_env(allow);
     const size_t es = chg_elem_size(a->prec);
     size_t ahi = 0, bhi = 0;
@@ -294,8 +318,8 @@ int chg_gemm_direct_mode(const chg_gemm_args_t *a, const chg_gemm_params_t *gp, 
         const size_t clo = a->off_c, chi = a->off_c + (a->n - 1) * a->ldc + a->m;
         if ((mode & CHG_DIRECT_A) && may_overlap(a->a, a->off_a, ahi, a->c, clo, chi, es))
             mode &= ~CHG_DIRECT_A;
-        if ((mode & CHG_DIRECT_B) && may_overlap(a->b, a->off_b, bhi, a->c, clo, chi, es))
-            mode &= ~CHG_DIRECT_B;
+        if ((mode & CHG_DIRECT_BANY) && may_overlap(a->b, a->off_b, bhi, a->c, clo, chi, es))
+            mode &= ~CHG_DIRECT_BANY;
         mode |= CHG_DIRECT_C | (a->beta == 0.0 ? CHG_DIRECT_BETA0 : 0);
     }
     return mode;
@@ -304,12 +328,13 @@ int chg_gemm_direct_mode(const chg_gemm_args_t *a, const chg_gemm_params_t *gp, 
 /* The direct variant's launch: arguments 0-7 as chg_enqueue_kernel (ap/bp the caller's buffers
  * for a direct operand, cp the caller's C for DIRECT_C), then its eight. */
 static cl_int enqueue_kernel_direct(cl_command_queue q, cl_kernel k, const chg_gemm_args_t *a,
-                                    const chg_gemm_params_t *gp, size_t mpad, size_t npad,
+                                    const chg_gemm_params_t *gp, int direct, size_t mpad, size_t npad,
                                     size_t kpad, cl_mem ap, size_t aoff, cl_mem bp, size_t boff,
                                     cl_mem cp, int accumulate, size_t coff, size_t mc, size_t nc,
                                     cl_uint nwait, const cl_event *wait, cl_event *ev)
 {
-    const int lda_v = (int)(a->lda / (size_t)gp->vwm), ldb_v = (int)(a->ldb / (size_t)gp->vwn);
+    const int lda_v = (int)(a->lda / (size_t)gp->vwm);
+    const int ldb_v = (int)(direct & CHG_DIRECT_BK ? a->ldb : a->ldb / (size_t)gp->vwn); /* BK: elements */
     const int ldc = (int)a->ldc, mlim = (int)mc, nlim = (int)nc;
     const cl_ulong co = coff;
     cl_int err = chg_set_gemm_args(k, kpad, mpad, ap, aoff, 0, bp, boff, 0, cp, accumulate);
@@ -371,7 +396,7 @@ static clhgemm_status_t plan_workspace(blocked_t *b, cl_context ctx, const chg_d
         err = CL_SUCCESS;
         if (!(b->direct & CHG_DIRECT_A))
             err = chg_ws_reserve(ws, ctx, CHG_WS_A, b->pl.mb * b->pl.kb * es);
-        if (err == CL_SUCCESS && !(b->direct & CHG_DIRECT_B))
+        if (err == CL_SUCCESS && !(b->direct & CHG_DIRECT_BANY))
             err = chg_ws_reserve(ws, ctx, CHG_WS_B, b->pl.kb * b->pl.nb * es);
         if (err == CL_SUCCESS && !(b->direct & CHG_DIRECT_C))
             err = chg_ws_reserve(ws, ctx, CHG_WS_C, b->pl.mb * b->pl.nb * es);
@@ -386,7 +411,7 @@ static clhgemm_status_t plan_workspace(blocked_t *b, cl_context ctx, const chg_d
     const int direct = b->direct;
     chg_log(2, "gemm %s m=%zu n=%zu k=%zu blocks %zux%zux%zu direct%s%s%s%s",
             a->prec == CHG_F64 ? "d" : "s", a->m, a->n, a->k, b->pl.mb, b->pl.nb, b->pl.kb,
-            direct & CHG_DIRECT_A ? " A" : "", direct & CHG_DIRECT_B ? " B" : "",
+            direct & CHG_DIRECT_A ? " A" : "", direct & CHG_DIRECT_B ? " B" : direct & CHG_DIRECT_BK ? " B (k-major)" : "",
             direct & CHG_DIRECT_C ? " C" : "", direct ? "" : " none");
     return CLHGEMM_SUCCESS;
 }
@@ -457,7 +482,7 @@ static cl_int enqueue_slice(blocked_t *b, int seg, size_t i0, size_t mc, size_t 
                                         wl_, &ev_));
         pa[0] = (size_t)seg, pa[1] = i0, pa[2] = p0, pa[3] = kc;
     }
-    if (err == CL_SUCCESS && !(direct & CHG_DIRECT_B) &&
+    if (err == CL_SUCCESS && !(direct & CHG_DIRECT_BANY) &&
         (pb[0] != (size_t)seg || pb[1] != j0 || pb[2] != p0 || pb[3] != kc)) {
         CHAIN(ch, chg_enqueue_pack_b_at(ch->q, &b->ks, j0, p0, nc, kc, sb, ob, lb, wsb, 0, nw_,
                                         wl_, &ev_));
@@ -465,13 +490,15 @@ static cl_int enqueue_slice(blocked_t *b, int seg, size_t i0, size_t mc, size_t 
     }
     if (err == CL_SUCCESS && direct) {
         /* direct operands: X_A(i0, p0) = A[off_a + i0 + p0*lda], X_B(j0, p0) =
-         * B[off_b + j0 + p0*ldb]; DIRECT_C writes C(i0, j0) itself */
-        const int da = direct & CHG_DIRECT_A, db = direct & CHG_DIRECT_B;
+         * B[off_b + j0 + p0*ldb] (k-major: B[off_b + p0 + j0*ldb]); DIRECT_C writes C(i0, j0)
+         * itself */
+        const int da = direct & CHG_DIRECT_A, db = direct & CHG_DIRECT_BANY;
         const int dc = direct & CHG_DIRECT_C;
+        const size_t bo = direct & CHG_DIRECT_BK ? p0 + j0 * a->ldb : j0 + p0 * a->ldb;
         CHAIN(ch, enqueue_kernel_direct(
-                      ch->q, b->kdirect, a, gp, mpad, npad, kpad,
+                      ch->q, b->kdirect, a, gp, direct, mpad, npad, kpad,
                       da ? a->a : wsa, da ? a->off_a + i0 + p0 * a->lda : 0,
-                      db ? a->b : wsb, db ? a->off_b + j0 + p0 * a->ldb : 0,
+                      db ? a->b : wsb, db ? a->off_b + bo : 0,
                       dc ? a->c : wsc, accumulate,
                       a->off_c + i0 + j0 * a->ldc, mc, nc, nw_, wl_, &ev_));
     } else if (err == CL_SUCCESS) {
@@ -612,7 +639,7 @@ static int splitk_workspace(const chg_gemm_args_t *a, cl_context ctx, const chg_
     chg_splitk_elements(sk, el);
     /* an operand read in place needs no packed copy (a buffer of one element stays reserved) */
     if (direct & CHG_DIRECT_A) el[0] = 1;
-    if (direct & CHG_DIRECT_B) el[1] = 1;
+    if (direct & CHG_DIRECT_BANY) el[1] = 1;
     if ((unsigned long long)(el[0] + el[1] + el[2]) * es > chg_workspace_budget(dev)) return 0;
     for (int i = 0; i < 3; i++)
         if ((unsigned long long)el[i] * es > per_buf) return 0;
@@ -667,24 +694,25 @@ static clhgemm_status_t enqueue_splitk(const chg_gemm_args_t *a, cl_context ctx,
     *done = 1;
     chg_log(2, "gemm %s m=%zu n=%zu k=%zu split-K %d slices of %zu%s%s",
             a->prec == CHG_F64 ? "d" : "s", a->m, a->n, a->k, sk.slices, sk.kslice,
-            direct & CHG_DIRECT_A ? ", A in place" : "", direct & CHG_DIRECT_B ? ", B in place" : "");
+            direct & CHG_DIRECT_A ? ", A in place" : "", direct & CHG_DIRECT_BANY ? ", B in place" : "");
     cl_int err = CL_SUCCESS;
     cl_mem wa = chg_ws_buffer(ws, CHG_WS_A), wb = chg_ws_buffer(ws, CHG_WS_B);
     cl_mem wc = chg_ws_buffer(ws, CHG_WS_C);
     if (!(direct & CHG_DIRECT_A))
         CHAIN(ch, chg_enqueue_pack_panel(ch->q, ks.pack_a, &ks.cpa, gp->mwg, (int)sk.ktot, a->m,
                                          a->k, a->a, a->off_a, a->lda, wa, 0, 0, nw_, wl_, &ev_));
-    if (err == CL_SUCCESS && !(direct & CHG_DIRECT_B))
+    if (err == CL_SUCCESS && !(direct & CHG_DIRECT_BANY))
         CHAIN(ch, chg_enqueue_pack_panel(ch->q, ks.pack_b, &ks.cpb, gp->nwg, (int)sk.ktot, a->n,
                                          a->k, a->b, a->off_b, a->ldb, wb, 0, 0, nw_, wl_, &ev_));
     if (err == CL_SUCCESS) {
-        const int da = direct & CHG_DIRECT_A, db = direct & CHG_DIRECT_B;
+        const int da = direct & CHG_DIRECT_A, db = direct & CHG_DIRECT_BANY;
         err = chg_set_gemm_args(ks.gemm, sk.kslice, sk.mp, da ? a->a : wa, da ? a->off_a : 0,
                                 sk.ktot, db ? a->b : wb, db ? a->off_b : 0, sk.ktot, wc, 0);
         if (err == CL_SUCCESS && direct) {
             /* the direct variant's arguments: the k strides in vectors; C, alpha and beta are
              * the reduce's (unused by a SPLITK kernel) */
-            const int lda_v = (int)(a->lda / (size_t)gp->vwm), ldb_v = (int)(a->ldb / (size_t)gp->vwn);
+            const int lda_v = (int)(a->lda / (size_t)gp->vwm);
+            const int ldb_v = (int)(direct & CHG_DIRECT_BK ? a->ldb : a->ldb / (size_t)gp->vwn);
             const int zero = 0;
             const cl_ulong co = 0;
             CHG_SETARG(ks.gemm, 10, lda_v);

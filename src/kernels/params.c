@@ -287,9 +287,14 @@ void chg_gemm_params_defines(chg_precision_t prec, const chg_gemm_params_t *p, c
          * register-staged form (docs/perf/2026-11-history.md). */
         chg_str_printf(s, "#define MMA %d\n#define WM %d\n", p->mma, p->wm);
         if (p->tf32) chg_str_printf(s, "#define TF32 %d\n", p->tf32);
-        if (prec == CHG_F64 && chg_env_flag("CLHGEMM_MMA_ASYNC", 0)) chg_str_append(s, "#define ASYNC 1\n");
+        if (chg_gemm_mma_async(prec)) chg_str_append(s, "#define ASYNC 1\n");
     }
     if (p->swz) chg_str_printf(s, "#define SWZ %d\n", p->swz);
+}
+
+int chg_gemm_mma_async(chg_precision_t prec)
+{
+    return prec == CHG_F64 && chg_env_flag("CLHGEMM_MMA_ASYNC", 0);
 }
 
 void chg_gemm_params_format(const chg_gemm_params_t *p, char *buf, size_t len)

@@ -101,6 +101,10 @@ void chg_gemm_params_main(const chg_device_t *dev, chg_precision_t prec, chg_gem
 /* "MWG=.. NWG=.. ..." for logs and benchmark output. */
 void chg_gemm_params_format(const chg_gemm_params_t *p, char *buf, size_t len);
 
+/* Whether the FP64 tensor-core kernel stages its slices by cp.async (CLHGEMM_MMA_ASYNC=1;
+ * chg_gemm_source's ASYNC define). */
+int chg_gemm_mma_async(chg_precision_t prec);
+
 /* Full source of the GEMM kernel specialised for (dev, prec, p): feature macros, parameter
  * defines, then cl/gemm.cl. Returns 0 on success (s->failed set on allocation failure). */
 int chg_gemm_source(const chg_device_t *dev, chg_precision_t prec, const chg_gemm_params_t *p,
