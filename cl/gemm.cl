@@ -111,6 +111,12 @@
 #ifndef SPLITK
 #define SPLITK 0
 #endif
+/* PF2: the staged tensor-core kernel keeps two slices in flight (registers for the next and the
+ * one after), so that a slice's global loads have two steps of arithmetic to land instead of
+ * one (small tiles, few work-groups: the step is the loads' latency). */
+#ifndef PF2
+#define PF2 0
+#endif
 #if SPLITK && (DIRECT_C || TRIANGLE || KLIMIT)
 #error "SPLITK is for plain GEMM, its partials in the workspace"
 #endif
@@ -497,12 +503,40 @@ typedef real frag_t;
 #define LOADS_BK ((LBK + NTHREADS - 1) / NTHREADS)
 #define BK_SLOT(idx) (((idx) % KWG) * BPITCH + (idx) / KWG)
 #define BK_AT(k, idx) bk[((idx) / KWG) * ldb_v + (k) + (idx) % KWG]
-    real pbk[LOADS_BK];
+    real pb[LOADS_BK];
+#if PF2
+    real qb[LOADS_BK];
+#endif
 #elif !ASYNC
     realN pb[LOADS_B];
+#if PF2
+    realN qb[LOADS_B];
+#endif
 #endif
 #else
     const __global real *bgs = (const __global real *)bg;
+#endif
+#if SA && PF2
+    realM qa[LOADS_A];
+#endif
+    /* the staged slice starting at k row k into registers P (A) / P (B) */
+#define LOAD_A_INTO(P, k)                                                                      \
+    UNROLL for (int r = 0; r < LOADS_A; r++) {                                                 \
+        const int idx = tid + r * NTHREADS;                                                    \
+        if (LA % NTHREADS == 0 || idx < LA) P[r] = A_SLICE(k, idx);                            \
+    }
+#if DIRECT_B == 2
+#define LOAD_B_INTO(P, k)                                                                      \
+    UNROLL for (int r = 0; r < LOADS_BK; r++) {                                                \
+        const int idx = tid + r * NTHREADS;                                                    \
+        if (LBK % NTHREADS == 0 || idx < LBK) P[r] = BK_AT(k, idx);                        \
+    }
+#else
+#define LOAD_B_INTO(P, k)                                                                      \
+    UNROLL for (int r = 0; r < LOADS_B; r++) {                                                 \
+        const int idx = tid + r * NTHREADS;                                                    \
+        if (LB % NTHREADS == 0 || idx < LB) P[r] = B_SLICE(k, idx);                            \
+    }
 #endif
 
     /* vector idx of a slice (row idx / MVECS, vector idx % MVECS) -> its padded place */
@@ -567,6 +601,18 @@ typedef real frag_t;
         if (LB % NTHREADS == 0 || idx < LB) bls[0][B_SLOT(idx)] = B_SLICE(KBEG, idx);
     }
 #endif
+#if PF2
+    /* two slices in flight: the next one's registers filled here, the one after at the top of
+     * each step (PF2 below) */
+    if (KBEG + KWG < KEND) {
+#if SA
+        LOAD_A_INTO(pa, KBEG + KWG)
+#endif
+#if SB
+        LOAD_B_INTO(pb, KBEG + KWG)
+#endif
+    }
+#endif
 #endif
     barrier(CLK_LOCAL_MEM_FENCE);
 #if KLIMIT
@@ -588,24 +634,23 @@ typedef real frag_t;
 #endif
             CP_COMMIT();
         }
+#elif PF2
+        /* the slice after next into qa / qb; the next one is in pa / pb since the step before */
+        if (kb + 2 * KWG < KEND) {
+#if SA
+            LOAD_A_INTO(qa, kb + 2 * KWG)
+#endif
+#if SB
+            LOAD_B_INTO(qb, kb + 2 * KWG)
+#endif
+        }
 #else
         if (more) {
 #if SA
-            UNROLL for (int r = 0; r < LOADS_A; r++) {
-                const int idx = tid + r * NTHREADS;
-                if (LA % NTHREADS == 0 || idx < LA) pa[r] = A_SLICE(kb + KWG, idx);
-            }
+            LOAD_A_INTO(pa, kb + KWG)
 #endif
-#if SB && DIRECT_B == 2
-            UNROLL for (int r = 0; r < LOADS_BK; r++) {
-                const int idx = tid + r * NTHREADS;
-                if (LBK % NTHREADS == 0 || idx < LBK) pbk[r] = BK_AT(kb + KWG, idx);
-            }
-#elif SB
-            UNROLL for (int r = 0; r < LOADS_B; r++) {
-                const int idx = tid + r * NTHREADS;
-                if (LB % NTHREADS == 0 || idx < LB) pb[r] = B_SLICE(kb + KWG, idx);
-            }
+#if SB
+            LOAD_B_INTO(pb, kb + KWG)
 #endif
         }
 #endif
@@ -671,7 +716,7 @@ typedef real frag_t;
 #if SB && DIRECT_B == 2
             UNROLL for (int r = 0; r < LOADS_BK; r++) {
                 const int idx = tid + r * NTHREADS;
-                if (LBK % NTHREADS == 0 || idx < LBK) ((__local real *)bls[buf ^ 1])[BK_SLOT(idx)] = pbk[r];
+                if (LBK % NTHREADS == 0 || idx < LBK) ((__local real *)bls[buf ^ 1])[BK_SLOT(idx)] = pb[r];
             }
 #elif SB
             UNROLL for (int r = 0; r < LOADS_B; r++) {
@@ -680,6 +725,16 @@ typedef real frag_t;
             }
 #endif
         }
+#if PF2
+#if SA
+        UNROLL for (int r = 0; r < LOADS_A; r++) pa[r] = qa[r];
+#endif
+#if SB && DIRECT_B == 2
+        UNROLL for (int r = 0; r < LOADS_BK; r++) pb[r] = qb[r];
+#elif SB
+        UNROLL for (int r = 0; r < LOADS_B; r++) pb[r] = qb[r];
+#endif
+#endif
 #endif
         barrier(CLK_LOCAL_MEM_FENCE);
         buf ^= 1;

@@ -125,6 +125,22 @@ static void params(const chg_device_t *dev, int has_fp64)
         q.swz = 65;
         EXPECT(chg_gemm_params_valid(dev, (chg_precision_t)prec, &q, NULL, 0) == 0, "SWZ=65 accepted");
 
+        /* two slices in flight: the staged tensor-core kernel only; it round-trips too */
+        q = p;
+        EXPECT(chg_gemm_params_parse("PF=2", &q) == 0 && q.pf == 2, "PF=2 not parsed");
+        EXPECT(q.mma || !chg_gemm_params_valid(dev, (chg_precision_t)prec, &q, NULL, 0),
+               "PF=2 on the FMA kernel accepted (prec %d)", prec);
+        q.mma = 2;
+        q.wm = 1;
+        q.sa = 1;
+        chg_gemm_params_format(&q, text, sizeof text);
+        EXPECT(strstr(text, ",PF=2") != NULL, "PF missing from \"%s\"", text);
+        q.pf = 3;
+        EXPECT(!chg_gemm_params_valid(dev, (chg_precision_t)prec, &q, NULL, 0), "PF=3 accepted");
+        q.pf = 1;
+        chg_gemm_params_format(&q, text, sizeof text);
+        EXPECT(strstr(text, "PF") == NULL, "PF=1 written in \"%s\"", text);
+
         /* TF32 is FP32-only, needs the tensor-core kernel (MMA=3) and tensor cores */
         q = p;
         q.tf32 = 1;

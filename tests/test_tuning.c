@@ -105,9 +105,9 @@ static chg_device_t fake_device(const char *name, const char *driver, const char
     return d;
 }
 
-static const chg_gemm_params_t P_EXACT = {64, 64, 16, 8, 16, 2, 4, 1, 0, 8, 0, 0, 0, 0, 0};
-static const chg_gemm_params_t P_ARCH = {128, 64, 8, 16, 8, 4, 2, 0, 1, 4, 0, 0, 0, 0, 0};
-static const chg_gemm_params_t P_VENDOR = {32, 128, 32, 8, 16, 4, 8, 1, 1, 16, 0, 0, 0, 0, 0};
+static const chg_gemm_params_t P_EXACT = {64, 64, 16, 8, 16, 2, 4, 1, 0, 8, 0, 0, 0, 0, 0, 0};
+static const chg_gemm_params_t P_ARCH = {128, 64, 8, 16, 8, 4, 2, 0, 1, 4, 0, 0, 0, 0, 0, 0};
+static const chg_gemm_params_t P_VENDOR = {32, 128, 32, 8, 16, 4, 8, 1, 1, 16, 0, 0, 0, 0, 0, 0};
 
 /* A record for dev with gemm parameters for the precisions in mask (1: s, 2: d). */
 static chg_tuning_record_t record_for(const chg_device_t *dev, chg_gemm_params_t g, int mask)
@@ -717,7 +717,7 @@ static void lookup_levels(void)
 
     /* Parameters that do not fit the device (work-group of 2048 > 1024): passed over. */
     set_dirs("fit", NULL);
-    chg_gemm_params_t big = {128, 128, 16, 32, 64, 4, 2, 1, 1, 16, 0, 0, 0, 0, 0};
+    chg_gemm_params_t big = {128, 128, 16, 32, 64, 4, 2, 1, 1, 16, 0, 0, 0, 0, 0, 0};
     chg_tuning_record_t unfit = record_for(&dev, big, 1);
     path_in(q, sizeof q, "fit", "a.json");
     write_db(q, &unfit, 1);
@@ -1118,7 +1118,7 @@ static void device_entry(tc_env_t *env, const chg_device_t *dev)
     chg_tuning_record_t r;
     chg_tuning_record_init(&r, dev);
     /* A valid non-default kernel on any device, and non-default pack kernels. */
-    const chg_gemm_params_t g = {16, 32, 8, 8, 8, 2, 1, 1, 0, 2, 0, 0, 0, 0, 0};
+    const chg_gemm_params_t g = {16, 32, 8, 8, 8, 2, 1, 1, 0, 2, 0, 0, 0, 0, 0, 0};
     for (int p = 0; p < 2; p++) {
         r.prec[p].present = 1;
         r.prec[p].gemm = g;

@@ -719,7 +719,7 @@ static int tuner_gemm_space(const chg_device_t *dev, chg_precision_t prec, chg_g
     for (int sb = 0; sb < 2; sb++)
     for (int ki = 0; ki < 6; ki++) {
         chg_gemm_params_t p = {tiles[a], tiles[b], kwgs[kk], dims[md], dims[nd], vws[vm], vws[vn],
-                               sa, sb, kwis[ki], 0, 0, 0, 0, 0};
+                               sa, sb, kwis[ki], 0, 0, 0, 0, 0, 0};
         const int threads = p.mdimc * p.ndimc;
         if (p.kwg % p.kwi || p.mwg % (p.mdimc * p.vwm) || p.nwg % (p.ndimc * p.vwn)) continue;
         if ((size_t)threads > dev->info.max_work_group_size || threads < 64) continue;

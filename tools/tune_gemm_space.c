@@ -121,7 +121,7 @@ static int enumerate_fma(search_t *s, space_count_t *cnt)
     for (int sb = 0; sb < 2; sb++)
     for (int ki = 0; ki < 6; ki++) {
         chg_gemm_params_t p = {tiles[a], tiles[b], kwgs[kk], dims[md], dims[nd], vws[vm], vws[vn],
-                               sa, sb, kwis[ki], 0, 0, 0, 0, 0};
+                               sa, sb, kwis[ki], 0, 0, 0, 0, 0, 0};
         cnt->raw++;
         const int why = fma_pruned(s, &p, cnt->regs_per_block);
         if (why >= 0) cnt->pruned[why]++;
@@ -151,7 +151,7 @@ static int enumerate_mma(search_t *s, space_count_t *cnt)
     for (int st = 0; st < 3; st++) {
         /* both panels staged, or B (the smaller reuse) read from global memory, or both */
         chg_gemm_params_t p = {mtiles[a], mtiles[b], mkwgs[kk], wgs[w][0], wgs[w][1],
-                               mvws[vm], mvws[vn], st < 2, st == 0, mkwgs[kk], mma, wms[wmi], 0, 0, 0};
+                               mvws[vm], mvws[vn], st < 2, st == 0, mkwgs[kk], mma, wms[wmi], 0, 0, 0, 0};
         cnt->raw++;
         char why[160] = "";
         if (!chg_gemm_params_valid(&s->d->dev, s->prec, &p, why, sizeof why)) {

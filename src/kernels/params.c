@@ -96,7 +96,7 @@ void chg_gemm_params_direct_default(const chg_device_t *dev, chg_precision_t pre
 {
     const int gpu = (dev->features & CHG_FEAT_GPU) != 0;
     chg_gemm_params_default(dev, prec, p);
-    p->mma = p->wm = p->tf32 = p->swz = 0;
+    p->mma = p->wm = p->tf32 = p->swz = p->pf = 0;
     p->dk = 1;
     p->vwm = p->vwn = 1;
     p->sa = p->sb = 1;
@@ -140,7 +140,7 @@ static int *param_field(chg_gemm_params_t *p, const char *key, size_t len)
         {"SB", offsetof(chg_gemm_params_t, sb)},       {"KWI", offsetof(chg_gemm_params_t, kwi)},
         {"MMA", offsetof(chg_gemm_params_t, mma)},     {"WM", offsetof(chg_gemm_params_t, wm)},
         {"TF32", offsetof(chg_gemm_params_t, tf32)},   {"SWZ", offsetof(chg_gemm_params_t, swz)},
-        {"DK", offsetof(chg_gemm_params_t, dk)},
+        {"DK", offsetof(chg_gemm_params_t, dk)},       {"PF", offsetof(chg_gemm_params_t, pf)},
     };
     for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++)
         if (strlen(fields[i].name) == len && strncasecmp(fields[i].name, key, len) == 0)
@@ -252,6 +252,9 @@ int chg_gemm_params_valid(const chg_device_t *dev, chg_precision_t prec,
     if (p->sa < 0 || p->sa > 1 || p->sb < 0 || p->sb > 1) INVALID("SA and SB must be 0 or 1");
     if (p->mma < 0 || p->mma > 4) INVALID("MMA must be 0..4");
     if (p->swz < 0 || p->swz > 64) INVALID("SWZ must be 0..64");
+    if (p->pf < 0 || p->pf > 2) INVALID("PF must be 0, 1 or 2");
+    if (p->pf == 2 && (!p->mma || !(p->sa || p->sb) || p->dk))
+        INVALID("PF=2 is for the staged tensor-core kernel (MMA with SA or SB)");
     if (p->tf32 && !p->mma) INVALID("TF32 needs the tensor-core kernel (MMA=3)");
     if (p->dk) return direct_valid(dev, prec, p, why, why_len);
     if (p->mma) return mma_valid(dev, prec, p, why, why_len);
@@ -288,6 +291,7 @@ void chg_gemm_params_defines(chg_precision_t prec, const chg_gemm_params_t *p, c
         chg_str_printf(s, "#define MMA %d\n#define WM %d\n", p->mma, p->wm);
         if (p->tf32) chg_str_printf(s, "#define TF32 %d\n", p->tf32);
         if (chg_gemm_mma_async(prec)) chg_str_append(s, "#define ASYNC 1\n");
+        if (p->pf == 2 && !chg_gemm_mma_async(prec)) chg_str_append(s, "#define PF2 1\n");
     }
     if (p->swz) chg_str_printf(s, "#define SWZ %d\n", p->swz);
 }
@@ -316,6 +320,10 @@ void chg_gemm_params_format(const chg_gemm_params_t *p, char *buf, size_t len)
     if (p->dk) {
         const size_t used = strlen(buf);
         if (used < len) snprintf(buf + used, len - used, ",DK=%d", p->dk);
+    }
+    if (p->pf >= 2) {
+        const size_t used = strlen(buf);
+        if (used < len) snprintf(buf + used, len - used, ",PF=%d", p->pf);
     }
 }
 

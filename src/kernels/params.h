@@ -43,6 +43,10 @@ typedef struct chg_gemm_params_s {
      * parameters are taken (level-3 routines, the host pipeline) it is ignored. Left out of the
      * formatted string when 0. */
     int dk;
+    /* Slices in flight in the staged tensor-core kernel: 0 or 1 = one (the next slice's loads
+     * overlap one step's arithmetic), 2 = two (cl/gemm.cl PF2: the loads have two steps to
+     * land). Left out of the formatted string when below 2. */
+    int pf;
 } chg_gemm_params_t;
 
 /* m, k of the mma shape (n is always 8); 0 when mma is not 1..4. */

@@ -42,6 +42,8 @@ static void parse_gemm(const cJSON *o, const char *path, chg_gemm_params_t *g, c
     chg_db_get_int(o, "SWZ", path, 0, 64, &g->swz, e);
     /* the direct kernel (optional; absent means the packed kernel; a class's only) */
     chg_db_get_int(o, "DK", path, 0, 1, &g->dk, e);
+    /* slices in flight in the staged tensor-core kernel (optional; absent means one) */
+    chg_db_get_int(o, "PF", path, 0, 2, &g->pf, e);
     if (e->failed) return;
     if (g->mma && g->wm < 1) chg_db_fail(e, "%s: MMA needs WM >= 1", path);
     if (g->mwg < 1 || g->nwg < 1 || g->kwg < 1 || g->mdimc < 1 || g->ndimc < 1 || g->kwi < 1)

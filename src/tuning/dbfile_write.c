@@ -35,6 +35,7 @@ static void add_gemm(cJSON *o, const chg_gemm_params_t *g)
     }
     if (g->swz) cJSON_AddNumberToObject(o, "SWZ", g->swz);
     if (g->dk) cJSON_AddNumberToObject(o, "DK", g->dk);
+    if (g->pf >= 2) cJSON_AddNumberToObject(o, "PF", g->pf);
 }
 
 static void add_copy(cJSON *o, const chg_copy_params_t *c, double gbs)
