@@ -89,6 +89,19 @@ static chg_gemm_params_t scaled(const chg_gemm_params_t *gp, double fm, double f
     return q;
 }
 
+/* gp with the tile mwg x nwg: the work-group shape halved while the tile does not divide
+ * (MDIMC*VWM | MWG), and WM halved while the warps do not divide the tile's rows. */
+static chg_gemm_params_t sized(const chg_gemm_params_t *gp, int mwg, int nwg)
+{
+    chg_gemm_params_t q = *gp;
+    q.mwg = mwg;
+    q.nwg = nwg;
+    while (q.mdimc > 1 && q.mwg % (q.mdimc * q.vwm)) q.mdimc /= 2;
+    while (q.ndimc > 1 && q.nwg % (q.ndimc * q.vwn)) q.ndimc /= 2;
+    while (q.mma && q.wm > 1 && q.mwg % (q.wm * 16)) q.wm /= 2;
+    return q;
+}
+
 /* The direct kernel's geometries: tiles x work-groups x k depths, at most 64 results per
  * work-item and (on GPUs) at least 64 work-items. */
 static void direct_cands(ccand_t *c, int *n, const cprob_t *p)
@@ -147,10 +160,18 @@ static int candidates(const cprob_t *p, int cls, const chg_gemm_params_t *main_g
     sc[4] = scaled(main_gp, cls == CHG_SHAPE_WIDE ? 0.5 : 2, cls == CHG_SHAPE_WIDE ? 2 : 0.5);
     sc[5] = scaled(main_gp, 0.25, 0.25);
     static const int splits[] = {0, 1, 2, 4, 8, 16, 3, 6, 12};
+    /* thin products: tiles of 64 across the thin side (the H100's FP64 tall and wide classes:
+     * 64 x 64 and 64 x 128 with four slices, 1.1-2.1x the 128 x 128 / 128 x 192 tiles) */
+    chg_gemm_params_t th[3];
+    const int thin = cls == CHG_SHAPE_TALL || cls == CHG_SHAPE_WIDE;
+    th[0] = sized(main_gp, 64, 64);
+    th[1] = sized(main_gp, 64, 128);
+    th[2] = sized(main_gp, 128, 64);
     for (size_t si = 0; si < sizeof splits / sizeof splits[0]; si++) {
         add_cand(c, &n, p, &cd, splits[si]);
         if (now->present && !now->gemm.dk) add_cand(c, &n, p, &now->gemm, splits[si]);
         for (int i = 0; i < 6; i++) add_cand(c, &n, p, &sc[i], splits[si]);
+        for (int i = 0; thin && i < 3; i++) add_cand(c, &n, p, &th[i], splits[si]);
     }
     direct_cands(c, &n, p);
     return n;
