@@ -245,10 +245,16 @@ typedef real8 realN;
 
 /* DIRECT_B 2: B not transposed (k-major: B(p, j) at p + j * ldb) read in place; its slices are
  * loaded element by element, k fastest (a column's KWG elements are one contiguous run), and
- * stored transposed into the local buffer the fragments read: only the staged (SB) tensor-core
- * kernel without ASYNC has that path. ldb_v is then ldb in elements. */
-#if DIRECT_B == 2 && (!MMA || !SB || ASYNC)
-#error "DIRECT_B 2 (B read k-major in place) is for the staged tensor-core kernel without ASYNC"
+ * stored transposed into the local buffer the arithmetic reads: kernels that stage B (SB),
+ * without ASYNC. ldb_v is then ldb in elements. */
+#if DIRECT_B == 2 && (!SB || ASYNC)
+#error "DIRECT_B 2 (B read k-major in place) is for a kernel that stages B (SB), without ASYNC"
+#endif
+#if DIRECT_B == 2
+/* element idx of a k-major slice: column idx / KWG, k row idx % KWG */
+#define LBK (KWG * NWG)
+#define LOADS_BK ((LBK + NTHREADS - 1) / NTHREADS)
+#define BK_AT(k, idx) bk[((idx) / KWG) * ldb_v + (k) + (idx) % KWG]
 #endif
 
 __kernel __attribute__((reqd_work_group_size(MDIMC, NDIMC, 1)))
@@ -498,11 +504,7 @@ typedef real frag_t;
 #if SB
     __local realN bls[2][KWG * BPITCH / VWN];
 #if DIRECT_B == 2
-    /* element idx of a k-major slice: column idx / KWG, k row idx % KWG */
-#define LBK (KWG * NWG)
-#define LOADS_BK ((LBK + NTHREADS - 1) / NTHREADS)
-#define BK_SLOT(idx) (((idx) % KWG) * BPITCH + (idx) / KWG)
-#define BK_AT(k, idx) bk[((idx) / KWG) * ldb_v + (k) + (idx) % KWG]
+#define BK_SLOT(idx) (((idx) % KWG) * BPITCH + (idx) / KWG) /* its padded place */
     real pb[LOADS_BK];
 #if PF2
     real qb[LOADS_BK];
@@ -797,7 +799,13 @@ typedef real frag_t;
 #endif
 #if SB
     __local realN bls[2][LB];
+#if DIRECT_B == 2
+#undef BK_SLOT
+#define BK_SLOT(idx) (((idx) % KWG) * NWG + (idx) / KWG)
+    real pb[LOADS_BK];
+#else
     realN pb[LOADS_B];
+#endif
 #endif
 
     /* Prologue: the first slice into buffer 0 (none when KLIMIT leaves no slice; the test is
@@ -811,7 +819,12 @@ typedef real frag_t;
         if (LA % NTHREADS == 0 || idx < LA) als[0][idx] = A_SLICE(KBEG, idx);
     }
 #endif
-#if SB
+#if SB && DIRECT_B == 2
+    UNROLL for (int r = 0; r < LOADS_BK; r++) {
+        const int idx = tid + r * NTHREADS;
+        if (LBK % NTHREADS == 0 || idx < LBK) ((__local real *)bls[0])[BK_SLOT(idx)] = BK_AT(KBEG, idx);
+    }
+#elif SB
     UNROLL for (int r = 0; r < LOADS_B; r++) {
         const int idx = tid + r * NTHREADS;
         if (LB % NTHREADS == 0 || idx < LB) bls[0][idx] = B_SLICE(KBEG, idx);
@@ -836,7 +849,14 @@ typedef real frag_t;
             }
         }
 #endif
-#if SB
+#if SB && DIRECT_B == 2
+        if (more) {
+            UNROLL for (int r = 0; r < LOADS_BK; r++) {
+                const int idx = tid + r * NTHREADS;
+                if (LBK % NTHREADS == 0 || idx < LBK) pb[r] = BK_AT(kb + KWG, idx);
+            }
+        }
+#elif SB
         if (more) {
             UNROLL for (int r = 0; r < LOADS_B; r++) {
                 const int idx = tid + r * NTHREADS;
@@ -881,7 +901,12 @@ typedef real frag_t;
                 if (LA % NTHREADS == 0 || idx < LA) als[buf ^ 1][idx] = pa[r];
             }
 #endif
-#if SB
+#if SB && DIRECT_B == 2
+            UNROLL for (int r = 0; r < LOADS_BK; r++) {
+                const int idx = tid + r * NTHREADS;
+                if (LBK % NTHREADS == 0 || idx < LBK) ((__local real *)bls[buf ^ 1])[BK_SLOT(idx)] = pb[r];
+            }
+#elif SB
             UNROLL for (int r = 0; r < LOADS_B; r++) {
                 const int idx = tid + r * NTHREADS;
                 if (LB % NTHREADS == 0 || idx < LB) bls[buf ^ 1][idx] = pb[r];

@@ -145,7 +145,7 @@ size_t chg_l3_triangle_tiles(int upper, long diag, size_t mt, size_t nt, int mwg
  * applies): CHG_DIRECT_A reads op(A) = A in place, CHG_DIRECT_B op(B)^T = B, CHG_DIRECT_C has
  * the kernel apply alpha/beta and write C itself, CHG_DIRECT_BETA0 with it: beta = 0, C never
  * read (cl/gemm.cl, DIRECT_*); CHG_DIRECT_BK reads op(B) = B not transposed in place (k-major,
- * the staged tensor-core kernel only: DIRECT_B 2). CHG_DIRECT_BANY: B read in place either way. */
+ * kernels that stage B: DIRECT_B 2). CHG_DIRECT_BANY: B read in place either way. */
 enum { CHG_DIRECT_A = 1, CHG_DIRECT_B = 2, CHG_DIRECT_C = 4, CHG_DIRECT_BETA0 = 8, CHG_DIRECT_BK = 32 };
 #define CHG_DIRECT_BANY (CHG_DIRECT_B | CHG_DIRECT_BK)
 /* Not a direct mode: chg_gemm_kernel_direct with this flag alone builds the SPLITK variant of

@@ -256,7 +256,7 @@ static int direct_env(int allow)
 {
     const char *env = chg_getenv("CLHGEMM_DIRECT");
     if (!env || !strcmp(env, "auto")) return allow;
-    if (!strcmp(env, "on") || !strcmp(env, "all")) return CHG_DIRECT_A | CHG_DIRECT_B | CHG_DIRECT_C;
+    if (!strcmp(env, "on") || !strcmp(env, "all")) return CHG_DIRECT_A | CHG_DIRECT_BANY | CHG_DIRECT_C;
     if (!strcmp(env, "off") || !strcmp(env, "0") || !strcmp(env, "none")) return 0;
     if (strspn(env, "abc,") != strlen(env) || strspn(env, ",") == strlen(env)) {
         chg_env_warn("CLHGEMM_DIRECT", env, "is not auto, on, off or a list of a, b, c; using auto");
@@ -264,7 +264,7 @@ static int direct_env(int allow)
     }
     int mask = 0;
     for (const char *p = env; *p; p++)
-        mask |= *p == 'a' ? CHG_DIRECT_A : *p == 'b' ? CHG_DIRECT_B : *p == 'c' ? CHG_DIRECT_C : 0;
+        mask |= *p == 'a' ? CHG_DIRECT_A : *p == 'b' ? CHG_DIRECT_BANY : *p == 'c' ? CHG_DIRECT_C : 0;
     return mask;
 }
 
@@ -282,8 +282,10 @@ static int in_place_operands(const chg_gemm_args_t *a, const chg_gemm_params_t *
     if ((allow & CHG_DIRECT_B) && a->trans_b &&
         direct_operand(a->b, a->off_b, a->ldb, a->n, a->k, gp->nwg, gp->vwn, gp->kwg, es, bhi))
         mode |= CHG_DIRECT_B;
-    /* B not transposed: the staged tensor-core kernel reads it k-major (DIRECT_B 2) */
-    if ((allow & CHG_DIRECT_B) && !a->trans_b && gp->mma && gp->sb && !chg_gemm_mma_async(a->prec) &&
+    /* B not transposed: a kernel that stages B reads it k-major (DIRECT_B 2) where `allow` has
+     * CHG_DIRECT_BK */
+    if ((allow & CHG_DIRECT_BK) && !a->trans_b && gp->sb && !gp->dk &&
+        !(gp->mma && chg_gemm_mma_async(a->prec)) &&
         direct_operand_kmajor(a->b, a->off_b, a->ldb, a->n, a->k, gp->nwg, gp->kwg, es, bhi))
         mode |= CHG_DIRECT_BK;
     return mode;
@@ -302,12 +304,14 @@ int chg_gemm_direct_mode(const chg_gemm_args_t *a, const chg_gemm_params_t *gp, 
      * (DGEMM 4096 x 4096 x 128 +18%, 8192^2 x 256 +15%, 1000^3 +10%, 4096^3 +1%; 2026-11-26).
      * Small products (m n k <= CHG_DIRECT_AB_MMA_MNK) read A and B in place on the tensor-core
      * kernels too: the pack launch they save is a large part of such a call (DGEMM 256^3 and
-     * 512^3 +33%, 1000^3 +9%, 1024^3 +16%; from 2000^3 on +-1%, 8192^2 x 256 -1%). */
+     * 512^3 +33%, 1000^3 +9%, 1024^3 +16%; from 2000^3 on +-1%, 8192^2 x 256 -1%). B not
+     * transposed is read k-major in place (CHG_DIRECT_BK) only in such small products, on either
+     * kernel (the FMA kernel's in-place B cost it 16% on SGEMM NT n = 8192). */
     const int all = CHG_DIRECT_A | CHG_DIRECT_B | CHG_DIRECT_C;
     const int small = (double)a->m * (double)a->n * (double)a->k <= CHG_DIRECT_AB_MMA_MNK;
     int allow = gp->mma ? (a->beta == 0.0 || a->k <= CHG_DIRECT_C_MMA_K ? CHG_DIRECT_C : 0) |
-                              (small ? CHG_DIRECT_A | CHG_DIRECT_B : 0)
-                        : all;
+                              (small ? CHG_DIRECT_A | CHG_DIRECT_BANY : 0)
+                        : all | (small ? CHG_DIRECT_BK : 0);
     allow = direct_env(allow);
     const size_t es = chg_elem_size(a->prec);
     size_t ahi = 0, bhi = 0;
@@ -669,7 +673,7 @@ static int splitk_direct(const chg_gemm_args_t *a, const chg_gemm_params_t *gp,
 {
     if (sk->ktot != a->k) return 0;
     const size_t most = gp->mma ? CHG_SPLITK_DIRECT_MAX : CHG_SPLITK_DIRECT_MAX_FMA;
-    int allow = (a->n <= most ? CHG_DIRECT_A : 0) | (a->m <= most ? CHG_DIRECT_B : 0);
+    int allow = (a->n <= most ? CHG_DIRECT_A : 0) | (a->m <= most ? CHG_DIRECT_BANY : 0);
     size_t ahi, bhi;
     return in_place_operands(a, gp, direct_env(allow), &ahi, &bhi);
 }

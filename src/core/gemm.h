@@ -76,14 +76,15 @@ clhgemm_status_t chg_queue_device(cl_command_queue queue, const chg_device_t **d
  * Where the caller's matrix already has the layout the kernel reads, the blocked core skips a
  * copy (cl/gemm.cl, DIRECT_*; the flags are core/blocks.h's): CHG_DIRECT_A reads op(A) = A (not
  * transposed) in place, with lda as the k stride; CHG_DIRECT_B reads op(B)^T = B when B is
- * transposed, CHG_DIRECT_BK B not transposed (k-major; the staged tensor-core kernel without
- * cp.async only: SB = 1, CLHGEMM_MMA_ASYNC unset); CHG_DIRECT_C has the kernel apply alpha/beta and write C itself when a C block
+ * transposed, CHG_DIRECT_BK B not transposed (k-major; kernels that stage B, SB = 1, without
+ * cp.async); CHG_DIRECT_C has the kernel apply alpha/beta and write C itself when a C block
  * takes all of k in one slice (no Cp, no write-back; CHG_DIRECT_BETA0 with it: beta = 0, C never
  * read). A/B need VWM/VWN-aligned offset and leading dimension, k a multiple of KWG, the rows the
  * padded tiles read inside the buffer, and (with DIRECT_C) no overlap with C. By default
  * (CLHGEMM_DIRECT unset or "auto") the FMA kernel uses all of them and the tensor-core kernels
  * DIRECT_C with beta = 0 or k <= CHG_DIRECT_C_MMA_K, and DIRECT_A / DIRECT_B only for products
- * of m n k <= CHG_DIRECT_AB_MMA_MNK (larger ones measured slower with them); "on" allows them for
+ * of m n k <= CHG_DIRECT_AB_MMA_MNK (larger ones measured slower with them); B not transposed
+ * (CHG_DIRECT_BK) only in those small products on either kernel; "on" allows them for
  * both, "off" for neither, a list such as "a,c" only those. */
 #define CHG_DIRECT_C_MMA_K 4096
 #define CHG_DIRECT_AB_MMA_MNK 2147483648.0 /* 2^31: 1290^3, 512 x 8192 x 512 */
