@@ -448,7 +448,10 @@ static int device(int dbl, int split, int direct)
                                        {1, 129, 777},  {65, 33, 2049}, {7, 9, 1031},
                                        /* k a multiple of 3 slices of whole KWG steps: with
                                         * "split", a thin product's big operand read in place */
-                                       {64, 40, 768},  {320, 16, 1536}, {16, 320, 768}};
+                                       {64, 40, 768},  {320, 16, 1536}, {16, 320, 768},
+                                       /* ... with n a multiple of the GPU tiles (128, 64): B
+                                        * not transposed read k-major in place */
+                                       {64, 256, 768}};
         static const double ab[4][2] = {{1, 0}, {-1.5, 1}, {0.5, -2}, {2, 0}};
         const clhgemm_transpose_t nt[2] = {CLHGEMM_NO_TRANS, CLHGEMM_TRANS};
         const clhgemm_layout_t lay[2] = {CLHGEMM_COL_MAJOR, CLHGEMM_ROW_MAJOR};

@@ -304,14 +304,15 @@ int chg_gemm_direct_mode(const chg_gemm_args_t *a, const chg_gemm_params_t *gp, 
      * (DGEMM 4096 x 4096 x 128 +18%, 8192^2 x 256 +15%, 1000^3 +10%, 4096^3 +1%; 2026-11-26).
      * Small products (m n k <= CHG_DIRECT_AB_MMA_MNK) read A and B in place on the tensor-core
      * kernels too: the pack launch they save is a large part of such a call (DGEMM 256^3 and
-     * 512^3 +33%, 1000^3 +9%, 1024^3 +16%; from 2000^3 on +-1%, 8192^2 x 256 -1%). B not
-     * transposed is read k-major in place (CHG_DIRECT_BK) only in such small products, on either
-     * kernel (the FMA kernel's in-place B cost it 16% on SGEMM NT n = 8192). */
+     * 512^3 +33%, 1000^3 +9%, 1024^3 +16%; from 2000^3 on +-1%, 8192^2 x 256 -1%), B not
+     * transposed too (k-major, CHG_DIRECT_BK). The FMA kernel reads B k-major in place only in
+     * split-K's thin products (splitk_direct): in the blocked path it lost 19-42% (SGEMM 512^3,
+     * 1024^3, 4096^2 x 64 and x 128 on the H100). */
     const int all = CHG_DIRECT_A | CHG_DIRECT_B | CHG_DIRECT_C;
     const int small = (double)a->m * (double)a->n * (double)a->k <= CHG_DIRECT_AB_MMA_MNK;
     int allow = gp->mma ? (a->beta == 0.0 || a->k <= CHG_DIRECT_C_MMA_K ? CHG_DIRECT_C : 0) |
                               (small ? CHG_DIRECT_A | CHG_DIRECT_BANY : 0)
-                        : all | (small ? CHG_DIRECT_BK : 0);
+                        : all;
     allow = direct_env(allow);
     const size_t es = chg_elem_size(a->prec);
     size_t ahi = 0, bhi = 0;
