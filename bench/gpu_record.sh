@@ -27,6 +27,8 @@
 #   blasnumpy   numpy a @ b n = 256..16384, small calls, cholesky, solve on clhgemm's libblas.so.3 (with
 #               the reference LAPACK) and on OpenBLAS's (with its LAPACK), back to back, and the
 #               reference LAPACK on OpenBLAS (bench/blas_numpy.py; Debian's python3-debian of .gpuenv)
+#               then NUMPY_ROUNDS - 1 more processes of each at NUMPY_ROUND_SIZES, and the medians
+#               over the processes (bench/blas_numpy_summary.py: rounds.txt)
 #   oversize    clhgemm-bench-host --oversize --sizes 65536: DGEMM larger than the GPU (103 GB)
 #   scaling     host-resident S/DGEMM n = 32768 on every GPU and on the first alone (--one-device)
 #   level3      clhgemm-bench-level3 n = $L3_SIZES (8192), s and d: SYMM, SYRK, SYR2K (fused and
@@ -58,7 +60,8 @@
 # Environment: OUT, SRC, BUILD_DIR, JOBS (16), CMAKE_ARGS, TEST_LABEL, DEVICE_SIZES, REPS (10),
 # HOST_SIZES, HOST_PREC (both), XT (1), HOST_RUNS (1), OVERSIZE_N (65536), L3_SIZES, CM_BUDGET
 # (80s), CPU_MODEL (1), TRACE_N (32768), TRACE_ENVS (-), AB_PARTS (device host level3),
-# AB_ROUNDS (1), AB_SRC, CLHGEMM_CACHE_DIR (/tmp/clhgemm-cache).
+# AB_ROUNDS (1), AB_SRC, NUMPY_BUDGET (12), NUMPY_ROUNDS (3), NUMPY_ROUND_SIZES (256,512,1024),
+# CLHGEMM_CACHE_DIR (/tmp/clhgemm-cache).
 set -u -o pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.." || exit 2
@@ -317,8 +320,23 @@ stage_blasnumpy() {
   run_win "numpy on OpenBLAS, reference LAPACK" "$SD/openblas-reflapack.txt" 300 env \
     LD_LIBRARY_PATH="$L/lapack:$L/openblas-pthread:${LD_LIBRARY_PATH:-}" \
     python3-debian "$ROOT/bench/blas_numpy.py" --label openblas-reflapack --budget "${NUMPY_BUDGET:-12}" || r=1
+  # more processes of each, alternated, at the sizes where processes spread (NUMPY_ROUNDS in all,
+  # default 3; NUMPY_ROUND_SIZES): the summary takes the median over the processes of each library
+  local i ours=$SD/clhgemm.txt ob=$SD/openblas.txt
+  for i in $(seq 2 "${NUMPY_ROUNDS:-3}"); do
+    run_win "numpy on OpenBLAS, round $i" "$SD/openblas-$i.txt" 200 env LD_LIBRARY_PATH="$L/openblas-pthread:${LD_LIBRARY_PATH:-}" \
+      python3-debian "$ROOT/bench/blas_numpy.py" --label "openblas-$i" --sizes "${NUMPY_ROUND_SIZES:-256,512,1024}" \
+      --budget "${NUMPY_BUDGET:-12}" || r=1
+    run_win "numpy on clhgemm, round $i" "$SD/clhgemm-$i.txt" 200 env LD_LIBRARY_PATH="$BUILD_DIR/blas:$L/lapack:$L/openblas-pthread:${LD_LIBRARY_PATH:-}" \
+      python3-debian "$ROOT/bench/blas_numpy.py" --label "clhgemm-$i" --sizes "${NUMPY_ROUND_SIZES:-256,512,1024}" \
+      --budget "${NUMPY_BUDGET:-12}" || r=1
+    ours=$ours,$SD/clhgemm-$i.txt
+    ob=$ob,$SD/openblas-$i.txt
+  done
+  python3 "$ROOT/bench/blas_numpy_summary.py" --ours "$ours" --openblas "$ob" >"$SD/rounds.txt" 2>&1 || r=1
   { paste -d'|' <(cut -c1-70 "$SD/openblas.txt") <(cut -c1-70 "$SD/clhgemm.txt"); grep '^clhgemm-blas' "$SD/clhgemm.txt"
-    echo "reference LAPACK on OpenBLAS's BLAS:"; cut -c1-70 "$SD/openblas-reflapack.txt"; cat "$SD/clocks.txt"; } >"$SD/summary.txt"
+    echo "reference LAPACK on OpenBLAS's BLAS:"; cut -c1-70 "$SD/openblas-reflapack.txt"
+    echo "medians over the processes of each library:"; cat "$SD/rounds.txt"; cat "$SD/clocks.txt"; } >"$SD/summary.txt"
   return "$r"
 }
 
