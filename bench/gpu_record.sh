@@ -60,7 +60,7 @@
 # Environment: OUT, SRC, BUILD_DIR, JOBS (16), CMAKE_ARGS, TEST_LABEL, DEVICE_SIZES, REPS (10),
 # HOST_SIZES, HOST_PREC (both), XT (1), HOST_RUNS (1), OVERSIZE_N (65536), L3_SIZES, CM_BUDGET
 # (80s), CPU_MODEL (1), TRACE_N (32768), TRACE_ENVS (-), AB_PARTS (device host level3),
-# AB_ROUNDS (1), AB_SRC, NUMPY_BUDGET (12), NUMPY_ROUNDS (3), NUMPY_ROUND_SIZES (256,512,1024),
+# AB_ROUNDS (1), AB_SRC, NUMPY_BUDGET (12), NUMPY_SIZES, NUMPY_ROUNDS (3), NUMPY_ROUND_SIZES (256,512,1024),
 # CLHGEMM_CACHE_DIR (/tmp/clhgemm-cache).
 set -u -o pipefail
 
@@ -309,17 +309,17 @@ stage_blasnumpy() {
   local r=0 L=/tmp/gpuenv/usr/lib/x86_64-linux-gnu
   cmake --build "$BUILD_DIR" -j"$JOBS" --target clhgemm_blas >"$SD/build.log" 2>&1 || { tail -5 "$SD/build.log" >"$SD/summary.txt"; return 1; }
   run_win "numpy on OpenBLAS" "$SD/openblas.txt" 300 env LD_LIBRARY_PATH="$L/openblas-pthread:${LD_LIBRARY_PATH:-}" \
-    python3-debian "$ROOT/bench/blas_numpy.py" --label openblas --budget "${NUMPY_BUDGET:-12}" || r=1
+    python3-debian "$ROOT/bench/blas_numpy.py" --label openblas --sizes "${NUMPY_SIZES:-256,512,1024,2048,4096,8192,16384}" --budget "${NUMPY_BUDGET:-12}" || r=1
   # LAPACK: numpy on OpenBLAS uses OpenBLAS's liblapack.so.3 (its own BLAS inside); on clhgemm the
   # reference LAPACK ($L/lapack), whose routines call the BLAS by symbol, so that cholesky and
   # solve reach the drop-in (before 2026-11-25's sixth session both runs used OpenBLAS's LAPACK,
   # and the factorizations never reached the drop-in); the third run, the reference LAPACK on
   # OpenBLAS's BLAS, tells the LAPACK's share from the BLAS's
   run_win "numpy on clhgemm" "$SD/clhgemm.txt" 300 env LD_LIBRARY_PATH="$BUILD_DIR/blas:$L/lapack:$L/openblas-pthread:${LD_LIBRARY_PATH:-}" \
-    CLHGEMM_BLAS_STATS=1 python3-debian "$ROOT/bench/blas_numpy.py" --label clhgemm --budget "${NUMPY_BUDGET:-12}" || r=1
+    CLHGEMM_BLAS_STATS=1 python3-debian "$ROOT/bench/blas_numpy.py" --label clhgemm --sizes "${NUMPY_SIZES:-256,512,1024,2048,4096,8192,16384}" --budget "${NUMPY_BUDGET:-12}" || r=1
   run_win "numpy on OpenBLAS, reference LAPACK" "$SD/openblas-reflapack.txt" 300 env \
     LD_LIBRARY_PATH="$L/lapack:$L/openblas-pthread:${LD_LIBRARY_PATH:-}" \
-    python3-debian "$ROOT/bench/blas_numpy.py" --label openblas-reflapack --budget "${NUMPY_BUDGET:-12}" || r=1
+    python3-debian "$ROOT/bench/blas_numpy.py" --label openblas-reflapack --sizes "${NUMPY_SIZES:-256,512,1024,2048,4096,8192,16384}" --budget "${NUMPY_BUDGET:-12}" || r=1
   # more processes of each, alternated, at the sizes where processes spread (NUMPY_ROUNDS in all,
   # default 3; NUMPY_ROUND_SIZES): the summary takes the median over the processes of each library
   local i ours=$SD/clhgemm.txt ob=$SD/openblas.txt
