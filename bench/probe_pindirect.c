@@ -31,6 +31,7 @@
  */
 #define _GNU_SOURCE
 #include "probe_common.h"
+#include "probe_stats.h"
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -44,12 +45,6 @@
 #define MAX_REPS 32
 #define FULL_CHECK_MAX (128u << 20)
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 static inline uint64_t pat(size_t i, uint64_t s) { return ((uint64_t)i * 0x9E3779B97F4A7C15ull) ^ s; }
 
@@ -115,30 +110,6 @@ static int dev_ok(cl_command_queue q, cl_mem d, size_t bytes, uint64_t *scratch,
     return 1;
 }
 
-typedef struct {
-    int n;
-    double v[MAX_REPS];
-} samples_t;
-
-static void add(samples_t *s, double v)
-{
-    if (s->n < MAX_REPS) s->v[s->n++] = v;
-}
-
-static int cmp_d(const void *a, const void *b)
-{
-    const double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-static double median(const samples_t *s)
-{
-    if (s->n == 0) return -1;
-    double t[MAX_REPS];
-    memcpy(t, s->v, sizeof(double) * (size_t)s->n);
-    qsort(t, (size_t)s->n, sizeof t[0], cmp_d);
-    return s->n % 2 ? t[s->n / 2] : 0.5 * (t[s->n / 2 - 1] + t[s->n / 2]);
-}
 
 enum { RD_PAGE, WR_PAGE, PIN, PIN_NEW, RD_PIN, RECT_PIN, WR_PIN, UNPIN, RD_STG, CPY, NSTEP };
 static const char *step_name[NSTEP] = {"rd-page", "wr-page", "pin",   "pin-new", "rd-pin",

@@ -41,6 +41,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "probe_common.h"
+#include "probe_stats.h"
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -56,12 +57,6 @@
 #define SAMPLE_CHUNKS 64          /* else this many chunks of SAMPLE_BYTES, spread evenly */
 #define SAMPLE_BYTES (64u << 10)
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 /* ---- the pattern: 64-bit word i of a buffer filled with seed s ------------------------------ */
 static inline uint64_t pat(size_t i, uint64_t s) { return ((uint64_t)i * 0x9E3779B97F4A7C15ull) ^ s; }
@@ -217,30 +212,6 @@ static int classify(cl_command_queue q, cl_mem dev, size_t bytes, uint64_t *scra
 }
 
 /* ---- results ---------------------------------------------------------------------------------- */
-typedef struct {
-    int n;
-    double v[MAX_REPS];
-} samples_t;
-
-static void add(samples_t *s, double v)
-{
-    if (s->n < MAX_REPS) s->v[s->n++] = v;
-}
-
-static int cmp_d(const void *a, const void *b)
-{
-    const double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-static double median(const samples_t *s)
-{
-    if (s->n == 0) return -1;
-    double t[MAX_REPS];
-    memcpy(t, s->v, sizeof(double) * (size_t)s->n);
-    qsort(t, (size_t)s->n, sizeof t[0], cmp_d);
-    return s->n % 2 ? t[s->n / 2] : 0.5 * (t[s->n / 2 - 1] + t[s->n / 2]);
-}
 
 typedef struct {
     samples_t pin, c1, c2, unpin, unmap, cpy, wr, ovl;

@@ -521,25 +521,33 @@ typedef real frag_t;
 #if SA && PF2
     realM qa[LOADS_A];
 #endif
-    /* the staged slice starting at k row k into registers P (A) / P (B) */
+    /* the staged slices starting at k row k into registers PA (A) and PB (B); nothing for a
+     * panel that is not staged */
+#if SA
 #define LOAD_A_INTO(P, k)                                                                      \
     UNROLL for (int r = 0; r < LOADS_A; r++) {                                                 \
         const int idx = tid + r * NTHREADS;                                                    \
         if (LA % NTHREADS == 0 || idx < LA) P[r] = A_SLICE(k, idx);                            \
     }
-#if DIRECT_B == 2
+#else
+#define LOAD_A_INTO(P, k)
+#endif
+#if SB && DIRECT_B == 2
 #define LOAD_B_INTO(P, k)                                                                      \
     UNROLL for (int r = 0; r < LOADS_BK; r++) {                                                \
         const int idx = tid + r * NTHREADS;                                                    \
-        if (LBK % NTHREADS == 0 || idx < LBK) P[r] = BK_AT(k, idx);                        \
+        if (LBK % NTHREADS == 0 || idx < LBK) P[r] = BK_AT(k, idx);                            \
     }
-#else
+#elif SB
 #define LOAD_B_INTO(P, k)                                                                      \
     UNROLL for (int r = 0; r < LOADS_B; r++) {                                                 \
         const int idx = tid + r * NTHREADS;                                                    \
         if (LB % NTHREADS == 0 || idx < LB) P[r] = B_SLICE(k, idx);                            \
     }
+#else
+#define LOAD_B_INTO(P, k)
 #endif
+#define LOAD_SLICES(PA, PB, k) { LOAD_A_INTO(PA, k) LOAD_B_INTO(PB, k) }
 
     /* vector idx of a slice (row idx / MVECS, vector idx % MVECS) -> its padded place */
 #define A_SLOT(idx) ((idx) / MVECS * (APITCH / VWM) + (idx) % MVECS)
@@ -606,14 +614,7 @@ typedef real frag_t;
 #if PF2
     /* two slices in flight: the next one's registers filled here, the one after at the top of
      * each step (PF2 below) */
-    if (KBEG + KWG < KEND) {
-#if SA
-        LOAD_A_INTO(pa, KBEG + KWG)
-#endif
-#if SB
-        LOAD_B_INTO(pb, KBEG + KWG)
-#endif
-    }
+    if (KBEG + KWG < KEND) LOAD_SLICES(pa, pb, KBEG + KWG)
 #endif
 #endif
     barrier(CLK_LOCAL_MEM_FENCE);
@@ -638,23 +639,9 @@ typedef real frag_t;
         }
 #elif PF2
         /* the slice after next into qa / qb; the next one is in pa / pb since the step before */
-        if (kb + 2 * KWG < KEND) {
-#if SA
-            LOAD_A_INTO(qa, kb + 2 * KWG)
-#endif
-#if SB
-            LOAD_B_INTO(qb, kb + 2 * KWG)
-#endif
-        }
+        if (kb + 2 * KWG < KEND) LOAD_SLICES(qa, qb, kb + 2 * KWG)
 #else
-        if (more) {
-#if SA
-            LOAD_A_INTO(pa, kb + KWG)
-#endif
-#if SB
-            LOAD_B_INTO(pb, kb + KWG)
-#endif
-        }
+        if (more) LOAD_SLICES(pa, pb, kb + KWG)
 #endif
 #if SA
         const __local real *as = (const __local real *)als[buf];

@@ -77,18 +77,6 @@ static int add_cand(ccand_t *c, int *n, const cprob_t *p, const chg_gemm_params_
     return 1;
 }
 
-/* gp with the tile scaled by fm, fn (powers of two; < 1 halves): the work-group shape halved
- * with it while the tile no longer divides (MDIMC*VWM | MWG). */
-static chg_gemm_params_t scaled(const chg_gemm_params_t *gp, double fm, double fn)
-{
-    chg_gemm_params_t q = *gp;
-    q.mwg = (int)(q.mwg * fm);
-    q.nwg = (int)(q.nwg * fn);
-    while (q.mdimc > 1 && q.mwg % (q.mdimc * q.vwm)) q.mdimc /= 2;
-    while (q.ndimc > 1 && q.nwg % (q.ndimc * q.vwn)) q.ndimc /= 2;
-    return q;
-}
-
 /* gp with the tile mwg x nwg: the work-group shape halved while the tile does not divide
  * (MDIMC*VWM | MWG), and WM halved while the warps do not divide the tile's rows. */
 static chg_gemm_params_t sized(const chg_gemm_params_t *gp, int mwg, int nwg)
@@ -100,6 +88,12 @@ static chg_gemm_params_t sized(const chg_gemm_params_t *gp, int mwg, int nwg)
     while (q.ndimc > 1 && q.nwg % (q.ndimc * q.vwn)) q.ndimc /= 2;
     while (q.mma && q.wm > 1 && q.mwg % (q.wm * 16)) q.wm /= 2;
     return q;
+}
+
+/* gp with the tile scaled by fm, fn (powers of two; < 1 halves), as sized() adapts it. */
+static chg_gemm_params_t scaled(const chg_gemm_params_t *gp, double fm, double fn)
+{
+    return sized(gp, (int)(gp->mwg * fm), (int)(gp->nwg * fn));
 }
 
 /* The direct kernel's geometries: tiles x work-groups x k depths, at most 64 results per
