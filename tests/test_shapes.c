@@ -81,6 +81,26 @@ static void classifier(void)
                        chg_shape_class_name(chg_shape_class(ex[i][0], ex[i][1], ex[i][2])));
         }
     }
+    /* rank_k's reach along k (a tuning entry's k_max): non-skinny products of m*n >= 2^22 up to
+     * the reach, clamped to [256, 4096]; the skinny, small and large_k classes keep theirs */
+    static const struct {
+        size_t m, n, k, reach;
+        chg_shape_class_t want;
+    } r[] = {
+        {4096, 4096, 768, 768, CHG_SHAPE_RANK_K},   {4096, 4096, 769, 768, CHG_SHAPE_MEDIUM},
+        {8192, 8192, 512, 768, CHG_SHAPE_RANK_K},   {8192, 8192, 1024, 768, CHG_SHAPE_LARGE},
+        {2048, 2048, 700, 768, CHG_SHAPE_RANK_K},   {2048, 2047, 700, 768, CHG_SHAPE_MEDIUM},
+        {16384, 256, 512, 768, CHG_SHAPE_TALL},     {256, 16384, 512, 768, CHG_SHAPE_WIDE},
+        {512, 8192, 512, 768, CHG_SHAPE_RANK_K},    {4096, 4096, 300, 0, CHG_SHAPE_MEDIUM},
+        {4096, 4096, 300, 100, CHG_SHAPE_MEDIUM},   {4096, 4096, 256, 100, CHG_SHAPE_RANK_K},
+        {4096, 4096, 4096, 1 << 20, CHG_SHAPE_RANK_K}, {4096, 4096, 4097, 1 << 20, CHG_SHAPE_MEDIUM},
+        {1024, 1024, 700, 768, CHG_SHAPE_SMALL},    {2048, 2048, 8192, 4096, CHG_SHAPE_LARGE_K},
+    };
+    for (size_t i = 0; i < sizeof r / sizeof r[0]; i++) {
+        const chg_shape_class_t c = chg_shape_class_k(r[i].m, r[i].n, r[i].k, r[i].reach);
+        EXPECT(c == r[i].want, "class of %zux%zux%zu with rank_k's reach %zu: %s, want %s", r[i].m,
+               r[i].n, r[i].k, r[i].reach, chg_shape_class_name(c), chg_shape_class_name(r[i].want));
+    }
     EXPECT(chg_shape_class_parse("Large") == -1 && chg_shape_class_parse("") == -1 &&
                chg_shape_class_parse(NULL) == -1 && !strcmp(chg_shape_class_name(7), "?"),
            "names outside the set");
@@ -156,6 +176,37 @@ static void database(void)
     EXPECT(rc == 0, "an empty classes object was rejected: %s", why);
     if (rc == 0) chg_tuning_file_free(&f);
 
+    /* rank_k's k_max: read, written and read back; refused on another class or out of range */
+    static const char *const RANKK =
+        "\"rank_k\":{\"MWG\":16,\"NWG\":32,\"KWG\":8,\"MDIMC\":4,\"NDIMC\":8,\"VWM\":4,"
+        "\"VWN\":4,\"SA\":0,\"SB\":1,\"KWI\":2,\"split_k\":1,\"k_max\":768}";
+    rc = parse_classes(RANKK, &f, why, sizeof why);
+    EXPECT(rc == 0 && f.records[0].prec[0].classes[CHG_SHAPE_RANK_K].k_max == 768,
+           "rank_k's k_max was not read: %s", why);
+    if (rc == 0) {
+        char dir[] = "/tmp/clhgemm-shapes-XXXXXX", path[256];
+        if (mkdtemp(dir)) {
+            snprintf(path, sizeof path, "%s/db.json", dir);
+            chg_tuning_file_t g;
+            EXPECT(chg_tuning_file_write(path, &f, why, sizeof why) == 0, "write: %s", why);
+            const int rc2 = chg_tuning_file_read(path, &g, why, sizeof why);
+            EXPECT(rc2 == 0 && g.records[0].prec[0].classes[CHG_SHAPE_RANK_K].k_max == 768,
+                   "k_max changed through a write and a read: %s", why);
+            if (rc2 == 0) chg_tuning_file_free(&g);
+            unlink(path);
+            rmdir(dir);
+        }
+        chg_tuning_file_free(&f);
+    }
+    {
+        char kb[1024];
+        snprintf(kb, sizeof kb, "%.*s\"k_max\":255}", (int)(strstr(RANKK, "\"k_max\"") - RANKK), RANKK);
+        reject(kb, "classes.rank_k.k_max: 255 is below the classifier's own 256");
+        snprintf(kb, sizeof kb, "%.*s\"k_max\":4097}", (int)(strstr(RANKK, "\"k_max\"") - RANKK), RANKK);
+        reject(kb, "classes.rank_k.k_max: expected an integer from 0 to 4096");
+        snprintf(kb, sizeof kb, "%.*s,\"k_max\":512}", (int)strlen(SMALL) - 1, SMALL);
+        reject(kb, "classes.small.k_max: only the rank_k class has a reach along k");
+    }
     reject("\"huge\":{}", "precisions.s.classes.huge: not a shape class");
     reject("\"small\":3", "precisions.s.classes.small: expected an object");
     reject("\"small\":{\"MWG\":16}", "precisions.s.classes.small.NWG: missing");
@@ -201,9 +252,10 @@ static chg_gemm_choice_t pick(const chg_device_t *dev, size_t m, size_t n, size_
 }
 
 /* Writes dir/tuning.json with one exact entry for dev: FP32 main parameters main, and the small
- * class (when cls != NULL) with split 3. */
-static int write_db(const char *dir, const chg_device_t *dev, const chg_gemm_params_t *main_gp,
-                    const chg_gemm_params_t *cls)
+ * class (when cls != NULL) with split 3; with k_max > 0, also cls as the rank_k class reaching
+ * k_max along k. */
+static int write_db_reach(const char *dir, const chg_device_t *dev, const chg_gemm_params_t *main_gp,
+                          const chg_gemm_params_t *cls, int k_max)
 {
     chg_tuning_file_t f;
     chg_tuning_file_init(&f);
@@ -215,6 +267,11 @@ static int write_db(const char *dir, const chg_device_t *dev, const chg_gemm_par
         r.prec[CHG_F32].classes[CHG_SHAPE_SMALL].present = 1;
         r.prec[CHG_F32].classes[CHG_SHAPE_SMALL].gemm = *cls;
         r.prec[CHG_F32].classes[CHG_SHAPE_SMALL].split_k = 3;
+        if (k_max > 0) {
+            r.prec[CHG_F32].classes[CHG_SHAPE_RANK_K] = r.prec[CHG_F32].classes[CHG_SHAPE_SMALL];
+            r.prec[CHG_F32].classes[CHG_SHAPE_RANK_K].split_k = 1;
+            r.prec[CHG_F32].classes[CHG_SHAPE_RANK_K].k_max = k_max;
+        }
     }
     char path[512], why[256] = "";
     snprintf(path, sizeof path, "%s/tuning.json", dir);
@@ -224,6 +281,12 @@ static int write_db(const char *dir, const chg_device_t *dev, const chg_gemm_par
     chg_tuning_file_free(&f);
     chg_tuning_reload();
     return rc;
+}
+
+static int write_db(const char *dir, const chg_device_t *dev, const chg_gemm_params_t *main_gp,
+                    const chg_gemm_params_t *cls)
+{
+    return write_db_reach(dir, dev, main_gp, cls, 0);
 }
 
 static void builtin_classes(const chg_device_t *dev)
@@ -331,6 +394,21 @@ static void entry_classes(const chg_device_t *dev)
         if (!write_db(dir, dev, &main_gp, NULL)) {
             c = pick(dev, 100, 100, 100);
             EXPECT(same(&c.gp, &main_gp) && c.split_k == 1, "an entry without classes");
+        }
+        /* rank_k reaching k = 768: 4096^2 x 512 and x 768 run it, x 769 medium; without the
+         * reach, x 512 is medium */
+        if (!write_db_reach(dir, dev, &main_gp, &cls, 768)) {
+            c = pick(dev, 4096, 4096, 512);
+            EXPECT(c.cls == CHG_SHAPE_RANK_K && same(&c.gp, &cls) && c.k_max == 768,
+                   "rank_k's k_max 768: 4096^2 x 512 ran %s", chg_shape_class_name(c.cls));
+            c = pick(dev, 4096, 4096, 768);
+            EXPECT(c.cls == CHG_SHAPE_RANK_K, "k_max 768: 4096^2 x 768 ran %s", chg_shape_class_name(c.cls));
+            c = pick(dev, 4096, 4096, 769);
+            EXPECT(c.cls == CHG_SHAPE_MEDIUM, "k_max 768: 4096^2 x 769 ran %s", chg_shape_class_name(c.cls));
+        }
+        if (!write_db(dir, dev, &main_gp, &cls)) {
+            c = pick(dev, 4096, 4096, 512);
+            EXPECT(c.cls == CHG_SHAPE_MEDIUM, "no k_max: 4096^2 x 512 ran %s", chg_shape_class_name(c.cls));
         }
     }
     char path[512];

@@ -21,10 +21,14 @@
  * groups 8 x 8 ... 16 x 16, KWG 8, 16, 32). Each candidate's C must match the reference's on
  * every shape element-wise within max|C| * k * eps * 4, else it is dropped.
  *
- * Budget: the phase's time is shared by the classes left in turn (a class that runs out of
- * candidates leaves its time to the next); inside a class a candidate is started only when the
- * slowest candidate so far still fits before the class's deadline, so the phase ends within one
- * candidate of its deadline; the reference is measured whatever the budget. The candidate lists
+ * After the classes, rank_k's reach along k (its "k_max"; tune_reach below): how far beyond
+ * k = 256 the rank_k configuration beats the one the classifier would run.
+ *
+ * Budget: the phase's time is shared by the classes and the reach left in turn (a class that
+ * runs out of candidates leaves its time to the next); inside a class a candidate is started
+ * only when the slowest candidate so far still fits before the class's deadline, so the phase
+ * ends within one candidate of its deadline; the reference is measured whatever the budget.
+ * The candidate lists
  * are long enough that a GPU budget of minutes is spent, not left.
  */
 #define _GNU_SOURCE
@@ -387,19 +391,84 @@ out:
     return rc;
 }
 
+/* One shape of m x n x k on the device as p's only shape; 0, or -1 (out of memory). */
+static int setup_one(cprob_t *p, size_t m, size_t n, size_t k)
+{
+    p->nsh = 1;
+    p->sh[0] = (cshape_t){.m = m, .n = n, .k = k};
+    void *h = malloc(CHG_MAX(m * k, k * n) * p->es);
+    p->got = malloc(m * n * p->es);
+    const int rc = h && p->got ? setup_shape(p, &p->sh[0], h) : -1;
+    free(h);
+    return rc;
+}
+
+#define REACH_MARGIN 1.02 /* a win is 2% or more: the timings' own spread is about 1% */
+
+/* rank_k's reach along k (the class's "k_max", kernels/shape.h chg_shape_class_k): on
+ * s x s x k for k = 384, 512, 768, 1024 (s = 4096 on GPUs, 2048 on CPU devices), the rank_k
+ * class's configuration against the one the classifier runs there without a reach (medium or
+ * large: the class's configuration, else the main parameters unsplit), the latter first (the
+ * reference of the check). The reach is the largest k up to which rank_k won (by REACH_MARGIN)
+ * at every k tried; 0 (the classifier's 256) when it lost at the first or the two are the same
+ * configuration. A k is started only when the previous
+ * one's time still fits before the deadline; what was won by then stays. */
+static void tune_reach(tune_run_t *r, tdev_t *d, chg_precision_t prec,
+                       const chg_gemm_params_t *main_gp, double deadline)
+{
+    chg_tuning_prec_t *e = &d->rec.prec[prec];
+    chg_tuning_class_t *rk = &e->classes[CHG_SHAPE_RANK_K];
+    if (!rk->present) return;
+    static const int ks[] = {384, 512, 768, 1024};
+    const size_t side = (d->dev.features & CHG_FEAT_GPU) ? 4096 : 2048;
+    int reach = 0;
+    double last = 0; /* the previous k's time: the next one (more work) is started only if it fits */
+    for (size_t i = 0; i < sizeof ks / sizeof ks[0] && !r->stop && tune_now() + last < deadline; i++) {
+        const double t0 = tune_now();
+        const int other = (int)chg_shape_class(side, side, (size_t)ks[i]);
+        const chg_tuning_class_t *oc = &e->classes[other];
+        ccand_t x[2];
+        memset(x, 0, sizeof x);
+        x[0].gp = oc->present ? oc->gemm : *main_gp;
+        x[0].split = oc->present ? oc->split_k : 1;
+        x[1].gp = rk->gemm;
+        x[1].split = rk->split_k;
+        if (!memcmp(&x[0].gp, &x[1].gp, sizeof x[0].gp) && x[0].split == x[1].split) break;
+        cprob_t p = {.d = d, .prec = prec, .es = chg_elem_size(prec)};
+        int won = 0;
+        if (setup_one(&p, side, side, (size_t)ks[i]) == 0) {
+            measure(&p, &x[0], deadline);
+            if (x[0].score > 0) measure(&p, &x[1], deadline);
+            won = x[0].score > 0 && x[1].score > REACH_MARGIN * x[0].score;
+            tune_say(r, "%s %cgemm rank_k reach: %zu^2 x %d: rank_k %.1f GFLOP/s, %s %.1f", d->log_prefix,
+                     prec ? 'd' : 's', side, ks[i], x[1].score > 0 ? x[1].score : 0.0,
+                     chg_shape_class_name(other), x[0].score > 0 ? x[0].score : 0.0);
+        }
+        teardown(&p);
+        if (!won) break;
+        reach = ks[i];
+        last = tune_now() - t0;
+    }
+    rk->k_max = reach;
+    tune_say(r, "%s %cgemm class rank_k reaches k = %d (%s)", d->log_prefix, prec ? 'd' : 's',
+             reach ? reach : CHG_SHAPE_RANK_K_MAX, reach ? "measured" : "the classifier's");
+}
+
 int tune_classes(tune_run_t *r, tdev_t *d, chg_precision_t prec, double deadline)
 {
     chg_gemm_params_t main_gp;
     if (d->rec.prec[prec].present) main_gp = d->rec.prec[prec].gemm;
     else chg_gemm_params_select(&d->dev, prec, &main_gp);
     chg_gemm_params_main(&d->dev, prec, &main_gp);
-    int failures = 0, left = CHG_SHAPE_NCLASSES - 1;
+    /* the classes but large (the GEMM search's), then rank_k's reach: an equal share each */
+    int failures = 0, left = CHG_SHAPE_NCLASSES;
     for (int cls = 0; cls < CHG_SHAPE_NCLASSES && !r->stop; cls++) {
-        if (cls == CHG_SHAPE_LARGE) continue; /* the GEMM search's */
+        if (cls == CHG_SHAPE_LARGE) continue;
         const double now = tune_now();
         const double until = now + (deadline - now) / left--;
         failures += tune_class(r, d, prec, cls, &main_gp, until) != 0;
     }
+    if (!r->stop) tune_reach(r, d, prec, &main_gp, deadline);
     if (!d->rec.prec[prec].present && failures < CHG_SHAPE_NCLASSES - 1) {
         d->rec.prec[prec].present = 1; /* the classes go with these main parameters */
         d->rec.prec[prec].gemm = main_gp;

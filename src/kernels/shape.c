@@ -14,16 +14,25 @@ static const char *const g_names[CHG_SHAPE_NCLASSES] = {
 
 chg_shape_class_t chg_shape_class(size_t m, size_t n, size_t k)
 {
+    return chg_shape_class_k(m, n, k, CHG_SHAPE_RANK_K_MAX);
+}
+
+chg_shape_class_t chg_shape_class_k(size_t m, size_t n, size_t k, size_t rank_k_max)
+{
     /* doubles: m*n*k of any size_t inputs without overflow; the boundaries are powers of two */
     const double dm = m ? (double)m : 1, dn = n ? (double)n : 1, dk = k ? (double)k : 1;
     const double mn = dm * dn, lo = dm < dn ? dm : dn, hi = dm < dn ? dn : dm;
     if (mn * dk <= 16777216.0 || (mn <= 1048576.0 && dk <= 4096)) return CHG_SHAPE_SMALL;
     if (dk >= 4 * hi && dk >= 2048 && mn <= 4194304.0) return CHG_SHAPE_LARGE_K;
-    if (dk <= 256 && mn >= 4194304.0) return CHG_SHAPE_RANK_K;
+    if (dk <= CHG_SHAPE_RANK_K_MAX && mn >= 4194304.0) return CHG_SHAPE_RANK_K;
     /* skinny: 256 or less across. 512- and 1024-wide products (TRSM's and the factorizations'
      * updates, k <= 1024) ran 3-39% faster on the medium / large configurations than on the tall
      * and wide ones tuned for skinnier shapes (H100, s and d, 2026-11-26) */
     if (hi >= 8 * lo && lo <= 256) return dm >= dn ? CHG_SHAPE_TALL : CHG_SHAPE_WIDE;
+    const double reach = rank_k_max < CHG_SHAPE_RANK_K_MAX         ? CHG_SHAPE_RANK_K_MAX
+                         : rank_k_max > CHG_SHAPE_RANK_K_MAX_LIMIT ? CHG_SHAPE_RANK_K_MAX_LIMIT
+                                                                   : (double)rank_k_max;
+    if (dk <= reach && mn >= 4194304.0) return CHG_SHAPE_RANK_K;
     if (mn <= 16777216.0) return CHG_SHAPE_MEDIUM;
     return CHG_SHAPE_LARGE;
 }

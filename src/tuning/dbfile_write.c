@@ -149,6 +149,8 @@ static void add_prec(cJSON *ps, int p, const chg_tuning_prec_t *x)
             cJSON_AddNumberToObject(co, "k", c->k);
             cJSON_AddNumberToObject(co, "gflops", c->gflops);
         }
+        if (i == CHG_SHAPE_RANK_K && c->k_max > CHG_SHAPE_RANK_K_MAX)
+            cJSON_AddNumberToObject(co, "k_max", c->k_max);
     }
     if (x->trsm_nb > 0) {
         cJSON_AddNumberToObject(po, "trsm_nb", x->trsm_nb);

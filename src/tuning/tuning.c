@@ -101,6 +101,7 @@ static void select_classes(const chg_tuning_prec_t *e, const chg_gemm_params_t *
         out[c].gp = own ? x->gemm : *sel;
         out[c].split_k = own ? x->split_k : 1;
         out[c].cls = (chg_shape_class_t)c;
+        out[c].k_max = own && x->k_max > 0 ? (size_t)x->k_max : CHG_SHAPE_RANK_K_MAX;
     }
 }
 
@@ -109,7 +110,7 @@ static void select_classes(const chg_tuning_prec_t *e, const chg_gemm_params_t *
 static void choose(const chg_gemm_choice_t cls[CHG_SHAPE_NCLASSES], int forced, int split_env,
                    size_t m, size_t n, size_t k, chg_gemm_choice_t *out)
 {
-    const int c = forced >= 0 ? forced : (int)chg_shape_class(m, n, k);
+    const int c = forced >= 0 ? forced : (int)chg_shape_class_k(m, n, k, cls[CHG_SHAPE_RANK_K].k_max);
     *out = cls[c];
     if (split_env > 0) out->split_k = split_env;
 }

@@ -41,12 +41,14 @@ void chg_tuned_gemm(const chg_device_t *dev, chg_precision_t prec, chg_gemm_para
 typedef struct chg_gemm_choice_s {
     chg_gemm_params_t gp;
     int split_k;            /* 0: chosen per call (core/gemm.c); 1: none; s >= 2: s slices */
-    chg_shape_class_t cls;  /* the class (CLHGEMM_SHAPE_CLASS, else chg_shape_class) */
+    chg_shape_class_t cls;  /* the class (CLHGEMM_SHAPE_CLASS, else chg_shape_class_k) */
+    size_t k_max;           /* rank_k's reach along k (kernels/shape.h; the entry's k_max) */
 } chg_gemm_choice_t;
 
 /* The configuration for an m x n x k call on (dev, prec): the class of the shape
- * (chg_shape_class, or the one CLHGEMM_SHAPE_CLASS forces), and that class's parameters and
- * split in the entry (a class the entry lacks: the main parameters, unsplit). The overrides
+ * (chg_shape_class_k with the entry's rank_k reach, or the one CLHGEMM_SHAPE_CLASS forces), and
+ * that class's parameters and split in the entry (a class the entry lacks: the main
+ * parameters, unsplit). The overrides
  * of chg_gemm_params_select (CLHGEMM_*GEMM_PARAMS, CLHGEMM_SGEMM_MATH) force their one
  * configuration on every class, unsplit; CLHGEMM_SPLIT_K = s > 0 sets the split of every call
  * (1: none). Resolved once per device and precision with chg_tuned_gemm (the same cache and
