@@ -427,8 +427,11 @@ static void split_policy(const chg_device_t *dev)
     chg_device_t d = *dev;
     d.features |= CHG_FEAT_GPU;
     d.info.compute_units = 132;
-    /* 1000^2 in 64^2 tiles: 256 < 264 -> 2 slices; 1024^2 x 8192: 256 tiles -> 2 */
-    EXPECT(chg_splitk_slices(&d, &gp, 1000, 1000, 1000, 0) == 2, "auto split of 1000^3");
+    /* 1000^2 in 64^2 tiles: 256 tiles fill a wave of 132 -> no split; 512^2: 64 -> 2 slices
+     * (the 5 that two waves want, k / 256 = 2 at most) */
+    EXPECT(chg_splitk_slices(&d, &gp, 1000, 1000, 1000, 0) == 1, "auto split of 1000^3");
+    EXPECT(chg_splitk_slices(&d, &gp, 512, 512, 512, 0) == 2, "auto split of 512^3");
+    EXPECT(chg_splitk_slices(&d, &gp, 704, 704, 1024, 0) == 3, "auto split of 704^2 x 1024 (121 tiles: 3 for two waves)");
     EXPECT(chg_splitk_slices(&d, &gp, 4096, 4096, 4096, 0) == 1, "4096^2 is split");
     EXPECT(chg_splitk_slices(&d, &gp, 64, 64, 100000, 0) == 16, "64^2 x 1e5: at most 16 slices");
     /* 512^2 x 32768 in 64^2 tiles: 64 tiles want 5 slices for two waves, k wants 8 of 4096 */

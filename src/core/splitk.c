@@ -20,10 +20,13 @@ int chg_splitk_slices(const chg_device_t *dev, const chg_gemm_params_t *gp, size
         s = (size_t)split;
     } else {
         const int gpu = (dev->features & CHG_FEAT_GPU) != 0;
-        const size_t target = (size_t)(dev->info.compute_units ? dev->info.compute_units : 1) *
-                              (gpu ? 2 : 1);
-        if (tiles >= target) return 1;
-        /* enough slices for two waves, and a long k cut into slices of at most 4096 rows:
+        const size_t cu = dev->info.compute_units ? dev->info.compute_units : 1;
+        const size_t target = cu * (gpu ? 2 : 1);
+        /* no split once C fills one wave (a tile per compute unit): on the H100 DGEMM 1000^3
+         * and 1024^3 (256 tiles of 64 x 64 for 132 SMs) ran 2-43% slower split in two, 768^3
+         * (144) -2..+6%, while 512^3 (64 tiles) gained 13-24% (session 9) */
+        if (tiles >= cu) return 1;
+        /* below it, enough slices for two waves, and a long k cut into slices of at most 4096 rows:
          * the reduce reads s * m * n partials, little beside m * n * k (512 x 512 x 32768 on
          * the H100: 16 slices measured 2.3x faster than 4) */
         s = (target + tiles - 1) / tiles;
