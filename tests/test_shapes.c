@@ -81,20 +81,21 @@ static void classifier(void)
                        chg_shape_class_name(chg_shape_class(ex[i][0], ex[i][1], ex[i][2])));
         }
     }
-    /* rank_k's reach along k (a tuning entry's k_max): non-skinny products of m*n >= 2^22 up to
-     * the reach, clamped to [256, 4096]; the skinny, small and large_k classes keep theirs */
+    /* rank_k's reach along k (a tuning entry's k_max): the products that would be large (m*n >
+     * 2^24, not skinny) up to the reach, clamped to [256, 4096]; medium, skinny, small and
+     * large_k keep theirs */
     static const struct {
         size_t m, n, k, reach;
         chg_shape_class_t want;
     } r[] = {
-        {4096, 4096, 768, 768, CHG_SHAPE_RANK_K},   {4096, 4096, 769, 768, CHG_SHAPE_MEDIUM},
-        {8192, 8192, 512, 768, CHG_SHAPE_RANK_K},   {8192, 8192, 1024, 768, CHG_SHAPE_LARGE},
-        {2048, 2048, 700, 768, CHG_SHAPE_RANK_K},   {2048, 2047, 700, 768, CHG_SHAPE_MEDIUM},
-        {16384, 256, 512, 768, CHG_SHAPE_TALL},     {256, 16384, 512, 768, CHG_SHAPE_WIDE},
-        {512, 8192, 512, 768, CHG_SHAPE_RANK_K},    {4096, 4096, 300, 0, CHG_SHAPE_MEDIUM},
-        {4096, 4096, 300, 100, CHG_SHAPE_MEDIUM},   {4096, 4096, 256, 100, CHG_SHAPE_RANK_K},
-        {4096, 4096, 4096, 1 << 20, CHG_SHAPE_RANK_K}, {4096, 4096, 4097, 1 << 20, CHG_SHAPE_MEDIUM},
-        {1024, 1024, 700, 768, CHG_SHAPE_SMALL},    {2048, 2048, 8192, 4096, CHG_SHAPE_LARGE_K},
+        {8192, 8192, 768, 768, CHG_SHAPE_RANK_K},   {8192, 8192, 769, 768, CHG_SHAPE_LARGE},
+        {4097, 4096, 512, 768, CHG_SHAPE_RANK_K},   {4096, 4096, 512, 768, CHG_SHAPE_MEDIUM},
+        {4096, 8192, 384, 768, CHG_SHAPE_RANK_K},   {2048, 8192, 512, 768, CHG_SHAPE_MEDIUM},
+        {65536, 256, 512, 768, CHG_SHAPE_TALL},     {256, 65536, 512, 768, CHG_SHAPE_WIDE},
+        {8192, 8192, 300, 0, CHG_SHAPE_LARGE},      {8192, 8192, 300, 100, CHG_SHAPE_LARGE},
+        {8192, 8192, 256, 100, CHG_SHAPE_RANK_K},   {8192, 8192, 4096, 1 << 20, CHG_SHAPE_RANK_K},
+        {8192, 8192, 4097, 1 << 20, CHG_SHAPE_LARGE}, {1024, 1024, 700, 768, CHG_SHAPE_SMALL},
+        {2048, 2048, 8192, 4096, CHG_SHAPE_LARGE_K},
     };
     for (size_t i = 0; i < sizeof r / sizeof r[0]; i++) {
         const chg_shape_class_t c = chg_shape_class_k(r[i].m, r[i].n, r[i].k, r[i].reach);
@@ -395,20 +396,22 @@ static void entry_classes(const chg_device_t *dev)
             c = pick(dev, 100, 100, 100);
             EXPECT(same(&c.gp, &main_gp) && c.split_k == 1, "an entry without classes");
         }
-        /* rank_k reaching k = 768: 4096^2 x 512 and x 768 run it, x 769 medium; without the
-         * reach, x 512 is medium */
+        /* rank_k reaching k = 768: 8192^2 x 512 and x 768 run it, x 769 large, 4096^2 x 512
+         * medium; without the reach, 8192^2 x 512 is large */
         if (!write_db_reach(dir, dev, &main_gp, &cls, 768)) {
-            c = pick(dev, 4096, 4096, 512);
+            c = pick(dev, 8192, 8192, 512);
             EXPECT(c.cls == CHG_SHAPE_RANK_K && same(&c.gp, &cls) && c.k_max == 768,
-                   "rank_k's k_max 768: 4096^2 x 512 ran %s", chg_shape_class_name(c.cls));
-            c = pick(dev, 4096, 4096, 768);
-            EXPECT(c.cls == CHG_SHAPE_RANK_K, "k_max 768: 4096^2 x 768 ran %s", chg_shape_class_name(c.cls));
-            c = pick(dev, 4096, 4096, 769);
-            EXPECT(c.cls == CHG_SHAPE_MEDIUM, "k_max 768: 4096^2 x 769 ran %s", chg_shape_class_name(c.cls));
+                   "rank_k's k_max 768: 8192^2 x 512 ran %s", chg_shape_class_name(c.cls));
+            c = pick(dev, 8192, 8192, 768);
+            EXPECT(c.cls == CHG_SHAPE_RANK_K, "k_max 768: 8192^2 x 768 ran %s", chg_shape_class_name(c.cls));
+            c = pick(dev, 8192, 8192, 769);
+            EXPECT(c.cls == CHG_SHAPE_LARGE, "k_max 768: 8192^2 x 769 ran %s", chg_shape_class_name(c.cls));
+            c = pick(dev, 4096, 4096, 512);
+            EXPECT(c.cls == CHG_SHAPE_MEDIUM, "k_max 768: 4096^2 x 512 ran %s", chg_shape_class_name(c.cls));
         }
         if (!write_db(dir, dev, &main_gp, &cls)) {
-            c = pick(dev, 4096, 4096, 512);
-            EXPECT(c.cls == CHG_SHAPE_MEDIUM, "no k_max: 4096^2 x 512 ran %s", chg_shape_class_name(c.cls));
+            c = pick(dev, 8192, 8192, 512);
+            EXPECT(c.cls == CHG_SHAPE_LARGE, "no k_max: 8192^2 x 512 ran %s", chg_shape_class_name(c.cls));
         }
     }
     char path[512];

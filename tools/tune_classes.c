@@ -405,11 +405,12 @@ static int setup_one(cprob_t *p, size_t m, size_t n, size_t k)
 
 #define REACH_MARGIN 1.02 /* a win is 2% or more: the timings' own spread is about 1% */
 
-/* rank_k's reach along k (the class's "k_max", kernels/shape.h chg_shape_class_k): on
- * s x s x k for k = 384, 512, 768, 1024 (s = 4096 on GPUs, 2048 on CPU devices), the rank_k
- * class's configuration against the one the classifier runs there without a reach (medium or
- * large: the class's configuration, else the main parameters unsplit), the latter first (the
- * reference of the check). The reach is the largest k up to which rank_k won (by REACH_MARGIN)
+/* rank_k's reach along k (the class's "k_max", kernels/shape.h chg_shape_class_k: it takes
+ * products that would be large): on s x s x k for k = 384, 512, 768, 1024 (s = 8192 on GPUs,
+ * 4097 on CPU devices: C just over medium's 2^24), the rank_k class's configuration against
+ * the one the classifier runs there without a reach (large: the main parameters unsplit, or
+ * the class's configuration where one is stored), the latter first (the reference of the
+ * check). The reach is the largest k up to which rank_k won (by REACH_MARGIN)
  * at every k tried; 0 (the classifier's 256) when it lost at the first or the two are the same
  * configuration. A k is started only when the previous
  * one's time still fits before the deadline; what was won by then stays. */
@@ -420,7 +421,7 @@ static void tune_reach(tune_run_t *r, tdev_t *d, chg_precision_t prec,
     chg_tuning_class_t *rk = &e->classes[CHG_SHAPE_RANK_K];
     if (!rk->present) return;
     static const int ks[] = {384, 512, 768, 1024};
-    const size_t side = (d->dev.features & CHG_FEAT_GPU) ? 4096 : 2048;
+    const size_t side = (d->dev.features & CHG_FEAT_GPU) ? 8192 : 4097;
     int reach = 0;
     double last = 0; /* the previous k's time: the next one (more work) is started only if it fits */
     for (size_t i = 0; i < sizeof ks / sizeof ks[0] && !r->stop && tune_now() + last < deadline; i++) {

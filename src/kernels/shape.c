@@ -32,8 +32,8 @@ chg_shape_class_t chg_shape_class_k(size_t m, size_t n, size_t k, size_t rank_k_
     const double reach = rank_k_max < CHG_SHAPE_RANK_K_MAX         ? CHG_SHAPE_RANK_K_MAX
                          : rank_k_max > CHG_SHAPE_RANK_K_MAX_LIMIT ? CHG_SHAPE_RANK_K_MAX_LIMIT
                                                                    : (double)rank_k_max;
-    if (dk <= reach && mn >= 4194304.0) return CHG_SHAPE_RANK_K;
     if (mn <= 16777216.0) return CHG_SHAPE_MEDIUM;
+    if (dk <= reach) return CHG_SHAPE_RANK_K;
     return CHG_SHAPE_LARGE;
 }
 

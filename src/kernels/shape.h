@@ -14,11 +14,12 @@
  *   large_k  k >= 4*hi, k >= 2048, mn <= 2^22 (2048^2): few tiles, long k (split-K's case)
  *   rank_k   k <= 256 and mn >= 2^22: rank-k updates of a large C
  *   tall     m >= 8n and n <= 256 (tall-skinny C); wide: n >= 8m and m <= 256
- *   rank_k   also k <= rank_k_max and mn >= 2^22 where a tuning entry's rank_k class says it
- *            reaches further ("k_max", chg_shape_class_k; the FP64 tensor-core kernels on the
- *            H100 ran 4096^2 x 384 ... 8192^2 x 768 4-27% faster on the rank_k configuration
- *            than on medium / large, while FP32's lost 8-12% there)
  *   medium   mn <= 2^24 (4096^2)
+ *   rank_k   also k <= rank_k_max where a tuning entry's rank_k class says it reaches further
+ *            ("k_max", chg_shape_class_k): on the H100 the FP64 rank_k configuration ran
+ *            8192^2 x 384 ... x 768 4-20% and 4096 x 8192 x 512 24% faster than large, while
+ *            medium (since its 64 x 128 tiles) beat it on 4096^2 x 384 ... x 768 by 5-13%;
+ *            FP32's rank_k lost 8-12% from k = 384 on
  *   large    the rest (the configuration the entry's main parameters were tuned for)
  * CLHGEMM_SHAPE_CLASS=<name> forces one class for every call (tests, benchmarks); "auto" or
  * unset classifies.
@@ -46,9 +47,9 @@ chg_shape_class_t chg_shape_class(size_t m, size_t n, size_t k);
 #define CHG_SHAPE_RANK_K_MAX 256
 #define CHG_SHAPE_RANK_K_MAX_LIMIT 4096
 
-/* chg_shape_class with rank_k taking the products of k up to rank_k_max (clamped to
- * [CHG_SHAPE_RANK_K_MAX, CHG_SHAPE_RANK_K_MAX_LIMIT]) and m*n >= 2^22 that are not skinny
- * (tall and wide keep theirs). Constant time. */
+/* chg_shape_class with rank_k also taking the products of k up to rank_k_max (clamped to
+ * [CHG_SHAPE_RANK_K_MAX, CHG_SHAPE_RANK_K_MAX_LIMIT]) that would be large (m*n > 2^24, not
+ * skinny). Constant time. */
 chg_shape_class_t chg_shape_class_k(size_t m, size_t n, size_t k, size_t rank_k_max);
 
 /* "large", "medium", "small", "rank_k", "large_k", "tall", "wide"; "?" out of range. */
