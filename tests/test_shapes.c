@@ -248,7 +248,7 @@ static int same(const chg_gemm_params_t *a, const chg_gemm_params_t *b)
 static chg_gemm_choice_t pick(const chg_device_t *dev, size_t m, size_t n, size_t k)
 {
     chg_gemm_choice_t c;
-    chg_tuned_gemm_shape(dev, CHG_F32, m, n, k, &c);
+    chg_tuned_gemm_shape(dev, CHG_F32, m, n, k, 0, &c);
     return c;
 }
 
@@ -408,6 +408,8 @@ static void entry_classes(const chg_device_t *dev)
             EXPECT(c.cls == CHG_SHAPE_LARGE, "k_max 768: 8192^2 x 769 ran %s", chg_shape_class_name(c.cls));
             c = pick(dev, 4096, 4096, 512);
             EXPECT(c.cls == CHG_SHAPE_MEDIUM, "k_max 768: 4096^2 x 512 ran %s", chg_shape_class_name(c.cls));
+            chg_tuned_gemm_shape(dev, CHG_F32, 8192, 8192, 512, 1, &c); /* beta = 0: no reach */
+            EXPECT(c.cls == CHG_SHAPE_LARGE, "k_max 768, beta 0: 8192^2 x 512 ran %s", chg_shape_class_name(c.cls));
         }
         if (!write_db(dir, dev, &main_gp, &cls)) {
             c = pick(dev, 8192, 8192, 512);
@@ -544,7 +546,7 @@ static int device(int dbl, int split, int direct)
             for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
                 chg_gemm_choice_t ch;
                 chg_tuned_gemm_shape(dev, dbl ? CHG_F64 : CHG_F32, (size_t)sizes[s][0],
-                                     (size_t)sizes[s][1], (size_t)sizes[s][2], &ch);
+                                     (size_t)sizes[s][1], (size_t)sizes[s][2], 0, &ch);
                 chg_splitk_t sk;
                 const int sl = chg_splitk_slices(dev, &ch.gp, (size_t)sizes[s][0], (size_t)sizes[s][1],
                                                  (size_t)sizes[s][2], ch.split_k);

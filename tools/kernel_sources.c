@@ -455,7 +455,7 @@ static int emit_class_configs(out_t *o, const char *set, const char *prefix,
         size_t m, n, k;
         chg_shape_class_example(c, gpu, &m, &n, &k);
         chg_gemm_choice_t ch;
-        chg_tuned_gemm_shape(dev, prec, m, n, k, &ch);
+        chg_tuned_gemm_shape(dev, prec, m, n, k, 0, &ch);
         char cprefix[128];
         snprintf(cprefix, sizeof cprefix, "%s/class-%s", prefix, chg_shape_class_name(c));
         if (ch.gp.dk) {

@@ -65,6 +65,7 @@ typedef struct cprob_s {
     int nsh;
     cshape_t sh[NSH];
     void *got;        /* C of the last call (the largest C) */
+    double beta;      /* of the calls: 0 (the classes), 1 (rank_k's reach: C read) */
 } cprob_t;
 
 static int add_cand(ccand_t *c, int *n, const cprob_t *p, const chg_gemm_params_t *gp, int split)
@@ -180,7 +181,7 @@ static double elem(const void *v, int dbl, size_t i)
     return dbl ? ((const double *)v)[i] : (double)((const float *)v)[i];
 }
 
-/* One call of candidate x on shape s (C := A*B, beta = 0); 0 or an OpenCL / library status. */
+/* One call of candidate x on shape s (C := A*B + p->beta * C); 0 or an OpenCL / library status. */
 static cl_int call(const cprob_t *p, const cshape_t *s, const ccand_t *x)
 {
     chg_gemm_args_t a;
@@ -190,7 +191,7 @@ static cl_int call(const cprob_t *p, const cshape_t *s, const ccand_t *x)
     a.n = s->n;
     a.k = s->k;
     a.alpha = 1.0;
-    a.beta = 0.0;
+    a.beta = p->beta;
     a.a = s->a;
     a.b = s->b;
     a.c = s->c;
@@ -244,6 +245,13 @@ static void measure(cprob_t *p, ccand_t *x, double deadline)
     double logsum = 0;
     for (int i = 0; i < p->nsh; i++) {
         cshape_t *s = &p->sh[i];
+        /* with beta != 0, each candidate's first call (the checked one) starts from C = 0 */
+        const double zero = 0.0;
+        if (p->beta != 0.0 &&
+            (clEnqueueFillBuffer(p->d->q, s->c, &zero, p->es, 0, s->m * s->n * p->es, 0, NULL,
+                                 NULL) != CL_SUCCESS ||
+             clFinish(p->d->q) != CL_SUCCESS))
+            return;
         if (call(p, s, x) != CL_SUCCESS || !check(p, s)) return;
         double t[REPS];
         int n = 0;
@@ -410,7 +418,7 @@ static int setup_one(cprob_t *p, size_t m, size_t n, size_t k)
  * 4097 on CPU devices: C just over medium's 2^24), the rank_k class's configuration against
  * the one the classifier runs there without a reach (large: the main parameters unsplit, or
  * the class's configuration where one is stored), the latter first (the reference of the
- * check). The reach is the largest k up to which rank_k won (by REACH_MARGIN)
+ * check), as C := A*B + C (the reach applies to calls that read C: tuning.c's choose). The reach is the largest k up to which rank_k won (by REACH_MARGIN)
  * at every k tried; 0 (the classifier's 256) when it lost at the first or the two are the same
  * configuration. A k is started only when the previous
  * one's time still fits before the deadline; what was won by then stays. */
@@ -435,7 +443,7 @@ static void tune_reach(tune_run_t *r, tdev_t *d, chg_precision_t prec,
         x[1].gp = rk->gemm;
         x[1].split = rk->split_k;
         if (!memcmp(&x[0].gp, &x[1].gp, sizeof x[0].gp) && x[0].split == x[1].split) break;
-        cprob_t p = {.d = d, .prec = prec, .es = chg_elem_size(prec)};
+        cprob_t p = {.d = d, .prec = prec, .es = chg_elem_size(prec), .beta = 1.0};
         int won = 0;
         if (setup_one(&p, side, side, (size_t)ks[i]) == 0) {
             measure(&p, &x[0], deadline);

@@ -849,7 +849,7 @@ static int call_params(const chg_gemm_args_t *a, const chg_device_t *dev,
         chg_tuned_gemm(dev, a->prec, gp); /* resolved once per device and precision */
         return 1;
     } else {
-        chg_tuned_gemm_shape(dev, a->prec, a->m, a->n, a->k, &c);
+        chg_tuned_gemm_shape(dev, a->prec, a->m, a->n, a->k, a->beta == 0.0, &c);
     }
     *gp = c.gp;
     if (gp->dk) return 1; /* the direct kernel: one launch, never split */

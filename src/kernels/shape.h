@@ -19,7 +19,8 @@
  *            ("k_max", chg_shape_class_k): on the H100 the FP64 rank_k configuration ran
  *            8192^2 x 384 ... x 768 4-20% and 4096 x 8192 x 512 24% faster than large, while
  *            medium (since its 64 x 128 tiles) beat it on 4096^2 x 384 ... x 768 by 5-13%;
- *            FP32's rank_k lost 8-12% from k = 384 on
+ *            FP32's rank_k lost 8-12% from k = 384 on. Calls that read C only (beta != 0:
+ *            tuning.c passes no reach for beta = 0, where large won)
  *   large    the rest (the configuration the entry's main parameters were tuned for)
  * CLHGEMM_SHAPE_CLASS=<name> forces one class for every call (tests, benchmarks); "auto" or
  * unset classifies.
