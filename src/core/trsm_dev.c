@@ -87,9 +87,9 @@ void chg_trsm_dev_release(chg_trsm_dev_t *t)
 
 #define SETARG(i, v) (err = err != CL_SUCCESS ? err : clSetKernelArg(t->inv, i, sizeof(v), &(v)))
 
-clhgemm_status_t chg_trsm_dev_invert(chg_trsm_dev_t *t, cl_command_queue q, cl_mem A, size_t offA,
-                                     size_t lda, cl_uint nwait, const cl_event *wait,
-                                     cl_event *ev)
+clhgemm_status_t chg_trsm_dev_invert_blocks(chg_trsm_dev_t *t, cl_command_queue q, cl_mem A,
+                                            size_t offA, size_t lda, size_t b0, size_t b1,
+                                            cl_uint nwait, const cl_event *wait, cl_event *ev)
 {
     const cl_ulong a_off = offA, ld = lda, k = t->sh.k, nb = t->nb;
     const cl_int upper = t->sh.upper, unit = t->sh.unit;
@@ -105,13 +105,30 @@ clhgemm_status_t chg_trsm_dev_invert(chg_trsm_dev_t *t, cl_command_queue q, cl_m
     if (t->inv_wg && err == CL_SUCCESS)
         err = clSetKernelArg(t->inv, 8, t->nb * chg_elem_size(t->prec), NULL);
     if (err != CL_SUCCESS) return (clhgemm_status_t)err;
-    const size_t cols = chg_ceil_div(t->sh.k, t->nb) * t->nb;
-    /* trsm_invert_wg: a work-group of inv_wg per column; trsm_invert: one work-item per
-     * column, work-groups of 64 where the device allows */
+    /* trsm_invert_wg: a work-group of inv_wg per column, the range's columns from a global
+     * offset; trsm_invert: one work-item per column, work-groups of 64 where the device allows,
+     * every block (its launch rounds up past a range's end) */
+    if (!t->inv_wg) b0 = 0, b1 = chg_ceil_div(t->sh.k, t->nb);
+    const size_t cols = (b1 - b0) * t->nb;
     const size_t wg = t->inv_wg ? t->inv_wg : CHG_MIN((size_t)64, t->dev->info.max_work_group_size);
     const size_t global = t->inv_wg ? cols * wg : chg_round_up(cols, wg);
-    return (clhgemm_status_t)clEnqueueNDRangeKernel(q, t->inv, 1, NULL, &global, &wg, nwait, wait,
-                                                    ev);
+    const size_t offset = t->inv_wg ? b0 * t->nb * wg : 0;
+    return (clhgemm_status_t)clEnqueueNDRangeKernel(q, t->inv, 1, &offset, &global, &wg, nwait,
+                                                    wait, ev);
+}
+
+clhgemm_status_t chg_trsm_dev_invert(chg_trsm_dev_t *t, cl_command_queue q, cl_mem A, size_t offA,
+                                     size_t lda, cl_uint nwait, const cl_event *wait,
+                                     cl_event *ev)
+{
+    return chg_trsm_dev_invert_blocks(t, q, A, offA, lda, 0, chg_ceil_div(t->sh.k, t->nb), nwait,
+                                      wait, ev);
+}
+
+size_t chg_trsm_dev_block(const chg_trsm_dev_t *t, size_t i)
+{
+    const size_t nblk = chg_ceil_div(t->sh.k, t->nb);
+    return t_lower(&t->sh) ? i : nblk - 1 - i;
 }
 
 /* ---- the solve ------------------------------------------------------------------------------ */
@@ -141,11 +158,29 @@ static void chain_set(solve_t *s, cl_event ev)
     s->last = ev;
 }
 
-static clhgemm_status_t gemm(solve_t *s, chg_gemm_args_t *g)
+/* The GEMM g after the chain, and after `extra` too when not NULL (a leaf's inverted block). */
+static clhgemm_status_t gemm(solve_t *s, chg_gemm_args_t *g, cl_event extra)
 {
     g->prec = s->t->prec;
     const cl_event *wl;
-    const cl_uint nw = chain_wait(s, &wl);
+    cl_uint nw = chain_wait(s, &wl);
+    cl_event both[2];
+    if (extra && nw <= 1) {
+        if (nw) both[0] = wl[0];
+        both[nw++] = extra;
+        wl = both;
+    } else if (extra) {
+        /* the caller's wait list of several events and a block's: one marker joins them */
+        cl_event *all = malloc((nw + 1) * sizeof *all), joined = NULL;
+        if (!all) return CLHGEMM_OUT_OF_HOST_MEMORY;
+        memcpy(all, wl, nw * sizeof *all);
+        all[nw] = extra;
+        const cl_int err = clEnqueueMarkerWithWaitList(s->q, nw + 1, all, &joined);
+        free(all);
+        if (err != CL_SUCCESS) return (clhgemm_status_t)err;
+        chain_set(s, joined);
+        nw = chain_wait(s, &wl);
+    }
     cl_event ev = NULL;
     const clhgemm_status_t st = chg_gemm_enqueue(g, s->q, nw, wl, &ev);
     if (st == CLHGEMM_SUCCESS) chain_set(s, ev);
@@ -188,7 +223,7 @@ static clhgemm_status_t leaf(solve_t *s, size_t r0, size_t kb, double a)
         g.st.kind_b = CHG_TRIANGULAR;
         g.st.upper_b = t->sh.upper == t->sh.trans;
     }
-    return gemm(s, &g);
+    return gemm(s, &g, t->blk_ev ? t->blk_ev[r0 / t->nb] : NULL);
 }
 
 /* B_I := -T(I, P) * X_P + beta * B_I (left), B_I := -X_P * T(I, P)^T + beta * B_I (right):
@@ -221,7 +256,7 @@ static clhgemm_status_t update(solve_t *s, size_t i0, size_t ni, size_t p0, size
         g.ldb = s->lda;
         g.off_c = s->off_b + i0 * s->ldb;
     }
-    return gemm(s, &g);
+    return gemm(s, &g, NULL);
 }
 
 /* T's rows r0 .. r1 (r0 a multiple of nb); scaled: alpha is already applied to those rows. */
