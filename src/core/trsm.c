@@ -350,8 +350,8 @@ static int invert_beside(chg_trsm_dev_t *t, cl_context ctx, cl_command_queue q, 
     }
     *st = CLHGEMM_SUCCESS;
     int chunks = 0;
-    for (size_t i0 = 0, len = 1; i0 < nblk && *st == CLHGEMM_SUCCESS; i0 += len, len *= i0 > 1 ? 2 : 1) {
-        chunks++;
+    for (size_t i0 = 0; i0 < nblk && *st == CLHGEMM_SUCCESS; chunks++) {
+        const size_t len = i0 ? i0 : 1; /* 1, 1, 2, 4, ... blocks */
         const size_t i1 = CHG_MIN(nblk, i0 + len);
         const size_t x = chg_trsm_dev_block(t, i0), y = chg_trsm_dev_block(t, i1 - 1);
         const size_t b0 = CHG_MIN(x, y), b1 = CHG_MAX(x, y) + 1;
@@ -361,6 +361,7 @@ static int invert_beside(chg_trsm_dev_t *t, cl_context ctx, cl_command_queue q, 
             blk[b] = ev;
             if (b > b0) clRetainEvent(ev);
         }
+        i0 = i1;
     }
     clFlush(*side); /* the solve's queue waits for these events */
     chg_log(2, "trsm: %zu diagonal blocks inverted beside the solve, %d launches on a second queue",

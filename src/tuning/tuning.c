@@ -112,7 +112,7 @@ static void choose(const chg_gemm_choice_t cls[CHG_SHAPE_NCLASSES], int forced, 
 {
     /* rank_k's reach only where C is read: its configuration hides the C loads of the store
      * behind other work-groups, while large's one work-group per SM cannot (H100, DGEMM
-     * 8192^2 x 384: beta 0.5 rank_k 32.9 TFLOP/s, large 27.3; beta 0 rank_k 34.6, large 43.8) */
+     * 8192^2 x 384: beta 0.5 rank_k 32.9 TFLOP/s, large 27.3; beta 0 rank_k 37.8, large 43.8) */
     const size_t reach = beta_zero ? CHG_SHAPE_RANK_K_MAX : cls[CHG_SHAPE_RANK_K].k_max;
     const int c = forced >= 0 ? forced : (int)chg_shape_class_k(m, n, k, reach);
     *out = cls[c];
