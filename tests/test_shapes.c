@@ -99,8 +99,9 @@ static void classifier(void)
     };
     for (size_t i = 0; i < sizeof r / sizeof r[0]; i++) {
         const chg_shape_class_t c = chg_shape_class_k(r[i].m, r[i].n, r[i].k, r[i].reach);
-        EXPECT(c == r[i].want, "class of %zux%zux%zu with rank_k's reach %zu: %s, want %s", r[i].m,
-               r[i].n, r[i].k, r[i].reach, chg_shape_class_name(c), chg_shape_class_name(r[i].want));
+        EXPECT(c == r[i].want, "class of %zux%zux%zu with rank_k's reach %zu: %s, want %s",
+               r[i].m, r[i].n, r[i].k, r[i].reach, chg_shape_class_name(c),
+               chg_shape_class_name(r[i].want));
     }
     EXPECT(chg_shape_class_parse("Large") == -1 && chg_shape_class_parse("") == -1 &&
                chg_shape_class_parse(NULL) == -1 && !strcmp(chg_shape_class_name(7), "?"),
@@ -201,9 +202,10 @@ static void database(void)
     }
     {
         char kb[1024];
-        snprintf(kb, sizeof kb, "%.*s\"k_max\":255}", (int)(strstr(RANKK, "\"k_max\"") - RANKK), RANKK);
+        const int head = (int)(strstr(RANKK, "\"k_max\"") - RANKK);
+        snprintf(kb, sizeof kb, "%.*s\"k_max\":255}", head, RANKK);
         reject(kb, "classes.rank_k.k_max: 255 is below the classifier's own 256");
-        snprintf(kb, sizeof kb, "%.*s\"k_max\":4097}", (int)(strstr(RANKK, "\"k_max\"") - RANKK), RANKK);
+        snprintf(kb, sizeof kb, "%.*s\"k_max\":4097}", head, RANKK);
         reject(kb, "classes.rank_k.k_max: expected an integer from 0 to 4096");
         snprintf(kb, sizeof kb, "%.*s,\"k_max\":512}", (int)strlen(SMALL) - 1, SMALL);
         reject(kb, "classes.small.k_max: only the rank_k class has a reach along k");
@@ -255,8 +257,8 @@ static chg_gemm_choice_t pick(const chg_device_t *dev, size_t m, size_t n, size_
 /* Writes dir/tuning.json with one exact entry for dev: FP32 main parameters main, and the small
  * class (when cls != NULL) with split 3; with k_max > 0, also cls as the rank_k class reaching
  * k_max along k. */
-static int write_db_reach(const char *dir, const chg_device_t *dev, const chg_gemm_params_t *main_gp,
-                          const chg_gemm_params_t *cls, int k_max)
+static int write_db_reach(const char *dir, const chg_device_t *dev,
+                          const chg_gemm_params_t *main_gp, const chg_gemm_params_t *cls, int k_max)
 {
     chg_tuning_file_t f;
     chg_tuning_file_init(&f);
@@ -403,17 +405,22 @@ static void entry_classes(const chg_device_t *dev)
             EXPECT(c.cls == CHG_SHAPE_RANK_K && same(&c.gp, &cls) && c.k_max == 768,
                    "rank_k's k_max 768: 8192^2 x 512 ran %s", chg_shape_class_name(c.cls));
             c = pick(dev, 8192, 8192, 768);
-            EXPECT(c.cls == CHG_SHAPE_RANK_K, "k_max 768: 8192^2 x 768 ran %s", chg_shape_class_name(c.cls));
+            EXPECT(c.cls == CHG_SHAPE_RANK_K, "k_max 768: 8192^2 x 768 ran %s",
+                   chg_shape_class_name(c.cls));
             c = pick(dev, 8192, 8192, 769);
-            EXPECT(c.cls == CHG_SHAPE_LARGE, "k_max 768: 8192^2 x 769 ran %s", chg_shape_class_name(c.cls));
+            EXPECT(c.cls == CHG_SHAPE_LARGE, "k_max 768: 8192^2 x 769 ran %s",
+                   chg_shape_class_name(c.cls));
             c = pick(dev, 4096, 4096, 512);
-            EXPECT(c.cls == CHG_SHAPE_MEDIUM, "k_max 768: 4096^2 x 512 ran %s", chg_shape_class_name(c.cls));
+            EXPECT(c.cls == CHG_SHAPE_MEDIUM, "k_max 768: 4096^2 x 512 ran %s",
+                   chg_shape_class_name(c.cls));
             chg_tuned_gemm_shape(dev, CHG_F32, 8192, 8192, 512, 1, &c); /* beta = 0: no reach */
-            EXPECT(c.cls == CHG_SHAPE_LARGE, "k_max 768, beta 0: 8192^2 x 512 ran %s", chg_shape_class_name(c.cls));
+            EXPECT(c.cls == CHG_SHAPE_LARGE, "k_max 768, beta 0: 8192^2 x 512 ran %s",
+                   chg_shape_class_name(c.cls));
         }
         if (!write_db(dir, dev, &main_gp, &cls)) {
             c = pick(dev, 8192, 8192, 512);
-            EXPECT(c.cls == CHG_SHAPE_LARGE, "no k_max: 8192^2 x 512 ran %s", chg_shape_class_name(c.cls));
+            EXPECT(c.cls == CHG_SHAPE_LARGE, "no k_max: 8192^2 x 512 ran %s",
+                   chg_shape_class_name(c.cls));
         }
     }
     char path[512];
@@ -436,7 +443,8 @@ static void split_policy(const chg_device_t *dev)
      * (the 5 that two waves want, k / 256 = 2 at most) */
     EXPECT(chg_splitk_slices(&d, &gp, 1000, 1000, 1000, 0) == 1, "auto split of 1000^3");
     EXPECT(chg_splitk_slices(&d, &gp, 512, 512, 512, 0) == 2, "auto split of 512^3");
-    EXPECT(chg_splitk_slices(&d, &gp, 704, 704, 1024, 0) == 3, "auto split of 704^2 x 1024 (121 tiles: 3 for two waves)");
+    EXPECT(chg_splitk_slices(&d, &gp, 704, 704, 1024, 0) == 3,
+           "auto split of 704^2 x 1024 (121 tiles: 3 for two waves)");
     EXPECT(chg_splitk_slices(&d, &gp, 4096, 4096, 4096, 0) == 1, "4096^2 is split");
     EXPECT(chg_splitk_slices(&d, &gp, 64, 64, 100000, 0) == 16, "64^2 x 1e5: at most 16 slices");
     /* 512^2 x 32768 in 64^2 tiles: 64 tiles want 5 slices for two waves, k wants 8 of 4096 */

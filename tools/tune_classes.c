@@ -28,8 +28,7 @@
  * runs out of candidates leaves its time to the next); inside a class a candidate is started
  * only when the slowest candidate so far still fits before the class's deadline, so the phase
  * ends within one candidate of its deadline; the reference is measured whatever the budget.
- * The candidate lists
- * are long enough that a GPU budget of minutes is spent, not left.
+ * The candidate lists are long enough that a GPU budget of minutes is spent, not left.
  */
 #define _GNU_SOURCE
 #include <float.h>
@@ -418,10 +417,11 @@ static int setup_one(cprob_t *p, size_t m, size_t n, size_t k)
  * 4097 on CPU devices: C just over medium's 2^24), the rank_k class's configuration against
  * the one the classifier runs there without a reach (large: the main parameters unsplit, or
  * the class's configuration where one is stored), the latter first (the reference of the
- * check), as C := A*B + C (the reach applies to calls that read C: tuning.c's choose). The reach is the largest k up to which rank_k won (by REACH_MARGIN)
- * at every k tried; 0 (the classifier's 256) when it lost at the first or the two are the same
- * configuration. A k is started only when the previous
- * one's time still fits before the deadline; what was won by then stays. */
+ * check), as C := A*B + C (the reach applies to calls that read C: tuning.c's choose). The
+ * reach is the largest k up to which rank_k won (by REACH_MARGIN) at every k tried; 0 (the
+ * classifier's 256) when it lost at the first or the two are the same configuration. A k is
+ * started only when the previous one's time still fits before the deadline; what was won by
+ * then stays. */
 static void tune_reach(tune_run_t *r, tdev_t *d, chg_precision_t prec,
                        const chg_gemm_params_t *main_gp, double deadline)
 {
@@ -431,8 +431,9 @@ static void tune_reach(tune_run_t *r, tdev_t *d, chg_precision_t prec,
     static const int ks[] = {384, 512, 768, 1024};
     const size_t side = (d->dev.features & CHG_FEAT_GPU) ? 8192 : 4097;
     int reach = 0;
-    double last = 0; /* the previous k's time: the next one (more work) is started only if it fits */
-    for (size_t i = 0; i < sizeof ks / sizeof ks[0] && !r->stop && tune_now() + last < deadline; i++) {
+    double last = 0; /* the previous k's time: the next (more work) starts only if it fits */
+    for (size_t i = 0; i < sizeof ks / sizeof ks[0] && !r->stop && tune_now() + last < deadline;
+         i++) {
         const double t0 = tune_now();
         const int other = (int)chg_shape_class(side, side, (size_t)ks[i]);
         const chg_tuning_class_t *oc = &e->classes[other];
@@ -449,9 +450,10 @@ static void tune_reach(tune_run_t *r, tdev_t *d, chg_precision_t prec,
             measure(&p, &x[0], deadline);
             if (x[0].score > 0) measure(&p, &x[1], deadline);
             won = x[0].score > 0 && x[1].score > REACH_MARGIN * x[0].score;
-            tune_say(r, "%s %cgemm rank_k reach: %zu^2 x %d: rank_k %.1f GFLOP/s, %s %.1f", d->log_prefix,
-                     prec ? 'd' : 's', side, ks[i], x[1].score > 0 ? x[1].score : 0.0,
-                     chg_shape_class_name(other), x[0].score > 0 ? x[0].score : 0.0);
+            tune_say(r, "%s %cgemm rank_k reach: %zu^2 x %d: rank_k %.1f GFLOP/s, %s %.1f",
+                     d->log_prefix, prec ? 'd' : 's', side, ks[i],
+                     x[1].score > 0 ? x[1].score : 0.0, chg_shape_class_name(other),
+                     x[0].score > 0 ? x[0].score : 0.0);
         }
         teardown(&p);
         if (!won) break;
