@@ -37,4 +37,26 @@ static cl_device_id probe_open(char *name, size_t len, cl_command_queue_properti
     *q = clCreateCommandQueue(*ctx, dev, props, &err);
     return dev;
 }
+
+/* probe_open, or where there is no GPU the first device of the first platform (a CPU OpenCL
+ * device such as PoCL, where a probe's plumbing can run); NULL (after printing "no device")
+ * when there is none. */
+static inline cl_device_id probe_open_any(char *name, size_t len,
+                                          cl_command_queue_properties props, cl_context *ctx,
+                                          cl_command_queue *q)
+{
+    if (probe_first_gpu(name, len)) return probe_open(name, len, props, ctx, q);
+    cl_platform_id plat;
+    cl_device_id dev = NULL;
+    if (clGetPlatformIDs(1, &plat, NULL) != CL_SUCCESS ||
+        clGetDeviceIDs(plat, CL_DEVICE_TYPE_ALL, 1, &dev, NULL) != CL_SUCCESS || !dev) {
+        printf("no device\n");
+        return NULL;
+    }
+    clGetDeviceInfo(dev, CL_DEVICE_NAME, len, name, NULL);
+    cl_int err;
+    *ctx = clCreateContext(NULL, 1, &dev, NULL, NULL, &err);
+    *q = clCreateCommandQueue(*ctx, dev, props, &err);
+    return dev;
+}
 #endif

@@ -221,16 +221,10 @@ int main(int argc, char **argv)
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "--sizes") && v) {
-            nsizes = 0;
-            for (const char *s = v; *s && nsizes < MAX_SIZES;) {
-                char *end;
-                const unsigned long long x = strtoull(s, &end, 10);
-                if (end == s || x == 0) {
-                    fprintf(stderr, "bad --sizes '%s'\n", v);
-                    return 2;
-                }
-                sizes[nsizes++] = (size_t)x;
-                s = *end == ',' ? end + 1 : end;
+            nsizes = probe_parse_list(v, sizes, MAX_SIZES);
+            if (nsizes <= 0) {
+                fprintf(stderr, "bad --sizes '%s'\n", v);
+                return 2;
             }
             i++;
         } else if (!strcmp(a, "--reps") && v) {

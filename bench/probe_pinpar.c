@@ -22,7 +22,8 @@
  * Every transfer is checked (h2d: the device buffer read back at 64 spread places; d2h: the host
  * words at 64 spread places); a wrong word prints FAILED and the exit status is 1.
  *   cmake --build BUILD --target probe_pinpar && BUILD/bench/probe_pinpar --mib 512
- * Device: the first GPU, else the first device of the first platform (PoCL: the plumbing only).
+ * Device: the first GPU, else the first device of the first platform (probe_common.h
+ * probe_open_any; PoCL: the plumbing only).
  * Options: --mib N (512)  --reps N (3)  --threads-list a,b,.. (1,4,8,16)
  */
 #define _GNU_SOURCE
@@ -163,13 +164,13 @@ static void fill(char *h, size_t len, uint64_t seed)
 int main(int argc, char **argv)
 {
     size_t mib = 512;
-    int reps = 3, plist[16] = {1, 4, 8, 16}, np = 4;
+    int reps = 3, np = 4;
+    size_t plist[16] = {1, 4, 8, 16};
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--mib") && i + 1 < argc) mib = strtoul(argv[++i], NULL, 10);
         else if (!strcmp(argv[i], "--reps") && i + 1 < argc) reps = atoi(argv[++i]);
-        else if (!strcmp(argv[i], "--threads-list") && i + 1 < argc) {
-            np = 0;
-            for (char *t = strtok(argv[++i], ","); t && np < 16; t = strtok(NULL, ",")) plist[np++] = atoi(t);
+        else if (!strcmp(argv[i], "--threads-list") && i + 1 < argc &&
+                 (np = probe_parse_list(argv[++i], plist, 16)) > 0) {
         } else {
             printf("usage: probe_pinpar [--mib N] [--reps N] [--threads-list a,b,..]\n");
             return 2;
@@ -180,21 +181,8 @@ int main(int argc, char **argv)
     char name[256];
     cl_context ctx;
     cl_command_queue q;
-    (void)probe_open;
-    cl_device_id dev = probe_first_gpu(name, sizeof name);
-    cl_platform_id plat;
-    if (!dev && clGetPlatformIDs(1, &plat, NULL) == CL_SUCCESS &&
-        clGetDeviceIDs(plat, CL_DEVICE_TYPE_ALL, 1, &dev, NULL) == CL_SUCCESS)
-        clGetDeviceInfo(dev, CL_DEVICE_NAME, sizeof name, name, NULL); /* PoCL: the plumbing */
-    else if (!dev)
-        dev = NULL;
-    if (!dev) {
-        printf("no device\n");
-        return 0;
-    }
+    if (!probe_open_any(name, sizeof name, 0, &ctx, &q)) return 0;
     cl_int err;
-    ctx = clCreateContext(NULL, 1, &dev, NULL, NULL, &err);
-    q = clCreateCommandQueue(ctx, dev, 0, &err);
     const size_t len = mib << 20, clen = len / NCHUNK;
     cl_mem d = clCreateBuffer(ctx, CL_MEM_READ_WRITE, len, NULL, &err);
     cl_mem stg[2];
@@ -215,7 +203,7 @@ int main(int argc, char **argv)
     printf("%3s %9s %9s %9s %11s %9s %11s  (GB/s; unpin ms)\n", "P", "memcpy", "h2d-stg", "h2d-pin",
            "unpin(h2d)", "d2h-stg", "d2h-pin/un");
     for (int pi = 0; pi < np; pi++) {
-        const int P = plist[pi] < 1 ? 1 : plist[pi] > MAX_P ? MAX_P : plist[pi];
+        const int P = plist[pi] > MAX_P ? MAX_P : (int)plist[pi];
         samples_t t[6];
         memset(t, 0, sizeof t);
         for (int r = 0; r < reps; r++) {

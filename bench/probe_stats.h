@@ -1,6 +1,7 @@
 /*
  * probe_stats.h -- the GPU probes' clock and repetition statistics (probe_zerocopy.c,
- * probe_pindirect.c): a monotonic clock in seconds, samples and their median.
+ * probe_pindirect.c, probe_pinpar.c): a monotonic clock in seconds, samples and their median,
+ * and the parse of their integer lists.
  */
 #ifndef CLHGEMM_PROBE_STATS_H
 #define CLHGEMM_PROBE_STATS_H
@@ -32,6 +33,22 @@ static inline int cmp_d(const void *a, const void *b)
 {
     const double x = *(const double *)a, y = *(const double *)b;
     return x < y ? -1 : x > y;
+}
+
+/* A comma-separated list of positive integers into out (at most max): the count, or -1 when
+ * the list is malformed (the probes' --sizes and --threads-list). */
+static inline int probe_parse_list(const char *s, size_t *out, int max)
+{
+    int n = 0;
+    while (*s && n < max) {
+        char *end;
+        const unsigned long long v = strtoull(s, &end, 10);
+        if (end == s || v == 0) return -1;
+        out[n++] = (size_t)v;
+        s = *end == ',' ? end + 1 : end;
+        if (*end && *end != ',') return -1;
+    }
+    return n;
 }
 
 /* The median of the samples; -1 when there is none. */

@@ -406,20 +406,6 @@ static cl_device_id nth_device(int want, int list, char *name, size_t len)
     return NULL;
 }
 
-static int parse_sizes(const char *s, size_t *out, int max)
-{
-    int n = 0;
-    while (*s && n < max) {
-        char *end;
-        const unsigned long long v = strtoull(s, &end, 10);
-        if (end == s || v == 0) return -1;
-        out[n++] = (size_t)v;
-        s = *end == ',' ? end + 1 : end;
-        if (*end && *end != ',') return -1;
-    }
-    return n;
-}
-
 static void usage(const char *a0)
 {
     printf("usage: %s [--sizes MiB,..] [--reps N] [--threads N] [--device-index I] [--list]\n", a0);
@@ -442,7 +428,7 @@ int main(int argc, char **argv)
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "--sizes") && v) {
-            nsizes = parse_sizes(v, sizes, MAX_SIZES);
+            nsizes = probe_parse_list(v, sizes, MAX_SIZES);
             i++;
             if (nsizes <= 0) {
                 fprintf(stderr, "bad --sizes '%s'\n", v);
