@@ -192,6 +192,13 @@ typedef real8 realN;
  * t, t + NTHREADS, ... -- coalesced whatever the tile shape. */
 #define LOADS_A ((LA + NTHREADS - 1) / NTHREADS)
 #define LOADS_B ((LB + NTHREADS - 1) / NTHREADS)
+/* stmt for each of this work-item's LOADS of a slice of L vectors (idx: the vector; r: the
+ * register it goes through) */
+#define FOR_SLICE(LOADS, L, stmt)                                                              \
+    UNROLL for (int r = 0; r < LOADS; r++) {                                                   \
+        const int idx = tid + r * NTHREADS;                                                    \
+        if (L % NTHREADS == 0 || idx < L) stmt                                                 \
+    }
 
 /* Vector v (< MVECS) of k row k of the work-group's A panel, and of its B panel: packed panels
  * are [Kp][MWG] streams, direct ones have a k stride of lda_v / ldb_v vectors. A_SLICE(k, idx)
@@ -524,26 +531,14 @@ typedef real frag_t;
     /* the staged slices starting at k row k into registers PA (A) and PB (B); nothing for a
      * panel that is not staged */
 #if SA
-#define LOAD_A_INTO(P, k)                                                                      \
-    UNROLL for (int r = 0; r < LOADS_A; r++) {                                                 \
-        const int idx = tid + r * NTHREADS;                                                    \
-        if (LA % NTHREADS == 0 || idx < LA) P[r] = A_SLICE(k, idx);                            \
-    }
+#define LOAD_A_INTO(P, k) FOR_SLICE(LOADS_A, LA, P[r] = A_SLICE(k, idx);)
 #else
 #define LOAD_A_INTO(P, k)
 #endif
 #if SB && DIRECT_B == 2
-#define LOAD_B_INTO(P, k)                                                                      \
-    UNROLL for (int r = 0; r < LOADS_BK; r++) {                                                \
-        const int idx = tid + r * NTHREADS;                                                    \
-        if (LBK % NTHREADS == 0 || idx < LBK) P[r] = BK_AT(k, idx);                            \
-    }
+#define LOAD_B_INTO(P, k) FOR_SLICE(LOADS_BK, LBK, P[r] = BK_AT(k, idx);)
 #elif SB
-#define LOAD_B_INTO(P, k)                                                                      \
-    UNROLL for (int r = 0; r < LOADS_B; r++) {                                                 \
-        const int idx = tid + r * NTHREADS;                                                    \
-        if (LB % NTHREADS == 0 || idx < LB) P[r] = B_SLICE(k, idx);                            \
-    }
+#define LOAD_B_INTO(P, k) FOR_SLICE(LOADS_B, LB, P[r] = B_SLICE(k, idx);)
 #else
 #define LOAD_B_INTO(P, k)
 #endif
@@ -568,12 +563,7 @@ typedef real frag_t;
     }
 /* the slice starting at k row k of one panel into the local buffer lbuf */
 #define STAGE(lbuf, SLOT, SLICE, LOADS, L, VW, k)                                              \
-    UNROLL for (int r = 0; r < LOADS; r++) {                                                   \
-        const int idx = tid + r * NTHREADS;                                                    \
-        if (L % NTHREADS == 0 || idx < L) {                                                    \
-            CP_VEC(&lbuf[SLOT(idx)], &SLICE(k, idx), VW)                                       \
-        }                                                                                      \
-    }
+    FOR_SLICE(LOADS, L, { CP_VEC(&lbuf[SLOT(idx)], &SLICE(k, idx), VW) })
 #define STAGE_A(b, k) STAGE(als[b], A_SLOT, A_SLICE, LOADS_A, LA, VWM, k)
 #define STAGE_B(b, k) STAGE(bls[b], B_SLOT, B_SLICE, LOADS_B, LB, VWN, k)
 #define CP_COMMIT() asm volatile("cp.async.commit_group;" ::: "memory")
@@ -595,21 +585,12 @@ typedef real frag_t;
     CP_WAIT();
 #else
 #if SA
-    UNROLL for (int r = 0; r < LOADS_A; r++) {
-        const int idx = tid + r * NTHREADS;
-        if (LA % NTHREADS == 0 || idx < LA) als[0][A_SLOT(idx)] = A_SLICE(KBEG, idx);
-    }
+    FOR_SLICE(LOADS_A, LA, als[0][A_SLOT(idx)] = A_SLICE(KBEG, idx);)
 #endif
 #if SB && DIRECT_B == 2
-    UNROLL for (int r = 0; r < LOADS_BK; r++) {
-        const int idx = tid + r * NTHREADS;
-        if (LBK % NTHREADS == 0 || idx < LBK) ((__local real *)bls[0])[BK_SLOT(idx)] = BK_AT(KBEG, idx);
-    }
+    FOR_SLICE(LOADS_BK, LBK, ((__local real *)bls[0])[BK_SLOT(idx)] = BK_AT(KBEG, idx);)
 #elif SB
-    UNROLL for (int r = 0; r < LOADS_B; r++) {
-        const int idx = tid + r * NTHREADS;
-        if (LB % NTHREADS == 0 || idx < LB) bls[0][B_SLOT(idx)] = B_SLICE(KBEG, idx);
-    }
+    FOR_SLICE(LOADS_B, LB, bls[0][B_SLOT(idx)] = B_SLICE(KBEG, idx);)
 #endif
 #if PF2
     /* two slices in flight: the next one's registers filled here, the one after at the top of
@@ -697,21 +678,12 @@ typedef real frag_t;
 #else
         if (more) {
 #if SA
-            UNROLL for (int r = 0; r < LOADS_A; r++) {
-                const int idx = tid + r * NTHREADS;
-                if (LA % NTHREADS == 0 || idx < LA) als[buf ^ 1][A_SLOT(idx)] = pa[r];
-            }
+            FOR_SLICE(LOADS_A, LA, als[buf ^ 1][A_SLOT(idx)] = pa[r];)
 #endif
 #if SB && DIRECT_B == 2
-            UNROLL for (int r = 0; r < LOADS_BK; r++) {
-                const int idx = tid + r * NTHREADS;
-                if (LBK % NTHREADS == 0 || idx < LBK) ((__local real *)bls[buf ^ 1])[BK_SLOT(idx)] = pb[r];
-            }
+            FOR_SLICE(LOADS_BK, LBK, ((__local real *)bls[buf ^ 1])[BK_SLOT(idx)] = pb[r];)
 #elif SB
-            UNROLL for (int r = 0; r < LOADS_B; r++) {
-                const int idx = tid + r * NTHREADS;
-                if (LB % NTHREADS == 0 || idx < LB) bls[buf ^ 1][B_SLOT(idx)] = pb[r];
-            }
+            FOR_SLICE(LOADS_B, LB, bls[buf ^ 1][B_SLOT(idx)] = pb[r];)
 #endif
         }
 #if PF2
@@ -801,21 +773,12 @@ typedef real frag_t;
     if (KBEG < KEND) {
 #endif
 #if SA
-    UNROLL for (int r = 0; r < LOADS_A; r++) {
-        const int idx = tid + r * NTHREADS;
-        if (LA % NTHREADS == 0 || idx < LA) als[0][idx] = A_SLICE(KBEG, idx);
-    }
+    FOR_SLICE(LOADS_A, LA, als[0][idx] = A_SLICE(KBEG, idx);)
 #endif
 #if SB && DIRECT_B == 2
-    UNROLL for (int r = 0; r < LOADS_BK; r++) {
-        const int idx = tid + r * NTHREADS;
-        if (LBK % NTHREADS == 0 || idx < LBK) ((__local real *)bls[0])[BK_SLOT(idx)] = BK_AT(KBEG, idx);
-    }
+    FOR_SLICE(LOADS_BK, LBK, ((__local real *)bls[0])[BK_SLOT(idx)] = BK_AT(KBEG, idx);)
 #elif SB
-    UNROLL for (int r = 0; r < LOADS_B; r++) {
-        const int idx = tid + r * NTHREADS;
-        if (LB % NTHREADS == 0 || idx < LB) bls[0][idx] = B_SLICE(KBEG, idx);
-    }
+    FOR_SLICE(LOADS_B, LB, bls[0][idx] = B_SLICE(KBEG, idx);)
 #endif
 #if SA || SB
     barrier(CLK_LOCAL_MEM_FENCE);
@@ -830,25 +793,16 @@ typedef real frag_t;
         /* Fetch the next slice into registers now; it is stored after the arithmetic. */
 #if SA
         if (more) {
-            UNROLL for (int r = 0; r < LOADS_A; r++) {
-                const int idx = tid + r * NTHREADS;
-                if (LA % NTHREADS == 0 || idx < LA) pa[r] = A_SLICE(kb + KWG, idx);
-            }
+            FOR_SLICE(LOADS_A, LA, pa[r] = A_SLICE(kb + KWG, idx);)
         }
 #endif
 #if SB && DIRECT_B == 2
         if (more) {
-            UNROLL for (int r = 0; r < LOADS_BK; r++) {
-                const int idx = tid + r * NTHREADS;
-                if (LBK % NTHREADS == 0 || idx < LBK) pb[r] = BK_AT(kb + KWG, idx);
-            }
+            FOR_SLICE(LOADS_BK, LBK, pb[r] = BK_AT(kb + KWG, idx);)
         }
 #elif SB
         if (more) {
-            UNROLL for (int r = 0; r < LOADS_B; r++) {
-                const int idx = tid + r * NTHREADS;
-                if (LB % NTHREADS == 0 || idx < LB) pb[r] = B_SLICE(kb + KWG, idx);
-            }
+            FOR_SLICE(LOADS_B, LB, pb[r] = B_SLICE(kb + KWG, idx);)
         }
 #endif
 
@@ -883,21 +837,12 @@ typedef real frag_t;
         /* The other buffer was last read before the previous barrier: safe to overwrite. */
         if (more) {
 #if SA
-            UNROLL for (int r = 0; r < LOADS_A; r++) {
-                const int idx = tid + r * NTHREADS;
-                if (LA % NTHREADS == 0 || idx < LA) als[buf ^ 1][idx] = pa[r];
-            }
+            FOR_SLICE(LOADS_A, LA, als[buf ^ 1][idx] = pa[r];)
 #endif
 #if SB && DIRECT_B == 2
-            UNROLL for (int r = 0; r < LOADS_BK; r++) {
-                const int idx = tid + r * NTHREADS;
-                if (LBK % NTHREADS == 0 || idx < LBK) ((__local real *)bls[buf ^ 1])[BK_SLOT(idx)] = pb[r];
-            }
+            FOR_SLICE(LOADS_BK, LBK, ((__local real *)bls[buf ^ 1])[BK_SLOT(idx)] = pb[r];)
 #elif SB
-            UNROLL for (int r = 0; r < LOADS_B; r++) {
-                const int idx = tid + r * NTHREADS;
-                if (LB % NTHREADS == 0 || idx < LB) bls[buf ^ 1][idx] = pb[r];
-            }
+            FOR_SLICE(LOADS_B, LB, bls[buf ^ 1][idx] = pb[r];)
 #endif
         }
         barrier(CLK_LOCAL_MEM_FENCE);
