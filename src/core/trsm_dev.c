@@ -164,22 +164,11 @@ static clhgemm_status_t gemm(solve_t *s, chg_gemm_args_t *g, cl_event extra)
     g->prec = s->t->prec;
     const cl_event *wl;
     cl_uint nw = chain_wait(s, &wl);
-    cl_event both[2];
-    if (extra && nw <= 1) {
+    cl_event both[2]; /* at most one event before (chg_trsm_dev_solve) and the block's */
+    if (extra) {
         if (nw) both[0] = wl[0];
         both[nw++] = extra;
         wl = both;
-    } else if (extra) {
-        /* the caller's wait list of several events and a block's: one marker joins them */
-        cl_event *all = malloc((nw + 1) * sizeof *all), joined = NULL;
-        if (!all) return CLHGEMM_OUT_OF_HOST_MEMORY;
-        memcpy(all, wl, nw * sizeof *all);
-        all[nw] = extra;
-        const cl_int err = clEnqueueMarkerWithWaitList(s->q, nw + 1, all, &joined);
-        free(all);
-        if (err != CL_SUCCESS) return (clhgemm_status_t)err;
-        chain_set(s, joined);
-        nw = chain_wait(s, &wl);
     }
     cl_event ev = NULL;
     const clhgemm_status_t st = chg_gemm_enqueue(g, s->q, nw, wl, &ev);
@@ -284,6 +273,7 @@ clhgemm_status_t chg_trsm_dev_solve(chg_trsm_dev_t *t, cl_command_queue q, cl_me
                                     size_t ldb, cl_uint nwait, const cl_event *wait,
                                     cl_event *ev)
 {
+    if (t->blk_ev && nwait > 1) return CLHGEMM_INVALID_ARGUMENT; /* gemm()'s two-event list */
     solve_t s = {.t = t, .q = q, .a = A, .b = B, .off_a = offA, .lda = lda, .off_b = offB,
                  .ldb = ldb, .rhs = rhs, .alpha = alpha, .nwait = nwait, .wait = wait,
                  .last = NULL};

@@ -66,7 +66,8 @@ size_t chg_trsm_dev_block(const chg_trsm_dev_t *t, size_t i);
 /* Enqueues the solve of B (B(0,0) at element offB, ldb) with rhs right-hand sides (B is
  * k x rhs for side left, rhs x k for side right) after the events in wait (which must
  * include the inversion's, unless t->blk_ev gives each block's: then a block's leaf waits for
- * its own); *ev (not NULL) receives the last command's event. Solves of one t
+ * its own, and wait may hold one event at most); *ev (not NULL) receives the last command's
+ * event. Solves of one t
  * may run on several queues (they only read D). */
 clhgemm_status_t chg_trsm_dev_solve(chg_trsm_dev_t *t, cl_command_queue q, cl_mem A, size_t offA,
                                     size_t lda, size_t rhs, double alpha, cl_mem B, size_t offB,
