@@ -285,11 +285,10 @@ static int setup_shape(cprob_t *p, cshape_t *s, void *h)
     return err == CL_SUCCESS ? 0 : -1;
 }
 
-/* The class's shapes on the device: those whose operands fit a quarter of its memory. */
-static int setup(cprob_t *p, int cls)
+/* The shapes ex[0 .. nex) on the device: those whose operands fit a quarter of its memory. */
+static int setup_shapes(cprob_t *p, const size_t ex[][3], int nex)
 {
-    size_t ex[NSH][3], big = 0, cmax = 0;
-    const int nex = chg_shape_class_examples(cls, (p->d->dev.features & CHG_FEAT_GPU) != 0, ex);
+    size_t big = 0, cmax = 0;
     const unsigned long long mem = p->d->dev.info.global_mem_bytes / 4;
     p->nsh = 0;
     for (int i = 0; i < nex; i++) {
@@ -306,6 +305,14 @@ static int setup(cprob_t *p, int cls)
     for (int i = 0; i < p->nsh && rc == 0; i++) rc = setup_shape(p, &p->sh[i], h);
     free(h);
     return rc;
+}
+
+/* The class's shapes (chg_shape_class_examples) on the device, as setup_shapes. */
+static int setup(cprob_t *p, int cls)
+{
+    size_t ex[NSH][3];
+    const int nex = chg_shape_class_examples(cls, (p->d->dev.features & CHG_FEAT_GPU) != 0, ex);
+    return setup_shapes(p, (const size_t(*)[3])ex, nex);
 }
 
 static void teardown(cprob_t *p)
@@ -398,18 +405,6 @@ out:
     return rc;
 }
 
-/* One shape of m x n x k on the device as p's only shape; 0, or -1 (out of memory). */
-static int setup_one(cprob_t *p, size_t m, size_t n, size_t k)
-{
-    p->nsh = 1;
-    p->sh[0] = (cshape_t){.m = m, .n = n, .k = k};
-    void *h = malloc(CHG_MAX(m * k, k * n) * p->es);
-    p->got = malloc(m * n * p->es);
-    const int rc = h && p->got ? setup_shape(p, &p->sh[0], h) : -1;
-    free(h);
-    return rc;
-}
-
 #define REACH_MARGIN 1.02 /* a win is 2% or more: the timings' own spread is about 1% */
 
 /* rank_k's reach along k (the class's "k_max", kernels/shape.h chg_shape_class_k: it takes
@@ -446,7 +441,8 @@ static void tune_reach(tune_run_t *r, tdev_t *d, chg_precision_t prec,
         if (!memcmp(&x[0].gp, &x[1].gp, sizeof x[0].gp) && x[0].split == x[1].split) break;
         cprob_t p = {.d = d, .prec = prec, .es = chg_elem_size(prec), .beta = 1.0};
         int won = 0;
-        if (setup_one(&p, side, side, (size_t)ks[i]) == 0) {
+        const size_t shape[1][3] = {{side, side, (size_t)ks[i]}};
+        if (setup_shapes(&p, shape, 1) == 0) {
             measure(&p, &x[0], deadline);
             if (x[0].score > 0) measure(&p, &x[1], deadline);
             won = x[0].score > 0 && x[1].score > REACH_MARGIN * x[0].score;
