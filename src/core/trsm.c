@@ -328,26 +328,31 @@ static clhgemm_status_t solve_blocked(dsolve_t *d, double alpha, cl_event *event
 
 /* The inversion beside the solve (trsm_dev.h): the blocks in the order the solve reaches them,
  * in chunks of 1, 1, 2, 4, ... blocks on a second queue of q's device, each chunk's event what
- * its blocks' leaves wait for (blk[b]); so the first leaf waits for one block's inversion and
- * the rest can run beside the solve's GEMMs. *side receives the queue (to release once the
- * solve is enqueued). Opt-in (CLHGEMM_TRSM_INV_BESIDE=1): correct on PoCL, not yet timed on a GPU
+ * its blocks' leaves wait for (*blk, allocated here: one per block); so the first leaf waits for
+ * one block's inversion and the rest can run beside the solve's GEMMs. *side receives the
+ * queue (to release once the solve is enqueued). Opt-in (CLHGEMM_TRSM_INV_BESIDE=1): correct on PoCL, not yet timed on a GPU
  * (it gains only where the driver runs two queues' kernels at once; the inversion is 0.9-1 ms of
  * an H100's 14-16 ms DTRSM/STRSM n = 8192). 0 when it does not apply (off, fewer than three
  * blocks, the per-column kernel, no second queue): the caller inverts on q. */
 static int invert_beside(chg_trsm_dev_t *t, cl_context ctx, cl_command_queue q, cl_mem A,
-                         size_t offA, size_t lda, cl_event *blk, cl_command_queue *side,
+                         size_t offA, size_t lda, cl_event **blkp, cl_command_queue *side,
                          clhgemm_status_t *st)
 {
     const size_t nblk = chg_ceil_div(t->sh.k, t->nb);
     *side = NULL;
+    *blkp = NULL;
     if (nblk < 3 || !t->inv_wg || !chg_env_flag("CLHGEMM_TRSM_INV_BESIDE", 0)) return 0;
+    cl_event *blk = calloc(nblk, sizeof *blk);
     cl_device_id id;
-    cl_int err = clGetCommandQueueInfo(q, CL_QUEUE_DEVICE, sizeof id, &id, NULL);
+    cl_int err = blk ? clGetCommandQueueInfo(q, CL_QUEUE_DEVICE, sizeof id, &id, NULL)
+                     : CL_OUT_OF_HOST_MEMORY;
     if (err == CL_SUCCESS) *side = clCreateCommandQueue(ctx, id, 0, &err);
     if (err != CL_SUCCESS || !*side) {
+        free(blk);
         *side = NULL;
         return 0;
     }
+    *blkp = blk;
     *st = CLHGEMM_SUCCESS;
     int chunks = 0;
     for (size_t i0 = 0; i0 < nblk && *st == CLHGEMM_SUCCESS; chunks++) {
@@ -387,14 +392,14 @@ static clhgemm_status_t solve_device(const chg_l3_shape_t *sh, chg_precision_t p
     if (st != CLHGEMM_SUCCESS) return st;
     cl_event inv = NULL, done = NULL;
     const size_t nblk = chg_ceil_div(sh->k, t.nb);
-    cl_event *blk = calloc(nblk, sizeof *blk);
+    cl_event *blk = NULL;
     cl_command_queue side = NULL;
-    if (!blk || !invert_beside(&t, ctx, q, A, offA, lda, blk, &side, &st))
+    if (!invert_beside(&t, ctx, q, A, offA, lda, &blk, &side, &st))
         st = chg_trsm_dev_invert(&t, q, A, offA, lda, 0, NULL, &inv);
     if (st == CLHGEMM_SUCCESS) {
         /* from here B may be written: an error is the caller's, never a fallback */
         *solving = 1;
-        t.blk_ev = side ? blk : NULL;
+        t.blk_ev = blk; /* NULL unless beside */
         st = chg_trsm_dev_solve(&t, q, A, offA, lda, rhs, alpha, B, offB, ldb, inv ? 1 : 0,
                                 inv ? &inv : NULL, &done);
     }
