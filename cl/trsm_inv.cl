@@ -16,9 +16,7 @@
  * of the solve that uses it: a few percent at most for nb << k.
  *
  * Arguments: A and a_off (element of A(0, 0)), lda, k, nb, upper, unit, D. Launched over
- * ceil(k / nb) * nb work-items (rounded up to the work-group size; the extra ones return), or
- * over a range of blocks with a global offset (core/trsm_dev.c inverts the first blocks a solve
- * needs first, the rest beside it).
+ * ceil(k / nb) * nb work-items (rounded up to the work-group size; the extra ones return).
  *
  * trsm_invert_wg is the same substitution with a work-group per column (what core/trsm_dev.c
  * launches when x fits local memory): x in local memory, the work-items splitting each step's
@@ -80,9 +78,7 @@ __kernel void trsm_invert_wg(const __global real *restrict A, const ulong a_off,
                              const ulong lda, const ulong k, const ulong nb, const int upper,
                              const int unit, __global real *restrict D, __local real *x)
 {
-    /* the group's column over all blocks (a launch with a global offset starts at a later
-     * block: get_group_id does not count the offset, get_global_id does) */
-    const ulong l = get_local_id(0), wg = get_local_size(0), g = get_global_id(0) / wg;
+    const ulong g = get_group_id(0), l = get_local_id(0), wg = get_local_size(0);
     const ulong q = g / nb, j = g % nb;
     if (q * nb >= k) return;
     const ulong kb = min(nb, k - q * nb);

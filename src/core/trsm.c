@@ -326,57 +326,8 @@ static clhgemm_status_t solve_blocked(dsolve_t *d, double alpha, cl_event *event
     return st;
 }
 
-/* The inversion beside the solve (trsm_dev.h): the blocks in the order the solve reaches them,
- * in chunks of 1, 1, 2, 4, ... blocks on a second queue of q's device, each chunk's event what
- * its blocks' leaves wait for (*blk, allocated here: one per block); so the first leaf waits for
- * one block's inversion and the rest can run beside the solve's GEMMs. *side receives the
- * queue (to release once the solve is enqueued). Opt-in (CLHGEMM_TRSM_INV_BESIDE=1): correct on PoCL, not yet timed on a GPU
- * (it gains only where the driver runs two queues' kernels at once; the inversion is 0.9-1 ms of
- * an H100's 14-16 ms DTRSM/STRSM n = 8192). 0 when it does not apply (off, fewer than three
- * blocks, the per-column kernel, no second queue): the caller inverts on q. */
-static int invert_beside(chg_trsm_dev_t *t, cl_context ctx, cl_command_queue q, cl_mem A,
-                         size_t offA, size_t lda, cl_event **blkp, cl_command_queue *side,
-                         clhgemm_status_t *st)
-{
-    const size_t nblk = chg_ceil_div(t->sh.k, t->nb);
-    *side = NULL;
-    *blkp = NULL;
-    if (nblk < 3 || !t->inv_wg || !chg_env_flag("CLHGEMM_TRSM_INV_BESIDE", 0)) return 0;
-    cl_event *blk = calloc(nblk, sizeof *blk);
-    cl_device_id id;
-    cl_int err = blk ? clGetCommandQueueInfo(q, CL_QUEUE_DEVICE, sizeof id, &id, NULL)
-                     : CL_OUT_OF_HOST_MEMORY;
-    if (err == CL_SUCCESS) *side = clCreateCommandQueue(ctx, id, 0, &err);
-    if (err != CL_SUCCESS || !*side) {
-        free(blk);
-        *side = NULL;
-        return 0;
-    }
-    *blkp = blk;
-    *st = CLHGEMM_SUCCESS;
-    int chunks = 0;
-    for (size_t i0 = 0; i0 < nblk && *st == CLHGEMM_SUCCESS; chunks++) {
-        const size_t len = i0 ? i0 : 1; /* 1, 1, 2, 4, ... blocks */
-        const size_t i1 = CHG_MIN(nblk, i0 + len);
-        const size_t x = chg_trsm_dev_block(t, i0), y = chg_trsm_dev_block(t, i1 - 1);
-        const size_t b0 = CHG_MIN(x, y), b1 = CHG_MAX(x, y) + 1;
-        cl_event ev = NULL;
-        *st = chg_trsm_dev_invert_blocks(t, *side, A, offA, lda, b0, b1, 0, NULL, &ev);
-        for (size_t b = b0; b < b1 && *st == CLHGEMM_SUCCESS; b++) {
-            blk[b] = ev;
-            if (b > b0) clRetainEvent(ev);
-        }
-        i0 = i1;
-    }
-    clFlush(*side); /* the solve's queue waits for these events */
-    chg_log(2, "trsm: %zu diagonal blocks inverted beside the solve, %d launches on a second queue",
-            nblk, chunks);
-    return 1;
-}
-
-/* The device path (trsm_dev.h): invert (beside the solve where it applies), solve, release
- * (the buffers live on until the commands end). *solving is set once B may have been
- * written. */
+/* The device path (trsm_dev.h): invert, solve, release (the buffers live on until the
+ * commands end). *solving is set once B may have been written. */
 static clhgemm_status_t solve_device(const chg_l3_shape_t *sh, chg_precision_t prec, double alpha,
                                      cl_mem A, size_t offA, size_t lda, cl_mem B, size_t offB,
                                      size_t ldb, cl_command_queue q, cl_event *event,
@@ -391,24 +342,12 @@ static clhgemm_status_t solve_device(const chg_l3_shape_t *sh, chg_precision_t p
     st = chg_trsm_dev_init(&t, ctx, dev, prec, sh, chg_trsm_nb(dev, prec));
     if (st != CLHGEMM_SUCCESS) return st;
     cl_event inv = NULL, done = NULL;
-    const size_t nblk = chg_ceil_div(sh->k, t.nb);
-    cl_event *blk = NULL;
-    cl_command_queue side = NULL;
-    if (!invert_beside(&t, ctx, q, A, offA, lda, &blk, &side, &st))
-        st = chg_trsm_dev_invert(&t, q, A, offA, lda, 0, NULL, &inv);
+    st = chg_trsm_dev_invert(&t, q, A, offA, lda, 0, NULL, &inv);
     if (st == CLHGEMM_SUCCESS) {
         /* from here B may be written: an error is the caller's, never a fallback */
         *solving = 1;
-        t.blk_ev = blk; /* NULL unless beside */
-        st = chg_trsm_dev_solve(&t, q, A, offA, lda, rhs, alpha, B, offB, ldb, inv ? 1 : 0,
-                                inv ? &inv : NULL, &done);
+        st = chg_trsm_dev_solve(&t, q, A, offA, lda, rhs, alpha, B, offB, ldb, 1, &inv, &done);
     }
-    for (size_t b = 0; blk && b < nblk; b++) {
-        if (blk[b] && st != CLHGEMM_SUCCESS) clWaitForEvents(1, &blk[b]);
-        if (blk[b]) clReleaseEvent(blk[b]);
-    }
-    free(blk);
-    if (side) clReleaseCommandQueue(side); /* deleted once its commands end */
     if (st != CLHGEMM_SUCCESS && inv) clWaitForEvents(1, &inv);
     if (inv) clReleaseEvent(inv);
     chg_trsm_dev_release(&t);

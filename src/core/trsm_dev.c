@@ -87,9 +87,9 @@ void chg_trsm_dev_release(chg_trsm_dev_t *t)
 
 #define SETARG(i, v) (err = err != CL_SUCCESS ? err : clSetKernelArg(t->inv, i, sizeof(v), &(v)))
 
-clhgemm_status_t chg_trsm_dev_invert_blocks(chg_trsm_dev_t *t, cl_command_queue q, cl_mem A,
-                                            size_t offA, size_t lda, size_t b0, size_t b1,
-                                            cl_uint nwait, const cl_event *wait, cl_event *ev)
+clhgemm_status_t chg_trsm_dev_invert(chg_trsm_dev_t *t, cl_command_queue q, cl_mem A, size_t offA,
+                                     size_t lda, cl_uint nwait, const cl_event *wait,
+                                     cl_event *ev)
 {
     const cl_ulong a_off = offA, ld = lda, k = t->sh.k, nb = t->nb;
     const cl_int upper = t->sh.upper, unit = t->sh.unit;
@@ -105,30 +105,13 @@ clhgemm_status_t chg_trsm_dev_invert_blocks(chg_trsm_dev_t *t, cl_command_queue 
     if (t->inv_wg && err == CL_SUCCESS)
         err = clSetKernelArg(t->inv, 8, t->nb * chg_elem_size(t->prec), NULL);
     if (err != CL_SUCCESS) return (clhgemm_status_t)err;
-    /* trsm_invert_wg: a work-group of inv_wg per column, the range's columns from a global
-     * offset; trsm_invert: one work-item per column, work-groups of 64 where the device allows,
-     * every block (its launch rounds up past a range's end) */
-    if (!t->inv_wg) b0 = 0, b1 = chg_ceil_div(t->sh.k, t->nb);
-    const size_t cols = (b1 - b0) * t->nb;
+    const size_t cols = chg_ceil_div(t->sh.k, t->nb) * t->nb;
+    /* trsm_invert_wg: a work-group of inv_wg per column; trsm_invert: one work-item per
+     * column, work-groups of 64 where the device allows */
     const size_t wg = t->inv_wg ? t->inv_wg : CHG_MIN((size_t)64, t->dev->info.max_work_group_size);
     const size_t global = t->inv_wg ? cols * wg : chg_round_up(cols, wg);
-    const size_t offset = t->inv_wg ? b0 * t->nb * wg : 0;
-    return (clhgemm_status_t)clEnqueueNDRangeKernel(q, t->inv, 1, &offset, &global, &wg, nwait,
-                                                    wait, ev);
-}
-
-clhgemm_status_t chg_trsm_dev_invert(chg_trsm_dev_t *t, cl_command_queue q, cl_mem A, size_t offA,
-                                     size_t lda, cl_uint nwait, const cl_event *wait,
-                                     cl_event *ev)
-{
-    return chg_trsm_dev_invert_blocks(t, q, A, offA, lda, 0, chg_ceil_div(t->sh.k, t->nb), nwait,
-                                      wait, ev);
-}
-
-size_t chg_trsm_dev_block(const chg_trsm_dev_t *t, size_t i)
-{
-    const size_t nblk = chg_ceil_div(t->sh.k, t->nb);
-    return t_lower(&t->sh) ? i : nblk - 1 - i;
+    return (clhgemm_status_t)clEnqueueNDRangeKernel(q, t->inv, 1, NULL, &global, &wg, nwait, wait,
+                                                    ev);
 }
 
 /* ---- the solve ------------------------------------------------------------------------------ */
@@ -158,18 +141,11 @@ static void chain_set(solve_t *s, cl_event ev)
     s->last = ev;
 }
 
-/* The GEMM g after the chain, and after `extra` too when not NULL (a leaf's inverted block). */
-static clhgemm_status_t gemm(solve_t *s, chg_gemm_args_t *g, cl_event extra)
+static clhgemm_status_t gemm(solve_t *s, chg_gemm_args_t *g)
 {
     g->prec = s->t->prec;
     const cl_event *wl;
-    cl_uint nw = chain_wait(s, &wl);
-    cl_event both[2]; /* at most one event before (chg_trsm_dev_solve) and the block's */
-    if (extra) {
-        if (nw) both[0] = wl[0];
-        both[nw++] = extra;
-        wl = both;
-    }
+    const cl_uint nw = chain_wait(s, &wl);
     cl_event ev = NULL;
     const clhgemm_status_t st = chg_gemm_enqueue(g, s->q, nw, wl, &ev);
     if (st == CLHGEMM_SUCCESS) chain_set(s, ev);
@@ -212,7 +188,7 @@ static clhgemm_status_t leaf(solve_t *s, size_t r0, size_t kb, double a)
         g.st.kind_b = CHG_TRIANGULAR;
         g.st.upper_b = t->sh.upper == t->sh.trans;
     }
-    return gemm(s, &g, t->blk_ev ? t->blk_ev[r0 / t->nb] : NULL);
+    return gemm(s, &g);
 }
 
 /* B_I := -T(I, P) * X_P + beta * B_I (left), B_I := -X_P * T(I, P)^T + beta * B_I (right):
@@ -245,7 +221,7 @@ static clhgemm_status_t update(solve_t *s, size_t i0, size_t ni, size_t p0, size
         g.ldb = s->lda;
         g.off_c = s->off_b + i0 * s->ldb;
     }
-    return gemm(s, &g, NULL);
+    return gemm(s, &g);
 }
 
 /* T's rows r0 .. r1 (r0 a multiple of nb); scaled: alpha is already applied to those rows. */
@@ -273,7 +249,6 @@ clhgemm_status_t chg_trsm_dev_solve(chg_trsm_dev_t *t, cl_command_queue q, cl_me
                                     size_t ldb, cl_uint nwait, const cl_event *wait,
                                     cl_event *ev)
 {
-    if (t->blk_ev && nwait > 1) return CLHGEMM_INVALID_ARGUMENT; /* gemm()'s two-event list */
     solve_t s = {.t = t, .q = q, .a = A, .b = B, .off_a = offA, .lda = lda, .off_b = offB,
                  .ldb = ldb, .rhs = rhs, .alpha = alpha, .nwait = nwait, .wait = wait,
                  .last = NULL};

@@ -36,8 +36,6 @@ typedef struct chg_trsm_dev_s {
     cl_mem d;
     cl_kernel inv;
     size_t inv_wg;       /* work-items per column of trsm_invert_wg, 0: trsm_invert */
-    const cl_event *blk_ev; /* per block, the event its inverse waits for (NULL: none; the
-                               solve's own wait list covers the inversion) */
 } chg_trsm_dev_t;
 
 /* Allocates D (ceil(k/nb) blocks of nb x nb) and builds the inversion kernel. On failure
@@ -53,21 +51,9 @@ clhgemm_status_t chg_trsm_dev_invert(chg_trsm_dev_t *t, cl_command_queue q, cl_m
                                      size_t lda, cl_uint nwait, const cl_event *wait,
                                      cl_event *ev);
 
-/* The same for blocks b0 .. b1 - 1 only. */
-clhgemm_status_t chg_trsm_dev_invert_blocks(chg_trsm_dev_t *t, cl_command_queue q, cl_mem A,
-                                            size_t offA, size_t lda, size_t b0, size_t b1,
-                                            cl_uint nwait, const cl_event *wait, cl_event *ev);
-
-/* The diagonal blocks in the order a solve reaches them: block i of the solve is
- * chg_trsm_dev_block(t, i) (0 .. ceil(k / nb) - 1: forward for a lower T, backward for an
- * upper one). */
-size_t chg_trsm_dev_block(const chg_trsm_dev_t *t, size_t i);
-
 /* Enqueues the solve of B (B(0,0) at element offB, ldb) with rhs right-hand sides (B is
  * k x rhs for side left, rhs x k for side right) after the events in wait (which must
- * include the inversion's, unless t->blk_ev gives each block's: then a block's leaf waits for
- * its own, and wait may hold one event at most); *ev (not NULL) receives the last command's
- * event. Solves of one t
+ * include the inversion's); *ev (not NULL) receives the last command's event. Solves of one t
  * may run on several queues (they only read D). */
 clhgemm_status_t chg_trsm_dev_solve(chg_trsm_dev_t *t, cl_command_queue q, cl_mem A, size_t offA,
                                     size_t lda, size_t rhs, double alpha, cl_mem B, size_t offB,
