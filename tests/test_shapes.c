@@ -48,9 +48,11 @@ static void classifier(void)
         {2048, 2047, 256, CHG_SHAPE_MEDIUM}, {16384, 16384, 64, CHG_SHAPE_RANK_K},
         {8192, 256, 512, CHG_SHAPE_TALL},    {8192, 257, 512, CHG_SHAPE_MEDIUM},
         {8192, 1024, 512, CHG_SHAPE_MEDIUM}, {256, 8192, 512, CHG_SHAPE_WIDE},
-        {1024, 8192, 512, CHG_SHAPE_MEDIUM}, {100000, 16, 300, CHG_SHAPE_TALL},
+        {1024, 8192, 512, CHG_SHAPE_MEDIUM}, {100000, 16, 300, CHG_SHAPE_TALL_THIN},
         {65536, 512, 512, CHG_SHAPE_LARGE},  {100000, 256, 300, CHG_SHAPE_TALL},
-        {16, 100000, 300, CHG_SHAPE_WIDE},   {2000, 3000, 1500, CHG_SHAPE_MEDIUM},
+        {16, 100000, 300, CHG_SHAPE_WIDE_THIN}, {2000, 3000, 1500, CHG_SHAPE_MEDIUM},
+        {8192, 64, 8192, CHG_SHAPE_TALL_THIN}, {8192, 65, 8192, CHG_SHAPE_TALL},
+        {64, 8192, 8192, CHG_SHAPE_WIDE_THIN}, {65, 8192, 8192, CHG_SHAPE_WIDE},
         {4096, 4096, 4096, CHG_SHAPE_MEDIUM}, {4097, 4096, 4096, CHG_SHAPE_LARGE},
         {8192, 8192, 8192, CHG_SHAPE_LARGE}, {8192, 8192, 257, CHG_SHAPE_LARGE},
         {(size_t)1 << 40, (size_t)1 << 40, (size_t)1 << 40, CHG_SHAPE_LARGE},
@@ -104,7 +106,8 @@ static void classifier(void)
                chg_shape_class_name(r[i].want));
     }
     EXPECT(chg_shape_class_parse("Large") == -1 && chg_shape_class_parse("") == -1 &&
-               chg_shape_class_parse(NULL) == -1 && !strcmp(chg_shape_class_name(7), "?"),
+               chg_shape_class_parse(NULL) == -1 &&
+               !strcmp(chg_shape_class_name(CHG_SHAPE_NCLASSES), "?"),
            "names outside the set");
 }
 
@@ -292,6 +295,71 @@ static int write_db(const char *dir, const chg_device_t *dev, const chg_gemm_par
     return write_db_reach(dir, dev, main_gp, cls, 0);
 }
 
+/* Writes dir/tuning.json with one exact entry for dev: FP32 main parameters main_gp, the tall
+ * class tall with split 2, and (thin != NULL) the tall_thin class thin with split 5. */
+static int write_db_thin(const char *dir, const chg_device_t *dev, const chg_gemm_params_t *main_gp,
+                         const chg_gemm_params_t *tall, const chg_gemm_params_t *thin)
+{
+    chg_tuning_file_t f;
+    chg_tuning_file_init(&f);
+    chg_tuning_record_t r;
+    chg_tuning_record_init(&r, dev);
+    chg_tuning_prec_t *p = &r.prec[CHG_F32];
+    p->present = 1;
+    p->gemm = *main_gp;
+    p->classes[CHG_SHAPE_TALL] = (chg_tuning_class_t){.present = 1, .gemm = *tall, .split_k = 2};
+    if (thin)
+        p->classes[CHG_SHAPE_TALL_THIN] =
+            (chg_tuning_class_t){.present = 1, .gemm = *thin, .split_k = 5};
+    char path[512], why[256] = "";
+    snprintf(path, sizeof path, "%s/tuning.json", dir);
+    int rc = chg_tuning_file_upsert(&f, &r) || chg_tuning_file_write(path, &f, why, sizeof why);
+    if (rc) fprintf(stderr, "test setup: cannot write %s: %s\n", path, why);
+    chg_tuning_record_free(&r);
+    chg_tuning_file_free(&f);
+    chg_tuning_reload();
+    return rc;
+}
+
+/* A thin class without its own configuration runs its parent's (tall), with the parent's
+ * split; with its own, its own; one that does not fit the device falls back to the parent's. */
+static void thin_classes(const chg_device_t *dev, const char *dir, const chg_gemm_params_t *main_gp,
+                         const chg_gemm_params_t *cls)
+{
+    chg_gemm_choice_t c;
+    if (!write_db_thin(dir, dev, main_gp, cls, NULL)) {
+        c = pick(dev, 8192, 64, 8192);
+        EXPECT(c.cls == CHG_SHAPE_TALL_THIN && same(&c.gp, cls) && c.split_k == 2,
+               "tall_thin without its own: ran %s, not tall's configuration and split (%d)",
+               chg_shape_class_name(c.cls), c.split_k);
+        c = pick(dev, 64, 8192, 8192); /* wide_thin: no wide class either -> main, unsplit */
+        EXPECT(c.cls == CHG_SHAPE_WIDE_THIN && same(&c.gp, main_gp) && c.split_k == 1,
+               "wide_thin without its own or wide's: ran %s, not the main parameters",
+               chg_shape_class_name(c.cls));
+    }
+    if (!write_db_thin(dir, dev, main_gp, cls, main_gp)) {
+        c = pick(dev, 8192, 64, 8192);
+        EXPECT(c.cls == CHG_SHAPE_TALL_THIN && same(&c.gp, main_gp) && c.split_k == 5,
+               "tall_thin's own configuration not taken (split %d)", c.split_k);
+        c = pick(dev, 8192, 256, 4096);
+        EXPECT(c.cls == CHG_SHAPE_TALL && same(&c.gp, cls) && c.split_k == 2,
+               "tall beside tall_thin: ran %s", chg_shape_class_name(c.cls));
+    }
+    chg_gemm_params_t big = *cls;
+    big.mdimc = 128; /* beyond every device's work-group */
+    big.ndimc = 64;
+    big.mwg = 128 * 4;
+    big.nwg = 64 * 4;
+    if (!write_db_thin(dir, dev, main_gp, cls, &big)) {
+        chg_tuning_entry_t e;
+        chg_tuned_entry(dev, CHG_F32, &e);
+        c = pick(dev, 8192, 64, 8192);
+        EXPECT(same(&c.gp, cls) && c.split_k == 2 && strstr(e.note, "class tall_thin") &&
+                   strstr(e.note, "the parameters of tall"),
+               "a tall_thin that does not fit: not tall's configuration (note \"%s\")", e.note);
+    }
+}
+
 static void builtin_classes(const chg_device_t *dev)
 {
     setenv("CLHGEMM_TUNING", "off", 1);
@@ -422,6 +490,7 @@ static void entry_classes(const chg_device_t *dev)
             EXPECT(c.cls == CHG_SHAPE_LARGE, "no k_max: 8192^2 x 512 ran %s",
                    chg_shape_class_name(c.cls));
         }
+        thin_classes(dev, dir, &main_gp, &cls);
     }
     char path[512];
     snprintf(path, sizeof path, "%s/tuning.json", dir);

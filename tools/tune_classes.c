@@ -140,6 +140,10 @@ static int candidates(const cprob_t *p, int cls, const chg_gemm_params_t *main_g
     add_cand(c, &n, p, main_gp, 1); /* the reference */
     add_cand(c, &n, p, &cd, split);
     if (now->present) add_cand(c, &n, p, &now->gemm, now->split_k);
+    /* a thin class starts from its parent's configuration (what it runs without its own) */
+    const int parent = chg_shape_class_parent(cls);
+    const chg_tuning_class_t *up = parent >= 0 ? &p->d->rec.prec[p->prec].classes[parent] : NULL;
+    if (up && up->present) add_cand(c, &n, p, &up->gemm, up->split_k);
     add_cand(c, &n, p, main_gp, 0);
     add_cand(c, &n, p, &dk, 1);
     /* two slices in flight (PF=2) on the tensor-core configurations so far (DGEMM rank-k
@@ -155,21 +159,30 @@ static int candidates(const cprob_t *p, int cls, const chg_gemm_params_t *main_g
     sc[1] = scaled(main_gp, 0.5, 1);
     sc[2] = scaled(main_gp, 1, 0.5);
     sc[3] = scaled(main_gp, 0.5, 0.5);
-    sc[4] = scaled(main_gp, cls == CHG_SHAPE_WIDE ? 0.5 : 2, cls == CHG_SHAPE_WIDE ? 2 : 0.5);
+    const int wide = cls == CHG_SHAPE_WIDE || cls == CHG_SHAPE_WIDE_THIN;
+    sc[4] = scaled(main_gp, wide ? 0.5 : 2, wide ? 2 : 0.5);
     sc[5] = scaled(main_gp, 0.25, 0.25);
     static const int splits[] = {0, 1, 2, 4, 8, 16, 3, 6, 12};
     /* thin products: tiles of 64 across the thin side (the H100's FP64 tall and wide classes:
-     * 64 x 64 and 64 x 128 with four slices, 1.1-2.1x the 128 x 128 / 128 x 192 tiles) */
-    chg_gemm_params_t th[3];
-    const int thin = cls == CHG_SHAPE_TALL || cls == CHG_SHAPE_WIDE;
+     * 64 x 64 and 64 x 128 with four slices, 1.1-2.1x the 128 x 128 / 128 x 192 tiles); for
+     * C of 64 or fewer columns (rows) also 128 x 64 with half the work-items across (8 x 8
+     * results each: SGEMM 8192 x 64 x 8192 35 TFLOP/s on the H100, 30 with 8 x 4) and 128 x 32 */
+    chg_gemm_params_t th[5];
+    const int thin = cls == CHG_SHAPE_TALL || cls == CHG_SHAPE_WIDE ||
+                     cls == CHG_SHAPE_TALL_THIN || cls == CHG_SHAPE_WIDE_THIN;
+    const int nth = cls == CHG_SHAPE_TALL_THIN || cls == CHG_SHAPE_WIDE_THIN ? 5 : 3;
     th[0] = sized(main_gp, 64, 64);
     th[1] = sized(main_gp, 64, 128);
     th[2] = sized(main_gp, 128, 64);
+    th[3] = wide ? sized(main_gp, 64, 128) : sized(main_gp, 128, 64);
+    if (wide && th[3].mdimc > 1) th[3].mdimc /= 2;
+    if (!wide && th[3].ndimc > 1) th[3].ndimc /= 2;
+    th[4] = wide ? sized(main_gp, 32, 128) : sized(main_gp, 128, 32);
     for (size_t si = 0; si < sizeof splits / sizeof splits[0]; si++) {
         add_cand(c, &n, p, &cd, splits[si]);
         if (now->present && !now->gemm.dk) add_cand(c, &n, p, &now->gemm, splits[si]);
         for (int i = 0; i < 6; i++) add_cand(c, &n, p, &sc[i], splits[si]);
-        for (int i = 0; thin && i < 3; i++) add_cand(c, &n, p, &th[i], splits[si]);
+        for (int i = 0; thin && i < nth; i++) add_cand(c, &n, p, &th[i], splits[si]);
     }
     direct_cands(c, &n, p);
     return n;

@@ -87,7 +87,7 @@ void chg_gemm_params_class_default(const chg_device_t *dev, chg_precision_t prec
         if (chg_gemm_params_valid(dev, prec, &q, NULL, 0)) *p = q;
     }
     if (cls == CHG_SHAPE_SMALL || cls == CHG_SHAPE_LARGE_K || cls == CHG_SHAPE_TALL ||
-        cls == CHG_SHAPE_WIDE)
+        cls == CHG_SHAPE_WIDE || cls == CHG_SHAPE_TALL_THIN || cls == CHG_SHAPE_WIDE_THIN)
         *split_k = 0;
 }
 

@@ -9,7 +9,7 @@
 #include "base/util.h"
 
 static const char *const g_names[CHG_SHAPE_NCLASSES] = {
-    "large", "medium", "small", "rank_k", "large_k", "tall", "wide",
+    "large", "medium", "small", "rank_k", "large_k", "tall", "wide", "tall_thin", "wide_thin",
 };
 
 chg_shape_class_t chg_shape_class(size_t m, size_t n, size_t k)
@@ -28,7 +28,11 @@ chg_shape_class_t chg_shape_class_k(size_t m, size_t n, size_t k, size_t rank_k_
     /* skinny: 256 or less across. 512- and 1024-wide products (TRSM's and the factorizations'
      * updates, k <= 1024) ran 3-39% faster on the medium / large configurations than on the tall
      * and wide ones tuned for skinnier shapes (H100, s and d, 2026-11-26) */
-    if (hi >= 8 * lo && lo <= 256) return dm >= dn ? CHG_SHAPE_TALL : CHG_SHAPE_WIDE;
+    if (hi >= 8 * lo && lo <= 256) {
+        const int thin = lo <= 64;
+        if (dm >= dn) return thin ? CHG_SHAPE_TALL_THIN : CHG_SHAPE_TALL;
+        return thin ? CHG_SHAPE_WIDE_THIN : CHG_SHAPE_WIDE;
+    }
     const double reach = rank_k_max < CHG_SHAPE_RANK_K_MAX         ? CHG_SHAPE_RANK_K_MAX
                          : rank_k_max > CHG_SHAPE_RANK_K_MAX_LIMIT ? CHG_SHAPE_RANK_K_MAX_LIMIT
                                                                    : (double)rank_k_max;
@@ -40,6 +44,18 @@ chg_shape_class_t chg_shape_class_k(size_t m, size_t n, size_t k, size_t rank_k_
 const char *chg_shape_class_name(int cls)
 {
     return cls >= 0 && cls < CHG_SHAPE_NCLASSES ? g_names[cls] : "?";
+}
+
+const char *chg_shape_class_names(void)
+{
+    return "large, medium, small, rank_k, large_k, tall, wide, tall_thin, wide_thin";
+}
+
+int chg_shape_class_parent(int cls)
+{
+    if (cls == CHG_SHAPE_TALL_THIN) return CHG_SHAPE_TALL;
+    if (cls == CHG_SHAPE_WIDE_THIN) return CHG_SHAPE_WIDE;
+    return -1;
 }
 
 int chg_shape_class_parse(const char *name)
@@ -55,11 +71,13 @@ void chg_shape_class_example(int cls, int gpu, size_t *m, size_t *n, size_t *k)
      * costs tens of milliseconds on PoCL); each inside its class */
     static const size_t g[CHG_SHAPE_NCLASSES][3] = {
         {8192, 8192, 4096}, {2048, 3072, 1536}, {1000, 1000, 1000}, {4096, 4096, 128},
-        {1024, 1024, 8192}, {8192, 256, 4096},  {256, 8192, 4096},
+        {1024, 1024, 8192}, {8192, 256, 4096},  {256, 8192, 4096}, {8192, 64, 8192},
+        {64, 8192, 8192},
     };
     static const size_t c[CHG_SHAPE_NCLASSES][3] = {
         {4608, 4608, 512}, {1024, 1536, 512}, {256, 256, 256}, {2048, 2048, 64},
-        {256, 256, 8192},  {8192, 256, 512},  {256, 8192, 512},
+        {256, 256, 8192},  {8192, 256, 512},  {256, 8192, 512}, {32768, 64, 512},
+        {64, 32768, 512},
     };
     const int i = cls >= 0 && cls < CHG_SHAPE_NCLASSES ? cls : 0;
     const size_t *s = gpu ? g[i] : c[i];
@@ -78,8 +96,10 @@ int chg_shape_class_examples(int cls, int gpu, size_t out[CHG_SHAPE_MAX_EXAMPLES
         {{1000, 1000, 1000}, {256, 256, 256}, {512, 512, 512}},
         {{4096, 4096, 128}, {4096, 4096, 64}, {8192, 8192, 256}},
         {{1024, 1024, 8192}, {512, 512, 32768}},
-        {{8192, 256, 4096}, {8192, 64, 8192}, {16384, 256, 16384}},
-        {{256, 8192, 4096}, {64, 8192, 8192}, {256, 16384, 16384}},
+        {{8192, 256, 4096}, {16384, 256, 16384}, {8192, 128, 8192}},
+        {{256, 8192, 4096}, {256, 16384, 16384}, {128, 8192, 8192}},
+        {{8192, 64, 8192}, {16384, 32, 8192}},
+        {{64, 8192, 8192}, {32, 16384, 8192}},
     };
     static const size_t c[CHG_SHAPE_NCLASSES][CHG_SHAPE_MAX_EXAMPLES][3] = {
         {{4608, 4608, 512}},
@@ -89,6 +109,8 @@ int chg_shape_class_examples(int cls, int gpu, size_t out[CHG_SHAPE_MAX_EXAMPLES
         {{256, 256, 8192}, {128, 128, 16384}},
         {{8192, 256, 512}, {16384, 128, 1024}},
         {{256, 8192, 512}, {128, 16384, 1024}},
+        {{32768, 64, 512}, {131072, 16, 512}},
+        {{64, 32768, 512}, {16, 131072, 512}},
     };
     const int i = cls >= 0 && cls < CHG_SHAPE_NCLASSES ? cls : 0;
     int n = 0;
@@ -105,7 +127,8 @@ int chg_shape_class_examples(int cls, int gpu, size_t out[CHG_SHAPE_MAX_EXAMPLES
 
 int chg_shape_class_forced(void)
 {
-    static const char *const choices[] = {"auto",   "large",   "medium", "small", "rank_k",
-                                          "large_k", "tall",   "wide",   NULL};
+    static const char *const choices[] = {"auto",    "large", "medium", "small",     "rank_k",
+                                          "large_k", "tall",  "wide",   "tall_thin", "wide_thin",
+                                          NULL};
     return chg_env_choice("CLHGEMM_SHAPE_CLASS", choices, 0) - 1;
 }

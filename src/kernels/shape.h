@@ -13,7 +13,12 @@
  *   small    m*n*k <= 2^24 (256^3), or m*n <= 2^20 (1024^2) and k <= 4096: few tiles of C
  *   large_k  k >= 4*hi, k >= 2048, mn <= 2^22 (2048^2): few tiles, long k (split-K's case)
  *   rank_k   k <= 256 and mn >= 2^22: rank-k updates of a large C
- *   tall     m >= 8n and n <= 256 (tall-skinny C); wide: n >= 8m and m <= 256
+ *   tall     m >= 8n and 64 < n <= 256 (tall-skinny C); wide: n >= 8m and 64 < m <= 256
+ *   tall_thin, wide_thin: the same with n <= 64 (m <= 64). One configuration did not serve
+ *            both: on the H100, SGEMM 8192 x 64 x 8192 ran 35 TFLOP/s on 128 x 64 tiles split
+ *            in four and 18 on 64 x 128 tiles split in two, 16384 x 256 x 16384 46 on the latter
+ *            and 37 on the former (2026-11-26). An entry without a thin class runs its tall
+ *            (wide) class there (chg_shape_class_parent)
  *   medium   mn <= 2^24 (4096^2)
  *   rank_k   also k <= rank_k_max where a tuning entry's rank_k class says it reaches further
  *            ("k_max", chg_shape_class_k): on the H100 the FP64 rank_k configuration ran
@@ -38,6 +43,8 @@ typedef enum chg_shape_class_e {
     CHG_SHAPE_LARGE_K,
     CHG_SHAPE_TALL,
     CHG_SHAPE_WIDE,
+    CHG_SHAPE_TALL_THIN,
+    CHG_SHAPE_WIDE_THIN,
     CHG_SHAPE_NCLASSES
 } chg_shape_class_t;
 
@@ -53,8 +60,16 @@ chg_shape_class_t chg_shape_class(size_t m, size_t n, size_t k);
  * skinny). Constant time. */
 chg_shape_class_t chg_shape_class_k(size_t m, size_t n, size_t k, size_t rank_k_max);
 
-/* "large", "medium", "small", "rank_k", "large_k", "tall", "wide"; "?" out of range. */
+/* "large", "medium", "small", "rank_k", "large_k", "tall", "wide", "tall_thin", "wide_thin";
+ * "?" out of range. */
 const char *chg_shape_class_name(int cls);
+
+/* The names above joined by ", " (for messages that list the classes). */
+const char *chg_shape_class_names(void);
+
+/* The class whose configuration a class runs when a tuning entry has none of its own: tall for
+ * tall_thin, wide for wide_thin; -1 for the others (they run the entry's main parameters). */
+int chg_shape_class_parent(int cls);
 
 /* The class named name (exact), or -1. */
 int chg_shape_class_parse(const char *name);

@@ -117,9 +117,8 @@ static void parse_classes(const cJSON *o, const char *path, chg_tuning_prec_t *p
     {
         const int cls = chg_shape_class_parse(it->string);
         if (cls < 0) {
-            chg_db_fail(e, "%s.%s: not a shape class (large, medium, small, rank_k, large_k, "
-                           "tall, wide)",
-                        path, it->string ? it->string : "");
+            chg_db_fail(e, "%s.%s: not a shape class (%s)", path, it->string ? it->string : "",
+                        chg_shape_class_names());
             return;
         }
         snprintf(sub, sizeof sub, "%s.%s", path, it->string);

@@ -387,7 +387,8 @@ static void take_copy(const chg_device_t *dev, chg_precision_t prec,
 }
 
 /* The entry's shape classes (already copied into e) that do not fit the device are dropped
- * with a note: those classes run the entry's main parameters. */
+ * with a note: those classes run their parent's configuration (a thin class: tall's or wide's,
+ * tuning.c select_classes), else the entry's main parameters. */
 static void take_classes(const chg_device_t *dev, chg_precision_t prec,
                          const chg_tuning_record_t *r, chg_tuning_entry_t *e)
 {
@@ -395,8 +396,11 @@ static void take_classes(const chg_device_t *dev, chg_precision_t prec,
     for (int c = 0; c < CHG_SHAPE_NCLASSES; c++) {
         chg_tuning_class_t *x = &e->prec.classes[c];
         if (x->present && !chg_gemm_params_valid(dev, prec, &x->gemm, why, sizeof why)) {
-            note_add(e, "class %s of \"%s\" does not fit this device (%s): main parameters",
-                     chg_shape_class_name(c), r->name, why);
+            const int parent = chg_shape_class_parent(c);
+            note_add(e, "class %s of \"%s\" does not fit this device (%s): %s%s",
+                     chg_shape_class_name(c), r->name, why,
+                     parent >= 0 ? "the parameters of " : "main parameters",
+                     parent >= 0 ? chg_shape_class_name(parent) : "");
             x->present = 0;
         }
     }

@@ -90,13 +90,16 @@ static int select_params(const chg_device_t *dev, chg_precision_t prec,
 }
 
 /* The configuration of every shape class: the entry's class (present) with its split, else
- * the entry's main parameters unsplit; an override (TF32, CLHGEMM_*GEMM_PARAMS: over set)
+ * its parent's (chg_shape_class_parent: a thin class without its own runs tall's / wide's),
+ * else the entry's main parameters unsplit; an override (TF32, CLHGEMM_*GEMM_PARAMS: over set)
  * forces *sel on every class, unsplit, as it forced the one configuration before classes. */
 static void select_classes(const chg_tuning_prec_t *e, const chg_gemm_params_t *sel, int over,
                            chg_gemm_choice_t out[CHG_SHAPE_NCLASSES])
 {
     for (int c = 0; c < CHG_SHAPE_NCLASSES; c++) {
+        const int parent = chg_shape_class_parent(c);
         const chg_tuning_class_t *x = &e->classes[c];
+        if (!x->present && parent >= 0) x = &e->classes[parent];
         const int own = !over && x->present;
         out[c].gp = own ? x->gemm : *sel;
         out[c].split_k = own ? x->split_k : 1;
