@@ -257,36 +257,47 @@ static chg_gemm_choice_t pick(const chg_device_t *dev, size_t m, size_t n, size_
     return c;
 }
 
+/* Writes dir/tuning.json with r as its one entry (r is freed) and drops the cached answers. */
+static int write_record(const char *dir, chg_tuning_record_t *r)
+{
+    chg_tuning_file_t f;
+    chg_tuning_file_init(&f);
+    char path[512], why[256] = "";
+    snprintf(path, sizeof path, "%s/tuning.json", dir);
+    int rc = chg_tuning_file_upsert(&f, r) || chg_tuning_file_write(path, &f, why, sizeof why);
+    if (rc) fprintf(stderr, "test setup: cannot write %s: %s\n", path, why);
+    chg_tuning_record_free(r);
+    chg_tuning_file_free(&f);
+    chg_tuning_reload();
+    return rc;
+}
+
+/* An exact entry for dev with FP32 main parameters main_gp (into *r, for write_record). */
+static chg_tuning_prec_t *fp32_record(chg_tuning_record_t *r, const chg_device_t *dev,
+                                      const chg_gemm_params_t *main_gp)
+{
+    chg_tuning_record_init(r, dev);
+    r->prec[CHG_F32].present = 1;
+    r->prec[CHG_F32].gemm = *main_gp;
+    return &r->prec[CHG_F32];
+}
+
 /* Writes dir/tuning.json with one exact entry for dev: FP32 main parameters main, and the small
  * class (when cls != NULL) with split 3; with k_max > 0, also cls as the rank_k class reaching
  * k_max along k. */
 static int write_db_reach(const char *dir, const chg_device_t *dev,
                           const chg_gemm_params_t *main_gp, const chg_gemm_params_t *cls, int k_max)
 {
-    chg_tuning_file_t f;
-    chg_tuning_file_init(&f);
     chg_tuning_record_t r;
-    chg_tuning_record_init(&r, dev);
-    r.prec[CHG_F32].present = 1;
-    r.prec[CHG_F32].gemm = *main_gp;
+    chg_tuning_prec_t *p = fp32_record(&r, dev, main_gp);
     if (cls) {
-        r.prec[CHG_F32].classes[CHG_SHAPE_SMALL].present = 1;
-        r.prec[CHG_F32].classes[CHG_SHAPE_SMALL].gemm = *cls;
-        r.prec[CHG_F32].classes[CHG_SHAPE_SMALL].split_k = 3;
-        if (k_max > 0) {
-            r.prec[CHG_F32].classes[CHG_SHAPE_RANK_K] = r.prec[CHG_F32].classes[CHG_SHAPE_SMALL];
-            r.prec[CHG_F32].classes[CHG_SHAPE_RANK_K].split_k = 1;
-            r.prec[CHG_F32].classes[CHG_SHAPE_RANK_K].k_max = k_max;
-        }
+        p->classes[CHG_SHAPE_SMALL] =
+            (chg_tuning_class_t){.present = 1, .gemm = *cls, .split_k = 3};
+        if (k_max > 0)
+            p->classes[CHG_SHAPE_RANK_K] =
+                (chg_tuning_class_t){.present = 1, .gemm = *cls, .split_k = 1, .k_max = k_max};
     }
-    char path[512], why[256] = "";
-    snprintf(path, sizeof path, "%s/tuning.json", dir);
-    int rc = chg_tuning_file_upsert(&f, &r) || chg_tuning_file_write(path, &f, why, sizeof why);
-    if (rc) fprintf(stderr, "test setup: cannot write %s: %s\n", path, why);
-    chg_tuning_record_free(&r);
-    chg_tuning_file_free(&f);
-    chg_tuning_reload();
-    return rc;
+    return write_record(dir, &r);
 }
 
 static int write_db(const char *dir, const chg_device_t *dev, const chg_gemm_params_t *main_gp,
@@ -300,25 +311,13 @@ static int write_db(const char *dir, const chg_device_t *dev, const chg_gemm_par
 static int write_db_thin(const char *dir, const chg_device_t *dev, const chg_gemm_params_t *main_gp,
                          const chg_gemm_params_t *tall, const chg_gemm_params_t *thin)
 {
-    chg_tuning_file_t f;
-    chg_tuning_file_init(&f);
     chg_tuning_record_t r;
-    chg_tuning_record_init(&r, dev);
-    chg_tuning_prec_t *p = &r.prec[CHG_F32];
-    p->present = 1;
-    p->gemm = *main_gp;
+    chg_tuning_prec_t *p = fp32_record(&r, dev, main_gp);
     p->classes[CHG_SHAPE_TALL] = (chg_tuning_class_t){.present = 1, .gemm = *tall, .split_k = 2};
     if (thin)
         p->classes[CHG_SHAPE_TALL_THIN] =
             (chg_tuning_class_t){.present = 1, .gemm = *thin, .split_k = 5};
-    char path[512], why[256] = "";
-    snprintf(path, sizeof path, "%s/tuning.json", dir);
-    int rc = chg_tuning_file_upsert(&f, &r) || chg_tuning_file_write(path, &f, why, sizeof why);
-    if (rc) fprintf(stderr, "test setup: cannot write %s: %s\n", path, why);
-    chg_tuning_record_free(&r);
-    chg_tuning_file_free(&f);
-    chg_tuning_reload();
-    return rc;
+    return write_record(dir, &r);
 }
 
 /* A thin class without its own configuration runs its parent's (tall), with the parent's
