@@ -759,10 +759,23 @@ typedef real frag_t;
 #if SB
     __local realN bls[2][LB];
 #if DIRECT_B == 2
+    /* The k-major slice is stored transposed: a warp's loads are runs of KWG rows of one or two
+     * columns, and with rows of NWG elements (whole 128-byte bank rows) every element of a run
+     * fell into one bank (16-way conflicts: the stores cost as much local-memory time as the
+     * arithmetic). Vector v of row k is kept at v ^ BK_SWZ(k) instead (a permutation within
+     * aligned groups of BK_SWV vectors, one bank row wide), which spreads a run over the bank
+     * row; the arithmetic reads through the same map (B_LVEC). */
+#define BK_BANKV (128 / (PRECISION / 8) / VWN)
+#define BK_LOWV (NVECS & -NVECS)
+#define BK_SWV (BK_LOWV < BK_BANKV ? BK_LOWV : BK_BANKV)
+#define BK_SWZ(k) ((k) % BK_SWV)
 #undef BK_SLOT
-#define BK_SLOT(idx) (((idx) % KWG) * NWG + (idx) / KWG)
+#define BK_SLOT(idx)                                                                           \
+    (((idx) % KWG) * NWG + ((((idx) / KWG) / VWN) ^ BK_SWZ((idx) % KWG)) * VWN + ((idx) / KWG) % VWN)
+#define B_LVEC(k, v) ((k) * NVECS + ((v) ^ BK_SWZ(k)))
     real pb[LOADS_BK];
 #else
+#define B_LVEC(k, v) ((k) * NVECS + (v))
     realN pb[LOADS_B];
 #endif
 #endif
@@ -821,7 +834,7 @@ typedef real frag_t;
                 }
                 UNROLL for (int j = 0; j < NWI / VWN; j++) {
 #if SB
-                    const realN v = bls[buf][k * NVECS + ty + j * NDIMC];
+                    const realN v = bls[buf][B_LVEC(k, ty + j * NDIMC)];
 #else
                     const realN v = B_VEC(kb + k, ty + j * NDIMC);
 #endif
