@@ -14,10 +14,12 @@
  * Candidates, most promising first (a short budget times the head of the list): the entry's
  * main parameters unsplit (the reference: what the class ran before it had its own
  * configuration), the built-in class configuration, the class configuration the entry holds now
- * (a re-run never ends worse), the main parameters with the per-call split, the direct kernel's
- * built-in geometry (DK = 1, cl/gemm_direct.cl); then packed tiles (the main ones, a half along
- * m, n, both, a quarter, twice along the long side of tall / wide C) with every split of
- * 0 (per call), 1, 2, 4, 8, 16, 3, 6, 12; then direct-kernel geometries (tiles 16 ... 128, work-
+ * (a re-run never ends worse), a thin class's parent's configuration, the main parameters with
+ * the per-call split, the direct kernel's built-in geometry (DK = 1, cl/gemm_direct.cl); then
+ * packed tiles (the main ones, a half along m, n, both, a quarter, twice along the long side of
+ * tall / wide C; for the skinny and small classes a few tiles of their own, also with half the
+ * work-items along m or n) with every split of 0 (per call), 1, 2, 4, 8, 16, 3, 6, 12; then
+ * direct-kernel geometries (tiles 16 ... 128, work-
  * groups 8 x 8 ... 16 x 16, KWG 8, 16, 32). Each candidate's C must match the reference's on
  * every shape element-wise within max|C| * k * eps * 4, else it is dropped.
  *
@@ -94,6 +96,16 @@ static chg_gemm_params_t sized(const chg_gemm_params_t *gp, int mwg, int nwg)
     return q;
 }
 
+/* gp with its work-items along m (along_m) or along n halved (each computes twice the results
+ * that way); gp itself where there is one already. */
+static chg_gemm_params_t halved(const chg_gemm_params_t *gp, int along_m)
+{
+    chg_gemm_params_t q = *gp;
+    int *d = along_m ? &q.mdimc : &q.ndimc;
+    if (*d > 1) *d /= 2;
+    return q;
+}
+
 /* gp with the tile scaled by fm, fn (powers of two; < 1 halves), as sized() adapts it. */
 static chg_gemm_params_t scaled(const chg_gemm_params_t *gp, double fm, double fn)
 {
@@ -163,26 +175,34 @@ static int candidates(const cprob_t *p, int cls, const chg_gemm_params_t *main_g
     sc[4] = scaled(main_gp, wide ? 0.5 : 2, wide ? 2 : 0.5);
     sc[5] = scaled(main_gp, 0.25, 0.25);
     static const int splits[] = {0, 1, 2, 4, 8, 16, 3, 6, 12};
-    /* thin products: tiles of 64 across the thin side (the H100's FP64 tall and wide classes:
-     * 64 x 64 and 64 x 128 with four slices, 1.1-2.1x the 128 x 128 / 128 x 192 tiles); for
-     * C of 64 or fewer columns (rows) also 128 x 64 with half the work-items across (8 x 8
-     * results each: SGEMM 8192 x 64 x 8192 35 TFLOP/s on the H100, 30 with 8 x 4) and 128 x 32 */
-    chg_gemm_params_t th[5];
-    const int thin = cls == CHG_SHAPE_TALL || cls == CHG_SHAPE_WIDE ||
-                     cls == CHG_SHAPE_TALL_THIN || cls == CHG_SHAPE_WIDE_THIN;
-    const int nth = cls == CHG_SHAPE_TALL_THIN || cls == CHG_SHAPE_WIDE_THIN ? 5 : 3;
-    th[0] = sized(main_gp, 64, 64);
-    th[1] = sized(main_gp, 64, 128);
-    th[2] = sized(main_gp, 128, 64);
-    th[3] = wide ? sized(main_gp, 64, 128) : sized(main_gp, 128, 64);
-    if (wide && th[3].mdimc > 1) th[3].mdimc /= 2;
-    if (!wide && th[3].ndimc > 1) th[3].ndimc /= 2;
-    th[4] = wide ? sized(main_gp, 32, 128) : sized(main_gp, 128, 32);
+    /* More tiles for the classes the main tile serves worst: the skinny ones 64 across the thin
+     * side (the H100's FP64 tall and wide classes: 64 x 64 and 64 x 128 with four slices,
+     * 1.1-2.1x the 128 x 128 / 128 x 192 tiles), the thin ones also 128 x 32, small 64 x 32 and
+     * 32 x 64; then each with the work-items halved along m and along n (twice the results per
+     * work-item that way: the H100's FP32 tall ran 64 x 128 best on 8 x 16 work-items, tall_thin
+     * 128 x 64 on 16 x 8, small 64 x 32 on 16 x 8). */
+    chg_gemm_params_t ex[18];
+    int nex = 0;
+    const int thin = cls == CHG_SHAPE_TALL_THIN || cls == CHG_SHAPE_WIDE_THIN;
+    if (thin || cls == CHG_SHAPE_TALL || cls == CHG_SHAPE_WIDE) {
+        ex[nex++] = sized(main_gp, 64, 64);
+        ex[nex++] = sized(main_gp, 64, 128);
+        ex[nex++] = sized(main_gp, 128, 64);
+    }
+    if (thin) ex[nex++] = wide ? sized(main_gp, 32, 128) : sized(main_gp, 128, 32);
+    if (cls == CHG_SHAPE_SMALL) {
+        ex[nex++] = sized(main_gp, 64, 32);
+        ex[nex++] = sized(main_gp, 32, 64);
+    }
+    for (int i = 0, n0 = nex; i < n0; i++) {
+        ex[nex++] = halved(&ex[i], 1);
+        ex[nex++] = halved(&ex[i], 0);
+    }
     for (size_t si = 0; si < sizeof splits / sizeof splits[0]; si++) {
         add_cand(c, &n, p, &cd, splits[si]);
         if (now->present && !now->gemm.dk) add_cand(c, &n, p, &now->gemm, splits[si]);
         for (int i = 0; i < 6; i++) add_cand(c, &n, p, &sc[i], splits[si]);
-        for (int i = 0; thin && i < nth; i++) add_cand(c, &n, p, &th[i], splits[si]);
+        for (int i = 0; i < nex; i++) add_cand(c, &n, p, &ex[i], splits[si]);
     }
     direct_cands(c, &n, p);
     return n;
