@@ -105,6 +105,15 @@ static void classifier(void)
                r[i].m, r[i].n, r[i].k, r[i].reach, chg_shape_class_name(c),
                chg_shape_class_name(r[i].want));
     }
+    {
+        /* the joined list that messages print names every class, in order */
+        char all[256] = "";
+        for (int c = 0; c < CHG_SHAPE_NCLASSES; c++)
+            snprintf(all + strlen(all), sizeof all - strlen(all), "%s%s", c ? ", " : "",
+                     chg_shape_class_name(c));
+        EXPECT(!strcmp(all, chg_shape_class_names()), "chg_shape_class_names \"%s\", want \"%s\"",
+               chg_shape_class_names(), all);
+    }
     EXPECT(chg_shape_class_parse("Large") == -1 && chg_shape_class_parse("") == -1 &&
                chg_shape_class_parse(NULL) == -1 &&
                !strcmp(chg_shape_class_name(CHG_SHAPE_NCLASSES), "?"),
