@@ -6,8 +6,8 @@
  * kernel's one launch), the host clock between two clFinish.
  *
  * Scored on two or three shapes of the class (chg_shape_class_examples: e.g. large_k on
- * 1024 x 1024 x 8192 and 512 x 512 x 32768, tall on 8192 x 512 x 2048, 8192 x 64 x 8192 and
- * 16384 x 256 x 16384 on GPUs) by the geometric mean of the rates, so that a configuration good
+ * 1024 x 1024 x 8192 and 512 x 512 x 32768, tall on 8192 x 256 x 4096, 16384 x 256 x 16384 and
+ * 8192 x 128 x 8192, tall_thin on 8192 x 64 x 8192 and 16384 x 32 x 8192 on GPUs) by the geometric mean of the rates, so that a configuration good
  * for one shape and bad for the class's others does not win (one representative shape did:
  * issue 22's sweep after the first class tuning, 512 x 512 x 32768 and 8192 x 64 x 8192 slower).
  *
@@ -19,9 +19,9 @@
  * packed tiles (the main ones, a half along m, n, both, a quarter, twice along the long side of
  * tall / wide C; for the skinny and small classes a few tiles of their own, also with half the
  * work-items along m or n) with every split of 0 (per call), 1, 2, 4, 8, 16, 3, 6, 12; then
- * direct-kernel geometries (tiles 16 ... 128, work-
- * groups 8 x 8 ... 16 x 16, KWG 8, 16, 32). Each candidate's C must match the reference's on
- * every shape element-wise within max|C| * k * eps * 4, else it is dropped.
+ * direct-kernel geometries (tiles 16 ... 128, work-groups 8 x 8 ... 16 x 16, KWG 8, 16, 32).
+ * Each candidate's C must match the reference's on every shape element-wise within
+ * max|C| * k * eps * 4, else it is dropped.
  *
  * After the classes, rank_k's reach along k (its "k_max"; tune_reach below): how far beyond
  * k = 256 the rank_k configuration beats the one the classifier would run.
