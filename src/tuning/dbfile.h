@@ -52,7 +52,8 @@ typedef struct chg_tuning_route_s {
  * "classes" object under the class's name: the GEMM parameters (the keys of "gemm") with
  * "split_k" (0: chosen per call, 1: none, 2..64 slices) and, from clhgemm-tune, the shape it
  * was timed on and its rate. A class that an entry lacks runs the entry's main parameters
- * unsplit (files written before the classes keep their meaning). The rank_k class may also
+ * unsplit (files written before the classes keep their meaning), a thin one its tall / wide
+ * class's configuration (kernels/shape.h chg_shape_class_parent). The rank_k class may also
  * carry "k_max": the largest k it takes beyond the classifier's 256 (kernels/shape.h
  * chg_shape_class_k; from CHG_SHAPE_RANK_K_MAX to CHG_SHAPE_RANK_K_MAX_LIMIT), which
  * clhgemm-tune measures after the classes. */

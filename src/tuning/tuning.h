@@ -46,13 +46,14 @@ typedef struct chg_gemm_choice_s {
 } chg_gemm_choice_t;
 
 /* The configuration for an m x n x k call on (dev, prec): the class of the shape
- * (chg_shape_class_k with the entry's rank_k reach where the call reads C, beta_zero == 0; or the
- * one CLHGEMM_SHAPE_CLASS forces), and that class's parameters and split in the entry (a class the entry lacks: the main
- * parameters, unsplit). The overrides
- * of chg_gemm_params_select (CLHGEMM_*GEMM_PARAMS, CLHGEMM_SGEMM_MATH) force their one
- * configuration on every class, unsplit; CLHGEMM_SPLIT_K = s > 0 sets the split of every call
- * (1: none). Resolved once per device and precision with chg_tuned_gemm (the same cache and
- * keys, these variables among them); per call only the classification runs (constant time). */
+ * (chg_shape_class_k with the entry's rank_k reach where the call reads C, beta_zero == 0; or
+ * the one CLHGEMM_SHAPE_CLASS forces), and that class's parameters and split in the entry (a
+ * thin class the entry lacks: its tall / wide parent's; another class it lacks: the main
+ * parameters, unsplit). The overrides of chg_gemm_params_select (CLHGEMM_*GEMM_PARAMS,
+ * CLHGEMM_SGEMM_MATH) force their one configuration on every class, unsplit; CLHGEMM_SPLIT_K =
+ * s > 0 sets the split of every call (1: none). Resolved once per device and precision with
+ * chg_tuned_gemm (the same cache and keys, these variables among them); per call only the
+ * classification runs (constant time). */
 void chg_tuned_gemm_shape(const chg_device_t *dev, chg_precision_t prec, size_t m, size_t n,
                           size_t k, int beta_zero, chg_gemm_choice_t *out);
 
