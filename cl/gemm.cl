@@ -34,7 +34,8 @@
  *
  * SPLITK 1 (plain GEMM, src/core/gemm.c's split of k): the launch has a third dimension, one
  * slice s = get_group_id(2) of kp packed k rows each; slice s multiplies panel rows
- * [s*kp, (s+1)*kp) (the panels' extent apk/bpk holds all slices) into its own partial product
+ * [s*kp, min((s+1)*kp, apk)) (apk/bpk: the panels' extent; the last slice may be shorter)
+ * into its own partial product
  * Cp + s * ldcp * Np (Np = the launch's tiles along n times NWG), which a second pass
  * (cl/splitk.cl) sums in slice order with alpha and beta. No atomics: results are reproducible.
  * With DIRECT_A / DIRECT_B an operand is read in place instead, slice s from its k row s*kp
@@ -366,6 +367,12 @@ void clhgemm_gemm(const int kp, const int ldcp,
 #elif KLIMIT == 2 || KLIMIT == 4
     const int kto = (KLIMIT == 2 ? ((int)GROUP_M + 1) * MWG : ((int)GROUP_N + 1) * NWG) + diag;
     const int kend = kto <= 0 ? 0 : min((kto + KWG - 1) / KWG * KWG, kp);
+#define KBEG 0
+#define KEND kend
+#elif SPLITK
+    /* slice s_ runs kp rows, the last one what is left of the apk packed rows (a tail split's
+     * slices need not divide k evenly: core/splitk.h chg_splitk_tail) */
+    const int kend = min(kp, apk - (int)get_group_id(2) * kp);
 #define KBEG 0
 #define KEND kend
 #else

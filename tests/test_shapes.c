@@ -7,15 +7,19 @@
  *                             an entry's classes, a class that does not fit the device, an
  *                             entry without classes, the overrides, CLHGEMM_SHAPE_CLASS and
  *                             CLHGEMM_SPLIT_K); split-K's slice policy and geometry
- *   test_shapes s|d [split|direct]
+ *   test_shapes s|d [split|direct|tail]
  *                             every class forced (CLHGEMM_SHAPE_CLASS) at odd sizes, each
  *                             transpose, both layouts, alpha/beta special cases (beta = 0 with
  *                             NaN in C) against OpenBLAS; "split" adds CLHGEMM_SPLIT_K=3, so
  *                             that the SPLITK kernel and the reduce run (the test fails when
  *                             no case was split); "direct" forces the direct kernel
  *                             (cl/gemm_direct.cl, DK=1) in two odd geometries through
- *                             CLHGEMM_{S,D}GEMM_PARAMS (fails unless every case ran it); every
- *                             mode then checks that a repeated call creates no kernel
+ *                             CLHGEMM_{S,D}GEMM_PARAMS (fails unless every case ran it); "tail"
+ *                             forces the tail split (CLHGEMM_TAIL_SPLIT=force; 3 or 5 slots,
+ *                             CLHGEMM_TAIL_SLOTS when set; split-K off), every other size with
+ *                             CLHGEMM_DIRECT=off (packed operands, C through
+ *                             the write-back), and fails unless both cuts ran; every mode then
+ *                             checks that a repeated call creates no kernel
  */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
@@ -129,7 +133,8 @@ static const char *const HEAD =
     "\"VWM\":2,\"VWN\":2,\"SA\":1,\"SB\":1,\"KWI\":4}";
 static const char *const SMALL =
     "\"small\":{\"MWG\":16,\"NWG\":32,\"KWG\":8,\"MDIMC\":4,\"NDIMC\":8,\"VWM\":4,\"VWN\":4,"
-    "\"SA\":0,\"SB\":1,\"KWI\":2,\"split_k\":3,\"m\":100,\"n\":200,\"k\":300,\"gflops\":12.5}";
+    "\"SA\":0,\"SB\":1,\"KWI\":2,\"split_k\":3,\"m\":100,\"n\":200,\"k\":300,\"gflops\":12.5,"
+    "\"wgs_per_cu\":3}";
 
 static int parse_classes(const char *classes, chg_tuning_file_t *f, char *why, size_t len)
 {
@@ -159,7 +164,7 @@ static void database(void)
         const chg_tuning_class_t *c = &p->classes[CHG_SHAPE_SMALL];
         EXPECT(c->present && c->gemm.mwg == 16 && c->gemm.nwg == 32 && c->gemm.sb == 1 &&
                    c->gemm.kwi == 2 && c->split_k == 3 && c->m == 100 && c->k == 300 &&
-                   c->gflops == 12.5,
+                   c->gflops == 12.5 && c->wgs_per_cu == 3,
                "the small class was misread");
         int others = 0;
         for (int i = 0; i < CHG_SHAPE_NCLASSES; i++) others += i != CHG_SHAPE_SMALL && p->classes[i].present;
@@ -237,6 +242,11 @@ static void database(void)
         {"\"SA\":0", "\"SA\":2", "classes.small: SA and SB must be 0 or 1"},
         {"\"gflops\":12.5", "\"gflops\":-1", "classes.small.gflops: expected a number >= 0"},
         {"\"m\":100", "\"m\":\"100\"", "classes.small.m: expected an integer"},
+        {"\"wgs_per_cu\":3", "\"wgs_per_cu\":0",
+         "classes.small.wgs_per_cu: expected an integer from 1 to 64"},
+        {"\"wgs_per_cu\":3", "\"wgs_per_cu\":65",
+         "classes.small.wgs_per_cu: expected an integer from 1 to 64"},
+        {"\"wgs_per_cu\":3", "\"wgs_per_cu\":2.5", "classes.small.wgs_per_cu: expected an integer"},
     };
     for (size_t i = 0; i < sizeof breaks / sizeof breaks[0]; i++) {
         const char *at = strstr(SMALL, breaks[i].from);
@@ -434,6 +444,34 @@ static void builtin_classes(const chg_device_t *dev)
     unsetenv("CLHGEMM_TUNING");
 }
 
+/* A class's measured occupancy reaches the choice: its own; a class running the main
+ * parameters gets large's where large holds them, none where large holds others or is absent. */
+static void occupancy(const chg_device_t *dev, const char *dir, const chg_gemm_params_t *main_gp,
+                      const chg_gemm_params_t *cls)
+{
+    for (int variant = 0; variant < 3; variant++) {
+        chg_tuning_record_t r;
+        chg_tuning_prec_t *p = fp32_record(&r, dev, main_gp);
+        p->classes[CHG_SHAPE_SMALL] =
+            (chg_tuning_class_t){.present = 1, .gemm = *cls, .split_k = 1, .wgs_per_cu = 3};
+        if (variant < 2)
+            p->classes[CHG_SHAPE_LARGE] = (chg_tuning_class_t){
+                .present = 1, .gemm = variant ? *cls : *main_gp, .split_k = 1, .wgs_per_cu = 2};
+        if (write_record(dir, &r)) return;
+        chg_gemm_choice_t c = pick(dev, 100, 100, 100);
+        EXPECT(c.wgs_per_cu == 3, "small's own occupancy: %d", c.wgs_per_cu);
+        c = pick(dev, 1024, 1024, 8192); /* large_k: the main parameters */
+        const int want = variant == 0 ? 2 : 0;
+        EXPECT(c.wgs_per_cu == want, "large_k on the main parameters, large %s: occupancy %d, want %d",
+               variant == 0 ? "holding them" : variant == 1 ? "holding others" : "absent",
+               c.wgs_per_cu, want);
+        if (variant == 1) {
+            c = pick(dev, 8192, 8192, 8192);
+            EXPECT(c.wgs_per_cu == 2 && same(&c.gp, cls), "large's own: occupancy %d", c.wgs_per_cu);
+        }
+    }
+}
+
 static void entry_classes(const chg_device_t *dev)
 {
     char dir[] = "/tmp/clhgemm-shapes-XXXXXX";
@@ -499,6 +537,7 @@ static void entry_classes(const chg_device_t *dev)
                    chg_shape_class_name(c.cls));
         }
         thin_classes(dev, dir, &main_gp, &cls);
+        occupancy(dev, dir, &main_gp, &cls);
     }
     char path[512];
     snprintf(path, sizeof path, "%s/tuning.json", dir);
@@ -541,6 +580,42 @@ static void split_policy(const chg_device_t *dev)
     EXPECT(!chg_splitk_plan(&gp, 7, 7, 16, 4, &sk), "one KWG step cannot be split");
 }
 
+/* The tail split's plan on a 132-CU GPU: the FP64 tensor-core tile of the H100 (128 x 192, one
+ * work-group per SM) where the last wave is a third full, none where the waves are whole, the
+ * occupancy unknown, the device a CPU, or CLHGEMM_TAIL_SPLIT=off; the slots forced by
+ * CLHGEMM_TAIL_SLOTS. */
+static void tail_policy(const chg_device_t *dev)
+{
+    chg_gemm_params_t gp = {.mwg = 128, .nwg = 192, .kwg = 8, .mdimc = 16, .ndimc = 16, .vwm = 2,
+                            .vwn = 2, .sa = 1, .sb = 1, .kwi = 8};
+    chg_device_t d = *dev;
+    d.features = (d.features | CHG_FEAT_GPU) & ~(unsigned)CHG_FEAT_CPU;
+    d.info.compute_units = 132;
+    chg_tail_t t;
+    /* 4096^2: 32 x 22 = 704 tiles, 5.33 waves: 5 whole waves (30 rows of tiles) and a tail of
+     * 2 rows (44 tiles) in 3 slices (132 work-groups: one wave of a third) */
+    EXPECT(chg_splitk_tail(&d, CHG_F64, &gp, 1, 4096, 4096, 4096, &t) && !t.cut_n &&
+               t.lead == 3840 && t.slices == 3 && t.sk.kslice == 1368 && t.sk.ktot == 4096 &&
+               t.sk.mp == 256 && t.sk.np == 4224,
+           "tail of 4096^3: cut %d lead %zu slices %d kslice %zu mp %zu np %zu", t.cut_n, t.lead,
+           t.slices, t.sk.kslice, t.sk.mp, t.sk.np);
+    /* 2 waves exactly (24 x 11 tiles), or one: nothing to gain */
+    EXPECT(!chg_splitk_tail(&d, CHG_F64, &gp, 1, 3072, 2112, 4096, &t) && t.slices == 0,
+           "whole waves were split");
+    EXPECT(!chg_splitk_tail(&d, CHG_F64, &gp, 1, 1536, 2112, 4096, &t), "one wave was split");
+    EXPECT(!chg_splitk_tail(&d, CHG_F64, &gp, 0, 4096, 4096, 4096, &t), "unknown occupancy split");
+    chg_device_t cpu = d;
+    cpu.features = (cpu.features & ~(unsigned)CHG_FEAT_GPU) | CHG_FEAT_CPU;
+    EXPECT(!chg_splitk_tail(&cpu, CHG_F64, &gp, 1, 4096, 4096, 4096, &t), "a CPU device split");
+    setenv("CLHGEMM_TAIL_SPLIT", "off", 1);
+    EXPECT(!chg_splitk_tail(&d, CHG_F64, &gp, 1, 4096, 4096, 4096, &t), "split with the switch off");
+    unsetenv("CLHGEMM_TAIL_SPLIT");
+    setenv("CLHGEMM_TAIL_SLOTS", "600", 1); /* 704 tiles: 1.17 waves of 600 */
+    EXPECT(chg_splitk_tail(&cpu, CHG_F64, &gp, 0, 4096, 4096, 4096, &t) && t.slices >= 2,
+           "CLHGEMM_TAIL_SLOTS on a CPU device: no split");
+    unsetenv("CLHGEMM_TAIL_SLOTS");
+}
+
 static int unit(void)
 {
     classifier();
@@ -556,6 +631,7 @@ static int unit(void)
     builtin_classes(dev);
     entry_classes(dev);
     split_policy(dev);
+    tail_policy(dev);
     tc_close(&env);
     printf("test_shapes unit: %d checks, %d failures\n", tc_checks(), tc_failures());
     return tc_failures() ? 1 : 0;
@@ -595,7 +671,7 @@ static void kernels_kept(tc_env_t *env, int dbl, tc_rng_t *rng)
            h0, h1, b0, b1);
 }
 
-static int device(int dbl, int split, int direct)
+static int device(int dbl, int split, int direct, int tail)
 {
     tc_env_t env;
     int rc = tc_open(&env);
@@ -608,6 +684,13 @@ static int device(int dbl, int split, int direct)
     const chg_device_t *dev;
     if (chg_queue_device(env.queue, &dev, NULL) != CLHGEMM_SUCCESS) return 1;
     if (split) setenv("CLHGEMM_SPLIT_K", "3", 1);
+    if (tail) {
+        /* no split-K: a tuned entry's classes split small products (the H100's: all of them) */
+        setenv("CLHGEMM_SPLIT_K", "1", 1);
+        setenv("CLHGEMM_TAIL_SPLIT", "force", 1);
+        setenv("CLHGEMM_TAIL_SLOTS", dbl ? "5" : "3", 0); /* kept when set */
+    }
+    int tails[2] = {0, 0}; /* cases that ran a tail split cutting rows, columns */
     const char *pvar = dbl ? "CLHGEMM_DGEMM_PARAMS" : "CLHGEMM_SGEMM_PARAMS";
     int cases = 0, fails = 0, splits = 0, directs = 0, rot = 0;
     tc_rng_t rng;
@@ -629,6 +712,8 @@ static int device(int dbl, int split, int direct)
         for (int cls = 0; cls < CHG_SHAPE_NCLASSES; cls++) {
             setenv("CLHGEMM_SHAPE_CLASS", chg_shape_class_name(cls), 1);
             for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+                if (tail && (s & 1)) setenv("CLHGEMM_DIRECT", "off", 1);
+                else if (tail) unsetenv("CLHGEMM_DIRECT");
                 chg_gemm_choice_t ch;
                 chg_tuned_gemm_shape(dev, dbl ? CHG_F64 : CHG_F32, (size_t)sizes[s][0],
                                      (size_t)sizes[s][1], (size_t)sizes[s][2], 0, &ch);
@@ -643,6 +728,14 @@ static int device(int dbl, int split, int direct)
                 const int is_split = sl > 1 && chg_splitk_plan(&ch.gp, (size_t)sizes[s][0],
                                                                (size_t)sizes[s][1],
                                                                (size_t)sizes[s][2], sl, &sk);
+                /* the tail split, where the call runs blocked in one block (these sizes fit) */
+                chg_tail_t tl;
+                if (tail && !is_split && !ch.gp.dk &&
+                    chg_splitk_tail(dev, dbl ? CHG_F64 : CHG_F32, &ch.gp, ch.wgs_per_cu,
+                                    (size_t)sizes[s][0],
+                                    (size_t)sizes[s][1],
+                                    chg_round_up((size_t)sizes[s][2], (size_t)ch.gp.kwg), &tl))
+                    tails[tl.cut_n] += 8;
                 for (int t = 0; t < 8; t++) {
                     tc_case_t c = {0};
                     c.dbl = dbl;
@@ -669,15 +762,20 @@ static int device(int dbl, int split, int direct)
     }
     unsetenv("CLHGEMM_SHAPE_CLASS");
     unsetenv("CLHGEMM_SPLIT_K");
+    unsetenv("CLHGEMM_DIRECT");
+    unsetenv("CLHGEMM_TAIL_SPLIT");
+    unsetenv("CLHGEMM_TAIL_SLOTS");
     unsetenv(pvar);
     EXPECT(!split || splits > 0, "no case ran split-K");
+    EXPECT(!tail || (tails[0] > 0 && tails[1] > 0), "tail splits: %d by rows, %d by columns",
+           tails[0], tails[1]);
     EXPECT(!direct || directs == cases, "%d of %d cases ran the direct kernel", directs, cases);
     kernels_kept(&env, dbl, &rng);
     tc_close(&env);
-    printf("test_shapes %s%s: %d cases (%d split-K, %d direct kernel), %d failures; %d checks, "
-           "%d failures\n",
-           dbl ? "d" : "s", split ? " split" : direct ? " direct" : "", cases, splits, directs,
-           fails, tc_checks(), tc_failures());
+    printf("test_shapes %s%s: %d cases (%d split-K, %d direct kernel, %d tail split), %d "
+           "failures; %d checks, %d failures\n",
+           dbl ? "d" : "s", split ? " split" : direct ? " direct" : tail ? " tail" : "", cases,
+           splits, directs, tails[0] + tails[1], fails, tc_checks(), tc_failures());
     return fails || tc_failures() ? 1 : 0;
 }
 
@@ -686,7 +784,7 @@ int main(int argc, char **argv)
     if (argc >= 2 && !strcmp(argv[1], "unit")) return unit();
     if (argc >= 2 && (!strcmp(argv[1], "s") || !strcmp(argv[1], "d")))
         return device(argv[1][0] == 'd', argc >= 3 && !strcmp(argv[2], "split"),
-                      argc >= 3 && !strcmp(argv[2], "direct"));
-    fprintf(stderr, "usage: test_shapes unit | s|d [split|direct]\n");
+                      argc >= 3 && !strcmp(argv[2], "direct"), argc >= 3 && !strcmp(argv[2], "tail"));
+    fprintf(stderr, "usage: test_shapes unit | s|d [split|direct|tail]\n");
     return 2;
 }

@@ -4,14 +4,16 @@
  * that the library reads (src/tuning/dbfile.h, docs/TUNING.md).
  *
  *   clhgemm-tune [--devices SPEC] [--precision s|d|both] [--budget 10m] [--size N]
- *                [--gemm] [--classes] [--trsm] [--copy] [--pipeline] [--cpu-model [--force-cpu-model]]
+ *                [--gemm] [--classes] [--occupancy] [--trsm] [--copy] [--pipeline]
+ *                [--cpu-model [--force-cpu-model]]
  *                [--out FILE] [--out-dir DIR] [--resume]
  *                [--jobs N] [--seed N] [--quiet] [--dry-run]
  *
  * The budget is shared by every device and phase by weight (GEMM search most, copy kernels and
  * pipeline a little each); time a phase does not use passes on to the next. Phases per device:
  * copy kernels (per precision), GEMM search (per precision, see tune_gemm.c), the shape classes
- * (tune_classes.c), TRSM's diagonal-block order (tune_trsm.c), pipeline figures,
+ * (tune_classes.c), their occupancy (tune_occupancy.c), TRSM's diagonal-block order
+ * (tune_trsm.c), pipeline figures,
  * the CPU/GPU split model (tune_cpumodel.c; not on CPU devices unless --force-cpu-model).
  * The database is rewritten after every phase (merged into the existing file: other devices and
  * precisions are kept), so a run that is stopped (Ctrl-C, SIGTERM, a time limit) keeps what it
@@ -60,6 +62,8 @@ static void usage(FILE *f)
         "  --classes            the shape classes' configurations (part of --gemm; alone: the\n"
         "                       stored main parameters stay)\n"
         "  --trsm               TRSM's diagonal-block order (trsm_nb; part of the default run)\n"
+        "  --occupancy          each class's work-groups per compute unit (wgs_per_cu, which the\n"
+        "                       tail split plans with; part of --gemm and --classes)\n"
         "  --force-cpu-model    the split model also on CPU devices (tests on PoCL)\n"
         "  --out FILE           database to write; merged with what FILE holds (default:\n"
         "                       DIR/tuning.json with --out-dir, else the user database\n"
@@ -187,6 +191,8 @@ static int parse_args(int argc, char **argv, tune_opts_t *o, int *dry)
             phases |= 16;
         } else if (!strcmp(a, "--trsm")) {
             phases |= 32;
+        } else if (!strcmp(a, "--occupancy")) {
+            phases |= 64;
         } else if (!strcmp(a, "--force-cpu-model")) {
             o->force_cpumodel = 1;
         } else if (!strcmp(a, "--resume")) {
@@ -208,6 +214,7 @@ static int parse_args(int argc, char **argv, tune_opts_t *o, int *dry)
     o->do_pipeline = (phases & 4) != 0;
     o->do_cpumodel = (phases & 8) != 0;
     o->do_trsm = (phases & 32) != 0;
+    o->do_occupancy = (phases & (1 | 16 | 64)) != 0;
     if (o->resume && !o->out_dir) {
         fprintf(stderr, "clhgemm-tune: --resume needs --out-dir (the logs of the search to continue)\n");
         return -1;
@@ -252,11 +259,12 @@ static int mkdir_p(const char *path)
 
 /* Phase weights: the GEMM search gets most of the budget. */
 /* The shape classes after both searches (their reference is the searched main parameters). */
+/* Their occupancy after them (a few calls per configuration). */
 /* TRSM's block order after them (its GEMMs run with the parameters found). */
-enum { PH_COPY_S, PH_COPY_D, PH_GEMM_S, PH_GEMM_D, PH_CLASS_S, PH_CLASS_D, PH_TRSM_S, PH_TRSM_D,
-       PH_PIPE, PH_CPU, PH_COUNT };
-static const double ph_weight[PH_COUNT] = {0.05, 0.05, 0.30, 0.30, 0.10, 0.10, 0.05, 0.05,
-                                           0.10, 0.10};
+enum { PH_COPY_S, PH_COPY_D, PH_GEMM_S, PH_GEMM_D, PH_CLASS_S, PH_CLASS_D, PH_OCC_S, PH_OCC_D,
+       PH_TRSM_S, PH_TRSM_D, PH_PIPE, PH_CPU, PH_COUNT };
+static const double ph_weight[PH_COUNT] = {0.05, 0.05, 0.30, 0.30, 0.10, 0.10, 0.02, 0.02,
+                                           0.05, 0.05, 0.10, 0.10};
 
 typedef struct plan_s {
     int on[PH_COUNT];
@@ -536,6 +544,8 @@ int main(int argc, char **argv)
         plan[i].on[PH_GEMM_D] = run.o.do_gemm && (run.o.prec_mask & 2) && fp64;
         plan[i].on[PH_CLASS_S] = run.o.do_classes && (run.o.prec_mask & 1);
         plan[i].on[PH_CLASS_D] = run.o.do_classes && (run.o.prec_mask & 2) && fp64;
+        plan[i].on[PH_OCC_S] = run.o.do_occupancy && (run.o.prec_mask & 1);
+        plan[i].on[PH_OCC_D] = run.o.do_occupancy && (run.o.prec_mask & 2) && fp64;
         plan[i].on[PH_TRSM_S] = run.o.do_trsm && (run.o.prec_mask & 1);
         plan[i].on[PH_TRSM_D] = run.o.do_trsm && (run.o.prec_mask & 2) && fp64;
         plan[i].on[PH_PIPE] = run.o.do_pipeline;
@@ -576,6 +586,8 @@ int main(int argc, char **argv)
             case PH_GEMM_D: rc = tune_gemm(&run, d, CHG_F64, deadline); break;
             case PH_CLASS_S: rc = tune_classes(&run, d, CHG_F32, deadline); break;
             case PH_CLASS_D: rc = tune_classes(&run, d, CHG_F64, deadline); break;
+            case PH_OCC_S: rc = tune_occupancy(&run, d, CHG_F32, deadline); break;
+            case PH_OCC_D: rc = tune_occupancy(&run, d, CHG_F64, deadline); break;
             case PH_TRSM_S: rc = tune_trsm(&run, d, CHG_F32, deadline); break;
             case PH_TRSM_D: rc = tune_trsm(&run, d, CHG_F64, deadline); break;
             case PH_PIPE: rc = tune_pipeline(&run, d, run.o.prec_mask, deadline); break;

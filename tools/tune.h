@@ -117,6 +117,11 @@ int tune_classes(tune_run_t *r, tdev_t *d, chg_precision_t prec, double deadline
  * and trsm_gflops) when at least two were timed. Returns 0, or -1 when none could be. */
 int tune_trsm(tune_run_t *r, tdev_t *d, chg_precision_t prec, double deadline);
 
+/* The occupancy phase (tune_occupancy.c): each class's work-groups per compute unit, measured,
+ * into d->rec.prec[prec].classes[].wgs_per_cu (large added as a class of its own); -1 when a
+ * configuration could not be measured. */
+int tune_occupancy(tune_run_t *r, tdev_t *d, chg_precision_t prec, double deadline);
+
 /* Copy-kernel search (contiguous and transposing PACK) for one precision until deadline; fills
  * has_copy, pack, pack_t, pack_gbs, pack_t_gbs, copy_buffer_gbs. */
 int tune_copy(tune_run_t *r, tdev_t *d, chg_precision_t prec, double deadline);

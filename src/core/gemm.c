@@ -381,8 +381,37 @@ typedef struct blocked_s {
     int direct;             /* CHG_DIRECT_* operands read or written in place */
     chg_gemm_kernels_t ks;
     cl_kernel kdirect;      /* the direct variant of the GEMM kernel (direct != 0) */
+    int wgs;                /* gp's work-groups per compute unit (0: unknown) */
+    chg_tail_t tail;        /* the tail split of a one-block call (tail.slices 0: none) */
+    chg_gemm_kernels_t tks; /* its SPLITK kernel (gemm) and reduce (wb) */
     size_t pa[4], pb[4];
 } blocked_t;
+
+/* The tail split (core/splitk.h) of a plain GEMM planned as one block with all of k: b->tail,
+ * and the elements of its partials (0 without a tail split, or when they do not fit `budget`
+ * beside the packs, the per-buffer limits or int indexing). */
+static size_t plan_tail(blocked_t *b, const chg_device_t *dev, unsigned long long budget)
+{
+    const chg_gemm_args_t *a = b->a;
+    const chg_gemm_params_t *gp = b->gp;
+    const chg_struct_t general = {0};
+    const size_t es = chg_elem_size(a->prec), kp = chg_round_up(a->k, gp->kwg);
+    memset(&b->tail, 0, sizeof b->tail);
+    if (memcmp(&a->st, &general, sizeof general) != 0 || a->swap_sum || b->pl.mb < a->m ||
+        b->pl.nb < a->n || b->pl.kb < kp ||
+        !chg_splitk_tail(dev, a->prec, gp, b->wgs, a->m, a->n, kp, &b->tail))
+        return 0;
+    const chg_splitk_t *sk = &b->tail.sk;
+    const size_t el = (size_t)sk->slices * sk->mp * sk->np;
+    const size_t packs = (b->direct & CHG_DIRECT_A ? 0 : b->pl.mb * b->pl.kb) +
+                         (b->direct & CHG_DIRECT_BANY ? 0 : b->pl.kb * b->pl.nb);
+    if ((unsigned long long)(packs + el) * es > budget || el >= (1ull << 31) ||
+        (unsigned long long)el * es > dev->info.max_alloc_bytes) {
+        memset(&b->tail, 0, sizeof b->tail);
+        return 0;
+    }
+    return el;
+}
 
 /* Plans the blocks and reserves the workspace for them: halves the budget and plans again while
  * the device refuses an allocation. */
@@ -398,13 +427,14 @@ static clhgemm_status_t plan_workspace(blocked_t *b, cl_context ctx, const chg_d
         if (!plan_blocks(a, gp, dev, budget, &b->pl)) return CLHGEMM_WORKSPACE_TOO_SMALL;
         /* the plan counts all three temporaries; a direct operand needs none */
         b->direct = chg_gemm_direct_mode(a, gp, b->pl.kb);
+        const size_t cblock = b->direct & CHG_DIRECT_C ? 0 : b->pl.mb * b->pl.nb;
+        const size_t cel = CHG_MAX(cblock, plan_tail(b, dev, budget));
         err = CL_SUCCESS;
         if (!(b->direct & CHG_DIRECT_A))
             err = chg_ws_reserve(ws, ctx, CHG_WS_A, b->pl.mb * b->pl.kb * es);
         if (err == CL_SUCCESS && !(b->direct & CHG_DIRECT_BANY))
             err = chg_ws_reserve(ws, ctx, CHG_WS_B, b->pl.kb * b->pl.nb * es);
-        if (err == CL_SUCCESS && !(b->direct & CHG_DIRECT_C))
-            err = chg_ws_reserve(ws, ctx, CHG_WS_C, b->pl.mb * b->pl.nb * es);
+        if (err == CL_SUCCESS && cel) err = chg_ws_reserve(ws, ctx, CHG_WS_C, cel * es);
         if (err == CL_SUCCESS) break;
         if (err != CL_MEM_OBJECT_ALLOCATION_FAILURE && err != CL_OUT_OF_RESOURCES &&
             err != CL_OUT_OF_HOST_MEMORY && err != CL_INVALID_BUFFER_SIZE)
@@ -418,8 +448,17 @@ static clhgemm_status_t plan_workspace(blocked_t *b, cl_context ctx, const chg_d
             a->prec == CHG_F64 ? "d" : "s", a->m, a->n, a->k, b->pl.mb, b->pl.nb, b->pl.kb,
             direct & CHG_DIRECT_A ? " A" : "", direct & CHG_DIRECT_B ? " B" : direct & CHG_DIRECT_BK ? " B (k-major)" : "",
             direct & CHG_DIRECT_C ? " C" : "", direct ? "" : " none");
+    if (b->tail.slices)
+        chg_log(2, "gemm tail split: %s after %zu, %d slices of %zu", b->tail.cut_n ? "columns" : "rows",
+                b->tail.lead, b->tail.slices, b->tail.sk.kslice);
     return CLHGEMM_SUCCESS;
 }
+
+static clhgemm_status_t splitk_kernels(const chg_gemm_args_t *a, cl_context ctx,
+                                       const chg_device_t *dev, const chg_gemm_params_t *gp,
+                                       int direct, chg_workspace_t *ws, chg_gemm_kernels_t *ks);
+static cl_int set_splitk_direct_args(cl_kernel k, const chg_gemm_args_t *a,
+                                     const chg_gemm_params_t *gp, int direct);
 
 static clhgemm_status_t build_blocked(const chg_kkey_t *key, cl_context ctx,
                                       const chg_device_t *dev, chg_kset_t *out)
@@ -458,14 +497,46 @@ static clhgemm_status_t blocked_kernels(blocked_t *b, cl_context ctx, const chg_
     if (st != CLHGEMM_SUCCESS) return st;
     b->ks = k->ks;
     b->kdirect = k->extra;
-    return CLHGEMM_SUCCESS;
+    /* the tail's kernels (a second set: the workspace keeps 16, so b->ks stays) */
+    if (!b->tail.slices) return CLHGEMM_SUCCESS;
+    return splitk_kernels(a, ctx, dev, b->gp, b->direct & (CHG_DIRECT_A | CHG_DIRECT_BANY), b->ws,
+                          &b->tks);
 }
 
-/* One k slice [p0, p0 + kc) of segment seg of the C block (i0, j0, mc x nc): the packs that
- * CHG_WS_A / CHG_WS_B do not already hold, then the GEMM kernel (accumulating after the first
- * slice). */
-static cl_int enqueue_slice(blocked_t *b, int seg, size_t i0, size_t mc, size_t j0, size_t nc,
-                            size_t p0, size_t kc, int accumulate)
+/* The packs of k slice [p0, p0 + kc) of segment seg for the C block (i0, j0, mc x nc) that
+ * CHG_WS_A / CHG_WS_B do not already hold (none for an operand read in place). */
+static cl_int enqueue_packs(blocked_t *b, int seg, size_t i0, size_t mc, size_t j0, size_t nc,
+                            size_t p0, size_t kc)
+{
+    const chg_gemm_args_t *a = b->a;
+    const cl_mem wsa = chg_ws_buffer(b->ws, CHG_WS_A), wsb = chg_ws_buffer(b->ws, CHG_WS_B);
+    chain_t *ch = b->ch;
+    /* segment 1 (SYR2K fused): the buffers of A and B exchanged */
+    const cl_mem sa = seg ? a->b : a->a, sb = seg ? a->a : a->b;
+    const size_t oa = seg ? a->off_b : a->off_a, la = seg ? a->ldb : a->lda;
+    const size_t ob = seg ? a->off_a : a->off_b, lb = seg ? a->lda : a->ldb;
+    size_t *pa = b->pa, *pb = b->pb;
+    cl_int err = CL_SUCCESS;
+    if (!(b->direct & CHG_DIRECT_A) &&
+        (pa[0] != (size_t)seg || pa[1] != i0 || pa[2] != p0 || pa[3] != kc)) {
+        CHAIN(ch, chg_enqueue_pack_a_at(ch->q, &b->ks, i0, p0, mc, kc, sa, oa, la, wsa, 0, nw_,
+                                        wl_, &ev_));
+        pa[0] = (size_t)seg, pa[1] = i0, pa[2] = p0, pa[3] = kc;
+    }
+    if (err == CL_SUCCESS && !(b->direct & CHG_DIRECT_BANY) &&
+        (pb[0] != (size_t)seg || pb[1] != j0 || pb[2] != p0 || pb[3] != kc)) {
+        CHAIN(ch, chg_enqueue_pack_b_at(ch->q, &b->ks, j0, p0, nc, kc, sb, ob, lb, wsb, 0, nw_,
+                                        wl_, &ev_));
+        pb[0] = (size_t)seg, pb[1] = j0, pb[2] = p0, pb[3] = kc;
+    }
+    return err;
+}
+
+/* The GEMM kernel over the C block (i0, j0, mc x nc) for k slice [p0, p0 + kc), its operands
+ * packed (enqueue_packs: the panels of a block starting at (i0, j0)) or in place (accumulating
+ * after the first slice). */
+static cl_int enqueue_gemm(blocked_t *b, size_t i0, size_t mc, size_t j0, size_t nc, size_t p0,
+                           size_t kc, int accumulate)
 {
     const chg_gemm_args_t *a = b->a;
     const chg_gemm_params_t *gp = b->gp;
@@ -475,25 +546,8 @@ static cl_int enqueue_slice(blocked_t *b, int seg, size_t i0, size_t mc, size_t 
     const int direct = b->direct;
     const size_t mpad = chg_round_up(mc, gp->mwg), npad = chg_round_up(nc, gp->nwg);
     const size_t kpad = chg_round_up(kc, gp->kwg);
-    /* segment 1 (SYR2K fused): the buffers of A and B exchanged */
-    const cl_mem sa = seg ? a->b : a->a, sb = seg ? a->a : a->b;
-    const size_t oa = seg ? a->off_b : a->off_a, la = seg ? a->ldb : a->lda;
-    const size_t ob = seg ? a->off_a : a->off_b, lb = seg ? a->lda : a->ldb;
-    size_t *pa = b->pa, *pb = b->pb;
     cl_int err = CL_SUCCESS;
-    if (!(direct & CHG_DIRECT_A) &&
-        (pa[0] != (size_t)seg || pa[1] != i0 || pa[2] != p0 || pa[3] != kc)) {
-        CHAIN(ch, chg_enqueue_pack_a_at(ch->q, &b->ks, i0, p0, mc, kc, sa, oa, la, wsa, 0, nw_,
-                                        wl_, &ev_));
-        pa[0] = (size_t)seg, pa[1] = i0, pa[2] = p0, pa[3] = kc;
-    }
-    if (err == CL_SUCCESS && !(direct & CHG_DIRECT_BANY) &&
-        (pb[0] != (size_t)seg || pb[1] != j0 || pb[2] != p0 || pb[3] != kc)) {
-        CHAIN(ch, chg_enqueue_pack_b_at(ch->q, &b->ks, j0, p0, nc, kc, sb, ob, lb, wsb, 0, nw_,
-                                        wl_, &ev_));
-        pb[0] = (size_t)seg, pb[1] = j0, pb[2] = p0, pb[3] = kc;
-    }
-    if (err == CL_SUCCESS && direct) {
+    if (direct) {
         /* direct operands: X_A(i0, p0) = A[off_a + i0 + p0*lda], X_B(j0, p0) =
          * B[off_b + j0 + p0*ldb] (k-major: B[off_b + p0 + j0*ldb]); DIRECT_C writes C(i0, j0)
          * itself */
@@ -506,10 +560,67 @@ static cl_int enqueue_slice(blocked_t *b, int seg, size_t i0, size_t mc, size_t 
                       db ? a->b : wsb, db ? a->off_b + bo : 0,
                       dc ? a->c : wsc, accumulate,
                       a->off_c + i0 + j0 * a->ldc, mc, nc, nw_, wl_, &ev_));
-    } else if (err == CL_SUCCESS) {
+    } else {
         CHAIN(ch, chg_enqueue_kernel_at(ch->q, &b->ks, i0, j0, p0, mpad, npad, kpad, wsa, 0, 0,
                                         wsb, 0, 0, wsc, accumulate, nw_, wl_, &ev_));
     }
+    return err;
+}
+
+/* One k slice [p0, p0 + kc) of segment seg of the C block (i0, j0, mc x nc): its packs, then
+ * the GEMM kernel. */
+static cl_int enqueue_slice(blocked_t *b, int seg, size_t i0, size_t mc, size_t j0, size_t nc,
+                            size_t p0, size_t kc, int accumulate)
+{
+    cl_int err = enqueue_packs(b, seg, i0, mc, j0, nc, p0, kc);
+    if (err == CL_SUCCESS) err = enqueue_gemm(b, i0, mc, j0, nc, p0, kc, accumulate);
+    return err;
+}
+
+/* A tail-split call (b->tail; one block, all of k): the packs of all of C's rows and columns,
+ * the GEMM kernel over the lead and its write-back (none with DIRECT_C), then the tail's tiles
+ * in slices of k from the same panels (or the operands in place) into the partials in
+ * CHG_WS_C, reduced into C. */
+static cl_int enqueue_tailed(blocked_t *b)
+{
+    const chg_gemm_args_t *a = b->a;
+    const chg_gemm_params_t *gp = b->gp;
+    const chg_tail_t *t = &b->tail;
+    const chg_splitk_t *sk = &t->sk;
+    chain_t *ch = b->ch;
+    const size_t ml = t->cut_n ? a->m : t->lead, nl = t->cut_n ? t->lead : a->n;
+    const size_t i0 = t->cut_n ? 0 : t->lead, j0 = t->cut_n ? t->lead : 0; /* the tail's */
+    const cl_mem wsc = chg_ws_buffer(b->ws, CHG_WS_C);
+    cl_int err = enqueue_packs(b, 0, 0, a->m, 0, a->n, 0, a->k);
+    if (err == CL_SUCCESS) err = enqueue_gemm(b, 0, ml, 0, nl, 0, a->k, 0);
+    if (err == CL_SUCCESS && !(b->direct & CHG_DIRECT_C))
+        CHAIN(ch, chg_enqueue_writeback_at(ch->q, &b->ks, 0, 0, ml, nl, a->alpha, a->beta, wsc,
+                                           chg_round_up(ml, gp->mwg), a->c, a->off_c, a->ldc,
+                                           nw_, wl_, &ev_));
+    if (err != CL_SUCCESS) return err;
+    /* the tail's operands: packed panels of kp rows each (row i0 of packed A starts at
+     * i0 * kp), or in place */
+    const int direct = b->direct & (CHG_DIRECT_A | CHG_DIRECT_BANY);
+    const size_t kp = sk->ktot;
+    const int da = direct & CHG_DIRECT_A, db = direct & CHG_DIRECT_BANY;
+    const size_t aoff = da ? a->off_a + i0 : i0 * kp;
+    const size_t boff = !db                       ? j0 * kp
+                        : direct & CHG_DIRECT_BK ? a->off_b + j0 * a->ldb
+                                                  : a->off_b + j0;
+    cl_kernel kg = b->tks.gemm;
+    err = chg_set_gemm_args(kg, sk->kslice, sk->mp, da ? a->a : chg_ws_buffer(b->ws, CHG_WS_A),
+                            aoff, kp, db ? a->b : chg_ws_buffer(b->ws, CHG_WS_B), boff, kp, wsc,
+                            0);
+    if (err == CL_SUCCESS && direct) err = set_splitk_direct_args(kg, a, gp, direct);
+    const size_t g[3] = {sk->mp / gp->mwg * gp->mdimc, sk->np / gp->nwg * gp->ndimc,
+                         (size_t)sk->slices};
+    const size_t l[3] = {(size_t)gp->mdimc, (size_t)gp->ndimc, 1};
+    if (err == CL_SUCCESS)
+        CHAIN(ch, clEnqueueNDRangeKernel(ch->q, kg, 3, NULL, g, l, nw_, nw_ ? wl_ : NULL, &ev_));
+    if (err == CL_SUCCESS)
+        CHAIN(ch, chg_enqueue_splitk_reduce(ch->q, b->tks.wb, a->prec, sk, a->m - i0, a->n - j0,
+                                            a->alpha, a->beta, wsc, a->c,
+                                            a->off_c + i0 + j0 * a->ldc, a->ldc, nw_, wl_, &ev_));
     return err;
 }
 
@@ -552,6 +663,7 @@ static cl_int enqueue_block(blocked_t *b, size_t i0, size_t mc, size_t j0, size_
 static cl_int enqueue_blocks(blocked_t *b)
 {
     const chg_gemm_args_t *a = b->a;
+    if (b->tail.slices) return enqueue_tailed(b); /* one block, plain GEMM */
     const plan_t *pl = &b->pl;
     const int i_down = a->st.kind_a == CHG_TRIANGULAR && !a->st.upper_a;
     const int j_down = a->st.kind_b == CHG_TRIANGULAR && !a->st.upper_b;
@@ -570,12 +682,13 @@ static cl_int enqueue_blocks(blocked_t *b)
     return err;
 }
 
-/* The blocked GEMM proper, on an acquired workspace: plan and workspace, kernels, blocks. */
+/* The blocked GEMM proper, on an acquired workspace: plan and workspace, kernels, blocks (wgs:
+ * gp's work-groups per compute unit for the tail split, 0 unknown). */
 static clhgemm_status_t enqueue_blocked(const chg_gemm_args_t *a, cl_context ctx,
                                         const chg_device_t *dev, const chg_gemm_params_t *gp,
-                                        chg_workspace_t *ws, chain_t *ch)
+                                        int wgs, chg_workspace_t *ws, chain_t *ch)
 {
-    blocked_t b = {.a = a, .gp = gp, .ws = ws, .ch = ch,
+    blocked_t b = {.a = a, .gp = gp, .wgs = wgs, .ws = ws, .ch = ch,
                    .pa = {(size_t)-1, 0, 0, 0}, .pb = {(size_t)-1, 0, 0, 0}};
     clhgemm_status_t st = plan_workspace(&b, ctx, dev);
     if (st == CLHGEMM_SUCCESS) st = blocked_kernels(&b, ctx, dev);
@@ -679,6 +792,27 @@ static int splitk_direct(const chg_gemm_args_t *a, const chg_gemm_params_t *gp,
     return in_place_operands(a, gp, direct_env(allow), &ahi, &bhi);
 }
 
+/* The direct SPLITK variant's arguments 10-17: the k strides in vectors (B k-major: in
+ * elements); C, alpha and beta are the reduce's (unused by a SPLITK kernel). */
+static cl_int set_splitk_direct_args(cl_kernel k, const chg_gemm_args_t *a,
+                                     const chg_gemm_params_t *gp, int direct)
+{
+    const int lda_v = (int)(a->lda / (size_t)gp->vwm);
+    const int ldb_v = (int)(direct & CHG_DIRECT_BK ? a->ldb : a->ldb / (size_t)gp->vwn);
+    const int zero = 0;
+    const cl_ulong co = 0;
+    cl_int err = CL_SUCCESS;
+    CHG_SETARG(k, 10, lda_v);
+    CHG_SETARG(k, 11, ldb_v);
+    CHG_SETARG(k, 12, co);
+    CHG_SETARG(k, 13, zero);
+    CHG_SETARG(k, 14, zero);
+    CHG_SETARG(k, 15, zero);
+    if (err == CL_SUCCESS) err = chg_set_real(k, 16, a->prec, 0.0);
+    if (err == CL_SUCCESS) err = chg_set_real(k, 17, a->prec, 0.0);
+    return err;
+}
+
 /* The split call: pack op(A) and op(B) whole (ktot rows, zero beyond k) unless read in place,
  * one SPLITK launch of every tile and slice, the reduce into C. *done = 0 (nothing enqueued)
  * when the split does not apply or its temporaries do not fit: the caller runs the blocked
@@ -713,22 +847,7 @@ static clhgemm_status_t enqueue_splitk(const chg_gemm_args_t *a, cl_context ctx,
         const int da = direct & CHG_DIRECT_A, db = direct & CHG_DIRECT_BANY;
         err = chg_set_gemm_args(ks.gemm, sk.kslice, sk.mp, da ? a->a : wa, da ? a->off_a : 0,
                                 sk.ktot, db ? a->b : wb, db ? a->off_b : 0, sk.ktot, wc, 0);
-        if (err == CL_SUCCESS && direct) {
-            /* the direct variant's arguments: the k strides in vectors; C, alpha and beta are
-             * the reduce's (unused by a SPLITK kernel) */
-            const int lda_v = (int)(a->lda / (size_t)gp->vwm);
-            const int ldb_v = (int)(direct & CHG_DIRECT_BK ? a->ldb : a->ldb / (size_t)gp->vwn);
-            const int zero = 0;
-            const cl_ulong co = 0;
-            CHG_SETARG(ks.gemm, 10, lda_v);
-            CHG_SETARG(ks.gemm, 11, ldb_v);
-            CHG_SETARG(ks.gemm, 12, co);
-            CHG_SETARG(ks.gemm, 13, zero);
-            CHG_SETARG(ks.gemm, 14, zero);
-            CHG_SETARG(ks.gemm, 15, zero);
-            if (err == CL_SUCCESS) err = chg_set_real(ks.gemm, 16, a->prec, 0.0);
-            if (err == CL_SUCCESS) err = chg_set_real(ks.gemm, 17, a->prec, 0.0);
-        }
+        if (err == CL_SUCCESS && direct) err = set_splitk_direct_args(ks.gemm, a, gp, direct);
     }
     const size_t g[3] = {sk.mp / gp->mwg * gp->mdimc, sk.np / gp->nwg * gp->ndimc,
                          (size_t)sk.slices};
@@ -836,13 +955,15 @@ static clhgemm_status_t enqueue_direct(const chg_gemm_args_t *a, cl_context ctx,
 
 /* The parameters of the call and its split: forced ones (force != NULL, chg_gemm_enqueue_with),
  * else for a plain GEMM its shape class's configuration (tuning.h chg_tuned_gemm_shape) and
- * split, for the level-3 routines the main parameters (never split). */
+ * split, for the level-3 routines the main parameters (never split). *wgs: the configuration's
+ * measured work-groups per compute unit (0: unknown; the level-3 routines and forced ones). */
 static int call_params(const chg_gemm_args_t *a, const chg_device_t *dev,
-                       const chg_gemm_choice_t *force, chg_gemm_params_t *gp)
+                       const chg_gemm_choice_t *force, chg_gemm_params_t *gp, int *wgs)
 {
     const chg_struct_t general = {0};
     const int plain = memcmp(&a->st, &general, sizeof general) == 0 && !a->swap_sum;
     chg_gemm_choice_t c;
+    *wgs = 0;
     if (force) {
         c = *force;
     } else if (!plain) {
@@ -852,6 +973,7 @@ static int call_params(const chg_gemm_args_t *a, const chg_device_t *dev,
         chg_tuned_gemm_shape(dev, a->prec, a->m, a->n, a->k, a->beta == 0.0, &c);
     }
     *gp = c.gp;
+    *wgs = c.wgs_per_cu;
     if (gp->dk) return 1; /* the direct kernel: one launch, never split */
     return plain ? chg_splitk_slices(dev, gp, a->m, a->n, a->k, c.split_k) : 1;
 }
@@ -862,15 +984,17 @@ static clhgemm_status_t enqueue_product(const chg_gemm_args_t *a, cl_context ctx
                                         chg_workspace_t *ws, chain_t *ch)
 {
     chg_gemm_params_t gp;
-    const int slices = call_params(a, dev, force, &gp);
+    int wgs;
+    const int slices = call_params(a, dev, force, &gp, &wgs);
     if (gp.dk) {
         if (direct_kernel_applies(a)) return enqueue_direct(a, ctx, dev, &gp, ws, ch);
         chg_gemm_params_main(dev, a->prec, &gp); /* the packed kernel on the same tiles */
+        wgs = 0;
     }
     int done = 0;
     clhgemm_status_t st = CLHGEMM_SUCCESS;
     if (slices > 1) st = enqueue_splitk(a, ctx, dev, &gp, slices, ws, ch, &done);
-    if (st == CLHGEMM_SUCCESS && !done) st = enqueue_blocked(a, ctx, dev, &gp, ws, ch);
+    if (st == CLHGEMM_SUCCESS && !done) st = enqueue_blocked(a, ctx, dev, &gp, wgs, ws, ch);
     return st;
 }
 

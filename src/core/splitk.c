@@ -5,6 +5,7 @@
 #include "core/splitk.h"
 
 #include <stdio.h>
+#include <string.h>
 
 #include "device/cache.h"
 #include "kernels/embedded.h"
@@ -54,6 +55,77 @@ int chg_splitk_plan(const chg_gemm_params_t *gp, size_t m, size_t n, size_t k, i
     out->ktot = s * kslice;
     out->mp = chg_round_up(m, (size_t)gp->mwg);
     out->np = chg_round_up(n, (size_t)gp->nwg);
+    return 1;
+}
+
+/* Work-groups resident at once on the device (see chg_splitk_tail). */
+static size_t tail_slots(const chg_device_t *dev, int wgs)
+{
+    const int env = chg_env_int("CLHGEMM_TAIL_SLOTS", 0, 1, 1 << 20);
+    if (env > 0) return (size_t)env;
+    if (!(dev->features & CHG_FEAT_GPU) || wgs <= 0) return 0;
+    return (size_t)dev->info.compute_units * (size_t)wgs;
+}
+
+/* The model's constants: the device's arithmetic rate over its memory bandwidth (flops per
+ * byte; the H100: ~50 TFLOP/s over ~2.5 TB/s) prices the reduce's traffic against the tiles'
+ * arithmetic, and a launch costs what ~10 us of arithmetic at 50 TFLOP/s would. */
+#define TAIL_FLOPS_PER_BYTE 20.0
+#define TAIL_LAUNCH_FLOPS 5e8
+
+int chg_splitk_tail(const chg_device_t *dev, chg_precision_t prec, const chg_gemm_params_t *gp,
+                    int wgs, size_t m, size_t n, size_t kp, chg_tail_t *out)
+{
+    memset(out, 0, sizeof *out);
+    static const char *const modes[] = {"auto", "off", "force", NULL};
+    const int mode = chg_env_choice("CLHGEMM_TAIL_SPLIT", modes, 0);
+    if (mode == 1) return 0;
+    const int force = mode == 2;
+    const size_t slots = tail_slots(dev, wgs);
+    const size_t mt = (m + gp->mwg - 1) / gp->mwg, nt = (n + gp->nwg - 1) / gp->nwg;
+    const size_t tiles = mt * nt, kwg = (size_t)gp->kwg;
+    if (!slots || tiles <= slots || gp->dk) return 0;
+    const double es = (double)chg_elem_size(prec);
+    /* one wave: every slot runs one whole tile */
+    const double wave_flops = 2.0 * gp->mwg * gp->nwg * (double)kp * (double)slots;
+    const double whole = (double)((tiles + slots - 1) / slots);
+    double best = force ? whole - 1e-9 : whole * 0.97;
+    for (int cut_n = 0; cut_n < 2; cut_n++) {
+        const size_t lines = cut_n ? nt : mt, per = cut_n ? mt : nt; /* tiles per line */
+        for (size_t w = tiles / slots; w + 2 > tiles / slots && w >= 1; w--) {
+            const size_t lead = w * slots / per; /* lines of the lead, whole waves */
+            if (lead == 0 || lead >= lines) continue;
+            const size_t tail = (lines - lead) * per;
+            const double lead_waves = (double)((lead * per + slots - 1) / slots);
+            for (size_t s = 2; s <= 16 && kp / s >= CHG_MAX(kwg, (size_t)(force ? 1 : 128)); s++) {
+                const double tail_waves = (double)((tail * s + slots - 1) / slots) / (double)s;
+                /* the partials written and read once each, C read (beta) and written */
+                const double bytes = (double)(s + 2) * (double)tail * gp->mwg * gp->nwg * es;
+                const double extra = (bytes * TAIL_FLOPS_PER_BYTE + 2 * TAIL_LAUNCH_FLOPS) /
+                                     wave_flops;
+                const double t = lead_waves + tail_waves + (force ? 0 : extra);
+                if (t < best) {
+                    best = t;
+                    out->cut_n = cut_n;
+                    out->lead = lead * (size_t)(cut_n ? gp->nwg : gp->mwg);
+                    out->slices = (int)s;
+                }
+            }
+        }
+    }
+    if (!out->slices) return 0;
+    /* the slices: whole KWG steps, the last one shorter where kp does not divide evenly */
+    chg_splitk_t *sk = &out->sk;
+    sk->kslice = chg_round_up((kp + (size_t)out->slices - 1) / (size_t)out->slices, kwg);
+    sk->slices = (int)((kp + sk->kslice - 1) / sk->kslice);
+    sk->ktot = kp;
+    sk->mp = chg_round_up(out->cut_n ? m : m - out->lead, (size_t)gp->mwg);
+    sk->np = chg_round_up(out->cut_n ? n - out->lead : n, (size_t)gp->nwg);
+    out->slices = sk->slices;
+    if (out->slices < 2) {
+        memset(out, 0, sizeof *out);
+        return 0;
+    }
     return 1;
 }
 

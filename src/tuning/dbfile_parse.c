@@ -105,10 +105,11 @@ static void parse_route(const cJSON *o, const char *path, chg_tuning_route_t *r,
     }
 }
 
-/* precisions.X.classes: {"<class>": {GEMM keys..., "split_k", "m", "n", "k", "gflops"}}, and
- * rank_k's "k_max"; a name that is no class, or a configuration that breaks the GEMM keys'
- * rules, rejects the file (so does a split_k above CHG_TUNING_MAX_SPLIT_K, a k_max outside
- * [CHG_SHAPE_RANK_K_MAX, CHG_SHAPE_RANK_K_MAX_LIMIT] or on another class). */
+/* precisions.X.classes: {"<class>": {GEMM keys..., "split_k", "m", "n", "k", "gflops",
+ * "wgs_per_cu"}}, and rank_k's "k_max"; a name that is no class, or a configuration that breaks
+ * the GEMM keys' rules, rejects the file (so does a split_k above CHG_TUNING_MAX_SPLIT_K, a
+ * wgs_per_cu outside [1, CHG_TUNING_MAX_WGS_PER_CU], a k_max outside [CHG_SHAPE_RANK_K_MAX,
+ * CHG_SHAPE_RANK_K_MAX_LIMIT] or on another class). */
 static void parse_classes(const cJSON *o, const char *path, chg_tuning_prec_t *p, chg_db_err_t *e)
 {
     char sub[256];
@@ -135,6 +136,14 @@ static void parse_classes(const cJSON *o, const char *path, chg_tuning_prec_t *p
         chg_db_get_int(it, "n", sub, 0, 1 << 30, &c->n, e);
         chg_db_get_int(it, "k", sub, 0, 1 << 30, &c->k, e);
         chg_db_get_num(it, "gflops", sub, 0, &c->gflops, e);
+        if (chg_db_member(it, "wgs_per_cu")) {
+            chg_db_get_int(it, "wgs_per_cu", sub, 1, INT_MAX, &c->wgs_per_cu, e);
+            if (!e->failed && (c->wgs_per_cu < 1 || c->wgs_per_cu > CHG_TUNING_MAX_WGS_PER_CU)) {
+                chg_db_fail(e, "%s.wgs_per_cu: expected an integer from 1 to %d", sub,
+                            CHG_TUNING_MAX_WGS_PER_CU);
+                return;
+            }
+        }
         if (chg_db_member(it, "k_max")) {
             if (cls != CHG_SHAPE_RANK_K) {
                 chg_db_fail(e, "%s.k_max: only the rank_k class has a reach along k", sub);

@@ -105,6 +105,13 @@ static void select_classes(const chg_tuning_prec_t *e, const chg_gemm_params_t *
         out[c].split_k = own ? x->split_k : 1;
         out[c].cls = (chg_shape_class_t)c;
         out[c].k_max = own && x->k_max > 0 ? (size_t)x->k_max : CHG_SHAPE_RANK_K_MAX;
+        /* the occupancy measured for this configuration: the class's own, or large's where the
+         * class runs the main parameters that large holds */
+        const chg_tuning_class_t *lg = &e->classes[CHG_SHAPE_LARGE];
+        out[c].wgs_per_cu = own ? x->wgs_per_cu
+                            : !over && lg->present && !memcmp(&lg->gemm, sel, sizeof *sel)
+                                ? lg->wgs_per_cu
+                                : 0;
     }
 }
 

@@ -43,6 +43,8 @@ typedef struct chg_gemm_choice_s {
     int split_k;            /* 0: chosen per call (core/gemm.c); 1: none; s >= 2: s slices */
     chg_shape_class_t cls;  /* the class (CLHGEMM_SHAPE_CLASS, else chg_shape_class_k) */
     size_t k_max;           /* rank_k's reach along k (kernels/shape.h; the entry's k_max) */
+    int wgs_per_cu;         /* gp's work-groups resident per compute unit (the entry's
+                             * wgs_per_cu; 0: unknown -- no tail split, core/splitk.h) */
 } chg_gemm_choice_t;
 
 /* The configuration for an m x n x k call on (dev, prec): the class of the shape
