@@ -259,10 +259,14 @@ typedef real8 realN;
 #error "DIRECT_B 2 (B read k-major in place) is for a kernel that stages B (SB), without ASYNC"
 #endif
 #if DIRECT_B == 2
-/* element idx of a k-major slice: column idx / KWG, k row idx % KWG */
+/* element idx of a k-major slice: k row BK_K(idx) of column BK_C(idx); by default column
+ * idx / KWG, row idx % KWG (a work-item's neighbours read on down the column); the tensor-core
+ * path redefines them (below) */
 #define LBK (KWG * NWG)
 #define LOADS_BK ((LBK + NTHREADS - 1) / NTHREADS)
-#define BK_AT(k, idx) bk[((idx) / KWG) * ldb_v + (k) + (idx) % KWG]
+#define BK_K(idx) ((idx) % KWG)
+#define BK_C(idx) ((idx) / KWG)
+#define BK_AT(k, idx) bk[BK_C(idx) * ldb_v + (k) + BK_K(idx)]
 #endif
 
 __kernel __attribute__((reqd_work_group_size(MDIMC, NDIMC, 1)))
@@ -518,7 +522,19 @@ typedef real frag_t;
 #if SB
     __local realN bls[2][KWG * BPITCH / VWN];
 #if DIRECT_B == 2
-#define BK_SLOT(idx) (((idx) % KWG) * BPITCH + (idx) / KWG) /* its padded place */
+#if KWG % 4 == 0 && NWG % (32 / (PRECISION / 8)) == 0
+    /* Rows of the padded slice are 32 bytes apart in the banks (LPAD), so KWG rows of one
+     * column, as the default order loads them, met in a quarter of the banks (4-way conflicts
+     * on the stores). Here 4 neighbouring work-items take 4 rows of a column (32 bytes of
+     * doubles read at once) and the next ones the next columns of the same 32-byte span:
+     * 4 rows x 32 bytes of columns cover the 32 banks once. */
+#define BK_CQ (32 / (PRECISION / 8))
+#undef BK_K
+#undef BK_C
+#define BK_K(idx) ((idx) % 4 + ((idx) / (4 * BK_CQ)) % (KWG / 4) * 4)
+#define BK_C(idx) ((idx) / 4 % BK_CQ + (idx) / (4 * BK_CQ) / (KWG / 4) * BK_CQ)
+#endif
+#define BK_SLOT(idx) (BK_K(idx) * BPITCH + BK_C(idx)) /* its padded place */
     real pb[LOADS_BK];
 #if PF2
     real qb[LOADS_BK];
@@ -778,7 +794,7 @@ typedef real frag_t;
 #define BK_SWZ(k) ((k) % BK_SWV)
 #undef BK_SLOT
 #define BK_SLOT(idx)                                                                           \
-    (((idx) % KWG) * NWG + ((((idx) / KWG) / VWN) ^ BK_SWZ((idx) % KWG)) * VWN + ((idx) / KWG) % VWN)
+    (BK_K(idx) * NWG + ((BK_C(idx) / VWN) ^ BK_SWZ(BK_K(idx))) * VWN + BK_C(idx) % VWN)
 #define B_LVEC(k, v) ((k) * NVECS + ((v) ^ BK_SWZ(k)))
     real pb[LOADS_BK];
 #else
