@@ -15,7 +15,7 @@
  *                             no case was split); "direct" forces the direct kernel
  *                             (cl/gemm_direct.cl, DK=1) in two odd geometries through
  *                             CLHGEMM_{S,D}GEMM_PARAMS (fails unless every case ran it); "tail"
- *                             forces the tail split (CLHGEMM_TAIL_SPLIT=force; 3 or 5 slots,
+ *                             forces the tail split (CLHGEMM_TAIL_SPLIT=force; 3 slots, or
  *                             CLHGEMM_TAIL_SLOTS when set; split-K off), every other size with
  *                             CLHGEMM_DIRECT=off (packed operands, C through
  *                             the write-back), and fails unless both cuts ran; every mode then
@@ -688,7 +688,7 @@ static int device(int dbl, int split, int direct, int tail)
         /* no split-K: a tuned entry's classes split small products (the H100's: all of them) */
         setenv("CLHGEMM_SPLIT_K", "1", 1);
         setenv("CLHGEMM_TAIL_SPLIT", "force", 1);
-        setenv("CLHGEMM_TAIL_SLOTS", dbl ? "5" : "3", 0); /* kept when set */
+        setenv("CLHGEMM_TAIL_SLOTS", "3", 0); /* kept when set */
     }
     int tails[2] = {0, 0}; /* cases that ran a tail split cutting rows, columns */
     const char *pvar = dbl ? "CLHGEMM_DGEMM_PARAMS" : "CLHGEMM_SGEMM_PARAMS";
