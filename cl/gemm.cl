@@ -34,8 +34,8 @@
  *
  * SPLITK 1 (plain GEMM, src/core/gemm.c's split of k): the launch has a third dimension, one
  * slice s = get_group_id(2) of kp packed k rows each; slice s multiplies panel rows
- * [s*kp, min((s+1)*kp, apk)) (apk/bpk: the panels' extent; the last slice may be shorter)
- * into its own partial product
+ * [s*kp, (s+1)*kp) (the panels' extent apk/bpk holds all slices); SPLITK 2: [s*kp,
+ * min((s+1)*kp, apk)), the last slice shorter (a tail split's). Each into its own partial product
  * Cp + s * ldcp * Np (Np = the launch's tiles along n times NWG), which a second pass
  * (cl/splitk.cl) sums in slice order with alpha and beta. No atomics: results are reproducible.
  * With DIRECT_A / DIRECT_B an operand is read in place instead, slice s from its k row s*kp
@@ -373,9 +373,10 @@ void clhgemm_gemm(const int kp, const int ldcp,
     const int kend = kto <= 0 ? 0 : min((kto + KWG - 1) / KWG * KWG, kp);
 #define KBEG 0
 #define KEND kend
-#elif SPLITK
+#elif SPLITK == 2
     /* slice s_ runs kp rows, the last one what is left of the apk packed rows (a tail split's
-     * slices need not divide k evenly: core/splitk.h chg_splitk_tail) */
+     * slices that do not divide k: core/splitk.h chg_splitk_tail; SPLITK 1, even slices, keeps
+     * the plain bound, which the FMA kernel runs faster) */
     const int kend = min(kp, apk - (int)get_group_id(2) * kp);
 #define KBEG 0
 #define KEND kend

@@ -408,8 +408,8 @@ static int emit_recorded(out_t *o, const char *set, const char *prefix, chg_prec
     return rc;
 }
 
-/* Split-K (core/splitk.c): the SPLITK variant of the GEMM kernel for gp and the reduce, with
- * beta = 0 and not. */
+/* Split-K (core/splitk.c): the SPLITK variant of the GEMM kernel for gp (and the tail split's
+ * uneven SPLITK 2), and the reduce, with beta = 0 and not. */
 static int emit_splitk(out_t *o, const char *set, const char *prefix, const chg_device_t *dev,
                        chg_precision_t prec, const chg_gemm_params_t *gp, int reduce)
 {
@@ -418,6 +418,11 @@ static int emit_splitk(out_t *o, const char *set, const char *prefix, const chg_
     recs_clear();
     clhgemm_status_t st = chg_gemm_kernel_direct(ctx, dev, prec, gp, CHG_KERNEL_SPLITK, &k);
     int rc = emit_recorded(o, set, prefix, prec, "splitk/gemm", gp, st, k);
+    if (rc == 0) {
+        st = chg_gemm_kernel_direct(ctx, dev, prec, gp, CHG_KERNEL_SPLITK | CHG_KERNEL_SPLITK_UNEVEN,
+                                    &k);
+        rc = emit_recorded(o, set, prefix, prec, "splitk2/gemm", gp, st, k);
+    }
     for (int bz = 0; bz < 2 && reduce && rc == 0; bz++) {
         st = chg_splitk_reduce_kernel(ctx, dev, prec, bz, &k);
         rc = emit_recorded(o, set, prefix, prec, bz ? "splitk/reduce0" : "splitk/reduce", NULL,

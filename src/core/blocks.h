@@ -149,8 +149,10 @@ size_t chg_l3_triangle_tiles(int upper, long diag, size_t mt, size_t nt, int mwg
 enum { CHG_DIRECT_A = 1, CHG_DIRECT_B = 2, CHG_DIRECT_C = 4, CHG_DIRECT_BETA0 = 8, CHG_DIRECT_BK = 32 };
 #define CHG_DIRECT_BANY (CHG_DIRECT_B | CHG_DIRECT_BK)
 /* Not a direct mode: chg_gemm_kernel_direct with this flag alone builds the SPLITK variant of
- * the GEMM kernel (core/splitk.h). */
-enum { CHG_KERNEL_SPLITK = 16 };
+ * the GEMM kernel (core/splitk.h); with CHG_KERNEL_SPLITK_UNEVEN too, the variant whose last
+ * slice may be shorter (SPLITK 2: a tail split's slices that do not divide k; the bound it
+ * computes cost the FMA kernel 12% on SGEMM 16384 x 256 x 16384, so even slices keep SPLITK 1). */
+enum { CHG_KERNEL_SPLITK = 16, CHG_KERNEL_SPLITK_UNEVEN = 64 };
 
 /* The GEMM kernel variant for a direct mode (non-zero), through the program cache; the FP64
  * tensor-core kernel falls back to the FMA kernel as chg_l3_kernels_create's does. */

@@ -497,10 +497,13 @@ static clhgemm_status_t blocked_kernels(blocked_t *b, cl_context ctx, const chg_
     if (st != CLHGEMM_SUCCESS) return st;
     b->ks = k->ks;
     b->kdirect = k->extra;
-    /* the tail's kernels (a second set: the workspace keeps 16, so b->ks stays) */
+    /* the tail's kernels (a second set: the workspace keeps 16, so b->ks stays); SPLITK 2 only
+     * where the last slice is shorter */
     if (!b->tail.slices) return CLHGEMM_SUCCESS;
-    return splitk_kernels(a, ctx, dev, b->gp, b->direct & (CHG_DIRECT_A | CHG_DIRECT_BANY), b->ws,
-                          &b->tks);
+    const chg_splitk_t *sk = &b->tail.sk;
+    const int uneven = (size_t)sk->slices * sk->kslice != sk->ktot ? CHG_KERNEL_SPLITK_UNEVEN : 0;
+    return splitk_kernels(a, ctx, dev, b->gp, (b->direct & (CHG_DIRECT_A | CHG_DIRECT_BANY)) | uneven,
+                          b->ws, &b->tks);
 }
 
 /* The packs of k slice [p0, p0 + kc) of segment seg for the C block (i0, j0, mc x nc) that
