@@ -395,10 +395,9 @@ static void direct_modes(const tc_env_t *env, const chg_device_t *dev)
     EXPECT(chg_gemm_direct_mode(&a, &gp, k) == (all & ~CHG_DIRECT_BETA0), "beta 0.5");
     EXPECT(chg_gemm_direct_mode(&a, &gp, k - kw) == (CHG_DIRECT_A | CHG_DIRECT_B), "two k slices: no direct C");
     a = base; a.trans_a = 1; a.trans_b = 0; a.lda = k; a.ldb = k;
-    /* a small product: B not transposed read k-major where the kernel stages B */
-    EXPECT(chg_gemm_direct_mode(&a, &gp, k) ==
-               (CHG_DIRECT_C | CHG_DIRECT_BETA0 | (gp.sb ? CHG_DIRECT_BK : 0)),
-           "TN: C (and B k-major where B is staged), got %d", chg_gemm_direct_mode(&a, &gp, k));
+    /* k < 256: B not transposed stays packed on the FMA kernel (below: k >= 256) */
+    EXPECT(chg_gemm_direct_mode(&a, &gp, k) == (CHG_DIRECT_C | CHG_DIRECT_BETA0), "TN: only C, got %d",
+           chg_gemm_direct_mode(&a, &gp, k));
     a = base; a.off_a = 1;
     EXPECT(!(chg_gemm_direct_mode(&a, &gp, k) & CHG_DIRECT_A) || gp.vwm == 1, "misaligned offset of A");
     a = base; a.lda = m + 1;
@@ -455,9 +454,15 @@ static void direct_modes(const tc_env_t *env, const chg_device_t *dev)
         fs.sb = 0;
         EXPECT(!(chg_gemm_direct_mode(&nn, &fs, k) & CHG_DIRECT_BANY), "FMA kernel, B not staged, NN: B packed");
         fs.sb = 1;
-        EXPECT((chg_gemm_direct_mode(&nn, &fs, k) & CHG_DIRECT_BANY) == CHG_DIRECT_BK,
-               "FMA kernel, staged B, a small blocked NN: B k-major, got %d",
-               chg_gemm_direct_mode(&nn, &fs, k));
+        EXPECT(!(chg_gemm_direct_mode(&nn, &fs, k) & CHG_DIRECT_BANY),
+               "FMA kernel, staged B, a small blocked NN with k = %zu < 256: B packed", k);
+        chg_gemm_args_t nk = nn; /* the same with k >= 256: B k-major */
+        nk.k = chg_round_up(256, kw);
+        nk.ldb = nk.k;
+        nk.off_b = big - n * nk.k - 64;
+        EXPECT((chg_gemm_direct_mode(&nk, &fs, nk.k) & CHG_DIRECT_BANY) == CHG_DIRECT_BK,
+               "FMA kernel, staged B, a small blocked NN with k = %zu: B k-major, got %d", nk.k,
+               chg_gemm_direct_mode(&nk, &fs, nk.k));
         nn.off_b = big - (n - 1) * k; /* the last column's k rows past the end */
         st.sb = 1;
         EXPECT(!(chg_gemm_direct_mode(&nn, &st, k) & CHG_DIRECT_BANY), "k-major B read past the buffer");

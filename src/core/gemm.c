@@ -306,16 +306,17 @@ int chg_gemm_direct_mode(const chg_gemm_args_t *a, const chg_gemm_params_t *gp, 
      * kernels too: the pack launch they save is a large part of such a call (DGEMM 256^3 and
      * 512^3 +33%, 1000^3 +9%, 1024^3 +16%; from 2000^3 on +-1%, 8192^2 x 256 -1%), B not
      * transposed too (k-major, CHG_DIRECT_BK). The FMA kernel reads B k-major in place in the
-     * blocked path for products of m n k <= CHG_DIRECT_BK_FMA_MNK (since its k-major slice is
-     * stored without bank conflicts: SGEMM 256^3 +15%, 384^3 +6%, 512^3 and 1024^3 +3%, 768^3
-     * and 1000^3 +-1%, three rounds on the H100; 1536^3 -18%, 2048^3 -30%, 4096^2 x 128 -16%)
-     * and in split-K's thin products (splitk_direct). */
+     * blocked path for products of m n k <= CHG_DIRECT_BK_FMA_MNK with k >= 256 (since its
+     * k-major slice is stored without bank conflicts: SGEMM 256^3 +15%, 384^3 +6%, 512^3 and
+     * 1024^3 +3%, 768^3 and 1000^3 +-1%, three rounds on the H100; 1536^3 -18%, 2048^3 -30%,
+     * 4096^2 x 128 -16%; 4096^2 x 64, at the bound, ran 17.6 against 18.9-20.1 TFLOP/s in the
+     * sweeps) and in split-K's thin products (splitk_direct). */
     const int all = CHG_DIRECT_A | CHG_DIRECT_B | CHG_DIRECT_C;
     const double mnk = (double)a->m * (double)a->n * (double)a->k;
     const int small = mnk <= CHG_DIRECT_AB_MMA_MNK;
     int allow = gp->mma ? (a->beta == 0.0 || a->k <= CHG_DIRECT_C_MMA_K ? CHG_DIRECT_C : 0) |
                               (small ? CHG_DIRECT_A | CHG_DIRECT_BANY : 0)
-                        : all | (mnk <= CHG_DIRECT_BK_FMA_MNK ? CHG_DIRECT_BK : 0);
+                        : all | (mnk <= CHG_DIRECT_BK_FMA_MNK && a->k >= 256 ? CHG_DIRECT_BK : 0);
     allow = direct_env(allow);
     const size_t es = chg_elem_size(a->prec);
     size_t ahi = 0, bhi = 0;
