@@ -462,12 +462,14 @@ static void occupancy(const chg_device_t *dev, const char *dir, const chg_gemm_p
         EXPECT(c.wgs_per_cu == 3, "small's own occupancy: %d", c.wgs_per_cu);
         c = pick(dev, 1024, 1024, 8192); /* large_k: the main parameters */
         const int want = variant == 0 ? 2 : 0;
-        EXPECT(c.wgs_per_cu == want, "large_k on the main parameters, large %s: occupancy %d, want %d",
+        EXPECT(c.wgs_per_cu == want,
+               "large_k on the main parameters, large %s: occupancy %d, want %d",
                variant == 0 ? "holding them" : variant == 1 ? "holding others" : "absent",
                c.wgs_per_cu, want);
         if (variant == 1) {
             c = pick(dev, 8192, 8192, 8192);
-            EXPECT(c.wgs_per_cu == 2 && same(&c.gp, cls), "large's own: occupancy %d", c.wgs_per_cu);
+            EXPECT(c.wgs_per_cu == 2 && same(&c.gp, cls), "large's own: occupancy %d",
+                   c.wgs_per_cu);
         }
     }
 }
@@ -608,7 +610,8 @@ static void tail_policy(const chg_device_t *dev)
     cpu.features = (cpu.features & ~(unsigned)CHG_FEAT_GPU) | CHG_FEAT_CPU;
     EXPECT(!chg_splitk_tail(&cpu, CHG_F64, &gp, 1, 4096, 4096, 4096, &t), "a CPU device split");
     setenv("CLHGEMM_TAIL_SPLIT", "off", 1);
-    EXPECT(!chg_splitk_tail(&d, CHG_F64, &gp, 1, 4096, 4096, 4096, &t), "split with the switch off");
+    EXPECT(!chg_splitk_tail(&d, CHG_F64, &gp, 1, 4096, 4096, 4096, &t),
+           "split with the switch off");
     unsetenv("CLHGEMM_TAIL_SPLIT");
     setenv("CLHGEMM_TAIL_SLOTS", "600", 1); /* 704 tiles: 1.17 waves of 600 */
     EXPECT(chg_splitk_tail(&cpu, CHG_F64, &gp, 0, 4096, 4096, 4096, &t) && t.slices >= 2,
@@ -784,7 +787,8 @@ int main(int argc, char **argv)
     if (argc >= 2 && !strcmp(argv[1], "unit")) return unit();
     if (argc >= 2 && (!strcmp(argv[1], "s") || !strcmp(argv[1], "d")))
         return device(argv[1][0] == 'd', argc >= 3 && !strcmp(argv[2], "split"),
-                      argc >= 3 && !strcmp(argv[2], "direct"), argc >= 3 && !strcmp(argv[2], "tail"));
+                      argc >= 3 && !strcmp(argv[2], "direct"),
+                      argc >= 3 && !strcmp(argv[2], "tail"));
     fprintf(stderr, "usage: test_shapes unit | s|d [split|direct|tail]\n");
     return 2;
 }

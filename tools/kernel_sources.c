@@ -419,8 +419,8 @@ static int emit_splitk(out_t *o, const char *set, const char *prefix, const chg_
     clhgemm_status_t st = chg_gemm_kernel_direct(ctx, dev, prec, gp, CHG_KERNEL_SPLITK, &k);
     int rc = emit_recorded(o, set, prefix, prec, "splitk/gemm", gp, st, k);
     if (rc == 0) {
-        st = chg_gemm_kernel_direct(ctx, dev, prec, gp, CHG_KERNEL_SPLITK | CHG_KERNEL_SPLITK_UNEVEN,
-                                    &k);
+        const int flags = CHG_KERNEL_SPLITK | CHG_KERNEL_SPLITK_UNEVEN;
+        st = chg_gemm_kernel_direct(ctx, dev, prec, gp, flags, &k);
         rc = emit_recorded(o, set, prefix, prec, "splitk2/gemm", gp, st, k);
     }
     for (int bz = 0; bz < 2 && reduce && rc == 0; bz++) {

@@ -48,8 +48,9 @@ static clhgemm_status_t gemm_kernel_variant(cl_context ctx, const chg_device_t *
              direct & CHG_DIRECT_A ? "-direct-a" : "",
              direct & CHG_DIRECT_B ? "-direct-b" : direct & CHG_DIRECT_BK ? "-direct-bk" : "",
              direct & CHG_DIRECT_C ? (direct & CHG_DIRECT_BETA0 ? "-direct-c0" : "-direct-c") : "",
-             direct & CHG_KERNEL_SPLITK ? (direct & CHG_KERNEL_SPLITK_UNEVEN ? "-splitk2" : "-splitk")
-                                        : "");
+             !(direct & CHG_KERNEL_SPLITK)       ? ""
+             : direct & CHG_KERNEL_SPLITK_UNEVEN ? "-splitk2"
+                                                 : "-splitk");
     if (direct & CHG_KERNEL_SPLITK)
         chg_str_printf(&src, "#define SPLITK %d\n", direct & CHG_KERNEL_SPLITK_UNEVEN ? 2 : 1);
     if (triangle) chg_str_printf(&src, "#define TRIANGLE %d\n", triangle);

@@ -453,8 +453,9 @@ static clhgemm_status_t plan_workspace(blocked_t *b, cl_context ctx, const chg_d
             direct & CHG_DIRECT_A ? " A" : "", direct & CHG_DIRECT_B ? " B" : direct & CHG_DIRECT_BK ? " B (k-major)" : "",
             direct & CHG_DIRECT_C ? " C" : "", direct ? "" : " none");
     if (b->tail.slices)
-        chg_log(2, "gemm tail split: %s after %zu, %d slices of %zu", b->tail.cut_n ? "columns" : "rows",
-                b->tail.lead, b->tail.slices, b->tail.sk.kslice);
+        chg_log(2, "gemm tail split: %s after %zu, %d slices of %zu",
+                b->tail.cut_n ? "columns" : "rows", b->tail.lead, b->tail.slices,
+                b->tail.sk.kslice);
     return CLHGEMM_SUCCESS;
 }
 
@@ -506,8 +507,8 @@ static clhgemm_status_t blocked_kernels(blocked_t *b, cl_context ctx, const chg_
     if (!b->tail.slices) return CLHGEMM_SUCCESS;
     const chg_splitk_t *sk = &b->tail.sk;
     const int uneven = (size_t)sk->slices * sk->kslice != sk->ktot ? CHG_KERNEL_SPLITK_UNEVEN : 0;
-    return splitk_kernels(a, ctx, dev, b->gp, (b->direct & (CHG_DIRECT_A | CHG_DIRECT_BANY)) | uneven,
-                          b->ws, &b->tks);
+    const int direct = (b->direct & (CHG_DIRECT_A | CHG_DIRECT_BANY)) | uneven;
+    return splitk_kernels(a, ctx, dev, b->gp, direct, b->ws, &b->tks);
 }
 
 /* The packs of k slice [p0, p0 + kc) of segment seg for the C block (i0, j0, mc x nc) that

@@ -85,8 +85,8 @@ clhgemm_status_t chg_queue_device(cl_command_queue queue, const chg_device_t **d
  * DIRECT_C with beta = 0 or k <= CHG_DIRECT_C_MMA_K, and DIRECT_A / DIRECT_B only for products
  * of m n k <= CHG_DIRECT_AB_MMA_MNK (larger ones measured slower with them), B not transposed
  * (CHG_DIRECT_BK) included; the FMA kernel reads B not transposed in place for products of
- * m n k <= CHG_DIRECT_BK_FMA_MNK with k >= 256 and in split-K's thin products; "on" allows them for both,
- * "off" for neither, a list such as "a,c" only those. */
+ * m n k <= CHG_DIRECT_BK_FMA_MNK with k >= 256 and in split-K's thin products; "on" allows
+ * them for both, "off" for neither, a list such as "a,c" only those. */
 #define CHG_DIRECT_C_MMA_K 4096
 #define CHG_DIRECT_AB_MMA_MNK 2147483648.0 /* 2^31: 1290^3, 512 x 8192 x 512 */
 #define CHG_DIRECT_BK_FMA_MNK 1073741824.0 /* 2^30: 1024^3 */

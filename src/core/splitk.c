@@ -97,7 +97,8 @@ int chg_splitk_tail(const chg_device_t *dev, chg_precision_t prec, const chg_gem
             if (lead == 0 || lead >= lines) continue;
             const size_t tail = (lines - lead) * per;
             const double lead_waves = (double)((lead * per + slots - 1) / slots);
-            for (size_t s = 2; s <= 16 && kp / s >= CHG_MAX(kwg, (size_t)(force ? 1 : 128)); s++) {
+            const size_t min_rows = CHG_MAX(kwg, (size_t)(force ? 1 : 128));
+            for (size_t s = 2; s <= 16 && kp / s >= min_rows; s++) {
                 const double tail_waves = (double)((tail * s + slots - 1) / slots) / (double)s;
                 /* the partials written and read once each, C read (beta) and written */
                 const double bytes = (double)(s + 2) * (double)tail * gp->mwg * gp->nwg * es;
