@@ -11,9 +11,11 @@
  * unit counts as one however many could reside. So: a launch of T = CU * j tiles of the
  * configuration (r x c tiles, c the largest divisor of CU up to 16; k = 2048 rounded to KWG; C
  * := A*B, tail split off) takes about one tile's time while j is at most what a compute unit
- * runs at once, and about j tiles' beyond. j goes 1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64; the
- * first whose call takes more than 1.3 times j = 1's ends the probe, and the answer is the j
- * before it (at most 64). Each call: one warm-up (builds), then the median of 3.
+ * runs at once, and about j tiles' beyond. j goes 1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64 (as
+ * far as A, B and C of the largest launch fit a quarter of the device's memory and its largest
+ * allocation); the first whose call takes more than 1.3 times j = 1's ends the probe, and the
+ * answer is the j before it (the last j when none did). Each call: one warm-up (builds), then
+ * the median of 3.
  *
  * Every class the precision's record holds gets it (the direct kernel, never tail-split,
  * excepted), configurations shared by several classes timed once; "large" (the main parameters,
@@ -38,6 +40,7 @@ typedef struct oprob_s {
     tdev_t *d;
     chg_precision_t prec;
     size_t es, cu, c, k;   /* compute units, tile columns, k of the calls */
+    int nsteps;            /* the steps whose launch fits (setup) */
     cl_mem a, b, cbuf;
 } oprob_t;
 
@@ -55,21 +58,34 @@ static size_t columns(size_t cu)
     return c ? c : 1;
 }
 
-/* Buffers for the largest launch of gp (j = 64), filled with a non-zero pattern; 0 or -1 when
- * they do not fit a quarter of the device's memory (or an allocation). */
+/* Whether the launch of CU * j tiles of gp fits a quarter of the device's memory and its
+ * largest allocation; bytes[] receives the sizes of A, B and C. */
+static int fits(const oprob_t *p, const chg_gemm_params_t *gp, int j, size_t bytes[3])
+{
+    const size_t m = p->cu * (size_t)j / p->c * (size_t)gp->mwg;
+    const size_t n = p->c * (size_t)gp->nwg;
+    bytes[0] = m * p->k * p->es;
+    bytes[1] = p->k * n * p->es;
+    bytes[2] = m * n * p->es;
+    const unsigned long long most = p->d->dev.info.max_alloc_bytes;
+    return (unsigned long long)(bytes[0] + bytes[1] + bytes[2]) <=
+               p->d->dev.info.global_mem_bytes / 4 &&
+           bytes[0] <= most && bytes[1] <= most && bytes[2] <= most;
+}
+
+/* Buffers for the largest launch of gp that fits (p->nsteps steps), filled with a non-zero
+ * pattern; 0, or -1 when not even j = 2 fits (or an allocation failed). */
 static int setup(oprob_t *p, const chg_gemm_params_t *gp)
 {
-    const size_t m = p->cu * (size_t)steps[NSTEPS - 1] / p->c * (size_t)gp->mwg;
-    const size_t n = p->c * (size_t)gp->nwg;
     p->k = chg_round_up(2048, (size_t)gp->kwg);
-    const size_t bytes[3] = {m * p->k * p->es, p->k * n * p->es, m * n * p->es};
-    if ((unsigned long long)(bytes[0] + bytes[1] + bytes[2]) > p->d->dev.info.global_mem_bytes / 4)
-        return -1;
+    size_t bytes[3];
+    p->nsteps = NSTEPS;
+    while (p->nsteps > 1 && !fits(p, gp, steps[p->nsteps - 1], bytes)) p->nsteps--;
+    if (p->nsteps < 2) return -1;
     cl_mem *bufs[3] = {&p->a, &p->b, &p->cbuf};
     const double one = 0.5;
     const float onef = 0.5f;
     for (int i = 0; i < 3; i++) {
-        if ((unsigned long long)bytes[i] > p->d->dev.info.max_alloc_bytes) return -1;
         cl_int err;
         *bufs[i] = clCreateBuffer(p->d->ctx, CL_MEM_READ_WRITE, bytes[i], NULL, &err);
         if (err != CL_SUCCESS) return -1;
@@ -126,7 +142,7 @@ static int probe(tune_run_t *r, oprob_t *p, const chg_gemm_params_t *gp, const c
     size_t used = 0;
     if (setup(p, gp) == 0) {
         double t1 = 0;
-        for (int i = 0; i < NSTEPS && !r->stop; i++) {
+        for (int i = 0; i < p->nsteps && !r->stop; i++) {
             const double t = time_tiles(p, gp, steps[i]);
             if (t <= 0) break;
             if (used < sizeof buf)
