@@ -141,7 +141,7 @@ size_t chg_l3_triangle_tiles(int upper, long diag, size_t mt, size_t nt, int mwg
 
 
 /* ---- GEMM kernel variants -------------------------------------------------------------------
- * The direct modes of the blocked core (core/gemm.h, chg_gemm_direct_mode, says when each
+ * The direct modes of the blocked core (core/direct.h, chg_gemm_direct_mode, says when each
  * applies): CHG_DIRECT_A reads op(A) = A in place, CHG_DIRECT_B op(B)^T = B, CHG_DIRECT_C has
  * the kernel apply alpha/beta and write C itself, CHG_DIRECT_BETA0 with it: beta = 0, C never
  * read (cl/gemm.cl, DIRECT_*); CHG_DIRECT_BK reads op(B) = B not transposed in place (k-major,

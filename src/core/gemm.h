@@ -6,7 +6,8 @@
  * and the sequence of a call; the steps are core/blocks.h's building blocks and the workspaces
  * core/workspace.h's (both included here: what the host pipeline, TRSM and the tests use of
  * them -- the building blocks, chg_workspace_budget, chg_gemm_release_all,
- * chg_gemm_kernel_cache_stats -- comes with this header).
+ * chg_gemm_kernel_cache_stats -- comes with this header), the call's arguments
+ * core/gemm_args.h's and the direct-operand decision core/direct.h's (included too).
  * Arguments are assumed valid (api.c and level3.c check them).
  *
  * The other level-3 routines (level3.c) describe themselves to the same core with a
@@ -22,25 +23,11 @@
 #define CHG_GEMM_H
 
 #include "core/blocks.h"
+#include "core/direct.h"
+#include "core/gemm_args.h"
 #include "core/gemm_check.h"
 #include "core/workspace.h"
 #include "kernels/codegen.h"
-
-typedef struct chg_gemm_args_s {
-    chg_precision_t prec;
-    int trans_a, trans_b;  /* 0 = no transpose, 1 = transpose (column-major view) */
-    size_t m, n, k;
-    double alpha, beta;
-    cl_mem a, b, c;
-    size_t off_a, off_b, off_c;  /* elements */
-    size_t lda, ldb, ldc;
-    chg_struct_t st;  /* level-3 structure (zero: GEMM) */
-    /* SYR2K fused: also accumulate op(B)*op(A) with the buffers of a and b exchanged (same
-     * transposes and leading dimensions follow their buffers) into the same Cp, before the one
-     * write-back: C := alpha*(op(A)op(B) + op(B')op(A')) + beta*C. */
-    int swap_sum;
-} chg_gemm_args_t;
-
 
 /* Checks a user buffer that must hold a stored rows x cols matrix (rows along ld) at offset
  * off: NULL -> null_st, another context than ctx -> CLHGEMM_CONTEXT_MISMATCH, too small (without
@@ -72,32 +59,12 @@ clhgemm_status_t chg_gemm_enqueue_with(const chg_gemm_args_t *args, const chg_ge
 clhgemm_status_t chg_queue_device(cl_command_queue queue, const chg_device_t **dev,
                                   cl_context *context);
 
-/* ---- direct operands (plain GEMM only) ------------------------------------------------------
- * Where the caller's matrix already has the layout the kernel reads, the blocked core skips a
- * copy (cl/gemm.cl, DIRECT_*; the flags are core/blocks.h's): CHG_DIRECT_A reads op(A) = A (not
- * transposed) in place, with lda as the k stride; CHG_DIRECT_B reads op(B)^T = B when B is
- * transposed, CHG_DIRECT_BK B not transposed (k-major; kernels that stage B, SB = 1, without
- * cp.async); CHG_DIRECT_C has the kernel apply alpha/beta and write C itself when a C block
- * takes all of k in one slice (no Cp, no write-back; CHG_DIRECT_BETA0 with it: beta = 0, C never
- * read). A/B need VWM/VWN-aligned offset and leading dimension, k a multiple of KWG, the rows the
- * padded tiles read inside the buffer, and (with DIRECT_C) no overlap with C. By default
- * (CLHGEMM_DIRECT unset or "auto") the FMA kernel uses all of them and the tensor-core kernels
- * DIRECT_C with beta = 0 or k <= CHG_DIRECT_C_MMA_K, and DIRECT_A / DIRECT_B only for products
- * of m n k <= CHG_DIRECT_AB_MMA_MNK (larger ones measured slower with them), B not transposed
- * (CHG_DIRECT_BK) included; the FMA kernel reads B not transposed in place for products of
- * m n k <= CHG_DIRECT_BK_FMA_MNK with k >= 256 and in split-K's thin products; "on" allows
- * them for both, "off" for neither, a list such as "a,c" only those. */
-#define CHG_DIRECT_C_MMA_K 4096
-#define CHG_DIRECT_AB_MMA_MNK 2147483648.0 /* 2^31: 1290^3, 512 x 8192 x 512 */
-#define CHG_DIRECT_BK_FMA_MNK 1073741824.0 /* 2^30: 1024^3 */
 /* Split-K calls (core/splitk.h) read A (B) in place by default when n (m) is at most this (the
  * tensor-core kernels) or the _FMA one (the FMA kernel), and their slices end exactly at k
  * (gemm.c splitk_direct); CLHGEMM_DIRECT applies as above. */
 #define CHG_SPLITK_DIRECT_MAX 1024
 #define CHG_SPLITK_DIRECT_MAX_FMA 256
 
-/* The direct modes for a call planned with k slices of kb (kb >= k: one slice). */
-int chg_gemm_direct_mode(const chg_gemm_args_t *a, const chg_gemm_params_t *gp, size_t kb);
 
 /* The direct kernel (cl/gemm_direct.cl) for gp (gp->dk set, valid for the device), through the
  * program cache: one launch of C := alpha*op(A)*op(B) + beta*C on the caller's matrices,
