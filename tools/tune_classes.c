@@ -260,12 +260,6 @@ static int check(cprob_t *p, cshape_t *s)
     return dmax <= 4.0 * cmax * (double)s->k * eps;
 }
 
-static int cmp_dbl(const void *x, const void *y)
-{
-    const double a = *(const double *)x, b = *(const double *)y;
-    return (a > b) - (a < b);
-}
-
 static double flops(const cshape_t *s) { return 2.0 * (double)s->m * (double)s->n * (double)s->k; }
 
 /* Times candidate x on every shape: warm-up (builds) with the check, then REPS calls (fewer when
@@ -296,8 +290,7 @@ static void measure(cprob_t *p, ccand_t *x, double deadline)
                 break;
             }
         }
-        qsort(t, (size_t)n, sizeof *t, cmp_dbl);
-        x->s[i] = t[n / 2];
+        x->s[i] = tune_median(t, n);
         logsum += log(flops(s) / x->s[i] * 1e-9);
     }
     x->score = exp(logsum / p->nsh);

@@ -7,6 +7,7 @@
 #define _GNU_SOURCE
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <time.h>
 
 #include "tune_common.h"
@@ -55,6 +56,18 @@ void tune_fill(void *p, int dbl, size_t n, unsigned long long seed)
             float x = (float)tune_uniform(&s);
             ((float *)p)[i] = x == 0.0f ? 0.5f : x;
         }
+}
+
+static int cmp_dbl(const void *x, const void *y)
+{
+    const double a = *(const double *)x, b = *(const double *)y;
+    return (a > b) - (a < b);
+}
+
+double tune_median(double *t, int n)
+{
+    qsort(t, (size_t)n, sizeof *t, cmp_dbl);
+    return t[n / 2];
 }
 
 double tune_time_kernel(cl_command_queue q, cl_kernel k, cl_uint dims, const size_t *g,

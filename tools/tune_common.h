@@ -66,6 +66,9 @@ void tune_fmt_time(double s, char *buf, size_t len);
 
 /* ---- data and timing --------------------------------------------------------------------- */
 
+/* The median of t[0 .. n) (n >= 1; t is sorted in place): t[n / 2]. */
+double tune_median(double *t, int n);
+
 /* Random numbers (splitmix64), uniform in [-1, 1] and never 0. */
 double tune_uniform(unsigned long long *state);
 void tune_fill(void *p, int dbl, size_t n, unsigned long long seed);

@@ -68,12 +68,6 @@ static int pick_final(const search_t *s, int pick[FINAL_K + 1])
     return np;
 }
 
-static int cmp_dbl(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 /* Times the picks as device calls, interleaved: a warm-up, then rounds (at least three, more up
  * to FINAL_REPS while before the deadline). med[j]: the median seconds, 0 where j could not be
  * timed. Returns the number of rounds. */
@@ -99,8 +93,7 @@ static int time_picks(search_t *s, const int *pick, int np, double deadline, dou
         if (!ok[j] || done == 0) continue;
         double t[16];
         memcpy(t, times[j], sizeof(double) * (size_t)done);
-        qsort(t, (size_t)done, sizeof *t, cmp_dbl);
-        med[j] = t[done / 2];
+        med[j] = tune_median(t, done);
     }
     return done;
 }

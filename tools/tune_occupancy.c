@@ -44,12 +44,6 @@ typedef struct oprob_s {
     cl_mem a, b, cbuf;
 } oprob_t;
 
-static int cmp_dbl(const void *x, const void *y)
-{
-    const double a = *(const double *)x, b = *(const double *)y;
-    return (a > b) - (a < b);
-}
-
 /* The largest divisor of cu up to 16. */
 static size_t columns(size_t cu)
 {
@@ -130,8 +124,7 @@ static double time_tiles(oprob_t *p, const chg_gemm_params_t *gp, int j)
             return -1;
         if (r >= 0) t[r] = tune_now() - t0;
     }
-    qsort(t, REPS, sizeof *t, cmp_dbl);
-    return t[REPS / 2];
+    return tune_median(t, REPS);
 }
 
 /* gp's work-groups per compute unit (the module comment), 0 when it could not be measured. */

@@ -235,6 +235,46 @@ static cl_int enqueue_kernel_direct(cl_command_queue q, cl_kernel k, const chg_g
         }                                                                                       \
     } while (0)
 
+/* One split pass after everything before it in the chain: the SPLITK kernel ks->gemm over sk's
+ * tiles and slices, op(A) at (ap, aoff) and op(B) at (bp, boff) -- packed panels of sk->ktot
+ * rows, or the caller's matrices where `direct` (CHG_DIRECT_A / _BANY) says so -- into the
+ * partials wc, then the reduce ks->wb: C(m x n at a->c + coff) := alpha * sum + beta * C. */
+static cl_int enqueue_split_pass(chain_t *ch, const chg_gemm_kernels_t *ks,
+                                 const chg_gemm_args_t *a, const chg_gemm_params_t *gp,
+                                 const chg_splitk_t *sk, int direct, cl_mem ap, size_t aoff,
+                                 cl_mem bp, size_t boff, cl_mem wc, size_t m, size_t n,
+                                 size_t coff)
+{
+    cl_kernel k = ks->gemm;
+    cl_int err = chg_set_gemm_args(k, sk->kslice, sk->mp, ap, aoff, sk->ktot, bp, boff, sk->ktot,
+                                   wc, 0);
+    if (direct) {
+        /* the direct variant's arguments 10-17: the k strides in vectors (B k-major: in
+         * elements); C, alpha and beta are the reduce's (unused by a SPLITK kernel) */
+        const int lda_v = (int)(a->lda / (size_t)gp->vwm);
+        const int ldb_v = (int)(direct & CHG_DIRECT_BK ? a->ldb : a->ldb / (size_t)gp->vwn);
+        const int zero = 0;
+        const cl_ulong co = 0;
+        CHG_SETARG(k, 10, lda_v);
+        CHG_SETARG(k, 11, ldb_v);
+        CHG_SETARG(k, 12, co);
+        CHG_SETARG(k, 13, zero);
+        CHG_SETARG(k, 14, zero);
+        CHG_SETARG(k, 15, zero);
+        if (err == CL_SUCCESS) err = chg_set_real(k, 16, a->prec, 0.0);
+        if (err == CL_SUCCESS) err = chg_set_real(k, 17, a->prec, 0.0);
+    }
+    const size_t g[3] = {sk->mp / gp->mwg * gp->mdimc, sk->np / gp->nwg * gp->ndimc,
+                         (size_t)sk->slices};
+    const size_t l[3] = {(size_t)gp->mdimc, (size_t)gp->ndimc, 1};
+    if (err == CL_SUCCESS)
+        CHAIN(ch, clEnqueueNDRangeKernel(ch->q, k, 3, NULL, g, l, nw_, nw_ ? wl_ : NULL, &ev_));
+    if (err == CL_SUCCESS)
+        CHAIN(ch, chg_enqueue_splitk_reduce(ch->q, ks->wb, a->prec, sk, m, n, a->alpha, a->beta,
+                                            wc, a->c, coff, a->ldc, nw_, wl_, &ev_));
+    return err;
+}
+
 /* The state of one blocked GEMM: its plan, kernels, and what CHG_WS_A / CHG_WS_B hold (segment,
  * block, k slice start and length), so that a panel already packed is not packed again. */
 typedef struct blocked_s {
@@ -323,8 +363,6 @@ static clhgemm_status_t plan_workspace(blocked_t *b, cl_context ctx, const chg_d
 static clhgemm_status_t splitk_kernels(const chg_gemm_args_t *a, cl_context ctx,
                                        const chg_device_t *dev, const chg_gemm_params_t *gp,
                                        int direct, chg_workspace_t *ws, chg_gemm_kernels_t *ks);
-static cl_int set_splitk_direct_args(cl_kernel k, const chg_gemm_args_t *a,
-                                     const chg_gemm_params_t *gp, int direct);
 
 static clhgemm_status_t build_blocked(const chg_kkey_t *key, cl_context ctx,
                                       const chg_device_t *dev, chg_kset_t *out)
@@ -476,21 +514,10 @@ static cl_int enqueue_tailed(blocked_t *b)
     const size_t boff = !db                       ? j0 * kp
                         : direct & CHG_DIRECT_BK ? a->off_b + j0 * a->ldb
                                                   : a->off_b + j0;
-    cl_kernel kg = b->tks.gemm;
-    err = chg_set_gemm_args(kg, sk->kslice, sk->mp, da ? a->a : chg_ws_buffer(b->ws, CHG_WS_A),
-                            aoff, kp, db ? a->b : chg_ws_buffer(b->ws, CHG_WS_B), boff, kp, wsc,
-                            0);
-    if (err == CL_SUCCESS && direct) err = set_splitk_direct_args(kg, a, gp, direct);
-    const size_t g[3] = {sk->mp / gp->mwg * gp->mdimc, sk->np / gp->nwg * gp->ndimc,
-                         (size_t)sk->slices};
-    const size_t l[3] = {(size_t)gp->mdimc, (size_t)gp->ndimc, 1};
-    if (err == CL_SUCCESS)
-        CHAIN(ch, clEnqueueNDRangeKernel(ch->q, kg, 3, NULL, g, l, nw_, nw_ ? wl_ : NULL, &ev_));
-    if (err == CL_SUCCESS)
-        CHAIN(ch, chg_enqueue_splitk_reduce(ch->q, b->tks.wb, a->prec, sk, a->m - i0, a->n - j0,
-                                            a->alpha, a->beta, wsc, a->c,
-                                            a->off_c + i0 + j0 * a->ldc, a->ldc, nw_, wl_, &ev_));
-    return err;
+    return enqueue_split_pass(ch, &b->tks, a, gp, sk, direct,
+                              da ? a->a : chg_ws_buffer(b->ws, CHG_WS_A), aoff,
+                              db ? a->b : chg_ws_buffer(b->ws, CHG_WS_B), boff, wsc, a->m - i0,
+                              a->n - j0, a->off_c + i0 + j0 * a->ldc);
 }
 
 /* The C block (i0, j0, mc x nc): its k slices over every segment, then its write-back (none
@@ -661,27 +688,6 @@ static int splitk_direct(const chg_gemm_args_t *a, const chg_gemm_params_t *gp,
     return chg_direct_in_place(a, gp, chg_direct_env(allow), &ahi, &bhi);
 }
 
-/* The direct SPLITK variant's arguments 10-17: the k strides in vectors (B k-major: in
- * elements); C, alpha and beta are the reduce's (unused by a SPLITK kernel). */
-static cl_int set_splitk_direct_args(cl_kernel k, const chg_gemm_args_t *a,
-                                     const chg_gemm_params_t *gp, int direct)
-{
-    const int lda_v = (int)(a->lda / (size_t)gp->vwm);
-    const int ldb_v = (int)(direct & CHG_DIRECT_BK ? a->ldb : a->ldb / (size_t)gp->vwn);
-    const int zero = 0;
-    const cl_ulong co = 0;
-    cl_int err = CL_SUCCESS;
-    CHG_SETARG(k, 10, lda_v);
-    CHG_SETARG(k, 11, ldb_v);
-    CHG_SETARG(k, 12, co);
-    CHG_SETARG(k, 13, zero);
-    CHG_SETARG(k, 14, zero);
-    CHG_SETARG(k, 15, zero);
-    if (err == CL_SUCCESS) err = chg_set_real(k, 16, a->prec, 0.0);
-    if (err == CL_SUCCESS) err = chg_set_real(k, 17, a->prec, 0.0);
-    return err;
-}
-
 /* The split call: pack op(A) and op(B) whole (ktot rows, zero beyond k) unless read in place,
  * one SPLITK launch of every tile and slice, the reduce into C. *done = 0 (nothing enqueued)
  * when the split does not apply or its temporaries do not fit: the caller runs the blocked
@@ -714,18 +720,9 @@ static clhgemm_status_t enqueue_splitk(const chg_gemm_args_t *a, cl_context ctx,
                                          a->k, a->b, a->off_b, a->ldb, wb, 0, 0, nw_, wl_, &ev_));
     if (err == CL_SUCCESS) {
         const int da = direct & CHG_DIRECT_A, db = direct & CHG_DIRECT_BANY;
-        err = chg_set_gemm_args(ks.gemm, sk.kslice, sk.mp, da ? a->a : wa, da ? a->off_a : 0,
-                                sk.ktot, db ? a->b : wb, db ? a->off_b : 0, sk.ktot, wc, 0);
-        if (err == CL_SUCCESS && direct) err = set_splitk_direct_args(ks.gemm, a, gp, direct);
+        err = enqueue_split_pass(ch, &ks, a, gp, &sk, direct, da ? a->a : wa, da ? a->off_a : 0,
+                                 db ? a->b : wb, db ? a->off_b : 0, wc, a->m, a->n, a->off_c);
     }
-    const size_t g[3] = {sk.mp / gp->mwg * gp->mdimc, sk.np / gp->nwg * gp->ndimc,
-                         (size_t)sk.slices};
-    const size_t l[3] = {(size_t)gp->mdimc, (size_t)gp->ndimc, 1};
-    if (err == CL_SUCCESS)
-        CHAIN(ch, clEnqueueNDRangeKernel(ch->q, ks.gemm, 3, NULL, g, l, nw_, nw_ ? wl_ : NULL, &ev_));
-    if (err == CL_SUCCESS)
-        CHAIN(ch, chg_enqueue_splitk_reduce(ch->q, ks.wb, a->prec, &sk, a->m, a->n, a->alpha,
-                                            a->beta, wc, a->c, a->off_c, a->ldc, nw_, wl_, &ev_));
     return (clhgemm_status_t)err; /* the kernels stay with the workspace */
 }
 
