@@ -555,7 +555,8 @@ static void tmodel(void)
 /* host/prefault.h: C's pages faulted in without changing C. A fresh 40 MB mapping with a pattern
  * in a few of its pages and a "C" that starts mid-page: after start + join every byte is what it
  * was (zeros and the pattern; the partial pages at both ends untouched), and -- where the kernel
- * has MADV_POPULATE_WRITE (5.14) -- every whole page inside C is resident (mincore). Below 16 MB,
+ * has MADV_POPULATE_WRITE (5.14) -- every whole page inside C is resident (mincore); a second
+ * start on that C, now resident, starts no thread. Below 16 MB,
  * with gaps between the columns and with CLHGEMM_PREFAULT=off, no thread starts. Run in a child
  * process (before any OpenCL state exists), which reports its failures by its exit status, so
  * that the helper threads' short lives are not this process's (LeakSanitizer's exit scan). */
@@ -612,6 +613,9 @@ static void prefault_checks(void)
         if (probe != MAP_FAILED) munmap(probe, pg);
     }
     free(vec);
+    chg_prefault_start(&p, c, m, n, m, es, 3); /* the same C again: resident, nothing to do */
+    EXPECT(started == 0 || p.nth == 0, "prefault: %d threads for a resident C", p.nth);
+    chg_prefault_join(&p);
     chg_prefault_start(&p, c, 512, 512, 512, es, 3);  /* 2 MB */
     EXPECT(p.nth == 0, "prefault: %d threads for a 2 MB C", p.nth);
     chg_prefault_join(&p);

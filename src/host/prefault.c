@@ -20,7 +20,24 @@
 #define PF_MIN_BYTES (16ull << 20)
 #define PF_CHUNK (8ull << 20)
 
+#define PF_SAMPLES 64
+
 static atomic_int g_refused; /* the kernel refused once: not tried again in this process */
+
+/* 1 when every one of PF_SAMPLES pages spread evenly over [lo, lo + len) is resident (mincore):
+ * a C the caller has used before (a reused output, beta != 0) has nothing to fault in, and
+ * populating it would only walk its page tables on helper threads that the pack threads need.
+ * A sample that misses a page, or a mincore error, means the helpers run as before. */
+static int resident(const char *lo, size_t len, size_t page)
+{
+    const size_t pages = len / page;
+    for (size_t i = 0; i < PF_SAMPLES; i++) {
+        const size_t pi = pages <= 1 ? 0 : i * (pages - 1) / (PF_SAMPLES - 1);
+        unsigned char v = 0;
+        if (mincore((void *)(lo + pi * page), page, &v) != 0 || !(v & 1)) return 0;
+    }
+    return 1;
+}
 
 static void *prefault_main(void *arg)
 {
@@ -52,7 +69,7 @@ void chg_prefault_start(chg_prefault_t *p, void *c, size_t m, size_t n, size_t l
     /* whole pages inside C's range only: a page C shares with the caller's other data is left
      * to the copies home (populating it would not change it either, but it is not C's) */
     const uintptr_t lo = ((uintptr_t)c + page - 1) & ~(page - 1), hi = ((uintptr_t)c + bytes) & ~(page - 1);
-    if (hi <= lo) return;
+    if (hi <= lo || resident((const char *)lo, hi - lo, page)) return;
     p->lo = (char *)lo;
     p->len = hi - lo;
     p->chunk = PF_CHUNK;

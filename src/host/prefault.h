@@ -8,9 +8,11 @@
  * Here helper threads fault C's pages in while the first tiles compute, with
  * madvise(MADV_POPULATE_WRITE) (Linux 5.14): the page tables are filled as if each page were
  * written, without writing, so C's contents stay what they are (a failed call leaves C as it
- * was, and beta != 0 reads it unchanged). Pages already there cost a page-table walk. Nothing is
- * done for a C under 16 MB, for a C whose columns leave large gaps (ldc > 1.25 m: the gaps are
- * not the call's), where the kernel or the mapping refuses (remembered for the process), or with
+ * was, and beta != 0 reads it unchanged). Pages already there cost a page-table walk, which on
+ * a 512 MB C keeps the helpers busy for milliseconds beside the pack threads, so nothing is done
+ * for a C whose sampled pages are all resident (mincore: a reused C, one the caller wrote), for a
+ * C under 16 MB, for a C whose columns leave large gaps (ldc > 1.25 m: the gaps are not the
+ * call's), where the kernel or the mapping refuses (remembered for the process), or with
  * CLHGEMM_PREFAULT=off (validated; default auto).
  */
 #ifndef CHG_HOST_PREFAULT_H
