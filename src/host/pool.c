@@ -13,14 +13,7 @@
 
 #include "base/util.h"
 
-typedef struct job_s {
-    chg_pool_fn fn;
-    void *arg;
-    int parts, next, done;
-    chg_trace_t *trace;
-    const char *name;
-    struct job_s *link;
-} job_t;
+typedef chg_pool_job_t job_t;
 
 struct chg_pool_s {
     pthread_mutex_t mu;
@@ -138,32 +131,47 @@ void chg_pool_destroy(chg_pool_t *p)
 
 int chg_pool_threads(const chg_pool_t *p) { return p->started + 1; }
 
-void chg_pool_run(chg_pool_t *p, int parts, chg_pool_fn fn, void *arg, chg_trace_t *trace,
-                  const char *name)
+void chg_pool_start(chg_pool_t *p, chg_pool_job_t *j, int parts, chg_pool_fn fn, void *arg,
+                    chg_trace_t *trace, const char *name)
 {
-    if (parts <= 0) return;
-    job_t j = {fn, arg, parts, 0, 0, trace, name, NULL};
+    *j = (job_t){fn, arg, CHG_MAX(parts, 0), 0, 0, trace, name, NULL};
+    if (j->parts == 0) return;
     pthread_mutex_lock(&p->mu);
-    if (p->tail) p->tail->link = &j;
-    else p->head = &j;
-    p->tail = &j;
+    if (p->tail) p->tail->link = j;
+    else p->head = j;
+    p->tail = j;
     pthread_cond_broadcast(&p->work);
+    pthread_mutex_unlock(&p->mu);
+}
+
+void chg_pool_finish(chg_pool_t *p, chg_pool_job_t *j)
+{
+    if (j->parts == 0) return;
+    pthread_mutex_lock(&p->mu);
     /* Help with this job until its parts are all claimed, then wait for the rest. */
-    while (j.next < j.parts) {
-        int part = j.next++;
+    while (j->next < j->parts) {
+        int part = j->next++;
         pthread_mutex_unlock(&p->mu);
-        run_part(&j, part, 0);
+        run_part(j, part, 0);
         pthread_mutex_lock(&p->mu);
-        finish_part(p, &j);
+        finish_part(p, j);
     }
-    while (j.done < j.parts) pthread_cond_wait(&p->done, &p->mu);
+    while (j->done < j->parts) pthread_cond_wait(&p->done, &p->mu);
     /* Unlink. */
     job_t **pp = &p->head, *prev = NULL;
-    while (*pp != &j) {
+    while (*pp != j) {
         prev = *pp;
         pp = &(*pp)->link;
     }
-    *pp = j.link;
-    if (p->tail == &j) p->tail = prev;
+    *pp = j->link;
+    if (p->tail == j) p->tail = prev;
     pthread_mutex_unlock(&p->mu);
+}
+
+void chg_pool_run(chg_pool_t *p, int parts, chg_pool_fn fn, void *arg, chg_trace_t *trace,
+                  const char *name)
+{
+    job_t j;
+    chg_pool_start(p, &j, parts, fn, arg, trace, name);
+    chg_pool_finish(p, &j);
 }

@@ -116,59 +116,14 @@ static void copy_fence(int nt)
     (void)nt;
 }
 
-typedef struct copy2d_s {
-    char *dst;
-    const char *src;
-    size_t rows, cols;       /* elements x columns */
-    size_t dld, sld;         /* leading dimensions in elements */
-    size_t es;
-    int parts;
-} copy2d_t;
-
-static void copy2d_part(void *arg, int part, int worker)
+/* Rows [*r0, *r1) of column c that lie in the triangle (every row for CHG_TRI_NONE). */
+static void tri_rows(const chg_copy_t *m, size_t c, size_t *r0, size_t *r1)
 {
-    (void)worker;
-    const copy2d_t *c = arg;
-    const int nt = stream_copy_on();
-    if (c->cols >= (size_t)c->parts) {
-        const size_t c0 = c->cols * part / c->parts, c1 = c->cols * (part + 1) / c->parts;
-        for (size_t j = c0; j < c1; j++)
-            copy_run(c->dst + j * c->dld * c->es, c->src + j * c->sld * c->es, c->rows * c->es, nt);
-    } else {
-        /* Few long columns: split each column's rows. */
-        const size_t r0 = c->rows * part / c->parts, r1 = c->rows * (part + 1) / c->parts;
-        for (size_t j = 0; j < c->cols; j++)
-            copy_run(c->dst + (j * c->dld + r0) * c->es, c->src + (j * c->sld + r0) * c->es,
-                     (r1 - r0) * c->es, nt);
+    if (m->tri == CHG_TRI_NONE) {
+        *r0 = 0;
+        *r1 = m->rows;
+        return;
     }
-    copy_fence(nt);
-}
-
-/* Copies with the pool's threads, at most max_parts of them (0: all; the CPU share's core
- * budget leaves the pack threads the cores OpenBLAS does not use). */
-void chg_copy2d(chg_pool_t *pool, int max_parts, void *dst, size_t dld, const void *src, size_t sld,
-                size_t rows, size_t cols, size_t es, chg_trace_t *tr, const char *name)
-{
-    copy2d_t c = {dst, src, rows, cols, dld, sld, es, 0};
-    const size_t bytes = rows * cols * es;
-    int parts = chg_pool_threads(pool);
-    if (max_parts > 0) parts = CHG_MIN(parts, max_parts);
-    if (bytes < (1u << 20)) parts = 1;  /* not worth waking anyone */
-    c.parts = parts;
-    chg_pool_run(pool, parts, copy2d_part, &c, tr, name);
-}
-
-typedef struct mcopy_s {
-    char *dst;
-    const char *src;
-    size_t rows, cols, dld, sld, es;
-    long diag;
-    int tri, strict, parts;
-} mcopy_t;
-
-/* Rows [*r0, *r1) of column c that lie in the triangle. */
-static void mcopy_rows(const mcopy_t *m, size_t c, size_t *r0, size_t *r1)
-{
     const long s = m->strict ? 1 : 0, x = (long)c - m->diag, rows = (long)m->rows;
     long lo = 0, hi = rows;
     if (m->tri == CHG_TRI_UPPER) hi = x - s + 1;
@@ -179,43 +134,87 @@ static void mcopy_rows(const mcopy_t *m, size_t c, size_t *r0, size_t *r1)
     *r1 = (size_t)CHG_MAX(hi, lo);
 }
 
-static void mcopy_part(void *arg, int part, int worker)
+static void copy_part(void *arg, int part, int worker)
 {
     (void)worker;
-    const mcopy_t *m = arg;
+    const chg_copy_t *m = arg;
     const int nt = stream_copy_on();
-    const size_t c0 = m->cols * part / m->parts, c1 = m->cols * (part + 1) / m->parts;
-    for (size_t j = c0; j < c1; j++) {
-        size_t r0, r1;
-        mcopy_rows(m, j, &r0, &r1);
-        if (r1 > r0)
+    if (m->cols >= (size_t)m->parts) {
+        const size_t c0 = m->cols * part / m->parts, c1 = m->cols * (part + 1) / m->parts;
+        for (size_t j = c0; j < c1; j++) {
+            size_t r0, r1;
+            tri_rows(m, j, &r0, &r1);
+            if (r1 > r0)
+                copy_run(m->dst + (j * m->dld + r0) * m->es, m->src + (j * m->sld + r0) * m->es,
+                         (r1 - r0) * m->es, nt);
+        }
+    } else {
+        /* Few long columns (a whole block only): split each column's rows. */
+        const size_t r0 = m->rows * part / m->parts, r1 = m->rows * (part + 1) / m->parts;
+        for (size_t j = 0; j < m->cols; j++)
             copy_run(m->dst + (j * m->dld + r0) * m->es, m->src + (j * m->sld + r0) * m->es,
                      (r1 - r0) * m->es, nt);
     }
     copy_fence(nt);
 }
 
+/* Parts of a copy of `bytes`: one below 1 MB (not worth waking anyone); with max_parts, at most
+ * that many (the CPU share's core budget: parts are what bounds the threads at work); else one
+ * per thread, up to COPY_SPLIT per thread for big copies, at least 1 MB each, so that a thread
+ * slowed by anything else on its core leaves its share to the others rather than holding up the
+ * copy's end. */
+#define COPY_SPLIT 4
+static int copy_parts(const chg_pool_t *pool, int max_parts, size_t bytes)
+{
+    const int threads = chg_pool_threads(pool);
+    if (bytes < (1u << 20)) return 1;
+    if (max_parts > 0) return CHG_MIN(threads, max_parts);
+    const size_t by_size = bytes >> 20;
+    return (int)CHG_MAX((size_t)threads, CHG_MIN((size_t)threads * COPY_SPLIT, by_size));
+}
+
+void chg_copy_start(chg_pool_t *pool, int max_parts, chg_copy_t *m, void *dst, size_t dld,
+                    const void *src, size_t sld, size_t rows, size_t cols, size_t es, long diag,
+                    int tri, int strict, chg_trace_t *tr, const char *name)
+{
+    *m = (chg_copy_t){.dst = dst, .src = src, .rows = rows, .cols = cols, .dld = dld, .sld = sld,
+                      .es = es, .diag = diag, .tri = tri, .strict = strict};
+    int parts = copy_parts(pool, max_parts, rows * cols * es);
+    if (tri != CHG_TRI_NONE) parts = (int)CHG_MAX((size_t)1, CHG_MIN((size_t)parts, cols));
+    m->parts = parts;
+    if (tri == CHG_TRI_NONE) {
+        m->elems = rows * cols;
+    } else {
+        for (size_t j = 0; j < cols; j++) {
+            size_t r0, r1;
+            tri_rows(m, j, &r0, &r1);
+            m->elems += r1 - r0;
+        }
+    }
+    chg_pool_start(pool, &m->job, rows && cols ? parts : 0, copy_part, m, tr, name);
+}
+
+size_t chg_copy_finish(chg_pool_t *pool, chg_copy_t *m)
+{
+    chg_pool_finish(pool, &m->job);
+    return m->elems;
+}
+
+void chg_copy2d(chg_pool_t *pool, int max_parts, void *dst, size_t dld, const void *src, size_t sld,
+                size_t rows, size_t cols, size_t es, chg_trace_t *tr, const char *name)
+{
+    chg_copy2d_tri(pool, max_parts, dst, dld, src, sld, rows, cols, es, 0, CHG_TRI_NONE, 0, tr,
+                   name);
+}
+
 size_t chg_copy2d_tri(chg_pool_t *pool, int max_parts, void *dst, size_t dld, const void *src,
                       size_t sld, size_t rows, size_t cols, size_t es, long diag, int tri,
                       int strict, chg_trace_t *tr, const char *name)
 {
-    if (tri == CHG_TRI_NONE) {
-        chg_copy2d(pool, max_parts, dst, dld, src, sld, rows, cols, es, tr, name);
-        return rows * cols;
-    }
-    mcopy_t m = {dst, src, rows, cols, dld, sld, es, diag, tri, strict, 1};
-    int parts = chg_pool_threads(pool);
-    if (max_parts > 0) parts = CHG_MIN(parts, max_parts);
-    if (rows * cols * es < (1u << 20)) parts = 1;
-    m.parts = (int)CHG_MAX((size_t)1, CHG_MIN((size_t)parts, cols));
-    chg_pool_run(pool, m.parts, mcopy_part, &m, tr, name);
-    size_t elems = 0;
-    for (size_t j = 0; j < cols; j++) {
-        size_t r0, r1;
-        mcopy_rows(&m, j, &r0, &r1);
-        elems += r1 - r0;
-    }
-    return elems;
+    chg_copy_t m;
+    chg_copy_start(pool, max_parts, &m, dst, dld, src, sld, rows, cols, es, diag, tri, strict, tr,
+                   name);
+    return chg_copy_finish(pool, &m);
 }
 
 /* ---- what of an operand slice crosses the bus ------------------------------------------------ */

@@ -48,6 +48,24 @@ size_t chg_copy2d_tri(chg_pool_t *pool, int max_parts, void *dst, size_t dld, co
                       size_t sld, size_t rows, size_t cols, size_t es, long diag, int tri,
                       int strict, chg_trace_t *tr, const char *name);
 
+/* The same in two steps (host/pool.h): start hands the copy to the pack threads, finish helps
+ * with it and returns once it is done, with the elements copied. m is the caller's storage
+ * until then. */
+typedef struct chg_copy_s {
+    char *dst;
+    const char *src;
+    size_t rows, cols, dld, sld, es;
+    long diag;
+    int tri, strict, parts;
+    size_t elems;
+    chg_pool_job_t job;
+} chg_copy_t;
+
+void chg_copy_start(chg_pool_t *pool, int max_parts, chg_copy_t *m, void *dst, size_t dld,
+                    const void *src, size_t sld, size_t rows, size_t cols, size_t es, long diag,
+                    int tri, int strict, chg_trace_t *tr, const char *name);
+size_t chg_copy_finish(chg_pool_t *pool, chg_copy_t *m);
+
 /* Columns [c0, c1) of chunk ch of a block nc wide split in nch chunks. */
 static inline void chg_chunk_cols(size_t nc, int nch, int ch, size_t *c0, size_t *c1)
 {

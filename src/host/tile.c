@@ -60,19 +60,42 @@ static void drv_copy(drv_t *v, void *dst, size_t dld, const void *src, size_t sl
 /* ---- load and launch -------------------------------------------------------------------------- */
 
 /* The pack threads' copy of columns [b0, b1) of a stage's box (every rectangle's part of them)
- * from the user's matrix M into the staging slot st. */
-static void pack_chunk(drv_t *v, int is_a, const char *base, size_t ldm, const stage_t *g, const pinned_t *st,
-                       size_t b0, size_t b1)
+ * from the user's matrix M into the staging slot st, in flight from pack_start to pack_finish. */
+typedef struct pack_job_s {
+    chg_copy_t cp[2]; /* a stage has at most two rectangles */
+    int n;
+    unsigned long long t0;
+} pack_job_t;
+
+static void pack_start(drv_t *v, int is_a, const char *base, size_t ldm, const stage_t *g,
+                       const pinned_t *st, size_t b0, size_t b1, pack_job_t *j)
 {
-    const size_t es = v->c->es, ld = g->ld;
-    for (int i = 0; i < g->nrect; i++) {
+    const call_t *c = v->c;
+    const size_t es = c->es, ld = g->ld;
+    j->n = 0;
+    j->t0 = chg_now_ns();
+    for (int i = 0; i < g->nrect && i < 2; i++) {
         const rect_t *R = &g->rect[i];
         const size_t lo = CHG_MAX(b0, R->b0), hi = CHG_MIN(b1, R->b0 + R->be);
         if (hi <= lo) continue;
         char *stp = (char *)st->ptr + ((R->a0 - g->oa) + (lo - g->ob) * ld) * es;
-        drv_copy(v, stp, ld, base + (R->a0 + lo * ldm) * es, ldm, R->ae, hi - lo, (long)R->a0 - (long)lo, g->tri,
-                 g->strict, is_a ? "pack A" : "pack B");
+        chg_copy_start(c->h->pool, c->pack_parts, &j->cp[j->n++], stp, ld, base + (R->a0 + lo * ldm) * es, ldm,
+                       R->ae, hi - lo, es, (long)R->a0 - (long)lo, g->tri, g->strict, c->trace,
+                       is_a ? "pack A" : "pack B");
     }
+}
+
+/* Waits for a pack_start's copies; *busy_from is where the pack threads' time for this slice
+ * began (the first chunk's start: chunks overlap, so their times are not summed). */
+static void pack_finish(drv_t *v, pack_job_t *j, unsigned long long *busy_from)
+{
+    double elems = 0;
+    for (int i = 0; i < j->n; i++) elems += (double)chg_copy_finish(v->c->h->pool, &j->cp[i]);
+    const unsigned long long now = chg_now_ns(), from = CHG_MAX(j->t0, *busy_from);
+    v->copy_ns += (double)(now - from);
+    v->copy_bytes += elems * v->c->es;
+    *busy_from = now;
+    j->n = 0;
 }
 
 /* Moves one slice through a ring slot: pack threads copy what the stage says from the user's
@@ -112,13 +135,29 @@ static cl_int load_slice(drv_t *v, int is_a, const char *base, size_t ldm, const
     const size_t need = chg_stage_elems(g);
     if (need * es > st->bytes || need * es > d->buf_bytes[is_a ? B_ARAW : B_BRAW])
         err = CLHGEMM_INTERNAL_ERROR; /* the plan's constraints rule this out */
+    /* Without a shared B slot, chunk ch+1's copy is handed to the pack threads before chunk ch's
+     * transfer is enqueued, so that they go on with it meanwhile. A shared slot's chunks go one
+     * at a time: whether this driver fills one is known only when it gets there. */
+    pack_job_t jb[2] = {{.n = 0}, {.n = 0}};
+    unsigned long long busy_from = 0;
     for (int ch = 0; ch < nch && err == CL_SUCCESS; ch++) {
         size_t c0, c1;
         chg_chunk_cols(cols, nch, ch, &c0, &c1);
-        if (!fill) fill = chg_bshare_wait(c->bs, sl, ch);  /* 1: its filler stopped, this one goes on */
-        if (fill) {
-            pack_chunk(v, is_a, base, ldm, g, st, g->box.b0 + c0, g->box.b0 + c1);
-            if (sl) chg_bshare_ready(c->bs, sl, ch);
+        if (sl) {
+            if (!fill) fill = chg_bshare_wait(c->bs, sl, ch);  /* 1: its filler stopped, this one goes on */
+            if (fill) {
+                pack_start(v, is_a, base, ldm, g, st, g->box.b0 + c0, g->box.b0 + c1, &jb[0]);
+                pack_finish(v, &jb[0], &busy_from);
+                chg_bshare_ready(c->bs, sl, ch);
+            }
+        } else {
+            if (ch == 0) pack_start(v, is_a, base, ldm, g, st, g->box.b0 + c0, g->box.b0 + c1, &jb[0]);
+            if (ch + 1 < nch) {
+                size_t n0, n1;
+                chg_chunk_cols(cols, nch, ch + 1, &n0, &n1);
+                pack_start(v, is_a, base, ldm, g, st, g->box.b0 + n0, g->box.b0 + n1, &jb[(ch + 1) & 1]);
+            }
+            pack_finish(v, &jb[ch & 1], &busy_from);
         }
         const size_t o = (g->box_off + c0 * ld) * es;
         cl_event ev = NULL;  /* the previous chunk's event is kept until this copy is in */
@@ -130,6 +169,9 @@ static cl_int load_slice(drv_t *v, int is_a, const char *base, size_t ldm, const
         clFlush(v->qh);  /* a later wait on this copy must not depend on an unflushed queue */
         chg_tile_trace(v, Q_H2D, is_a ? "A slice" : "B slice", rg->h2d[r]);
     }
+    /* a failed enqueue leaves the next chunk's copy in flight: it ends before the slot is left */
+    for (int i = 0; i < 2; i++)
+        if (jb[i].n) pack_finish(v, &jb[i], &busy_from);
     if (sl) chg_bshare_release(c->bs, sl, pos, rg->h2d[r], err != CL_SUCCESS && fill);
     if (err != CL_SUCCESS) return err;
     v->h2d_bytes += (double)bytes;
