@@ -11,6 +11,8 @@
  */
 #define _GNU_SOURCE /* mmap MAP_ANONYMOUS, mincore (the prefault check) */
 #include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +26,7 @@
 #include "kernels/params.h"
 #include "tuning/tuning.h"
 #include "base/util.h"
+#include "host/pool.h"
 #include "host/prefault.h"
 
 static void env_size(void)
@@ -552,6 +555,114 @@ static void tmodel(void)
            got.k2, got.k3);
 }
 
+/* host/pool.h: every part of every job runs exactly once and before its finish returns -- two
+ * jobs in flight per caller, finished in and out of order, three callers at once, polling on
+ * and off, a pool of one thread, jobs of no parts. Each part adds its job's tag to its own
+ * counter after a short delay, so that a finish returning early, a part run twice or a part
+ * lost shows as a counter not equal to the tag. Run in a child process, like the prefault test
+ * (the pool's threads are short-lived; LeakSanitizer's exit scan). */
+#define POOL_PARTS 37
+typedef struct pool_job_arg_s {
+    atomic_int hits[POOL_PARTS];
+    int tag;
+} pool_job_arg_t;
+
+static void pool_part(void *arg, int part, int worker)
+{
+    (void)worker;
+    pool_job_arg_t *a = arg;
+    volatile double x = 1.0;
+    for (int i = 0; i < 200 * (part % 5 + 1); i++) x = x * 1.000001 + 1e-9;
+    atomic_fetch_add(&a->hits[part], a->tag);
+}
+
+static int pool_job_bad(pool_job_arg_t *a, int parts)
+{
+    int bad = 0;
+    for (int i = 0; i < POOL_PARTS; i++) bad += atomic_load(&a->hits[i]) != (i < parts ? a->tag : 0);
+    return bad;
+}
+
+typedef struct pool_caller_s {
+    chg_pool_t *pool;
+    int seed, bad;
+} pool_caller_t;
+
+static void *pool_caller(void *arg)
+{
+    pool_caller_t *c = arg;
+    pool_job_arg_t a[2];
+    chg_pool_job_t j[2];
+    for (int round = 0; round < 200; round++) {
+        const int parts0 = (round * 7 + c->seed) % (POOL_PARTS + 1), parts1 = (round * 3 + c->seed) % POOL_PARTS + 1;
+        for (int i = 0; i < 2; i++) {
+            memset(&a[i], 0, sizeof a[i]);
+            a[i].tag = c->seed * 1000 + round * 2 + i + 1;
+        }
+        chg_pool_start(c->pool, &j[0], parts0, pool_part, &a[0], NULL, NULL);
+        chg_pool_start(c->pool, &j[1], parts1, pool_part, &a[1], NULL, NULL);
+        if (round % 2) {  /* out of order */
+            chg_pool_finish(c->pool, &j[1]);
+            c->bad += pool_job_bad(&a[1], parts1);
+            chg_pool_finish(c->pool, &j[0]);
+            c->bad += pool_job_bad(&a[0], parts0);
+        } else {
+            chg_pool_finish(c->pool, &j[0]);
+            c->bad += pool_job_bad(&a[0], parts0);
+            chg_pool_finish(c->pool, &j[1]);
+            c->bad += pool_job_bad(&a[1], parts1);
+        }
+        memset(&a[0], 0, sizeof a[0]);
+        a[0].tag = 7;
+        chg_pool_run(c->pool, parts1, pool_part, &a[0], NULL, NULL);
+        c->bad += pool_job_bad(&a[0], parts1);
+    }
+    return NULL;
+}
+
+static void pool_checks(void)
+{
+    for (int threads = 1; threads <= 4; threads += 3)
+        for (int spin = 0; spin <= 1; spin++) {
+            chg_pool_t *pool = chg_pool_create(threads);
+            EXPECT(pool != NULL, "pool: create(%d)", threads);
+            if (!pool) continue;
+            chg_pool_spin(pool, spin);
+            pool_caller_t c[3];
+            pthread_t th[3];
+            int started = 0;
+            for (int i = 0; i < 3; i++) {
+                c[i] = (pool_caller_t){pool, i + 1, 0};
+                if (pthread_create(&th[i], NULL, pool_caller, &c[i]) == 0) started++;
+                else break;
+            }
+            EXPECT(started == 3, "pool: %d caller threads started", started);
+            for (int i = 0; i < started; i++) pthread_join(th[i], NULL);
+            for (int i = 0; i < started; i++)
+                EXPECT(c[i].bad == 0, "pool (%d threads, polling %d): caller %d saw %d parts run wrongly",
+                       threads, spin, i, c[i].bad);
+            chg_pool_destroy(pool);
+        }
+}
+
+static void pool(void)
+{
+    fflush(stdout);
+    fflush(stderr);
+    const pid_t pid = fork();
+    if (pid == 0) {
+        const int before = tc_failures();
+        pool_checks();
+        fflush(stdout);
+        fflush(stderr);
+        _exit(tc_failures() != before ? 1 : 0);
+    }
+    int status = 0;
+    const int ok = pid >= 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status) &&
+                   WEXITSTATUS(status) == 0;
+    EXPECT(ok, "pool: the child's checks failed (status %d)", status);
+}
+
 /* host/prefault.h: C's pages faulted in without changing C. A fresh 40 MB mapping with a pattern
  * in a few of its pages and a "C" that starts mid-page: after start + join every byte is what it
  * was (zeros and the pattern; the partial pages at both ends untouched), and -- where the kernel
@@ -637,6 +748,7 @@ int main(int argc, char **argv)
     hash_and_strings();
     level3_blocks();
     tmodel();
+    pool();
     prefault();
 
     tc_env_t env;

@@ -11,6 +11,8 @@
 #ifndef CHG_POOL_H
 #define CHG_POOL_H
 
+#include <stdatomic.h>
+
 #include "base/trace.h"
 
 typedef struct chg_pool_s chg_pool_t;
@@ -21,7 +23,8 @@ typedef void (*chg_pool_fn)(void *arg, int part, int worker);
 typedef struct chg_pool_job_s {
     chg_pool_fn fn;
     void *arg;
-    int parts, next, done;
+    int parts, next;
+    atomic_int done;
     chg_trace_t *trace;
     const char *name;
     struct chg_pool_job_s *link;
@@ -32,6 +35,10 @@ typedef struct chg_pool_job_s {
 chg_pool_t *chg_pool_create(int threads);
 void chg_pool_destroy(chg_pool_t *pool);
 int chg_pool_threads(const chg_pool_t *pool);
+/* Whether idle workers, and callers waiting for their job, may poll a while before sleeping
+ * (CLHGEMM_POOL_SPIN_US, default 100 us; on when the pool is created): off while OpenBLAS runs a
+ * CPU share beside the copies, whose cores the polling would take. */
+void chg_pool_spin(chg_pool_t *pool, int on);
 
 /* Runs the parts; `trace` (may be NULL) receives one span per part on track "pack <worker>"
  * named `name`. */

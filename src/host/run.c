@@ -71,6 +71,7 @@ static int plan_and_share(clhgemm_handle_t h, call_t *c, share_t *sh, unsigned l
     }
     if (c->cpu_strips) chg_share_strip_rates(c, sh->r_cpu);
     if (sh->rows || c->cpu_strips) c->pack_parts = CHG_MAX(1, chg_cpu_cores() - h->cpu_threads);
+    chg_pool_spin(h->pool, !(sh->rows || c->cpu_strips)); /* OpenBLAS beside: no polling */
     if (chg_verbose() >= 1) chg_plan_log(h, &pc, &c->pl, c->name);
     return 1;
 }
