@@ -8,6 +8,7 @@
  */
 #include "host/pool.h"
 
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #if defined(__x86_64__) || defined(__i386__)
@@ -76,14 +77,19 @@ static void finish_part(chg_pool_t *p, job_t *j)
     if (atomic_fetch_add(&j->done, 1) + 1 == j->parts) pthread_cond_broadcast(&p->done);
 }
 
-/* Polls (the pool's lock not held) until cond(p, arg) holds or spin_ns has passed. */
+/* Polls (the pool's lock not held) until cond(p, arg) holds or spin_ns has passed, yielding the
+ * core every 64 polls: a thread that has work there (OpenBLAS's threads on a call routed to the
+ * CPU, the OpenCL runtime's) gets it within microseconds rather than a scheduler time slice. */
 static void spin_until(chg_pool_t *p, int (*cond)(chg_pool_t *, void *), void *arg)
 {
     if (!p->spin_ns || !atomic_load_explicit(&p->spin, memory_order_relaxed)) return;
     const unsigned long long t0 = chg_now_ns();
     for (int i = 0; !cond(p, arg); i++) {
         cpu_relax();
-        if ((i & 63) == 63 && chg_now_ns() - t0 >= p->spin_ns) return;
+        if ((i & 63) == 63) {
+            if (chg_now_ns() - t0 >= p->spin_ns) return;
+            sched_yield();
+        }
     }
 }
 
