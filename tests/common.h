@@ -13,7 +13,8 @@
  * condition that failed) and none keeps a copy of its own.
  *
  * Exit codes: 0 pass, 1 fail, TC_SKIP (77) only when there is no OpenCL device at all (or no fp64
- * for a double-only test).
+ * for a double-only test, or a GPU machine with fewer devices than a multi-device test asks for
+ * with CLHGEMM_TEST_REQUIRE_DEVICES).
  */
 #ifndef CLHGEMM_TESTS_COMMON_H
 #define CLHGEMM_TESTS_COMMON_H
@@ -58,7 +59,9 @@ typedef struct tc_env_s {
 
 /* CLHGEMM_TEST_REQUIRE_FEATURE for tests that do not call tc_open (the host-memory API): TC_SKIP
  * (after a SKIP line) when the first selected device lacks the feature, else 0. tc_open applies
- * the same check to its device. */
+ * the same check to its device. Also CLHGEMM_TEST_REQUIRE_DEVICES=N: TC_SKIP where the machine
+ * lists fewer than N devices and one of them is not a CPU device (where all are CPU devices, as
+ * with PoCL, the test runs). */
 int tc_require_feature(void);
 /* Opens the first device of clhgemm_devices_get(NULL, ...). Returns 0, TC_SKIP when the machine
  * has no OpenCL device or lacks CLHGEMM_TEST_REQUIRE_FEATURE, or 1 on any other error (message

@@ -270,6 +270,7 @@ int main(void)
         printf("SKIP: no OpenCL device\n");
         return TC_SKIP;
     }
+    if (tc_require_feature() == TC_SKIP) return TC_SKIP; /* CLHGEMM_TEST_REQUIRE_DEVICES on a GPU machine */
     if (st != CLHGEMM_SUCCESS || ndev != 2) {
         fprintf(stderr, "FAIL: this test needs exactly two devices (POCL_DEVICES=\"pthread pthread\"), found %zu (%s)\n",
                 ndev, clhgemm_status_string(st));
