@@ -555,12 +555,32 @@ static void tmodel(void)
            got.k2, got.k3);
 }
 
+/* Runs checks() in a child process (before any OpenCL state exists), which reports its failures
+ * by its exit status: the checks' short-lived helper threads are then not this process's
+ * (LeakSanitizer's exit scan). One failure here when the child's checks failed. */
+static void in_child(const char *name, void (*checks)(void))
+{
+    fflush(stdout);
+    fflush(stderr);
+    const pid_t pid = fork();
+    if (pid == 0) {
+        const int before = tc_failures();
+        checks();
+        fflush(stdout);
+        fflush(stderr);
+        _exit(tc_failures() != before ? 1 : 0);
+    }
+    int status = 0;
+    const int ok = pid >= 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status) &&
+                   WEXITSTATUS(status) == 0;
+    EXPECT(ok, "%s: the child's checks failed (status %d)", name, status);
+}
+
 /* host/pool.h: every part of every job runs exactly once and before its finish returns -- two
  * jobs in flight per caller, finished in and out of order, three callers at once, polling on
  * and off, a pool of one thread, jobs of no parts. Each part adds its job's tag to its own
  * counter after a short delay, so that a finish returning early, a part run twice or a part
- * lost shows as a counter not equal to the tag. Run in a child process, like the prefault test
- * (the pool's threads are short-lived; LeakSanitizer's exit scan). */
+ * lost shows as a counter not equal to the tag. Run in_child. */
 #define POOL_PARTS 37
 typedef struct pool_job_arg_s {
     atomic_int hits[POOL_PARTS];
@@ -645,51 +665,12 @@ static void pool_checks(void)
         }
 }
 
-static void pool(void)
-{
-    fflush(stdout);
-    fflush(stderr);
-    const pid_t pid = fork();
-    if (pid == 0) {
-        const int before = tc_failures();
-        pool_checks();
-        fflush(stdout);
-        fflush(stderr);
-        _exit(tc_failures() != before ? 1 : 0);
-    }
-    int status = 0;
-    const int ok = pid >= 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status) &&
-                   WEXITSTATUS(status) == 0;
-    EXPECT(ok, "pool: the child's checks failed (status %d)", status);
-}
-
 /* host/prefault.h: C's pages faulted in without changing C. A fresh 40 MB mapping with a pattern
  * in a few of its pages and a "C" that starts mid-page: after start + join every byte is what it
  * was (zeros and the pattern; the partial pages at both ends untouched), and -- where the kernel
  * has MADV_POPULATE_WRITE (5.14) -- every whole page inside C is resident (mincore); a second
  * start on that C, now resident, starts no thread. Below 16 MB,
- * with gaps between the columns and with CLHGEMM_PREFAULT=off, no thread starts. Run in a child
- * process (before any OpenCL state exists), which reports its failures by its exit status, so
- * that the helper threads' short lives are not this process's (LeakSanitizer's exit scan). */
-static void prefault_checks(void);
-static void prefault(void)
-{
-    fflush(stdout);
-    fflush(stderr);
-    const pid_t pid = fork();
-    if (pid == 0) {
-        const int before = tc_failures();
-        prefault_checks();
-        fflush(stdout);
-        fflush(stderr);
-        _exit(tc_failures() != before ? 1 : 0);
-    }
-    int status = 0;
-    const int ok = pid >= 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status) &&
-                   WEXITSTATUS(status) == 0;
-    EXPECT(ok, "prefault: the child's checks failed (status %d)", status);
-}
-
+ * with gaps between the columns and with CLHGEMM_PREFAULT=off, no thread starts. Run in_child. */
 static void prefault_checks(void)
 {
     const size_t len = 40u << 20, pg = (size_t)sysconf(_SC_PAGESIZE);
@@ -748,8 +729,8 @@ int main(int argc, char **argv)
     hash_and_strings();
     level3_blocks();
     tmodel();
-    pool();
-    prefault();
+    in_child("pool", pool_checks);
+    in_child("prefault", prefault_checks);
 
     tc_env_t env;
     int rc = tc_open(&env);
