@@ -79,14 +79,16 @@ static clhgemm_status_t setup(drv_t *v)
 /* ---- one tile --------------------------------------------------------------------------------- */
 
 /* A device's final tile is done in column pieces (chg_final_pieces; CLHGEMM_FINAL_PIECES forces
- * a count). */
+ * a count, except where A is streamed: there it forces split_pieces' count instead). */
 static int pieces_of(const drv_t *v, size_t ti, size_t j0, size_t mc, size_t nct, int final)
 {
     const call_t *c = v->c;
     if (!final || c->no_pieces) return 1;
     const long forced = chg_env_int("CLHGEMM_FINAL_PIECES", 0, 0, 1 << 20); /* 0: not forced */
     int npieces;
-    if (forced > 0)
+    if (forced > 0 && c->pl.amode == AMODE_STREAM)
+        npieces = 1;  /* streamed A: the count is that of the last slice's pieces (split_pieces) */
+    else if (forced > 0)
         npieces = (int)CHG_MAX(1L, CHG_MIN(forced, (long)(nct / v->gp.nwg)));
     else
         npieces = chg_final_pieces(mc, nct, (size_t)v->gp.mwg, (size_t)v->gp.nwg,
@@ -181,10 +183,18 @@ static cl_int group_slice(drv_t *v, tile_t *t, size_t s, size_t kpad, size_t pos
         }
     }
     if (err == CL_SUCCESS) err = chg_load_b(v, t->j0, t->nc, s, 0, 0, pos * v->bkp * v->gp.nwg, v->group_pk);
-    if (err == CL_SUCCESS && s + 1 == t->ge)
-        err = chg_launch_gemm(v, t->i0, t->j0, t->gp0, t->mpad, t->npad, pos * v->bkp + kpad, t->apack, aoff,
-                              apk, 0, v->group_pk, t->gs > t->s_lo);
-    return err;
+    if (err != CL_SUCCESS || s + 1 != t->ge) return err;
+    if (t->split && s + 1 == t->s_hi) {  /* a split tile's last launch: chg_writeback_split's, in pieces */
+        t->last_p0 = t->gp0;
+        t->last_kp = pos * v->bkp + kpad;
+        t->last_aoff = aoff;
+        t->last_apk = apk;
+        t->last_boff = 0;
+        t->last_acc = t->gs > t->s_lo;
+        return CL_SUCCESS;
+    }
+    return chg_launch_gemm(v, t->i0, t->j0, t->gp0, t->mpad, t->npad, pos * v->bkp + kpad, t->apack, aoff, apk, 0,
+                           v->group_pk, t->gs > t->s_lo);
 }
 
 /* Prefetch: once this band's own A is in, the next band's slices are spread evenly over all the
@@ -271,8 +281,40 @@ static cl_int k_loop(drv_t *v, tile_t *t)
     return err;
 }
 
+/* Column pieces of the last k slice of a device's final tile when A is streamed (tile.h,
+ * chg_writeback_split), 0 for none: that tile is not cut into pieces (chg_final_pieces: each
+ * would stream A again), but its last slice can be, since that slice of A is on the device for
+ * all of them. Where the pieces would still fill the device (chg_final_pieces' rule), in a GEMM
+ * (no structure, one segment), with at least two slices (the last one then accumulates and is
+ * not the ramp's), each piece's Cp at the device's sub-buffer alignment. CLHGEMM_FINAL_PIECES
+ * forces the count (at most CHG_SPLIT_MAX and the tile's work-group columns; 1: none). */
+static int split_pieces(drv_t *v, const tile_t *t, int final)
+{
+    const call_t *c = v->c;
+    const chg_struct_t general = {0};
+    if (!final || c->no_pieces || c->pl.amode != AMODE_STREAM || c->segs > 1 || t->s_hi - t->s_lo < 2 ||
+        memcmp(&c->st, &general, sizeof general) != 0)
+        return 0;
+    const size_t nwg = (size_t)v->gp.nwg, blocks = t->npad / nwg;
+    const long forced = chg_env_int("CLHGEMM_FINAL_PIECES", 0, 0, 1 << 20);
+    int np = forced > 0 ? (int)CHG_MIN(forced, (long)CHG_SPLIT_MAX)
+                        : chg_final_pieces(t->mc, t->npad, (size_t)v->gp.mwg, nwg,
+                                           CHG_MAX(1u, v->d->dev.info.compute_units), AMODE_RESIDENT);
+    np = (int)CHG_MIN((size_t)np, blocks);
+    if (np < 2) return 0;
+    const size_t align = chg_split_align(v);
+    for (int p = 1; p < np; p++) {
+        size_t b0, b1;
+        chg_chunk_cols(blocks, np, p, &b0, &b1);
+        if ((b0 * nwg * t->mpad * c->es) % align) return 0;
+    }
+    chg_log(2, "device %d: final tile (band %zu, columns %zu..%zu): its last k slice in %d column pieces",
+            v->d->index, t->ti, t->j0, t->j0 + t->nc, np);
+    return np;
+}
+
 /* One piece of a tile: its slots, band buffers, C input, k loop and write-back. */
-static cl_int run_piece(drv_t *v, tile_t *t, int stolen)
+static cl_int run_piece(drv_t *v, tile_t *t, int stolen, int final)
 {
     call_t *c = v->c;
     hdev_t *d = v->d;
@@ -297,9 +339,11 @@ static cl_int run_piece(drv_t *v, tile_t *t, int stolen)
     /* Kernel time of one step (the unpack budget per step), from the measured rate. */
     t->step_s = 2.0 * (double)t->mpad * t->npad * c->pl.bk / CHG_MAX(1e6, d->rate[c->prec]);
     k_range(v, t);
+    t->split = split_pieces(v, t, final);
     if ((err = k_loop(v, t)) != CL_SUCCESS) return err;
     /* Write-back on the device (after the last input chunk), then home in chunks later. */
-    if ((err = chg_writeback_tile(v, t)) == CL_SUCCESS) d->tiles_done++;
+    err = t->split ? chg_writeback_split(v, t) : chg_writeback_tile(v, t);
+    if (err == CL_SUCCESS) d->tiles_done++;
     return err;
 }
 
@@ -316,7 +360,7 @@ static cl_int run_tile(drv_t *v, size_t ti, size_t j0t, size_t nct, int stolen, 
         chg_chunk_cols(nct / nwg, npieces, piece, &q0, &q1);
         tile_t t = {.ti = ti, .i0 = i0, .mc = mc, .j0 = j0t + q0 * nwg};
         t.nc = piece == npieces - 1 ? nct - q0 * nwg : (q1 - q0) * nwg;
-        err = run_piece(v, &t, stolen);
+        err = run_piece(v, &t, stolen, final && npieces == 1);
         /* Not written back: this piece and the ones after it are left to the others if the
          * device is lost (the pieces before are pending: chg_tile_pending_lost). */
         if (err != CL_SUCCESS && chg_regions_add(&v->d->redo, ti, t.j0, j0t + nct - t.j0) != 0)

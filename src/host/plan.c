@@ -140,7 +140,10 @@ double chg_plan_time(const pctx_t *c, size_t bm, size_t bn, size_t bk, int amode
      * the bus before any kernel. */
     t.fill = s * bk * ((bm * nd + bn * bsh) / c->pack + (bm + bn) * nd / c->h2d) / CHG_MAX(c->ramp, 1);
     /* Drain: the last piece of each device's final tile home and unpacked (drive() splits a
-     * final tile into column pieces that still give every compute unit two work-groups). */
+     * final tile into column pieces that still give every compute unit two work-groups). With
+     * A streamed only the last k slice is split (host/tile.c chg_writeback_split): that hides
+     * at most one slice's kernel time of the drain, which the model leaves out (it keeps the
+     * whole tile's trip home, as before the split). */
     const double pieces = chg_final_pieces(bm, bn, c->tile_m, c->tile_n, c->cus, amode);
     t.drain = s * bm * bn / pieces * (nd / c->pack + nd / c->d2h / NCHUNK);
     /* Tail imbalance: whole tiles are handed out, so a device may finish up to one tile late.

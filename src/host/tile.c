@@ -374,12 +374,12 @@ cl_int chg_free_cdev(drv_t *v, int cs)
     return err;
 }
 
-cl_int chg_writeback_tile(drv_t *v, const tile_t *t)
+/* Before a write-back into device C buffer cs: with beta == 0 nothing was copied into it, so
+ * its previous contents must be home first (their copies issued now; the kernel queue may wait
+ * on their event). Fills the write-back's wait list (the last C-in copy, the buffer free). */
+static cl_int writeback_waits(drv_t *v, const tile_t *t, cl_event wbw[2], cl_uint *nwb)
 {
-    const call_t *c = v->c;
     const int cs = t->cslot;
-    /* With beta == 0 nothing was copied into cdev: its previous contents must be home before
-     * the write-back overwrites it (the kernel queue may wait on the event). */
     if (!t->nci && v->cdev_owner[cs] >= 0) {
         const int o = v->cdev_owner[cs];
         cl_int err;
@@ -387,15 +387,22 @@ cl_int chg_writeback_tile(drv_t *v, const tile_t *t)
             return err;
         v->cdev_owner[cs] = -1;
     }
+    *nwb = 0;
+    if (v->cin_last) wbw[(*nwb)++] = v->cin_last;
+    if (v->cdev_free[cs]) wbw[(*nwb)++] = v->cdev_free[cs];
+    return injected(v);
+}
+
+cl_int chg_writeback_tile(drv_t *v, const tile_t *t)
+{
+    const call_t *c = v->c;
+    const int cs = t->cslot;
     cl_event wb = NULL, wbw[2];
     cl_uint nwb = 0;
-    const cl_int fault = injected(v);
-    if (fault != CL_SUCCESS) return fault;
-    if (v->cin_last) wbw[nwb++] = v->cin_last;
-    if (v->cdev_free[cs]) wbw[nwb++] = v->cdev_free[cs];
-    const cl_int err = chg_enqueue_writeback_at(v->qk, &v->ks, t->i0, t->j0, t->mc, t->nc, c->alpha, c->beta,
-                                                v->d->buf[B_CP][0], t->mpad, t->cdev, 0, t->mc, nwb,
-                                                nwb ? wbw : NULL, &wb);
+    cl_int err = writeback_waits(v, t, wbw, &nwb);
+    if (err != CL_SUCCESS) return err;
+    err = chg_enqueue_writeback_at(v->qk, &v->ks, t->i0, t->j0, t->mc, t->nc, c->alpha, c->beta,
+                                   v->d->buf[B_CP][0], t->mpad, t->cdev, 0, t->mc, nwb, nwb ? wbw : NULL, &wb);
     if (err != CL_SUCCESS) return err;
     chg_tile_trace(v, Q_KERNEL, "write-back", wb);
     /* Home later: the copies are issued once the write-back has run. */
@@ -404,6 +411,98 @@ cl_int chg_writeback_tile(drv_t *v, const tile_t *t)
     v->cdev_owner[cs] = t->slot;
     clFlush(v->qk);
     clFlush(v->qd);
+    return CL_SUCCESS;
+}
+
+size_t chg_split_align(drv_t *v)
+{
+    if (!v->cp_align) {
+        cl_uint bits = 0;
+        if (clGetDeviceInfo(v->d->id, CL_DEVICE_MEM_BASE_ADDR_ALIGN, sizeof bits, &bits, NULL) != CL_SUCCESS ||
+            bits < 8)
+            bits = 4096;  /* unknown: the largest the OpenCL devices in use report (NVIDIA's) */
+        v->cp_align = bits / 8;
+    }
+    return v->cp_align;
+}
+
+/* The column range of Cp (in whole work-group tiles) of piece p of np, as a sub-buffer. */
+static cl_mem cp_piece(drv_t *v, const tile_t *t, int np, int p, size_t *c0, size_t *cw, cl_int *err)
+{
+    const size_t nwg = v->gp.nwg;
+    size_t b0, b1;
+    chg_chunk_cols(t->npad / nwg, np, p, &b0, &b1);
+    *c0 = b0 * nwg;
+    *cw = (b1 - b0) * nwg;
+    const cl_buffer_region r = {*c0 * t->mpad * v->c->es, *cw * t->mpad * v->c->es};
+    return clCreateSubBuffer(v->d->buf[B_CP][0], CL_MEM_READ_WRITE, CL_BUFFER_CREATE_TYPE_REGION, &r, err);
+}
+
+cl_int chg_writeback_split(drv_t *v, const tile_t *t)
+{
+    const call_t *c = v->c;
+    const int cs = t->cslot, np = t->split;
+    const size_t es = c->es, mc = t->mc;
+    cl_event wbw[2], wb[CHG_SPLIT_MAX] = {NULL}, d2h[NCHUNK] = {NULL};
+    size_t cend[CHG_SPLIT_MAX];
+    cl_uint nwb = 0;
+    cl_int err = writeback_waits(v, t, wbw, &nwb);
+    /* Per piece: the last slice's launch over its columns, then their write-back. */
+    for (int p = 0; p < np && err == CL_SUCCESS; p++) {
+        size_t c0, cw;
+        cl_mem cp = cp_piece(v, t, np, p, &c0, &cw, &err);
+        if (err != CL_SUCCESS) break;
+        cl_event kev = NULL;
+        if ((err = injected(v)) == CL_SUCCESS)
+            err = chg_enqueue_kernel_at(v->qk, &v->ks, t->i0, t->j0 + c0, t->last_p0, t->mpad, cw, t->last_kp,
+                                        t->apack, t->last_aoff, t->last_apk, v->d->buf[B_BPACK][0],
+                                        t->last_boff + c0 * v->group_pk, v->group_pk, cp, t->last_acc, 0, NULL,
+                                        c->trace ? &kev : NULL);
+        if (err == CL_SUCCESS) chg_tile_trace(v, Q_KERNEL, "gemm", kev);
+        chg_ev_release(&kev);
+        /* the real columns of the piece (the last one ends at the tile's end, not its padding) */
+        cend[p] = CHG_MIN(t->nc, c0 + cw);
+        const size_t nreal = c0 < t->nc ? cend[p] - c0 : 0;
+        if (err == CL_SUCCESS && nreal && (err = injected(v)) == CL_SUCCESS)
+            err = chg_enqueue_writeback_at(v->qk, &v->ks, t->i0, t->j0 + c0, mc, nreal, c->alpha, c->beta, cp,
+                                           t->mpad, t->cdev, c0 * mc, mc, nwb, nwb ? wbw : NULL, &wb[p]);
+        if (err == CL_SUCCESS && wb[p]) chg_tile_trace(v, Q_KERNEL, "write-back", wb[p]);
+        clReleaseMemObject(cp);  /* kept alive by the commands that use it */
+        clFlush(v->qk);
+    }
+    /* The copies home of each chunk wait for the write-back of the piece that holds its last
+     * column: enqueued now with that dependency, not issued later. This breaks the rule of
+     * tile.h (a copy waiting on another queue holds up the copies behind it) only where no
+     * copy comes behind: the device's final tile, after its last slice went up. */
+    const int nch = chg_c_chunks(c, mc, t->nc);
+    for (int ch = 0; ch < nch && err == CL_SUCCESS; ch++) {
+        size_t c0, c1;
+        chg_chunk_cols(t->nc, nch, ch, &c0, &c1);
+        int p = 0;
+        while (p < np - 1 && (!wb[p] || cend[p] < c1)) p++;
+        if ((err = injected(v)) == CL_SUCCESS)
+            err = clEnqueueReadBuffer(v->qd, t->cdev, CL_FALSE, c0 * mc * es, (c1 - c0) * mc * es,
+                                      (char *)v->d->st_cout[t->slot].ptr + c0 * mc * es, 1, &wb[p], &d2h[ch]);
+        if (err == CL_SUCCESS) chg_tile_trace(v, Q_D2H, "C tile", d2h[ch]);
+    }
+    clFlush(v->qd);
+    if (err != CL_SUCCESS) {
+        /* nothing of the tile is pending: its regions are computed again (host/fault.h) */
+        for (int i = 0; i < np; i++) chg_ev_release(&wb[i]);
+        for (int i = 0; i < NCHUNK; i++) chg_ev_release(&d2h[i]);
+        return err;
+    }
+    pending_t *pd = &v->pend[t->slot];
+    *pd = (pending_t){.valid = 1, .seq = t->seq, .cslot = cs, .wb = wb[np - 1], .issued = 1, .i0 = t->i0,
+                      .j0 = t->j0, .mc = mc, .nc = t->nc, .nch = nch};
+    for (int i = 0; i < np - 1; i++) chg_ev_release(&wb[i]);
+    memcpy(pd->d2h, d2h, sizeof d2h);
+    v->cdev_owner[cs] = t->slot;
+    /* the d2h queue is in order: the last chunk's copy frees the device buffer */
+    chg_ev_release(&v->cdev_free[cs]);
+    v->cdev_free[cs] = pd->d2h[nch - 1];
+    clRetainEvent(v->cdev_free[cs]);
+    v->d2h_bytes += (double)mc * t->nc * es;
     return CL_SUCCESS;
 }
 

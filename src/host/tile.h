@@ -77,6 +77,7 @@ typedef struct drv_s {
     long pf_band;               /* band whose prefetch pacing was planned */
     size_t pf_step, pf_span;    /* steps since its prefetch began, steps to spread over */
     size_t ntile;               /* tiles (pieces) taken so far */
+    size_t cp_align;            /* the device's sub-buffer alignment in bytes (0: not asked yet) */
 } drv_t;
 
 /* One piece of a C tile on a device (a whole tile, or a column piece of a device's final
@@ -91,7 +92,15 @@ typedef struct tile_s {
     size_t glen, gs, ge, gp0;   /* launch groups: length, current [gs, ge), its first global k */
     int nci, ci;                /* C-in chunks, and how many went */
     double step_s;              /* kernel time of one step (the unpack budget per step) */
+    /* A split final tile (chg_writeback_split): its last slice is launched in `split` column
+     * pieces after the k loop, with these arguments of the launch the loop held back. */
+    int split;
+    size_t last_p0, last_kp, last_aoff, last_apk, last_boff;
+    int last_acc;
 } tile_t;
+
+/* Column pieces of a split final tile, at most. */
+#define CHG_SPLIT_MAX 4
 
 /* ---- events ---------------------------------------------------------------------------------- */
 
@@ -136,6 +145,17 @@ cl_int chg_free_cdev(drv_t *v, int cs);
 /* The write-back of the tile on the device (after its last C-in chunk and after the previous
  * contents of its device C buffer went home), registered as pending for its trip home. */
 cl_int chg_writeback_tile(drv_t *v, const tile_t *t);
+
+/* A device's final tile with A streamed (host/driver.c decides): its last k slice is launched
+ * in t->split column pieces (Cp sub-buffers, whole work-group tiles each), each followed by its
+ * write-back, and every chunk's copy home is enqueued at once, waiting for the write-back of the
+ * piece that holds it -- so C starts home while the last pieces compute (the drain of a
+ * one-tile plan: 2.8 ms of kernel and write-back before the first copy home at DGEMM n = 8192
+ * on the H100). Registered as pending like chg_writeback_tile's. */
+cl_int chg_writeback_split(drv_t *v, const tile_t *t);
+/* The device's CL_DEVICE_MEM_BASE_ADDR_ALIGN in bytes (asked once per call): a piece's Cp
+ * sub-buffer must start at a multiple of it. */
+size_t chg_split_align(drv_t *v);
 
 /* Unpacks out slot `slot` completely (waiting for its copies home). */
 cl_int chg_unpack_slot(drv_t *v, int slot);
