@@ -673,6 +673,14 @@ static void pool_checks(void)
  * with gaps between the columns and with CLHGEMM_PREFAULT=off, no thread starts. Run in_child. */
 static void prefault_checks(void)
 {
+    /* the chunk rule: about four per helper, 8 to 32 MB in whole 8 MB */
+    const size_t mb = 1u << 20;
+    EXPECT(chg_prefault_chunk(40 * mb, 3) == 8 * mb, "prefault: chunk of 40 MB on 3 helpers");
+    EXPECT(chg_prefault_chunk(128 * mb, 4) == 8 * mb, "prefault: chunk of 128 MB on 4 helpers");
+    EXPECT(chg_prefault_chunk(300 * mb, 4) == 16 * mb, "prefault: chunk of 300 MB on 4 helpers");
+    EXPECT(chg_prefault_chunk(512 * mb, 4) == 32 * mb, "prefault: chunk of 512 MB on 4 helpers");
+    EXPECT(chg_prefault_chunk(2048 * mb, 4) == 32 * mb, "prefault: chunk of 2 GB on 4 helpers");
+    EXPECT(chg_prefault_chunk(512 * mb, 0) == 32 * mb, "prefault: chunk with no helper count");
     const size_t len = 40u << 20, pg = (size_t)sysconf(_SC_PAGESIZE);
     unsigned char *mem = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     EXPECT(mem != MAP_FAILED, "prefault: mmap");

@@ -18,7 +18,6 @@
 #endif
 
 #define PF_MIN_BYTES (16ull << 20)
-#define PF_CHUNK (8ull << 20)
 
 #define PF_SAMPLES 64
 
@@ -72,10 +71,10 @@ void chg_prefault_start(chg_prefault_t *p, void *c, size_t m, size_t n, size_t l
     if (hi <= lo || resident((const char *)lo, hi - lo, page)) return;
     p->lo = (char *)lo;
     p->len = hi - lo;
-    p->chunk = PF_CHUNK;
+    const int want = CHG_MAX(1, CHG_MIN(threads, PF_MAX_THREADS));
+    p->chunk = chg_prefault_chunk(p->len, want);
     atomic_store(&p->next, 0);
     atomic_store(&p->stop, 0);
-    const int want = CHG_MAX(1, CHG_MIN(threads, PF_MAX_THREADS));
     for (int i = 0; i < want; i++) {
         if (pthread_create(&p->th[p->nth], NULL, prefault_main, p) != 0) break;
         p->nth++;
