@@ -235,9 +235,13 @@ static void route_cases(tc_rng_t *rng)
     static capture_t cap;
     clhgemm_call_info_t inf;
     setenv("CLHGEMM_ROUTE", "auto", 1);
-    /* devices of 1 PFLOP/s behind 0.5 ms: a call of 80 x 80 x 80 (1 MFLOP, 77 KB) is the latency
-     * and a second device's start, so the model takes one device; with all, both */
-    setenv("CLHGEMM_ROUTE_MODEL", "0.5,1000000", 1);
+    /* devices of 1 PFLOP/s behind 200 ms: a call of 512 x 512 x 512 (268 MFLOP, above the
+     * latency's tiny-call rule; 3 MB) is the latency and a second device's start (50 ms), so the
+     * model takes one device unless the measured bus rates are below ~0.05 GB/s; with
+     * all, both. (80 x 80 x 80 behind 0.5 ms, before: its second device's start, 0.125 ms, was
+     * less than what a second bus saved on the transfers at the rates measured under
+     * ThreadSanitizer on the 2-core development VM, and one run there said "on 2 of 2".) */
+    setenv("CLHGEMM_ROUTE_MODEL", "200,1000000", 1);
     for (int all = 0; all < 2; all++) {
         if (all) setenv("CLHGEMM_PLAN_DEVICES", "all", 1);
         else unsetenv("CLHGEMM_PLAN_DEVICES");
@@ -247,7 +251,7 @@ static void route_cases(tc_rng_t *rng)
             tc_tally(1);
             break;
         }
-        run_call(h, 0, 80, 0.5, rng, &inf, &cap, "route");
+        run_call(h, 0, 512, 0.5, rng, &inf, &cap, "route");
         const char *line = strstr(cap.text, "route sgemm");
         const char *want = all ? " on 2 of 2)" : " on 1 of 2)";
         const char *eol = line ? strchr(line, '\n') : NULL;

@@ -64,6 +64,7 @@ static void drv_copy(drv_t *v, void *dst, size_t dld, const void *src, size_t sl
 typedef struct pack_job_s {
     chg_copy_t cp[2]; /* a stage has at most two rectangles */
     int n;
+    double done;      /* elements of a first rectangle already copied (see pack_start) */
     unsigned long long t0;
 } pack_job_t;
 
@@ -73,11 +74,20 @@ static void pack_start(drv_t *v, int is_a, const char *base, size_t ldm, const s
     const call_t *c = v->c;
     const size_t es = c->es, ld = g->ld;
     j->n = 0;
+    j->done = 0;
     j->t0 = chg_now_ns();
     for (int i = 0; i < g->nrect && i < 2; i++) {
         const rect_t *R = &g->rect[i];
         const size_t lo = CHG_MAX(b0, R->b0), hi = CHG_MIN(b1, R->b0 + R->be);
         if (hi <= lo) continue;
+        /* A symmetric stage across the diagonal has two rectangles of M (the block and its
+         * mirror) that share the diagonal square, whose stored triangle both copy to the same
+         * staging: the second starts once the first is done (two copies in flight would write
+         * those bytes from two threads at once). */
+        if (j->n == 1) {
+            j->done += (double)chg_copy_finish(c->h->pool, &j->cp[0]);
+            j->n = 0;
+        }
         char *stp = (char *)st->ptr + ((R->a0 - g->oa) + (lo - g->ob) * ld) * es;
         chg_copy_start(c->h->pool, c->pack_parts, &j->cp[j->n++], stp, ld, base + (R->a0 + lo * ldm) * es, ldm,
                        R->ae, hi - lo, es, (long)R->a0 - (long)lo, g->tri, g->strict, c->trace,
@@ -89,13 +99,14 @@ static void pack_start(drv_t *v, int is_a, const char *base, size_t ldm, const s
  * began (the first chunk's start: chunks overlap, so their times are not summed). */
 static void pack_finish(drv_t *v, pack_job_t *j, unsigned long long *busy_from)
 {
-    double elems = 0;
+    double elems = j->done;
     for (int i = 0; i < j->n; i++) elems += (double)chg_copy_finish(v->c->h->pool, &j->cp[i]);
     const unsigned long long now = chg_now_ns(), from = CHG_MAX(j->t0, *busy_from);
     v->copy_ns += (double)(now - from);
     v->copy_bytes += elems * v->c->es;
     *busy_from = now;
     j->n = 0;
+    j->done = 0;
 }
 
 /* Moves one slice through a ring slot: pack threads copy what the stage says from the user's
