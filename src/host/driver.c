@@ -301,13 +301,7 @@ static int split_pieces(drv_t *v, const tile_t *t, int final)
                         : chg_final_pieces(t->mc, t->npad, (size_t)v->gp.mwg, nwg,
                                            CHG_MAX(1u, v->d->dev.info.compute_units), AMODE_RESIDENT);
     np = (int)CHG_MIN((size_t)np, blocks);
-    if (np < 2) return 0;
-    const size_t align = chg_split_align(v);
-    for (int p = 1; p < np; p++) {
-        size_t b0, b1;
-        chg_chunk_cols(blocks, np, p, &b0, &b1);
-        if ((b0 * nwg * t->mpad * c->es) % align) return 0;
-    }
+    if (np < 2 || !chg_split_fits(v, t, np)) return 0;
     chg_log(2, "device %d: final tile (band %zu, columns %zu..%zu): its last k slice in %d column pieces",
             v->d->index, t->ti, t->j0, t->j0 + t->nc, np);
     return np;

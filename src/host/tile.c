@@ -62,9 +62,9 @@ static void drv_copy(drv_t *v, void *dst, size_t dld, const void *src, size_t sl
 /* The pack threads' copy of columns [b0, b1) of a stage's box (every rectangle's part of them)
  * from the user's matrix M into the staging slot st, in flight from pack_start to pack_finish. */
 typedef struct pack_job_s {
-    chg_copy_t cp[2]; /* a stage has at most two rectangles */
-    int n;
-    double done;      /* elements of a first rectangle already copied (see pack_start) */
+    chg_copy_t cp;    /* the copy in flight, when live */
+    int live;
+    double done;      /* elements of the stage's rectangles already copied (see pack_start) */
     unsigned long long t0;
 } pack_job_t;
 
@@ -73,7 +73,7 @@ static void pack_start(drv_t *v, int is_a, const char *base, size_t ldm, const s
 {
     const call_t *c = v->c;
     const size_t es = c->es, ld = g->ld;
-    j->n = 0;
+    j->live = 0;
     j->done = 0;
     j->t0 = chg_now_ns();
     for (int i = 0; i < g->nrect && i < 2; i++) {
@@ -84,14 +84,11 @@ static void pack_start(drv_t *v, int is_a, const char *base, size_t ldm, const s
          * mirror) that share the diagonal square, whose stored triangle both copy to the same
          * staging: the second starts once the first is done (two copies in flight would write
          * those bytes from two threads at once). */
-        if (j->n == 1) {
-            j->done += (double)chg_copy_finish(c->h->pool, &j->cp[0]);
-            j->n = 0;
-        }
+        if (j->live) j->done += (double)chg_copy_finish(c->h->pool, &j->cp);
         char *stp = (char *)st->ptr + ((R->a0 - g->oa) + (lo - g->ob) * ld) * es;
-        chg_copy_start(c->h->pool, c->pack_parts, &j->cp[j->n++], stp, ld, base + (R->a0 + lo * ldm) * es, ldm,
-                       R->ae, hi - lo, es, (long)R->a0 - (long)lo, g->tri, g->strict, c->trace,
-                       is_a ? "pack A" : "pack B");
+        chg_copy_start(c->h->pool, c->pack_parts, &j->cp, stp, ld, base + (R->a0 + lo * ldm) * es, ldm, R->ae,
+                       hi - lo, es, (long)R->a0 - (long)lo, g->tri, g->strict, c->trace, is_a ? "pack A" : "pack B");
+        j->live = 1;
     }
 }
 
@@ -100,12 +97,12 @@ static void pack_start(drv_t *v, int is_a, const char *base, size_t ldm, const s
 static void pack_finish(drv_t *v, pack_job_t *j, unsigned long long *busy_from)
 {
     double elems = j->done;
-    for (int i = 0; i < j->n; i++) elems += (double)chg_copy_finish(v->c->h->pool, &j->cp[i]);
+    if (j->live) elems += (double)chg_copy_finish(v->c->h->pool, &j->cp);
     const unsigned long long now = chg_now_ns(), from = CHG_MAX(j->t0, *busy_from);
     v->copy_ns += (double)(now - from);
     v->copy_bytes += elems * v->c->es;
     *busy_from = now;
-    j->n = 0;
+    j->live = 0;
     j->done = 0;
 }
 
@@ -149,7 +146,7 @@ static cl_int load_slice(drv_t *v, int is_a, const char *base, size_t ldm, const
     /* Without a shared B slot, chunk ch+1's copy is handed to the pack threads before chunk ch's
      * transfer is enqueued, so that they go on with it meanwhile. A shared slot's chunks go one
      * at a time: whether this driver fills one is known only when it gets there. */
-    pack_job_t jb[2] = {{.n = 0}, {.n = 0}};
+    pack_job_t jb[2] = {{.live = 0}, {.live = 0}};
     unsigned long long busy_from = 0;
     for (int ch = 0; ch < nch && err == CL_SUCCESS; ch++) {
         size_t c0, c1;
@@ -182,7 +179,7 @@ static cl_int load_slice(drv_t *v, int is_a, const char *base, size_t ldm, const
     }
     /* a failed enqueue leaves the next chunk's copy in flight: it ends before the slot is left */
     for (int i = 0; i < 2; i++)
-        if (jb[i].n) pack_finish(v, &jb[i], &busy_from);
+        if (jb[i].live) pack_finish(v, &jb[i], &busy_from);
     if (sl) chg_bshare_release(c->bs, sl, pos, rg->h2d[r], err != CL_SUCCESS && fill);
     if (err != CL_SUCCESS) return err;
     v->h2d_bytes += (double)bytes;
@@ -425,26 +422,33 @@ cl_int chg_writeback_tile(drv_t *v, const tile_t *t)
     return CL_SUCCESS;
 }
 
-size_t chg_split_align(drv_t *v)
+/* Piece p of np of a split tile: its columns [*c0, *c0 + *cw) of Cp, whole work-group tiles. */
+static void piece_cols(const drv_t *v, const tile_t *t, int np, int p, size_t *c0, size_t *cw)
 {
-    if (!v->cp_align) {
-        cl_uint bits = 0;
-        if (clGetDeviceInfo(v->d->id, CL_DEVICE_MEM_BASE_ADDR_ALIGN, sizeof bits, &bits, NULL) != CL_SUCCESS ||
-            bits < 8)
-            bits = 4096;  /* unknown: the largest the OpenCL devices in use report (NVIDIA's) */
-        v->cp_align = bits / 8;
-    }
-    return v->cp_align;
-}
-
-/* The column range of Cp (in whole work-group tiles) of piece p of np, as a sub-buffer. */
-static cl_mem cp_piece(drv_t *v, const tile_t *t, int np, int p, size_t *c0, size_t *cw, cl_int *err)
-{
-    const size_t nwg = v->gp.nwg;
+    const size_t nwg = (size_t)v->gp.nwg;
     size_t b0, b1;
     chg_chunk_cols(t->npad / nwg, np, p, &b0, &b1);
     *c0 = b0 * nwg;
     *cw = (b1 - b0) * nwg;
+}
+
+int chg_split_fits(const drv_t *v, const tile_t *t, int np)
+{
+    cl_uint bits = 0;
+    if (clGetDeviceInfo(v->d->id, CL_DEVICE_MEM_BASE_ADDR_ALIGN, sizeof bits, &bits, NULL) != CL_SUCCESS || bits < 8)
+        bits = 4096; /* unknown: the largest the OpenCL devices in use report (NVIDIA's) */
+    for (int p = 1; p < np; p++) {
+        size_t c0, cw;
+        piece_cols(v, t, np, p, &c0, &cw);
+        if ((c0 * t->mpad * v->c->es) % (bits / 8)) return 0;
+    }
+    return 1;
+}
+
+/* Piece p's columns of Cp as a sub-buffer. */
+static cl_mem cp_piece(drv_t *v, const tile_t *t, int np, int p, size_t *c0, size_t *cw, cl_int *err)
+{
+    piece_cols(v, t, np, p, c0, cw);
     const cl_buffer_region r = {*c0 * t->mpad * v->c->es, *cw * t->mpad * v->c->es};
     return clCreateSubBuffer(v->d->buf[B_CP][0], CL_MEM_READ_WRITE, CL_BUFFER_CREATE_TYPE_REGION, &r, err);
 }
@@ -471,13 +475,13 @@ cl_int chg_writeback_split(drv_t *v, const tile_t *t)
                                         c->trace ? &kev : NULL);
         if (err == CL_SUCCESS) chg_tile_trace(v, Q_KERNEL, "gemm", kev);
         chg_ev_release(&kev);
-        /* the real columns of the piece (the last one ends at the tile's end, not its padding) */
+        /* its real columns: every piece has some (only the last work-group tile is padded), and
+         * the last piece ends at the tile's end */
         cend[p] = CHG_MIN(t->nc, c0 + cw);
-        const size_t nreal = c0 < t->nc ? cend[p] - c0 : 0;
-        if (err == CL_SUCCESS && nreal && (err = injected(v)) == CL_SUCCESS)
-            err = chg_enqueue_writeback_at(v->qk, &v->ks, t->i0, t->j0 + c0, mc, nreal, c->alpha, c->beta, cp,
-                                           t->mpad, t->cdev, c0 * mc, mc, nwb, nwb ? wbw : NULL, &wb[p]);
-        if (err == CL_SUCCESS && wb[p]) chg_tile_trace(v, Q_KERNEL, "write-back", wb[p]);
+        if (err == CL_SUCCESS && (err = injected(v)) == CL_SUCCESS)
+            err = chg_enqueue_writeback_at(v->qk, &v->ks, t->i0, t->j0 + c0, mc, cend[p] - c0, c->alpha, c->beta,
+                                           cp, t->mpad, t->cdev, c0 * mc, mc, nwb, nwb ? wbw : NULL, &wb[p]);
+        if (err == CL_SUCCESS) chg_tile_trace(v, Q_KERNEL, "write-back", wb[p]);
         clReleaseMemObject(cp);  /* kept alive by the commands that use it */
         clFlush(v->qk);
     }
@@ -490,7 +494,7 @@ cl_int chg_writeback_split(drv_t *v, const tile_t *t)
         size_t c0, c1;
         chg_chunk_cols(t->nc, nch, ch, &c0, &c1);
         int p = 0;
-        while (p < np - 1 && (!wb[p] || cend[p] < c1)) p++;
+        while (p < np - 1 && cend[p] < c1) p++;
         if ((err = injected(v)) == CL_SUCCESS)
             err = clEnqueueReadBuffer(v->qd, t->cdev, CL_FALSE, c0 * mc * es, (c1 - c0) * mc * es,
                                       (char *)v->d->st_cout[t->slot].ptr + c0 * mc * es, 1, &wb[p], &d2h[ch]);

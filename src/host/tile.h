@@ -77,7 +77,6 @@ typedef struct drv_s {
     long pf_band;               /* band whose prefetch pacing was planned */
     size_t pf_step, pf_span;    /* steps since its prefetch began, steps to spread over */
     size_t ntile;               /* tiles (pieces) taken so far */
-    size_t cp_align;            /* the device's sub-buffer alignment in bytes (0: not asked yet) */
 } drv_t;
 
 /* One piece of a C tile on a device (a whole tile, or a column piece of a device's final
@@ -153,9 +152,9 @@ cl_int chg_writeback_tile(drv_t *v, const tile_t *t);
  * one-tile plan: 2.8 ms of kernel and write-back before the first copy home at DGEMM n = 8192
  * on the H100). Registered as pending like chg_writeback_tile's. */
 cl_int chg_writeback_split(drv_t *v, const tile_t *t);
-/* The device's CL_DEVICE_MEM_BASE_ADDR_ALIGN in bytes (asked once per call): a piece's Cp
- * sub-buffer must start at a multiple of it. */
-size_t chg_split_align(drv_t *v);
+/* 1 when each of np pieces' Cp sub-buffers would start at the device's
+ * CL_DEVICE_MEM_BASE_ADDR_ALIGN, as a sub-buffer must. */
+int chg_split_fits(const drv_t *v, const tile_t *t, int np);
 
 /* Unpacks out slot `slot` completely (waiting for its copies home). */
 cl_int chg_unpack_slot(drv_t *v, int slot);
