@@ -280,6 +280,87 @@ TINY_PANEL(double, 2, tiny_d2, int64_t)
 TINY_PADDED(tiny_s4)
 TINY_PADDED(tiny_d2)
 
+/* The wide square kernel (x86-64 with AVX-512 only): C's rows in panels of two vectors (2*MR),
+ * columns in blocks of NR2, one accumulator per vector and column -- 2*NR2 = 16 of the 32
+ * vector registers, so that each step of l takes two loads of A and NR2 of B for 2*NR2 FMAs
+ * and the FMA units, not the load ports, set the pace (the one-vector panel takes MR + NR loads
+ * for NR FMAs: load-bound). Only on AVX-512: with 64-byte vectors in two halves (AVX2) its
+ * accumulators alone would fill every register. */
+#define NR2 8
+#if defined(__GNUC__) && !defined(__clang__)
+#define TINY_UNROLL8 _Pragma("GCC unroll 8")
+#else
+#define TINY_UNROLL8
+#endif
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && __GNUC__ >= 12
+#define TINY_WIDE 1
+#define TINY_WIDE_FN __attribute__((target("arch=x86-64-v4"))) TINY_OPT
+/* rows of C at c (two vectors: panels p0, p1, column l at + l*as), all S columns in blocks of
+ * NR2; op(B)(l, j) = b[l*sl + j*sj] with one stride the constant 1 (after inlining) */
+#define TINY_WCOLS(T, MR, PFX)                                                                           \
+    TINY_INLINE void PFX##_wcols(const T *p0, const T *p1, size_t as, int S, const T *b, size_t sl,        \
+                                 size_t sj, T alpha, T beta, T *c, int ldc)                              \
+    {                                                                                                    \
+        typedef T v_t __attribute__((vector_size(MR * sizeof(T))));                                      \
+        for (int j0 = 0; j0 < S; j0 += NR2) {                                                            \
+            v_t acc0[NR2] = {{0}}, acc1[NR2] = {{0}};                                                    \
+            const T *bl = b + j0 * sj;                                                                   \
+            const T *x0p = p0, *x1p = p1;                                                                \
+            for (int l = 0; l < S; l++, bl += sl, x0p += as, x1p += as) {                                \
+                v_t x0, x1;                                                                              \
+                memcpy(&x0, x0p, sizeof x0);                                                             \
+                memcpy(&x1, x1p, sizeof x1);                                                             \
+                TINY_UNROLL8 for (int j = 0; j < NR2; j++) {                                             \
+                    const T bv = bl[j * sj];                                                             \
+                    acc0[j] += x0 * bv;                                                                  \
+                    acc1[j] += x1 * bv;                                                                  \
+                }                                                                                        \
+            }                                                                                            \
+            TINY_UNROLL8 for (int j = 0; j < NR2; j++) {                                                 \
+                T *cj = c + (size_t)(j0 + j) * ldc;                                                      \
+                v_t r0v = alpha * acc0[j], r1v = alpha * acc1[j];                                        \
+                if (beta != 0) {                                                                         \
+                    v_t c0, c1;                                                                          \
+                    memcpy(&c0, cj, sizeof c0);                                                          \
+                    memcpy(&c1, cj + MR, sizeof c1);                                                     \
+                    r0v += beta * c0;                                                                    \
+                    r1v += beta * c1;                                                                    \
+                }                                                                                        \
+                memcpy(cj, &r0v, sizeof r0v);                                                            \
+                memcpy(cj + MR, &r1v, sizeof r1v);                                                       \
+            }                                                                                            \
+        }                                                                                                \
+    }
+#define TINY_SQUARE_WIDE(T, MR, PFX, S)                                                                  \
+    TINY_WIDE_FN static void PFX##_wsq##S(int tr, const void *a_, int lda, const void *b_, int ldb,       \
+                                          void *c_, int ldc, double alpha_, double beta_)                \
+    {                                                                                                    \
+        _Alignas(64) T ap[2 * MR * S];                                                                   \
+        const T *a = a_, *b = b_, alpha = (T)alpha_, beta = (T)beta_;                                    \
+        T *c = c_;                                                                                       \
+        for (int r0 = 0; r0 < S; r0 += 2 * MR) {                                                         \
+            const T *p0 = a + r0, *p1 = a + r0 + MR;                                                     \
+            size_t as = (size_t)lda;                                                                     \
+            if (tr & 1) { /* A transposed: its two panels packed (column l at ap + l*MR) */              \
+                PFX##_pack(1, r0, MR, S, a, lda, ap);                                                    \
+                PFX##_pack(1, r0 + MR, MR, S, a, lda, ap + MR * S);                                      \
+                p0 = ap; p1 = ap + MR * S; as = MR;                                                      \
+            }                                                                                            \
+            if (tr >> 1)                                                                                 \
+                PFX##_wcols(p0, p1, as, S, b, (size_t)ldb, 1, alpha, beta, c + r0, ldc);                 \
+            else                                                                                         \
+                PFX##_wcols(p0, p1, as, S, b, 1, (size_t)ldb, alpha, beta, c + r0, ldc);                 \
+        }                                                                                                \
+    }
+TINY_WCOLS(float, 16, tiny_s16)
+TINY_WCOLS(double, 8, tiny_d8)
+TINY_SQUARE_WIDE(float, 16, tiny_s16, 32)
+TINY_SQUARE_WIDE(double, 8, tiny_d8, 16)
+TINY_SQUARE_WIDE(double, 8, tiny_d8, 32)
+#else
+#define TINY_WIDE 0
+#endif
+
 /* The square products m = n = k = 4, 8, 16, 32: the widest panel that the size fills. */
 /* Their arguments in registers (one on the stack), not in a tiny_args_t behind a pointer: the
  * struct built here is scalarised (every field a register or a constant). tr: bit 0 A
@@ -357,6 +438,17 @@ void chg_tiny_gemm(chg_precision_t prec, int layout, int ta, int tb, int m, int 
     if (m == n && n == k && alpha != 0.0) {
         const int tr = (ta != 111) | (tb != 111) << 1; /* CLHGEMM_NO_TRANS == CblasNoTrans == 111 */
         const int dbl = prec == CHG_F64;
+#if TINY_WIDE
+        if ((m == 32 || (dbl && m == 16)) && __builtin_cpu_supports("x86-64-v4")) {
+            if (!dbl)
+                tiny_s16_wsq32(tr, a, lda, b, ldb, c, ldc, alpha, beta);
+            else if (m == 16)
+                tiny_d8_wsq16(tr, a, lda, b, ldb, c, ldc, alpha, beta);
+            else
+                tiny_d8_wsq32(tr, a, lda, b, ldb, c, ldc, alpha, beta);
+            return;
+        }
+#endif
         switch (m) {
         case 4: (dbl ? tiny_d_sq4 : tiny_s_sq4)(tr, a, lda, b, ldb, c, ldc, alpha, beta); return;
         case 8: (dbl ? tiny_d_sq8 : tiny_s_sq8)(tr, a, lda, b, ldb, c, ldc, alpha, beta); return;
