@@ -557,10 +557,15 @@ static void split_policy(const chg_device_t *dev)
     chg_device_t d = *dev;
     d.features |= CHG_FEAT_GPU;
     d.info.compute_units = 132;
-    /* 1000^2 in 64^2 tiles: 256 tiles fill a wave of 132 -> no split; 512^2: 64 -> 2 slices
-     * (the 5 that two waves want, k / 256 = 2 at most) */
+    /* 1000^2 in 64^2 tiles: 256 tiles fill a wave of 132 -> no split; 512^2: 64 -> the 5 that
+     * two waves want, of which 4 cut k exactly; 256^2: 16 tiles want 16, k / 32 = 8 at most */
     EXPECT(chg_splitk_slices(&d, &gp, 1000, 1000, 1000, 0) == 1, "auto split of 1000^3");
-    EXPECT(chg_splitk_slices(&d, &gp, 512, 512, 512, 0) == 2, "auto split of 512^3");
+    EXPECT(chg_splitk_slices(&d, &gp, 512, 512, 512, 0) == 4, "auto split of 512^3: %d",
+           chg_splitk_slices(&d, &gp, 512, 512, 512, 0));
+    EXPECT(chg_splitk_slices(&d, &gp, 256, 256, 256, 0) == 8, "auto split of 256^3: %d",
+           chg_splitk_slices(&d, &gp, 256, 256, 256, 0));
+    EXPECT(chg_splitk_slices(&d, &gp, 512, 512, 520, 0) == 5, "512^2 x 520 (no exact count): %d",
+           chg_splitk_slices(&d, &gp, 512, 512, 520, 0));
     EXPECT(chg_splitk_slices(&d, &gp, 704, 704, 1024, 0) == 3,
            "auto split of 704^2 x 1024 (121 tiles: 3 for two waves)");
     EXPECT(chg_splitk_slices(&d, &gp, 4096, 4096, 4096, 0) == 1, "4096^2 is split");
@@ -568,7 +573,9 @@ static void split_policy(const chg_device_t *dev)
     /* 512^2 x 32768 in 64^2 tiles: 64 tiles want 5 slices for two waves, k wants 8 of 4096 */
     EXPECT(chg_splitk_slices(&d, &gp, 512, 512, 32768, 0) == 8, "512^2 x 32768: %d slices",
            chg_splitk_slices(&d, &gp, 512, 512, 32768, 0));
-    EXPECT(chg_splitk_slices(&d, &gp, 64, 64, 300, 0) == 1, "k = 300 split (256 rows a slice)");
+    EXPECT(chg_splitk_slices(&d, &gp, 64, 64, 300, 0) == 9, "k = 300: 9 slices of 32 rows or more: %d",
+           chg_splitk_slices(&d, &gp, 64, 64, 300, 0));
+    EXPECT(chg_splitk_slices(&d, &gp, 64, 64, 40, 0) == 1, "k = 40 split (32 rows a slice)");
     EXPECT(chg_splitk_slices(&d, &gp, 64, 64, 300, 4) == 1, "forced 4 on k = 300");
     EXPECT(chg_splitk_slices(&d, &gp, 64, 64, 1000, 4) == 3, "forced 4 on k = 1000: 3 slices");
     EXPECT(chg_splitk_slices(&d, &gp, 1, 1, 100000, 1) == 1, "split 1 is none");

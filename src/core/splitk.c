@@ -15,7 +15,12 @@ int chg_splitk_slices(const chg_device_t *dev, const chg_gemm_params_t *gp, size
 {
     if (split == 1) return 1;
     const size_t tiles = ((m + gp->mwg - 1) / gp->mwg) * ((n + gp->nwg - 1) / gp->nwg);
-    const size_t minrows = gp->kwg > 256 ? (size_t)gp->kwg : 256;
+    /* a class's or forced split keeps slices of at least 256 rows of k; the split chosen here
+     * for an output of few tiles goes down to 32 (DGEMM 256^3 on the H100, 16 tiles of the
+     * small class, slices forced with the floor at 32: 1 / 2 / 4 / 8 slices 1,123 / 1,152 /
+     * 1,261 / 1,375 GFLOP/s, 512^3 6,693 / 7,474 / 7,993 / 7,621, where 256 allowed 1 and 2) */
+    const size_t floor_rows = split >= 2 ? 256 : 32;
+    const size_t minrows = (size_t)gp->kwg > floor_rows ? (size_t)gp->kwg : floor_rows;
     size_t s;
     if (split >= 2) {
         s = (size_t)split;
@@ -34,6 +39,15 @@ int chg_splitk_slices(const chg_device_t *dev, const chg_gemm_params_t *gp, size
         const size_t by_k = (k + 4095) / 4096;
         if (s < by_k) s = by_k;
         if (s > 16) s = 16;
+        if (s > k / minrows) s = k / minrows;
+        /* a count that cuts k exactly, up to a quarter fewer: split-K reads A or B in place only
+         * where the slices end at k (core/gemm.c splitk_direct), else it packs them (two more
+         * launches; 512^3 wants 5 slices, and 4 are exact) */
+        for (size_t e = s; e >= 2 && 4 * e >= 3 * s; e--)
+            if (k % gp->kwg == 0 && chg_round_up((k + e - 1) / e, (size_t)gp->kwg) * e == k) {
+                s = e;
+                break;
+            }
     }
     /* each slice at least minrows of k (a forced split too: a slice of a few rows costs a
      * partial product of C for nothing) */

@@ -22,9 +22,10 @@ typedef struct chg_splitk_s {
 } chg_splitk_t;
 
 /* How many slices an m x n x k call on dev with parameters gp gets for a class split of
- * `split` (0: chosen here, 1: none, s >= 2: at most s). Chosen: none when the tiles of C are at
- * least twice the compute units (once on a CPU), else enough slices to reach that and at least
- * one per 4096 rows of k, each slice at least 256 rows of k (and one KWG), at most 16. Returns 1 (no split) or the count. */
+ * `split` (0: chosen here, 1: none, s >= 2: at most s, each slice at least 256 rows of k).
+ * Chosen: none when C has at least one tile per compute unit, else enough slices for two tiles
+ * per compute unit (one on a CPU) and at least one per 4096 rows of k, each slice at least 32
+ * rows of k (and one KWG), at most 16. Returns 1 (no split) or the count. */
 int chg_splitk_slices(const chg_device_t *dev, const chg_gemm_params_t *gp, size_t m, size_t n,
                       size_t k, int split);
 
