@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "bench_host_sweep_int.h"
 #include "bench_util.h"
@@ -163,6 +164,11 @@ static void sw_case_openblas(sw_case_t *c)
         r->in_ob = 1;
     } else {
         sw_time(sw_openblas, &c->call, c->warm_after, c->o->reps, hint, &r->ob, &r->in_ob);
+    }
+    /* small n: paired with ours, which runs OpenBLAS itself there */
+    if (r->n > SWEEP_PAIRED_MAX_N) {
+        const struct timespec settle = {0, SWEEP_OB_SETTLE_MS * 1000000L};
+        nanosleep(&settle, NULL);
     }
 }
 #endif

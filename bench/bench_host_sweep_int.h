@@ -19,6 +19,12 @@
 #define SWEEP_OB_ONE_SAMPLE_MS 2000.0 /* OpenBLAS calls this long are timed once (the reference) */
 #define SWEEP_MAX_CASES (2 * 2 * MAX_SIZES)
 #define SWEEP_PAIRED_MAX_N 256 /* ours against OpenBLAS in paired samples up to this n */
+/* After OpenBLAS's samples, a pause before anything else is timed: OpenBLAS's idle worker
+ * threads spin for 2^28 TSC cycles (~0.1 s; OPENBLAS_THREAD_TIMEOUT) after each multithreaded
+ * call, and on the H100 host host DGEMM 4096 called 0 / 50 / 150 / 400 ms after an OpenBLAS
+ * DGEMM ran 3.6-6.9 / 1.6-5.9 / 6.6-10.3 / 9.1-10.0 TFLOP/s (the pack threads sharing the cores
+ * with 15 spinning ones), which made the sweep's first samples of ours the slow ones */
+#define SWEEP_OB_SETTLE_MS 300
 
 /* The sweep's betas, b = 0, 1. */
 static inline double sw_beta(int b) { return b ? 0.5 : 0.0; }
