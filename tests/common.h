@@ -63,6 +63,14 @@ typedef struct tc_env_s {
  * lists fewer than N devices and one of them is not a CPU device (where all are CPU devices, as
  * with PoCL, the test runs). */
 int tc_require_feature(void);
+/* For the tests whose device-memory caps (a few hundred KiB to a few MiB) exist to cut the host
+ * pipeline's work into many tiles, slices and strips: where a device the library would use is a
+ * GPU, its tuned kernels' tiles (128 x 192 doubles and up on the H100) do not fit such a cap and
+ * every call answers CLHGEMM_WORKSPACE_TOO_SMALL, so this sets CLHGEMM_GEMM_PARAMS to the
+ * portable kernel on 32 x 32 tiles (unless a *GEMM_PARAMS variable is already set) and says
+ * so on stdout. Call it before the first handle or device-buffer call (the parameters are
+ * resolved once per device). Nothing on CPU devices (PoCL: the tests as written). */
+void tc_small_tiles_on_gpu(const char *why);
 /* Opens the first device of clhgemm_devices_get(NULL, ...). Returns 0, TC_SKIP when the machine
  * has no OpenCL device or lacks CLHGEMM_TEST_REQUIRE_FEATURE, or 1 on any other error (message
  * printed). */

@@ -754,6 +754,9 @@ int main(int argc, char **argv)
     const char *mode = argv[1];
     if (!strcmp(mode, "fault-child") && argc > 2) return fault_child(atoi(argv[2]));
     if (!strcmp(mode, "fault")) {
+        /* before the children start: they inherit the environment */
+        if (getenv("CLHGEMM_DEVICE_MEMORY_LIMIT"))
+            tc_small_tiles_on_gpu("the device memory cap leaves room for the failing allocations to land mid-call");
         const int rc = mode_fault("/proc/self/exe");
         printf("%d checks, %d failed\n", tc_checks(), tc_failures());
         return rc ? rc : tc_failures() ? 1 : 0;

@@ -756,6 +756,8 @@ int main(int argc, char **argv)
            getenv("CLHGEMM_TRSM_NB") ? getenv("CLHGEMM_TRSM_NB") : "(unset)",
            getenv("CLHGEMM_DEVICE_MEMORY_LIMIT") ? getenv("CLHGEMM_DEVICE_MEMORY_LIMIT") : "(unset)",
            getenv("CLHGEMM_TRSM_PANEL") ? getenv("CLHGEMM_TRSM_PANEL") : "(unset)");
+    if (!strcmp(argv[1], "host") && getenv("CLHGEMM_DEVICE_MEMORY_LIMIT"))
+        tc_small_tiles_on_gpu("the device memory cap cuts A into blocks and B into strips");
     int rc = 0;
     if (!strcmp(argv[1], "args")) {
         rc = mode_args(&rng);
