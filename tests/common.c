@@ -152,16 +152,21 @@ int tc_require_feature(void)
     return feature_missing(&info) ? TC_SKIP : 0;
 }
 
+int tc_any_gpu(void)
+{
+    clhgemm_device_info_t info[16];
+    size_t count = 0;
+    if (clhgemm_devices_get(NULL, info, 16, &count) != CLHGEMM_SUCCESS) return 0;
+    for (size_t i = 0; i < count && i < 16; i++)
+        if (info[i].kind == CLHGEMM_DEVICE_GPU) return 1;
+    return 0;
+}
+
 void tc_small_tiles_on_gpu(const char *why)
 {
     if (getenv("CLHGEMM_GEMM_PARAMS") || getenv("CLHGEMM_SGEMM_PARAMS") || getenv("CLHGEMM_DGEMM_PARAMS"))
         return;
-    clhgemm_device_info_t info[16];
-    size_t count = 0;
-    if (clhgemm_devices_get(NULL, info, 16, &count) != CLHGEMM_SUCCESS) return;
-    int gpu = 0;
-    for (size_t i = 0; i < count && i < 16; i++) gpu |= info[i].kind == CLHGEMM_DEVICE_GPU;
-    if (!gpu) return;
+    if (!tc_any_gpu()) return;
     /* every key named: an override keeps the tuned entry's values of the keys it leaves out
      * (the H100's FP64 MMA=2, PF=2 would then refuse these tiles) */
     static const char small[] = "MWG=32,NWG=32,KWG=16,MDIMC=8,NDIMC=8,VWM=2,VWN=2,SA=0,SB=0,KWI=2,"

@@ -71,6 +71,8 @@ int tc_require_feature(void);
  * so on stdout. Call it before the first handle or device-buffer call (the parameters are
  * resolved once per device). Nothing on CPU devices (PoCL: the tests as written). */
 void tc_small_tiles_on_gpu(const char *why);
+/* 1 when a device the library would use (clhgemm_devices_get(NULL, ...)) is a GPU. */
+int tc_any_gpu(void);
 /* Opens the first device of clhgemm_devices_get(NULL, ...). Returns 0, TC_SKIP when the machine
  * has no OpenCL device or lacks CLHGEMM_TEST_REQUIRE_FEATURE, or 1 on any other error (message
  * printed). */

@@ -1027,17 +1027,6 @@ static int mode_fault(const char *self)
 
 /* ---- the CPU share ---------------------------------------------------------------------------- */
 
-/* 1 when a device the library would use is a GPU. */
-static int any_gpu(void)
-{
-    clhgemm_device_info_t info[16];
-    size_t count = 0;
-    if (clhgemm_devices_get(NULL, info, 16, &count) != CLHGEMM_SUCCESS) return 0;
-    for (size_t i = 0; i < count && i < 16; i++)
-        if (info[i].kind == CLHGEMM_DEVICE_GPU) return 1;
-    return 0;
-}
-
 /* CTest sets CLHGEMM_CPU_SHARE to 0, 0.3, 1 or auto (with CLHGEMM_CPU_SHARE_ANY_DEVICE=1, so
  * that auto engages beside PoCL's CPU device too) and CLHGEMM_CPU_SCHED to slab or strips:
  * every result must be right, call info must report the share (none for 0, all for 1, the
@@ -1104,7 +1093,7 @@ static int mode_cpushare(void)
      * (PoCL, CLHGEMM_CPU_SHARE_ANY_DEVICE=1 in CTest), while beside a GPU its model may find
      * every one of these calls faster on the GPU alone (the H100: it gives none) */
     if (want != 0.0 && max_frac == 0.0) {
-        if (want < 0.0 && any_gpu()) {
+        if (want < 0.0 && tc_any_gpu()) {
             printf("cpushare: auto gave no share beside a GPU (allowed: the model's choice)\n");
         } else {
             fprintf(stderr, "FAIL cpushare: the CPU share never took part\n");

@@ -12,7 +12,8 @@
  * written once: C := alpha*acc + beta*C, C's input never read when beta == 0. On x86-64 with
  * glibc (GCC 12 or later) the kernel is compiled for x86-64-v4 (AVX-512), v3 (AVX2, FMA) and the
  * baseline, the best chosen when the library loads (ifunc); elsewhere GCC or Clang vectors for
- * the target, or plain C.
+ * the target, or plain C. The squares DGEMM 16 and 32 and SGEMM 32 take a wide kernel on
+ * x86-64-v4 hosts instead (panels of two vectors, blocks of eight columns).
  *
  * Which calls the CPU route gives it is cpu/tinysel.h's choice (measured per host against
  * OpenBLAS; CLHGEMM_TINY).
