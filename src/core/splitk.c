@@ -10,6 +10,18 @@
 #include "device/cache.h"
 #include "kernels/embedded.h"
 
+/* The largest count from s down to three quarters of s whose slices end exactly at k (as
+ * chg_splitk_plan cuts them), else s: split-K reads A or B in place only there (core/gemm.c
+ * splitk_direct), and packs them otherwise (two more launches; 512^3 wants 5 slices, 4 are
+ * exact). */
+static size_t exact_count(const chg_gemm_params_t *gp, size_t k, size_t s)
+{
+    chg_splitk_t sk;
+    for (size_t e = s; e >= 2 && 4 * e >= 3 * s; e--)
+        if (chg_splitk_plan(gp, 1, 1, k, (int)e, &sk) && sk.slices == (int)e && sk.ktot == k) return e;
+    return s;
+}
+
 int chg_splitk_slices(const chg_device_t *dev, const chg_gemm_params_t *gp, size_t m, size_t n,
                       size_t k, int split)
 {
@@ -39,20 +51,12 @@ int chg_splitk_slices(const chg_device_t *dev, const chg_gemm_params_t *gp, size
         const size_t by_k = (k + 4095) / 4096;
         if (s < by_k) s = by_k;
         if (s > 16) s = 16;
-        if (s > k / minrows) s = k / minrows;
-        /* a count that cuts k exactly, up to a quarter fewer: split-K reads A or B in place only
-         * where the slices end at k (core/gemm.c splitk_direct), else it packs them (two more
-         * launches; 512^3 wants 5 slices, and 4 are exact) */
-        for (size_t e = s; e >= 2 && 4 * e >= 3 * s; e--)
-            if (k % gp->kwg == 0 && chg_round_up((k + e - 1) / e, (size_t)gp->kwg) * e == k) {
-                s = e;
-                break;
-            }
     }
     /* each slice at least minrows of k (a forced split too: a slice of a few rows costs a
      * partial product of C for nothing) */
     const size_t maxs = k / minrows;
     if (s > maxs) s = maxs;
+    if (split < 2) s = exact_count(gp, k, s);
     return s >= 2 ? (int)s : 1;
 }
 

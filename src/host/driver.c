@@ -189,7 +189,6 @@ static cl_int group_slice(drv_t *v, tile_t *t, size_t s, size_t kpad, size_t pos
         t->last_kp = pos * v->bkp + kpad;
         t->last_aoff = aoff;
         t->last_apk = apk;
-        t->last_boff = 0;
         t->last_acc = t->gs > t->s_lo;
         return CL_SUCCESS;
     }

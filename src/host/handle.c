@@ -138,6 +138,10 @@ static clhgemm_status_t open_device(clhgemm_handle_t h, hopts_t *p, cl_device_id
     if (err != CL_SUCCESS) return (clhgemm_status_t)err;
     const unsigned long long cap = d->dev.info.global_mem_bytes / 10 * 8;
     d->mem_limit = p->limit ? CHG_MIN(p->limit, d->dev.info.global_mem_bytes) : cap;
+    cl_uint bits = 0;
+    if (clGetDeviceInfo(id, CL_DEVICE_MEM_BASE_ADDR_ALIGN, sizeof bits, &bits, NULL) != CL_SUCCESS || bits < 8)
+        bits = 4096; /* unknown: the largest the OpenCL devices in use report (NVIDIA's) */
+    d->sub_align = bits / 8;
     err = chg_measure_bus(d);
     return err != CL_SUCCESS ? (clhgemm_status_t)err : CLHGEMM_SUCCESS;
 }

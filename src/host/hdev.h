@@ -57,6 +57,7 @@ typedef struct hdev_s {
     cl_command_queue q[MAX_QUEUES];
     int nq;
     unsigned long long mem_limit;
+    size_t sub_align;          /* bytes: where a sub-buffer may start (CL_DEVICE_MEM_BASE_ADDR_ALIGN) */
     double h2d_bps, d2h_bps;   /* measured pinned bandwidths */
     double dev_bps;            /* measured device memory traffic rate (copy: read + write) */
     double rate[2];            /* measured kernel rate per precision (flop/s), 0 = not yet */

@@ -434,13 +434,10 @@ static void piece_cols(const drv_t *v, const tile_t *t, int np, int p, size_t *c
 
 int chg_split_fits(const drv_t *v, const tile_t *t, int np)
 {
-    cl_uint bits = 0;
-    if (clGetDeviceInfo(v->d->id, CL_DEVICE_MEM_BASE_ADDR_ALIGN, sizeof bits, &bits, NULL) != CL_SUCCESS || bits < 8)
-        bits = 4096; /* unknown: the largest the OpenCL devices in use report (NVIDIA's) */
     for (int p = 1; p < np; p++) {
         size_t c0, cw;
         piece_cols(v, t, np, p, &c0, &cw);
-        if ((c0 * t->mpad * v->c->es) % (bits / 8)) return 0;
+        if ((c0 * t->mpad * v->c->es) % v->d->sub_align) return 0;
     }
     return 1;
 }
@@ -471,7 +468,7 @@ cl_int chg_writeback_split(drv_t *v, const tile_t *t)
         if ((err = injected(v)) == CL_SUCCESS)
             err = chg_enqueue_kernel_at(v->qk, &v->ks, t->i0, t->j0 + c0, t->last_p0, t->mpad, cw, t->last_kp,
                                         t->apack, t->last_aoff, t->last_apk, v->d->buf[B_BPACK][0],
-                                        t->last_boff + c0 * v->group_pk, v->group_pk, cp, t->last_acc, 0, NULL,
+                                        c0 * v->group_pk, v->group_pk, cp, t->last_acc, 0, NULL,
                                         c->trace ? &kev : NULL);
         if (err == CL_SUCCESS) chg_tile_trace(v, Q_KERNEL, "gemm", kev);
         chg_ev_release(&kev);

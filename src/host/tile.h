@@ -94,7 +94,7 @@ typedef struct tile_s {
     /* A split final tile (chg_writeback_split): its last slice is launched in `split` column
      * pieces after the k loop, with these arguments of the launch the loop held back. */
     int split;
-    size_t last_p0, last_kp, last_aoff, last_apk, last_boff;
+    size_t last_p0, last_kp, last_aoff, last_apk;
     int last_acc;
 } tile_t;
 
@@ -153,7 +153,7 @@ cl_int chg_writeback_tile(drv_t *v, const tile_t *t);
  * on the H100). Registered as pending like chg_writeback_tile's. */
 cl_int chg_writeback_split(drv_t *v, const tile_t *t);
 /* 1 when each of np pieces' Cp sub-buffers would start at the device's
- * CL_DEVICE_MEM_BASE_ADDR_ALIGN, as a sub-buffer must. */
+ * CL_DEVICE_MEM_BASE_ADDR_ALIGN (hdev_t sub_align), as a sub-buffer must. */
 int chg_split_fits(const drv_t *v, const tile_t *t, int np);
 
 /* Unpacks out slot `slot` completely (waiting for its copies home). */
