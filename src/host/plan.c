@@ -83,6 +83,33 @@ int chg_final_pieces(size_t rows, size_t cols, size_t tile_m, size_t tile_n, uns
     return 1;
 }
 
+/* The time of a device's first k slice (bm x bk of A, bk x bn of B) through the pack threads
+ * and the bus: what the pipeline waits for before its first kernel. */
+static double first_slice_time(const pctx_t *c, size_t bm, size_t bn, size_t bk)
+{
+    const double s = (double)c->es, nd = c->ndev;
+    const double bsh = c->share_b ? 1.0 : nd;
+    return s * (double)bk * (((double)bm * nd + (double)bn * bsh) / c->pack + ((double)bm + bn) * nd / c->h2d);
+}
+
+/* Parts of a device's first k slice (the ramp): CLHGEMM_RAMP forces a count (c->ramp > 0).
+ * Otherwise the count that minimises the fill f / r + (r - 1) x RAMP_PART_STEPS x step_cost, f
+ * the first slice's time: r = sqrt(f / (RAMP_PART_STEPS x step_cost)), rounded, 1 to
+ * CHG_RAMP_MAX. A part after the first costs two steps: its A and B copies and its launch wait
+ * on one another (the kernel queue's idle gaps between parts were 0.09-0.15 ms on the H100).
+ * Four parts at every size (the count before) cost DGEMM n = 512 from host memory 0.9 ms a call
+ * against 0.7 with one part there. */
+#define CHG_RAMP_MAX 4
+#define RAMP_PART_STEPS 2.0
+int chg_plan_ramp(const pctx_t *c, size_t bm, size_t bn, size_t bk)
+{
+    if (c->ramp > 0) return c->ramp;
+    if (!(c->step_cost > 0) || !(c->pack > 0) || !(c->h2d > 0)) return CHG_RAMP_MAX;
+    const double part_cost = RAMP_PART_STEPS * c->step_cost;
+    const double r = floor(sqrt(first_slice_time(c, bm, bn, bk) / part_cost) + 0.5);
+    return (int)CHG_MAX(1.0, CHG_MIN((double)CHG_RAMP_MAX, r));
+}
+
 /* The start of a device after the first, in fixed step costs (chg_plan_time's setup term). */
 #define SETUP_STEPS 2.0
 
@@ -137,8 +164,9 @@ double chg_plan_time(const pctx_t *c, size_t bm, size_t bn, size_t bk, int amode
         t.burst = burst * starts;
     }
     /* Fill: the first slice's panels (the first of its ramp parts) through the pack threads and
-     * the bus before any kernel. */
-    t.fill = s * bk * ((bm * nd + bn * bsh) / c->pack + (bm + bn) * nd / c->h2d) / CHG_MAX(c->ramp, 1);
+     * the bus before any kernel; each part after the first costs a step (chg_plan_ramp). */
+    const int ramp = chg_plan_ramp(c, bm, bn, bk);
+    t.fill = first_slice_time(c, bm, bn, bk) / ramp + (ramp - 1) * RAMP_PART_STEPS * c->step_cost;
     /* Drain: the last piece of each device's final tile home and unpacked (drive() splits a
      * final tile into column pieces that still give every compute unit two work-groups). With
      * A streamed only the last k slice is split (host/tile.c chg_writeback_split): that hides
@@ -182,7 +210,7 @@ static plan_t plan_of(const pctx_t *pc, size_t bm, size_t bn, size_t bk, int amo
     return (plan_t){.bm = bm, .bn = bn, .bk = bk, .mt = chg_ceil_div(pc->m, bm), .nt = chg_ceil_div(pc->n, bn),
                     .kt = chg_plan_kt(pc, bk), .amode = amode,
                     .predicted = chg_plan_time(pc, bm, bn, bk, amode, NULL), .kg = pc->kgroup,
-                    .ramp = pc->ramp, .ndev = pc->ndev};
+                    .ramp = chg_plan_ramp(pc, bm, bn, bk), .ndev = pc->ndev};
 }
 
 static int make_plan(const pctx_t *c, plan_t *out)
@@ -493,7 +521,7 @@ void chg_plan_context(clhgemm_handle_t h, chg_precision_t prec, size_t m, size_t
      * was 43 GB/s on the H100 machine and the pack threads reached ~45-52 GB/s in its traces. */
     pc->pack = h->pack_seen_bps > 0 ? h->pack_seen_bps : h->pack_bps * 0.9;
     pc->kgroup = chg_env_int("CLHGEMM_KGROUP", 2, 1, NSTAGE - 1);
-    pc->ramp = chg_env_int("CLHGEMM_RAMP", 4, 1, 64);
+    pc->ramp = chg_env_int("CLHGEMM_RAMP", 0, 1, 64); /* 0: by the model (chg_plan_ramp) */
 }
 
 /* Why the plan runs on pl->ndev of pc->ndev devices: every count's model time. */
@@ -531,8 +559,8 @@ void chg_plan_log(clhgemm_handle_t h, const pctx_t *pc_all, const plan_t *pl, co
     const char *bound = mx == t.compute + t.devcopy ? "kernel" : mx == t.pack ? "pack threads"
                       : mx == t.h2d ? "host->device bus" : "device->host bus";
     chg_log(1, "plan %s m=%zu n=%zu k=%zu on %d device(s): tiles %zux%zu, k slices %zu "
-               "(%zux%zu tiles x %zu slices, up to %d per launch), A %s, %.2f of %.2f GiB per device, %.2f of %.2f GiB pinned",
-            name, pc->m, pc->n, pc->k, pc->ndev, pl->bm, pl->bn, pl->bk, pl->mt, pl->nt, pl->kt, pl->kg,
+               "(%zux%zu tiles x %zu slices, up to %d per launch, the first in %d part(s)), A %s, %.2f of %.2f GiB per device, %.2f of %.2f GiB pinned",
+            name, pc->m, pc->n, pc->k, pc->ndev, pl->bm, pl->bn, pl->bk, pl->mt, pl->nt, pl->kt, pl->kg, pl->ramp,
             chg_amode_name[pl->amode], mem / 1073741824.0, pc->mem / 1073741824.0,
             plan_pinned(pc, pl->bm, pl->bn, pl->bk) * (double)pc->ndev / 1073741824.0,
             pc->pinned / 1073741824.0);

@@ -37,7 +37,7 @@ typedef struct plan_s {
     int amode;             /* AMODE_* */
     double predicted;      /* model time (s) */
     int kg;                /* k slices per kernel launch (pctx_t.kgroup) */
-    int ramp;              /* parts of a device's first k slice (pctx_t.ramp) */
+    int ramp;              /* parts of a device's first k slice (chg_plan_ramp) */
     /* Devices the plan runs on: the first ndev of the handle (chg_plan_call's choice), and the
      * model's best time with each count d = 1 .. CHG_PLAN_NDEV_LOG (t_ndev[d - 1]; 0: not
      * evaluated or nothing fits), for CLHGEMM_VERBOSE's "why". */
@@ -73,8 +73,9 @@ typedef struct pctx_s {
      * them. At most NSTAGE - 1 so that the slice rings still run a group ahead of the kernel
      * queue (drive()). */
     int kgroup;
-    /* A device's first k slice is loaded and run in this many parts (CLHGEMM_RAMP, default 4;
-     * 1: whole), so that the first kernel starts after a part of it arrived. */
+    /* A device's first k slice is loaded and run in parts, so that the first kernel starts
+     * after a part of it arrived: CLHGEMM_RAMP's count (1: whole), 0 (unset): chg_plan_ramp's
+     * choice per plan shape. */
     int ramp;
 } pctx_t;
 
@@ -129,6 +130,9 @@ double chg_plan_time(const pctx_t *c, size_t bm, size_t bn, size_t bk, int amode
  * when each piece still gives every compute unit two work-groups, so that the pieces' trips
  * home overlap the remaining kernels; 1 when A is streamed (each piece would move the tile's
  * A again). The model and the driver both use it. */
+/* Parts of a device's first k slice for a plan of tile (bm, bn, bk): CLHGEMM_RAMP's count, else
+ * the model's (fill against the fixed cost of a step). */
+int chg_plan_ramp(const pctx_t *c, size_t bm, size_t bn, size_t bk);
 int chg_final_pieces(size_t rows, size_t cols, size_t tile_m, size_t tile_n, unsigned cus, int amode);
 
 /* CLHGEMM_VERBOSE=1: the plan of `name` (pc: chg_plan_context's, all the devices) and every term
