@@ -93,21 +93,30 @@ static double first_slice_time(const pctx_t *c, size_t bm, size_t bn, size_t bk)
 }
 
 /* Parts of a device's first k slice (the ramp): CLHGEMM_RAMP forces a count (c->ramp > 0).
- * Otherwise the count that minimises the fill f / r + (r - 1) x RAMP_PART_STEPS x step_cost, f
- * the first slice's time: r = sqrt(f / (RAMP_PART_STEPS x step_cost)), rounded, 1 to
- * CHG_RAMP_MAX. A part after the first costs two steps: its A and B copies and its launch wait
- * on one another (the kernel queue's idle gaps between parts were 0.09-0.15 ms on the H100).
- * Four parts at every size (the count before) cost DGEMM n = 512 from host memory 0.9 ms a call
- * against 0.7 with one part there. */
+ * Otherwise the count r of 1 .. CHG_RAMP_MAX with the least fill, ramp_fill: f / r, f the first
+ * slice's time, plus RAMP_PART_STEPS step costs for each part after the first. A part costs
+ * about four steps on the H100: its A and B copies and its launch wait on one another (the
+ * kernel queue's idle gaps between parts were 0.09-0.15 ms in DGEMM n = 512's trace), and its
+ * shorter copies and launch run less efficiently (forced counts in one lease: one part more
+ * cost DGEMM n = 2048 0.2 ms and SGEMM 0.4 ms, three more DGEMM n = 4096 0.7 ms). Four parts at
+ * every size (the count before) made DGEMM n = 512 from host memory take 0.9 ms a call against
+ * 0.7 with one. */
 #define CHG_RAMP_MAX 4
-#define RAMP_PART_STEPS 2.0
+#define RAMP_PART_STEPS 4.0
+static double ramp_fill(const pctx_t *c, double f, int r)
+{
+    return f / r + (r - 1) * RAMP_PART_STEPS * c->step_cost;
+}
+
 int chg_plan_ramp(const pctx_t *c, size_t bm, size_t bn, size_t bk)
 {
     if (c->ramp > 0) return c->ramp;
     if (!(c->step_cost > 0) || !(c->pack > 0) || !(c->h2d > 0)) return CHG_RAMP_MAX;
-    const double part_cost = RAMP_PART_STEPS * c->step_cost;
-    const double r = floor(sqrt(first_slice_time(c, bm, bn, bk) / part_cost) + 0.5);
-    return (int)CHG_MAX(1.0, CHG_MIN((double)CHG_RAMP_MAX, r));
+    const double f = first_slice_time(c, bm, bn, bk);
+    int best = 1;
+    for (int r = 2; r <= CHG_RAMP_MAX; r++)
+        if (ramp_fill(c, f, r) < ramp_fill(c, f, best)) best = r;
+    return best;
 }
 
 /* The start of a device after the first, in fixed step costs (chg_plan_time's setup term). */
@@ -164,9 +173,8 @@ double chg_plan_time(const pctx_t *c, size_t bm, size_t bn, size_t bk, int amode
         t.burst = burst * starts;
     }
     /* Fill: the first slice's panels (the first of its ramp parts) through the pack threads and
-     * the bus before any kernel; each part after the first costs a step (chg_plan_ramp). */
-    const int ramp = chg_plan_ramp(c, bm, bn, bk);
-    t.fill = first_slice_time(c, bm, bn, bk) / ramp + (ramp - 1) * RAMP_PART_STEPS * c->step_cost;
+     * the bus before any kernel, and the cost of the ramp's further parts (chg_plan_ramp). */
+    t.fill = ramp_fill(c, first_slice_time(c, bm, bn, bk), chg_plan_ramp(c, bm, bn, bk));
     /* Drain: the last piece of each device's final tile home and unpacked (drive() splits a
      * final tile into column pieces that still give every compute unit two work-groups). With
      * A streamed only the last k slice is split (host/tile.c chg_writeback_split): that hides

@@ -126,13 +126,14 @@ void chg_plan_cache_free(clhgemm_handle_t h);
 /* Model time of a plan; out (may be NULL) receives its terms. */
 double chg_plan_time(const pctx_t *c, size_t bm, size_t bn, size_t bk, int amode, pterms_t *out);
 
+/* Parts of a device's first k slice for a plan of tile (bm, bn, bk): CLHGEMM_RAMP's count, else
+ * the model's (the first slice's time against a fixed cost per part). */
+int chg_plan_ramp(const pctx_t *c, size_t bm, size_t bn, size_t bk);
+
 /* Column pieces of a device's final tile (rows x cols, kernel tiles tile_m x tile_n): 4 or 2
  * when each piece still gives every compute unit two work-groups, so that the pieces' trips
  * home overlap the remaining kernels; 1 when A is streamed (each piece would move the tile's
  * A again). The model and the driver both use it. */
-/* Parts of a device's first k slice for a plan of tile (bm, bn, bk): CLHGEMM_RAMP's count, else
- * the model's (fill against the fixed cost of a step). */
-int chg_plan_ramp(const pctx_t *c, size_t bm, size_t bn, size_t bk);
 int chg_final_pieces(size_t rows, size_t cols, size_t tile_m, size_t tile_n, unsigned cus, int amode);
 
 /* CLHGEMM_VERBOSE=1: the plan of `name` (pc: chg_plan_context's, all the devices) and every term
