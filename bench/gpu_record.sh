@@ -46,9 +46,10 @@
 #   ptxas       ptxas -v (sm_90) on each GEMM kernel the driver caches: registers, spills, mma.sync
 #   ab REV      REV (a git revision, a source directory, or .scratch/ab-REV made where git is:
 #               git archive --prefix=ab-REV/ REV | tar -x -C .scratch) built in build-ab-REV, the
-#               working tree in $BUILD_DIR; then device n = 8192 S/D, host 16384/32768 S/D and level3
-#               n = 8192 (AB_PARTS) for REV and the working tree alternately, AB_ROUNDS times, in
-#               one session; prints the before/after table
+#               working tree in $BUILD_DIR; then device n = 8192 S/D, host 16384/32768 S/D
+#               (AB_HOST_SIZES) and level3 n = 8192 (AB_PARTS; also midhost: host calls on the
+#               device route at n = $AB_MID_SIZES, 256..4096) for REV and the working tree
+#               alternately, AB_ROUNDS times, in one session; prints the before/after table
 #   pack        (run last wherever it is named) this run's stage folders into $OUT/gpu-record.tgz
 #               beside summary.txt: the device tool brings back at most 8 files
 #
@@ -60,7 +61,7 @@
 # Environment: OUT, SRC, BUILD_DIR, JOBS (16), CMAKE_ARGS, TEST_LABEL, DEVICE_SIZES, REPS (10),
 # HOST_SIZES, HOST_PREC (both), XT (1), HOST_RUNS (1), OVERSIZE_N (65536), L3_SIZES, CM_BUDGET
 # (80s), CPU_MODEL (1), TRACE_N (32768), TRACE_ENVS (-), AB_PARTS (device host level3),
-# AB_ROUNDS (1), AB_SRC, NUMPY_BUDGET (12), NUMPY_SIZES, NUMPY_ROUNDS (3), NUMPY_ROUND_SIZES (256,512,1024),
+# AB_ROUNDS (1), AB_SRC, AB_HOST_SIZES, AB_MID_SIZES, NUMPY_BUDGET (12), NUMPY_SIZES, NUMPY_ROUNDS (3), NUMPY_ROUND_SIZES (256,512,1024),
 # CLHGEMM_CACHE_DIR (/tmp/clhgemm-cache).
 set -u -o pipefail
 
@@ -508,7 +509,8 @@ ab_rows() { # PART LOG
     part == "device" && $1 ~ /^[0-9]+x[0-9]+x[0-9]+$/ && $2 ~ /^[sd]$/ {
       if ($3 ~ /^[0-9.]+$/) print part, $2 " " $1, $3
       if ($6 ~ /^[0-9.]+$/) print part, $2 " " $1 " cuBLAS", $6 }
-    part == "host" && $1 ~ /^[0-9]+$/ && $2 ~ /^[sd]$/ && $3 ~ /^[0-9.]+$/ { print part, $2 " n=" $1, $3 }
+    (part == "host" || part == "midhost") && $1 ~ /^[0-9]+$/ && $2 ~ /^[sd]$/ && $3 ~ /^[0-9.]+$/ {
+      print part, $2 " n=" $1, $3 }
     part == "level3" && $1 ~ /^(symm|syrk|syr2k|trmm)$/ && $4 ~ /^[0-9.]+$/ { print part, $1 " " $2 " n=" $3, $4 }'
 }
 
@@ -554,9 +556,12 @@ stage_ab() {
                     --reps "$REPS" --warmup 2 --no-clblast) ;;
           host) limit=420; cmd=("$bin/clhgemm-bench-host" --sizes "${AB_HOST_SIZES:-16384,32768}"
                   --precision both --reps 3 --warmup 1 --no-naive --no-xt --no-device-only) ;;
+          midhost) limit=300; cmd=(env CLHGEMM_ROUTE=device "$bin/clhgemm-bench-host"
+                     --sizes "${AB_MID_SIZES:-256,512,1024,2048,4096}" --precision both --reps 15
+                     --warmup 3 --no-naive --no-xt --no-device-only) ;;
           level3) limit=300; cmd=("$bin/clhgemm-bench-level3" --sizes 8192 --precision both --reps 5
                     --no-clblast --syr2k lib) ;;
-          *) echo "ab: unknown part '$part' (device, host, level3)"; return 2 ;;
+          *) echo "ab: unknown part '$part' (device, host, midhost, level3)"; return 2 ;;
         esac
         run_win "ab $part $side round $r" "$log" "$limit" \
           env CLHGEMM_CACHE_DIR="$CLHGEMM_CACHE_DIR-ab-$side" "${cmd[@]}" || rc=1

@@ -10,11 +10,13 @@
 # many CI runs, none in 40 local repetitions) and PoCL's, not ours: when, and only when, a run
 # dies with exactly that assertion, it is run once more and the second run decides. Any other
 # failure -- a wrong result, our own abort, a timeout -- fails at once.
+# The first run's output goes through as it comes (a test that hangs still shows its lines);
+# a copy is kept to look for the assertion, and its status through a file (a pipe loses it).
 log=$(mktemp "${TMPDIR:-/tmp}/clhgemm-pocl.XXXXXX") || exit 1
-trap 'rm -f "$log"' EXIT
-"$@" >"$log" 2>&1
-rc=$?
-cat "$log"
+st="$log.rc"
+trap 'rm -f "$log" "$st"' EXIT
+{ "$@"; echo $? >"$st"; } 2>&1 | tee "$log"
+rc=$(cat "$st" 2>/dev/null || echo 1)
 if [ $rc -ne 0 ] && [ $rc -ne 77 ] &&
    grep -q "pocl_release_dlhandle_cache: Assertion .found->ref_count > 0. failed" "$log"; then
   echo "NOTE: PoCL's dlhandle-cache assertion (a PoCL < 6.0 bug, see $0); running once more"

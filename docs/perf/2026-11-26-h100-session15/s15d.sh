@@ -1,3 +1,7 @@
+# s15d.sh -- written for the lease that did not start (device time ran out): the committed ramp
+# constant (6b94157) against the tree before the ramp (20d6f6d) and against one part forced.
+# Before it runs: git diff 20d6f6d 6b94157 -- src > .scratch/ramp3.patch (the old tree is this
+# tree with that patch reversed); on the device: . .gpuenv/env.sh && bash .scratch/s15d.sh
 set -u
 export JOBS=16 SRC=. BUILD_DIR=build-wt
 T0=$(date +%s)
