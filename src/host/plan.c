@@ -108,15 +108,20 @@ static double ramp_fill(const pctx_t *c, double f, int r)
     return f / r + (r - 1) * RAMP_PART_STEPS * c->step_cost;
 }
 
-int chg_plan_ramp(const pctx_t *c, size_t bm, size_t bn, size_t bk)
+/* The count for a first slice of time f (chg_plan_ramp's rule). */
+static int ramp_count(const pctx_t *c, double f)
 {
     if (c->ramp > 0) return c->ramp;
     if (!(c->step_cost > 0) || !(c->pack > 0) || !(c->h2d > 0)) return CHG_RAMP_MAX;
-    const double f = first_slice_time(c, bm, bn, bk);
     int best = 1;
     for (int r = 2; r <= CHG_RAMP_MAX; r++)
         if (ramp_fill(c, f, r) < ramp_fill(c, f, best)) best = r;
     return best;
+}
+
+int chg_plan_ramp(const pctx_t *c, size_t bm, size_t bn, size_t bk)
+{
+    return ramp_count(c, first_slice_time(c, bm, bn, bk));
 }
 
 /* The start of a device after the first, in fixed step costs (chg_plan_time's setup term). */
@@ -174,7 +179,8 @@ double chg_plan_time(const pctx_t *c, size_t bm, size_t bn, size_t bk, int amode
     }
     /* Fill: the first slice's panels (the first of its ramp parts) through the pack threads and
      * the bus before any kernel, and the cost of the ramp's further parts (chg_plan_ramp). */
-    t.fill = ramp_fill(c, first_slice_time(c, bm, bn, bk), chg_plan_ramp(c, bm, bn, bk));
+    const double first = first_slice_time(c, bm, bn, bk);
+    t.fill = ramp_fill(c, first, ramp_count(c, first));
     /* Drain: the last piece of each device's final tile home and unpacked (drive() splits a
      * final tile into column pieces that still give every compute unit two work-groups). With
      * A streamed only the last k slice is split (host/tile.c chg_writeback_split): that hides
