@@ -2,20 +2,27 @@
  * trsm_strips.c -- host-memory TRSM by strips of right-hand sides (trsm_strips.h says what).
  *
  * One thread (the caller's) drives every device; the pool's pack threads do the host copies.
- * Per device: A's triangle goes up in pieces of block columns, each packed by the pack threads
- * into one of the device's pinned staging slots (the handle's st_a ring, kept between calls)
- * and DMAed from there (h2d queue), then the diagonal blocks are inverted (kernel queue). Then
- * the strips, taken dynamically: whenever a device has a free slot (SLOTS per device), it takes
- * the lowest strip not taken yet: the pack threads copy the strip from the caller's B into the
- * slot's pinned buffer (tight), the h2d queue DMAs it to the slot's device buffer, the kernel
- * queue solves it (core/trsm_dev.h), the d2h queue DMAs it back into the same pinned buffer.
- * The thread then waits for whichever read-back ends first (polling when several devices are
- * busy), and the pack threads copy that strip home into B. So the bus sees only pinned memory,
- * one strip's copies overlap the other slots' solves, A's DMA overlaps the first strip's pack,
+ * Everything crosses the bus in column chunks (CHUNK_BYTES or more): the pack threads fill
+ * chunk j + 1 in pinned memory while chunk j's DMA runs. Per device: A's triangle goes up in
+ * chunks of block columns through a ring of regions of the last slot's pinned buffer (h2d
+ * queue), then the diagonal blocks are inverted (kernel queue). Then the strips, taken
+ * dynamically: whenever a device has a free slot (SLOTS per device), it takes the lowest strip
+ * not taken yet: the pack threads copy the strip from the caller's B into the slot's pinned
+ * buffer (tight) chunk by chunk, the h2d queue DMAs each chunk to the slot's device buffer as
+ * it is filled (the first strip's chunks right behind A's), the kernel queue solves it
+ * (core/trsm_dev.h), the d2h queue DMAs it back into the same pinned buffer, in column chunks
+ * for side left (whole for side right, whose independent right-hand sides are B's rows). The
+ * thread then waits for whichever read-back begins arriving first (polling when several
+ * devices are busy), and the pack threads copy that strip home into B chunk by chunk as the
+ * chunks arrive. So the bus sees only pinned memory, the first solve starts once A and the
+ * first strip have crossed (not after A's copies, then the strip's, then its DMA), one strip's
+ * copies overlap the other slots' solves, the last strip's copy home overlaps its read-back,
  * and a faster device takes more strips.
  *
- * A lost device (host/fault.h, issue 23): B is written only when a strip's result is home, so a
- * strip that failed anywhere on a device still holds its input in B. An OpenCL error of a
+ * A lost device (host/fault.h, issue 23): B is written only from chunks read back, so a
+ * strip that failed anywhere on a device before its read-back still holds its input in B; a
+ * read-back that fails part way leaves the chunks home solved and the rest (independent
+ * columns) holding their input, which are solved on the CPU at once. An OpenCL error of a
  * device (in its setup but an allocation failure, in a strip's commands, or in a read-back's
  * event; CLHGEMM_FAULT_INJECT counts strips home as its tiles) marks the device lost (one line
  * on stderr), its strips not home go back to the pool of strips, and the other devices take
@@ -47,6 +54,13 @@
 
 #define SLOTS 3 /* strips in flight per device (pinned and device buffers of one strip each) */
 _Static_assert(SLOTS <= NSTAGE, "the strips' pinned buffers are the handle's st_a ring");
+/* The copies cross the bus in column chunks of CHUNK_BYTES or more (CLHGEMM_TRSM_CHUNK bytes
+ * when set: a test hook), at most MAX_CHUNKS per block: the pack threads fill chunk j + 1 while
+ * chunk j's DMA runs, and a strip read back is copied home chunk by chunk as its chunks arrive.
+ * A's chunks go through a ring of A_REGIONS regions of the last slot's pinned buffer. */
+#define CHUNK_BYTES (16u << 20)
+#define MAX_CHUNKS 32
+#define A_REGIONS 4
 
 /* Device bytes of the strips on one device: A (k x k, dense), D, SLOTS strips of k x w,
  * and what the GEMM core's workspace may take for the largest update (k/2 x w, inner k/2). */
@@ -91,6 +105,8 @@ typedef struct sdev_s {
     int have_t;
     cl_event inv;
     cl_event use[SLOTS];    /* the last command on the slot's pinned buffer (NULL: free) */
+    cl_event rb[SLOTS][MAX_CHUNKS]; /* the slot's strip's read-back, chunk by chunk */
+    int nrb[SLOTS];         /* its chunks (their columns: chg_chunk_cols of the strip) */
     long strip[SLOTS];      /* the strip in the slot, -1: none */
     unsigned long long seq[SLOTS];
 } sdev_t;
@@ -104,6 +120,7 @@ typedef struct strips_s {
     const char *A;
     char *B;
     size_t lda, ldb, es, k, rhs, w, nstrips, home, on_cpu;
+    size_t chunk;           /* bytes of a chunk at least (CHUNK_BYTES) */
     unsigned char *state;   /* S_* per strip */
     unsigned long long seq;
     sdev_t *sd;
@@ -126,44 +143,156 @@ static void strip_geom(const strips_t *c, size_t s, size_t *rows, size_t *cols, 
     *p = c->B + (c->sh->left ? j0 * c->ldb : j0) * c->es;
 }
 
-/* Waits for the last command on the slot's pinned buffer; its status. */
-static cl_int slot_wait(sdev_t *s, int i)
+/* Waits for event *e (none: nothing to wait for), releases it; its status. */
+static cl_int event_wait(cl_event *e)
 {
     cl_int err = CL_SUCCESS;
-    if (s->use[i]) {
-        err = clWaitForEvents(1, &s->use[i]);
+    if (*e) {
+        err = clWaitForEvents(1, e);
         cl_int es = CL_COMPLETE;
-        clGetEventInfo(s->use[i], CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof es, &es, NULL);
+        clGetEventInfo(*e, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof es, &es, NULL);
         if (err == CL_SUCCESS && es < 0) err = es;
-        drop_event(&s->use[i]);
+        drop_event(e);
     }
     return err;
 }
 
-/* A's stored triangle to the device: pieces of block columns through the pinned slots. */
+/* Waits for the last command on the slot's pinned buffer; its status. */
+static cl_int slot_wait(sdev_t *s, int i) { return event_wait(&s->use[i]); }
+
+/* The slot's read-back events. */
+static void drop_rb(sdev_t *s, int i)
+{
+    for (int j = 0; j < MAX_CHUNKS; j++) drop_event(&s->rb[i][j]);
+    s->nrb[i] = 0;
+}
+
+/* Column chunks of a block of `bytes` with `cols` columns: CHUNK_BYTES or more each, at most
+ * MAX_CHUNKS and one per column. */
+static int chunk_count(const strips_t *c, size_t bytes, size_t cols)
+{
+    const size_t n = CHG_MIN(CHG_MIN((size_t)MAX_CHUNKS, cols), bytes / c->chunk);
+    return (int)CHG_MAX((size_t)1, n);
+}
+
+/* An upload in column chunks: chunk j is columns [c0, c1) of the host block at src (chg_chunk_cols
+ * of cols in nch), rows [r0, r1) of them (all rows, or A's stored triangle); the pack threads
+ * copy it into pinned memory (tight) and the h2d queue DMAs it from there to element (r0, c0)
+ * of the device buffer dev (leading dimension dld). Pinned place: with reg_bytes 0, the chunk's
+ * own columns of a tight copy of the whole block; else region j % nreg of reg_bytes, free once
+ * the region's last DMA (reg_ev) has ended. */
+typedef struct upload_s {
+    const char *src;
+    size_t sld, rows, cols, es;
+    int tri;            /* 0: all rows; 1: upper (rows 0 .. c1); -1: lower (rows c0 .. rows) */
+    char *pin;
+    size_t reg_bytes;
+    int nreg;
+    cl_event *reg_ev;
+    cl_mem dev;
+    size_t dld;
+    int nch;
+} upload_t;
+
+/* Chunk j's columns, rows and pinned place. */
+static char *chunk_geom(const upload_t *u, int j, size_t *c0, size_t *c1, size_t *r0, size_t *r1)
+{
+    chg_chunk_cols(u->cols, u->nch, j, c0, c1);
+    *r0 = u->tri < 0 ? *c0 : 0;
+    *r1 = u->tri > 0 ? *c1 : u->rows;
+    return u->reg_bytes ? u->pin + (size_t)(j % u->nreg) * u->reg_bytes
+                        : u->pin + *c0 * u->rows * u->es;
+}
+
+/* Hands chunk j's copy to the pack threads, once its pinned region is free. */
+static cl_int upload_start(strips_t *c, upload_t *u, int j, chg_copy_t *m)
+{
+    size_t c0, c1, r0, r1;
+    char *pin = chunk_geom(u, j, &c0, &c1, &r0, &r1);
+    if (u->reg_bytes) {
+        const cl_int err = event_wait(&u->reg_ev[j % u->nreg]);
+        if (err != CL_SUCCESS) return err;
+    }
+    chg_copy_start(c->h->pool, 0, m, pin, r1 - r0, u->src + (r0 + c0 * u->sld) * u->es, u->sld,
+                   r1 - r0, c1 - c0, u->es, 0, CHG_TRI_NONE, 0, NULL, "trsm in");
+    return CL_SUCCESS;
+}
+
+/* Chunk j's DMA (its copy done); its event also becomes *last (the h2d queue is in order). */
+static cl_int upload_dma(strips_t *c, hdev_t *d, upload_t *u, int j, cl_event *last)
+{
+    size_t c0, c1, r0, r1;
+    char *pin = chunk_geom(u, j, &c0, &c1, &r0, &r1);
+    const size_t es = u->es, h = r1 - r0, w = c1 - c0;
+    cl_int err = chg_fault_cmd(&c->h->fault, d);
+    cl_event ev = NULL;
+    if (err == CL_SUCCESS && h == u->dld) {
+        err = clEnqueueWriteBuffer(d->q[Q_H2D], u->dev, CL_FALSE, c0 * h * es, h * w * es, pin, 0,
+                                   NULL, &ev);
+    } else if (err == CL_SUCCESS) {
+        const size_t o[3] = {r0 * es, c0, 0}, ho[3] = {0, 0, 0}, reg[3] = {h * es, w, 1};
+        err = clEnqueueWriteBufferRect(d->q[Q_H2D], u->dev, CL_FALSE, o, ho, reg, u->dld * es, 0,
+                                       h * es, 0, pin, 0, NULL, &ev);
+    }
+    if (err != CL_SUCCESS) return err;
+    clFlush(d->q[Q_H2D]); /* a wait on this copy must not depend on an unflushed queue */
+    c->to_dev += (double)(h * w * es);
+    if (u->reg_bytes) {
+        drop_event(&u->reg_ev[j % u->nreg]);
+        clRetainEvent(ev);
+        u->reg_ev[j % u->nreg] = ev;
+    }
+    drop_event(last);
+    *last = ev;
+    return CL_SUCCESS;
+}
+
+/* The upload: chunk j + 1's copy is handed out before chunk j's DMA is enqueued (where two
+ * regions or a whole-block place allow it), so the pack threads and the bus overlap; *last:
+ * the last chunk's DMA. */
+static cl_int upload(strips_t *c, hdev_t *d, upload_t *u, cl_event *last)
+{
+    chg_copy_t m[2];
+    int live[2] = {0, 0};
+    const int ahead = !u->reg_bytes || u->nreg >= 2;
+    cl_int err = CL_SUCCESS;
+    for (int j = 0; j < u->nch && err == CL_SUCCESS; j++) {
+        if (!live[j & 1]) {
+            err = upload_start(c, u, j, &m[j & 1]);
+            live[j & 1] = err == CL_SUCCESS;
+        }
+        if (err == CL_SUCCESS && ahead && j + 1 < u->nch) {
+            err = upload_start(c, u, j + 1, &m[(j + 1) & 1]);
+            live[(j + 1) & 1] = err == CL_SUCCESS;
+        }
+        if (live[j & 1]) chg_copy_finish(c->h->pool, &m[j & 1]);
+        live[j & 1] = 0;
+        if (err == CL_SUCCESS) err = upload_dma(c, d, u, j, last);
+    }
+    for (int i = 0; i < 2; i++)
+        if (live[i]) chg_copy_finish(c->h->pool, &m[i]); /* a copy in flight ends before we leave */
+    return err;
+}
+
+/* A's stored triangle to the device: column chunks through a ring of regions of the last
+ * slot's pinned buffer, which is free again once A's last chunk has crossed. */
 static cl_int upload_a(strips_t *c, sdev_t *s, cl_event *last)
 {
     hdev_t *d = s->d;
-    const size_t k = c->k, es = c->es, slot_bytes = k * c->w * es;
-    const size_t pc = CHG_MAX((size_t)1, slot_bytes / (k * es)); /* columns per piece */
-    cl_int err = CL_SUCCESS;
-    int i = 0;
-    for (size_t c0 = 0; c0 < k && err == CL_SUCCESS; c0 += pc, i = (i + 1) % SLOTS) {
-        const size_t c1 = CHG_MIN(k, c0 + pc);
-        const size_t r0 = c->sh->upper ? 0 : c0, r1 = c->sh->upper ? c1 : k, rows = r1 - r0;
-        if ((err = slot_wait(s, i)) != CL_SUCCESS || (err = chg_fault_cmd(&c->h->fault, d)))
-            break;
-        chg_copy2d(c->h->pool, 0, d->st_a[i].ptr, rows, c->A + (r0 + c0 * c->lda) * es, c->lda,
-                   rows, c1 - c0, es, NULL, "trsm A");
-        const size_t o[3] = {r0 * es, c0, 0}, ho[3] = {0, 0, 0}, reg[3] = {rows * es, c1 - c0, 1};
-        err = clEnqueueWriteBufferRect(d->q[Q_H2D], s->a, CL_FALSE, o, ho, reg, k * es, 0,
-                                       rows * es, 0, d->st_a[i].ptr, 0, NULL, &s->use[i]);
-        c->to_dev += (double)rows * (c1 - c0) * es;
-        if (err == CL_SUCCESS) {
-            drop_event(last);
-            *last = s->use[i];
-            clRetainEvent(*last);
-        }
+    const size_t k = c->k, es = c->es;
+    const size_t cc = CHG_MAX((size_t)1, CHG_MIN(c->chunk / (k * es),
+                                                  CHG_MAX((size_t)1, c->w / A_REGIONS)));
+    cl_event ring[A_REGIONS] = {NULL};
+    upload_t u = {.src = c->A, .sld = c->lda, .rows = k, .cols = k, .es = es,
+                  .tri = c->sh->upper ? 1 : -1, .pin = d->st_a[SLOTS - 1].ptr,
+                  .reg_bytes = k * cc * es, .nreg = (int)CHG_MIN((size_t)A_REGIONS, c->w / cc),
+                  .reg_ev = ring, .dev = s->a, .dld = k, .nch = (int)chg_ceil_div(k, cc)};
+    cl_int err = slot_wait(s, SLOTS - 1);
+    if (err == CL_SUCCESS) err = upload(c, d, &u, last);
+    for (int r = 0; r < A_REGIONS; r++) drop_event(&ring[r]);
+    if (*last) {
+        clRetainEvent(*last);
+        s->use[SLOTS - 1] = *last;
     }
     return err;
 }
@@ -194,38 +323,65 @@ static cl_int setup_device(strips_t *c, sdev_t *s)
     return err;
 }
 
-/* Strip `strip` into slot i of device s: pack, upload, solve, read back (not waited for). */
+/* The solved strip in slot i back into the slot's pinned buffer (not waited for): in column
+ * chunks where the strip's columns are independent right-hand sides (side left), so that the
+ * first ones go home while the rest cross; whole otherwise (side right: B's rows are). */
+static cl_int read_back(strips_t *c, sdev_t *s, int i, size_t rows, size_t cols, cl_event solved)
+{
+    hdev_t *d = s->d;
+    const size_t es = c->es;
+    const int nch = c->sh->left ? chunk_count(c, rows * cols * es, cols) : 1;
+    cl_int err = CL_SUCCESS;
+    for (int j = 0; j < nch && err == CL_SUCCESS; j++) {
+        size_t c0, c1;
+        chg_chunk_cols(cols, nch, j, &c0, &c1);
+        err = clEnqueueReadBuffer(d->q[Q_D2H], s->slot[i], CL_FALSE, c0 * rows * es,
+                                  (c1 - c0) * rows * es, (char *)d->st_a[i].ptr + c0 * rows * es,
+                                  j ? 0 : 1, j ? NULL : &solved, &s->rb[i][j]);
+        if (err == CL_SUCCESS) s->nrb[i] = j + 1;
+    }
+    clFlush(d->q[Q_D2H]);
+    if (err != CL_SUCCESS) return err;
+    clRetainEvent(s->rb[i][nch - 1]);
+    s->use[i] = s->rb[i][nch - 1];
+    c->from_dev += (double)(rows * cols * es);
+    return CL_SUCCESS;
+}
+
+/* Strip `strip` into slot i of device s: pack and upload (chunked), solve, read back (not
+ * waited for). */
 static cl_int take_strip(strips_t *c, sdev_t *s, int i, size_t strip)
 {
     hdev_t *d = s->d;
     size_t rows, cols;
     char *hb;
     strip_geom(c, strip, &rows, &cols, &hb);
-    const size_t bytes = rows * cols * c->es, wn = c->sh->left ? cols : rows;
+    const size_t wn = c->sh->left ? cols : rows;
     cl_int err = slot_wait(s, i);
     if (err == CL_SUCCESS) err = chg_fault_cmd(&c->h->fault, d);
     if (err != CL_SUCCESS) return err;
-    void *pin = d->st_a[i].ptr;
-    chg_copy2d(c->h->pool, 0, pin, rows, hb, c->ldb, rows, cols, c->es, NULL, "trsm B in");
+    upload_t u = {.src = hb, .sld = c->ldb, .rows = rows, .cols = cols, .es = c->es,
+                  .pin = d->st_a[i].ptr, .dev = s->slot[i], .dld = rows,
+                  .nch = chunk_count(c, rows * cols * c->es, cols)};
     cl_event up = NULL, solved = NULL;
-    err = clEnqueueWriteBuffer(d->q[Q_H2D], s->slot[i], CL_FALSE, 0, bytes, pin, 0, NULL, &up);
+    err = upload(c, d, &u, &up);
     if (err == CL_SUCCESS) {
         const cl_event wl[2] = {up, s->inv};
         err = (cl_int)chg_trsm_dev_solve(&s->t, d->q[Q_KERNEL], s->a, 0, c->k, wn, c->alpha,
                                          s->slot[i], 0, rows, 2, wl, &solved);
     }
-    if (err == CL_SUCCESS)
-        err = clEnqueueReadBuffer(d->q[Q_D2H], s->slot[i], CL_FALSE, 0, bytes, pin, 1, &solved,
-                                  &s->use[i]);
+    if (err == CL_SUCCESS) err = read_back(c, s, i, rows, cols, solved);
+    if (err != CL_SUCCESS && up) clWaitForEvents(1, &up); /* the slot's pinned buffer is read */
     drop_event(&up);
     drop_event(&solved);
-    if (err != CL_SUCCESS) return err;
+    if (err != CL_SUCCESS) {
+        drop_rb(s, i);
+        return err;
+    }
     s->strip[i] = (long)strip;
     s->seq[i] = c->seq++;
     s->used = 1;
     c->state[strip] = S_BUSY;
-    c->to_dev += (double)bytes;
-    c->from_dev += (double)bytes;
     return CL_SUCCESS;
 }
 
@@ -243,6 +399,7 @@ static int device_short(strips_t *c, sdev_t *s, cl_int err)
     size_t back = 0;
     for (int i = 0; i < SLOTS; i++) {
         drop_event(&s->use[i]);
+        drop_rb(s, i);
         if (s->strip[i] >= 0) {
             c->state[s->strip[i]] = S_TODO;
             s->strip[i] = -1;
@@ -278,6 +435,7 @@ static void device_lost(strips_t *c, sdev_t *s, cl_int err, const char *where)
     size_t back = 0;
     for (int i = 0; i < SLOTS; i++)
         if (s->strip[i] >= 0) {
+            drop_rb(s, i);
             c->state[s->strip[i]] = S_TODO;
             s->strip[i] = -1;
             back++;
@@ -292,19 +450,59 @@ static void device_lost(strips_t *c, sdev_t *s, cl_int err, const char *where)
             left ? "the other device(s)" : "the CPU");
 }
 
-/* The strip in slot i of s is home (its read-back ended): into B. */
+/* CLHGEMM_FAULT_INJECT's failure of a read-back chunk after the first: the device counts as
+ * lost from its after-th strip's copy home on (one strip earlier than chg_fault_cmd, so that
+ * a read-back lost part way is what the hook reaches where a strip has several chunks). */
+static cl_int injected_home(const strips_t *c, hdev_t *d)
+{
+    d->tiles_done++;
+    const cl_int err = chg_fault_cmd(&c->h->fault, d);
+    d->tiles_done--;
+    return err;
+}
+
+/* The strip in slot i of s is coming home (its first chunk read back): into B, chunk by chunk
+ * as the chunks arrive, each chunk's copy running while the next is waited for. A chunk that
+ * fails loses the device; the columns of it and those after it still hold their input (B is
+ * written only from chunks read back), are independent right-hand sides (several chunks only
+ * for side left), and are solved on the CPU here. */
 static void strip_home(strips_t *c, sdev_t *s, int i)
 {
-    size_t rows, cols;
+    size_t rows, cols, c0, c1;
     char *hb;
-    const size_t strip = (size_t)s->strip[i];
+    const size_t strip = (size_t)s->strip[i], es = c->es;
     strip_geom(c, strip, &rows, &cols, &hb);
-    chg_copy2d(c->h->pool, 0, hb, c->ldb, s->d->st_a[i].ptr, rows, rows, cols, c->es, NULL,
-               "trsm B out");
+    const int nch = s->nrb[i];
+    chg_copy_t m[2];
+    int live[2] = {0, 0}, j;
+    cl_int err = CL_SUCCESS;
+    for (j = 0; j < nch; j++) {
+        err = event_wait(&s->rb[i][j]);
+        if (err == CL_SUCCESS && j > 0) err = injected_home(c, s->d);
+        if (err != CL_SUCCESS) break;
+        chg_chunk_cols(cols, nch, j, &c0, &c1);
+        chg_copy_start(c->h->pool, 0, &m[j & 1], hb + c0 * c->ldb * es, c->ldb,
+                       (char *)s->d->st_a[i].ptr + c0 * rows * es, rows, rows, c1 - c0, es, 0,
+                       CHG_TRI_NONE, 0, NULL, "trsm B out");
+        live[j & 1] = 1;
+        if (j > 0) chg_copy_finish(c->h->pool, &m[(j - 1) & 1]), live[(j - 1) & 1] = 0;
+    }
+    for (int q = 0; q < 2; q++)
+        if (live[q]) chg_copy_finish(c->h->pool, &m[q]);
+    drop_rb(s, i);
     c->state[strip] = S_HOME;
     c->home++;
     s->strip[i] = -1;
-    s->d->tiles_done++;
+    if (err == CL_SUCCESS) {
+        s->d->tiles_done++;
+        return;
+    }
+    slot_wait(s, i);
+    chg_chunk_cols(cols, nch, j, &c0, &c1);
+    device_lost(c, s, err, "a strip's copy home");
+    chg_trsm_solve_panel(c->prec, c->sh, rows, cols - c0, c->alpha, c->A, c->lda,
+                         hb + c0 * c->ldb * es, c->ldb);
+    c->on_cpu++;
 }
 
 /* Gives every live device with a free slot the lowest strip not taken (slot by slot across the
@@ -334,8 +532,8 @@ static int feed(strips_t *c, size_t *next)
     return busy;
 }
 
-/* Waits for a strip's read-back to end (the oldest when one device is busy; polls otherwise),
- * then brings it home or loses its device. */
+/* Waits for a strip's read-back to begin arriving (its first chunk: the oldest strip's when one
+ * device is busy; polls otherwise), then brings it home or loses its device. */
 static void collect(strips_t *c, size_t *next)
 {
     for (;;) {
@@ -348,9 +546,8 @@ static void collect(strips_t *c, size_t *next)
                 if (s->lost || s->strip[i] < 0) continue;
                 any = 1;
                 cl_int es = CL_QUEUED;
-                clGetEventInfo(s->use[i], CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof es, &es, NULL);
+                clGetEventInfo(s->rb[i][0], CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof es, &es, NULL);
                 if (es == CL_COMPLETE) {
-                    drop_event(&s->use[i]);
                     strip_home(c, s, i);
                     return;
                 }
@@ -365,7 +562,7 @@ static void collect(strips_t *c, size_t *next)
         }
         if (!old) return;
         if (ndevs == 1) {
-            clWaitForEvents(1, &old->use[oi]); /* its status is read on the next pass */
+            clWaitForEvents(1, &old->rb[oi][0]); /* its status is read on the next pass */
         } else {
             const struct timespec ts = {0, 100000};
             nanosleep(&ts, NULL);
@@ -397,6 +594,7 @@ static void finish(strips_t *c)
             if (s->d->q[q]) clFinish(s->d->q[q]);
         for (int i = 0; i < SLOTS; i++) {
             drop_event(&s->use[i]);
+            drop_rb(s, i);
             if (s->slot[i]) clReleaseMemObject(s->slot[i]);
         }
         drop_event(&s->inv);
@@ -481,7 +679,8 @@ int chg_trsm_strips(clhgemm_handle_t h, chg_precision_t prec, const chg_l3_shape
     if (!chg_trsm_panel_on_device(chg_trsm_panel_mode()) || h->ndev == 0) return 0;
     strips_t c = {.h = h, .prec = prec, .sh = sh, .alpha = alpha, .A = A, .B = B, .lda = lda,
                   .ldb = ldb, .es = chg_elem_size(prec), .k = sh->k,
-                  .rhs = sh->left ? sh->n : sh->m};
+                  .rhs = sh->left ? sh->n : sh->m,
+                  .chunk = CHG_MAX(1ull, chg_env_size("CLHGEMM_TRSM_CHUNK", CHUNK_BYTES))};
     pthread_mutex_lock(&h->call_lock);
     c.ndev = h->ndev;
     c.sd = calloc((size_t)c.ndev, sizeof *c.sd);
