@@ -88,8 +88,8 @@ static void classifier(void)
         }
     }
     /* rank_k's reach along k (a tuning entry's k_max): the products that would be large (m*n >
-     * 2^24, not skinny) up to the reach, clamped to [256, 4096]; medium, skinny, small and
-     * large_k keep theirs */
+     * 2^24, not skinny), and those of 257-512 rows and m*n >= 2^21 with k above 256, up to the
+     * reach, clamped to [256, 4096]; other medium ones, skinny, small and large_k keep theirs */
     static const struct {
         size_t m, n, k, reach;
         chg_shape_class_t want;
@@ -102,6 +102,11 @@ static void classifier(void)
         {8192, 8192, 256, 100, CHG_SHAPE_RANK_K},   {8192, 8192, 4096, 1 << 20, CHG_SHAPE_RANK_K},
         {8192, 8192, 4097, 1 << 20, CHG_SHAPE_LARGE}, {1024, 1024, 700, 768, CHG_SHAPE_SMALL},
         {2048, 2048, 8192, 4096, CHG_SHAPE_LARGE_K},
+        {512, 8192, 512, 768, CHG_SHAPE_RANK_K},    {512, 4096, 768, 768, CHG_SHAPE_RANK_K},
+        {300, 8192, 512, 768, CHG_SHAPE_RANK_K},    {512, 4096, 769, 768, CHG_SHAPE_MEDIUM},
+        {512, 4095, 512, 768, CHG_SHAPE_MEDIUM},    {513, 8192, 512, 768, CHG_SHAPE_MEDIUM},
+        {8192, 512, 512, 768, CHG_SHAPE_MEDIUM},    {512, 8192, 512, 256, CHG_SHAPE_MEDIUM},
+        {512, 4096, 256, 768, CHG_SHAPE_MEDIUM},    {512, 8192, 256, 768, CHG_SHAPE_RANK_K},
     };
     for (size_t i = 0; i < sizeof r / sizeof r[0]; i++) {
         const chg_shape_class_t c = chg_shape_class_k(r[i].m, r[i].n, r[i].k, r[i].reach);
@@ -528,6 +533,9 @@ static void entry_classes(const chg_device_t *dev)
                    chg_shape_class_name(c.cls));
             c = pick(dev, 4096, 4096, 512);
             EXPECT(c.cls == CHG_SHAPE_MEDIUM, "k_max 768: 4096^2 x 512 ran %s",
+                   chg_shape_class_name(c.cls));
+            c = pick(dev, 512, 8192, 512); /* the left-side TRSM's 512-row updates */
+            EXPECT(c.cls == CHG_SHAPE_RANK_K && same(&c.gp, &cls), "k_max 768: 512 x 8192 x 512 ran %s",
                    chg_shape_class_name(c.cls));
             chg_tuned_gemm_shape(dev, CHG_F32, 8192, 8192, 512, 1, &c); /* beta = 0: no reach */
             EXPECT(c.cls == CHG_SHAPE_LARGE, "k_max 768, beta 0: 8192^2 x 512 ran %s",

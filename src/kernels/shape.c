@@ -36,6 +36,13 @@ chg_shape_class_t chg_shape_class_k(size_t m, size_t n, size_t k, size_t rank_k_
     const double reach = rank_k_max < CHG_SHAPE_RANK_K_MAX         ? CHG_SHAPE_RANK_K_MAX
                          : rank_k_max > CHG_SHAPE_RANK_K_MAX_LIMIT ? CHG_SHAPE_RANK_K_MAX_LIMIT
                                                                    : (double)rank_k_max;
+    /* Where rank_k's reach extends past 256 (C read, an entry's k_max) it also takes outputs of
+     * 257-512 rows and 2^21 elements or more up to that k: the left-side TRSM's updates of 512
+     * rows (FP64, C read, H100, 2026-11-26: 512 x 8192 x 512 ran 25.1 TFLOP/s on rank_k's
+     * configuration against medium's 17.5-18.0, 512 x 4096 x 512 19.7 against 16.6-16.9).
+     * Outputs of 512 columns were not measured and stay medium. */
+    if (dm <= 512 && mn >= 2097152.0 && dk > CHG_SHAPE_RANK_K_MAX && dk <= reach)
+        return CHG_SHAPE_RANK_K;
     if (mn <= 16777216.0) return CHG_SHAPE_MEDIUM;
     if (dk <= reach) return CHG_SHAPE_RANK_K;
     return CHG_SHAPE_LARGE;
