@@ -32,7 +32,9 @@
  * device i of each handle fail every command it is given once it has written back t tiles over
  * the handle's life (t = 0: before its first); with kind=oom the failure is
  * CL_MEM_OBJECT_ALLOCATION_FAILURE and stops once the device's buffers have been released for
- * memory (chg_memory_release). Read at clhgemm_create.
+ * memory (chg_memory_release). Read at clhgemm_create. The host TRSM's strips count a strip home
+ * as a tile; the chunks of a strip's read-back after its first fail already while the t-th
+ * strip comes home (host/trsm_strips.c), so that a read-back lost part way is reached.
  */
 #ifndef CHG_HOST_FAULT_H
 #define CHG_HOST_FAULT_H
