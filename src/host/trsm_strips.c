@@ -455,6 +455,7 @@ static void device_lost(strips_t *c, sdev_t *s, cl_int err, const char *where)
  * a read-back lost part way is what the hook reaches where a strip has several chunks). */
 static cl_int injected_home(const strips_t *c, hdev_t *d)
 {
+    if (c->h->fault.oom) return CL_SUCCESS; /* kind=oom: a read-back allocates nothing */
     d->tiles_done++;
     const cl_int err = chg_fault_cmd(&c->h->fault, d);
     d->tiles_done--;
