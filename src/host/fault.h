@@ -44,12 +44,19 @@
 /* CLHGEMM_FAULT_INJECT for a new handle (a malformed value: one warning, no injection). */
 void chg_fault_read(chg_fault_t *f);
 
-/* The injected failure of a command on device d (CL_SUCCESS when none; cheap when off). */
-static inline cl_int chg_fault_cmd(const chg_fault_t *f, const hdev_t *d)
+/* The injected failure of a command on device d once it counts `tiles` tiles written back
+ * (CL_SUCCESS when none; cheap when off). */
+static inline cl_int chg_fault_at(const chg_fault_t *f, const hdev_t *d, unsigned long long tiles)
 {
-    if (!f->on || (f->device >= 0 && f->device != d->index) || d->tiles_done < f->after) return CL_SUCCESS;
+    if (!f->on || (f->device >= 0 && f->device != d->index) || tiles < f->after) return CL_SUCCESS;
     if (f->oom) return d->releases ? CL_SUCCESS : CL_MEM_OBJECT_ALLOCATION_FAILURE;
     return CL_DEVICE_NOT_AVAILABLE;
+}
+
+/* The injected failure of a command on device d now. */
+static inline cl_int chg_fault_cmd(const chg_fault_t *f, const hdev_t *d)
+{
+    return chg_fault_at(f, d, d->tiles_done);
 }
 
 /* 1 when error err of a driver means its device is lost (at setup: not for allocation and

@@ -453,13 +453,10 @@ static void device_lost(strips_t *c, sdev_t *s, cl_int err, const char *where)
 /* CLHGEMM_FAULT_INJECT's failure of a read-back chunk after the first: the device counts as
  * lost from its after-th strip's copy home on (one strip earlier than chg_fault_cmd, so that
  * a read-back lost part way is what the hook reaches where a strip has several chunks). */
-static cl_int injected_home(const strips_t *c, hdev_t *d)
+static cl_int injected_home(const strips_t *c, const hdev_t *d)
 {
     if (c->h->fault.oom) return CL_SUCCESS; /* kind=oom: a read-back allocates nothing */
-    d->tiles_done++;
-    const cl_int err = chg_fault_cmd(&c->h->fault, d);
-    d->tiles_done--;
-    return err;
+    return chg_fault_at(&c->h->fault, d, d->tiles_done + 1);
 }
 
 /* The strip in slot i of s is coming home (its first chunk read back): into B, chunk by chunk
