@@ -15,8 +15,10 @@
  * diagonal only when not `unit`. Work per block is kb^3 / 6 multiply-adds, against the m*n*k
  * of the solve that uses it: a few percent at most for nb << k.
  *
- * Arguments: A and a_off (element of A(0, 0)), lda, k, nb, upper, unit, D. Launched over
- * ceil(k / nb) * nb work-items (rounded up to the work-group size; the extra ones return).
+ * Arguments: A and a_off (element of A(0, 0)), lda, k, nb, q0, upper, unit, D. Launched over
+ * (q1 - q0) * nb work-items for blocks q0 .. q1 - 1 (rounded up to the work-group size; the
+ * extra ones return): all ceil(k / nb) blocks, or a part of them whose rows of A have arrived
+ * (the host path's first strip starts on the first half's blocks).
  *
  * trsm_invert_wg is the same substitution with a work-group per column (what core/trsm_dev.c
  * launches when x fits local memory): x in local memory, the work-items splitting each step's
@@ -37,11 +39,11 @@ typedef float real;
 #endif
 
 __kernel void trsm_invert(const __global real *restrict A, const ulong a_off, const ulong lda,
-                          const ulong k, const ulong nb, const int upper, const int unit,
-                          __global real *restrict D)
+                          const ulong k, const ulong nb, const ulong q0, const int upper,
+                          const int unit, __global real *restrict D)
 {
     const ulong g = get_global_id(0);
-    const ulong q = g / nb, j = g % nb;
+    const ulong q = q0 + g / nb, j = g % nb;
     if (q * nb >= k) return;
     const ulong kb = min(nb, k - q * nb);
     if (j >= kb) return;
@@ -70,16 +72,17 @@ __kernel void trsm_invert(const __global real *restrict A, const ulong a_off, co
     }
 }
 
-/* One work-group per column j of block q (group g = q * nb + j); x (kb elements) in local
+/* One work-group per column j of block q (group g = (q - q0) * nb + j); x (kb elements) in local
  * memory. At step p every work-item reads x[p] (final once divided by the diagonal), work-item
  * 0 stores it to D, and the rows still open are updated by all; no row is read and written in
- * the same step, one barrier ends it. Launched over ceil(k / nb) * nb groups of any size. */
+ * the same step, one barrier ends it. Launched over (q1 - q0) * nb groups of any size. */
 __kernel void trsm_invert_wg(const __global real *restrict A, const ulong a_off,
-                             const ulong lda, const ulong k, const ulong nb, const int upper,
-                             const int unit, __global real *restrict D, __local real *x)
+                             const ulong lda, const ulong k, const ulong nb, const ulong q0,
+                             const int upper, const int unit, __global real *restrict D,
+                             __local real *x)
 {
     const ulong g = get_group_id(0), l = get_local_id(0), wg = get_local_size(0);
-    const ulong q = g / nb, j = g % nb;
+    const ulong q = q0 + g / nb, j = g % nb;
     if (q * nb >= k) return;
     const ulong kb = min(nb, k - q * nb);
     if (j >= kb) return; /* the whole group: j is the group's */

@@ -87,11 +87,12 @@ void chg_trsm_dev_release(chg_trsm_dev_t *t)
 
 #define SETARG(i, v) (err = err != CL_SUCCESS ? err : clSetKernelArg(t->inv, i, sizeof(v), &(v)))
 
-clhgemm_status_t chg_trsm_dev_invert(chg_trsm_dev_t *t, cl_command_queue q, cl_mem A, size_t offA,
-                                     size_t lda, cl_uint nwait, const cl_event *wait,
-                                     cl_event *ev)
+/* The inversion of the diagonal blocks of T's rows [r0, r1) (r0 a multiple of nb; r1 one or k). */
+static clhgemm_status_t invert_rows(chg_trsm_dev_t *t, cl_command_queue q, cl_mem A, size_t offA,
+                                    size_t lda, size_t r0, size_t r1, cl_uint nwait,
+                                    const cl_event *wait, cl_event *ev)
 {
-    const cl_ulong a_off = offA, ld = lda, k = t->sh.k, nb = t->nb;
+    const cl_ulong a_off = offA, ld = lda, k = t->sh.k, nb = t->nb, q0 = r0 / t->nb;
     const cl_int upper = t->sh.upper, unit = t->sh.unit;
     cl_int err = CL_SUCCESS;
     SETARG(0, A);
@@ -99,19 +100,27 @@ clhgemm_status_t chg_trsm_dev_invert(chg_trsm_dev_t *t, cl_command_queue q, cl_m
     SETARG(2, ld);
     SETARG(3, k);
     SETARG(4, nb);
-    SETARG(5, upper);
-    SETARG(6, unit);
-    SETARG(7, t->d);
+    SETARG(5, q0);
+    SETARG(6, upper);
+    SETARG(7, unit);
+    SETARG(8, t->d);
     if (t->inv_wg && err == CL_SUCCESS)
-        err = clSetKernelArg(t->inv, 8, t->nb * chg_elem_size(t->prec), NULL);
+        err = clSetKernelArg(t->inv, 9, t->nb * chg_elem_size(t->prec), NULL);
     if (err != CL_SUCCESS) return (clhgemm_status_t)err;
-    const size_t cols = chg_ceil_div(t->sh.k, t->nb) * t->nb;
+    const size_t cols = chg_ceil_div(r1 - r0, t->nb) * t->nb;
     /* trsm_invert_wg: a work-group of inv_wg per column; trsm_invert: one work-item per
      * column, work-groups of 64 where the device allows */
     const size_t wg = t->inv_wg ? t->inv_wg : CHG_MIN((size_t)64, t->dev->info.max_work_group_size);
     const size_t global = t->inv_wg ? cols * wg : chg_round_up(cols, wg);
     return (clhgemm_status_t)clEnqueueNDRangeKernel(q, t->inv, 1, NULL, &global, &wg, nwait, wait,
                                                     ev);
+}
+
+clhgemm_status_t chg_trsm_dev_invert(chg_trsm_dev_t *t, cl_command_queue q, cl_mem A, size_t offA,
+                                     size_t lda, cl_uint nwait, const cl_event *wait,
+                                     cl_event *ev)
+{
+    return invert_rows(t, q, A, offA, lda, 0, t->sh.k, nwait, wait, ev);
 }
 
 /* ---- the solve ------------------------------------------------------------------------------ */
@@ -224,12 +233,18 @@ static clhgemm_status_t update(solve_t *s, size_t i0, size_t ni, size_t p0, size
     return gemm(s, &g);
 }
 
+/* The row where solve_range splits T's rows r0 .. r1 (several blocks). */
+static size_t split_row(const chg_trsm_dev_t *t, size_t r0, size_t r1)
+{
+    return r0 + (chg_ceil_div(r1 - r0, t->nb) + 1) / 2 * t->nb;
+}
+
 /* T's rows r0 .. r1 (r0 a multiple of nb); scaled: alpha is already applied to those rows. */
 static clhgemm_status_t solve_range(solve_t *s, size_t r0, size_t r1, int scaled)
 {
     const size_t nb = s->t->nb, blocks = chg_ceil_div(r1 - r0, nb);
     if (blocks == 1) return leaf(s, r0, r1 - r0, scaled ? 1.0 : s->alpha);
-    const size_t mid = r0 + (blocks + 1) / 2 * nb;
+    const size_t mid = split_row(s->t, r0, r1);
     const double beta = scaled ? 1.0 : s->alpha;
     clhgemm_status_t st;
     if (t_lower(&s->t->sh)) {
@@ -244,6 +259,19 @@ static clhgemm_status_t solve_range(solve_t *s, size_t r0, size_t r1, int scaled
     return st;
 }
 
+/* The end of a solve: on success *ev receives the last command's event; on failure what was
+ * enqueued still runs, and is waited for before the caller frees anything. */
+static clhgemm_status_t solve_end(solve_t *s, clhgemm_status_t st, cl_event *ev)
+{
+    if (st != CLHGEMM_SUCCESS) {
+        if (s->last) clWaitForEvents(1, &s->last);
+        chain_set(s, NULL);
+        return st;
+    }
+    *ev = s->last;
+    return CLHGEMM_SUCCESS;
+}
+
 clhgemm_status_t chg_trsm_dev_solve(chg_trsm_dev_t *t, cl_command_queue q, cl_mem A, size_t offA,
                                     size_t lda, size_t rhs, double alpha, cl_mem B, size_t offB,
                                     size_t ldb, cl_uint nwait, const cl_event *wait,
@@ -252,13 +280,69 @@ clhgemm_status_t chg_trsm_dev_solve(chg_trsm_dev_t *t, cl_command_queue q, cl_me
     solve_t s = {.t = t, .q = q, .a = A, .b = B, .off_a = offA, .lda = lda, .off_b = offB,
                  .ldb = ldb, .rhs = rhs, .alpha = alpha, .nwait = nwait, .wait = wait,
                  .last = NULL};
-    const clhgemm_status_t st = solve_range(&s, 0, t->sh.k, 0);
-    if (st != CLHGEMM_SUCCESS) {
-        /* what was enqueued still runs: let it end before the caller frees anything */
-        if (s.last) clWaitForEvents(1, &s.last);
-        chain_set(&s, NULL);
-        return st;
+    return solve_end(&s, solve_range(&s, 0, t->sh.k, 0), ev);
+}
+
+/* ---- a solve in two stages ------------------------------------------------------------------ */
+
+int chg_trsm_dev_halves(const chg_trsm_dev_t *t, size_t *first0, size_t *first1)
+{
+    const size_t k = t->sh.k;
+    if (chg_ceil_div(k, t->nb) < 2) return 0;
+    const size_t mid = split_row(t, 0, k);
+    *first0 = t_lower(&t->sh) ? 0 : mid;
+    *first1 = t_lower(&t->sh) ? mid : k;
+    return 1;
+}
+
+clhgemm_status_t chg_trsm_dev_invert_first(chg_trsm_dev_t *t, cl_command_queue q, cl_mem A,
+                                           size_t offA, size_t lda, cl_uint nwait,
+                                           const cl_event *wait, cl_event *ev)
+{
+    size_t f0, f1;
+    if (!chg_trsm_dev_halves(t, &f0, &f1)) return CLHGEMM_INTERNAL_ERROR;
+    return invert_rows(t, q, A, offA, lda, f0, f1, nwait, wait, ev);
+}
+
+clhgemm_status_t chg_trsm_dev_solve_first(chg_trsm_dev_t *t, cl_command_queue q, cl_mem A,
+                                          size_t offA, size_t lda, size_t rhs, double alpha,
+                                          cl_mem B, size_t offB, size_t ldb, cl_uint nwait,
+                                          const cl_event *wait, cl_event *ev)
+{
+    size_t f0, f1;
+    if (!chg_trsm_dev_halves(t, &f0, &f1)) return CLHGEMM_INTERNAL_ERROR;
+    solve_t s = {.t = t, .q = q, .a = A, .b = B, .off_a = offA, .lda = lda, .off_b = offB,
+                 .ldb = ldb, .rhs = rhs, .alpha = alpha, .nwait = nwait, .wait = wait,
+                 .last = NULL};
+    return solve_end(&s, solve_range(&s, f0, f1, 0), ev);
+}
+
+clhgemm_status_t chg_trsm_dev_solve_rest(chg_trsm_dev_t *t, cl_command_queue q, cl_mem A,
+                                         size_t offA, size_t lda, size_t rhs, double alpha,
+                                         cl_mem B, size_t offB, size_t ldb, cl_event first,
+                                         cl_event a_off, cl_event a_diag, cl_event *inv,
+                                         cl_event *ev)
+{
+    size_t f0, f1;
+    if (!chg_trsm_dev_halves(t, &f0, &f1)) return CLHGEMM_INTERNAL_ERROR;
+    const size_t k = t->sh.k, r0 = f0 ? 0 : f1, r1 = f0 ? f0 : k; /* the other half */
+    const cl_event w0[2] = {first, a_off};
+    solve_t s = {.t = t, .q = q, .a = A, .b = B, .off_a = offA, .lda = lda, .off_b = offB,
+                 .ldb = ldb, .rhs = rhs, .alpha = alpha, .nwait = 2, .wait = w0, .last = NULL};
+    /* the update from the first half: B_I is still unscaled, so beta = alpha */
+    clhgemm_status_t st = update(&s, r0, r1 - r0, f0, f1 - f0, alpha);
+    if (st == CLHGEMM_SUCCESS) {
+        /* the other half's diagonal blocks, once they are on the device; after the update so
+         * that the in-order queue does not hold the update back for them */
+        const cl_event w1[2] = {s.last, a_diag};
+        cl_event e = NULL;
+        st = invert_rows(t, q, A, offA, lda, r0, r1, 2, w1, &e);
+        if (st == CLHGEMM_SUCCESS) {
+            clRetainEvent(e);
+            *inv = e;
+            chain_set(&s, e);
+        }
     }
-    *ev = s.last;
-    return CLHGEMM_SUCCESS;
+    if (st == CLHGEMM_SUCCESS) st = solve_range(&s, r0, r1, 1);
+    return solve_end(&s, st, ev);
 }

@@ -60,6 +60,34 @@ clhgemm_status_t chg_trsm_dev_solve(chg_trsm_dev_t *t, cl_command_queue q, cl_me
                                     size_t ldb, cl_uint nwait, const cl_event *wait,
                                     cl_event *ev);
 
+/* A solve in two stages, for a caller whose A arrives in parts (the host path's first strip
+ * on a device, host/trsm_strips.c): the first half of T's rows that the substitution solves
+ * (the top-level split of solve_range) needs only its own diagonal block of A; the update
+ * after it needs the off-diagonal block; the other half's solve needs the other diagonal
+ * block. chg_trsm_dev_halves gives the first half, T's rows [*first0, *first1) (the diagonal
+ * block of A with the same rows and columns), or 0 when the solve has one diagonal block
+ * (then use chg_trsm_dev_invert and chg_trsm_dev_solve). chg_trsm_dev_invert_first inverts
+ * that half's diagonal blocks (after wait: its block of A); chg_trsm_dev_solve_first solves
+ * it (after wait, which must include that inversion) -- *ev its last command. Then
+ * chg_trsm_dev_solve_rest enqueues the update (after first, the first stage's *ev, and a_off:
+ * A's off-diagonal block), the inversion of the other half's blocks (after the update and
+ * a_diag: their block of A; *inv receives it, which completes D), and the other half's solve;
+ * *ev its last command. The commands are those chg_trsm_dev_solve enqueues, in the same order,
+ * with the other half's inversion between the update and its solve. */
+int chg_trsm_dev_halves(const chg_trsm_dev_t *t, size_t *first0, size_t *first1);
+clhgemm_status_t chg_trsm_dev_invert_first(chg_trsm_dev_t *t, cl_command_queue q, cl_mem A,
+                                           size_t offA, size_t lda, cl_uint nwait,
+                                           const cl_event *wait, cl_event *ev);
+clhgemm_status_t chg_trsm_dev_solve_first(chg_trsm_dev_t *t, cl_command_queue q, cl_mem A,
+                                          size_t offA, size_t lda, size_t rhs, double alpha,
+                                          cl_mem B, size_t offB, size_t ldb, cl_uint nwait,
+                                          const cl_event *wait, cl_event *ev);
+clhgemm_status_t chg_trsm_dev_solve_rest(chg_trsm_dev_t *t, cl_command_queue q, cl_mem A,
+                                         size_t offA, size_t lda, size_t rhs, double alpha,
+                                         cl_mem B, size_t offB, size_t ldb, cl_event first,
+                                         cl_event a_off, cl_event a_diag, cl_event *inv,
+                                         cl_event *ev);
+
 /* Releases D and the kernel (OpenCL keeps the buffers until the commands using them end). */
 void chg_trsm_dev_release(chg_trsm_dev_t *t);
 

@@ -103,7 +103,9 @@ typedef struct sdev_s {
     cl_mem a, slot[SLOTS];
     chg_trsm_dev_t t;
     int have_t;
-    cl_event inv;
+    int staged;             /* A's rest not uploaded yet (the first half's block is) */
+    size_t f0, f1;          /* the first half's rows (chg_trsm_dev_halves) */
+    cl_event inv;           /* the inversion (the first half's while staged) */
     cl_event use[SLOTS];    /* the last command on the slot's pinned buffer (NULL: free) */
     cl_event rb[SLOTS][MAX_CHUNKS]; /* the slot's strip's read-back, chunk by chunk */
     int nrb[SLOTS];         /* its chunks (their columns: chg_chunk_cols of the strip) */
@@ -127,6 +129,9 @@ typedef struct strips_s {
     int ndev;
     double to_dev, from_dev;
 } strips_t;
+
+/* CLHGEMM_TRSM_STAGED=0 uploads all of A before the first strip (for comparisons). */
+static int staged_on(void) { return chg_env_flag("CLHGEMM_TRSM_STAGED", 1); }
 
 static void drop_event(cl_event *e)
 {
@@ -177,8 +182,8 @@ static int chunk_count(const strips_t *c, size_t bytes, size_t cols)
 
 /* An upload in column chunks: chunk j is columns [c0, c1) of the host block at src (chg_chunk_cols
  * of cols in nch), rows [r0, r1) of them (all rows, or A's stored triangle); the pack threads
- * copy it into pinned memory (tight) and the h2d queue DMAs it from there to element (r0, c0)
- * of the device buffer dev (leading dimension dld). Pinned place: with reg_bytes 0, the chunk's
+ * copy it into pinned memory (tight) and the h2d queue DMAs it from there to element
+ * (dr + r0, dc + c0) of the device buffer dev (leading dimension dld). Pinned place: with reg_bytes 0, the chunk's
  * own columns of a tight copy of the whole block; else region j % nreg of reg_bytes, free once
  * the region's last DMA (reg_ev) has ended. */
 typedef struct upload_s {
@@ -190,7 +195,7 @@ typedef struct upload_s {
     int nreg;
     cl_event *reg_ev;
     cl_mem dev;
-    size_t dld;
+    size_t dld, dr, dc; /* the block's element (0, 0) is (dr, dc) of dev */
     int nch;
 } upload_t;
 
@@ -224,13 +229,14 @@ static cl_int upload_dma(strips_t *c, hdev_t *d, upload_t *u, int j, cl_event *l
     size_t c0, c1, r0, r1;
     char *pin = chunk_geom(u, j, &c0, &c1, &r0, &r1);
     const size_t es = u->es, h = r1 - r0, w = c1 - c0;
+    const size_t dr = u->dr + r0, dc = u->dc + c0;
     cl_int err = chg_fault_cmd(&c->h->fault, d);
     cl_event ev = NULL;
-    if (err == CL_SUCCESS && h == u->dld) {
-        err = clEnqueueWriteBuffer(d->q[Q_H2D], u->dev, CL_FALSE, c0 * h * es, h * w * es, pin, 0,
+    if (err == CL_SUCCESS && h == u->dld) { /* whole columns: dr is 0 */
+        err = clEnqueueWriteBuffer(d->q[Q_H2D], u->dev, CL_FALSE, dc * h * es, h * w * es, pin, 0,
                                    NULL, &ev);
     } else if (err == CL_SUCCESS) {
-        const size_t o[3] = {r0 * es, c0, 0}, ho[3] = {0, 0, 0}, reg[3] = {h * es, w, 1};
+        const size_t o[3] = {dr * es, dc, 0}, ho[3] = {0, 0, 0}, reg[3] = {h * es, w, 1};
         err = clEnqueueWriteBufferRect(d->q[Q_H2D], u->dev, CL_FALSE, o, ho, reg, u->dld * es, 0,
                                        h * es, 0, pin, 0, NULL, &ev);
     }
@@ -274,27 +280,54 @@ static cl_int upload(strips_t *c, hdev_t *d, upload_t *u, cl_event *last)
     return err;
 }
 
-/* A's stored triangle to the device: column chunks through a ring of regions of the last
- * slot's pinned buffer, which is free again once A's last chunk has crossed. */
-static cl_int upload_a(strips_t *c, sdev_t *s, cl_event *last)
+/* A block of A's stored triangle: rows r0 .. r0 + rows, columns c0 .. c0 + cols of A (and of
+ * its copy on the device); tri as upload_t's for a diagonal block, 0 for an off-diagonal one. */
+typedef struct ablk_s {
+    size_t r0, c0, rows, cols;
+    int tri;
+} ablk_t;
+
+/* Blocks b[0 .. n) of A to the device, in that order: column chunks through one ring of
+ * regions of slot `ring`'s pinned buffer (a slot without a strip), which is free again once the
+ * last chunk has crossed; last[p]: block p's last DMA (NULL before it is enqueued). */
+static cl_int upload_a(strips_t *c, sdev_t *s, int ring_slot, const ablk_t *b, int n,
+                       cl_event *last)
 {
     hdev_t *d = s->d;
     const size_t k = c->k, es = c->es;
     const size_t cc = CHG_MAX((size_t)1, CHG_MIN(c->chunk / (k * es),
                                                   CHG_MAX((size_t)1, c->w / A_REGIONS)));
     cl_event ring[A_REGIONS] = {NULL};
-    upload_t u = {.src = c->A, .sld = c->lda, .rows = k, .cols = k, .es = es,
-                  .tri = c->sh->upper ? 1 : -1, .pin = d->st_a[SLOTS - 1].ptr,
-                  .reg_bytes = k * cc * es, .nreg = (int)CHG_MIN((size_t)A_REGIONS, c->w / cc),
-                  .reg_ev = ring, .dev = s->a, .dld = k, .nch = (int)chg_ceil_div(k, cc)};
-    cl_int err = slot_wait(s, SLOTS - 1);
-    if (err == CL_SUCCESS) err = upload(c, d, &u, last);
-    for (int r = 0; r < A_REGIONS; r++) drop_event(&ring[r]);
-    if (*last) {
-        clRetainEvent(*last);
-        s->use[SLOTS - 1] = *last;
+    cl_int err = slot_wait(s, ring_slot);
+    for (int p = 0; p < n && err == CL_SUCCESS; p++) {
+        upload_t u = {.src = c->A + (b[p].r0 + b[p].c0 * c->lda) * es, .sld = c->lda,
+                      .rows = b[p].rows, .cols = b[p].cols, .es = es, .tri = b[p].tri,
+                      .pin = d->st_a[ring_slot].ptr, .reg_bytes = k * cc * es,
+                      .nreg = (int)CHG_MIN((size_t)A_REGIONS, c->w / cc), .reg_ev = ring,
+                      .dev = s->a, .dld = k, .dr = b[p].r0, .dc = b[p].c0,
+                      .nch = (int)chg_ceil_div(b[p].cols, cc)};
+        err = upload(c, d, &u, &last[p]);
     }
+    for (int r = 0; r < A_REGIONS; r++) drop_event(&ring[r]);
+    for (int p = n - 1; p >= 0; p--)
+        if (last[p]) {
+            clRetainEvent(last[p]);
+            s->use[ring_slot] = last[p];
+            break;
+        }
     return err;
+}
+
+/* A's stored triangle in the blocks of a solve in two stages (trsm_dev.h): the first half's
+ * diagonal block (b[0]), the off-diagonal block (b[1]), the other diagonal block (b[2]). */
+static void a_halves(const strips_t *c, const sdev_t *s, ablk_t b[3])
+{
+    const size_t k = c->k, f0 = s->f0, f1 = s->f1, o0 = f0 ? 0 : f1, o1 = f0 ? f0 : k;
+    const size_t mid = f0 ? f0 : f1; /* the split */
+    const int tri = c->sh->upper ? 1 : -1;
+    b[0] = (ablk_t){f0, f0, f1 - f0, f1 - f0, tri};
+    b[1] = c->sh->upper ? (ablk_t){0, mid, mid, k - mid, 0} : (ablk_t){mid, 0, k - mid, mid, 0};
+    b[2] = (ablk_t){o0, o0, o1 - o0, o1 - o0, tri};
 }
 
 /* The device's buffers, A and the inversion. An allocation failure is returned as such (the
@@ -313,9 +346,19 @@ static cl_int setup_device(strips_t *c, sdev_t *s)
     clhgemm_status_t st = chg_trsm_dev_init(&s->t, d->ctx, &d->dev, c->prec, c->sh, s->nb);
     if (st != CLHGEMM_SUCCESS) return (cl_int)st;
     s->have_t = 1;
+    /* In two stages (trsm_dev.h) where the solve has two halves: only the first half's
+     * diagonal block of A now, the rest behind the first strip (take_strip), so that the first
+     * solve starts once that block and the strip have crossed. */
+    s->staged = chg_trsm_dev_halves(&s->t, &s->f0, &s->f1) && staged_on();
+    ablk_t b[3];
+    if (s->staged) a_halves(c, s, b);
+    else b[0] = (ablk_t){0, 0, k, k, c->sh->upper ? 1 : -1};
     cl_event up = NULL;
-    err = upload_a(c, s, &up);
-    if (err == CL_SUCCESS)
+    err = upload_a(c, s, SLOTS - 1, b, 1, &up); /* no strip in any slot yet */
+    if (err == CL_SUCCESS && s->staged)
+        err = (cl_int)chg_trsm_dev_invert_first(&s->t, d->q[Q_KERNEL], s->a, 0, k, up ? 1 : 0,
+                                                up ? &up : NULL, &s->inv);
+    else if (err == CL_SUCCESS)
         err = (cl_int)chg_trsm_dev_invert(&s->t, d->q[Q_KERNEL], s->a, 0, k, up ? 1 : 0,
                                           up ? &up : NULL, &s->inv);
     drop_event(&up);
@@ -348,6 +391,40 @@ static cl_int read_back(strips_t *c, sdev_t *s, int i, size_t rows, size_t cols,
     return CL_SUCCESS;
 }
 
+/* The first strip's solve in two stages (trsm_dev.h), its upload up: the first half's solve,
+ * then A's rest up behind the strip (the pack threads copying it while that half solves), then
+ * the update, the other half's inversion and solve; D is complete after s->inv from then on.
+ * A's rest goes through another slot's pinned buffer: the device was set up (staged) with no
+ * strip in any slot, and this is its first strip since, so the others are empty. */
+static cl_int solve_two(strips_t *c, sdev_t *s, int i, size_t wn, size_t rows, cl_event up,
+                        cl_event *solved)
+{
+    hdev_t *d = s->d;
+    ablk_t b[3];
+    a_halves(c, s, b);
+    const cl_event wl[2] = {up, s->inv};
+    cl_event first = NULL, last[2] = {NULL, NULL}, inv = NULL;
+    cl_int err = (cl_int)chg_trsm_dev_solve_first(&s->t, d->q[Q_KERNEL], s->a, 0, c->k, wn,
+                                                  c->alpha, s->slot[i], 0, rows, 2, wl, &first);
+    if (err == CL_SUCCESS) {
+        s->staged = 0;
+        err = upload_a(c, s, i == SLOTS - 1 ? 0 : SLOTS - 1, b + 1, 2, last);
+    }
+    if (err == CL_SUCCESS)
+        err = (cl_int)chg_trsm_dev_solve_rest(&s->t, d->q[Q_KERNEL], s->a, 0, c->k, wn, c->alpha,
+                                              s->slot[i], 0, rows, first, last[0], last[1],
+                                              &inv, solved);
+    if (err == CL_SUCCESS) {
+        drop_event(&s->inv);
+        s->inv = inv;
+    } else if (first) {
+        clWaitForEvents(1, &first); /* the strip's first stage still reads its buffers */
+    }
+    drop_event(&first);
+    for (int p = 0; p < 2; p++) drop_event(&last[p]);
+    return err;
+}
+
 /* Strip `strip` into slot i of device s: pack and upload (chunked), solve, read back (not
  * waited for). */
 static cl_int take_strip(strips_t *c, sdev_t *s, int i, size_t strip)
@@ -365,7 +442,9 @@ static cl_int take_strip(strips_t *c, sdev_t *s, int i, size_t strip)
                   .nch = chunk_count(c, rows * cols * c->es, cols)};
     cl_event up = NULL, solved = NULL;
     err = upload(c, d, &u, &up);
-    if (err == CL_SUCCESS) {
+    if (err == CL_SUCCESS && s->staged) {
+        err = solve_two(c, s, i, wn, rows, up, &solved);
+    } else if (err == CL_SUCCESS) {
         const cl_event wl[2] = {up, s->inv};
         err = (cl_int)chg_trsm_dev_solve(&s->t, d->q[Q_KERNEL], s->a, 0, c->k, wn, c->alpha,
                                          s->slot[i], 0, rows, 2, wl, &solved);
