@@ -15,7 +15,8 @@
  * diagonal only when not `unit`. Work per block is kb^3 / 6 multiply-adds, against the m*n*k
  * of the solve that uses it: a few percent at most for nb << k.
  *
- * Arguments: A and a_off (element of A(0, 0)), lda, k, nb, q0, upper, unit, D. Launched over
+ * Arguments: A and a_off (element of A(0, 0)), lda, k, nb, q0, upper, unit, D (and for
+ * trsm_invert_panel the count of blocks and its local memory). Launched over
  * (q1 - q0) * nb work-items for blocks q0 .. q1 - 1 (rounded up to the work-group size; the
  * extra ones return): all ceil(k / nb) blocks, or a part of them whose rows of A have arrived
  * (the host path's first strip starts on the first half's blocks).
@@ -38,26 +39,20 @@ typedef double real;
 typedef float real;
 #endif
 
-__kernel void trsm_invert(const __global real *restrict A, const ulong a_off, const ulong lda,
-                          const ulong k, const ulong nb, const ulong q0, const int upper,
-                          const int unit, __global real *restrict D)
+/* Column j of the inverse of the order-n triangle at a (leading dimension lda) into x (n rows),
+ * substituting in place; only the stored triangle read, the diagonal only when not unit. */
+static void subst_column(const __global real *a, const ulong lda, __global real *x,
+                         const ulong j, const ulong n, const int upper, const int unit)
 {
-    const ulong g = get_global_id(0);
-    const ulong q = q0 + g / nb, j = g % nb;
-    if (q * nb >= k) return;
-    const ulong kb = min(nb, k - q * nb);
-    if (j >= kb) return;
-    const __global real *a = A + a_off + q * nb + q * nb * lda; /* A_qq(0, 0) */
-    __global real *x = D + q * nb * nb + j * nb;                 /* column j of inv(A_qq) */
-    for (ulong i = 0; i < kb; i++) x[i] = i == j ? (real)1 : (real)0;
+    for (ulong i = 0; i < n; i++) x[i] = i == j ? (real)1 : (real)0;
     if (!upper) {
-        /* forward: rows j .. kb - 1 */
-        for (ulong p = j; p < kb; p++) {
+        /* forward: rows j .. n - 1 */
+        for (ulong p = j; p < n; p++) {
             const __global real *ap = a + p * lda;
             real xp = x[p];
             if (!unit) xp /= ap[p];
             x[p] = xp;
-            for (ulong i = p + 1; i < kb; i++) x[i] -= ap[i] * xp;
+            for (ulong i = p + 1; i < n; i++) x[i] -= ap[i] * xp;
         }
     } else {
         /* backward: rows j .. 0 */
@@ -70,6 +65,19 @@ __kernel void trsm_invert(const __global real *restrict A, const ulong a_off, co
             for (ulong i = 0; i < p; i++) x[i] -= ap[i] * xp;
         }
     }
+}
+
+__kernel void trsm_invert(const __global real *restrict A, const ulong a_off, const ulong lda,
+                          const ulong k, const ulong nb, const ulong q0, const int upper,
+                          const int unit, __global real *restrict D)
+{
+    const ulong g = get_global_id(0);
+    const ulong q = q0 + g / nb, j = g % nb;
+    if (q * nb >= k) return;
+    const ulong kb = min(nb, k - q * nb);
+    if (j >= kb) return;
+    /* A_qq(0, 0); column j of inv(A_qq) */
+    subst_column(A + a_off + q * nb * (lda + 1), lda, D + q * nb * nb + j * nb, j, kb, upper, unit);
 }
 
 /* One work-group per column j of block q (group g = (q - q0) * nb + j); x (kb elements) in local
@@ -112,4 +120,111 @@ __kernel void trsm_invert_wg(const __global real *restrict A, const ulong a_off,
         }
         for (ulong i = j + 1 + l; i < kb; i += wg) d[i] = (real)0;
     }
+}
+
+/* ---- the blocked inversion: tiles of TS, then panels of IC columns ---------------------------
+ *
+ * What core/trsm_dev.c launches where nb > TS and a panel fits local memory: the substitution
+ * above runs kb dependent steps per column, each reading a column of A from global memory
+ * (about 1 ms for DTRSM n = 8192's sixteen blocks of 512 on an H100, latency-bound). Here:
+ *
+ *   trsm_invert_tiles  the TS x TS diagonal tiles of every block inverted (a work-item per
+ *                      column of a tile, TS steps at most), written to their places in D --
+ *                      the diagonal tiles of inv(A_qq) are the inverses of A_qq's diagonal
+ *                      tiles;
+ *   trsm_invert_panel  a work-group per IC columns j0 .. j0 + IC of one block (IC divides TS,
+ *                      so they lie in one tile t0), the columns in local memory: tile by tile
+ *                      from t0 in the substitution's direction, x_p := inv(A_pp) * x_p (the
+ *                      tile's inverse from D), then every row beyond tile p is updated with
+ *                      tile p's TS columns of A at once (x_i -= A(i, p) * x_p). A step of a
+ *                      column is one tile (TS rows) instead of one row, the work-group's IC
+ *                      columns share each read of A, and the reads of one step are independent.
+ *
+ * Both read only the stored triangle of A (the diagonal when not unit). trsm_invert_panel
+ * writes the columns' rows outside tile t0 (zeros on the other side), never a diagonal tile,
+ * which trsm_invert_tiles wrote and the panels read. TS and IC are set by the host (defaults
+ * below). On the H100 (2026-11-27, nb = 512, k = 8192): ~55 us of tiles and ~205 us of panels
+ * against ~940 us by columns. Tried there and slower: tiles of 64 (the tiles' 32 -> 64 steps
+ * cost more than the panels' halved steps save), the tile's inverse in local memory with its
+ * loops unrolled, two barriers a tile, and the columns in registers (panel 280-340 us). */
+#ifndef TS
+#define TS 32
+#endif
+#ifndef IC
+#define IC 8
+#endif
+
+/* Work-item g = ((q - q0) * tpb + t) * TS + j, tpb = ceil(nb / TS): column j of tile t of
+ * block q, substituted in place in D as trsm_invert does (a tile is at most TS rows); any
+ * work-group size, no barrier. */
+__kernel void trsm_invert_tiles(const __global real *restrict A, const ulong a_off,
+                                const ulong lda, const ulong k, const ulong nb, const ulong q0,
+                                const int upper, const int unit, __global real *restrict D)
+{
+    const ulong tpb = (nb + TS - 1) / TS, g = get_global_id(0);
+    const ulong q = q0 + g / TS / tpb, r0 = g / TS % tpb * TS, j = g % TS;
+    if (q * nb >= k) return;
+    const ulong kb = min(nb, k - q * nb);
+    if (r0 >= kb) return;
+    const ulong ts = min((ulong)TS, kb - r0);
+    if (j >= ts) return;
+    /* the tile's (0, 0); its column j in D */
+    subst_column(A + a_off + (q * nb + r0) * (lda + 1), lda, D + q * nb * nb + (r0 + j) * nb + r0,
+                 j, ts, upper, unit);
+}
+
+/* Group g = cg * nq + (q - q0), nq = q1 - q0 blocks: columns cg * IC .. of block q (the groups
+ * of a block's first columns, which substitute the most tiles, first); any work-group size.
+ * x: (nb + TS) * IC elements of local memory (the columns, row-major by IC, then a tile's worth
+ * of scratch). */
+__kernel void trsm_invert_panel(const __global real *restrict A, const ulong a_off,
+                                const ulong lda, const ulong k, const ulong nb, const ulong q0,
+                                const int upper, const int unit, __global real *restrict D,
+                                const ulong nq, __local real *x)
+{
+    const ulong g = get_group_id(0), l = get_local_id(0), wg = get_local_size(0);
+    const ulong q = q0 + g % nq, j0 = g / nq * IC;
+    if (q * nb >= k) return;
+    const ulong kb = min(nb, k - q * nb);
+    if (j0 >= kb) return; /* the whole group */
+    const ulong nc = min((ulong)IC, kb - j0), t0 = j0 / TS, nt = (kb + TS - 1) / TS;
+    const __global real *a = A + a_off + q * nb * (lda + 1); /* A_qq(0, 0) */
+    __global real *d = D + q * nb * nb;
+    __local real *tmp = x + kb * IC;
+    for (ulong e = l; e < kb * IC; e += wg) x[e] = e / IC == j0 + e % IC ? (real)1 : (real)0;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (ulong s = 0; s < (upper ? t0 + 1 : nt - t0); s++) {
+        const ulong p = upper ? t0 - s : t0 + s, pr0 = p * TS, pts = min((ulong)TS, kb - pr0);
+        /* x_p := inv(A_pp) * x_p (the tile's inverse, zeros in its other triangle) */
+        const __global real *dt = d + pr0 * (nb + 1);
+        for (ulong e = l; e < pts * IC; e += wg) {
+            const ulong i = e / IC, c = e % IC;
+            real v = (real)0;
+            for (ulong r = 0; r < pts; r++) v += dt[i + r * nb] * x[(pr0 + r) * IC + c];
+            tmp[e] = v;
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+        for (ulong e = l; e < pts * IC; e += wg) {
+            const ulong i = e / IC, c = e % IC;
+            x[(pr0 + i) * IC + c] = tmp[e];
+            if (s > 0 && c < nc) d[pr0 + i + (j0 + c) * nb] = tmp[e];
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+        /* the rows beyond tile p: x_i -= A(i, pr0 .. pr0 + pts) * x_p */
+        const ulong i0 = upper ? 0 : pr0 + pts, i1 = upper ? pr0 : kb;
+        for (ulong i = i0 + l; i < i1; i += wg) {
+            real acc[IC];
+            for (int c = 0; c < IC; c++) acc[c] = (real)0;
+            for (ulong r = 0; r < pts; r++) {
+                const real av = a[i + (pr0 + r) * lda];
+                for (int c = 0; c < IC; c++) acc[c] += av * x[(pr0 + r) * IC + c];
+            }
+            for (int c = 0; c < IC; c++) x[i * IC + c] -= acc[c];
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    /* the other side of tile t0: zeros */
+    const ulong z0 = upper ? (t0 + 1) * TS : 0, z1 = upper ? kb : t0 * TS;
+    for (ulong e = l; z1 > z0 && e < (z1 - z0) * nc; e += wg)
+        d[z0 + e % (z1 - z0) + (j0 + e / (z1 - z0)) * nb] = (real)0;
 }

@@ -17,16 +17,18 @@ static int t_lower(const chg_l3_shape_t *sh)
     return sh->left ? sh->upper == sh->trans : sh->upper != sh->trans;
 }
 
-/* Kernel `name` of cl/trsm_inv.cl for (dev, prec), through the program cache. */
+/* Kernel `name` of cl/trsm_inv.cl for (dev, prec) with the blocked inversion's tile ts and
+ * panel width ic, through the program cache. */
 static clhgemm_status_t inv_kernel(cl_context ctx, const chg_device_t *dev, chg_precision_t prec,
-                                   const char *name, cl_kernel *out)
+                                   size_t ts, size_t ic, const char *name, cl_kernel *out)
 {
     const char *body = chg_embedded_source("trsm_inv.cl", NULL);
     if (!body) return CLHGEMM_INTERNAL_ERROR;
     chg_str_t src;
     chg_str_init(&src);
     chg_device_feature_defines(dev, &src);
-    chg_str_printf(&src, "#define PRECISION %d\n", prec == CHG_F64 ? 64 : 32);
+    chg_str_printf(&src, "#define PRECISION %d\n#define TS %zu\n#define IC %zu\n",
+                   prec == CHG_F64 ? 64 : 32, ts, ic);
     chg_str_append(&src, body);
     if (src.failed) {
         chg_str_free(&src);
@@ -41,7 +43,7 @@ static clhgemm_status_t inv_kernel(cl_context ctx, const chg_device_t *dev, chg_
 clhgemm_status_t chg_trsm_inv_kernel(cl_context ctx, const chg_device_t *dev,
                                      chg_precision_t prec, cl_kernel *out)
 {
-    return inv_kernel(ctx, dev, prec, "trsm_invert", out);
+    return inv_kernel(ctx, dev, prec, 32, 8, "trsm_invert", out);
 }
 
 /* Work-items per column of trsm_invert_wg, 0 when its x (nb elements) does not fit local
@@ -51,6 +53,32 @@ static size_t inv_wg(const chg_device_t *dev, chg_precision_t prec, size_t nb)
     const unsigned long long lm = dev->info.local_mem_bytes;
     if (lm < 1024 || nb * chg_elem_size(prec) > lm / 2) return 0;
     return CHG_MAX((size_t)1, CHG_MIN(CHG_MIN((size_t)64, nb), dev->info.max_work_group_size));
+}
+
+/* The blocked inversion (cl/trsm_inv.cl: tiles of ts, panels of ic columns) for blocks of nb:
+ * its tile (32, or nb / 2 rounded down to even for nb < 64, so that small blocks are tiled too)
+ * and panel width (8, at most the tile: on the H100 16 FP32 columns ran the panels 15% slower),
+ * 0 in *ts where it does not apply -- one tile per block, a panel that does not fit local
+ * memory (with 1 KB to spare: FP64 nb = 512 takes 34 KB of the 48 KB most GPUs give a
+ * work-group), or CLHGEMM_TRSM_INV=column (then the substitution by columns). */
+static void blocked_inv(const chg_device_t *dev, chg_precision_t prec, size_t nb, size_t *ts,
+                        size_t *ic)
+{
+    *ts = 0;
+    *ic = 0;
+    const char *mode = chg_getenv("CLHGEMM_TRSM_INV");
+    if (mode && strcmp(mode, "column") == 0) return;
+    if (mode && strcmp(mode, "blocked") != 0)
+        chg_env_warn("CLHGEMM_TRSM_INV", mode, "is not blocked or column; using blocked");
+    /* an even tile, so that the panel has 2 columns or more: PoCL 3.1 miscompiles the panel
+     * kernel with IC = 1 (right with -cl-opt-disable; the soak test met it at nb = 39) */
+    const size_t t = nb >= 64 ? 32 : nb / 2 / 2 * 2, es = chg_elem_size(prec);
+    if (t < 2) return;
+    size_t c = CHG_MIN((size_t)8, t);
+    while (t % c) c--;
+    if ((nb + t) * c * es + 1024 > dev->info.local_mem_bytes) return;
+    *ts = t;
+    *ic = c;
 }
 
 size_t chg_trsm_dev_bytes(chg_precision_t prec, size_t k, size_t nb)
@@ -71,8 +99,15 @@ clhgemm_status_t chg_trsm_dev_init(chg_trsm_dev_t *t, cl_context ctx, const chg_
                           &err);
     clhgemm_status_t st = (clhgemm_status_t)err;
     t->inv_wg = inv_wg(dev, prec, t->nb);
-    if (st == CLHGEMM_SUCCESS)
-        st = inv_kernel(ctx, dev, prec, t->inv_wg ? "trsm_invert_wg" : "trsm_invert", &t->inv);
+    blocked_inv(dev, prec, t->nb, &t->ts, &t->ic);
+    if (st == CLHGEMM_SUCCESS && t->ts) {
+        st = inv_kernel(ctx, dev, prec, t->ts, t->ic, "trsm_invert_tiles", &t->tiles);
+        if (st == CLHGEMM_SUCCESS)
+            st = inv_kernel(ctx, dev, prec, t->ts, t->ic, "trsm_invert_panel", &t->panel);
+    } else if (st == CLHGEMM_SUCCESS) {
+        st = inv_kernel(ctx, dev, prec, 32, 8, t->inv_wg ? "trsm_invert_wg" : "trsm_invert",
+                        &t->inv);
+    }
     if (st != CLHGEMM_SUCCESS) chg_trsm_dev_release(t);
     return st;
 }
@@ -81,17 +116,67 @@ void chg_trsm_dev_release(chg_trsm_dev_t *t)
 {
     if (t->d) clReleaseMemObject(t->d);
     if (t->inv) clReleaseKernel(t->inv);
+    if (t->tiles) clReleaseKernel(t->tiles);
+    if (t->panel) clReleaseKernel(t->panel);
     t->d = NULL;
-    t->inv = NULL;
+    t->inv = t->tiles = t->panel = NULL;
 }
 
 #define SETARG(i, v) (err = err != CL_SUCCESS ? err : clSetKernelArg(t->inv, i, sizeof(v), &(v)))
+
+/* The arguments both blocked kernels share, into kernel kn. */
+static cl_int blocked_args(chg_trsm_dev_t *t, cl_kernel kn, cl_mem A, size_t offA, size_t lda,
+                           size_t r0)
+{
+    const cl_ulong a_off = offA, ld = lda, k = t->sh.k, nb = t->nb, q0 = r0 / t->nb;
+    const cl_int upper = t->sh.upper, unit = t->sh.unit;
+    cl_int err = CL_SUCCESS;
+#define KARG(i, v) (err = err != CL_SUCCESS ? err : clSetKernelArg(kn, i, sizeof(v), &(v)))
+    KARG(0, A);
+    KARG(1, a_off);
+    KARG(2, ld);
+    KARG(3, k);
+    KARG(4, nb);
+    KARG(5, q0);
+    KARG(6, upper);
+    KARG(7, unit);
+    KARG(8, t->d);
+#undef KARG
+    return err;
+}
+
+/* The blocked inversion of the blocks of rows [r0, r1): trsm_invert_tiles, then
+ * trsm_invert_panel after it (cl/trsm_inv.cl). */
+static clhgemm_status_t invert_blocked(chg_trsm_dev_t *t, cl_command_queue q, cl_mem A,
+                                       size_t offA, size_t lda, size_t r0, size_t r1,
+                                       cl_uint nwait, const cl_event *wait, cl_event *ev)
+{
+    const size_t blocks = chg_ceil_div(r1 - r0, t->nb);
+    cl_int err = blocked_args(t, t->tiles, A, offA, lda, r0);
+    if (err == CL_SUCCESS) err = blocked_args(t, t->panel, A, offA, lda, r0);
+    const cl_ulong nq = blocks;
+    if (err == CL_SUCCESS) err = clSetKernelArg(t->panel, 9, sizeof nq, &nq);
+    if (err == CL_SUCCESS)
+        err = clSetKernelArg(t->panel, 10, (t->nb + t->ts) * t->ic * chg_elem_size(t->prec), NULL);
+    if (err != CL_SUCCESS) return (clhgemm_status_t)err;
+    const size_t tw = CHG_MIN((size_t)64, t->dev->info.max_work_group_size);
+    const size_t tg = chg_round_up(blocks * chg_ceil_div(t->nb, t->ts) * t->ts, tw);
+    const size_t pw = CHG_MIN((size_t)256, t->dev->info.max_work_group_size);
+    const size_t pg = blocks * chg_ceil_div(t->nb, t->ic) * pw;
+    cl_event tiles = NULL;
+    err = clEnqueueNDRangeKernel(q, t->tiles, 1, NULL, &tg, &tw, nwait, wait, &tiles);
+    if (err != CL_SUCCESS) return (clhgemm_status_t)err;
+    err = clEnqueueNDRangeKernel(q, t->panel, 1, NULL, &pg, &pw, 1, &tiles, ev);
+    clReleaseEvent(tiles);
+    return (clhgemm_status_t)err;
+}
 
 /* The inversion of the diagonal blocks of T's rows [r0, r1) (r0 a multiple of nb; r1 one or k). */
 static clhgemm_status_t invert_rows(chg_trsm_dev_t *t, cl_command_queue q, cl_mem A, size_t offA,
                                     size_t lda, size_t r0, size_t r1, cl_uint nwait,
                                     const cl_event *wait, cl_event *ev)
 {
+    if (t->ts) return invert_blocked(t, q, A, offA, lda, r0, r1, nwait, wait, ev);
     const cl_ulong a_off = offA, ld = lda, k = t->sh.k, nb = t->nb, q0 = r0 / t->nb;
     const cl_int upper = t->sh.upper, unit = t->sh.unit;
     cl_int err = CL_SUCCESS;

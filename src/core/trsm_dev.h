@@ -14,8 +14,12 @@
  *                    one GEMM  B_2 := -T_21 * X_1 + beta * B_2  (beta = alpha when B_2 is
  *                    still unscaled, else 1), then solve it.
  *
- * The diagonal blocks are inverted by trsm_invert_wg (a work-group per column, the column in
- * local memory) where it fits, else by trsm_invert (a work-item per column).
+ * The diagonal blocks are inverted blocked (cl/trsm_inv.cl): the tiles of 32 on the diagonal
+ * in local memory, then panels of a few columns substituting a tile of rows per step
+ * (trsm_invert_tiles, trsm_invert_panel), where a block has several tiles and a panel fits
+ * local memory; else (or with CLHGEMM_TRSM_INV=column) by trsm_invert_wg (a work-group per
+ * column, the column in local memory) where it fits, else by trsm_invert (a work-item per
+ * column).
  *
  * The halving makes the updates large GEMMs (inner dimension k/2, k/4, ...) instead of k/nb
  * updates of inner dimension nb, the same flops (m*n*k for the whole call) at the GEMM core's
@@ -34,8 +38,10 @@ typedef struct chg_trsm_dev_s {
     size_t nb;           /* diagonal block order */
     const chg_device_t *dev;
     cl_mem d;
-    cl_kernel inv;
+    cl_kernel inv;       /* the substitution by columns (NULL where blocked) */
     size_t inv_wg;       /* work-items per column of trsm_invert_wg, 0: trsm_invert */
+    cl_kernel tiles, panel; /* the blocked inversion (NULL where by columns) */
+    size_t ts, ic;       /* its tile and panel width, 0: by columns */
 } chg_trsm_dev_t;
 
 /* Allocates D (ceil(k/nb) blocks of nb x nb) and builds the inversion kernel. On failure

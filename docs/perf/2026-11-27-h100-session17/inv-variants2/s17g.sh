@@ -1,0 +1,23 @@
+# s17g.sh -- session 17: variants of trsm_invert_panel, device TRSM n = 8192 both precisions:
+# v1 (three barriers a tile, the columns in local memory; .scratch/ab-v1), v4 the working tree
+# (the columns in registers, two barriers a tile), v3 v1 with panels of 8 columns in FP32 too;
+# alternated, three rounds; clprof of each.
+set -u
+export JOBS=12
+T0=$(date +%s)
+el() { echo "[$(( $(date +%s)-T0 ))s] $*"; }
+(SRC=.scratch/ab-v1 BUILD_DIR=build-v1 OUT=/tmp/r1 bash bench/gpu_record.sh build > /tmp/b1.log 2>&1; echo "v1 build rc=$?") &
+(SRC=. BUILD_DIR=build-wt OUT=/tmp/r2 bash bench/gpu_record.sh build > /tmp/b2.log 2>&1; echo "v4 build rc=$?"; cmake --build build-wt --target clprof -j8 > /dev/null 2>&1) &
+(SRC=.scratch/ab-v3 BUILD_DIR=build-v3 OUT=/tmp/r3 bash bench/gpu_record.sh build > /tmp/b3.log 2>&1; echo "v3 build rc=$?") &
+wait; el built
+dev() { # label build
+  timeout 90 $2/bench/clhgemm-bench-level3 --routines trsm --sizes 8192 --precision both --reps 5 --no-clblast > /tmp/h-$1.log 2>&1
+  el "dev $1 rc=$? $(grep -E '^trsm +[sd] ' /tmp/h-$1.log | awk '{printf "%s %s gemm %s %s %s|", $2, $4, $7, $8, $NF}')"
+}
+for r in 1 2 3; do dev v1-$r build-v1; dev v4-$r build-wt; dev v3-$r build-v3; done
+for v in v1 wt v3; do
+  LD_PRELOAD=build-wt/bench/libclprof.so CLPROF_FROM=0 CLPROF_OUT=/tmp/h-prof-$v.txt timeout 90 build-$v/bench/clhgemm-bench-level3 --routines trsm --sizes 8192 --precision both --reps 5 --no-clblast > /tmp/h-prof-$v.log 2>&1
+  el "prof $v rc=$? $(grep -i 'invert' /tmp/h-prof-$v.txt | awk '{printf "%s %s %s|", $2, $4, $11}')"
+done
+tar -C /tmp -czf $OUT/s17g.tgz $(cd /tmp && ls h-*.log h-*.txt)
+el done
