@@ -171,7 +171,8 @@ static clhgemm_status_t invert_blocked(chg_trsm_dev_t *t, cl_command_queue q, cl
     return (clhgemm_status_t)err;
 }
 
-/* The inversion of the diagonal blocks of T's rows [r0, r1) (r0 a multiple of nb; r1 one or k). */
+/* The inversion of the diagonal blocks of T's rows [r0, r1) (r0 a multiple of nb; r1 one too,
+ * or k). */
 static clhgemm_status_t invert_rows(chg_trsm_dev_t *t, cl_command_queue q, cl_mem A, size_t offA,
                                     size_t lda, size_t r0, size_t r1, cl_uint nwait,
                                     const cl_event *wait, cl_event *ev)

@@ -183,9 +183,9 @@ static int chunk_count(const strips_t *c, size_t bytes, size_t cols)
 /* An upload in column chunks: chunk j is columns [c0, c1) of the host block at src (chg_chunk_cols
  * of cols in nch), rows [r0, r1) of them (all rows, or A's stored triangle); the pack threads
  * copy it into pinned memory (tight) and the h2d queue DMAs it from there to element
- * (dr + r0, dc + c0) of the device buffer dev (leading dimension dld). Pinned place: with reg_bytes 0, the chunk's
- * own columns of a tight copy of the whole block; else region j % nreg of reg_bytes, free once
- * the region's last DMA (reg_ev) has ended. */
+ * (dr + r0, dc + c0) of the device buffer dev (leading dimension dld). Pinned place: with
+ * reg_bytes 0, the chunk's own columns of a tight copy of the whole block; else region j % nreg
+ * of reg_bytes, free once the region's last DMA (reg_ev) has ended. */
 typedef struct upload_s {
     const char *src;
     size_t sld, rows, cols, es;
@@ -417,8 +417,9 @@ static cl_int solve_two(strips_t *c, sdev_t *s, int i, size_t wn, size_t rows, c
     if (err == CL_SUCCESS) {
         drop_event(&s->inv);
         s->inv = inv;
-    } else if (first) {
-        clWaitForEvents(1, &first); /* the strip's first stage still reads its buffers */
+    } else {
+        if (first) clWaitForEvents(1, &first); /* the first stage still reads its buffers */
+        drop_event(&inv); /* an inversion enqueued before a later command failed */
     }
     drop_event(&first);
     for (int p = 0; p < 2; p++) drop_event(&last[p]);
