@@ -122,11 +122,10 @@ void chg_trsm_dev_release(chg_trsm_dev_t *t)
     t->inv = t->tiles = t->panel = NULL;
 }
 
-#define SETARG(i, v) (err = err != CL_SUCCESS ? err : clSetKernelArg(t->inv, i, sizeof(v), &(v)))
-
-/* The arguments both blocked kernels share, into kernel kn. */
-static cl_int blocked_args(chg_trsm_dev_t *t, cl_kernel kn, cl_mem A, size_t offA, size_t lda,
-                           size_t r0)
+/* The arguments every kernel of cl/trsm_inv.cl takes first (A, a_off, lda, k, nb, q0, upper,
+ * unit, D), into kernel kn for the blocks from row r0. */
+static cl_int inv_args(chg_trsm_dev_t *t, cl_kernel kn, cl_mem A, size_t offA, size_t lda,
+                       size_t r0)
 {
     const cl_ulong a_off = offA, ld = lda, k = t->sh.k, nb = t->nb, q0 = r0 / t->nb;
     const cl_int upper = t->sh.upper, unit = t->sh.unit;
@@ -152,8 +151,8 @@ static clhgemm_status_t invert_blocked(chg_trsm_dev_t *t, cl_command_queue q, cl
                                        cl_uint nwait, const cl_event *wait, cl_event *ev)
 {
     const size_t blocks = chg_ceil_div(r1 - r0, t->nb);
-    cl_int err = blocked_args(t, t->tiles, A, offA, lda, r0);
-    if (err == CL_SUCCESS) err = blocked_args(t, t->panel, A, offA, lda, r0);
+    cl_int err = inv_args(t, t->tiles, A, offA, lda, r0);
+    if (err == CL_SUCCESS) err = inv_args(t, t->panel, A, offA, lda, r0);
     const cl_ulong nq = blocks;
     if (err == CL_SUCCESS) err = clSetKernelArg(t->panel, 9, sizeof nq, &nq);
     if (err == CL_SUCCESS)
@@ -178,18 +177,7 @@ static clhgemm_status_t invert_rows(chg_trsm_dev_t *t, cl_command_queue q, cl_me
                                     const cl_event *wait, cl_event *ev)
 {
     if (t->ts) return invert_blocked(t, q, A, offA, lda, r0, r1, nwait, wait, ev);
-    const cl_ulong a_off = offA, ld = lda, k = t->sh.k, nb = t->nb, q0 = r0 / t->nb;
-    const cl_int upper = t->sh.upper, unit = t->sh.unit;
-    cl_int err = CL_SUCCESS;
-    SETARG(0, A);
-    SETARG(1, a_off);
-    SETARG(2, ld);
-    SETARG(3, k);
-    SETARG(4, nb);
-    SETARG(5, q0);
-    SETARG(6, upper);
-    SETARG(7, unit);
-    SETARG(8, t->d);
+    cl_int err = inv_args(t, t->inv, A, offA, lda, r0);
     if (t->inv_wg && err == CL_SUCCESS)
         err = clSetKernelArg(t->inv, 9, t->nb * chg_elem_size(t->prec), NULL);
     if (err != CL_SUCCESS) return (clhgemm_status_t)err;
@@ -345,6 +333,16 @@ static clhgemm_status_t solve_range(solve_t *s, size_t r0, size_t r1, int scaled
     return st;
 }
 
+/* A solve of rhs right-hand sides, its first command after the events in wait. */
+static solve_t solve_of(chg_trsm_dev_t *t, cl_command_queue q, cl_mem A, size_t offA, size_t lda,
+                        size_t rhs, double alpha, cl_mem B, size_t offB, size_t ldb,
+                        cl_uint nwait, const cl_event *wait)
+{
+    return (solve_t){.t = t, .q = q, .a = A, .b = B, .off_a = offA, .lda = lda, .off_b = offB,
+                     .ldb = ldb, .rhs = rhs, .alpha = alpha, .nwait = nwait, .wait = wait,
+                     .last = NULL};
+}
+
 /* The end of a solve: on success *ev receives the last command's event; on failure what was
  * enqueued still runs, and is waited for before the caller frees anything. */
 static clhgemm_status_t solve_end(solve_t *s, clhgemm_status_t st, cl_event *ev)
@@ -363,9 +361,7 @@ clhgemm_status_t chg_trsm_dev_solve(chg_trsm_dev_t *t, cl_command_queue q, cl_me
                                     size_t ldb, cl_uint nwait, const cl_event *wait,
                                     cl_event *ev)
 {
-    solve_t s = {.t = t, .q = q, .a = A, .b = B, .off_a = offA, .lda = lda, .off_b = offB,
-                 .ldb = ldb, .rhs = rhs, .alpha = alpha, .nwait = nwait, .wait = wait,
-                 .last = NULL};
+    solve_t s = solve_of(t, q, A, offA, lda, rhs, alpha, B, offB, ldb, nwait, wait);
     return solve_end(&s, solve_range(&s, 0, t->sh.k, 0), ev);
 }
 
@@ -397,9 +393,7 @@ clhgemm_status_t chg_trsm_dev_solve_first(chg_trsm_dev_t *t, cl_command_queue q,
 {
     size_t f0, f1;
     if (!chg_trsm_dev_halves(t, &f0, &f1)) return CLHGEMM_INTERNAL_ERROR;
-    solve_t s = {.t = t, .q = q, .a = A, .b = B, .off_a = offA, .lda = lda, .off_b = offB,
-                 .ldb = ldb, .rhs = rhs, .alpha = alpha, .nwait = nwait, .wait = wait,
-                 .last = NULL};
+    solve_t s = solve_of(t, q, A, offA, lda, rhs, alpha, B, offB, ldb, nwait, wait);
     return solve_end(&s, solve_range(&s, f0, f1, 0), ev);
 }
 
@@ -413,8 +407,7 @@ clhgemm_status_t chg_trsm_dev_solve_rest(chg_trsm_dev_t *t, cl_command_queue q, 
     if (!chg_trsm_dev_halves(t, &f0, &f1)) return CLHGEMM_INTERNAL_ERROR;
     const size_t k = t->sh.k, r0 = f0 ? 0 : f1, r1 = f0 ? f0 : k; /* the other half */
     const cl_event w0[2] = {first, a_off};
-    solve_t s = {.t = t, .q = q, .a = A, .b = B, .off_a = offA, .lda = lda, .off_b = offB,
-                 .ldb = ldb, .rhs = rhs, .alpha = alpha, .nwait = 2, .wait = w0, .last = NULL};
+    solve_t s = solve_of(t, q, A, offA, lda, rhs, alpha, B, offB, ldb, 2, w0);
     /* the update from the first half: B_I is still unscaled, so beta = alpha */
     clhgemm_status_t st = update(&s, r0, r1 - r0, f0, f1 - f0, alpha);
     if (st == CLHGEMM_SUCCESS) {

@@ -51,6 +51,7 @@
 #include "core/trsm.h"
 #include "core/trsm_dev.h"
 #include "host/fault.h"
+#include "host/tile.h" /* chg_ev_wait, chg_ev_release */
 
 #define SLOTS 3 /* strips in flight per device (pinned and device buffers of one strip each) */
 _Static_assert(SLOTS <= NSTAGE, "the strips' pinned buffers are the handle's st_a ring");
@@ -133,11 +134,6 @@ typedef struct strips_s {
 /* CLHGEMM_TRSM_STAGED=0 uploads all of A before the first strip (for comparisons). */
 static int staged_on(void) { return chg_env_flag("CLHGEMM_TRSM_STAGED", 1); }
 
-static void drop_event(cl_event *e)
-{
-    if (*e) clReleaseEvent(*e);
-    *e = NULL;
-}
 
 /* Strip s in B: the host sub-matrix (rows x cols at *p, leading dimension ldb). */
 static void strip_geom(const strips_t *c, size_t s, size_t *rows, size_t *cols, char **p)
@@ -148,27 +144,13 @@ static void strip_geom(const strips_t *c, size_t s, size_t *rows, size_t *cols, 
     *p = c->B + (c->sh->left ? j0 * c->ldb : j0) * c->es;
 }
 
-/* Waits for event *e (none: nothing to wait for), releases it; its status. */
-static cl_int event_wait(cl_event *e)
-{
-    cl_int err = CL_SUCCESS;
-    if (*e) {
-        err = clWaitForEvents(1, e);
-        cl_int es = CL_COMPLETE;
-        clGetEventInfo(*e, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof es, &es, NULL);
-        if (err == CL_SUCCESS && es < 0) err = es;
-        drop_event(e);
-    }
-    return err;
-}
-
 /* Waits for the last command on the slot's pinned buffer; its status. */
-static cl_int slot_wait(sdev_t *s, int i) { return event_wait(&s->use[i]); }
+static cl_int slot_wait(sdev_t *s, int i) { return chg_ev_wait(&s->use[i]); }
 
 /* The slot's read-back events. */
 static void drop_rb(sdev_t *s, int i)
 {
-    for (int j = 0; j < MAX_CHUNKS; j++) drop_event(&s->rb[i][j]);
+    for (int j = 0; j < MAX_CHUNKS; j++) chg_ev_release(&s->rb[i][j]);
     s->nrb[i] = 0;
 }
 
@@ -215,7 +197,7 @@ static cl_int upload_start(strips_t *c, upload_t *u, int j, chg_copy_t *m)
     size_t c0, c1, r0, r1;
     char *pin = chunk_geom(u, j, &c0, &c1, &r0, &r1);
     if (u->reg_bytes) {
-        const cl_int err = event_wait(&u->reg_ev[j % u->nreg]);
+        const cl_int err = chg_ev_wait(&u->reg_ev[j % u->nreg]);
         if (err != CL_SUCCESS) return err;
     }
     chg_copy_start(c->h->pool, 0, m, pin, r1 - r0, u->src + (r0 + c0 * u->sld) * u->es, u->sld,
@@ -244,11 +226,11 @@ static cl_int upload_dma(strips_t *c, hdev_t *d, upload_t *u, int j, cl_event *l
     clFlush(d->q[Q_H2D]); /* a wait on this copy must not depend on an unflushed queue */
     c->to_dev += (double)(h * w * es);
     if (u->reg_bytes) {
-        drop_event(&u->reg_ev[j % u->nreg]);
+        chg_ev_release(&u->reg_ev[j % u->nreg]);
         clRetainEvent(ev);
         u->reg_ev[j % u->nreg] = ev;
     }
-    drop_event(last);
+    chg_ev_release(last);
     *last = ev;
     return CL_SUCCESS;
 }
@@ -308,7 +290,7 @@ static cl_int upload_a(strips_t *c, sdev_t *s, int ring_slot, const ablk_t *b, i
                       .nch = (int)chg_ceil_div(b[p].cols, cc)};
         err = upload(c, d, &u, &last[p]);
     }
-    for (int r = 0; r < A_REGIONS; r++) drop_event(&ring[r]);
+    for (int r = 0; r < A_REGIONS; r++) chg_ev_release(&ring[r]);
     for (int p = n - 1; p >= 0; p--)
         if (last[p]) {
             clRetainEvent(last[p]);
@@ -361,7 +343,7 @@ static cl_int setup_device(strips_t *c, sdev_t *s)
     else if (err == CL_SUCCESS)
         err = (cl_int)chg_trsm_dev_invert(&s->t, d->q[Q_KERNEL], s->a, 0, k, up ? 1 : 0,
                                           up ? &up : NULL, &s->inv);
-    drop_event(&up);
+    chg_ev_release(&up);
     if (err == CL_SUCCESS) s->ready = 1;
     return err;
 }
@@ -415,14 +397,14 @@ static cl_int solve_two(strips_t *c, sdev_t *s, int i, size_t wn, size_t rows, c
                                               s->slot[i], 0, rows, first, last[0], last[1],
                                               &inv, solved);
     if (err == CL_SUCCESS) {
-        drop_event(&s->inv);
+        chg_ev_release(&s->inv);
         s->inv = inv;
     } else {
         if (first) clWaitForEvents(1, &first); /* the first stage still reads its buffers */
-        drop_event(&inv); /* an inversion enqueued before a later command failed */
+        chg_ev_release(&inv); /* an inversion enqueued before a later command failed */
     }
-    drop_event(&first);
-    for (int p = 0; p < 2; p++) drop_event(&last[p]);
+    chg_ev_release(&first);
+    for (int p = 0; p < 2; p++) chg_ev_release(&last[p]);
     return err;
 }
 
@@ -452,8 +434,8 @@ static cl_int take_strip(strips_t *c, sdev_t *s, int i, size_t strip)
     }
     if (err == CL_SUCCESS) err = read_back(c, s, i, rows, cols, solved);
     if (err != CL_SUCCESS && up) clWaitForEvents(1, &up); /* the slot's pinned buffer is read */
-    drop_event(&up);
-    drop_event(&solved);
+    chg_ev_release(&up);
+    chg_ev_release(&solved);
     if (err != CL_SUCCESS) {
         drop_rb(s, i);
         return err;
@@ -478,7 +460,7 @@ static int device_short(strips_t *c, sdev_t *s, cl_int err)
         if (d->q[q]) clFinish(d->q[q]);
     size_t back = 0;
     for (int i = 0; i < SLOTS; i++) {
-        drop_event(&s->use[i]);
+        chg_ev_release(&s->use[i]);
         drop_rb(s, i);
         if (s->strip[i] >= 0) {
             c->state[s->strip[i]] = S_TODO;
@@ -488,7 +470,7 @@ static int device_short(strips_t *c, sdev_t *s, cl_int err)
         if (s->slot[i]) clReleaseMemObject(s->slot[i]);
         s->slot[i] = NULL;
     }
-    drop_event(&s->inv);
+    chg_ev_release(&s->inv);
     if (s->have_t) chg_trsm_dev_release(&s->t);
     s->have_t = 0;
     if (s->a) clReleaseMemObject(s->a);
@@ -555,7 +537,7 @@ static void strip_home(strips_t *c, sdev_t *s, int i)
     int live[2] = {0, 0}, j;
     cl_int err = CL_SUCCESS;
     for (j = 0; j < nch; j++) {
-        err = event_wait(&s->rb[i][j]);
+        err = chg_ev_wait(&s->rb[i][j]);
         if (err == CL_SUCCESS && j > 0) err = injected_home(c, s->d);
         if (err != CL_SUCCESS) break;
         chg_chunk_cols(cols, nch, j, &c0, &c1);
@@ -671,11 +653,11 @@ static void finish(strips_t *c)
         for (int q = 0; q < 3; q++)
             if (s->d->q[q]) clFinish(s->d->q[q]);
         for (int i = 0; i < SLOTS; i++) {
-            drop_event(&s->use[i]);
+            chg_ev_release(&s->use[i]);
             drop_rb(s, i);
             if (s->slot[i]) clReleaseMemObject(s->slot[i]);
         }
-        drop_event(&s->inv);
+        chg_ev_release(&s->inv);
         if (s->have_t) chg_trsm_dev_release(&s->t);
         if (s->a) clReleaseMemObject(s->a);
     }
