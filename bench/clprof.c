@@ -9,6 +9,10 @@
  *   cmake --build BUILD --target clprof
  *   LD_PRELOAD=BUILD/bench/libclprof.so CLPROF_FROM=200 BUILD/bench/clhgemm-bench-level3 ...
  * Output goes to stderr (CLPROF_OUT=FILE: that file). Copies and fills are not counted.
+ * CLPROF_TRACE=FILE also writes every counted launch, in enqueue order, one line each: its
+ * number, queue (numbered as met), kernel name, global size, and its queued, start and end times
+ * in microseconds from the first counted start (the device's clock): a timeline, where the
+ * device sat idle inside a call and whether the host's enqueues fell behind (start = queued).
  */
 #define _GNU_SOURCE
 #define CL_TARGET_OPENCL_VERSION 300
@@ -126,8 +130,13 @@ static void report(void)
     double busy = 0, gaps = 0, first = 0, last = 0;
     cl_command_queue prev_q = NULL;
     cl_ulong prev_end = 0;
+    const char *tpath = getenv("CLPROF_TRACE");
+    FILE *tf = tpath ? fopen(tpath, "w") : NULL;
+    cl_command_queue qs[64];
+    size_t nq = 0;
+    cl_ulong t0 = 0;
     for (size_t i = 0; a && i < g_n; i++) {
-        cl_ulong s = 0, e = 0;
+        cl_ulong s = 0, e = 0, qd = 0;
         clWaitForEvents(1, &g_rec[i].ev);
         if (clGetEventProfilingInfo(g_rec[i].ev, CL_PROFILING_COMMAND_START, sizeof s, &s, NULL) != CL_SUCCESS ||
             clGetEventProfilingInfo(g_rec[i].ev, CL_PROFILING_COMMAND_END, sizeof e, &e, NULL) != CL_SUCCESS) {
@@ -135,6 +144,17 @@ static void report(void)
             continue;
         }
         if (i < from) continue;
+        if (tf) {
+            size_t qi = 0;
+            while (qi < nq && qs[qi] != g_rec[i].q) qi++;
+            if (qi == nq && nq < 64) qs[nq++] = g_rec[i].q;
+            if (clGetEventProfilingInfo(g_rec[i].ev, CL_PROFILING_COMMAND_QUEUED, sizeof qd, &qd, NULL) != CL_SUCCESS)
+                qd = s;
+            if (!t0) t0 = s;
+            fprintf(tf, "%zu q%zu %-28s %10zu %12.1f %12.1f %12.1f\n", i, qi, g_rec[i].name, g_rec[i].gsz,
+                    ((double)qd - (double)t0) * 1e-3, ((double)s - (double)t0) * 1e-3,
+                    ((double)e - (double)t0) * 1e-3);
+        }
         const double t = (double)(e - s);
         size_t j = 0;
         while (j < na && !(a[j].gsz == g_rec[i].gsz && !strcmp(a[j].name, g_rec[i].name))) j++;
@@ -155,6 +175,7 @@ static void report(void)
         prev_q = g_rec[i].q;
         prev_end = e;
     }
+    if (tf) fclose(tf);
     if (a) qsort(a, na, sizeof *a, by_total);
     if (g_fail) fprintf(f, "clprof: %d launches without profiling information\n", g_fail);
     fprintf(f, "clprof: %zu launches counted (from #%zu), kernels busy %.3f ms, launch gaps %.3f ms over %zu "
