@@ -1,6 +1,7 @@
 /*
  * bench_level3.c -- clhgemm-bench-level3: device SYMM, SYRK, SYR2K, TRMM and TRSM of clhgemm
- * against our own GEMM of the same size and CLBlast's same routine, all in the same run.
+ * against our own GEMM of the same size and CLBlast's same routine (TRSM also against cuBLAS's
+ * TRSM and cuBLAS's GEMM of the same size), all in the same run.
  *
  * Each routine's GFLOP/s counts its own operation: SYMM 2*m^2*n (side left; 2*m*n^2 right),
  * SYRK n^2*k, SYR2K 2*n^2*k, TRMM and TRSM m^2*n (left; m*n^2 right). "GEMM" is
@@ -15,6 +16,18 @@
  * (diagonal 4..8 in magnitude with random signs, off-diagonal uniform(-1,1)/N), so that every
  * library's solution is stable and comparable.
  *
+ * cuBLAS (TRSM rows only, where the benchmark is built with the CUDA toolkit, bench/cublas_ref.c,
+ * and a CUDA device is present; --no-cublas skips it): cublas{S,D}trsm and cublas{S,D}gemm of the
+ * GEMM above (same m, n, k, transposes, leading dimensions, alpha and beta) on CUDA device 0,
+ * from the same host data in their own device arrays (our buffers released first), the layout
+ * mapped to column-major as cublasXt's below. TRSM's B is restored from a pristine device copy
+ * before every call, outside the timing; each call is timed with a CUDA event pair (device time,
+ * where ours is the host clock around enqueue -> wait); one untimed call and the warm-ups come
+ * first, and the reps run as one block after ours. Same math mode as clhgemm-bench-gemm's cuBLAS
+ * (FP32, or TF32 under CLHGEMM_SGEMM_MATH=tf32). cuBLAS's solution is checked like ours (below).
+ * The summary adds cuBLAS's TRSM and GEMM GFLOP/s, the one over the other, and ours over
+ * cuBLAS's TRSM. Not with --host (cublasXt is the CUDA column there).
+ *
  * Before timing, each library runs once from the same initial data and its result is checked
  * with BLIS's cheap test in long double on the host: for a random vector t, out*t against the
  * operation applied to t (symmetric outputs of SYRK/SYR2K are completed from their triangle;
@@ -23,12 +36,14 @@
  * CLBlast element-wise on the part the routine writes, and TRSM's solution with OpenBLAS's
  * cblas_{s,d}trsm (where the benchmark is built with OpenBLAS) in the same measure. The process
  * prints FAILED and exits 1 on a failed call or a check of ours beyond tolerance (the smoke
- * tests rely on that); a reference library beyond tolerance is only warned about.
+ * tests rely on that); a reference library (CLBlast, cublasXt, cuBLAS) that fails or is beyond
+ * tolerance is only warned about (WARN).
  *
  *   clhgemm-bench-level3 --sizes 1024,4096 [--routines symm,syrk,syr2k,trmm,trsm]
  *       [--precision s|d|both] [--side L|R] [--uplo U|L] [--trans N|T] [--diag N|U]
  *       [--layout col|row] [--reps R] [--warmup W] [--syr2k lib|fused|two|both] [--csv FILE]
- *       [--no-clblast] [--no-check] [--host [--devices SPEC] [--xt-devices N] [--no-xt]]
+ *       [--no-clblast] [--no-cublas] [--no-check]
+ *       [--host [--devices SPEC] [--xt-devices N] [--no-xt]]
  *
  * --host: the host-memory routines instead (clhgemm_{s,d}{symm,syrk,syr2k,trmm,trsm} on a
  * handle: matrices in ordinary host memory, the pipeline of host.c over the handle's devices),
@@ -42,10 +57,11 @@
  * ours, since each cublasXt measurement creates its own handle), checked like ours.
  *
  * The program in parts: bench_level3_opts.c (the options), _problem.c (a job, its data, the
- * checks), _ours.c (clhgemm's calls), _refs.c (CLBlast, OpenBLAS, cublasXt), _job.c (a job on
- * device buffers, the timing loop), _host.c (a job of --host), _report.c (the lines, CSV and
- * summary); what they share is bench_level3_int.h. This file: the device, its context and queue,
- * the handle of --host, the banner, the loop over precisions, sizes and routines, the exit status.
+ * checks), _ours.c (clhgemm's calls), _refs.c (CLBlast, OpenBLAS, cublasXt, cuBLAS), _job.c (a
+ * job on device buffers, the timing loop), _host.c (a job of --host), _report.c (the lines, CSV
+ * and summary); what they share is bench_level3_int.h. This file: the device, its context and
+ * queue, the handle of --host, the banner, the loop over precisions, sizes and routines, the exit
+ * status.
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -61,6 +77,9 @@
 #endif
 #ifdef CLHGEMM_HAVE_CUBLASXT
 #include "cublasxt_ref.h"
+#endif
+#ifdef CLHGEMM_HAVE_CUBLAS
+#include "cublas_ref.h"
 #endif
 
 static int pick_device(const opts_t *o, clhgemm_device_info_t *out)
@@ -106,6 +125,10 @@ static int open_run(ctx_t *c)
 #ifdef CLHGEMM_HAVE_CUBLASXT
     c->xt_col = o->host && o->xt && o->routine[R_TRSM];
 #endif
+#ifdef CLHGEMM_HAVE_CUBLAS
+    c->have_cublas = o->cublas && !o->host;
+#endif
+    c->cublas_col = !o->host && o->routine[R_TRSM];
     if (o->host) {
         clhgemm_options_t ho;
         clhgemm_options_init(&ho);
@@ -117,6 +140,22 @@ static int open_run(ctx_t *c)
         }
     }
     return 0;
+}
+
+/* The banner's cuBLAS line (device mode with TRSM): where cuBLAS's TRSM and GEMM run, or why
+ * not. */
+static void cublas_banner(const ctx_t *c)
+{
+#ifdef CLHGEMM_HAVE_CUBLAS
+    if (!c->have_cublas) printf("cuBLAS : off (--no-cublas)\n");
+    else if (cublas_ref_available())
+        printf("cuBLAS : TRSM and GEMM of TRSM rows on CUDA device 0, %s: own device arrays from "
+               "the same host data, B restored before every call outside the timing, CUDA-event "
+               "time of each call, reps as one block after ours\n", cublas_ref_description());
+    else printf("cuBLAS : n/a (%s)\n", cublas_ref_last_error());
+#else
+    printf("cuBLAS : %s\n", c->o.cublas ? "n/a (built without CUDA)" : "off (--no-cublas)");
+#endif
 }
 
 /* What the run compares and how: device, columns, checks, SYR2K mode, reps. */
@@ -142,6 +181,7 @@ static void banner(const ctx_t *c, const char *env_mode)
         printf("cuXt   : n/a (built without CUDA)\n");
 #endif
     }
+    if (c->cublas_col) cublas_banner(c);
 #ifdef CLHGEMM_HAVE_OPENBLAS
     printf("check  : cheap test (long double) for all; TRSM also against OpenBLAS cblas_?trsm\n");
 #else

@@ -27,8 +27,8 @@ static inline int has_side(int r) { return r == R_SYMM || r == R_TRMM || r == R_
 static inline int is_tri(int r) { return r == R_TRMM || r == R_TRSM; }
 
 /* libraries (columns): ours, ours with the other SYR2K mode, CLBlast, our GEMM, cublasXt (TRSM
- * with --host) */
-enum { L_OURS, L_ALT, L_CLBLAST, L_GEMM, L_XT, NL };
+ * with --host), cuBLAS's TRSM and cuBLAS's GEMM of the same size (TRSM rows on device buffers) */
+enum { L_OURS, L_ALT, L_CLBLAST, L_GEMM, L_XT, L_CUBLAS, L_CUBLAS_GEMM, NL };
 extern const char *const lname[NL]; /* "clhgemm" ... (bench_level3_opts.c) */
 
 #define MAX_SIZES 64
@@ -41,6 +41,7 @@ typedef struct opts_s {
     int reps, warmup;
     const char *csv;
     int clblast, check;
+    int cublas;        /* device mode: cuBLAS's TRSM and GEMM columns of TRSM rows (--no-cublas) */
     int row, right, lower, trans, unit;
     const char *syr2k; /* NULL: library default; "fused", "two"; "both": both, second as alt */
     int host;          /* --host: the host-memory routines on a handle */
@@ -98,6 +99,8 @@ typedef struct ctx_s {
     char date[32];
     int have_clblast;
     int xt_col; /* --host: the cublasXt TRSM column is built, asked for and has a TRSM to run */
+    int have_cublas; /* device mode: cuBLAS's columns are built and asked for */
+    int cublas_col;  /* device mode with TRSM: the summary has cuBLAS's columns (n/a if not run) */
     row_t rows[NR * 2 * MAX_SIZES];
     int nrows, failures;
 } ctx_t;
@@ -124,10 +127,12 @@ double compare(const job_t *jb, const void *X, const void *R);
 int ours_enqueue(int lib, const job_t *j, const char *syr2k, cl_event *ev, char *why, size_t wl);
 clhgemm_status_t host_once(clhgemm_handle_t h, int lib, const job_t *j, const hjob_t *x);
 
-/* ---- bench_level3_refs.c: the references (CLBlast, OpenBLAS, cublasXt) --------------------- */
+/* ---- bench_level3_refs.c: the references (CLBlast, OpenBLAS, cublasXt, cuBLAS) ------------- */
 int clblast_enqueue(const job_t *j, cl_event *ev, char *why, size_t wl);
 int blas_trsm_ref(const job_t *jb, const void *A, const void *B0, void *X);
 void host_xt(ctx_t *c, const job_t *j, const hjob_t *x, void *out, res_t *rs);
+void dev_cublas(ctx_t *c, row_t *row, const job_t *j, const void *A, const void *B,
+                const void *C0, void *X);
 
 /* ---- bench_level3_job.c: one job on device buffers, and the steps --host shares ------------ */
 row_t *row_begin(ctx_t *c, job_t *j, int r, int dbl, int size);

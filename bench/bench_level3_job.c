@@ -2,8 +2,9 @@
  * bench_level3_job.c -- one job of clhgemm-bench-level3 on device buffers: the row and job of a
  * routine, size and precision, the device buffers from the host data, the first call of each
  * library from the same data (kernel builds, the checks), then the warm-ups and the timed reps
- * interleaved over the libraries, each rep restoring what the routine overwrites. The row, the
- * timing loop and a library's drop-out are shared with --host (bench_level3_host.c).
+ * interleaved over the libraries, each rep restoring what the routine overwrites; for TRSM then
+ * cuBLAS's TRSM and GEMM of the same size (bench_level3_refs.c) as one block, after ours. The
+ * row, the timing loop and a library's drop-out are shared with --host (bench_level3_host.c).
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -166,7 +167,8 @@ static void first_calls(ctx_t *c, row_t *row, const job_t *j, int *active, const
     }
 }
 
-/* Ours against CLBlast element-wise; for TRSM every library's solution against OpenBLAS's. */
+/* Ours against CLBlast element-wise; for TRSM every library's solution (cuBLAS's too) against
+ * OpenBLAS's. active: the libraries whose result is in out. */
 static void reference_checks(row_t *row, const job_t *j, const int *active, const void *A,
                              const void *B, void **out)
 {
@@ -177,8 +179,22 @@ static void reference_checks(row_t *row, const job_t *j, const int *active, cons
     void *xref = j->r == R_TRSM ? malloc(j->nb * (j->dbl ? 8 : 4)) : NULL;
     if (xref && !blas_trsm_ref(j, A, B, xref))
         for (int l = 0; l < NL; l++)
-            if (active[l] && l != L_GEMM) row->x[l].err_blas = compare(j, out[l], xref);
+            if (active[l] && l != L_GEMM && l != L_CUBLAS_GEMM)
+                row->x[l].err_blas = compare(j, out[l], xref);
     free(xref);
+}
+
+/* The job's device buffers released (after the queue finished), so that cuBLAS has the device's
+ * memory; those already released are skipped. */
+static void release_buffers(ctx_t *c, job_t *j)
+{
+    cl_mem *all[] = {&j->A, &j->B, &j->B0, &j->G, &j->C};
+    clFinish(c->queue);
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+        if (*all[i]) {
+            clReleaseMemObject(*all[i]);
+            *all[i] = NULL;
+        }
 }
 
 /* One row: routine r of the given size and precision on device buffers, every library. */
@@ -190,10 +206,11 @@ void bench_job(ctx_t *c, int r, int dbl, int size)
     j.q = c->queue;
     const size_t es = dbl ? 8 : 4;
     const int alt = r == R_SYR2K && o->syr2k && !strcmp(o->syr2k, "both");
-    const int use[NL] = {1, alt, c->have_clblast, 1, 0};
+    const int use[NL] = {[L_OURS] = 1, [L_ALT] = alt, [L_CLBLAST] = c->have_clblast,
+                         [L_GEMM] = 1};
     const double need = (double)es * (double)(j.na + 3 * j.nb + j.nc);
     void *A = NULL, *B = NULL, *C0 = NULL, *out[NL] = {NULL};
-    int active[NL], shown[NL];
+    int active[NL], got[NL], shown[NL];
     char desc[96];
     describe_job(&j, desc, sizeof desc);
     printf("[%c%s %d] %s %.1f MiB\n", dbl ? 'd' : 's', rname[r], size, desc, need / 1048576.0);
@@ -225,22 +242,27 @@ void bench_job(ctx_t *c, int r, int dbl, int size)
         snprintf(row->x[L_CLBLAST].note, sizeof row->x[L_CLBLAST].note, "%s",
                  o->clblast ? "not built with CLBlast" : "--no-clblast");
     first_calls(c, row, &j, active, A, B, C0, out);
-    if (o->check) reference_checks(row, &j, active, A, B, out);
+    memcpy(got, active, sizeof got); /* the libraries with a result in out, for the checks */
     /* C as it was for the timed reps (TRMM's and TRSM's B is restored by each rep) */
     if (clEnqueueWriteBuffer(c->queue, j.C, CL_TRUE, 0, j.nc * es, C0, 0, NULL, NULL)) {
         c->failures++;
         goto done;
     }
     time_libs(c, row, &j, active, run_once, NULL);
+    if (r == R_TRSM) { /* cuBLAS from the same host data, its solution in out[L_CUBLAS] */
+        release_buffers(c, &j);
+        dev_cublas(c, row, &j, A, B, C0, out[L_CUBLAS]);
+        got[L_CUBLAS] = row->x[L_CUBLAS].ran;
+    }
+    if (o->check) reference_checks(row, &j, got, A, B, out);
     report_tolerance(c, row);
-    for (int l = 0; l < NL; l++) shown[l] = use[l] || (l != L_ALT && l != L_XT);
+    for (int l = 0; l < NL; l++)
+        shown[l] = l == L_CUBLAS || l == L_CUBLAS_GEMM ? r == R_TRSM
+                                                       : use[l] || (l != L_ALT && l != L_XT);
     report_results(c, row, shown);
     csv_rows(c, row, &j);
 done:
-    clFinish(c->queue);
-    cl_mem all[] = {j.A, j.B, j.B0, j.G, j.C};
-    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
-        if (all[i]) clReleaseMemObject(all[i]);
+    release_buffers(c, &j);
     free(A);
     free(B);
     free(C0);

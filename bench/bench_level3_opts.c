@@ -12,7 +12,8 @@
 #include "bench_level3_int.h"
 
 const char *const rname[NR] = {"symm", "syrk", "syr2k", "trmm", "trsm"};
-const char *const lname[NL] = {"clhgemm", "clhgemm-alt", "clblast", "clhgemm-gemm", "cublasxt"};
+const char *const lname[NL] = {"clhgemm", "clhgemm-alt", "clblast", "clhgemm-gemm", "cublasxt",
+                               "cublas", "cublas-gemm"};
 
 static void usage(FILE *f)
 {
@@ -21,6 +22,7 @@ static void usage(FILE *f)
         "SYMM, SYRK, SYR2K, TRMM, TRSM of clhgemm (device buffers) next to our GEMM of the same size\n"
         "and CLBlast's same routine, in the same run. alpha 1, beta 0.5, random data in [-1,1]\n"
         "(TRSM's A diagonally dominant: diagonal 4..8 in magnitude, off-diagonal in [-1,1]/N).\n"
+        "TRSM also next to cuBLAS's TRSM and GEMM of the same size (where built with CUDA).\n"
         "  --device SPEC        device (index, name substring, gpu/cpu); default: first GPU, else first\n"
         "  --precision s|d|both default both (d skipped without fp64)\n"
         "  --sizes N,N,...      square sizes: SYMM/TRMM/TRSM m = n = N, SYRK/SYR2K n = k = N\n"
@@ -34,6 +36,8 @@ static void usage(FILE *f)
         "  --reps R             timed reps (default 10)   --warmup W  untimed reps (default 2)\n"
         "  --csv FILE           append rows to FILE (header when new)\n"
         "  --no-clblast         skip CLBlast               --no-check  skip the result checks\n"
+        "  --no-cublas          skip cuBLAS's TRSM and GEMM of TRSM rows (never run with --host;\n"
+        "                       n/a where built without CUDA or with no CUDA device)\n"
         "  --host               the host-memory routines (clhgemm_{s,d}symm ... on a handle) next to\n"
         "                       the host-memory GEMM of the same size (no CLBlast column)\n"
         "  --devices SPEC       the handle's devices with --host (default: the library's choice)\n"
@@ -137,6 +141,7 @@ static int parse_flag(opts_t *o, const char *a)
 {
     if (!strcmp(a, "--no-clblast")) o->clblast = 0;
     else if (!strcmp(a, "--no-check")) o->check = 0;
+    else if (!strcmp(a, "--no-cublas")) o->cublas = 0;
     else if (!strcmp(a, "--host")) o->host = 1;
     else if (!strcmp(a, "--no-xt")) o->xt = 0;
     else return 1;
@@ -173,7 +178,7 @@ int parse_args(int argc, char **argv, opts_t *o)
     o->do_s = o->do_d = 1;
     o->reps = 10;
     o->warmup = 2;
-    o->clblast = o->check = 1;
+    o->clblast = o->check = o->cublas = 1;
     o->xt = o->xt_devices = 1;
     o->syr2k = "both";
     for (int r = 0; r < NR; r++) o->routine[r] = 1;

@@ -1,9 +1,10 @@
 /*
  * bench_level3_refs.c -- the references of clhgemm-bench-level3, each compiled only where the
  * benchmark is built with it: CLBlast's same routine on the same device buffers and queue,
- * OpenBLAS's cblas_{s,d}trsm (TRSM's reference solution), and cublasXt's TRSM on the same
- * pageable arrays (--host, bench/cublasxt_ref.c). Apart from ours so that the optional headers
- * stay in one file.
+ * OpenBLAS's cblas_{s,d}trsm (TRSM's reference solution), cublasXt's TRSM on the same pageable
+ * arrays (--host, bench/cublasxt_ref.c), and cuBLAS's TRSM and GEMM of the same size from the
+ * same host data on CUDA device 0 (TRSM rows on device buffers, bench/cublas_ref.c). Apart from
+ * ours so that the optional headers stay in one file.
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -20,6 +21,9 @@
 #endif
 #ifdef CLHGEMM_HAVE_CUBLASXT
 #include "cublasxt_ref.h"
+#endif
+#ifdef CLHGEMM_HAVE_CUBLAS
+#include "cublas_ref.h"
 #endif
 
 /* CLBlast's routine of the job, enqueued on the job's queue; *ev its event. 0, or -1 with why
@@ -137,4 +141,90 @@ void host_xt(ctx_t *c, const job_t *j, const hjob_t *x, void *out, res_t *rs)
     (void)c, (void)j, (void)x, (void)out;
     snprintf(rs->note, sizeof rs->note, "built without CUDA");
 #endif
+}
+
+/* ---- cuBLAS (TRSM rows on device buffers) ---------------------------------------------------- */
+
+#ifdef CLHGEMM_HAVE_CUBLAS
+/* cuBLAS's call of column l failed: said in the job's lines (a reference: not a failure of the
+ * run, as for CLBlast and cublasXt). */
+static void cublas_failed(res_t *rs, int l)
+{
+    snprintf(rs->note, sizeof rs->note, "%s", cublas_ref_last_error());
+    printf("    WARN: %s failed: %s\n", lname[l], rs->note);
+}
+
+/* cuBLAS's TRSM of the job from A and B (B's pristine values): timings into *rs, its solution
+ * into X, given the cheap check. Column-major only, so a row-major job is solved as its
+ * transpose, as host_xt does: side and uplo swapped, m and n swapped, transA kept. One untimed
+ * call (X's) and the warm-ups before the reps, as ours has its first call and warm-ups. */
+static void cublas_trsm_col(ctx_t *c, const job_t *j, const void *A, const void *B, void *X,
+                            res_t *rs)
+{
+    const opts_t *o = &c->o;
+    const int m = j->row ? j->n : j->m, n = j->row ? j->m : j->n;
+    if (cublas_ref_trsm(j->dbl, j->right != j->row, j->lower != j->row, j->trans, j->unit, m, n,
+                        j->alpha, A, j->lda, B, j->ldb, o->warmup, o->reps, &rs->med, &rs->min,
+                        &rs->max, X)) {
+        cublas_failed(rs, L_CUBLAS);
+        return;
+    }
+    rs->ran = 1;
+    rs->gflops = flops_routine(j) / (rs->med * 1e6);
+    if (o->check) rs->err = cheap_check(j, A, B, NULL, X);
+}
+
+/* cuBLAS's GEMM of the job's gemm_map on the host data our GEMM's buffers start from (its
+ * factors among A and B, its output G from B or C from C0), the same alpha and beta: timings
+ * into *rs at 2mnk. Column-major only, so a row-major C = op(a) op(b) is computed as C^T =
+ * op(b)^T op(a)^T: the factors, their transposes and m, n swapped. One untimed call more than
+ * the warm-ups, as ours has its first call. */
+static void cublas_gemm_col(ctx_t *c, const job_t *j, const void *A, const void *B,
+                            const void *C0, res_t *rs)
+{
+    const opts_t *o = &c->o;
+    gemm_map_t g;
+    gemm_map(j, &g);
+    const void *op[2] = {A, B};
+    const int ld[2] = {j->lda, j->ldb};
+    const void *a = op[g.a_op], *b = op[g.b_op], *c0 = g.into_g ? B : C0;
+    const int lda = ld[g.a_op], ldb = ld[g.b_op], ldc = g.into_g ? j->ldb : j->ldc;
+    const int rc = j->row ? cublas_ref_gemm_ex(j->dbl, g.tb, g.ta, g.n, g.m, g.k, b, ldb, a, lda,
+                                               c0, ldc, j->alpha, j->beta, o->warmup + 1, o->reps,
+                                               &rs->med, &rs->min, &rs->max, NULL)
+                          : cublas_ref_gemm_ex(j->dbl, g.ta, g.tb, g.m, g.n, g.k, a, lda, b, ldb,
+                                               c0, ldc, j->alpha, j->beta, o->warmup + 1, o->reps,
+                                               &rs->med, &rs->min, &rs->max, NULL);
+    if (rc) {
+        cublas_failed(rs, L_CUBLAS_GEMM);
+        return;
+    }
+    rs->ran = 1;
+    rs->gflops = gemm_flops(j) / (rs->med * 1e6);
+}
+#endif
+
+/* cuBLAS's columns of a TRSM row on device buffers, after ours (their reps run as one block):
+ * cuBLAS's TRSM (its solution into X, given the cheap check here; OpenBLAS's comparison is the
+ * caller's) and cuBLAS's GEMM of the same size, each from the job's host data (A, B, C0) on CUDA
+ * device 0. Where they do not run, their notes say why (built without CUDA, --no-cublas, no CUDA
+ * device); a call that fails, like a check beyond tolerance, is warned about (WARN). */
+void dev_cublas(ctx_t *c, row_t *row, const job_t *j, const void *A, const void *B,
+                const void *C0, void *X)
+{
+    res_t *t = &row->x[L_CUBLAS], *g = &row->x[L_CUBLAS_GEMM];
+#ifdef CLHGEMM_HAVE_CUBLAS
+    const char *why = !c->have_cublas ? "--no-cublas" : NULL;
+    if (!why && !cublas_ref_available()) why = cublas_ref_last_error();
+    if (!why) {
+        cublas_trsm_col(c, j, A, B, X, t);
+        cublas_gemm_col(c, j, A, B, C0, g);
+        return;
+    }
+#else
+    (void)j, (void)A, (void)B, (void)C0, (void)X;
+    const char *why = c->o.cublas ? "built without CUDA" : "--no-cublas";
+#endif
+    snprintf(t->note, sizeof t->note, "%s", why);
+    snprintf(g->note, sizeof g->note, "%s", why);
 }

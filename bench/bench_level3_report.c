@@ -33,12 +33,12 @@ static const char *shown_name(const ctx_t *c, int l)
 }
 
 /* A line per library with a check beyond tolerance: FAILED (a failure of the run) for ours, WARN
- * for a reference (CLBlast, cublasXt). */
+ * for a reference (CLBlast, cublasXt, cuBLAS). */
 void report_tolerance(ctx_t *c, const row_t *row)
 {
     for (int l = 0; l < NL; l++) {
         const res_t *x = &row->x[l];
-        const int ref = l == L_CLBLAST || l == L_XT;
+        const int ref = l == L_CLBLAST || l == L_XT || l == L_CUBLAS || l == L_CUBLAS_GEMM;
         if ((!isnan(x->err) && !(x->err <= 1.0)) || (!isnan(x->err_ref) && !(x->err_ref <= 1.0)) ||
             (!isnan(x->err_blas) && !(x->err_blas <= 1.0))) {
             if (c->o.host)
@@ -62,7 +62,8 @@ void report_results(const ctx_t *c, const row_t *row, const int *shown)
         if (!shown[l]) continue;
         if (x->ran)
             printf("    %-13s %10.1f GFLOP/s  median %9.3f ms  min %9.3f  max %9.3f%s", name,
-                   x->gflops, x->med, x->min, x->max, l == L_GEMM ? "  (2mnk of the GEMM)" : "");
+                   x->gflops, x->med, x->min, x->max,
+                   l == L_GEMM || l == L_CUBLAS_GEMM ? "  (2mnk of the GEMM)" : "");
         else
             printf("    %-13s n/a (%s)", name, x->note[0] ? x->note : "not run");
         if (l == L_XT && x->ran) printf("  (%s)", x->note);
@@ -150,7 +151,7 @@ static void check_cell(const res_t *x, char *chk, size_t n)
 {
     double e = NAN;
     for (int l = 0; l < NL; l++) {
-        if (l == L_CLBLAST || l == L_XT) continue;
+        if (l != L_OURS && l != L_ALT) continue;
         if (!isnan(x[l].err)) e = isnan(e) ? x[l].err : fmax(e, x[l].err);
         if (!isnan(x[l].err_ref)) e = isnan(e) ? x[l].err_ref : fmax(e, x[l].err_ref);
         if (!isnan(x[l].err_blas)) e = isnan(e) ? x[l].err_blas : fmax(e, x[l].err_blas);
@@ -161,8 +162,25 @@ static void check_cell(const res_t *x, char *chk, size_t n)
     else snprintf(chk, n, "%s %.2g", e <= 1.0 ? "ok" : "FAILED", e);
 }
 
-/* The table of every row: GFLOP/s of ours, CLBlast, the GEMM (and SYR2K two-pass, cublasXt)
- * with the ratios, and the check column. */
+/* The cuBLAS cells of a row (empty but for TRSM): cuBLAS's TRSM and GEMM GFLOP/s, TRSM over
+ * GEMM, ours over cuBLAS's TRSM; n/a or - where one did not run. */
+static void cublas_cells(const row_t *r, char cell[4][16])
+{
+    const res_t *x = r->x, *t = &x[L_CUBLAS], *g = &x[L_CUBLAS_GEMM];
+    for (int i = 0; i < 4; i++) cell[i][0] = '\0';
+    if (r->r != R_TRSM) return;
+    snprintf(cell[0], 16, "n/a");
+    snprintf(cell[1], 16, "n/a");
+    snprintf(cell[2], 16, "-");
+    snprintf(cell[3], 16, "-");
+    if (t->ran) snprintf(cell[0], 16, "%.1f", t->gflops);
+    if (g->ran) snprintf(cell[1], 16, "%.1f", g->gflops);
+    if (t->ran && g->ran) snprintf(cell[2], 16, "%.0f%%", 100.0 * t->gflops / g->gflops);
+    if (t->ran && x[L_OURS].ran) snprintf(cell[3], 16, "%.2f", x[L_OURS].gflops / t->gflops);
+}
+
+/* The table of every row: GFLOP/s of ours, CLBlast, the GEMM (and SYR2K two-pass, cublasXt,
+ * cuBLAS's TRSM and GEMM) with the ratios, and the check column. */
 void summary(const ctx_t *c)
 {
     const int alt = c->o.syr2k && !strcmp(c->o.syr2k, "both");
@@ -172,6 +190,7 @@ void summary(const ctx_t *c)
            "ours/CB", "GEMM", "ours/GEMM");
     if (alt) printf(" %10s %8s", "syr2k-two", "two/GEMM");
     if (c->xt_col) printf(" %10s %7s", "cublasXt", "ours/Xt");
+    if (c->cublas_col) printf(" %10s %10s %8s %8s", "cuBLAS", "cuB-GEMM", "cuB/GEMM", "ours/cuB");
     printf("  check\n");
     for (int i = 0; i < c->nrows; i++) {
         const row_t *r = &c->rows[i];
@@ -194,12 +213,19 @@ void summary(const ctx_t *c)
             if (x[L_OURS].ran && x[L_XT].ran)
                 snprintf(q4, sizeof q4, "%.2f", x[L_OURS].gflops / x[L_XT].gflops);
         }
-        char chk[32];
+        char cub[4][16], chk[32];
+        cublas_cells(r, cub);
         check_cell(x, chk, sizeof chk);
         printf("%-7s %-2c %6d %10s %10s %7s %10s %8s", rname[r->r], r->dbl ? 'd' : 's', r->size, a,
                b, q1, g, q2);
         if (alt) printf(" %10s %8s", t, q3);
         if (c->xt_col) printf(" %10s %7s", xt, q4);
+        if (c->cublas_col) printf(" %10s %10s %8s %8s", cub[0], cub[1], cub[2], cub[3]);
         printf("  %s\n", chk);
     }
+    int cublas_ran = 0;
+    for (int i = 0; i < c->nrows; i++) cublas_ran |= c->rows[i].x[L_CUBLAS].ran;
+    if (cublas_ran)
+        printf("cuBLAS: cublas?trsm and cublas?gemm of the same size, CUDA-event time of each "
+               "call; cuB/GEMM = cuBLAS TRSM / cuBLAS GEMM, ours/cuB = ours / cuBLAS TRSM\n");
 }

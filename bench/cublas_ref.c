@@ -9,7 +9,9 @@
  * (CLHGEMM_SGEMM_MATH=tf32), SGEMM here is set to CUBLAS_TF32_TENSOR_OP_MATH too, so the two
  * columns compute the same kind of product; with 3xtf32 cuBLAS stays on FP32 (it has no 3xTF32
  * mode, and 3xTF32 is an FP32-accuracy product). Timing: one cudaEvent pair around each call,
- * median of the reps, like the OpenCL columns.
+ * median of the reps, like the OpenCL columns. TRSM (cublas_ref_trsm, clhgemm-bench-level3's
+ * cuBLAS column) follows the same math-mode rule; it overwrites B, so every call first restores B
+ * on the device from a pristine copy there, outside the timing.
  */
 #include "cublas_ref.h"
 
@@ -79,6 +81,17 @@ static int cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
     return (x > y) - (x < y);
+}
+
+/* The median, min and max of the reps' times (sorted in place); any output may be NULL. */
+static void med_min_max(double *times, int reps, double *median_ms, double *min_ms,
+                        double *max_ms)
+{
+    qsort(times, (size_t)reps, sizeof(double), cmp_double);
+    if (median_ms)
+        *median_ms = reps % 2 ? times[reps / 2] : 0.5 * (times[reps / 2 - 1] + times[reps / 2]);
+    if (min_ms) *min_ms = times[0];
+    if (max_ms) *max_ms = times[reps - 1];
 }
 
 int cublas_ref_gemm(int dbl, int m, int n, int k, const void *A, const void *B, const void *C0,
@@ -154,11 +167,7 @@ int cublas_ref_gemm_ex(int dbl, int transa, int transb, int m, int n, int k, con
         times[i] = ms;
     }
 #undef CALL_GEMM
-    qsort(times, (size_t)reps, sizeof(double), cmp_double);
-    if (median_ms)
-        *median_ms = reps % 2 ? times[reps / 2] : 0.5 * (times[reps / 2 - 1] + times[reps / 2]);
-    if (min_ms) *min_ms = times[0];
-    if (max_ms) *max_ms = times[reps - 1];
+    med_min_max(times, reps, median_ms, min_ms, max_ms);
     rc = 0;
 
 done:
@@ -168,6 +177,155 @@ done:
     if (dA) cudaFree(dA);
     if (dB) cudaFree(dB);
     if (dC) cudaFree(dC);
+    free(times);
+    return rc;
+}
+
+/* ---- TRSM ------------------------------------------------------------------------------------ */
+
+/* A TRSM on the device (cublas_ref_trsm): the handle, the call's arguments, A, the B it
+ * overwrites and B's pristine copy dB0 (nb_bytes each). */
+typedef struct trsm_dev_s {
+    cublasHandle_t h;
+    int dbl, m, n, lda, ldb;
+    cublasSideMode_t side;
+    cublasFillMode_t uplo;
+    cublasOperation_t op;
+    cublasDiagType_t diag;
+    double alpha;
+    void *dA, *dB, *dB0;
+    size_t nb_bytes;
+} trsm_dev_t;
+
+/* cudaMalloc's each device array and uploads A and B0 (into dB0 only: each call restores dB). */
+static int trsm_upload(trsm_dev_t *t, const void *A, size_t na_bytes, const void *B0)
+{
+    cudaError_t ce;
+    if ((ce = cudaSetDevice(0)) != cudaSuccess) return cuda_fail("cudaSetDevice", ce);
+    if ((ce = cudaMalloc(&t->dA, na_bytes)) != cudaSuccess) return cuda_fail("cudaMalloc(A)", ce);
+    if ((ce = cudaMalloc(&t->dB, t->nb_bytes)) != cudaSuccess)
+        return cuda_fail("cudaMalloc(B)", ce);
+    if ((ce = cudaMalloc(&t->dB0, t->nb_bytes)) != cudaSuccess)
+        return cuda_fail("cudaMalloc(B0)", ce);
+    if ((ce = cudaMemcpy(t->dA, A, na_bytes, cudaMemcpyHostToDevice)) != cudaSuccess)
+        return cuda_fail("cudaMemcpy(A)", ce);
+    if ((ce = cudaMemcpy(t->dB0, B0, t->nb_bytes, cudaMemcpyHostToDevice)) != cudaSuccess)
+        return cuda_fail("cudaMemcpy(B0)", ce);
+    return 0;
+}
+
+/* dB := dB0, finished before the caller goes on (a device-to-device cudaMemcpy may return before
+ * the copy is done), so that no rep's clock sees it. */
+static int trsm_restore(const trsm_dev_t *t)
+{
+    cudaError_t ce = cudaMemcpy(t->dB, t->dB0, t->nb_bytes, cudaMemcpyDeviceToDevice);
+    if (ce != cudaSuccess) return cuda_fail("cudaMemcpy(B0 -> B)", ce);
+    if ((ce = cudaDeviceSynchronize()) != cudaSuccess) return cuda_fail("restoring B", ce);
+    return 0;
+}
+
+/* dB := B0, then one cublas{S,D}trsm; timed with the event pair into *ms where ms != NULL
+ * (e0, e1 unused otherwise), else only enqueued. */
+static int trsm_rep(const trsm_dev_t *t, cudaEvent_t e0, cudaEvent_t e1, float *ms)
+{
+    const float fa = (float)t->alpha;
+    cudaError_t ce;
+    cublasStatus_t cs;
+    if (trsm_restore(t)) return -1;
+    if (ms && (ce = cudaEventRecord(e0, 0)) != cudaSuccess) return cuda_fail("cudaEventRecord", ce);
+    cs = t->dbl ? cublasDtrsm(t->h, t->side, t->uplo, t->op, t->diag, t->m, t->n, &t->alpha,
+                              (const double *)t->dA, t->lda, (double *)t->dB, t->ldb)
+                : cublasStrsm(t->h, t->side, t->uplo, t->op, t->diag, t->m, t->n, &fa,
+                              (const float *)t->dA, t->lda, (float *)t->dB, t->ldb);
+    if (cs != CUBLAS_STATUS_SUCCESS) return cublas_fail(t->dbl ? "cublasDtrsm" : "cublasStrsm", cs);
+    if (!ms) return 0;
+    if ((ce = cudaEventRecord(e1, 0)) != cudaSuccess) return cuda_fail("cudaEventRecord", ce);
+    if ((ce = cudaEventSynchronize(e1)) != cudaSuccess)
+        return cuda_fail("cudaEventSynchronize", ce);
+    if ((ce = cudaEventElapsedTime(ms, e0, e1)) != cudaSuccess)
+        return cuda_fail("cudaEventElapsedTime", ce);
+    return 0;
+}
+
+/* The untimed calls: the one whose solution goes back to X_out (where not NULL), then the
+ * warm-ups, each from B0; the device idle when it returns. */
+static int trsm_untimed(const trsm_dev_t *t, int warmup, void *X_out)
+{
+    cudaError_t ce;
+    if (X_out) {
+        if (trsm_rep(t, NULL, NULL, NULL)) return -1;
+        if ((ce = cudaMemcpy(X_out, t->dB, t->nb_bytes, cudaMemcpyDeviceToHost)) != cudaSuccess)
+            return cuda_fail("cudaMemcpy(X back)", ce);
+    }
+    for (int i = 0; i < warmup; i++)
+        if (trsm_rep(t, NULL, NULL, NULL)) return -1;
+    if ((ce = cudaDeviceSynchronize()) != cudaSuccess) return cuda_fail("warm-up", ce);
+    return 0;
+}
+
+int cublas_ref_trsm(int dbl, int right, int lower, int trans, int unit, int m, int n,
+                    double alpha, const void *A, int lda, const void *B0, int ldb, int warmup,
+                    int reps, double *median_ms, double *min_ms, double *max_ms, void *X_out)
+{
+    const size_t es = dbl ? sizeof(double) : sizeof(float);
+    const int ka = right ? n : m; /* A is ka x ka */
+    trsm_dev_t t = {.dbl = dbl, .m = m, .n = n, .lda = lda, .ldb = ldb, .alpha = alpha,
+                    .side = right ? CUBLAS_SIDE_RIGHT : CUBLAS_SIDE_LEFT,
+                    .uplo = lower ? CUBLAS_FILL_MODE_LOWER : CUBLAS_FILL_MODE_UPPER,
+                    .op = trans ? CUBLAS_OP_T : CUBLAS_OP_N,
+                    .diag = unit ? CUBLAS_DIAG_UNIT : CUBLAS_DIAG_NON_UNIT,
+                    .nb_bytes = (size_t)ldb * (size_t)n * es};
+    cudaEvent_t e0 = NULL, e1 = NULL;
+    double *times = NULL;
+    int rc = -1;
+    cudaError_t ce;
+    cublasStatus_t cs;
+
+    g_err[0] = '\0';
+    if (reps < 1) reps = 1;
+    if (warmup < 0) warmup = 0;
+    if (m < 1 || n < 1 || lda < ka || ldb < m) {
+        snprintf(g_err, sizeof g_err, "cublas_ref_trsm: bad shape %dx%d (lda %d, ldb %d)", m, n,
+                 lda, ldb);
+        return -1;
+    }
+    times = (double *)malloc(sizeof(double) * (size_t)reps);
+    if (!times) {
+        snprintf(g_err, sizeof g_err, "out of host memory");
+        return -1;
+    }
+    if (trsm_upload(&t, A, (size_t)lda * (size_t)ka * es, B0)) goto done;
+    if ((cs = cublasCreate(&t.h)) != CUBLAS_STATUS_SUCCESS) {
+        cublas_fail("cublasCreate", cs);
+        goto done;
+    }
+    /* the GEMM's rule: FP32 stays FP32 (no TF32 tensor-op math) unless ours runs in TF32 too */
+    cs = cublasSetMathMode(t.h, use_tf32() && !dbl ? CUBLAS_TF32_TENSOR_OP_MATH
+                                                   : CUBLAS_DEFAULT_MATH);
+    if (cs != CUBLAS_STATUS_SUCCESS) {
+        cublas_fail("cublasSetMathMode", cs);
+        goto done;
+    }
+    if ((ce = cudaEventCreate(&e0)) != cudaSuccess || (ce = cudaEventCreate(&e1)) != cudaSuccess) {
+        cuda_fail("cudaEventCreate", ce);
+        goto done;
+    }
+    if (trsm_untimed(&t, warmup, X_out)) goto done;
+    for (int i = 0; i < reps; i++) {
+        float ms = 0.0f;
+        if (trsm_rep(&t, e0, e1, &ms)) goto done;
+        times[i] = ms;
+    }
+    med_min_max(times, reps, median_ms, min_ms, max_ms);
+    rc = 0;
+
+done:
+    if (e0) cudaEventDestroy(e0);
+    if (e1) cudaEventDestroy(e1);
+    if (t.h) cublasDestroy(t.h);
+    if (t.dA) cudaFree(t.dA);
+    if (t.dB) cudaFree(t.dB);
+    if (t.dB0) cudaFree(t.dB0);
     free(times);
     return rc;
 }

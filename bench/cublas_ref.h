@@ -1,11 +1,12 @@
 /*
- * cublas_ref.h -- the cuBLAS reference column of the GEMM benchmark (cublas_ref.c).
+ * cublas_ref.h -- the cuBLAS reference columns of the device benchmarks (cublas_ref.c): GEMM for
+ * clhgemm-bench-gemm, TRSM and the GEMM of the same size for clhgemm-bench-level3.
  *
  * Kept behind this small plain-C interface so that the CUDA headers (which ship their own
  * CL/cl.h) never reach the OpenCL side of the benchmark: cublas_ref.c is compiled on its own
  * and only when CMake finds the CUDA toolkit (CLHGEMM_HAVE_CUBLAS). Matrices are host arrays in
- * column-major order; each call uploads them, times cublas{S,D}gemm with CUDA events (TF32 off:
- * CUBLAS_DEFAULT_MATH) and frees its device memory again.
+ * column-major order; each call uploads them, times cublas{S,D}gemm or cublas{S,D}trsm with CUDA
+ * events (TF32 off: CUBLAS_DEFAULT_MATH) and frees its device memory again.
  */
 #ifndef CLHGEMM_BENCH_CUBLAS_REF_H
 #define CLHGEMM_BENCH_CUBLAS_REF_H
@@ -37,6 +38,17 @@ int cublas_ref_gemm_ex(int dbl, int transa, int transb, int m, int n, int k, con
                        const void *B, int ldb, const void *C0, int ldc, double alpha, double beta,
                        int warmup, int reps, double *median_ms, double *min_ms, double *max_ms,
                        void *C_out);
+
+/* TRSM, column-major: solves op(A) X = alpha B (right 0, A m x m) or X op(A) = alpha B (right 1,
+ * A n x n), lower/trans/unit 0 or 1, B m x n with ldb. A and B0 (B's values) are uploaded once;
+ * every call, untimed or timed, first restores B from B0 on the device and waits for that
+ * (outside the timing), so each solves the same system. When X_out != NULL (ldb x n elements),
+ * one untimed call's solution is copied back into it before the `warmup` untimed and `reps`
+ * timed calls (a cudaEvent pair around each). Writes the median, min and max in milliseconds
+ * (any may be NULL). Returns 0 on success, else -1 (cublas_ref_last_error says why). */
+int cublas_ref_trsm(int dbl, int right, int lower, int trans, int unit, int m, int n,
+                    double alpha, const void *A, int lda, const void *B0, int ldb, int warmup,
+                    int reps, double *median_ms, double *min_ms, double *max_ms, void *X_out);
 
 #ifdef __cplusplus
 }
