@@ -106,8 +106,10 @@
 #define DIRECT_C 0
 #endif
 #define DIRECT (DIRECT_A || DIRECT_B || DIRECT_C)
-#if DIRECT && (TRIANGLE || KLIMIT)
-#error "DIRECT_* is for plain GEMM"
+/* The structured variants read packed operands; a TRMM's (KLIMIT) may write C itself: its
+ * operands are packed snapshots, so C may be the general operand's memory (in place) */
+#if (DIRECT_A || DIRECT_B) && (TRIANGLE || KLIMIT) || DIRECT_C && TRIANGLE
+#error "DIRECT_A / DIRECT_B are for plain GEMM, DIRECT_C for plain GEMM and KLIMIT"
 #endif
 #ifndef SPLITK
 #define SPLITK 0

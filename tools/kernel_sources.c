@@ -18,8 +18,9 @@
  * kernels of the quick path (beta*C when k == 0 or alpha == 0) take the codegen defaults, as
  * src/core/gemm.c's enqueue_scale does. The plain GEMM's direct variants (operands read in place, C
  * written by the kernel: gemm.h CHG_DIRECT_*) come from chg_gemm_kernel_direct(), all eleven
- * modes per parameter set. GEMM parameters come from chg_gemm_params_select(), so the
- * tuning lookup decides as it does at run time.
+ * modes per parameter set, and TRMM's C written by its KLIMIT variants (beta zero or not). GEMM
+ * parameters come from chg_gemm_params_select(), so the tuning lookup decides as it does at run
+ * time.
  *
  * Parameter sets:
  *   class      built-in defaults (tuning databases bypassed) for each non-NVIDIA device class:
@@ -346,8 +347,7 @@ static int emit_shape(out_t *o, const char *set, const char *prefix, const chg_d
 }
 
 /* The plain GEMM's direct variants (gemm.h CHG_DIRECT_*: A and/or B read in place, C written by
- * the kernel with or without beta), chg_gemm_kernel_direct as src/core/blocks.c builds them. mode 0:
- * all eleven; otherwise that one. */
+ * the kernel with or without beta), chg_gemm_kernel_direct as src/core/blocks.c builds them. */
 static const int g_direct_modes[] = {
     CHG_DIRECT_A, CHG_DIRECT_B, CHG_DIRECT_A | CHG_DIRECT_B, CHG_DIRECT_C,
     CHG_DIRECT_C | CHG_DIRECT_BETA0, CHG_DIRECT_A | CHG_DIRECT_C,
@@ -356,34 +356,57 @@ static const int g_direct_modes[] = {
     CHG_DIRECT_A | CHG_DIRECT_B | CHG_DIRECT_C | CHG_DIRECT_BETA0};
 #define N_DIRECT_MODES ((int)(sizeof g_direct_modes / sizeof g_direct_modes[0]))
 
+/* One direct variant d of gp, of the KLIMIT variant klimit (a TRMM's: C written by the kernel
+ * over packed operands) or of the plain kernel (0). */
+static int emit_direct_one(out_t *o, const char *set, const char *prefix, const chg_device_t *dev,
+                           chg_precision_t prec, const chg_gemm_params_t *gp, int klimit, int d)
+{
+    recs_clear();
+    cl_kernel k = NULL;
+    clhgemm_status_t st =
+        chg_gemm_kernel_direct((cl_context)&g_dummy_program, dev, prec, gp, klimit, d, &k);
+    if (st != CLHGEMM_SUCCESS || g_nrecs != 1) {
+        fprintf(stderr, "clhgemm-kernel-sources: %s/%c: direct variant %d (klimit %d) failed (%d)\n",
+                prefix, prec ? 'd' : 's', d, klimit, (int)st);
+        recs_clear();
+        return -1;
+    }
+    char params[256], variant[256];
+    chg_gemm_params_format(gp, params, sizeof params);
+    size_t l = strlen(params);
+    snprintf(params + l, sizeof params - l, ",DIRECT_A=%d,DIRECT_B=%d,DIRECT_C=%d",
+             !!(d & CHG_DIRECT_A), !!(d & CHG_DIRECT_B),
+             d & CHG_DIRECT_C ? (d & CHG_DIRECT_BETA0 ? 2 : 1) : 0);
+    if (klimit) {
+        l = strlen(params);
+        snprintf(params + l, sizeof params - l, ",KLIMIT=%d", klimit);
+        snprintf(variant, sizeof variant, "%s/%c/direct-%d-klimit%d/gemm", prefix,
+                 prec ? 'd' : 's', d, klimit);
+    } else {
+        snprintf(variant, sizeof variant, "%s/%c/direct-%d/gemm", prefix, prec ? 'd' : 's', d);
+    }
+    const int rc = emit(o, variant, set, prec, g_recs[0].name, g_recs[0].entry, params,
+                        g_recs[0].source, g_recs[0].options);
+    clReleaseKernel(k);
+    recs_clear();
+    return rc;
+}
+
+/* The direct variants: the plain GEMM's (mode 0: all eleven; otherwise that one) and, with mode
+ * 0, TRMM's C written by the KLIMIT variants (core/direct.c: C only, beta 0 or not). */
 static int emit_direct(out_t *o, const char *set, const char *prefix, const chg_device_t *dev,
                        chg_precision_t prec, const chg_gemm_params_t *gp, int mode)
 {
     for (int i = 0; i < N_DIRECT_MODES; i++) {
         const int d = g_direct_modes[i];
         if (mode && d != mode) continue;
-        recs_clear();
-        cl_kernel k = NULL;
-        clhgemm_status_t st = chg_gemm_kernel_direct((cl_context)&g_dummy_program, dev, prec, gp, d, &k);
-        if (st != CLHGEMM_SUCCESS || g_nrecs != 1) {
-            fprintf(stderr, "clhgemm-kernel-sources: %s/%c: direct variant %d failed (%d)\n",
-                    prefix, prec ? 'd' : 's', d, (int)st);
-            recs_clear();
-            return -1;
-        }
-        char params[256], variant[256];
-        chg_gemm_params_format(gp, params, sizeof params);
-        size_t l = strlen(params);
-        snprintf(params + l, sizeof params - l, ",DIRECT_A=%d,DIRECT_B=%d,DIRECT_C=%d",
-                 !!(d & CHG_DIRECT_A), !!(d & CHG_DIRECT_B),
-                 d & CHG_DIRECT_C ? (d & CHG_DIRECT_BETA0 ? 2 : 1) : 0);
-        snprintf(variant, sizeof variant, "%s/%c/direct-%d/gemm", prefix, prec ? 'd' : 's', d);
-        const int rc = emit(o, variant, set, prec, g_recs[0].name, g_recs[0].entry, params,
-                            g_recs[0].source, g_recs[0].options);
-        clReleaseKernel(k);
-        recs_clear();
-        if (rc != 0) return -1;
+        if (emit_direct_one(o, set, prefix, dev, prec, gp, 0, d)) return -1;
     }
+    for (int kl = 1; kl <= 4 && !mode; kl++)
+        for (int b0 = 0; b0 < 2; b0++)
+            if (emit_direct_one(o, set, prefix, dev, prec, gp, kl,
+                                CHG_DIRECT_C | (b0 ? CHG_DIRECT_BETA0 : 0)))
+                return -1;
     return 0;
 }
 
@@ -416,11 +439,11 @@ static int emit_splitk(out_t *o, const char *set, const char *prefix, const chg_
     cl_context ctx = (cl_context)&g_dummy_program;
     cl_kernel k = NULL;
     recs_clear();
-    clhgemm_status_t st = chg_gemm_kernel_direct(ctx, dev, prec, gp, CHG_KERNEL_SPLITK, &k);
+    clhgemm_status_t st = chg_gemm_kernel_direct(ctx, dev, prec, gp, 0, CHG_KERNEL_SPLITK, &k);
     int rc = emit_recorded(o, set, prefix, prec, "splitk/gemm", gp, st, k);
     if (rc == 0) {
         const int flags = CHG_KERNEL_SPLITK | CHG_KERNEL_SPLITK_UNEVEN;
-        st = chg_gemm_kernel_direct(ctx, dev, prec, gp, flags, &k);
+        st = chg_gemm_kernel_direct(ctx, dev, prec, gp, 0, flags, &k);
         rc = emit_recorded(o, set, prefix, prec, "splitk2/gemm", gp, st, k);
     }
     for (int bz = 0; bz < 2 && reduce && rc == 0; bz++) {
@@ -469,7 +492,7 @@ static int emit_class_configs(out_t *o, const char *set, const char *prefix,
             cl_kernel kk = NULL;
             recs_clear();
             const clhgemm_status_t st = chg_gemm_kernel_direct(
-                (cl_context)&g_dummy_program, dev, prec, &ch.gp, CHG_DIRECT_C, &kk);
+                (cl_context)&g_dummy_program, dev, prec, &ch.gp, 0, CHG_DIRECT_C, &kk);
             rc = emit_recorded(o, set, cprefix, prec, "gemm-direct-c", &ch.gp, st, kk);
             if (rc == 0) rc = emit_splitk(o, set, cprefix, dev, prec, &ch.gp, 0);
         }

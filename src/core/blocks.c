@@ -87,9 +87,9 @@ static clhgemm_status_t gemm_kernel_variant(cl_context ctx, const chg_device_t *
 
 clhgemm_status_t chg_gemm_kernel_direct(cl_context ctx, const chg_device_t *dev,
                                         chg_precision_t prec, const chg_gemm_params_t *gp,
-                                        int direct, cl_kernel *out)
+                                        int klimit, int direct, cl_kernel *out)
 {
-    return gemm_kernel_variant(ctx, dev, prec, gp, 0, 0, direct, out);
+    return gemm_kernel_variant(ctx, dev, prec, gp, 0, klimit, direct, out);
 }
 
 cl_int chg_set_real(cl_kernel k, cl_uint i, chg_precision_t prec, double v)

@@ -155,10 +155,12 @@ enum { CHG_DIRECT_A = 1, CHG_DIRECT_B = 2, CHG_DIRECT_C = 4, CHG_DIRECT_BETA0 = 
 enum { CHG_KERNEL_SPLITK = 16, CHG_KERNEL_SPLITK_UNEVEN = 64 };
 
 /* The GEMM kernel variant for a direct mode (non-zero), through the program cache; the FP64
- * tensor-core kernel falls back to the FMA kernel as chg_l3_kernels_create's does. */
+ * tensor-core kernel falls back to the FMA kernel as chg_l3_kernels_create's does. klimit: the
+ * KLIMIT variant (a TRMM's triangular operand, chg_gemm_kernels_t.klimit; with CHG_DIRECT_C
+ * only), 0 for none. */
 clhgemm_status_t chg_gemm_kernel_direct(cl_context ctx, const chg_device_t *dev,
                                         chg_precision_t prec, const chg_gemm_params_t *gp,
-                                        int direct, cl_kernel *out);
+                                        int klimit, int direct, cl_kernel *out);
 
 /* ---- for core/gemm.c: the helpers its own launches share with the blocks above ----------- */
 

@@ -107,7 +107,8 @@ int chg_direct_in_place(const chg_gemm_args_t *a, const chg_gemm_params_t *gp, i
 int chg_gemm_direct_mode(const chg_gemm_args_t *a, const chg_gemm_params_t *gp, size_t kb)
 {
     const chg_struct_t general = {0};
-    if (memcmp(&a->st, &general, sizeof general) != 0 || a->swap_sum) return 0;
+    const int structured = memcmp(&a->st, &general, sizeof general) != 0;
+    if (a->st.c_tri != CHG_TRI_NONE || a->swap_sum) return 0;
     /* auto: every mode for the FMA kernel (on the H100 each saved its copy: SGEMM n = 8192
      * +0.5% each, +1% together). For the tensor-core kernels no in-place A or B (each cost the
      * FP64 kernel ~2% at n = 8192, more than the pack it saves: docs/perf/2026-11-history.md),
@@ -131,6 +132,11 @@ int chg_gemm_direct_mode(const chg_gemm_args_t *a, const chg_gemm_params_t *gp, 
                               (small ? CHG_DIRECT_A | CHG_DIRECT_BANY : 0)
                         : all | (mnk <= CHG_DIRECT_BK_FMA_MNK && a->k >= 256 ? CHG_DIRECT_BK : 0);
     allow = chg_direct_env(allow);
+    /* SYMM and TRMM (a structured operand, the whole of C): C only, their operands packed --
+     * the packs expand the symmetric operand and hold a TRMM's in-place B as it was, so the
+     * kernel may write C over it (the blocks in TRMM's safe order, core/gemm.c); the leaves of
+     * DTRSM n = 8192 saved their write-back's pass */
+    if (structured) allow &= CHG_DIRECT_C;
     const size_t es = chg_elem_size(a->prec);
     size_t ahi = 0, bhi = 0;
     int mode = chg_direct_in_place(a, gp, allow, &ahi, &bhi);

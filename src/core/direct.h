@@ -7,7 +7,7 @@
 
 #include "core/gemm_args.h"
 
-/* ---- direct operands (plain GEMM only) ------------------------------------------------------
+/* ---- direct operands (plain GEMM; C alone for SYMM and TRMM) -------------------------------
  * Where the caller's matrix already has the layout the kernel reads, the blocked core skips a
  * copy (cl/gemm.cl, DIRECT_*; the flags are core/blocks.h's): CHG_DIRECT_A reads op(A) = A (not
  * transposed) in place, with lda as the k stride; CHG_DIRECT_B reads op(B)^T = B when B is
@@ -21,7 +21,9 @@
  * of m n k <= CHG_DIRECT_AB_MMA_MNK (larger ones measured slower with them), B not transposed
  * (CHG_DIRECT_BK) included; the FMA kernel reads B not transposed in place for products of
  * m n k <= CHG_DIRECT_BK_FMA_MNK with k >= 256 and in split-K's thin products; "on" allows
- * them for both, "off" for neither, a list such as "a,c" only those. */
+ * them for both, "off" for neither, a list such as "a,c" only those. SYMM and TRMM (a structured
+ * operand, the whole of C) get DIRECT_C alone by the same rules, their operands packed (which
+ * lets the kernel write over TRMM's in-place B); SYRK / SYR2K none. */
 #define CHG_DIRECT_C_MMA_K 4096
 #define CHG_DIRECT_AB_MMA_MNK 2147483648.0 /* 2^31: 1290^3, 512 x 8192 x 512 */
 #define CHG_DIRECT_BK_FMA_MNK 1073741824.0 /* 2^30: 1024^3 */

@@ -195,27 +195,31 @@ static clhgemm_status_t enqueue_scale(const chg_gemm_args_t *a, cl_context ctx, 
 }
 
 
-/* The direct variant's launch: arguments 0-7 as chg_enqueue_kernel (ap/bp the caller's buffers
- * for a direct operand, cp the caller's C for DIRECT_C), then its eight. */
+/* The direct variant's launch: arguments 0-9 as chg_enqueue_kernel (ap/bp the caller's buffers
+ * for a direct operand, cp the caller's C for DIRECT_C), the KLIMIT variant's diag (klimit: a
+ * TRMM's, chg_enqueue_kernel_at says which), then its eight. */
 static cl_int enqueue_kernel_direct(cl_command_queue q, cl_kernel k, const chg_gemm_args_t *a,
                                     const chg_gemm_params_t *gp, int direct, size_t mpad, size_t npad,
                                     size_t kpad, cl_mem ap, size_t aoff, cl_mem bp, size_t boff,
-                                    cl_mem cp, int accumulate, size_t coff, size_t mc, size_t nc,
-                                    cl_uint nwait, const cl_event *wait, cl_event *ev)
+                                    cl_mem cp, int accumulate, int klimit, long diag, size_t coff,
+                                    size_t mc, size_t nc, cl_uint nwait, const cl_event *wait,
+                                    cl_event *ev)
 {
     const int lda_v = (int)(a->lda / (size_t)gp->vwm);
     const int ldb_v = (int)(direct & CHG_DIRECT_BK ? a->ldb : a->ldb / (size_t)gp->vwn); /* BK: elements */
-    const int ldc = (int)a->ldc, mlim = (int)mc, nlim = (int)nc;
+    const int ldc = (int)a->ldc, mlim = (int)mc, nlim = (int)nc, d = (int)diag;
     const cl_ulong co = coff;
+    const cl_uint x = klimit ? 11 : 10; /* the first of the eight */
     cl_int err = chg_set_gemm_args(k, kpad, mpad, ap, aoff, 0, bp, boff, 0, cp, accumulate);
-    CHG_SETARG(k, 10, lda_v);
-    CHG_SETARG(k, 11, ldb_v);
-    CHG_SETARG(k, 12, co);
-    CHG_SETARG(k, 13, ldc);
-    CHG_SETARG(k, 14, mlim);
-    CHG_SETARG(k, 15, nlim);
-    if (err == CL_SUCCESS) err = chg_set_real(k, 16, a->prec, a->alpha);
-    if (err == CL_SUCCESS) err = chg_set_real(k, 17, a->prec, a->beta);
+    if (klimit) CHG_SETARG(k, 10, d);
+    CHG_SETARG(k, x, lda_v);
+    CHG_SETARG(k, x + 1, ldb_v);
+    CHG_SETARG(k, x + 2, co);
+    CHG_SETARG(k, x + 3, ldc);
+    CHG_SETARG(k, x + 4, mlim);
+    CHG_SETARG(k, x + 5, nlim);
+    if (err == CL_SUCCESS) err = chg_set_real(k, x + 6, a->prec, a->alpha);
+    if (err == CL_SUCCESS) err = chg_set_real(k, x + 7, a->prec, a->beta);
     if (err != CL_SUCCESS) return err;
     const size_t g[2] = {mpad / gp->mwg * gp->mdimc, npad / gp->nwg * gp->ndimc};
     const size_t l[2] = {(size_t)gp->mdimc, (size_t)gp->ndimc};
@@ -370,7 +374,8 @@ static clhgemm_status_t build_blocked(const chg_kkey_t *key, cl_context ctx,
     clhgemm_status_t st = chg_l3_kernels_create(ctx, dev, key->prec, &key->gp, key->trans_a,
                                                 key->trans_b, key->beta_zero, &key->st, &out->ks);
     if (st == CLHGEMM_SUCCESS && key->direct) {
-        st = chg_gemm_kernel_direct(ctx, dev, key->prec, &key->gp, key->direct, &out->extra);
+        st = chg_gemm_kernel_direct(ctx, dev, key->prec, &key->gp, out->ks.klimit, key->direct,
+                                    &out->extra);
         if (st != CLHGEMM_SUCCESS) chg_gemm_kernels_release(&out->ks);
     }
     return st;
@@ -461,11 +466,14 @@ static cl_int enqueue_gemm(blocked_t *b, size_t i0, size_t mc, size_t j0, size_t
         const int da = direct & CHG_DIRECT_A, db = direct & CHG_DIRECT_BANY;
         const int dc = direct & CHG_DIRECT_C;
         const size_t bo = direct & CHG_DIRECT_BK ? p0 + j0 * a->ldb : j0 + p0 * a->ldb;
+        /* a TRMM's KLIMIT (C direct, operands packed): diag as chg_enqueue_kernel_at's */
+        const int kl = b->ks.klimit;
+        const long diag = kl <= 2 ? (long)i0 - (long)p0 : (long)j0 - (long)p0;
         CHAIN(ch, enqueue_kernel_direct(
                       ch->q, b->kdirect, a, gp, direct, mpad, npad, kpad,
                       da ? a->a : wsa, da ? a->off_a + i0 + p0 * a->lda : 0,
                       db ? a->b : wsb, db ? a->off_b + bo : 0,
-                      dc ? a->c : wsc, accumulate,
+                      dc ? a->c : wsc, accumulate, kl, diag,
                       a->off_c + i0 + j0 * a->ldc, mc, nc, nw_, wl_, &ev_));
     } else {
         CHAIN(ch, chg_enqueue_kernel_at(ch->q, &b->ks, i0, j0, p0, mpad, npad, kpad, wsa, 0, 0,
@@ -609,8 +617,8 @@ static clhgemm_status_t build_splitk(const chg_kkey_t *key, cl_context ctx,
     clhgemm_status_t st = chg_copy_kernel(ctx, dev, &ks->cpa, "pack", &ks->pack_a);
     if (st == CLHGEMM_SUCCESS) st = chg_copy_kernel(ctx, dev, &ks->cpb, "pack", &ks->pack_b);
     if (st == CLHGEMM_SUCCESS)
-        st = chg_gemm_kernel_direct(ctx, dev, key->prec, &key->gp, CHG_KERNEL_SPLITK | key->direct,
-                                    &ks->gemm);
+        st = chg_gemm_kernel_direct(ctx, dev, key->prec, &key->gp, 0,
+                                    CHG_KERNEL_SPLITK | key->direct, &ks->gemm);
     if (st == CLHGEMM_SUCCESS)
         st = chg_splitk_reduce_kernel(ctx, dev, key->prec, key->beta_zero, &ks->wb);
     if (st != CLHGEMM_SUCCESS) chg_gemm_kernels_release(ks);
