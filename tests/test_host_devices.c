@@ -194,7 +194,8 @@ static int shared_line(const capture_t *cap, double *packed, double *served)
  * 384 (three bands of one tile, three k slices: every tile stages the same three B slices,
  * which the six shared slots keep all call; whole tiles and slices, CLHGEMM_FINAL_PIECES=1 and
  * CLHGEMM_RAMP=1) a device that runs a tile takes the slices the other packed, however late it
- * comes (at least one call of three: a device may find every band taken); with
+ * comes (at least one call of up to eight: a device may find every band taken, as a device
+ * whose setup is slow under a loaded machine did in three calls of a suite run); with
  * CLHGEMM_SHARE_B=off each device stages its own (no such line). Every product checked. */
 static void share_cases(int dbl, tc_rng_t *rng)
 {
@@ -207,14 +208,14 @@ static void share_cases(int dbl, tc_rng_t *rng)
     clhgemm_handle_t h = handle_with_rate("1000");
     if (!h) return;
     double best = 0;
-    for (int r = 0; r < 3; r++) {
+    for (int r = 0; r < 8 && best == 0; r++) {
         double packed = 0, served = 0;
         if (run_call(h, dbl, 384, r == 1 ? 0.0 : 0.5, rng, &inf, &cap, "share B")) continue;
         EXPECT(shared_line(&cap, &packed, &served) && packed > 0,
                "share B: no \"B slices: P packed, S copies served\" line with P > 0");
         if (inf.devices_used == 2 && served > best) best = served;
     }
-    EXPECT(best > 0, "share B: no call of three served a B slice from the other device's pack");
+    EXPECT(best > 0, "share B: no call of eight served a B slice from the other device's pack");
     setenv("CLHGEMM_SHARE_B", "off", 1);
     double packed, served;
     if (!run_call(h, dbl, 384, 0.5, rng, &inf, &cap, "share B off")) {
