@@ -52,6 +52,7 @@
 #include "core/trsm_dev.h"
 #include "host/fault.h"
 #include "host/tile.h" /* chg_ev_wait, chg_ev_release */
+#include "host/upload.h"
 
 #define SLOTS 3 /* strips in flight per device (pinned and device buffers of one strip each) */
 _Static_assert(SLOTS <= NSTAGE, "the strips' pinned buffers are the handle's st_a ring");
@@ -162,108 +163,9 @@ static int chunk_count(const strips_t *c, size_t bytes, size_t cols)
     return (int)CHG_MAX((size_t)1, n);
 }
 
-/* An upload in column chunks: chunk j is columns [c0, c1) of the host block at src (chg_chunk_cols
- * of cols in nch), rows [r0, r1) of them (all rows, or A's stored triangle); the pack threads
- * copy it into pinned memory (tight) and the h2d queue DMAs it from there to element
- * (dr + r0, dc + c0) of the device buffer dev (leading dimension dld). Pinned place: with
- * reg_bytes 0, the chunk's own columns of a tight copy of the whole block; else region j % nreg
- * of reg_bytes, free once the region's last DMA (reg_ev) has ended. */
-typedef struct upload_s {
-    const char *src;
-    size_t sld, rows, cols, es;
-    int tri;            /* 0: all rows; 1: upper (rows 0 .. c1); -1: lower (rows c0 .. rows) */
-    char *pin;
-    size_t reg_bytes;
-    int nreg;
-    cl_event *reg_ev;
-    cl_mem dev;
-    size_t dld, dr, dc; /* the block's element (0, 0) is (dr, dc) of dev */
-    int nch;
-} upload_t;
-
-/* Chunk j's columns, rows and pinned place. */
-static char *chunk_geom(const upload_t *u, int j, size_t *c0, size_t *c1, size_t *r0, size_t *r1)
-{
-    chg_chunk_cols(u->cols, u->nch, j, c0, c1);
-    *r0 = u->tri < 0 ? *c0 : 0;
-    *r1 = u->tri > 0 ? *c1 : u->rows;
-    return u->reg_bytes ? u->pin + (size_t)(j % u->nreg) * u->reg_bytes
-                        : u->pin + *c0 * u->rows * u->es;
-}
-
-/* Hands chunk j's copy to the pack threads, once its pinned region is free. */
-static cl_int upload_start(strips_t *c, upload_t *u, int j, chg_copy_t *m)
-{
-    size_t c0, c1, r0, r1;
-    char *pin = chunk_geom(u, j, &c0, &c1, &r0, &r1);
-    if (u->reg_bytes) {
-        const cl_int err = chg_ev_wait(&u->reg_ev[j % u->nreg]);
-        if (err != CL_SUCCESS) return err;
-    }
-    chg_copy_start(c->h->pool, 0, m, pin, r1 - r0, u->src + (r0 + c0 * u->sld) * u->es, u->sld,
-                   r1 - r0, c1 - c0, u->es, 0, CHG_TRI_NONE, 0, NULL, "trsm in");
-    return CL_SUCCESS;
-}
-
-/* Chunk j's DMA (its copy done); its event also becomes *last (the h2d queue is in order). */
-static cl_int upload_dma(strips_t *c, hdev_t *d, upload_t *u, int j, cl_event *last)
-{
-    size_t c0, c1, r0, r1;
-    char *pin = chunk_geom(u, j, &c0, &c1, &r0, &r1);
-    const size_t es = u->es, h = r1 - r0, w = c1 - c0;
-    const size_t dr = u->dr + r0, dc = u->dc + c0;
-    cl_int err = chg_fault_cmd(&c->h->fault, d);
-    cl_event ev = NULL;
-    if (err == CL_SUCCESS && h == u->dld) { /* whole columns: dr is 0 */
-        err = clEnqueueWriteBuffer(d->q[Q_H2D], u->dev, CL_FALSE, dc * h * es, h * w * es, pin, 0,
-                                   NULL, &ev);
-    } else if (err == CL_SUCCESS) {
-        const size_t o[3] = {dr * es, dc, 0}, ho[3] = {0, 0, 0}, reg[3] = {h * es, w, 1};
-        err = clEnqueueWriteBufferRect(d->q[Q_H2D], u->dev, CL_FALSE, o, ho, reg, u->dld * es, 0,
-                                       h * es, 0, pin, 0, NULL, &ev);
-    }
-    if (err != CL_SUCCESS) return err;
-    clFlush(d->q[Q_H2D]); /* a wait on this copy must not depend on an unflushed queue */
-    c->to_dev += (double)(h * w * es);
-    if (u->reg_bytes) {
-        chg_ev_release(&u->reg_ev[j % u->nreg]);
-        clRetainEvent(ev);
-        u->reg_ev[j % u->nreg] = ev;
-    }
-    chg_ev_release(last);
-    *last = ev;
-    return CL_SUCCESS;
-}
-
-/* The upload: chunk j + 1's copy is handed out before chunk j's DMA is enqueued (where two
- * regions or a whole-block place allow it), so the pack threads and the bus overlap; *last:
- * the last chunk's DMA. */
-static cl_int upload(strips_t *c, hdev_t *d, upload_t *u, cl_event *last)
-{
-    chg_copy_t m[2];
-    int live[2] = {0, 0};
-    const int ahead = !u->reg_bytes || u->nreg >= 2;
-    cl_int err = CL_SUCCESS;
-    for (int j = 0; j < u->nch && err == CL_SUCCESS; j++) {
-        if (!live[j & 1]) {
-            err = upload_start(c, u, j, &m[j & 1]);
-            live[j & 1] = err == CL_SUCCESS;
-        }
-        if (err == CL_SUCCESS && ahead && j + 1 < u->nch) {
-            err = upload_start(c, u, j + 1, &m[(j + 1) & 1]);
-            live[(j + 1) & 1] = err == CL_SUCCESS;
-        }
-        if (live[j & 1]) chg_copy_finish(c->h->pool, &m[j & 1]);
-        live[j & 1] = 0;
-        if (err == CL_SUCCESS) err = upload_dma(c, d, u, j, last);
-    }
-    for (int i = 0; i < 2; i++)
-        if (live[i]) chg_copy_finish(c->h->pool, &m[i]); /* a copy in flight ends before we leave */
-    return err;
-}
-
 /* A block of A's stored triangle: rows r0 .. r0 + rows, columns c0 .. c0 + cols of A (and of
- * its copy on the device); tri as upload_t's for a diagonal block, 0 for an off-diagonal one. */
+ * its copy on the device); tri as chg_upload_t's for a diagonal block, 0 for an off-diagonal
+ * one. */
 typedef struct ablk_s {
     size_t r0, c0, rows, cols;
     int tri;
@@ -282,13 +184,13 @@ static cl_int upload_a(strips_t *c, sdev_t *s, int ring_slot, const ablk_t *b, i
     cl_event ring[A_REGIONS] = {NULL};
     cl_int err = slot_wait(s, ring_slot);
     for (int p = 0; p < n && err == CL_SUCCESS; p++) {
-        upload_t u = {.src = c->A + (b[p].r0 + b[p].c0 * c->lda) * es, .sld = c->lda,
+        chg_upload_t u = {.src = c->A + (b[p].r0 + b[p].c0 * c->lda) * es, .sld = c->lda,
                       .rows = b[p].rows, .cols = b[p].cols, .es = es, .tri = b[p].tri,
                       .pin = d->st_a[ring_slot].ptr, .reg_bytes = k * cc * es,
                       .nreg = (int)CHG_MIN((size_t)A_REGIONS, c->w / cc), .reg_ev = ring,
                       .dev = s->a, .dld = k, .dr = b[p].r0, .dc = b[p].c0,
                       .nch = (int)chg_ceil_div(b[p].cols, cc)};
-        err = upload(c, d, &u, &last[p]);
+        err = chg_upload(c->h->pool, &c->h->fault, d, &u, &c->to_dev, &last[p]);
     }
     for (int r = 0; r < A_REGIONS; r++) chg_ev_release(&ring[r]);
     for (int p = n - 1; p >= 0; p--)
@@ -420,11 +322,11 @@ static cl_int take_strip(strips_t *c, sdev_t *s, int i, size_t strip)
     cl_int err = slot_wait(s, i);
     if (err == CL_SUCCESS) err = chg_fault_cmd(&c->h->fault, d);
     if (err != CL_SUCCESS) return err;
-    upload_t u = {.src = hb, .sld = c->ldb, .rows = rows, .cols = cols, .es = c->es,
+    chg_upload_t u = {.src = hb, .sld = c->ldb, .rows = rows, .cols = cols, .es = c->es,
                   .pin = d->st_a[i].ptr, .dev = s->slot[i], .dld = rows,
                   .nch = chunk_count(c, rows * cols * c->es, cols)};
     cl_event up = NULL, solved = NULL;
-    err = upload(c, d, &u, &up);
+    err = chg_upload(c->h->pool, &c->h->fault, d, &u, &c->to_dev, &up);
     if (err == CL_SUCCESS && s->staged) {
         err = solve_two(c, s, i, wn, rows, up, &solved);
     } else if (err == CL_SUCCESS) {
