@@ -3,7 +3,7 @@
  *
  * One thread (the caller's) drives every device; the pool's pack threads do the host copies.
  * Everything crosses the bus in column chunks (CHUNK_BYTES or more): the pack threads fill
- * chunk j + 1 in pinned memory while chunk j's DMA runs. Per device: A's triangle goes up in
+ * chunk j + 1 in pinned memory while chunk j's DMA runs (the uploads: host/upload.h). Per device: A's triangle goes up in
  * chunks of block columns through a ring of regions of the last slot's pinned buffer (h2d
  * queue), then the diagonal blocks are inverted (kernel queue). Then the strips, taken
  * dynamically: whenever a device has a free slot (SLOTS per device), it takes the lowest strip
