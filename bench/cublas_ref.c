@@ -94,6 +94,33 @@ static void med_min_max(double *times, int reps, double *median_ms, double *min_
     if (max_ms) *max_ms = times[reps - 1];
 }
 
+/* A call's start: the last error cleared, reps and warmup clamped (at least 1 and 0), the reps'
+ * time array; NULL (and the error) when the host is out of memory. */
+static double *call_start(int *reps, int *warmup)
+{
+    g_err[0] = '\0';
+    if (*reps < 1) *reps = 1;
+    if (*warmup < 0) *warmup = 0;
+    double *times = (double *)malloc(sizeof(double) * (size_t)*reps);
+    if (!times) snprintf(g_err, sizeof g_err, "out of host memory");
+    return times;
+}
+
+/* The handle (FP32 stays FP32, no TF32 tensor-op math, unless ours runs in TF32 too) and the
+ * event pair of the timed calls; what was made before a failure is left for the caller to free. */
+static int open_handle(int dbl, cublasHandle_t *h, cudaEvent_t *e0, cudaEvent_t *e1)
+{
+    cublasStatus_t cs;
+    cudaError_t ce;
+    if ((cs = cublasCreate(h)) != CUBLAS_STATUS_SUCCESS) return cublas_fail("cublasCreate", cs);
+    cs = cublasSetMathMode(*h, use_tf32() && !dbl ? CUBLAS_TF32_TENSOR_OP_MATH
+                                                  : CUBLAS_DEFAULT_MATH);
+    if (cs != CUBLAS_STATUS_SUCCESS) return cublas_fail("cublasSetMathMode", cs);
+    if ((ce = cudaEventCreate(e0)) != cudaSuccess || (ce = cudaEventCreate(e1)) != cudaSuccess)
+        return cuda_fail("cudaEventCreate", ce);
+    return 0;
+}
+
 int cublas_ref_gemm(int dbl, int m, int n, int k, const void *A, const void *B, const void *C0,
                     double alpha, double beta, int warmup, int reps, double *median_ms)
 {
@@ -121,14 +148,7 @@ int cublas_ref_gemm_ex(int dbl, int transa, int transb, int m, int n, int k, con
     cudaError_t ce;
     cublasStatus_t cs;
 
-    g_err[0] = '\0';
-    if (reps < 1) reps = 1;
-    if (warmup < 0) warmup = 0;
-    times = (double *)malloc(sizeof(double) * (size_t)reps);
-    if (!times) {
-        snprintf(g_err, sizeof g_err, "out of host memory");
-        return -1;
-    }
+    if (!(times = call_start(&reps, &warmup))) return -1;
     if ((ce = cudaSetDevice(0)) != cudaSuccess) { cuda_fail("cudaSetDevice", ce); goto done; }
     if ((ce = cudaMalloc(&dA, na * es)) != cudaSuccess) { cuda_fail("cudaMalloc(A)", ce); goto done; }
     if ((ce = cudaMalloc(&dB, nb * es)) != cudaSuccess) { cuda_fail("cudaMalloc(B)", ce); goto done; }
@@ -136,11 +156,7 @@ int cublas_ref_gemm_ex(int dbl, int transa, int transb, int m, int n, int k, con
     if ((ce = cudaMemcpy(dA, A, na * es, cudaMemcpyHostToDevice)) != cudaSuccess) { cuda_fail("cudaMemcpy(A)", ce); goto done; }
     if ((ce = cudaMemcpy(dB, B, nb * es, cudaMemcpyHostToDevice)) != cudaSuccess) { cuda_fail("cudaMemcpy(B)", ce); goto done; }
     if ((ce = cudaMemcpy(dC, C0, nc * es, cudaMemcpyHostToDevice)) != cudaSuccess) { cuda_fail("cudaMemcpy(C)", ce); goto done; }
-    if ((cs = cublasCreate(&h)) != CUBLAS_STATUS_SUCCESS) { cublas_fail("cublasCreate", cs); goto done; }
-    /* FP32 stays FP32 (no TF32 tensor-op math) unless ours runs in TF32 too. */
-    if ((cs = cublasSetMathMode(h, use_tf32() && !dbl ? CUBLAS_TF32_TENSOR_OP_MATH : CUBLAS_DEFAULT_MATH)) != CUBLAS_STATUS_SUCCESS) { cublas_fail("cublasSetMathMode", cs); goto done; }
-    if ((ce = cudaEventCreate(&e0)) != cudaSuccess) { cuda_fail("cudaEventCreate", ce); goto done; }
-    if ((ce = cudaEventCreate(&e1)) != cudaSuccess) { cuda_fail("cudaEventCreate", ce); goto done; }
+    if (open_handle(dbl, &h, &e0, &e1)) goto done;
 
 #define CALL_GEMM()                                                                             \
     (dbl ? cublasDgemm(h, opa, opb, m, n, k, &alpha, (const double *)dA, lda, (const double *)dB, \
@@ -276,40 +292,16 @@ int cublas_ref_trsm(int dbl, int right, int lower, int trans, int unit, int m, i
                     .diag = unit ? CUBLAS_DIAG_UNIT : CUBLAS_DIAG_NON_UNIT,
                     .nb_bytes = (size_t)ldb * (size_t)n * es};
     cudaEvent_t e0 = NULL, e1 = NULL;
-    double *times = NULL;
     int rc = -1;
-    cudaError_t ce;
-    cublasStatus_t cs;
-
-    g_err[0] = '\0';
-    if (reps < 1) reps = 1;
-    if (warmup < 0) warmup = 0;
     if (m < 1 || n < 1 || lda < ka || ldb < m) {
         snprintf(g_err, sizeof g_err, "cublas_ref_trsm: bad shape %dx%d (lda %d, ldb %d)", m, n,
                  lda, ldb);
         return -1;
     }
-    times = (double *)malloc(sizeof(double) * (size_t)reps);
-    if (!times) {
-        snprintf(g_err, sizeof g_err, "out of host memory");
-        return -1;
-    }
+    double *times = call_start(&reps, &warmup);
+    if (!times) return -1;
     if (trsm_upload(&t, A, (size_t)lda * (size_t)ka * es, B0)) goto done;
-    if ((cs = cublasCreate(&t.h)) != CUBLAS_STATUS_SUCCESS) {
-        cublas_fail("cublasCreate", cs);
-        goto done;
-    }
-    /* the GEMM's rule: FP32 stays FP32 (no TF32 tensor-op math) unless ours runs in TF32 too */
-    cs = cublasSetMathMode(t.h, use_tf32() && !dbl ? CUBLAS_TF32_TENSOR_OP_MATH
-                                                   : CUBLAS_DEFAULT_MATH);
-    if (cs != CUBLAS_STATUS_SUCCESS) {
-        cublas_fail("cublasSetMathMode", cs);
-        goto done;
-    }
-    if ((ce = cudaEventCreate(&e0)) != cudaSuccess || (ce = cudaEventCreate(&e1)) != cudaSuccess) {
-        cuda_fail("cudaEventCreate", ce);
-        goto done;
-    }
+    if (open_handle(dbl, &t.h, &e0, &e1)) goto done;
     if (trsm_untimed(&t, warmup, X_out)) goto done;
     for (int i = 0; i < reps; i++) {
         float ms = 0.0f;

@@ -407,6 +407,13 @@ cl_int chg_enqueue_pack_b_at(cl_command_queue q, const chg_gemm_kernels_t *ks, s
                    ks->st.unit_b, j0, p0, nc, kc, src, base, ld, dst, dst_off, nwait, wait, ev);
 }
 
+long chg_kernel_diag(const chg_gemm_kernels_t *ks, size_t i0, size_t j0, size_t p0)
+{
+    if (ks->st.c_tri) return (long)i0 - (long)j0;
+    if (!ks->klimit) return 0;
+    return ks->klimit <= 2 ? (long)i0 - (long)p0 : (long)j0 - (long)p0;
+}
+
 cl_int chg_enqueue_kernel_at(cl_command_queue q, const chg_gemm_kernels_t *ks, size_t i0,
                              size_t j0, size_t p0, size_t mpad, size_t npad, size_t kpad,
                              cl_mem ap, size_t aoff, size_t apk, cl_mem bp, size_t boff,
@@ -415,10 +422,7 @@ cl_int chg_enqueue_kernel_at(cl_command_queue q, const chg_gemm_kernels_t *ks, s
 {
     const chg_gemm_params_t *gp = &ks->gp;
     const int tri = ks->st.c_tri;
-    /* diag: global row minus global column at (0,0) of what the variant looks at -- Cp for
-     * TRIANGLE, Ap(row, k) or Bp(col, k) for KLIMIT. */
-    const long diag = tri ? (long)i0 - (long)j0
-                      : ks->klimit <= 2 ? (long)i0 - (long)p0 : (long)j0 - (long)p0;
+    const long diag = chg_kernel_diag(ks, i0, j0, p0);
     const int d = (int)diag;
     cl_int err =
         chg_set_gemm_args(ks->gemm, kpad, mpad, ap, aoff, apk, bp, boff, bpk, cp, accumulate);

@@ -118,6 +118,10 @@ cl_int chg_enqueue_pack_b_struct(cl_command_queue q, const chg_gemm_kernels_t *k
                                  size_t nc, size_t kc, cl_mem src, size_t off, size_t off_m,
                                  size_t ld, cl_mem dst, size_t dst_off, size_t dpk, cl_uint nwait,
                                  const cl_event *wait, cl_event *ev);
+/* The GEMM kernel's diag argument for the C block at (i0, j0) and the k range from p0: global row
+ * minus global column at (0, 0) of what the variant looks at -- Cp for TRIANGLE (c_tri), Ap(row,
+ * k) or Bp(col, k) for KLIMIT 1-2 / 3-4 (a triangular operand); 0 for neither. */
+long chg_kernel_diag(const chg_gemm_kernels_t *ks, size_t i0, size_t j0, size_t p0);
 /* chg_enqueue_kernel for the C block at (i0, j0) and the k range starting at p0 (kpad packed
  * rows, which must follow global k one to one when an operand is triangular): with c_tri only
  * the tiles touching the triangle run (a marker if none does), with a triangular operand each

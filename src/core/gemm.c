@@ -197,7 +197,7 @@ static clhgemm_status_t enqueue_scale(const chg_gemm_args_t *a, cl_context ctx, 
 
 /* The direct variant's launch: arguments 0-9 as chg_enqueue_kernel (ap/bp the caller's buffers
  * for a direct operand, cp the caller's C for DIRECT_C), the KLIMIT variant's diag (klimit: a
- * TRMM's, chg_enqueue_kernel_at says which), then its eight. */
+ * TRMM's, chg_kernel_diag), then its eight. */
 static cl_int enqueue_kernel_direct(cl_command_queue q, cl_kernel k, const chg_gemm_args_t *a,
                                     const chg_gemm_params_t *gp, int direct, size_t mpad, size_t npad,
                                     size_t kpad, cl_mem ap, size_t aoff, cl_mem bp, size_t boff,
@@ -466,9 +466,9 @@ static cl_int enqueue_gemm(blocked_t *b, size_t i0, size_t mc, size_t j0, size_t
         const int da = direct & CHG_DIRECT_A, db = direct & CHG_DIRECT_BANY;
         const int dc = direct & CHG_DIRECT_C;
         const size_t bo = direct & CHG_DIRECT_BK ? p0 + j0 * a->ldb : j0 + p0 * a->ldb;
-        /* a TRMM's KLIMIT (C direct, operands packed): diag as chg_enqueue_kernel_at's */
+        /* a TRMM's KLIMIT (C direct, operands packed) */
         const int kl = b->ks.klimit;
-        const long diag = kl <= 2 ? (long)i0 - (long)p0 : (long)j0 - (long)p0;
+        const long diag = chg_kernel_diag(&b->ks, i0, j0, p0);
         CHAIN(ch, enqueue_kernel_direct(
                       ch->q, b->kdirect, a, gp, direct, mpad, npad, kpad,
                       da ? a->a : wsa, da ? a->off_a + i0 + p0 * a->lda : 0,
