@@ -481,7 +481,10 @@ static void direct_modes(const tc_env_t *env, const chg_device_t *dev)
                                  .alpha = 1, .beta = 0, .a = ab, .b = ab, .c = cc, .off_a = 0,
                                  .off_b = bm * bk, .off_c = 0, .lda = bm, .ldb = bn, .ldc = bm};
             EXPECT((double)bm * bn * bk > CHG_DIRECT_AB_MMA_MNK, "the large product is above the threshold");
-            EXPECT(chg_gemm_direct_mode(&l, &gp, bk) == all, "FMA kernel, large product: all");
+            EXPECT((double)bm * bn * bk > CHG_DIRECT_BK_FMA_MNK, "... and the FMA kernel's B threshold");
+            EXPECT(chg_gemm_direct_mode(&l, &gp, bk) == (all & ~CHG_DIRECT_B),
+                   "FMA kernel, large product: A and C, B transposed packed, got %d",
+                   chg_gemm_direct_mode(&l, &gp, bk));
             EXPECT(chg_gemm_direct_mode(&l, &mma, bk) == (CHG_DIRECT_C | CHG_DIRECT_BETA0),
                    "tensor-core kernel, large product: C only, got %d", chg_gemm_direct_mode(&l, &mma, bk));
             chg_gemm_params_t fs = gp;

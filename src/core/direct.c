@@ -109,8 +109,8 @@ int chg_gemm_direct_mode(const chg_gemm_args_t *a, const chg_gemm_params_t *gp, 
     const chg_struct_t general = {0};
     const int structured = memcmp(&a->st, &general, sizeof general) != 0;
     if (a->st.c_tri != CHG_TRI_NONE || a->swap_sum) return 0;
-    /* auto: every mode for the FMA kernel (on the H100 each saved its copy: SGEMM n = 8192
-     * +0.5% each, +1% together). For the tensor-core kernels no in-place A or B (each cost the
+    /* auto: every mode for the FMA kernel, B transposed in small products only (below; on the
+     * H100 each saved its copy: SGEMM NN n = 8192 +0.5% each, +1% together). For the tensor-core kernels no in-place A or B (each cost the
      * FP64 kernel ~2% at n = 8192, more than the pack it saves: docs/perf/2026-11-history.md),
      * and C written by the kernel where beta == 0 (no C read: DGEMM n = 8192 +1.6%) or k <=
      * CHG_DIRECT_C_MMA_K: its C loads, a row of instructions at a time before the stores
@@ -124,13 +124,18 @@ int chg_gemm_direct_mode(const chg_gemm_args_t *a, const chg_gemm_params_t *gp, 
      * k-major slice is stored without bank conflicts: SGEMM 256^3 +15%, 384^3 +6%, 512^3 and
      * 1024^3 +3%, 768^3 and 1000^3 +-1%, three rounds on the H100; 1536^3 -18%, 2048^3 -30%,
      * 4096^2 x 128 -16%; 4096^2 x 64, at the bound, ran 17.6 against 18.9-20.1 TFLOP/s in the
-     * sweeps) and in split-K's thin products (splitk_direct). */
+     * sweeps) and in split-K's thin products (splitk_direct). B transposed is read in place by
+     * the FMA kernel up to the same m n k only: SGEMM NT ran 41.7 TFLOP/s at n = 8192 with it
+     * against 50.5 with B packed (and A and C direct), 44.7 / 49.0 at 4096, 41.5 / 44.9 at 2048,
+     * and 25.1 / 22.9 at 1024 (H100, one lease, 2026-11-27). */
     const int all = CHG_DIRECT_A | CHG_DIRECT_B | CHG_DIRECT_C;
     const double mnk = (double)a->m * (double)a->n * (double)a->k;
     const int small = mnk <= CHG_DIRECT_AB_MMA_MNK;
+    const int fma_small = mnk <= CHG_DIRECT_BK_FMA_MNK;
     int allow = gp->mma ? (a->beta == 0.0 || a->k <= CHG_DIRECT_C_MMA_K ? CHG_DIRECT_C : 0) |
                               (small ? CHG_DIRECT_A | CHG_DIRECT_BANY : 0)
-                        : all | (mnk <= CHG_DIRECT_BK_FMA_MNK && a->k >= 256 ? CHG_DIRECT_BK : 0);
+                        : (fma_small ? all : all & ~CHG_DIRECT_B) |
+                              (fma_small && a->k >= 256 ? CHG_DIRECT_BK : 0);
     allow = chg_direct_env(allow);
     /* SYMM and TRMM (a structured operand, the whole of C): C only, their operands packed --
      * the packs expand the symmetric operand and hold a TRMM's in-place B as it was, so the
