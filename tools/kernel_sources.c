@@ -467,8 +467,11 @@ static int emit_direct_kernel(out_t *o, const char *set, const char *prefix,
 }
 
 /* Every shape class's configuration on dev (core/gemm.c: the direct kernel for DK = 1, else the
- * plain GEMM kernel and its SPLITK variant), the direct kernel's built-in geometry, and the
- * SPLITK variant of the main parameters with the reduce. */
+ * plain GEMM kernel and its SPLITK variant, and where it differs from the main parameters the
+ * level-3 routines' kernels on it -- they run their shape's class too, on the packed kernel
+ * where the class's is the direct one: every call shape, and TRMM's KLIMIT variants with C
+ * written by the kernel), the direct kernel's built-in geometry, and the SPLITK variant of the
+ * main parameters with the reduce. */
 static int emit_class_configs(out_t *o, const char *set, const char *prefix,
                               const chg_device_t *dev, chg_precision_t prec,
                               const chg_gemm_params_t *main_gp)
@@ -495,6 +498,17 @@ static int emit_class_configs(out_t *o, const char *set, const char *prefix,
                 (cl_context)&g_dummy_program, dev, prec, &ch.gp, 0, CHG_DIRECT_C, &kk);
             rc = emit_recorded(o, set, cprefix, prec, "gemm-direct-c", &ch.gp, st, kk);
             if (rc == 0) rc = emit_splitk(o, set, cprefix, dev, prec, &ch.gp, 0);
+            if (rc == 0 && memcmp(&ch.gp, main_gp, sizeof ch.gp) != 0) {
+                shape_t sh[MAX_SHAPES];
+                const int n = shapes(sh);
+                for (int i = 0; i < n && rc == 0; i++)
+                    if (sh[i].st.kind_a || sh[i].st.kind_b || sh[i].st.c_tri)
+                        rc = emit_shape(o, set, cprefix, dev, prec, &ch.gp, &sh[i]);
+                for (int kl = 1; kl <= 4 && rc == 0; kl++)
+                    for (int b0 = 0; b0 < 2 && rc == 0; b0++)
+                        rc = emit_direct_one(o, set, cprefix, dev, prec, &ch.gp, kl,
+                                             CHG_DIRECT_C | (b0 ? CHG_DIRECT_BETA0 : 0));
+            }
         }
     }
     return rc;

@@ -827,24 +827,52 @@ static clhgemm_status_t enqueue_direct(const chg_gemm_args_t *a, cl_context ctx,
     return (clhgemm_status_t)err;
 }
 
+/* The share of the work-group slots (compute units x wgs resident, 1 where unknown) that gp's
+ * tiles over a's C keep busy through their waves: tiles / (waves x slots); SYRK's and SYR2K's
+ * launch only the tiles that touch C's triangle. */
+static double wave_fill(const chg_gemm_args_t *a, const chg_device_t *dev,
+                        const chg_gemm_params_t *gp, int wgs)
+{
+    const size_t mt = chg_ceil_div(a->m, (size_t)gp->mwg), nt = chg_ceil_div(a->n, (size_t)gp->nwg);
+    const size_t tiles = a->st.c_tri != CHG_TRI_NONE
+                             ? chg_l3_triangle_tiles(a->st.c_tri == CHG_TRI_UPPER, 0, mt, nt,
+                                                     gp->mwg, gp->nwg)
+                             : mt * nt;
+    const size_t slots = (size_t)CHG_MAX(dev->info.compute_units, 1u) * (size_t)CHG_MAX(wgs, 1);
+    if (!tiles) return 1.0;
+    return (double)tiles / (double)(chg_ceil_div(tiles, slots) * slots);
+}
+
 /* The parameters of the call and its split: forced ones (force != NULL, chg_gemm_enqueue_with),
  * else for a plain GEMM its shape class's configuration (tuning.h chg_tuned_gemm_shape) and
- * split, for the level-3 routines the main parameters (never split). *wgs: the configuration's
- * measured work-groups per compute unit (0: unknown; the level-3 routines and forced ones). */
+ * split. The level-3 routines (a structured operand or C, SYR2K's swapped sum) are never split
+ * and take their class's configuration only where its tiles fill the device's work-group slots
+ * through their waves by CHG_L3_CLASS_FILL more than the main parameters' do (or where
+ * CLHGEMM_SHAPE_CLASS forces the class), else the main parameters, which they took before the
+ * classes: on the H100 (2026-11-27) SYMM, SYRK, TRMM and TRSM at n = 1024 ran 1.3-2.3x faster
+ * on the small class (the main tiles filled a quarter of the SMs), FP64 SYMM / TRMM 2048 1.36x
+ * / 1.25x and DTRSM 4096 1.22x on medium (its leaves, 512 x 4096, on 88 main tiles), while
+ * where both fill the waves alike the main tiles won: SSYMM 2048 / 4096 and STRMM 4096 lost
+ * 4-7% on medium, DSYRK 2048 9% (its triangle's 96 main tiles fill 73% of one wave, medium's
+ * 272 in two waves 52%). *wgs: the configuration's measured work-groups per compute unit (0:
+ * unknown; forced ones). */
+#define CHG_L3_CLASS_FILL 0.05
 static int call_params(const chg_gemm_args_t *a, const chg_device_t *dev,
                        const chg_gemm_choice_t *force, chg_gemm_params_t *gp, int *wgs)
 {
     const chg_struct_t general = {0};
     const int plain = memcmp(&a->st, &general, sizeof general) == 0 && !a->swap_sum;
     chg_gemm_choice_t c;
-    *wgs = 0;
-    if (force) {
-        c = *force;
-    } else if (!plain) {
-        chg_tuned_gemm(dev, a->prec, gp); /* resolved once per device and precision */
-        return 1;
-    } else {
-        chg_tuned_gemm_shape(dev, a->prec, a->m, a->n, a->k, a->beta == 0.0, &c);
+    if (force) c = *force;
+    else chg_tuned_gemm_shape(dev, a->prec, a->m, a->n, a->k, a->beta == 0.0, &c);
+    if (!plain && !force && !c.forced) {
+        /* the class's direct kernel is not for structured operands (enqueue_product) */
+        chg_gemm_choice_t mc;
+        chg_tuned_gemm_main(dev, a->prec, &mc);
+        if (c.gp.dk || (memcmp(&c.gp, &mc.gp, sizeof c.gp) != 0 &&
+                        wave_fill(a, dev, &c.gp, c.wgs_per_cu) <=
+                            wave_fill(a, dev, &mc.gp, mc.wgs_per_cu) + CHG_L3_CLASS_FILL))
+            c = mc;
     }
     *gp = c.gp;
     *wgs = c.wgs_per_cu;

@@ -126,6 +126,7 @@ static void choose(const chg_gemm_choice_t cls[CHG_SHAPE_NCLASSES], int forced, 
     const size_t reach = beta_zero ? CHG_SHAPE_RANK_K_MAX : cls[CHG_SHAPE_RANK_K].k_max;
     const int c = forced >= 0 ? forced : (int)chg_shape_class_k(m, n, k, reach);
     *out = cls[c];
+    out->forced = forced >= 0;
     if (split_env > 0) out->split_k = split_env;
 }
 
@@ -290,6 +291,33 @@ static void take_gemm(const tuned_t *t, void *arg)
 void chg_tuned_gemm(const chg_device_t *dev, chg_precision_t prec, chg_gemm_params_t *out)
 {
     if (!with_tuned(dev, prec, take_gemm, out)) chg_gemm_params_select(dev, prec, out);
+}
+
+/* main: the entry's main parameters (sel), with large's occupancy where large runs them */
+static void main_choice(const chg_gemm_params_t *main, const chg_gemm_choice_t *large,
+                        chg_gemm_choice_t *out)
+{
+    memset(out, 0, sizeof *out);
+    out->gp = *main;
+    out->split_k = 1;
+    out->cls = CHG_SHAPE_LARGE;
+    out->k_max = CHG_SHAPE_RANK_K_MAX;
+    out->wgs_per_cu = !memcmp(&large->gp, main, sizeof *main) ? large->wgs_per_cu : 0;
+}
+
+static void take_main(const tuned_t *t, void *arg)
+{
+    main_choice(&t->gemm, &t->cls[CHG_SHAPE_LARGE], arg);
+    report(t->warn);
+}
+
+void chg_tuned_gemm_main(const chg_device_t *dev, chg_precision_t prec, chg_gemm_choice_t *out)
+{
+    if (with_tuned(dev, prec, take_main, out)) return;
+    chg_gemm_params_t sel;
+    chg_gemm_params_select(dev, prec, &sel);
+    const chg_gemm_choice_t none = {.wgs_per_cu = 0};
+    main_choice(&sel, &none, out);
 }
 
 typedef struct shape_arg_s {

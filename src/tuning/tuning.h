@@ -45,6 +45,7 @@ typedef struct chg_gemm_choice_s {
     size_t k_max;           /* rank_k's reach along k (kernels/shape.h; the entry's k_max) */
     int wgs_per_cu;         /* gp's work-groups resident per compute unit (the entry's
                              * wgs_per_cu; 0: unknown -- no tail split, core/splitk.h) */
+    int forced;             /* 1: CLHGEMM_SHAPE_CLASS chose cls */
 } chg_gemm_choice_t;
 
 /* The configuration for an m x n x k call on (dev, prec): the class of the shape
@@ -58,6 +59,10 @@ typedef struct chg_gemm_choice_s {
  * classification runs (constant time). */
 void chg_tuned_gemm_shape(const chg_device_t *dev, chg_precision_t prec, size_t m, size_t n,
                           size_t k, int beta_zero, chg_gemm_choice_t *out);
+
+/* The main parameters (chg_tuned_gemm's) as a choice: unsplit, with the large class's
+ * wgs_per_cu where large runs them (else 0), resolved once the same way. Thread-safe. */
+void chg_tuned_gemm_main(const chg_device_t *dev, chg_precision_t prec, chg_gemm_choice_t *out);
 
 /* chg_tuning_lookup's answer (same arguments, same *out and level), resolved once the same
  * way. Thread-safe. */
