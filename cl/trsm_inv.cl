@@ -128,8 +128,9 @@ __kernel void trsm_invert_wg(const __global real *restrict A, const ulong a_off,
  * above runs kb dependent steps per column, each reading a column of A from global memory
  * (about 1 ms for DTRSM n = 8192's sixteen blocks of 512 on an H100, latency-bound). Here:
  *
- *   trsm_invert_tiles  the TS x TS diagonal tiles of every block inverted (a work-item per
- *                      column of a tile, TS steps at most), written to their places in D --
+ *   trsm_invert_tiles  the TS x TS diagonal tiles of every block inverted (a work-group per
+ *                      tile, a work-item per column, TS steps at most in registers), written
+ *                      to their places in D --
  *                      the diagonal tiles of inv(A_qq) are the inverses of A_qq's diagonal
  *                      tiles;
  *   trsm_invert_panel  a work-group per IC columns j0 .. j0 + IC of one block (IC divides TS,
@@ -143,34 +144,77 @@ __kernel void trsm_invert_wg(const __global real *restrict A, const ulong a_off,
  * Both read only the stored triangle of A (the diagonal when not unit). trsm_invert_panel
  * writes the columns' rows outside tile t0 (zeros on the other side), never a diagonal tile,
  * which trsm_invert_tiles wrote and the panels read. TS and IC are set by the host (defaults
- * below). On the H100 (2026-11-27, nb = 512, k = 8192): ~55 us of tiles and ~205 us of panels
- * against ~940 us by columns. Tried there and slower: tiles of 64 (the tiles' 32 -> 64 steps
+ * below). On the H100 (2026-11-27, nb = 512, k = 8192): ~55 us of tiles (~39 since the tiles
+ * are a work-group's each) and ~205 us of panels against ~940 us by columns. Tried there and slower: tiles of 64 (the tiles' 32 -> 64 steps
  * cost more than the panels' halved steps save), the tile's inverse in local memory with its
  * loops unrolled, two barriers a tile, and the columns in registers (panel 280-340 us). */
 #ifndef TS
 #define TS 32
 #endif
+#ifndef UNROLL
+#define UNROLL _Pragma("unroll")
+#endif
 #ifndef IC
 #define IC 8
 #endif
 
-/* Work-item g = ((q - q0) * tpb + t) * TS + j, tpb = ceil(nb / TS): column j of tile t of
- * block q, substituted in place in D as trsm_invert does (a tile is at most TS rows); any
- * work-group size, no barrier. */
+/* A work-group of TS work-items per tile: group ((q - q0) * tpb + t), tpb = ceil(nb / TS), is
+ * tile t of block q; work-item j computes the tile's column j of the inverse. The tile's stored
+ * triangle is read once into local memory (coalesced, zeros elsewhere), and each column is
+ * substituted in registers over the unrolled TS steps (a tile is at most TS rows), then
+ * written to its place in D. On the H100 (2026-11-27, clprof, TRSM s and d) it takes 25 us at
+ * n = 1024 (32 tiles) and 39 us at 8192 (256 tiles) against 47 and 60 us for the substitution
+ * in global memory it replaces (a work-item per column, a dependent chain of TS^2/2 loads and
+ * stores); no return before the barrier: PoCL 3.1 corrupted memory with FP64 tiles of 4
+ * (nb = 10, 11) when whole groups returned before it. */
 __kernel void trsm_invert_tiles(const __global real *restrict A, const ulong a_off,
                                 const ulong lda, const ulong k, const ulong nb, const ulong q0,
                                 const int upper, const int unit, __global real *restrict D)
 {
-    const ulong tpb = (nb + TS - 1) / TS, g = get_global_id(0);
-    const ulong q = q0 + g / TS / tpb, r0 = g / TS % tpb * TS, j = g % TS;
-    if (q * nb >= k) return;
-    const ulong kb = min(nb, k - q * nb);
-    if (r0 >= kb) return;
-    const ulong ts = min((ulong)TS, kb - r0);
-    if (j >= ts) return;
-    /* the tile's (0, 0); its column j in D */
-    subst_column(A + a_off + (q * nb + r0) * (lda + 1), lda, D + q * nb * nb + (r0 + j) * nb + r0,
-                 j, ts, upper, unit);
+    __local real at[TS][TS + 1]; /* at[c][r]: the tile's A(r, c) */
+    const ulong tpb = (nb + TS - 1) / TS, grp = get_group_id(0);
+    const ulong q = q0 + grp / tpb, r0 = grp % tpb * TS;
+    const int j = (int)get_local_id(0);
+    /* the group's tile rows (0: beyond A; no return before the barrier, whatever the
+     * compiler knows of uniformity) */
+    const ulong kb = q * nb < k ? min(nb, k - q * nb) : 0;
+    const int ts = r0 < kb ? (int)min((ulong)TS, kb - r0) : 0;
+    const __global real *a = A + a_off + (q * nb + r0) * (lda + 1); /* the tile's (0, 0) */
+    for (int c = 0; c < TS; c++) {
+        /* only the stored triangle, the diagonal only when not unit */
+        const int tri = upper ? j < c : j > c;
+        const int in = c < ts && j < ts && (tri || (j == c && !unit));
+        at[c][j] = in ? a[c * lda + j] : (real)0;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (j < ts) {
+        real x[TS];
+        UNROLL for (int i = 0; i < TS; i++) x[i] = i == j ? (real)1 : (real)0;
+        if (!upper) {
+            /* forward: rows j .. ts - 1 */
+            UNROLL for (int p = 0; p < TS; p++) {
+                if (p >= j && p < ts) {
+                    real xp = x[p];
+                    if (!unit) xp /= at[p][p];
+                    x[p] = xp;
+                    UNROLL for (int i = p + 1; i < TS; i++) x[i] -= at[p][i] * xp;
+                }
+            }
+        } else {
+            /* backward: rows j .. 0 */
+            UNROLL for (int p = TS - 1; p >= 0; p--) {
+                if (p <= j) {
+                    real xp = x[p];
+                    if (!unit) xp /= at[p][p];
+                    x[p] = xp;
+                    UNROLL for (int i = 0; i < p; i++) x[i] -= at[p][i] * xp;
+                }
+            }
+        }
+        __global real *d = D + q * nb * nb + (r0 + j) * nb + r0; /* column j of the tile */
+        UNROLL for (int i = 0; i < TS; i++)
+            if (i < ts) d[i] = x[i];
+    }
 }
 
 /* Group g = cg * nq + (q - q0), nq = q1 - q0 blocks: columns cg * IC .. of block q (the groups

@@ -58,9 +58,10 @@ static size_t inv_wg(const chg_device_t *dev, chg_precision_t prec, size_t nb)
 /* The blocked inversion (cl/trsm_inv.cl: tiles of ts, panels of ic columns) for blocks of nb:
  * its tile (32, or nb / 2 rounded down to even for nb < 64, so that small blocks are tiled too)
  * and panel width (8, at most the tile: on the H100 16 FP32 columns ran the panels 15% slower),
- * 0 in *ts where it does not apply -- one tile per block, a panel that does not fit local
- * memory (with 1 KB to spare: FP64 nb = 512 takes 34 KB of the 48 KB most GPUs give a
- * work-group), or CLHGEMM_TRSM_INV=column (then the substitution by columns). */
+ * 0 in *ts where it does not apply -- one tile per block, a panel or a tile that does not fit
+ * local memory (with 1 KB to spare: FP64 nb = 512 takes 34 KB of the 48 KB most GPUs give a
+ * work-group), a tile wider than a work-group, or CLHGEMM_TRSM_INV=column (then the
+ * substitution by columns). */
 static void blocked_inv(const chg_device_t *dev, chg_precision_t prec, size_t nb, size_t *ts,
                         size_t *ic)
 {
@@ -76,7 +77,10 @@ static void blocked_inv(const chg_device_t *dev, chg_precision_t prec, size_t nb
     if (t < 2) return;
     size_t c = CHG_MIN((size_t)8, t);
     while (t % c) c--;
-    if ((nb + t) * c * es + 1024 > dev->info.local_mem_bytes) return;
+    /* the panel's columns and, apart, the tiles kernel's tile (a work-group of t items) */
+    if ((nb + t) * c * es + 1024 > dev->info.local_mem_bytes ||
+        t * (t + 1) * es + 1024 > dev->info.local_mem_bytes || t > dev->info.max_work_group_size)
+        return;
     *ts = t;
     *ic = c;
 }
@@ -158,8 +162,9 @@ static clhgemm_status_t invert_blocked(chg_trsm_dev_t *t, cl_command_queue q, cl
     if (err == CL_SUCCESS)
         err = clSetKernelArg(t->panel, 10, (t->nb + t->ts) * t->ic * chg_elem_size(t->prec), NULL);
     if (err != CL_SUCCESS) return (clhgemm_status_t)err;
-    const size_t tw = CHG_MIN((size_t)64, t->dev->info.max_work_group_size);
-    const size_t tg = chg_round_up(blocks * chg_ceil_div(t->nb, t->ts) * t->ts, tw);
+    /* trsm_invert_tiles: a work-group of ts work-items per tile */
+    const size_t tw = t->ts;
+    const size_t tg = blocks * chg_ceil_div(t->nb, t->ts) * t->ts;
     const size_t pw = CHG_MIN((size_t)256, t->dev->info.max_work_group_size);
     const size_t pg = blocks * chg_ceil_div(t->nb, t->ic) * pw;
     cl_event tiles = NULL;
