@@ -849,9 +849,9 @@ static double wave_fill(const chg_gemm_args_t *a, const chg_device_t *dev,
  * and take their class's configuration only where its tiles fill the device's work-group slots
  * through their waves by CHG_L3_CLASS_FILL more than the main parameters' do (or where
  * CLHGEMM_SHAPE_CLASS forces the class), else the main parameters, which they took before the
- * classes: on the H100 (2026-11-27) SYMM, SYRK, TRMM and TRSM at n = 1024 ran 1.3-2.3x faster
- * on the small class (the main tiles filled a quarter of the SMs), FP64 SYMM / TRMM 2048 1.36x
- * / 1.25x and DTRSM 4096 1.22x on medium (its leaves, 512 x 4096, on 88 main tiles), while
+ * classes: on the H100 (2026-11-27) SYMM, SYRK, SYR2K, TRMM and TRSM at n = 1024 ran 1.35-2.6x
+ * faster on the small class (the main tiles filled a quarter of the SMs), FP64 SYMM / TRMM 2048
+ * 1.38x / 1.13x and DTRSM 4096 1.13x on medium (its leaves, 512 x 4096, on 88 main tiles), while
  * where both fill the waves alike the main tiles won: SSYMM 2048 / 4096 and STRMM 4096 lost
  * 4-7% on medium, DSYRK 2048 9% (its triangle's 96 main tiles fill 73% of one wave, medium's
  * 272 in two waves 52%). *wgs: the configuration's measured work-groups per compute unit (0:
