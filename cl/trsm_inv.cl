@@ -145,9 +145,10 @@ __kernel void trsm_invert_wg(const __global real *restrict A, const ulong a_off,
  * writes the columns' rows outside tile t0 (zeros on the other side), never a diagonal tile,
  * which trsm_invert_tiles wrote and the panels read. TS and IC are set by the host (defaults
  * below). On the H100 (2026-11-27, nb = 512, k = 8192): ~55 us of tiles (~39 since the tiles
- * are a work-group's each) and ~205 us of panels against ~940 us by columns. Tried there and slower: tiles of 64 (the tiles' 32 -> 64 steps
- * cost more than the panels' halved steps save), the tile's inverse in local memory with its
- * loops unrolled, two barriers a tile, and the columns in registers (panel 280-340 us). */
+ * are a work-group's each) and ~205 us of panels against ~940 us by columns. Tried there and
+ * slower: tiles of 64 (the tiles' 32 -> 64 steps cost more than the panels' halved steps save),
+ * the tile's inverse in local memory with its loops unrolled, two barriers a tile, and the
+ * columns in registers (panel 280-340 us). */
 #ifndef TS
 #define TS 32
 #endif

@@ -392,8 +392,21 @@ static int emit_direct_one(out_t *o, const char *set, const char *prefix, const 
     return rc;
 }
 
+/* TRMM's C written by the KLIMIT variants of gp (core/direct.c: C only, beta 0 or not). */
+static int emit_klimit_direct(out_t *o, const char *set, const char *prefix,
+                              const chg_device_t *dev, chg_precision_t prec,
+                              const chg_gemm_params_t *gp)
+{
+    for (int kl = 1; kl <= 4; kl++)
+        for (int b0 = 0; b0 < 2; b0++)
+            if (emit_direct_one(o, set, prefix, dev, prec, gp, kl,
+                                CHG_DIRECT_C | (b0 ? CHG_DIRECT_BETA0 : 0)))
+                return -1;
+    return 0;
+}
+
 /* The direct variants: the plain GEMM's (mode 0: all eleven; otherwise that one) and, with mode
- * 0, TRMM's C written by the KLIMIT variants (core/direct.c: C only, beta 0 or not). */
+ * 0, TRMM's KLIMIT ones (emit_klimit_direct). */
 static int emit_direct(out_t *o, const char *set, const char *prefix, const chg_device_t *dev,
                        chg_precision_t prec, const chg_gemm_params_t *gp, int mode)
 {
@@ -402,12 +415,7 @@ static int emit_direct(out_t *o, const char *set, const char *prefix, const chg_
         if (mode && d != mode) continue;
         if (emit_direct_one(o, set, prefix, dev, prec, gp, 0, d)) return -1;
     }
-    for (int kl = 1; kl <= 4 && !mode; kl++)
-        for (int b0 = 0; b0 < 2; b0++)
-            if (emit_direct_one(o, set, prefix, dev, prec, gp, kl,
-                                CHG_DIRECT_C | (b0 ? CHG_DIRECT_BETA0 : 0)))
-                return -1;
-    return 0;
+    return mode ? 0 : emit_klimit_direct(o, set, prefix, dev, prec, gp);
 }
 
 /* The one program a library call just recorded, as `what` of gp (NULL: no parameters). */
@@ -504,10 +512,7 @@ static int emit_class_configs(out_t *o, const char *set, const char *prefix,
                 for (int i = 0; i < n && rc == 0; i++)
                     if (sh[i].st.kind_a || sh[i].st.kind_b || sh[i].st.c_tri)
                         rc = emit_shape(o, set, cprefix, dev, prec, &ch.gp, &sh[i]);
-                for (int kl = 1; kl <= 4 && rc == 0; kl++)
-                    for (int b0 = 0; b0 < 2 && rc == 0; b0++)
-                        rc = emit_direct_one(o, set, cprefix, dev, prec, &ch.gp, kl,
-                                             CHG_DIRECT_C | (b0 ? CHG_DIRECT_BETA0 : 0));
+                if (rc == 0) rc = emit_klimit_direct(o, set, cprefix, dev, prec, &ch.gp);
             }
         }
     }

@@ -110,8 +110,8 @@ int chg_gemm_direct_mode(const chg_gemm_args_t *a, const chg_gemm_params_t *gp, 
     const int structured = memcmp(&a->st, &general, sizeof general) != 0;
     if (a->st.c_tri != CHG_TRI_NONE || a->swap_sum) return 0;
     /* auto: every mode for the FMA kernel, B transposed in small products only (below; on the
-     * H100 each saved its copy: SGEMM NN n = 8192 +0.5% each, +1% together). For the tensor-core kernels no in-place A or B (each cost the
-     * FP64 kernel ~2% at n = 8192, more than the pack it saves: docs/perf/2026-11-history.md),
+     * H100 each saved its copy: SGEMM NN n = 8192 +0.5% each, +1% together). For the
+     * tensor-core kernels no in-place A or B (each cost the FP64 kernel ~2% at n = 8192, more than the pack it saves: docs/perf/2026-11-history.md),
      * and C written by the kernel where beta == 0 (no C read: DGEMM n = 8192 +1.6%) or k <=
      * CHG_DIRECT_C_MMA_K: its C loads, a row of instructions at a time before the stores
      * (cl/gemm.cl), cost ~1% at k = 5000-8192 and saved the write-back's pass over C below
