@@ -315,13 +315,15 @@ void clhgemm_gemm(const int kp, const int ldcp,
     }
 #define GROUP_M gm
 #define GROUP_N gn
-#elif KLIMIT && MMA && PRECISION == 64
-    /* The FP64 tensor-core kernel's TRMM tiles launched in the order of their work, the longest
-     * k range first (KLIMIT 1: tile row 0 first, 2: the last row, 3 / 4 the same by columns), so
-     * that the last to start are the shortest; a bijection on the launch's tiles. On the H100
-     * (2026-11-27) DTRSM n = 8192's leaves (512 x 8192, a triangle of 512) ran 104 -> 77 us and
-     * the DTRSM +2.5%; TRMM n = 8192 -1% (within the spread); the FP32 FMA kernel's leaves ran
-     * 6% slower with it, so FP32 keeps the launch's order. */
+#elif KLIMIT && (MMA && PRECISION == 64 || PRECISION == 32 && MWG * NWG >= 128 * 128)
+    /* A TRMM's tiles launched in the order of their work, the longest k range first (KLIMIT 1:
+     * tile row 0 first, 2: the last row, 3 / 4 the same by columns), so that the last to start
+     * are the shortest; a bijection on the launch's tiles (core/blocks.h
+     * chg_l3_klimit_longest_first says where). On the H100 (2026-11-27): the FP64 tensor-core
+     * kernel's DTRSM n = 8192 leaves (512 x 8192, a triangle of 512) 104 -> 77 us, the DTRSM
+     * +2.5%; FP32 tiles of 128 x 128 or more: STRSM 8192's leaves on 128 x 128 tiles 94 -> 76 us,
+     * STRMM 2048 / 4096 +30% / +9%; the FP32 64 x 32 tiles lost 17% at STRMM 1024 with it (the
+     * one-wave leaf on 128 x 256 tiles 6%), so smaller FP32 tiles keep the launch's order. */
 #define KL_LIN ((int)(get_group_id(0) + get_group_id(1) * get_num_groups(0)))
 #if KLIMIT <= 2
 #define KL_ROW (KL_LIN / (int)get_num_groups(1))

@@ -254,6 +254,81 @@ static void level3_blocks(void)
     }
 }
 
+/* chg_l3_klimit_fill against a plain restatement: tile (gm, gn)'s KWG slices from its own k
+ * range (cl/gemm.cl KBEG / KEND at diag 0) plus one, launched in the kernel's order, each taken
+ * by the earliest free of `slots` slots (a linear scan). */
+static double klimit_fill_ref(int klimit, chg_precision_t prec, const chg_gemm_params_t *gp,
+                              size_t mt, size_t nt, size_t k, size_t slots)
+{
+    const long kp = (long)((k + (size_t)gp->kwg - 1) / (size_t)gp->kwg * (size_t)gp->kwg);
+    const int lpt = chg_l3_klimit_longest_first(prec, gp);
+    double free_at[64] = {0}, total = 0.0;
+    for (size_t lin = 0; lin < mt * nt; lin++) {
+        long gm, gn;
+        if (!lpt) gm = (long)(lin % mt), gn = (long)(lin / mt);
+        else if (klimit <= 2) {
+            const long row = (long)(lin / nt);
+            gm = klimit == 1 ? row : (long)mt - 1 - row, gn = (long)(lin % nt);
+        } else {
+            const long col = (long)(lin / mt);
+            gm = (long)(lin % mt), gn = klimit == 3 ? col : (long)nt - 1 - col;
+        }
+        const long w = klimit <= 2 ? gm * gp->mwg : gn * gp->nwg,
+                   we = klimit <= 2 ? (gm + 1) * gp->mwg : (gn + 1) * gp->nwg;
+        long kb = 0, ke = kp;
+        if (klimit == 1 || klimit == 3) kb = CHG_MIN(w / gp->kwg * gp->kwg, kp);
+        else ke = CHG_MIN((we + gp->kwg - 1) / gp->kwg * gp->kwg, kp);
+        const double cost = (double)((ke - kb) / gp->kwg) + 1.0;
+        size_t best = 0;
+        for (size_t s = 1; s < slots; s++)
+            if (free_at[s] < free_at[best]) best = s;
+        free_at[best] += cost;
+        total += cost;
+    }
+    double end = 0.0;
+    for (size_t s = 0; s < slots; s++) end = CHG_MAX(end, free_at[s]);
+    return total / ((double)slots * end);
+}
+
+static void klimit_fill(void)
+{
+    /* by hand: 4 x 33 tiles of 128 x 128 (FP32: longest first) over k = 512 (KWG 16), lower A:
+     * rows of 9, 17, 25, 33 slice costs, one wave of 132 slots -> 33 x 84 / (132 x 33) */
+    chg_gemm_params_t big = {.mwg = 128, .nwg = 128, .kwg = 16};
+    double f = chg_l3_klimit_fill(2, CHG_F32, &big, 4, 33, 512, 132);
+    EXPECT(fabs(f - 84.0 / 132.0) < 1e-12, "klimit fill of the one-wave leaf %.6f, want %.6f", f,
+           84.0 / 132.0);
+    /* uniform k ranges (every row reaches k) give tiles / (waves x slots) */
+    chg_gemm_params_t small = {.mwg = 64, .nwg = 32, .kwg = 16};
+    f = chg_l3_klimit_fill(2, CHG_F32, &small, 2, 2, 64, 3);
+    EXPECT(fabs(f - 4.0 / 6.0) < 1e-12, "klimit fill of uniform tiles %.6f, want %.6f", f,
+           4.0 / 6.0);
+    /* above 64 tiles a slot: total / (slots x (total / slots + the longest)); 65 uniform tiles
+     * of 2 + 1 slice costs on one slot: 195 / (195 + 3) */
+    f = chg_l3_klimit_fill(2, CHG_F32, &small, 1, 65, 32, 1);
+    EXPECT(fabs(f - 195.0 / 198.0) < 1e-12, "klimit fill's bound %.6f, want %.6f", f,
+           195.0 / 198.0);
+    static const int geo[][4] = {{128, 128, 16, 0}, {64, 32, 16, 0}, {128, 192, 8, 2},
+                                 {64, 128, 8, 2}, {48, 80, 8, 0}};
+    for (size_t g = 0; g < sizeof geo / sizeof geo[0]; g++) {
+        chg_gemm_params_t gp = {
+            .mwg = geo[g][0], .nwg = geo[g][1], .kwg = geo[g][2], .mma = geo[g][3]};
+        const chg_precision_t prec = gp.mma ? CHG_F64 : CHG_F32;
+        for (int kl = 1; kl <= 4; kl++)
+            for (size_t mt = 1; mt <= 9; mt += 4)
+                for (size_t nt = 1; nt <= 13; nt += 6)
+                    for (size_t slots = 1; slots <= 40; slots += 13) {
+                        const size_t k = (kl <= 2 ? mt * (size_t)gp.mwg : nt * (size_t)gp.nwg) - 5;
+                        if (mt * nt > 64 * slots) continue; /* the bound's case, below */
+                        const double got = chg_l3_klimit_fill(kl, prec, &gp, mt, nt, k, slots),
+                                     want = klimit_fill_ref(kl, prec, &gp, mt, nt, k, slots);
+                        EXPECT(fabs(got - want) < 1e-12,
+                               "klimit fill %d %dx%d %zux%zu k=%zu slots=%zu: %.6f, want %.6f",
+                               kl, gp.mwg, gp.nwg, mt, nt, k, slots, got, want);
+                    }
+    }
+}
+
 /* The structured packs as building blocks: a sub-block of a symmetric / triangular X_A, by
  * its global position in the whole matrix (chg_enqueue_pack_a_at) and from a staged copy of
  * only the region it reads, elsewhere in another buffer with another ld
@@ -739,6 +814,7 @@ int main(int argc, char **argv)
     env_size();
     hash_and_strings();
     level3_blocks();
+    klimit_fill();
     tmodel();
     in_child("pool", pool_checks);
     in_child("prefault", prefault_checks);

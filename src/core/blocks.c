@@ -10,6 +10,7 @@
 #include "core/blocks.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "device/cache.h"
@@ -176,8 +177,7 @@ clhgemm_status_t chg_l3_kernels_create(cl_context ctx, const chg_device_t *dev,
     ks->st = *st;
     ks->trans_a = trans_a;
     ks->trans_b = trans_b;
-    if (st->kind_a == CHG_TRIANGULAR) ks->klimit = st->upper_a ? 1 : 2;
-    else if (st->kind_b == CHG_TRIANGULAR) ks->klimit = st->upper_b ? 3 : 4;
+    ks->klimit = chg_l3_klimit(st);
     /* X_A(i,p) runs along i in memory when A is not transposed; X_B(j,p) = op(B)^T(j,p) runs
      * along j when B is transposed. */
     const chg_copy_kind_t ka = chg_pack_kind(st->kind_a), kb = chg_pack_kind(st->kind_b);
@@ -330,6 +330,80 @@ size_t chg_l3_triangle_tiles(int upper, long diag, size_t mt, size_t nt, int mwg
         total += (size_t)count;
     }
     return total;
+}
+
+int chg_l3_klimit(const chg_struct_t *st)
+{
+    if (st->kind_a == CHG_TRIANGULAR) return st->upper_a ? 1 : 2;
+    if (st->kind_b == CHG_TRIANGULAR) return st->upper_b ? 3 : 4;
+    return 0;
+}
+
+int chg_l3_klimit_longest_first(chg_precision_t prec, const chg_gemm_params_t *gp)
+{
+    return (gp->mma && prec == CHG_F64) || (prec == CHG_F32 && gp->mwg * gp->nwg >= 128 * 128);
+}
+
+/* KWG slices of tile row (KLIMIT 1, 2) or column (3, 4) g: cl/gemm.cl's KBEG / KEND at diag 0. */
+static size_t klimit_slices(int klimit, size_t g, int w, int kwg, size_t ks)
+{
+    if (klimit == 1 || klimit == 3) return ks - CHG_MIN(g * (size_t)w / (size_t)kwg, ks);
+    return CHG_MIN(chg_ceil_div((g + 1) * (size_t)w, (size_t)kwg), ks);
+}
+
+/* count tiles of `cost` slices, each to the earliest free slot: at[t] slots are free from time
+ * t, *p the earliest t with at[t] > 0 (it never decreases: a slot taken at p is free again
+ * after p); *end the latest time a slot is busy to. */
+static void take_tiles(size_t *at, size_t *p, size_t *end, size_t cost, size_t count)
+{
+    while (count) {
+        while (!at[*p]) (*p)++;
+        const size_t n = CHG_MIN(at[*p], count);
+        at[*p] -= n;
+        at[*p + cost] += n;
+        *end = CHG_MAX(*end, *p + cost);
+        count -= n;
+    }
+}
+
+double chg_l3_klimit_fill(int klimit, chg_precision_t prec, const chg_gemm_params_t *gp,
+                          size_t mt, size_t nt, size_t k, size_t slots)
+{
+    const size_t ks = chg_ceil_div(k, (size_t)gp->kwg), tiles = mt * nt;
+    const int rows = klimit <= 2;
+    const size_t groups = rows ? mt : nt, per = rows ? nt : mt;
+    const int w = rows ? gp->mwg : gp->nwg;
+    if (!tiles || !slots) return 1.0;
+    size_t total = 0, longest = 0;
+    for (size_t g = 0; g < groups; g++) {
+        const size_t c = klimit_slices(klimit, g, w, gp->kwg, ks) + 1;
+        total += c * per;
+        longest = CHG_MAX(longest, c);
+    }
+    /* a greedy dispatch ends by total / slots + longest (Graham's bound): the times to track */
+    const size_t horizon = total / slots + 2 * longest + 1;
+    size_t *at = tiles <= 64 * slots ? calloc(horizon, sizeof *at) : NULL;
+    if (!at)
+        return (double)total / ((double)slots * ((double)total / (double)slots + (double)longest));
+    at[0] = slots;
+    size_t p = 0, end = 0;
+    /* the launch order: cl/gemm.cl's KL_LIN walk (the longest group's tiles first, a group at a
+     * time) or the plain one (tile row index fastest: a column's tiles in turn) */
+    if (chg_l3_klimit_longest_first(prec, gp)) {
+        for (size_t r = 0; r < groups; r++) {
+            const size_t g = klimit == 1 || klimit == 3 ? r : groups - 1 - r;
+            take_tiles(at, &p, &end, klimit_slices(klimit, g, w, gp->kwg, ks) + 1, per);
+        }
+    } else if (rows) {
+        for (size_t gn = 0; gn < nt; gn++)
+            for (size_t gm = 0; gm < mt; gm++)
+                take_tiles(at, &p, &end, klimit_slices(klimit, gm, w, gp->kwg, ks) + 1, 1);
+    } else {
+        for (size_t gn = 0; gn < nt; gn++)
+            take_tiles(at, &p, &end, klimit_slices(klimit, gn, w, gp->kwg, ks) + 1, mt);
+    }
+    free(at);
+    return (double)total / ((double)slots * (double)end);
 }
 
 /* Packs a sub-block of a structured operand: off addresses X(i0,p0), off_m the mirrored

@@ -142,6 +142,21 @@ cl_int chg_enqueue_writeback_at(cl_command_queue q, const chg_gemm_kernels_t *ks
  * a block whose (0,0) is at global row - column = diag: the work-group count of a TRIANGLE
  * kernel (must agree with cl/gemm.cl). */
 size_t chg_l3_triangle_tiles(int upper, long diag, size_t mt, size_t nt, int mwg, int nwg);
+/* The KLIMIT of the GEMM kernel (cl/gemm.cl) for a TRMM's structure: 1 / 2 a triangular Ap
+ * (upper / lower: tile row g runs k from g*MWG / up to (g+1)*MWG), 3 / 4 a triangular Bp (by tile
+ * columns and NWG); 0 when neither operand is triangular. */
+int chg_l3_klimit(const chg_struct_t *st);
+/* Whether the KLIMIT kernel of gp launches its tiles longest k range first (cl/gemm.cl's
+ * condition: the FP64 tensor-core kernel, FP32 tiles of 128 x 128 or more), else tile rows
+ * fastest. */
+int chg_l3_klimit_longest_first(chg_precision_t prec, const chg_gemm_params_t *gp);
+/* The share of `slots` work-group slots that a KLIMIT launch of mt x nt tiles of gp over k keeps
+ * busy until its last tile ends (diag 0): the slots take the tiles in the kernel's launch order
+ * (chg_l3_klimit_longest_first), each the next one when free; a tile costs its KWG slices plus
+ * one (its C block). Above 64 tiles a slot the greedy's bound (total / slots + the longest
+ * tile) stands in. */
+double chg_l3_klimit_fill(int klimit, chg_precision_t prec, const chg_gemm_params_t *gp,
+                          size_t mt, size_t nt, size_t k, size_t slots);
 
 
 /* ---- GEMM kernel variants -------------------------------------------------------------------

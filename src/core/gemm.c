@@ -829,7 +829,14 @@ static clhgemm_status_t enqueue_direct(const chg_gemm_args_t *a, cl_context ctx,
 
 /* The share of the work-group slots (compute units x wgs resident, 1 where unknown) that gp's
  * tiles over a's C keep busy through their waves: tiles / (waves x slots); SYRK's and SYR2K's
- * launch only the tiles that touch C's triangle. */
+ * launch only the tiles that touch C's triangle. An FP32 TRMM's tiles run k ranges of their own
+ * (KLIMIT): its share is the busy time of a greedy dispatch of them (chg_l3_klimit_fill). On
+ * the H100 (2026-11-27) that moved STRSM 8192's leaves (512 x 8192) from the main 128 x 256
+ * tiles, one wave whose longest tiles set its time, to medium's 128 x 128, longest first: 94 ->
+ * 76 us a leaf. In FP64 it moved DTRMM 4096 from medium to the main tiles, 9-11% slower (the
+ * tensor-core configurations' rates per SM differ more than their fill), so FP64 keeps the
+ * tile count; so do products of 2^30 multiply-adds or fewer, where the two counts chose alike
+ * on the H100's classes and the greedy's microsecond of host time would show. */
 static double wave_fill(const chg_gemm_args_t *a, const chg_device_t *dev,
                         const chg_gemm_params_t *gp, int wgs)
 {
@@ -839,6 +846,9 @@ static double wave_fill(const chg_gemm_args_t *a, const chg_device_t *dev,
                                                      gp->mwg, gp->nwg)
                              : mt * nt;
     const size_t slots = (size_t)CHG_MAX(dev->info.compute_units, 1u) * (size_t)CHG_MAX(wgs, 1);
+    const int klimit = chg_l3_klimit(&a->st);
+    if (klimit && a->prec == CHG_F32 && (double)a->m * (double)a->n * (double)a->k > 0x1p30)
+        return chg_l3_klimit_fill(klimit, a->prec, gp, mt, nt, a->k, slots);
     if (!tiles) return 1.0;
     return (double)tiles / (double)(chg_ceil_div(tiles, slots) * slots);
 }
