@@ -31,13 +31,14 @@
  *   tuned      every shipped tuning entry (tuning/ *.json) whose vendor key is not "nvidia",
  *              on a device with that entry's identity, so that the lookup returns the entry
  *              itself (checked: an entry the lookup does not take is an error).
- *   tuner      a seeded sample of clhgemm-tune's GEMM search space for an AMD GPU (the space
- *              and pruning of tools/tune_gemm.c's enumerate(), restated here because it is
- *              private to the tuner), each with the plain kernel, one level-3 switch and one
- *              direct mode in turn; and of its copy-kernel space (tools/tune_copy.c: blockings, unroll
- *              degrees, padding), each as PACK and, where valid, as the structured packs that
- *              src/core/blocks.c derives from a tuned PACK. Every third GEMM sample carries a
- *              rasterisation width (SWZ 4, 8 or 16).
+ *   tuner      a seeded sample of clhgemm-tune's FMA GEMM space for an AMD GPU (the tuner's own
+ *              tools/tune_space.c), each with the plain kernel, one level-3 switch and one
+ *              direct mode in turn; and of its copy-kernel space (tools/tune_copy.c's two stages'
+ *              blockings, unroll degrees and padding, restated as their cross product: the
+ *              second stage grows from the first one's measured winners), each as PACK and,
+ *              where valid, as the structured packs that src/core/blocks.c derives from a
+ *              tuned PACK. Every third GEMM sample carries a rasterisation width (SWZ 4, 8 or
+ *              16).
  * Both precisions wherever the device class has FP64.
  *
  * Output (--out DIR): DIR/kernels/<hash>.cl, one file per distinct (source, options), the
@@ -51,7 +52,6 @@
 #define _POSIX_C_SOURCE 200809L
 #include <dirent.h>
 #include <errno.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -64,6 +64,7 @@
 #include "core/trsm_dev.h"
 #include "kernels/params.h"
 #include "tuning/tuning.h"
+#include "tune_space.h"
 
 /* ---- interception of the library's program builds (linked with --wrap) ------------------- */
 
@@ -743,52 +744,37 @@ static void sample_front(void *a, size_t n, size_t k, size_t elem, uint64_t *rng
     }
 }
 
-/* tools/tune_gemm.c enumerate() on a GPU without CL_DEVICE_REGISTERS_PER_BLOCK_NV. */
+typedef struct gemm_list_s {
+    chg_gemm_params_t *c;
+    size_t n, cap;
+} gemm_list_t;
+
+static int gemm_list_add(void *arg, const chg_gemm_params_t *p)
+{
+    gemm_list_t *l = arg;
+    if (l->n == l->cap) {
+        const size_t cap = l->cap ? 2 * l->cap : 4096;
+        chg_gemm_params_t *g = realloc(l->c, cap * sizeof *g);
+        if (!g) return -1;
+        l->c = g;
+        l->cap = cap;
+    }
+    l->c[l->n++] = *p;
+    return 0;
+}
+
+/* clhgemm-tune's FMA space (tools/tune_space.c) on a GPU whose driver reports no registers per
+ * block. */
 static int tuner_gemm_space(const chg_device_t *dev, chg_precision_t prec, chg_gemm_params_t **out)
 {
-    static const int tiles[] = {16, 32, 64, 128, 256};
-    static const int kwgs[] = {8, 16, 32};
-    static const int dims[] = {8, 16, 32};
-    static const int vws[] = {1, 2, 4, 8};
-    static const int kwis[] = {1, 2, 4, 8, 16, 32};
-    const double w = (double)chg_elem_size(prec) / 4.0;
-    size_t cap = 4096, n = 0;
-    chg_gemm_params_t *c = malloc(cap * sizeof *c);
-    if (!c) return -1;
-    for (int a = 0; a < 5; a++)
-    for (int b = 0; b < 5; b++)
-    for (int kk = 0; kk < 3; kk++)
-    for (int md = 0; md < 3; md++)
-    for (int nd = 0; nd < 3; nd++)
-    for (int vm = 0; vm < 4; vm++)
-    for (int vn = 0; vn < 4; vn++)
-    for (int sa = 0; sa < 2; sa++)
-    for (int sb = 0; sb < 2; sb++)
-    for (int ki = 0; ki < 6; ki++) {
-        chg_gemm_params_t p = {tiles[a], tiles[b], kwgs[kk], dims[md], dims[nd], vws[vm], vws[vn],
-                               sa, sb, kwis[ki], 0, 0, 0, 0, 0, 0};
-        const int threads = p.mdimc * p.ndimc;
-        if (p.kwg % p.kwi || p.mwg % (p.mdimc * p.vwm) || p.nwg % (p.ndimc * p.vwn)) continue;
-        if ((size_t)threads > dev->info.max_work_group_size || threads < 64) continue;
-        const int mwi = p.mwg / p.mdimc, nwi = p.nwg / p.ndimc;
-        const double loads_a = p.sa ? ceil((double)p.kwg * p.mwg / threads) : 0;
-        const double loads_b = p.sb ? ceil((double)p.kwg * p.nwg / threads) : 0;
-        const double regs = w * (mwi * nwi + mwi + nwi + loads_a + loads_b) + 12;
-        if (mwi * nwi > 256 || regs > 255) continue;
-        if (!chg_gemm_params_valid(dev, prec, &p, NULL, 0)) continue;
-        if (n == cap) {
-            cap *= 2;
-            chg_gemm_params_t *g = realloc(c, cap * sizeof *g);
-            if (!g) {
-                free(c);
-                return -1;
-            }
-            c = g;
-        }
-        c[n++] = p;
+    gemm_list_t l = {NULL, 0, 0};
+    long raw = 0, pruned[TS_COUNT] = {0};
+    if (tune_fma_space(dev, prec, 1, 0, gemm_list_add, &l, &raw, pruned) != 0) {
+        free(l.c);
+        return -1;
     }
-    *out = c;
-    return (int)n;
+    *out = l.c;
+    return (int)l.n;
 }
 
 /* tools/tune_copy.c: stage 1 (blockings, full unroll) and stage 2 (unroll degrees, padding) of
@@ -854,8 +840,7 @@ static int emit_tuner(out_t *o, int ngemm, int ncopy, uint64_t seed)
     int seen_tri[3] = {0}, seen_kl[5] = {0};
     for (int i = 0; i < nsh && nl3 < 8; i++) {
         const chg_struct_t *st = &sh[i].st;
-        const int kl = st->kind_a == CHG_TRIANGULAR ? (st->upper_a ? 1 : 2)
-                       : st->kind_b == CHG_TRIANGULAR ? (st->upper_b ? 3 : 4) : 0;
+        const int kl = chg_l3_klimit(st);
         if (st->c_tri && !seen_tri[st->c_tri]) seen_tri[st->c_tri] = 1, l3[nl3++] = i;
         else if (kl && !seen_kl[kl]) seen_kl[kl] = 1, l3[nl3++] = i;
     }

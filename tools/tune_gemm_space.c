@@ -7,11 +7,11 @@
  * in which order another. Prints the "N configurations, M left after pruning (...)" line.
  */
 #define _GNU_SOURCE
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "tune_gemm_int.h"
+#include "tune_space.h"
 
 #ifndef CL_DEVICE_REGISTERS_PER_BLOCK_NV
 #define CL_DEVICE_REGISTERS_PER_BLOCK_NV 0x4002
@@ -62,72 +62,21 @@ static int add_cand(search_t *s, const chg_gemm_params_t *p)
     return 0;
 }
 
-/* ---- pruning --------------------------------------------------------------------------------- */
-
-enum { PR_DIV, PR_WG, PR_SMALL, PR_REG, PR_LMEM, PR_CPU, PR_OTHER, PR_COUNT };
-static const char *const prune_names[PR_COUNT] = {
-    "divisibility", "work-group limit", "under 64 work-items (GPU)", "registers",
-    "local memory", "CPU tile limits", "other"};
-
 typedef struct space_count_s {
     long raw;
-    long pruned[PR_COUNT];
+    long pruned[TS_COUNT];
     cl_uint regs_per_block; /* reported by the driver (NVIDIA), else 0 */
 } space_count_t;
 
-/* Why the FMA configuration p is pruned (PR_*), or -1 when it stays. */
-static int fma_pruned(const search_t *s, const chg_gemm_params_t *p, cl_uint regs_per_block)
-{
-    const chg_device_t *dev = &s->d->dev;
-    const double w = (double)s->es / 4.0; /* 32-bit registers per element */
-    const int threads = p->mdimc * p->ndimc;
-    if (p->kwg % p->kwi || p->mwg % (p->mdimc * p->vwm) || p->nwg % (p->ndimc * p->vwn))
-        return PR_DIV;
-    if ((size_t)threads > dev->info.max_work_group_size) return PR_WG;
-    if (s->gpu && threads < 64) return PR_SMALL;
-    if (!s->gpu && (p->mwg > 64 || p->nwg > 64 || threads > 256)) return PR_CPU;
-    const int mwi = p->mwg / p->mdimc, nwi = p->nwg / p->ndimc;
-    const double loads_a = p->sa ? ceil((double)p->kwg * p->mwg / threads) : 0;
-    const double loads_b = p->sb ? ceil((double)p->kwg * p->nwg / threads) : 0;
-    const double regs = w * (mwi * nwi + mwi + nwi + loads_a + loads_b) + 12;
-    if (mwi * nwi > 256 ||
-        (s->gpu && (regs > 255 || (regs_per_block && regs * threads > regs_per_block))))
-        return PR_REG;
-    const double lmem = 2.0 * p->kwg * (p->sa * p->mwg + p->sb * p->nwg) * (double)s->es;
-    if (lmem > (double)dev->info.local_mem_bytes) return PR_LMEM;
-    if (!chg_gemm_params_valid(dev, s->prec, p, NULL, 0)) return PR_OTHER;
-    return -1;
-}
-
 /* ---- the two kernels' configurations --------------------------------------------------------- */
 
-/* The FMA kernel: tiles, k slice, work-group, vector widths, staging, KWI. */
+static int add_fma(void *arg, const chg_gemm_params_t *p) { return add_cand(arg, p); }
+
+/* The FMA kernel: tiles, k slice, work-group, vector widths, staging, KWI (tune_space.c). */
 static int enumerate_fma(search_t *s, space_count_t *cnt)
 {
-    static const int tiles[] = {16, 32, 64, 128, 256};
-    static const int kwgs[] = {8, 16, 32};
-    static const int gdims[] = {8, 16, 32}, cdims[] = {4, 8, 16};
-    static const int vws[] = {1, 2, 4, 8};
-    static const int kwis[] = {1, 2, 4, 8, 16, 32};
-    const int *dims = s->gpu ? gdims : cdims;
-    for (int a = 0; a < 5; a++)
-    for (int b = 0; b < 5; b++)
-    for (int kk = 0; kk < 3; kk++)
-    for (int md = 0; md < 3; md++)
-    for (int nd = 0; nd < 3; nd++)
-    for (int vm = 0; vm < 4; vm++)
-    for (int vn = 0; vn < 4; vn++)
-    for (int sa = 0; sa < 2; sa++)
-    for (int sb = 0; sb < 2; sb++)
-    for (int ki = 0; ki < 6; ki++) {
-        chg_gemm_params_t p = {tiles[a], tiles[b], kwgs[kk], dims[md], dims[nd], vws[vm], vws[vn],
-                               sa, sb, kwis[ki], 0, 0, 0, 0, 0, 0};
-        cnt->raw++;
-        const int why = fma_pruned(s, &p, cnt->regs_per_block);
-        if (why >= 0) cnt->pruned[why]++;
-        else if (add_cand(s, &p) != 0) return -1;
-    }
-    return 0;
+    return tune_fma_space(&s->d->dev, s->prec, s->gpu, cnt->regs_per_block, add_fma, s,
+                          &cnt->raw, cnt->pruned);
 }
 
 /* The FP64 tensor-core kernel (cl/gemm.cl MMA) where the device has it: every shape, tile,
@@ -155,9 +104,9 @@ static int enumerate_mma(search_t *s, space_count_t *cnt)
         cnt->raw++;
         char why[160] = "";
         if (!chg_gemm_params_valid(&s->d->dev, s->prec, &p, why, sizeof why)) {
-            cnt->pruned[strstr(why, "local memory") ? PR_LMEM
-                        : strstr(why, "accumulators") ? PR_REG
-                        : strstr(why, "work-group limit") ? PR_WG : PR_DIV]++;
+            cnt->pruned[strstr(why, "local memory") ? TS_LMEM
+                        : strstr(why, "accumulators") ? TS_REG
+                        : strstr(why, "work-group limit") ? TS_WG : TS_DIV]++;
             continue;
         }
         if (add_cand(s, &p) != 0) return -1;
@@ -170,10 +119,10 @@ static void say_space(search_t *s, const space_count_t *cnt)
 {
     char line[600];
     int len = snprintf(line, sizeof line, "%ld configurations, %d left after pruning (", cnt->raw, s->n);
-    for (int i = 0; i < PR_COUNT; i++)
+    for (int i = 0; i < TS_COUNT; i++)
         if (cnt->pruned[i] && len < (int)sizeof line)
             len += snprintf(line + len, sizeof line - len, "%s%s %ld", len > 0 && line[len - 1] != '(' ? ", " : "",
-                            prune_names[i], cnt->pruned[i]);
+                            tune_space_prune_names[i], cnt->pruned[i]);
     tune_say(s->r, "%s %cgemm space: %s)", s->d->log_prefix, s->pc, line);
     if (cnt->regs_per_block)
         tune_log(s->r, "%s registers per block reported by the driver: %u", s->d->log_prefix,
