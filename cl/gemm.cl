@@ -322,8 +322,8 @@ void clhgemm_gemm(const int kp, const int ldcp,
      * chg_l3_klimit_longest_first says where). On the H100 (2026-11-27): the FP64 tensor-core
      * kernel's DTRSM n = 8192 leaves (512 x 8192, a triangle of 512) 104 -> 77 us, the DTRSM
      * +2.5%; FP32 tiles of 128 x 128 or more: STRSM 8192's leaves on 128 x 128 tiles 94 -> 76 us,
-     * STRMM 2048 / 4096 +30% / +9%; the FP32 64 x 32 tiles lost 17% at STRMM 1024 with it (the
-     * one-wave leaf on 128 x 256 tiles 6%), so smaller FP32 tiles keep the launch's order. */
+     * STRMM 2048 / 4096 +30-38% / +9-13%. Smaller FP32 tiles keep the launch's order: with it
+     * STRMM 1024 (64 x 32 tiles) ran 17% slower, though as slow in leases that kept its order. */
 #define KL_LIN ((int)(get_group_id(0) + get_group_id(1) * get_num_groups(0)))
 #if KLIMIT <= 2
 #define KL_ROW (KL_LIN / (int)get_num_groups(1))
