@@ -491,6 +491,8 @@ static int emit_class_configs(out_t *o, const char *set, const char *prefix,
     if (rc == 0 && chg_gemm_params_valid(dev, prec, &dk, NULL, 0))
         rc = emit_direct_kernel(o, set, prefix, dev, prec, &dk);
     const int gpu = (dev->features & CHG_FEAT_GPU) != 0;
+    shape_t sh[MAX_SHAPES];
+    const int nsh = shapes(sh);
     for (int c = 0; c < CHG_SHAPE_NCLASSES && rc == 0; c++) {
         size_t m, n, k;
         chg_shape_class_example(c, gpu, &m, &n, &k);
@@ -508,9 +510,7 @@ static int emit_class_configs(out_t *o, const char *set, const char *prefix,
             rc = emit_recorded(o, set, cprefix, prec, "gemm-direct-c", &ch.gp, st, kk);
             if (rc == 0) rc = emit_splitk(o, set, cprefix, dev, prec, &ch.gp, 0);
             if (rc == 0 && memcmp(&ch.gp, main_gp, sizeof ch.gp) != 0) {
-                shape_t sh[MAX_SHAPES];
-                const int n = shapes(sh);
-                for (int i = 0; i < n && rc == 0; i++)
+                for (int i = 0; i < nsh && rc == 0; i++)
                     if (sh[i].st.kind_a || sh[i].st.kind_b || sh[i].st.c_tri)
                         rc = emit_shape(o, set, cprefix, dev, prec, &ch.gp, &sh[i]);
                 if (rc == 0) rc = emit_klimit_direct(o, set, cprefix, dev, prec, &ch.gp);

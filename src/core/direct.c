@@ -109,25 +109,25 @@ int chg_gemm_direct_mode(const chg_gemm_args_t *a, const chg_gemm_params_t *gp, 
     const chg_struct_t general = {0};
     const int structured = memcmp(&a->st, &general, sizeof general) != 0;
     if (a->st.c_tri != CHG_TRI_NONE || a->swap_sum) return 0;
-    /* auto: every mode for the FMA kernel, B transposed in small products only (below; on the
-     * H100 each saved its copy: SGEMM NN n = 8192 +0.5% each, +1% together). For the
-     * tensor-core kernels no in-place A or B (each cost the FP64 kernel ~2% at n = 8192, more than the pack it saves: docs/perf/2026-11-history.md),
-     * and C written by the kernel where beta == 0 (no C read: DGEMM n = 8192 +1.6%) or k <=
-     * CHG_DIRECT_C_MMA_K: its C loads, a row of instructions at a time before the stores
-     * (cl/gemm.cl), cost ~1% at k = 5000-8192 and saved the write-back's pass over C below
-     * (DGEMM 4096 x 4096 x 128 +18%, 8192^2 x 256 +15%, 1000^3 +10%, 4096^3 +1%; 2026-11-26).
-     * Small products (m n k <= CHG_DIRECT_AB_MMA_MNK) read A and B in place on the tensor-core
-     * kernels too: the pack launch they save is a large part of such a call (DGEMM 256^3 and
-     * 512^3 +33%, 1000^3 +9%, 1024^3 +16%; from 2000^3 on +-1%, 8192^2 x 256 -1%), B not
+    /* auto: every mode for the FMA kernel, B transposed in small products only (below; on the H100
+     * each saved its copy: SGEMM NN n = 8192 +0.5% each, +1% together). For the tensor-core kernels
+     * no in-place A or B (each cost the FP64 kernel ~2% at n = 8192, more than the pack it saves:
+     * docs/perf/2026-11-history.md), and C written by the kernel where beta == 0 (no C read: DGEMM
+     * n = 8192 +1.6%) or k <= CHG_DIRECT_C_MMA_K: its C loads, a row of instructions at a time
+     * before the stores (cl/gemm.cl), cost ~1% at k = 5000-8192 and saved the write-back's pass
+     * over C below (DGEMM 4096 x 4096 x 128 +18%, 8192^2 x 256 +15%, 1000^3 +10%, 4096^3 +1%;
+     * 2026-11-26). Small products (m n k <= CHG_DIRECT_AB_MMA_MNK) read A and B in place on the
+     * tensor-core kernels too: the pack launch they save is a large part of such a call (DGEMM
+     * 256^3 and 512^3 +33%, 1000^3 +9%, 1024^3 +16%; from 2000^3 on +-1%, 8192^2 x 256 -1%), B not
      * transposed too (k-major, CHG_DIRECT_BK). The FMA kernel reads B k-major in place in the
-     * blocked path for products of m n k <= CHG_DIRECT_BK_FMA_MNK with k >= 256 (since its
-     * k-major slice is stored without bank conflicts: SGEMM 256^3 +15%, 384^3 +6%, 512^3 and
-     * 1024^3 +3%, 768^3 and 1000^3 +-1%, three rounds on the H100; 1536^3 -18%, 2048^3 -30%,
-     * 4096^2 x 128 -16%; 4096^2 x 64, at the bound, ran 17.6 against 18.9-20.1 TFLOP/s in the
-     * sweeps) and in split-K's thin products (splitk_direct). B transposed is read in place by
-     * the FMA kernel up to the same m n k only: SGEMM NT ran 41.7 TFLOP/s at n = 8192 with it
-     * against 50.5 with B packed (and A and C direct), 44.7 / 49.0 at 4096, 41.5 / 44.9 at 2048,
-     * and 25.1 / 22.9 at 1024 (H100, one lease, 2026-11-27). */
+     * blocked path for products of m n k <= CHG_DIRECT_BK_FMA_MNK with k >= 256 (since its k-major
+     * slice is stored without bank conflicts: SGEMM 256^3 +15%, 384^3 +6%, 512^3 and 1024^3 +3%,
+     * 768^3 and 1000^3 +-1%, three rounds on the H100; 1536^3 -18%, 2048^3 -30%, 4096^2 x 128 -16%;
+     * 4096^2 x 64, at the bound, ran 17.6 against 18.9-20.1 TFLOP/s in the sweeps) and in split-K's
+     * thin products (splitk_direct). B transposed is read in place by the FMA kernel up to the same
+     * m n k only: SGEMM NT ran 41.7 TFLOP/s at n = 8192 with it against 50.5 with B packed (and A
+     * and C direct), 44.7 / 49.0 at 4096, 41.5 / 44.9 at 2048, and 25.1 / 22.9 at 1024 (H100, one
+     * lease, 2026-11-27). */
     const int all = CHG_DIRECT_A | CHG_DIRECT_B | CHG_DIRECT_C;
     const double mnk = (double)a->m * (double)a->n * (double)a->k;
     const int small = mnk <= CHG_DIRECT_AB_MMA_MNK;

@@ -835,20 +835,23 @@ static clhgemm_status_t enqueue_direct(const chg_gemm_args_t *a, cl_context ctx,
  * tiles, one wave whose longest tiles set its time, to medium's 128 x 128, longest first: 94 ->
  * 76 us a leaf. In FP64 it moved DTRMM 4096 from medium to the main tiles, 9-11% slower (the
  * tensor-core configurations' rates per SM differ more than their fill), so FP64 keeps the
- * tile count; so do products of 2^30 multiply-adds or fewer, where the two counts chose alike
- * on the H100's classes and the greedy's microsecond of host time would show. */
+ * tile count; so do products of CHG_L3_KLIMIT_FILL_MNK (2^30) multiply-adds or fewer, where the
+ * two counts chose alike on the H100's classes and the greedy's microsecond of host time would
+ * show. */
+#define CHG_L3_KLIMIT_FILL_MNK 0x1p30
 static double wave_fill(const chg_gemm_args_t *a, const chg_device_t *dev,
                         const chg_gemm_params_t *gp, int wgs)
 {
     const size_t mt = chg_ceil_div(a->m, (size_t)gp->mwg), nt = chg_ceil_div(a->n, (size_t)gp->nwg);
+    const size_t slots = (size_t)CHG_MAX(dev->info.compute_units, 1u) * (size_t)CHG_MAX(wgs, 1);
+    const int klimit = chg_l3_klimit(&a->st);
+    if (klimit && a->prec == CHG_F32 &&
+        (double)a->m * (double)a->n * (double)a->k > CHG_L3_KLIMIT_FILL_MNK)
+        return chg_l3_klimit_fill(klimit, a->prec, gp, mt, nt, a->k, slots);
     const size_t tiles = a->st.c_tri != CHG_TRI_NONE
                              ? chg_l3_triangle_tiles(a->st.c_tri == CHG_TRI_UPPER, 0, mt, nt,
                                                      gp->mwg, gp->nwg)
                              : mt * nt;
-    const size_t slots = (size_t)CHG_MAX(dev->info.compute_units, 1u) * (size_t)CHG_MAX(wgs, 1);
-    const int klimit = chg_l3_klimit(&a->st);
-    if (klimit && a->prec == CHG_F32 && (double)a->m * (double)a->n * (double)a->k > 0x1p30)
-        return chg_l3_klimit_fill(klimit, a->prec, gp, mt, nt, a->k, slots);
     if (!tiles) return 1.0;
     return (double)tiles / (double)(chg_ceil_div(tiles, slots) * slots);
 }
