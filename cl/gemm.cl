@@ -765,23 +765,29 @@ typedef real frag_t;
                     acc[i][j][r] += cs[(n0 + j * 8 + 2 * t + (r & 1)) * ldcp + m0 + i * MM + g + 8 * (r >> 1)];
 #endif
 #if DIRECT_C
-    /* per row of instructions, its C loads first, then its stores: FN * NC loads in flight
-     * (all of the tile's at once took registers that the k loop needed: DGEMM n = 8192 ran
-     * 30% slower) */
-    UNROLL for (int i = 0; i < FM; i++) {
-        UNROLL for (int j = 0; j < FN; j++)
-            UNROLL for (int r = 0; r < NC; r++) {
-                const int m = m0 + i * MM + g + 8 * (r >> 1);
-                const int n = n0 + j * 8 + 2 * t + (r & 1);
-                SCALE_C(m, n, acc[i][j][r]);
-            }
-        UNROLL for (int j = 0; j < FN; j++)
-            UNROLL for (int r = 0; r < NC; r++) {
-                const int m = m0 + i * MM + g + 8 * (r >> 1);
-                const int n = n0 + j * 8 + 2 * t + (r & 1);
-                PUT_C(m, n, acc[i][j][r]);
-            }
-    }
+    /* per row of instructions, CEJ instructions along n at a time (CEJ * NC values of C), its
+     * C loads first, then its stores. All of the tile's at once took registers that the k loop
+     * needed (DGEMM n = 8192 ran 30% slower); a row of 6 instructions of the 128 x 192 tile
+     * (24 loads) still spilled 160 bytes (ptxas, sm_90), and groups of 2 (8 loads) none: on the
+     * H100 (2026-11-27) DGEMM 4096 x 8192 x 4096 at beta 0.5 ran 49.0-49.5 -> 51.0-51.1 TFLOP/s
+     * (beta 0: 51.7), DTRSM n = 8192 +2-5%; groups of 3 ran 46.5-46.9, of 1 50.6-50.9; the
+     * smaller tiles (rows of 2-3 instructions) did not move. */
+#define CEJ (FN < 2 ? FN : 2)
+    UNROLL for (int i = 0; i < FM; i++)
+        UNROLL for (int j0 = 0; j0 < FN; j0 += CEJ) {
+            UNROLL for (int j = j0; j < min(j0 + CEJ, FN); j++)
+                UNROLL for (int r = 0; r < NC; r++) {
+                    const int m = m0 + i * MM + g + 8 * (r >> 1);
+                    const int n = n0 + j * 8 + 2 * t + (r & 1);
+                    SCALE_C(m, n, acc[i][j][r]);
+                }
+            UNROLL for (int j = j0; j < min(j0 + CEJ, FN); j++)
+                UNROLL for (int r = 0; r < NC; r++) {
+                    const int m = m0 + i * MM + g + 8 * (r >> 1);
+                    const int n = n0 + j * 8 + 2 * t + (r & 1);
+                    PUT_C(m, n, acc[i][j][r]);
+                }
+        }
 #else
     UNROLL for (int i = 0; i < FM; i++)
         UNROLL for (int j = 0; j < FN; j++)

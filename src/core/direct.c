@@ -112,11 +112,13 @@ int chg_gemm_direct_mode(const chg_gemm_args_t *a, const chg_gemm_params_t *gp, 
     /* auto: every mode for the FMA kernel, B transposed in small products only (below; on the H100
      * each saved its copy: SGEMM NN n = 8192 +0.5% each, +1% together). For the tensor-core kernels
      * no in-place A or B (each cost the FP64 kernel ~2% at n = 8192, more than the pack it saves:
-     * docs/perf/2026-11-history.md), and C written by the kernel where beta == 0 (no C read: DGEMM
-     * n = 8192 +1.6%) or k <= CHG_DIRECT_C_MMA_K: its C loads, a row of instructions at a time
-     * before the stores (cl/gemm.cl), cost ~1% at k = 5000-8192 and saved the write-back's pass
-     * over C below (DGEMM 4096 x 4096 x 128 +18%, 8192^2 x 256 +15%, 1000^3 +10%, 4096^3 +1%;
-     * 2026-11-26). Small products (m n k <= CHG_DIRECT_AB_MMA_MNK) read A and B in place on the
+     * docs/perf/2026-11-history.md), and C written by the kernel at any beta and k: with beta = 0
+     * it never reads C (DGEMM n = 8192 +1.6%); otherwise its C loads, two instructions' worth at a
+     * time before their stores (cl/gemm.cl), save the write-back's pass over C (DGEMM 4096 x 4096
+     * x 128 +18%, 8192^2 x 256 +15%, 1000^3 +10%, 4096^3 +1%; 2026-11-26). Up to 2026-11-27 k above
+     * 4096 kept the write-back: the kernel's loads of a whole row of instructions spilled and cost
+     * ~1% there; in groups of two they do not, and 5000^3 ran +3.7%, 8192 x 2048 x 6144 +2.6%,
+     * 4096^2 x 8192 +1%, 8192^3 +0.4% with C by the kernel (H100, two rounds). Small products (m n k <= CHG_DIRECT_AB_MMA_MNK) read A and B in place on the
      * tensor-core kernels too: the pack launch they save is a large part of such a call (DGEMM
      * 256^3 and 512^3 +33%, 1000^3 +9%, 1024^3 +16%; from 2000^3 on +-1%, 8192^2 x 256 -1%), B not
      * transposed too (k-major, CHG_DIRECT_BK). The FMA kernel reads B k-major in place in the
@@ -132,8 +134,7 @@ int chg_gemm_direct_mode(const chg_gemm_args_t *a, const chg_gemm_params_t *gp, 
     const double mnk = (double)a->m * (double)a->n * (double)a->k;
     const int small = mnk <= CHG_DIRECT_AB_MMA_MNK;
     const int fma_small = mnk <= CHG_DIRECT_BK_FMA_MNK;
-    int allow = gp->mma ? (a->beta == 0.0 || a->k <= CHG_DIRECT_C_MMA_K ? CHG_DIRECT_C : 0) |
-                              (small ? CHG_DIRECT_A | CHG_DIRECT_BANY : 0)
+    int allow = gp->mma ? CHG_DIRECT_C | (small ? CHG_DIRECT_A | CHG_DIRECT_BANY : 0)
                         : (fma_small ? all : all & ~CHG_DIRECT_B) |
                               (fma_small && a->k >= 256 ? CHG_DIRECT_BK : 0);
     allow = chg_direct_env(allow);
