@@ -770,8 +770,8 @@ typedef real frag_t;
      * needed (DGEMM n = 8192 ran 30% slower); a row of 6 instructions of the 128 x 192 tile
      * (24 loads) still spilled 160 bytes (ptxas, sm_90), and groups of 2 (8 loads) none: on the
      * H100 (2026-11-27) DGEMM 4096 x 8192 x 4096 at beta 0.5 ran 49.0-49.5 -> 51.0-51.1 TFLOP/s
-     * (beta 0: 51.7), DTRSM n = 8192 +2-5%; groups of 3 ran 46.5-46.9, of 1 50.6-50.9; the
-     * smaller tiles (rows of 2-3 instructions) did not move. */
+     * (beta 0: 51.7); groups of 3 ran 46.5-46.9, of 1 50.6-50.9; the smaller tiles (rows of 2-3
+     * instructions) did not move. */
 #define CEJ (FN < 2 ? FN : 2)
     UNROLL for (int i = 0; i < FM; i++)
         UNROLL for (int j0 = 0; j0 < FN; j0 += CEJ) {

@@ -114,22 +114,23 @@ int chg_gemm_direct_mode(const chg_gemm_args_t *a, const chg_gemm_params_t *gp, 
      * no in-place A or B (each cost the FP64 kernel ~2% at n = 8192, more than the pack it saves:
      * docs/perf/2026-11-history.md), and C written by the kernel at any beta and k: with beta = 0
      * it never reads C (DGEMM n = 8192 +1.6%); otherwise its C loads, two instructions' worth at a
-     * time before their stores (cl/gemm.cl), save the write-back's pass over C (DGEMM 4096 x 4096
-     * x 128 +18%, 8192^2 x 256 +15%, 1000^3 +10%, 4096^3 +1%; 2026-11-26). Up to 2026-11-27 k above
+     * time before their stores (cl/gemm.cl), save the write-back's pass over C (DGEMM 4096 x 4096 x
+     * 128 +18%, 8192^2 x 256 +15%, 1000^3 +10%, 4096^3 +1%; 2026-11-26). Up to 2026-11-27 k above
      * 4096 kept the write-back: the kernel's loads of a whole row of instructions spilled and cost
      * ~1% there; in groups of two they do not, and 5000^3 ran +3.7%, 8192 x 2048 x 6144 +2.6%,
-     * 4096^2 x 8192 +1%, 8192^3 +0.4% with C by the kernel (H100, two rounds). Small products (m n k <= CHG_DIRECT_AB_MMA_MNK) read A and B in place on the
-     * tensor-core kernels too: the pack launch they save is a large part of such a call (DGEMM
-     * 256^3 and 512^3 +33%, 1000^3 +9%, 1024^3 +16%; from 2000^3 on +-1%, 8192^2 x 256 -1%), B not
-     * transposed too (k-major, CHG_DIRECT_BK). The FMA kernel reads B k-major in place in the
-     * blocked path for products of m n k <= CHG_DIRECT_BK_FMA_MNK with k >= 256 (since its k-major
-     * slice is stored without bank conflicts: SGEMM 256^3 +15%, 384^3 +6%, 512^3 and 1024^3 +3%,
-     * 768^3 and 1000^3 +-1%, three rounds on the H100; 1536^3 -18%, 2048^3 -30%, 4096^2 x 128 -16%;
-     * 4096^2 x 64, at the bound, ran 17.6 against 18.9-20.1 TFLOP/s in the sweeps) and in split-K's
-     * thin products (splitk_direct). B transposed is read in place by the FMA kernel up to the same
-     * m n k only: SGEMM NT ran 41.7 TFLOP/s at n = 8192 with it against 50.5 with B packed (and A
-     * and C direct), 44.7 / 49.0 at 4096, 41.5 / 44.9 at 2048, and 25.1 / 22.9 at 1024 (H100, one
-     * lease, 2026-11-27). */
+     * 4096^2 x 8192 +1%, 8192^3 +0.4% with C by the kernel (H100, two rounds). Small products
+     * (m n k <= CHG_DIRECT_AB_MMA_MNK) read A and B in place on the tensor-core kernels too: the
+     * pack launch they save is a large part of such a call (DGEMM 256^3 and 512^3 +33%, 1000^3 +9%,
+     * 1024^3 +16%; from 2000^3 on +-1%, 8192^2 x 256 -1%), B not transposed too (k-major,
+     * CHG_DIRECT_BK). The FMA kernel reads B k-major in place in the blocked path for products of
+     * m n k <= CHG_DIRECT_BK_FMA_MNK with k >= 256 (since its k-major slice is stored without bank
+     * conflicts: SGEMM 256^3 +15%, 384^3 +6%, 512^3 and 1024^3 +3%, 768^3 and 1000^3 +-1%, three
+     * rounds on the H100; 1536^3 -18%, 2048^3 -30%, 4096^2 x 128 -16%; 4096^2 x 64, at the bound,
+     * ran 17.6 against 18.9-20.1 TFLOP/s in the sweeps) and in split-K's thin products
+     * (splitk_direct). B transposed is read in place by the FMA kernel up to the same m n k only:
+     * SGEMM NT ran 41.7 TFLOP/s at n = 8192 with it against 50.5 with B packed (and A and C
+     * direct), 44.7 / 49.0 at 4096, 41.5 / 44.9 at 2048, and 25.1 / 22.9 at 1024 (H100, one lease,
+     * 2026-11-27). */
     const int all = CHG_DIRECT_A | CHG_DIRECT_B | CHG_DIRECT_C;
     const double mnk = (double)a->m * (double)a->n * (double)a->k;
     const int small = mnk <= CHG_DIRECT_AB_MMA_MNK;
