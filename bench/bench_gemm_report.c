@@ -149,7 +149,8 @@ static void fmt_class(const ctx_t *c, const row_t *r, char *buf, size_t len)
         return;
     }
     chg_gemm_choice_t ch;
-    chg_tuned_gemm_shape(dev, r->dbl ? CHG_F64 : CHG_F32, m, n, k, c->o.beta == 0.0, &ch);
+    chg_tuned_gemm_shape(dev, r->dbl ? CHG_F64 : CHG_F32, m, n, k,
+                         c->o.beta == 0.0 ? CHG_CALL_BETA_ZERO : 0u, &ch);
     if (ch.gp.dk) {
         snprintf(buf, len, "%s/D", chg_shape_class_name(ch.cls));
         return;

@@ -22,6 +22,7 @@
  *                             checks that a repeated call creates no kernel
  */
 #define _POSIX_C_SOURCE 200809L
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -109,10 +110,42 @@ static void classifier(void)
         {512, 4096, 256, 768, CHG_SHAPE_MEDIUM},    {512, 8192, 256, 768, CHG_SHAPE_RANK_K},
     };
     for (size_t i = 0; i < sizeof r / sizeof r[0]; i++) {
-        const chg_shape_class_t c = chg_shape_class_k(r[i].m, r[i].n, r[i].k, r[i].reach);
+        const chg_shape_class_t c = chg_shape_class_k(r[i].m, r[i].n, r[i].k, r[i].reach, 0);
         EXPECT(c == r[i].want, "class of %zux%zux%zu with rank_k's reach %zu: %s, want %s",
                r[i].m, r[i].n, r[i].k, r[i].reach, chg_shape_class_name(c),
                chg_shape_class_name(r[i].want));
+    }
+    /* large's reach down along k (a tuning entry's k_min): medium's outputs of more than 2^22
+     * elements from k_min on; 2^22 or fewer, skinny, small, large_k, rank_k (and its reach)
+     * keep theirs; 0 takes nothing */
+    static const struct {
+        size_t m, n, k, rank_reach, kmin;
+        chg_shape_class_t want;
+    } l[] = {
+        {4096, 4096, 4096, 256, 2048, CHG_SHAPE_LARGE},
+        {4096, 4096, 2048, 256, 2048, CHG_SHAPE_LARGE},
+        {4096, 4096, 2047, 256, 2048, CHG_SHAPE_MEDIUM},
+        {4096, 4096, 4096, 256, 0, CHG_SHAPE_MEDIUM},
+        {2048, 2048, 4096, 256, 2048, CHG_SHAPE_MEDIUM},
+        {2049, 2048, 2048, 256, 2048, CHG_SHAPE_LARGE},
+        {2048, 8192, 2048, 256, 2048, CHG_SHAPE_LARGE},
+        {1024, 8192, 1024, 256, 1536, CHG_SHAPE_MEDIUM},
+        {3000, 2000, 1500, 256, 1536, CHG_SHAPE_MEDIUM},
+        {3000, 2000, 1536, 256, 1536, CHG_SHAPE_LARGE},
+        {8192, 256, 8192, 256, 512, CHG_SHAPE_TALL},
+        {256, 8192, 8192, 256, 512, CHG_SHAPE_WIDE},
+        {2048, 2048, 16384, 256, 512, CHG_SHAPE_LARGE_K},
+        {4096, 4096, 256, 256, 512, CHG_SHAPE_RANK_K},
+        {512, 8192, 768, 768, 512, CHG_SHAPE_RANK_K},
+        {8192, 8192, 4096, 256, 2048, CHG_SHAPE_LARGE},
+        {8192, 8192, 512, 768, 2048, CHG_SHAPE_RANK_K},
+    };
+    for (size_t i = 0; i < sizeof l / sizeof l[0]; i++) {
+        const chg_shape_class_t c =
+            chg_shape_class_k(l[i].m, l[i].n, l[i].k, l[i].rank_reach, l[i].kmin);
+        EXPECT(c == l[i].want, "class of %zux%zux%zu with large's reach %zu: %s, want %s",
+               l[i].m, l[i].n, l[i].k, l[i].kmin, chg_shape_class_name(c),
+               chg_shape_class_name(l[i].want));
     }
     {
         /* the joined list that messages print names every class, in order */
@@ -156,6 +189,33 @@ static void reject(const char *classes, const char *want)
     EXPECT(rc == -1 && strstr(why, want), "classes {%s}: want a rejection naming \"%s\", got %d \"%s\"",
            classes, want, rc, why);
     if (rc == 0) chg_tuning_file_free(&f);
+}
+
+/* A class's reach (the int at byte off of its chg_tuning_class_t: k_max, k_min) in a classes
+ * object: read as want, and unchanged through a write and a read. */
+static void roundtrip_reach(const char *classes, int cls, size_t off, int want, const char *name)
+{
+    char why[512];
+    chg_tuning_file_t f;
+#define REACH(file) (*(const int *)((const char *)&(file).records[0].prec[0].classes[cls] + off))
+    const int rc = parse_classes(classes, &f, why, sizeof why);
+    EXPECT(rc == 0 && REACH(f) == want, "%s's %s was not read: %s", chg_shape_class_name(cls),
+           name, why);
+    if (rc != 0) return;
+    char dir[] = "/tmp/clhgemm-shapes-XXXXXX", path[256];
+    if (mkdtemp(dir)) {
+        snprintf(path, sizeof path, "%s/db.json", dir);
+        chg_tuning_file_t g;
+        EXPECT(chg_tuning_file_write(path, &f, why, sizeof why) == 0, "write: %s", why);
+        const int rc2 = chg_tuning_file_read(path, &g, why, sizeof why);
+        EXPECT(rc2 == 0 && REACH(g) == want, "%s changed through a write and a read: %s", name,
+               why);
+        if (rc2 == 0) chg_tuning_file_free(&g);
+        unlink(path);
+        rmdir(dir);
+    }
+#undef REACH
+    chg_tuning_file_free(&f);
 }
 
 static void database(void)
@@ -204,24 +264,7 @@ static void database(void)
     static const char *const RANKK =
         "\"rank_k\":{\"MWG\":16,\"NWG\":32,\"KWG\":8,\"MDIMC\":4,\"NDIMC\":8,\"VWM\":4,"
         "\"VWN\":4,\"SA\":0,\"SB\":1,\"KWI\":2,\"split_k\":1,\"k_max\":768}";
-    rc = parse_classes(RANKK, &f, why, sizeof why);
-    EXPECT(rc == 0 && f.records[0].prec[0].classes[CHG_SHAPE_RANK_K].k_max == 768,
-           "rank_k's k_max was not read: %s", why);
-    if (rc == 0) {
-        char dir[] = "/tmp/clhgemm-shapes-XXXXXX", path[256];
-        if (mkdtemp(dir)) {
-            snprintf(path, sizeof path, "%s/db.json", dir);
-            chg_tuning_file_t g;
-            EXPECT(chg_tuning_file_write(path, &f, why, sizeof why) == 0, "write: %s", why);
-            const int rc2 = chg_tuning_file_read(path, &g, why, sizeof why);
-            EXPECT(rc2 == 0 && g.records[0].prec[0].classes[CHG_SHAPE_RANK_K].k_max == 768,
-                   "k_max changed through a write and a read: %s", why);
-            if (rc2 == 0) chg_tuning_file_free(&g);
-            unlink(path);
-            rmdir(dir);
-        }
-        chg_tuning_file_free(&f);
-    }
+    roundtrip_reach(RANKK, CHG_SHAPE_RANK_K, offsetof(chg_tuning_class_t, k_max), 768, "k_max");
     {
         char kb[1024];
         const int head = (int)(strstr(RANKK, "\"k_max\"") - RANKK);
@@ -231,6 +274,21 @@ static void database(void)
         reject(kb, "classes.rank_k.k_max: expected an integer from 0 to 4096");
         snprintf(kb, sizeof kb, "%.*s,\"k_max\":512}", (int)strlen(SMALL) - 1, SMALL);
         reject(kb, "classes.small.k_max: only the rank_k class has a reach along k");
+    }
+    /* large's k_min: read, written and read back; refused on another class or out of range */
+    static const char *const LARGE =
+        "\"large\":{\"MWG\":16,\"NWG\":32,\"KWG\":8,\"MDIMC\":4,\"NDIMC\":8,\"VWM\":4,"
+        "\"VWN\":4,\"SA\":0,\"SB\":1,\"KWI\":2,\"split_k\":1,\"k_min\":2048}";
+    roundtrip_reach(LARGE, CHG_SHAPE_LARGE, offsetof(chg_tuning_class_t, k_min), 2048, "k_min");
+    {
+        char kb[1024];
+        const int head = (int)(strstr(LARGE, "\"k_min\"") - LARGE);
+        snprintf(kb, sizeof kb, "%.*s\"k_min\":511}", head, LARGE);
+        reject(kb, "classes.large.k_min: 511 is below 512");
+        snprintf(kb, sizeof kb, "%.*s\"k_min\":65537}", head, LARGE);
+        reject(kb, "classes.large.k_min: expected an integer from 0 to 65536");
+        snprintf(kb, sizeof kb, "%.*s,\"k_min\":2048}", (int)strlen(SMALL) - 1, SMALL);
+        reject(kb, "classes.small.k_min: only the large class reaches down along k");
     }
     reject("\"huge\":{}", "precisions.s.classes.huge: not a shape class");
     reject("\"small\":3", "precisions.s.classes.small: expected an object");
@@ -310,7 +368,8 @@ static chg_tuning_prec_t *fp32_record(chg_tuning_record_t *r, const chg_device_t
  * class (when cls != NULL) with split 3; with k_max > 0, also cls as the rank_k class reaching
  * k_max along k. */
 static int write_db_reach(const char *dir, const chg_device_t *dev,
-                          const chg_gemm_params_t *main_gp, const chg_gemm_params_t *cls, int k_max)
+                          const chg_gemm_params_t *main_gp, const chg_gemm_params_t *cls, int k_max,
+                          int k_min)
 {
     chg_tuning_record_t r;
     chg_tuning_prec_t *p = fp32_record(&r, dev, main_gp);
@@ -320,6 +379,12 @@ static int write_db_reach(const char *dir, const chg_device_t *dev,
         if (k_max > 0)
             p->classes[CHG_SHAPE_RANK_K] =
                 (chg_tuning_class_t){.present = 1, .gemm = *cls, .split_k = 1, .k_max = k_max};
+        if (k_min > 0) {
+            p->classes[CHG_SHAPE_MEDIUM] =
+                (chg_tuning_class_t){.present = 1, .gemm = *cls, .split_k = 1};
+            p->classes[CHG_SHAPE_LARGE] =
+                (chg_tuning_class_t){.present = 1, .gemm = *main_gp, .split_k = 1, .k_min = k_min};
+        }
     }
     return write_record(dir, &r);
 }
@@ -327,7 +392,7 @@ static int write_db_reach(const char *dir, const chg_device_t *dev,
 static int write_db(const char *dir, const chg_device_t *dev, const chg_gemm_params_t *main_gp,
                     const chg_gemm_params_t *cls)
 {
-    return write_db_reach(dir, dev, main_gp, cls, 0);
+    return write_db_reach(dir, dev, main_gp, cls, 0, 0);
 }
 
 /* Writes dir/tuning.json with one exact entry for dev: FP32 main parameters main_gp, the tall
@@ -521,7 +586,7 @@ static void entry_classes(const chg_device_t *dev)
         }
         /* rank_k reaching k = 768: 8192^2 x 512 and x 768 run it, x 769 large, 4096^2 x 512
          * medium; without the reach, 8192^2 x 512 is large */
-        if (!write_db_reach(dir, dev, &main_gp, &cls, 768)) {
+        if (!write_db_reach(dir, dev, &main_gp, &cls, 768, 0)) {
             c = pick(dev, 8192, 8192, 512);
             EXPECT(c.cls == CHG_SHAPE_RANK_K && same(&c.gp, &cls) && c.k_max == 768,
                    "rank_k's k_max 768: 8192^2 x 512 ran %s", chg_shape_class_name(c.cls));
@@ -537,13 +602,39 @@ static void entry_classes(const chg_device_t *dev)
             c = pick(dev, 512, 8192, 512); /* the left-side TRSM's 512-row updates */
             EXPECT(c.cls == CHG_SHAPE_RANK_K && same(&c.gp, &cls), "k_max 768: 512 x 8192 x 512 ran %s",
                    chg_shape_class_name(c.cls));
-            chg_tuned_gemm_shape(dev, CHG_F32, 8192, 8192, 512, 1, &c); /* beta = 0: no reach */
+            chg_tuned_gemm_shape(dev, CHG_F32, 8192, 8192, 512, CHG_CALL_BETA_ZERO, &c);
             EXPECT(c.cls == CHG_SHAPE_LARGE, "k_max 768, beta 0: 8192^2 x 512 ran %s",
+                   chg_shape_class_name(c.cls));
+        }
+        /* large reaching down to k = 1536: medium's outputs of more than 2^22 elements from
+         * k = 1536 run it where the call may split; smaller outputs, smaller k and structured
+         * calls (CHG_CALL_UNSPLIT) keep medium; without the reach 4096^3 is medium */
+        if (!write_db_reach(dir, dev, &main_gp, &cls, 0, 1536)) {
+            c = pick(dev, 4096, 4096, 4096);
+            EXPECT(c.cls == CHG_SHAPE_LARGE && same(&c.gp, &main_gp) && c.k_min == 1536,
+                   "large's k_min 1536: 4096^3 ran %s", chg_shape_class_name(c.cls));
+            c = pick(dev, 3072, 3072, 1536);
+            EXPECT(c.cls == CHG_SHAPE_LARGE, "k_min 1536: 3072^2 x 1536 ran %s",
+                   chg_shape_class_name(c.cls));
+            c = pick(dev, 3072, 3072, 1535);
+            EXPECT(c.cls == CHG_SHAPE_MEDIUM && same(&c.gp, &cls),
+                   "k_min 1536: 3072^2 x 1535 ran %s", chg_shape_class_name(c.cls));
+            c = pick(dev, 2048, 2048, 4096);
+            EXPECT(c.cls == CHG_SHAPE_MEDIUM, "k_min 1536: 2048^2 x 4096 ran %s",
+                   chg_shape_class_name(c.cls));
+            chg_tuned_gemm_shape(dev, CHG_F32, 4096, 4096, 4096, CHG_CALL_UNSPLIT, &c);
+            EXPECT(c.cls == CHG_SHAPE_MEDIUM && same(&c.gp, &cls),
+                   "k_min 1536, a structured call: 4096^3 ran %s", chg_shape_class_name(c.cls));
+            chg_tuned_gemm_shape(dev, CHG_F32, 4096, 4096, 4096, CHG_CALL_BETA_ZERO, &c);
+            EXPECT(c.cls == CHG_SHAPE_LARGE, "k_min 1536, beta 0: 4096^3 ran %s",
                    chg_shape_class_name(c.cls));
         }
         if (!write_db(dir, dev, &main_gp, &cls)) {
             c = pick(dev, 8192, 8192, 512);
             EXPECT(c.cls == CHG_SHAPE_LARGE, "no k_max: 8192^2 x 512 ran %s",
+                   chg_shape_class_name(c.cls));
+            c = pick(dev, 4096, 4096, 4096);
+            EXPECT(c.cls == CHG_SHAPE_MEDIUM, "no k_min: 4096^3 ran %s",
                    chg_shape_class_name(c.cls));
         }
         thin_classes(dev, dir, &main_gp, &cls);

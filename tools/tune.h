@@ -112,6 +112,11 @@ int tune_gemm(tune_run_t *r, tdev_t *d, chg_precision_t prec, double deadline);
  * when a class could not be measured. */
 int tune_classes(tune_run_t *r, tdev_t *d, chg_precision_t prec, double deadline);
 
+/* large's reach down along k into medium's outputs (d->rec.prec[prec].classes[large].k_min,
+ * tune_classes.c), timed with large's tail split: after the occupancy (tune_occupancy.c). */
+void tune_large_reach(tune_run_t *r, tdev_t *d, chg_precision_t prec,
+                      const chg_gemm_params_t *main_gp, double deadline);
+
 /* TRSM's diagonal-block order for one precision until deadline: clhgemm_{s,d}trsm_cl timed for
  * each candidate nb (tune_trsm.c); the fastest into d->rec.prec[prec].trsm_nb (with trsm_size
  * and trsm_gflops) when at least two were timed. Returns 0, or -1 when none could be. */

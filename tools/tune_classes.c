@@ -24,7 +24,9 @@
  * max|C| * k * eps * 4, else it is dropped.
  *
  * After the classes, rank_k's reach along k (its "k_max"; tune_reach below): how far beyond
- * k = 256 the rank_k configuration beats the one the classifier would run.
+ * k = 256 the rank_k configuration beats the one the classifier would run. After the occupancy
+ * (tune_occupancy.c calls it: large's tail split plans with its wgs_per_cu), large's reach down
+ * along k into medium's outputs (its "k_min"; tune_large_reach below).
  *
  * Budget: the phase's time is shared by the classes and the reach left in turn (a class that
  * runs out of candidates leaves its time to the next); inside a class a candidate is started
@@ -49,6 +51,7 @@
 typedef struct ccand_s {
     chg_gemm_params_t gp;
     int split;        /* as a class's split_k */
+    int wgs;          /* as a class's wgs_per_cu (0: no tail split) */
     double s[NSH];    /* median seconds of a call per shape */
     double score;     /* geometric mean GFLOP/s over the shapes; 0 failed, < 0 not timed */
 } ccand_t;
@@ -230,7 +233,8 @@ static cl_int call(const cprob_t *p, const cshape_t *s, const ccand_t *x)
     a.lda = s->m;
     a.ldb = s->k;
     a.ldc = s->m;
-    clhgemm_status_t st = chg_gemm_enqueue_with(&a, &x->gp, x->split, p->d->q, 0, NULL, NULL);
+    clhgemm_status_t st =
+        chg_gemm_enqueue_with(&a, &x->gp, x->split, x->wgs, p->d->q, 0, NULL, NULL);
     return st == CLHGEMM_SUCCESS ? clFinish(p->d->q) : (cl_int)st;
 }
 
@@ -485,6 +489,90 @@ static void tune_reach(tune_run_t *r, tdev_t *d, chg_precision_t prec,
     rk->k_max = reach;
     tune_say(r, "%s %cgemm class rank_k reaches k = %d (%s)", d->log_prefix, prec ? 'd' : 's',
              reach ? reach : CHG_SHAPE_RANK_K_MAX, reach ? "measured" : "the classifier's");
+}
+
+/* large's reach down along k (the class's "k_min", kernels/shape.h chg_shape_class_k: from that
+ * k on it takes medium's outputs of more than 2^22 elements): on s x s x k for s = 3072 and 4096
+ * on GPUs (the geometric mean of the two: on the H100 FP32 large won 3-4% on 3072^2 x 2048 and
+ * lost 1% on 4096^2 x 2048), s = 2049 on CPU devices (C between 2^22 and 2^24 elements), for
+ * k = 4096, 3072, 2048, 1536 on GPUs (1536 on CPU devices), from the longest down, large's
+ * configuration with its tail split (its wgs_per_cu) against medium's, the one the classifier
+ * runs there without a reach (the class's, else main_gp unsplit; first: the reference of the
+ * check), as C := A*B + C. k_min is the smallest k down to which large won by REACH_MARGIN at
+ * every k tried; 0 (none) when it lost at the first or the two are the same configuration. A k
+ * is started only when its estimate (both configurations' checked call and REPS more at the
+ * entry's main rate) fits before the deadline; when none could be, the entry's k_min stays. */
+void tune_large_reach(tune_run_t *r, tdev_t *d, chg_precision_t prec,
+                      const chg_gemm_params_t *main_gp, double deadline)
+{
+    chg_tuning_prec_t *e = &d->rec.prec[prec];
+    chg_tuning_class_t *lg = &e->classes[CHG_SHAPE_LARGE];
+    const chg_tuning_class_t *md = &e->classes[CHG_SHAPE_MEDIUM];
+    if (!lg->present) return;
+    const int gpu = (d->dev.features & CHG_FEAT_GPU) != 0;
+    static const int ks_gpu[] = {4096, 3072, 2048, 1536}, ks_cpu[] = {1536};
+    const int *ks = gpu ? ks_gpu : ks_cpu;
+    const int nks = gpu ? 4 : 1;
+    static const size_t sides_gpu[] = {3072, 4096}, sides_cpu[] = {2049};
+    const size_t *sides = gpu ? sides_gpu : sides_cpu;
+    const int nsides = gpu ? 2 : 1;
+    const double rate = (e->gflops > 0 ? e->gflops : 10.0) * 1e9;
+    ccand_t x0;
+    memset(&x0, 0, sizeof x0);
+    x0.gp = md->present ? md->gemm : *main_gp;
+    x0.split = md->present ? md->split_k : 1;
+    x0.wgs = md->present ? md->wgs_per_cu : 0;
+    int reach = 0, tried = 0;
+    /* one configuration for both: nothing to reach */
+    const int same = !memcmp(&x0.gp, &lg->gemm, sizeof x0.gp) && x0.split == lg->split_k;
+    for (int i = 0; i < nks && !same && !r->stop; i++) {
+        double work = 0;
+        for (int j = 0; j < nsides; j++) work += 2.0 * (double)sides[j] * sides[j] * ks[i];
+        const double est = 2.0 * (REPS + 1) * work / rate;
+        if (tune_now() + est > deadline) break;
+        ccand_t x[2];
+        memset(x, 0, sizeof x);
+        x[0] = x0;
+        x[1].gp = lg->gemm;
+        x[1].split = lg->split_k;
+        x[1].wgs = lg->wgs_per_cu;
+        tried = 1;
+        cprob_t p = {.d = d, .prec = prec, .es = chg_elem_size(prec), .beta = 1.0};
+        int won = 0;
+        size_t shape[2][3];
+        for (int j = 0; j < nsides; j++) {
+            shape[j][0] = shape[j][1] = sides[j];
+            shape[j][2] = (size_t)ks[i];
+        }
+        if (setup_shapes(&p, (const size_t(*)[3])shape, nsides) == 0) {
+            measure(&p, &x[0], deadline);
+            if (x[0].score > 0) measure(&p, &x[1], deadline);
+            won = x[0].score > 0 && x[1].score > REACH_MARGIN * x[0].score;
+            char outs[64] = "";
+            for (int j = 0; j < nsides; j++)
+                snprintf(outs + strlen(outs), sizeof outs - strlen(outs), "%s%zu^2",
+                         j ? " and " : "", sides[j]);
+            tune_say(r, "%s %cgemm large reach: k = %d on %s: large %.1f GFLOP/s, medium %.1f",
+                     d->log_prefix, prec ? 'd' : 's', ks[i], outs,
+                     x[1].score > 0 ? x[1].score : 0.0, x[0].score > 0 ? x[0].score : 0.0);
+        }
+        teardown(&p);
+        if (!won) break;
+        reach = ks[i];
+    }
+    if (!same && !tried) {
+        /* no time for a measurement: what the entry holds stays */
+        tune_say(r, "%s %cgemm class large: no time to measure its reach (k_min %d kept)",
+                 d->log_prefix, prec ? 'd' : 's', lg->k_min);
+        return;
+    }
+    lg->k_min = reach;
+    if (reach)
+        tune_say(r, "%s %cgemm class large reaches down to k = %d", d->log_prefix,
+                 prec ? 'd' : 's', reach);
+    else
+        tune_say(r, "%s %cgemm class large takes no medium outputs", d->log_prefix,
+                 prec ? 'd' : 's');
 }
 
 int tune_classes(tune_run_t *r, tdev_t *d, chg_precision_t prec, double deadline)

@@ -22,7 +22,9 @@
  * which the classes without their own run) is written as a class of its own, split_k 1, so that
  * it carries its figure. Runs within its share of the budget (a configuration is started only
  * while the slowest so far still fits) and needs no other phase: `clhgemm-tune --occupancy
- * --out FILE` adds the figures to FILE's entry for the device.
+ * --out FILE` adds the figures to FILE's entry for the device. Then, in what is left of the
+ * share, large's reach down along k into medium's outputs (tune_classes.c tune_large_reach),
+ * which needs large's figure for its tail split.
  */
 #define _GNU_SOURCE
 #include <stdlib.h>
@@ -119,7 +121,7 @@ static double time_tiles(oprob_t *p, const chg_gemm_params_t *gp, int j)
     double t[REPS];
     for (int r = -1; r < REPS; r++) {
         const double t0 = tune_now();
-        if (chg_gemm_enqueue_with(&a, gp, 1, p->d->q, 0, NULL, NULL) != CLHGEMM_SUCCESS ||
+        if (chg_gemm_enqueue_with(&a, gp, 1, 0, p->d->q, 0, NULL, NULL) != CLHGEMM_SUCCESS ||
             clFinish(p->d->q) != CL_SUCCESS)
             return -1;
         if (r >= 0) t[r] = tune_now() - t0;
@@ -201,6 +203,8 @@ int tune_occupancy(tune_run_t *r, tdev_t *d, chg_precision_t prec, double deadli
     if (saved) setenv("CLHGEMM_TAIL_SPLIT", saved, 1);
     else unsetenv("CLHGEMM_TAIL_SPLIT");
     free(saved);
+    /* large's reach into medium's outputs, timed with the tail split just measured for */
+    if (!r->stop && !failed) tune_large_reach(r, d, prec, &main_gp, deadline);
     if (!x->present) {
         x->present = 1; /* the figures go with these main parameters */
         x->gemm = main_gp;

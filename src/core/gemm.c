@@ -867,8 +867,9 @@ static double wave_fill(const chg_gemm_args_t *a, const chg_device_t *dev,
  * 1.38x / 1.13x and DTRSM 4096 1.13x on medium (its leaves, 512 x 4096, on 88 main tiles), while
  * where both fill the waves alike the main tiles won: SSYMM 2048 / 4096 and STRMM 4096 lost
  * 4-7% on medium, DSYRK 2048 9% (its triangle's 96 main tiles fill 73% of one wave, medium's
- * 272 in two waves 52%). *wgs: the configuration's measured work-groups per compute unit (0:
- * unknown; forced ones). */
+ * 272 in two waves 52%). They classify without large's reach into medium's outputs, which
+ * large wins by its tail split (kernels/shape.h). *wgs: the configuration's measured
+ * work-groups per compute unit (0: unknown; forced ones). */
 #define CHG_L3_CLASS_FILL 0.05
 static int call_params(const chg_gemm_args_t *a, const chg_device_t *dev,
                        const chg_gemm_choice_t *force, chg_gemm_params_t *gp, int *wgs)
@@ -877,7 +878,11 @@ static int call_params(const chg_gemm_args_t *a, const chg_device_t *dev,
     const int plain = memcmp(&a->st, &general, sizeof general) == 0 && !a->swap_sum;
     chg_gemm_choice_t c;
     if (force) c = *force;
-    else chg_tuned_gemm_shape(dev, a->prec, a->m, a->n, a->k, a->beta == 0.0, &c);
+    else
+        chg_tuned_gemm_shape(dev, a->prec, a->m, a->n, a->k,
+                             (a->beta == 0.0 ? CHG_CALL_BETA_ZERO : 0u) |
+                                 (plain ? 0u : CHG_CALL_UNSPLIT),
+                             &c);
     if (!plain && !force && !c.forced) {
         /* the class's direct kernel is not for structured operands (enqueue_product) */
         chg_gemm_choice_t mc;
@@ -916,7 +921,7 @@ static clhgemm_status_t enqueue_product(const chg_gemm_args_t *a, cl_context ctx
 clhgemm_status_t chg_gemm_enqueue(const chg_gemm_args_t *a, cl_command_queue queue,
                                   cl_uint num_wait, const cl_event *wait_list, cl_event *event)
 {
-    return chg_gemm_enqueue_with(a, NULL, 0, queue, num_wait, wait_list, event);
+    return chg_gemm_enqueue_with(a, NULL, 0, 0, queue, num_wait, wait_list, event);
 }
 
 /* The call on a queue whose device and context are known; force: the kernel choice, NULL for
@@ -977,15 +982,18 @@ clhgemm_status_t chg_gemm_enqueue_on(const chg_gemm_args_t *a, const chg_device_
 }
 
 clhgemm_status_t chg_gemm_enqueue_with(const chg_gemm_args_t *a, const chg_gemm_params_t *gp,
-                                       int split_k, cl_command_queue queue, cl_uint num_wait,
-                                       const cl_event *wait_list, cl_event *event)
+                                       int split_k, int wgs_per_cu, cl_command_queue queue,
+                                       cl_uint num_wait, const cl_event *wait_list,
+                                       cl_event *event)
 {
     chg_gemm_choice_t force_c;
     const chg_gemm_choice_t *force = NULL;
     if (gp) {
+        memset(&force_c, 0, sizeof force_c);
         force_c.gp = *gp;
         force_c.split_k = split_k;
         force_c.cls = CHG_SHAPE_LARGE;
+        force_c.wgs_per_cu = wgs_per_cu;
         force = &force_c;
     }
     const chg_device_t *dev;

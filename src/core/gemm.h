@@ -49,11 +49,13 @@ clhgemm_status_t chg_gemm_enqueue_on(const chg_gemm_args_t *args, const chg_devi
 
 /* chg_gemm_enqueue with the kernel parameters gp (valid for the device; NULL: the tuned choice
  * of the call's shape class) and, for a plain GEMM, the split of k split_k (as a class's: 0
- * chosen per call, 1 none, s >= 2 at most s slices). For clhgemm-tune, which times each
+ * chosen per call, 1 none, s >= 2 at most s slices) and gp's work-groups per compute unit
+ * wgs_per_cu (as a class's: 0 unknown, no tail split). For clhgemm-tune, which times each
  * candidate configuration as the library runs it. */
 clhgemm_status_t chg_gemm_enqueue_with(const chg_gemm_args_t *args, const chg_gemm_params_t *gp,
-                                       int split_k, cl_command_queue queue, cl_uint num_wait,
-                                       const cl_event *wait_list, cl_event *event);
+                                       int split_k, int wgs_per_cu, cl_command_queue queue,
+                                       cl_uint num_wait, const cl_event *wait_list,
+                                       cl_event *event);
 
 /* Device facts for the queue's device (cached per device). */
 clhgemm_status_t chg_queue_device(cl_command_queue queue, const chg_device_t **dev,

@@ -14,10 +14,11 @@ static const char *const g_names[CHG_SHAPE_NCLASSES] = {
 
 chg_shape_class_t chg_shape_class(size_t m, size_t n, size_t k)
 {
-    return chg_shape_class_k(m, n, k, CHG_SHAPE_RANK_K_MAX);
+    return chg_shape_class_k(m, n, k, CHG_SHAPE_RANK_K_MAX, 0);
 }
 
-chg_shape_class_t chg_shape_class_k(size_t m, size_t n, size_t k, size_t rank_k_max)
+chg_shape_class_t chg_shape_class_k(size_t m, size_t n, size_t k, size_t rank_k_max,
+                                    size_t large_k_min)
 {
     /* doubles: m*n*k of any size_t inputs without overflow; the boundaries are powers of two */
     const double dm = m ? (double)m : 1, dn = n ? (double)n : 1, dk = k ? (double)k : 1;
@@ -43,7 +44,10 @@ chg_shape_class_t chg_shape_class_k(size_t m, size_t n, size_t k, size_t rank_k_
      * Outputs of 512 columns were not measured and stay medium. */
     if (dm <= 512 && mn >= 2097152.0 && dk > CHG_SHAPE_RANK_K_MAX && dk <= reach)
         return CHG_SHAPE_RANK_K;
-    if (mn <= 16777216.0) return CHG_SHAPE_MEDIUM;
+    if (mn <= 16777216.0)
+        return large_k_min && mn > CHG_SHAPE_LARGE_REACH_MN && dk >= (double)large_k_min
+                   ? CHG_SHAPE_LARGE
+                   : CHG_SHAPE_MEDIUM;
     if (dk <= reach) return CHG_SHAPE_RANK_K;
     return CHG_SHAPE_LARGE;
 }

@@ -19,7 +19,16 @@
  *            in four and 18 on 64 x 128 tiles split in two, 16384 x 256 x 16384 46 on the latter
  *            and 37 on the former (2026-11-26). An entry without a thin class runs its tall
  *            (wide) class there (chg_shape_class_parent)
- *   medium   mn <= 2^24 (4096^2)
+ *   medium   mn <= 2^24 (4096^2); but where a tuning entry's large class reaches down along k
+ *            ("k_min", chg_shape_class_k), outputs of more than 2^22 elements (2048^2) whose k
+ *            is at least that go to large. On the H100 (2026-11-27) the FP64 large tiles
+ *            (128 x 192, one work-group per SM, the tail split) ran 4096^3, 3072^3 and 4000^3
+ *            10-13%, 3072^2 x 1536 7%, 2048 x 8192 x 2048 6% faster than medium's 64 x 128, but
+ *            4096^2 x 1024 2%, 1024 x 8192 x 1024 5% and 10000 x 1000 x 1000 10% slower, and
+ *            2000^3 / 2048^3 (2^22 elements or fewer) 4-7% slower: FP64 k_min 1536. FP32's
+ *            128 x 256 ran 3072^3, 3500^3 and 4000^3 4-7% faster than medium's 128 x 128, 4096^3
+ *            and 4096^2 x 3072 level, outputs of 4096^2 at k = 1024 / 2048 1-6% slower: FP32
+ *            k_min 3072
  *   rank_k   also k <= rank_k_max where a tuning entry's rank_k class says it reaches further
  *            ("k_max", chg_shape_class_k): on the H100 the FP64 rank_k configuration ran
  *            8192^2 x 384 ... x 768 4-20% and 4096 x 8192 x 512 24% faster than large, while
@@ -55,10 +64,18 @@ chg_shape_class_t chg_shape_class(size_t m, size_t n, size_t k);
 #define CHG_SHAPE_RANK_K_MAX 256
 #define CHG_SHAPE_RANK_K_MAX_LIMIT 4096
 
+/* The bounds of large's reach down along k (a tuning entry's large "k_min"): the outputs it may
+ * take from medium (more than this many elements), and the range of k_min an entry may give. */
+#define CHG_SHAPE_LARGE_REACH_MN 4194304.0
+#define CHG_SHAPE_LARGE_K_MIN_LOW 512
+#define CHG_SHAPE_LARGE_K_MIN_LIMIT 65536
+
 /* chg_shape_class with rank_k also taking the products of k up to rank_k_max (clamped to
  * [CHG_SHAPE_RANK_K_MAX, CHG_SHAPE_RANK_K_MAX_LIMIT]) that would be large (m*n > 2^24, not
- * skinny). Constant time. */
-chg_shape_class_t chg_shape_class_k(size_t m, size_t n, size_t k, size_t rank_k_max);
+ * skinny), and large taking medium's outputs of more than CHG_SHAPE_LARGE_REACH_MN elements
+ * whose k is large_k_min or more (0: none). Constant time. */
+chg_shape_class_t chg_shape_class_k(size_t m, size_t n, size_t k, size_t rank_k_max,
+                                    size_t large_k_min);
 
 /* "large", "medium", "small", "rank_k", "large_k", "tall", "wide", "tall_thin", "wide_thin";
  * "?" out of range. */

@@ -56,10 +56,12 @@ typedef struct chg_tuning_route_s {
  * class's configuration (kernels/shape.h chg_shape_class_parent). The rank_k class may also
  * carry "k_max": the largest k it takes beyond the classifier's 256 (kernels/shape.h
  * chg_shape_class_k; from CHG_SHAPE_RANK_K_MAX to CHG_SHAPE_RANK_K_MAX_LIMIT), which
- * clhgemm-tune measures after the classes. Any class may carry "wgs_per_cu": how many
- * work-groups of its configuration one compute unit holds at once (1 to
- * CHG_TUNING_MAX_WGS_PER_CU, measured by clhgemm-tune's occupancy phase); the device GEMM's tail
- * split (core/splitk.h) plans its waves with it, and without it splits no tail. */
+ * clhgemm-tune measures after the classes; the large class "k_min": the smallest k at which it
+ * takes medium's outputs of more than 2^22 elements (from CHG_SHAPE_LARGE_K_MIN_LOW to
+ * CHG_SHAPE_LARGE_K_MIN_LIMIT), which clhgemm-tune measures after the occupancy. Any class may
+ * carry "wgs_per_cu": how many work-groups of its configuration one compute unit holds at once
+ * (1 to CHG_TUNING_MAX_WGS_PER_CU, measured by clhgemm-tune's occupancy phase); the device
+ * GEMM's tail split (core/splitk.h) plans its waves with it, and without it splits no tail. */
 #define CHG_TUNING_MAX_SPLIT_K 64
 #define CHG_TUNING_MAX_WGS_PER_CU 64
 typedef struct chg_tuning_class_s {
@@ -69,6 +71,7 @@ typedef struct chg_tuning_class_s {
     int m, n, k;              /* the timing shape (0: not timed) */
     double gflops;            /* device call on it */
     int k_max;                /* rank_k only: its reach along k (0: the classifier's) */
+    int k_min;                /* large only: its reach down along k (0: none) */
     int wgs_per_cu;           /* resident work-groups per compute unit (0: not measured) */
 } chg_tuning_class_t;
 

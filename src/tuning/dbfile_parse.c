@@ -106,10 +106,11 @@ static void parse_route(const cJSON *o, const char *path, chg_tuning_route_t *r,
 }
 
 /* precisions.X.classes: {"<class>": {GEMM keys..., "split_k", "m", "n", "k", "gflops",
- * "wgs_per_cu"}}, and rank_k's "k_max"; a name that is no class, or a configuration that breaks
- * the GEMM keys' rules, rejects the file (so does a split_k above CHG_TUNING_MAX_SPLIT_K, a
- * wgs_per_cu outside [1, CHG_TUNING_MAX_WGS_PER_CU], a k_max outside [CHG_SHAPE_RANK_K_MAX,
- * CHG_SHAPE_RANK_K_MAX_LIMIT] or on another class). */
+ * "wgs_per_cu"}}, rank_k's "k_max" and large's "k_min"; a name that is no class, or a
+ * configuration that breaks the GEMM keys' rules, rejects the file (so does a split_k above
+ * CHG_TUNING_MAX_SPLIT_K, a wgs_per_cu outside [1, CHG_TUNING_MAX_WGS_PER_CU], a k_max outside
+ * [CHG_SHAPE_RANK_K_MAX, CHG_SHAPE_RANK_K_MAX_LIMIT], a k_min outside
+ * [CHG_SHAPE_LARGE_K_MIN_LOW, CHG_SHAPE_LARGE_K_MIN_LIMIT], either on another class). */
 static void parse_classes(const cJSON *o, const char *path, chg_tuning_prec_t *p, chg_db_err_t *e)
 {
     char sub[256];
@@ -153,6 +154,18 @@ static void parse_classes(const cJSON *o, const char *path, chg_tuning_prec_t *p
             if (!e->failed && c->k_max < CHG_SHAPE_RANK_K_MAX) {
                 chg_db_fail(e, "%s.k_max: %d is below the classifier's own %d", sub, c->k_max,
                             CHG_SHAPE_RANK_K_MAX);
+                return;
+            }
+        }
+        if (chg_db_member(it, "k_min")) {
+            if (cls != CHG_SHAPE_LARGE) {
+                chg_db_fail(e, "%s.k_min: only the large class reaches down along k", sub);
+                return;
+            }
+            chg_db_get_int(it, "k_min", sub, 1, CHG_SHAPE_LARGE_K_MIN_LIMIT, &c->k_min, e);
+            if (!e->failed && c->k_min < CHG_SHAPE_LARGE_K_MIN_LOW) {
+                chg_db_fail(e, "%s.k_min: %d is below %d", sub, c->k_min,
+                            CHG_SHAPE_LARGE_K_MIN_LOW);
                 return;
             }
         }

@@ -151,6 +151,8 @@ static void add_prec(cJSON *ps, int p, const chg_tuning_prec_t *x)
         }
         if (i == CHG_SHAPE_RANK_K && c->k_max > CHG_SHAPE_RANK_K_MAX)
             cJSON_AddNumberToObject(co, "k_max", c->k_max);
+        if (i == CHG_SHAPE_LARGE && c->k_min >= CHG_SHAPE_LARGE_K_MIN_LOW)
+            cJSON_AddNumberToObject(co, "k_min", c->k_min);
         if (c->wgs_per_cu > 0) cJSON_AddNumberToObject(co, "wgs_per_cu", c->wgs_per_cu);
     }
     if (x->trsm_nb > 0) {

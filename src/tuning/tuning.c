@@ -105,6 +105,7 @@ static void select_classes(const chg_tuning_prec_t *e, const chg_gemm_params_t *
         out[c].split_k = own ? x->split_k : 1;
         out[c].cls = (chg_shape_class_t)c;
         out[c].k_max = own && x->k_max > 0 ? (size_t)x->k_max : CHG_SHAPE_RANK_K_MAX;
+        out[c].k_min = own && x->k_min > 0 ? (size_t)x->k_min : 0;
         /* the occupancy measured for this configuration: the class's own, or large's where the
          * class runs the main parameters that large holds */
         const chg_tuning_class_t *lg = &e->classes[CHG_SHAPE_LARGE];
@@ -118,13 +119,17 @@ static void select_classes(const chg_tuning_prec_t *e, const chg_gemm_params_t *
 /* The choice for m x n x k from the classes' configurations: the forced class (>= 0) or the
  * classifier's, the split under CLHGEMM_SPLIT_K (split_env > 0). */
 static void choose(const chg_gemm_choice_t cls[CHG_SHAPE_NCLASSES], int forced, int split_env,
-                   size_t m, size_t n, size_t k, int beta_zero, chg_gemm_choice_t *out)
+                   size_t m, size_t n, size_t k, unsigned flags, chg_gemm_choice_t *out)
 {
     /* rank_k's reach only where C is read: its configuration hides the C loads of the store
      * behind other work-groups, while large's one work-group per SM cannot (H100, DGEMM
      * 8192^2 x 384: beta 0.5 rank_k 32.9 TFLOP/s, large 27.3; beta 0 rank_k 37.8, large 43.8) */
-    const size_t reach = beta_zero ? CHG_SHAPE_RANK_K_MAX : cls[CHG_SHAPE_RANK_K].k_max;
-    const int c = forced >= 0 ? forced : (int)chg_shape_class_k(m, n, k, reach);
+    const size_t reach =
+        flags & CHG_CALL_BETA_ZERO ? CHG_SHAPE_RANK_K_MAX : cls[CHG_SHAPE_RANK_K].k_max;
+    /* large's reach only where the call may split: large beats medium there by its tail split
+     * (kernels/shape.h) */
+    const size_t kmin = flags & CHG_CALL_UNSPLIT ? 0 : cls[CHG_SHAPE_LARGE].k_min;
+    const int c = forced >= 0 ? forced : (int)chg_shape_class_k(m, n, k, reach, kmin);
     *out = cls[c];
     out->forced = forced >= 0;
     if (split_env > 0) out->split_k = split_env;
@@ -322,21 +327,21 @@ void chg_tuned_gemm_main(const chg_device_t *dev, chg_precision_t prec, chg_gemm
 
 typedef struct shape_arg_s {
     size_t m, n, k;
-    int beta_zero;
+    unsigned flags;
     chg_gemm_choice_t *out;
 } shape_arg_t;
 
 static void take_shape(const tuned_t *t, void *arg)
 {
     const shape_arg_t *a = arg;
-    choose(t->cls, t->forced, t->split_env, a->m, a->n, a->k, a->beta_zero, a->out);
+    choose(t->cls, t->forced, t->split_env, a->m, a->n, a->k, a->flags, a->out);
     report(t->warn);
 }
 
 void chg_tuned_gemm_shape(const chg_device_t *dev, chg_precision_t prec, size_t m, size_t n,
-                          size_t k, int beta_zero, chg_gemm_choice_t *out)
+                          size_t k, unsigned flags, chg_gemm_choice_t *out)
 {
-    const shape_arg_t arg = {m, n, k, beta_zero, out};
+    const shape_arg_t arg = {m, n, k, flags, out};
     if (with_tuned(dev, prec, take_shape, (void *)&arg)) return;
     /* out of memory for a slot: resolved for this call alone */
     chg_tuning_entry_t e;
@@ -350,7 +355,7 @@ void chg_tuned_gemm_shape(const chg_device_t *dev, chg_precision_t prec, size_t 
     free(warn[1]);
     select_classes(&e.prec, &sel, over, cls);
     choose(cls, chg_shape_class_forced(), chg_env_int("CLHGEMM_SPLIT_K", 0, 0, CHG_TUNING_MAX_SPLIT_K),
-           m, n, k, beta_zero, out);
+           m, n, k, flags, out);
 }
 
 static void take_entry(const tuned_t *t, void *arg) { *(chg_tuning_entry_t *)arg = t->entry; }

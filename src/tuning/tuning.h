@@ -43,13 +43,17 @@ typedef struct chg_gemm_choice_s {
     int split_k;            /* 0: chosen per call (core/gemm.c); 1: none; s >= 2: s slices */
     chg_shape_class_t cls;  /* the class (CLHGEMM_SHAPE_CLASS, else chg_shape_class_k) */
     size_t k_max;           /* rank_k's reach along k (kernels/shape.h; the entry's k_max) */
+    size_t k_min;           /* large's reach down along k (kernels/shape.h; the entry's
+                             * k_min; 0: none) */
     int wgs_per_cu;         /* gp's work-groups resident per compute unit (the entry's
                              * wgs_per_cu; 0: unknown -- no tail split, core/splitk.h) */
     int forced;             /* 1: CLHGEMM_SHAPE_CLASS chose cls */
 } chg_gemm_choice_t;
 
 /* The configuration for an m x n x k call on (dev, prec): the class of the shape
- * (chg_shape_class_k with the entry's rank_k reach where the call reads C, beta_zero == 0; or
+ * (chg_shape_class_k with the entry's rank_k reach where the call reads C -- flags without
+ * CHG_CALL_BETA_ZERO -- and its large reach where the call may split -- flags without
+ * CHG_CALL_UNSPLIT: large wins there by its tail split; or
  * the one CLHGEMM_SHAPE_CLASS forces), and that class's parameters and split in the entry (a
  * thin class the entry lacks: its tall / wide parent's; another class it lacks: the main
  * parameters, unsplit). The overrides of chg_gemm_params_select (CLHGEMM_*GEMM_PARAMS,
@@ -57,8 +61,10 @@ typedef struct chg_gemm_choice_s {
  * s > 0 sets the split of every call (1: none). Resolved once per device and precision with
  * chg_tuned_gemm (the same cache and keys, these variables among them); per call only the
  * classification runs (constant time). */
+#define CHG_CALL_BETA_ZERO 1 /* C is not read: no rank_k reach */
+#define CHG_CALL_UNSPLIT 2   /* a structured call (never split, no tail split): no large reach */
 void chg_tuned_gemm_shape(const chg_device_t *dev, chg_precision_t prec, size_t m, size_t n,
-                          size_t k, int beta_zero, chg_gemm_choice_t *out);
+                          size_t k, unsigned flags, chg_gemm_choice_t *out);
 
 /* The main parameters (chg_tuned_gemm's) as a choice: unsplit, with the large class's
  * wgs_per_cu where large runs them (else 0), resolved once the same way. Thread-safe. */
