@@ -191,10 +191,23 @@ static void reject(const char *classes, const char *want)
     if (rc == 0) chg_tuning_file_free(&f);
 }
 
-/* A class's reach (the int at byte off of its chg_tuning_class_t: k_max, k_min) in a classes
- * object: read as want, and unchanged through a write and a read. */
-static void roundtrip_reach(const char *classes, int cls, size_t off, int want, const char *name)
+/* A class's reach (key, the int at byte off of its chg_tuning_class_t: k_max, k_min) in a
+ * classes object whose last member it is: read as want, unchanged through a write and a read;
+ * refused (with these messages) at the values below and above, and on the small class. */
+static void check_reach(const char *classes, int cls, size_t off, int want, const char *name,
+                        int below, const char *below_msg, int above, const char *above_msg,
+                        const char *other_msg)
 {
+    char kb[1024], key[32];
+    snprintf(key, sizeof key, "\"%s\"", name);
+    const int head = (int)(strstr(classes, key) - classes);
+    snprintf(kb, sizeof kb, "%.*s%s:%d}", head, classes, key, below);
+    reject(kb, below_msg);
+    snprintf(kb, sizeof kb, "%.*s%s:%d}", head, classes, key, above);
+    reject(kb, above_msg);
+    snprintf(kb, sizeof kb, "%.*s,%s:%d}", (int)strlen(SMALL) - 1, SMALL, key, want);
+    reject(kb, other_msg);
+
     char why[512];
     chg_tuning_file_t f;
 #define REACH(file) (*(const int *)((const char *)&(file).records[0].prec[0].classes[cls] + off))
@@ -260,36 +273,22 @@ static void database(void)
     EXPECT(rc == 0, "an empty classes object was rejected: %s", why);
     if (rc == 0) chg_tuning_file_free(&f);
 
-    /* rank_k's k_max: read, written and read back; refused on another class or out of range */
+    /* rank_k's k_max and large's k_min: read, written and read back; refused on another class
+     * or out of range */
     static const char *const RANKK =
         "\"rank_k\":{\"MWG\":16,\"NWG\":32,\"KWG\":8,\"MDIMC\":4,\"NDIMC\":8,\"VWM\":4,"
         "\"VWN\":4,\"SA\":0,\"SB\":1,\"KWI\":2,\"split_k\":1,\"k_max\":768}";
-    roundtrip_reach(RANKK, CHG_SHAPE_RANK_K, offsetof(chg_tuning_class_t, k_max), 768, "k_max");
-    {
-        char kb[1024];
-        const int head = (int)(strstr(RANKK, "\"k_max\"") - RANKK);
-        snprintf(kb, sizeof kb, "%.*s\"k_max\":255}", head, RANKK);
-        reject(kb, "classes.rank_k.k_max: 255 is below the classifier's own 256");
-        snprintf(kb, sizeof kb, "%.*s\"k_max\":4097}", head, RANKK);
-        reject(kb, "classes.rank_k.k_max: expected an integer from 0 to 4096");
-        snprintf(kb, sizeof kb, "%.*s,\"k_max\":512}", (int)strlen(SMALL) - 1, SMALL);
-        reject(kb, "classes.small.k_max: only the rank_k class has a reach along k");
-    }
-    /* large's k_min: read, written and read back; refused on another class or out of range */
+    check_reach(RANKK, CHG_SHAPE_RANK_K, offsetof(chg_tuning_class_t, k_max), 768, "k_max", 255,
+                "classes.rank_k.k_max: 255 is below the classifier's own 256", 4097,
+                "classes.rank_k.k_max: expected an integer from 0 to 4096",
+                "classes.small.k_max: only the rank_k class has a reach along k");
     static const char *const LARGE =
         "\"large\":{\"MWG\":16,\"NWG\":32,\"KWG\":8,\"MDIMC\":4,\"NDIMC\":8,\"VWM\":4,"
         "\"VWN\":4,\"SA\":0,\"SB\":1,\"KWI\":2,\"split_k\":1,\"k_min\":2048}";
-    roundtrip_reach(LARGE, CHG_SHAPE_LARGE, offsetof(chg_tuning_class_t, k_min), 2048, "k_min");
-    {
-        char kb[1024];
-        const int head = (int)(strstr(LARGE, "\"k_min\"") - LARGE);
-        snprintf(kb, sizeof kb, "%.*s\"k_min\":511}", head, LARGE);
-        reject(kb, "classes.large.k_min: 511 is below 512");
-        snprintf(kb, sizeof kb, "%.*s\"k_min\":65537}", head, LARGE);
-        reject(kb, "classes.large.k_min: expected an integer from 0 to 65536");
-        snprintf(kb, sizeof kb, "%.*s,\"k_min\":2048}", (int)strlen(SMALL) - 1, SMALL);
-        reject(kb, "classes.small.k_min: only the large class reaches down along k");
-    }
+    check_reach(LARGE, CHG_SHAPE_LARGE, offsetof(chg_tuning_class_t, k_min), 2048, "k_min", 511,
+                "classes.large.k_min: 511 is below 512", 65537,
+                "classes.large.k_min: expected an integer from 0 to 65536",
+                "classes.small.k_min: only the large class reaches down along k");
     reject("\"huge\":{}", "precisions.s.classes.huge: not a shape class");
     reject("\"small\":3", "precisions.s.classes.small: expected an object");
     reject("\"small\":{\"MWG\":16}", "precisions.s.classes.small.NWG: missing");

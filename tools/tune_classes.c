@@ -437,6 +437,24 @@ out:
 
 #define REACH_MARGIN 1.02 /* a win is 2% or more: the timings' own spread is about 1% */
 
+/* One k of a class's reach: x[0] (the configuration the classifier runs there, the reference of
+ * the check) and then x[1] (the reaching class's) timed on the nsh shapes as C := A*B + C from
+ * C = 0 (the reaches serve calls that read C). 1 when x[1] won by REACH_MARGIN, 0 when it lost
+ * or a timing failed, -1 when the shapes could not be set up (x untimed). */
+static int reach_step(tdev_t *d, chg_precision_t prec, const size_t shape[][3], int nsh,
+                      ccand_t x[2], double deadline)
+{
+    cprob_t p = {.d = d, .prec = prec, .es = chg_elem_size(prec), .beta = 1.0};
+    int won = -1;
+    if (setup_shapes(&p, shape, nsh) == 0) {
+        measure(&p, &x[0], deadline);
+        if (x[0].score > 0) measure(&p, &x[1], deadline);
+        won = x[0].score > 0 && x[1].score > REACH_MARGIN * x[0].score;
+    }
+    teardown(&p);
+    return won;
+}
+
 /* rank_k's reach along k (the class's "k_max", kernels/shape.h chg_shape_class_k: it takes
  * products that would be large): on s x s x k for k = 384, 512, 768, 1024 (s = 8192 on GPUs,
  * 4097 on CPU devices: C just over medium's 2^24), the rank_k class's configuration against
@@ -469,20 +487,14 @@ static void tune_reach(tune_run_t *r, tdev_t *d, chg_precision_t prec,
         x[1].gp = rk->gemm;
         x[1].split = rk->split_k;
         if (!memcmp(&x[0].gp, &x[1].gp, sizeof x[0].gp) && x[0].split == x[1].split) break;
-        cprob_t p = {.d = d, .prec = prec, .es = chg_elem_size(prec), .beta = 1.0};
-        int won = 0;
         const size_t shape[1][3] = {{side, side, (size_t)ks[i]}};
-        if (setup_shapes(&p, shape, 1) == 0) {
-            measure(&p, &x[0], deadline);
-            if (x[0].score > 0) measure(&p, &x[1], deadline);
-            won = x[0].score > 0 && x[1].score > REACH_MARGIN * x[0].score;
+        const int won = reach_step(d, prec, shape, 1, x, deadline);
+        if (won >= 0)
             tune_say(r, "%s %cgemm rank_k reach: %zu^2 x %d: rank_k %.1f GFLOP/s, %s %.1f",
                      d->log_prefix, prec ? 'd' : 's', side, ks[i],
                      x[1].score > 0 ? x[1].score : 0.0, chg_shape_class_name(other),
                      x[0].score > 0 ? x[0].score : 0.0);
-        }
-        teardown(&p);
-        if (!won) break;
+        if (won != 1) break;
         reach = ks[i];
         last = tune_now() - t0;
     }
@@ -530,24 +542,15 @@ void tune_large_reach(tune_run_t *r, tdev_t *d, chg_precision_t prec,
         for (int j = 0; j < nsides; j++) work += 2.0 * (double)sides[j] * sides[j] * ks[i];
         const double est = 2.0 * (REPS + 1) * work / rate;
         if (tune_now() + est > deadline) break;
-        ccand_t x[2];
-        memset(x, 0, sizeof x);
-        x[0] = x0;
-        x[1].gp = lg->gemm;
-        x[1].split = lg->split_k;
-        x[1].wgs = lg->wgs_per_cu;
+        ccand_t x[2] = {x0, {.gp = lg->gemm, .split = lg->split_k, .wgs = lg->wgs_per_cu}};
         tried = 1;
-        cprob_t p = {.d = d, .prec = prec, .es = chg_elem_size(prec), .beta = 1.0};
-        int won = 0;
         size_t shape[2][3];
         for (int j = 0; j < nsides; j++) {
             shape[j][0] = shape[j][1] = sides[j];
             shape[j][2] = (size_t)ks[i];
         }
-        if (setup_shapes(&p, (const size_t(*)[3])shape, nsides) == 0) {
-            measure(&p, &x[0], deadline);
-            if (x[0].score > 0) measure(&p, &x[1], deadline);
-            won = x[0].score > 0 && x[1].score > REACH_MARGIN * x[0].score;
+        const int won = reach_step(d, prec, (const size_t(*)[3])shape, nsides, x, deadline);
+        if (won >= 0) {
             char outs[64] = "";
             for (int j = 0; j < nsides; j++)
                 snprintf(outs + strlen(outs), sizeof outs - strlen(outs), "%s%zu^2",
@@ -556,8 +559,7 @@ void tune_large_reach(tune_run_t *r, tdev_t *d, chg_precision_t prec,
                      d->log_prefix, prec ? 'd' : 's', ks[i], outs,
                      x[1].score > 0 ? x[1].score : 0.0, x[0].score > 0 ? x[0].score : 0.0);
         }
-        teardown(&p);
-        if (!won) break;
+        if (won != 1) break;
         reach = ks[i];
     }
     if (!same && !tried) {

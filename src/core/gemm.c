@@ -16,9 +16,9 @@
  *
  * This file owns the per-device facts, the block plan, the sequence of a call (quick paths,
  * the blocked path, split-K's run and the tail split's, the direct kernel, the dispatch between
- * them); which operands are read in place is core/direct.c's decision, the steps themselves are
- * core/blocks.c's building blocks, and the workspaces with the kernels they keep are
- * core/workspace.c's.
+ * them); which configuration and split a call runs is core/choice.c's decision, which operands
+ * are read in place core/direct.c's, the steps themselves are core/blocks.c's building blocks,
+ * and the workspaces with the kernels they keep are core/workspace.c's.
  *
  * The other level-3 routines (level3.c) run through the same sequence with a chg_struct_t
  * (gemm.h): structured packs for a symmetric or triangular operand, blocks outside the wanted
@@ -36,6 +36,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/choice.h"
 #include "core/splitk.h"
 #include "core/workspace.h"
 #include "device/cache.h"
@@ -827,77 +828,6 @@ static clhgemm_status_t enqueue_direct(const chg_gemm_args_t *a, cl_context ctx,
     return (clhgemm_status_t)err;
 }
 
-/* The share of the work-group slots (compute units x wgs resident, 1 where unknown) that gp's
- * tiles over a's C keep busy through their waves: tiles / (waves x slots); SYRK's and SYR2K's
- * launch only the tiles that touch C's triangle. An FP32 TRMM's tiles run k ranges of their own
- * (KLIMIT): its share is the busy time of a greedy dispatch of them (chg_l3_klimit_fill). On
- * the H100 (2026-11-27) that moved STRSM 8192's leaves (512 x 8192) from the main 128 x 256
- * tiles, one wave whose longest tiles set its time, to medium's 128 x 128, longest first: 94 ->
- * 76 us a leaf. In FP64 it moved DTRMM 4096 from medium to the main tiles, 9-11% slower (the
- * tensor-core configurations' rates per SM differ more than their fill), so FP64 keeps the
- * tile count; so do products of CHG_L3_KLIMIT_FILL_MNK (2^30) multiply-adds or fewer, where the
- * two counts chose alike on the H100's classes and the greedy's microsecond of host time would
- * show. */
-#define CHG_L3_KLIMIT_FILL_MNK 0x1p30
-static double wave_fill(const chg_gemm_args_t *a, const chg_device_t *dev,
-                        const chg_gemm_params_t *gp, int wgs)
-{
-    const size_t mt = chg_ceil_div(a->m, (size_t)gp->mwg), nt = chg_ceil_div(a->n, (size_t)gp->nwg);
-    const size_t slots = (size_t)CHG_MAX(dev->info.compute_units, 1u) * (size_t)CHG_MAX(wgs, 1);
-    const int klimit = chg_l3_klimit(&a->st);
-    if (klimit && a->prec == CHG_F32 &&
-        (double)a->m * (double)a->n * (double)a->k > CHG_L3_KLIMIT_FILL_MNK)
-        return chg_l3_klimit_fill(klimit, a->prec, gp, mt, nt, a->k, slots);
-    const size_t tiles = a->st.c_tri != CHG_TRI_NONE
-                             ? chg_l3_triangle_tiles(a->st.c_tri == CHG_TRI_UPPER, 0, mt, nt,
-                                                     gp->mwg, gp->nwg)
-                             : mt * nt;
-    if (!tiles) return 1.0;
-    return (double)tiles / (double)(chg_ceil_div(tiles, slots) * slots);
-}
-
-/* The parameters of the call and its split: forced ones (force != NULL, chg_gemm_enqueue_with),
- * else for a plain GEMM its shape class's configuration (tuning.h chg_tuned_gemm_shape) and
- * split. The level-3 routines (a structured operand or C, SYR2K's swapped sum) are never split
- * and take their class's configuration only where its tiles fill the device's work-group slots
- * through their waves by CHG_L3_CLASS_FILL more than the main parameters' do (or where
- * CLHGEMM_SHAPE_CLASS forces the class), else the main parameters, which they took before the
- * classes: on the H100 (2026-11-27) SYMM, SYRK, SYR2K, TRMM and TRSM at n = 1024 ran 1.35-2.6x
- * faster on the small class (the main tiles filled a quarter of the SMs), FP64 SYMM / TRMM 2048
- * 1.38x / 1.13x and DTRSM 4096 1.13x on medium (its leaves, 512 x 4096, on 88 main tiles), while
- * where both fill the waves alike the main tiles won: SSYMM 2048 / 4096 and STRMM 4096 lost
- * 4-7% on medium, DSYRK 2048 9% (its triangle's 96 main tiles fill 73% of one wave, medium's
- * 272 in two waves 52%). They classify without large's reach into medium's outputs, which
- * large wins by its tail split (kernels/shape.h). *wgs: the configuration's measured
- * work-groups per compute unit (0: unknown; forced ones). */
-#define CHG_L3_CLASS_FILL 0.05
-static int call_params(const chg_gemm_args_t *a, const chg_device_t *dev,
-                       const chg_gemm_choice_t *force, chg_gemm_params_t *gp, int *wgs)
-{
-    const chg_struct_t general = {0};
-    const int plain = memcmp(&a->st, &general, sizeof general) == 0 && !a->swap_sum;
-    chg_gemm_choice_t c;
-    if (force) c = *force;
-    else
-        chg_tuned_gemm_shape(dev, a->prec, a->m, a->n, a->k,
-                             (a->beta == 0.0 ? CHG_CALL_BETA_ZERO : 0u) |
-                                 (plain ? 0u : CHG_CALL_UNSPLIT),
-                             &c);
-    if (!plain && !force && !c.forced) {
-        /* the class's direct kernel is not for structured operands (enqueue_product) */
-        chg_gemm_choice_t mc;
-        chg_tuned_gemm_main(dev, a->prec, &mc);
-        if (c.gp.dk || (memcmp(&c.gp, &mc.gp, sizeof c.gp) != 0 &&
-                        wave_fill(a, dev, &c.gp, c.wgs_per_cu) <=
-                            wave_fill(a, dev, &mc.gp, mc.wgs_per_cu) + CHG_L3_CLASS_FILL))
-            c = mc;
-    }
-    *gp = c.gp;
-    *wgs = c.wgs_per_cu;
-    if (gp->dk) return 1; /* the direct kernel: one launch, never split */
-    return plain ? chg_splitk_slices(dev, gp, a->m, a->n, a->k, c.split_k) : 1;
-}
-
 /* The product proper on the queue's workspace: split-K where it applies, else blocked. */
 static clhgemm_status_t enqueue_product(const chg_gemm_args_t *a, cl_context ctx,
                                         const chg_device_t *dev, const chg_gemm_choice_t *force,
@@ -905,7 +835,7 @@ static clhgemm_status_t enqueue_product(const chg_gemm_args_t *a, cl_context ctx
 {
     chg_gemm_params_t gp;
     int wgs;
-    const int slices = call_params(a, dev, force, &gp, &wgs);
+    const int slices = chg_gemm_call_params(a, dev, force, &gp, &wgs);
     if (gp.dk) {
         if (direct_kernel_applies(a)) return enqueue_direct(a, ctx, dev, &gp, ws, ch);
         chg_gemm_params_main(dev, a->prec, &gp); /* the packed kernel on the same tiles */

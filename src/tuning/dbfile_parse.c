@@ -111,6 +111,22 @@ static void parse_route(const cJSON *o, const char *path, chg_tuning_route_t *r,
  * CHG_TUNING_MAX_SPLIT_K, a wgs_per_cu outside [1, CHG_TUNING_MAX_WGS_PER_CU], a k_max outside
  * [CHG_SHAPE_RANK_K_MAX, CHG_SHAPE_RANK_K_MAX_LIMIT], a k_min outside
  * [CHG_SHAPE_LARGE_K_MIN_LOW, CHG_SHAPE_LARGE_K_MIN_LIMIT], either on another class). */
+/* A class's reach (rank_k's "k_max", large's "k_min") into *out when present: refused on
+ * another class than owner ("only the <owner> class <what>"), or outside [lo, hi]. */
+static void parse_reach(const cJSON *it, const char *sub, int cls, int owner, const char *key,
+                        const char *what, int lo, const char *lo_name, int hi, int *out,
+                        chg_db_err_t *e)
+{
+    if (e->failed || !chg_db_member(it, key)) return;
+    if (cls != owner) {
+        chg_db_fail(e, "%s.%s: only the %s class %s", sub, key, chg_shape_class_name(owner), what);
+        return;
+    }
+    chg_db_get_int(it, key, sub, 1, hi, out, e);
+    if (!e->failed && *out < lo)
+        chg_db_fail(e, "%s.%s: %d is below %s%d", sub, key, *out, lo_name, lo);
+}
+
 static void parse_classes(const cJSON *o, const char *path, chg_tuning_prec_t *p, chg_db_err_t *e)
 {
     char sub[256];
@@ -145,30 +161,11 @@ static void parse_classes(const cJSON *o, const char *path, chg_tuning_prec_t *p
                 return;
             }
         }
-        if (chg_db_member(it, "k_max")) {
-            if (cls != CHG_SHAPE_RANK_K) {
-                chg_db_fail(e, "%s.k_max: only the rank_k class has a reach along k", sub);
-                return;
-            }
-            chg_db_get_int(it, "k_max", sub, 1, CHG_SHAPE_RANK_K_MAX_LIMIT, &c->k_max, e);
-            if (!e->failed && c->k_max < CHG_SHAPE_RANK_K_MAX) {
-                chg_db_fail(e, "%s.k_max: %d is below the classifier's own %d", sub, c->k_max,
-                            CHG_SHAPE_RANK_K_MAX);
-                return;
-            }
-        }
-        if (chg_db_member(it, "k_min")) {
-            if (cls != CHG_SHAPE_LARGE) {
-                chg_db_fail(e, "%s.k_min: only the large class reaches down along k", sub);
-                return;
-            }
-            chg_db_get_int(it, "k_min", sub, 1, CHG_SHAPE_LARGE_K_MIN_LIMIT, &c->k_min, e);
-            if (!e->failed && c->k_min < CHG_SHAPE_LARGE_K_MIN_LOW) {
-                chg_db_fail(e, "%s.k_min: %d is below %d", sub, c->k_min,
-                            CHG_SHAPE_LARGE_K_MIN_LOW);
-                return;
-            }
-        }
+        parse_reach(it, sub, cls, CHG_SHAPE_RANK_K, "k_max", "has a reach along k",
+                    CHG_SHAPE_RANK_K_MAX, "the classifier's own ", CHG_SHAPE_RANK_K_MAX_LIMIT,
+                    &c->k_max, e);
+        parse_reach(it, sub, cls, CHG_SHAPE_LARGE, "k_min", "reaches down along k",
+                    CHG_SHAPE_LARGE_K_MIN_LOW, "", CHG_SHAPE_LARGE_K_MIN_LIMIT, &c->k_min, e);
         if (e->failed) return;
         c->present = 1;
     }

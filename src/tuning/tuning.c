@@ -105,7 +105,7 @@ static void select_classes(const chg_tuning_prec_t *e, const chg_gemm_params_t *
         out[c].split_k = own ? x->split_k : 1;
         out[c].cls = (chg_shape_class_t)c;
         out[c].k_max = own && x->k_max > 0 ? (size_t)x->k_max : CHG_SHAPE_RANK_K_MAX;
-        out[c].k_min = own && x->k_min > 0 ? (size_t)x->k_min : 0;
+        out[c].k_min = own ? (size_t)x->k_min : 0;
         /* the occupancy measured for this configuration: the class's own, or large's where the
          * class runs the main parameters that large holds */
         const chg_tuning_class_t *lg = &e->classes[CHG_SHAPE_LARGE];
