@@ -4,7 +4,8 @@
 Run it twice in one session, once with clhgemm's drop-in first in LD_LIBRARY_PATH and once with
 OpenBLAS's libblas.so.3 (bench/gpu_record.sh stage `blasnumpy` does both), and compare:
 
-  a @ b              n = --sizes, float64 and float32, median of the repetitions (GFLOP/s)
+  a @ b              n = --sizes, float64 and float32, median of the repetitions (GFLOP/s): at
+                     least --reps calls and --min-time seconds of them
   small products     10,000 products of 32 x 32 (numpy -> cblas_dgemm each): seconds
   cholesky / solve   np.linalg.cholesky and np.linalg.solve (LAPACK's blocked dpotrf, dgetrf:
                      many level-3 calls of every size through the library): seconds
@@ -24,18 +25,28 @@ def mapped_blas():
         return sorted({l.split()[-1] for l in f if "libblas.so" in l or "libopenblas" in l})
 
 
-def median_time(fn, reps, budget):
+def median_time(fn, reps, budget, min_time=0.0):
+    """Median, min and max of at least `reps` timed calls (and of as many as fill `min_time`
+    seconds), after one warm-up; stops early, with at least 2, once `budget` seconds have passed.
+
+    min_time keeps a small product's figure from resting on its first few calls: the first
+    OpenBLAS calls after its worker threads have slept (more than ~0.1 s without an OpenBLAS
+    call, as while larger sizes ran on the GPU) took 1-17 ms each on the H100 machine's host
+    for either library, against ~0.1 ms for SGEMM n = 256 once they are awake."""
     fn()  # warm-up (builds, pinned buffers, OpenBLAS threads)
     times = []
     t_all = time.perf_counter()
-    for _ in range(reps):
+    while True:
         t0 = time.perf_counter()
         fn()
         times.append(time.perf_counter() - t0)
-        if time.perf_counter() - t_all > budget and len(times) >= 2:
+        spent = time.perf_counter() - t_all
+        if len(times) >= 2 and spent > budget:
+            break
+        if len(times) >= reps and spent >= min_time:
             break
     times.sort()
-    return times[len(times) // 2], times[0], times[-1]
+    return times[len(times) // 2], times[0], times[-1], len(times)
 
 
 def check_rows(c, a, b, dtype, rows=8):
@@ -52,6 +63,8 @@ def main():
     ap.add_argument("--sizes", default="256,512,1024,2048,4096,8192,16384")
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--budget", type=float, default=20.0, help="seconds of repetitions per case")
+    ap.add_argument("--min-time", type=float, default=0.2,
+                    help="a product is repeated until this many seconds are sampled (and --reps calls)")
     ap.add_argument("--label", default="")
     ap.add_argument("--factor-n", type=int, default=4096)
     args = ap.parse_args()
@@ -65,9 +78,9 @@ def main():
             c = a @ b
             good = check_rows(c, a, b, dtype)
             ok &= good
-            med, lo, hi = median_time(lambda: a @ b, args.reps, args.budget)
-            print("matmul %s %d %.1f GFLOP/s (min %.4f s, max %.4f s)%s" % (np.dtype(dtype).name, n, 2.0 * n**3 / med * 1e-9, lo, hi,
-                                                                          "" if good else " WRONG"), flush=True)
+            med, lo, hi, count = median_time(lambda: a @ b, args.reps, args.budget, args.min_time)
+            print("matmul %s %d %.1f GFLOP/s (min %.4f s, max %.4f s, %d calls)%s" % (
+                np.dtype(dtype).name, n, 2.0 * n**3 / med * 1e-9, lo, hi, count, "" if good else " WRONG"), flush=True)
             del a, b, c
     x = rng.uniform(-1, 1, (32, 32))
     y = rng.uniform(-1, 1, (32, 32))
@@ -78,12 +91,12 @@ def main():
     n = args.factor_n
     m = rng.uniform(-1, 1, (n, n))
     spd = m @ m.T + n * np.eye(n)
-    med, _, _ = median_time(lambda: np.linalg.cholesky(spd), 3, args.budget)
+    med = median_time(lambda: np.linalg.cholesky(spd), 3, args.budget)[0]
     l = np.linalg.cholesky(spd)
     ok &= bool(np.abs(l @ l.T - spd).max() <= 1e-9 * np.abs(spd).max())
     print("cholesky float64 %d %.4f s" % (n, med), flush=True)
     rhs = rng.uniform(-1, 1, (n, 256))
-    med, _, _ = median_time(lambda: np.linalg.solve(m, rhs), 3, args.budget)
+    med = median_time(lambda: np.linalg.solve(m, rhs), 3, args.budget)[0]
     xs = np.linalg.solve(m, rhs)
     ok &= bool(np.abs(m @ xs - rhs).max() <= 1e-6 * max(1.0, np.abs(rhs).max()))
     print("solve float64 %d x 256 %.4f s" % (n, med), flush=True)

@@ -11,7 +11,11 @@ lines
   worst matmul: <dtype> n = <n> at <ratio> of OpenBLAS (median of N processes)
   programs: small <r>, cholesky <r>, solve <r> (ours / OpenBLAS in time, median of N processes)
 
-Usage: blas_numpy_summary.py --ours F1,F2,.. --openblas G1,G2,..
+and, given --reflapack (the reference LAPACK on OpenBLAS's BLAS, the LAPACK the drop-in runs
+under), the programs again against that: the same program with only the BLAS swapped, where
+OpenBLAS's own LAPACK factors with its own code (its dpotrf and dgetrf make no BLAS calls).
+
+Usage: blas_numpy_summary.py --ours F1,F2,.. --openblas G1,G2,.. [--reflapack H1,..]
 """
 import argparse
 import re
@@ -51,6 +55,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--ours", required=True, help="comma-separated outputs of blas_numpy.py on clhgemm")
     ap.add_argument("--openblas", required=True, help="... on OpenBLAS")
+    ap.add_argument("--reflapack", help="... on OpenBLAS's BLAS under the reference LAPACK")
     args = ap.parse_args()
     ours_mm, ours_pr, count = medians(args.ours.split(","))
     ob_mm, ob_pr, _ = medians(args.openblas.split(","))
@@ -69,6 +74,11 @@ def main():
     parts = ["%s %.2f" % (k, ours_pr[k] / ob_pr[k]) for k in ("small", "cholesky", "solve") if k in ours_pr and k in ob_pr]
     if parts:
         print("programs: %s (ours / OpenBLAS in time, median of the processes)" % ", ".join(parts))
+    if args.reflapack:
+        ref_pr = medians(args.reflapack.split(","))[1]
+        parts = ["%s %.2f" % (k, ours_pr[k] / ref_pr[k]) for k in ("cholesky", "solve") if k in ours_pr and k in ref_pr]
+        if parts:
+            print("programs, same LAPACK: %s (ours / the reference LAPACK on OpenBLAS's BLAS, in time)" % ", ".join(parts))
     return 0
 
 

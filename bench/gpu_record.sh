@@ -334,7 +334,8 @@ stage_blasnumpy() {
     ours=$ours,$SD/clhgemm-$i.txt
     ob=$ob,$SD/openblas-$i.txt
   done
-  python3 "$ROOT/bench/blas_numpy_summary.py" --ours "$ours" --openblas "$ob" >"$SD/rounds.txt" 2>&1 || r=1
+  python3 "$ROOT/bench/blas_numpy_summary.py" --ours "$ours" --openblas "$ob" \
+    --reflapack "$SD/openblas-reflapack.txt" >"$SD/rounds.txt" 2>&1 || r=1
   { paste -d'|' <(cut -c1-70 "$SD/openblas.txt") <(cut -c1-70 "$SD/clhgemm.txt"); grep '^clhgemm-blas' "$SD/clhgemm.txt"
     echo "reference LAPACK on OpenBLAS's BLAS:"; cut -c1-70 "$SD/openblas-reflapack.txt"
     echo "medians over the processes of each library:"; cat "$SD/rounds.txt"; cat "$SD/clocks.txt"; } >"$SD/summary.txt"
