@@ -21,6 +21,7 @@
 #endif
 #include "cpu/cpulib.h"
 #include "cpu/cpushare.h"
+#include "blas/snapshot.h"
 #include "host/route.h"
 
 /* Below this many flops a call goes to the CPU BLAS without asking the model (and without
@@ -209,7 +210,17 @@ static clhgemm_status_t run_device(clhgemm_handle_t h, const blas_call_t *c)
 
 /* ---- the decision ---------------------------------------------------------------------------- */
 
-/* The call as the routing model sees it (its GEMM shape and operand sizes). */
+/* The block the devices may overwrite before a failure (C; B for TRMM and TRSM), as rows and
+ * columns; 0 where the call does not read it (beta = 0: the CPU BLAS writes it anew). */
+static int snapshot_needed(const blas_call_t *c, size_t *rows, size_t *cols)
+{
+    *rows = c->routine == BL_SYRK || c->routine == BL_SYR2K ? (size_t)c->n : (size_t)c->m;
+    *cols = (size_t)c->n;
+    return c->routine == BL_TRMM || c->routine == BL_TRSM || c->beta != 0.0;
+}
+
+/* The call as the routing model sees it (its GEMM shape and operand sizes, and the copy of C
+ * made before it goes to the devices). */
 static route_call_t model_call(const blas_call_t *c)
 {
     const int sym = c->routine == BL_SYRK || c->routine == BL_SYR2K;
@@ -217,10 +228,13 @@ static route_call_t model_call(const blas_call_t *c)
     const size_t k = c->routine == BL_GEMM || sym ? (size_t)c->k : (c->side == 'L' ? (size_t)c->m : (size_t)c->n);
     const double mn = (double)m * (double)n, two = c->routine == BL_SYR2K ? 2.0 : 1.0;
     const double flops = c->routine == BL_GEMM || c->routine == BL_SYMM ? 2.0 * mn * k : sym ? two * mn * k : mn * k;
+    size_t rows, cols;
+    const double snap = snapshot_needed(c, &rows, &cols) ? (double)rows * (double)cols * (c->dbl ? 8.0 : 4.0) : 0;
     return (route_call_t){.prec = c->dbl ? CHG_F64 : CHG_F32, .name = g_names[c->routine][c->dbl], .m = m,
                           .n = n, .k = k, .flops = flops, .in_elems = ((double)m + (double)n) * (double)k * two,
                           .c_elems = sym ? mn / 2 : mn,
-                          .beta_zero = c->beta == 0.0 && c->routine != BL_TRMM && c->routine != BL_TRSM};
+                          .beta_zero = c->beta == 0.0 && c->routine != BL_TRMM && c->routine != BL_TRSM,
+                          .snapshot_bytes = snap, .snapshot_threads = chg_snap_threads((size_t)snap)};
 }
 
 static clhgemm_handle_t offload_handle(const blas_call_t *c)
@@ -234,29 +248,6 @@ static clhgemm_handle_t offload_handle(const blas_call_t *c)
     return g_handle;
 }
 
-/* What the devices may overwrite before a failure: C (B for TRMM, TRSM) where the call reads it. */
-static void *snapshot(const blas_call_t *c, size_t *rows, size_t *cols)
-{
-    *rows = c->routine == BL_SYRK || c->routine == BL_SYR2K ? (size_t)c->n : (size_t)c->m;
-    *cols = (size_t)c->n;
-    if (c->routine != BL_TRMM && c->routine != BL_TRSM && c->beta == 0.0) return NULL;
-    const size_t es = c->dbl ? 8 : 4;
-    size_t bytes;
-    if (__builtin_mul_overflow(*rows, *cols, &bytes) || __builtin_mul_overflow(bytes, es, &bytes))
-        return NULL; /* larger than memory: the call stays on the CPU BLAS */
-    char *s = malloc(bytes + 1);
-    if (!s) return NULL;
-    for (size_t j = 0; j < *cols; j++)
-        memcpy(s + j * *rows * es, (const char *)c->c + j * (size_t)c->ldc * es, *rows * es);
-    return s;
-}
-
-static void restore(const blas_call_t *c, const char *s, size_t rows, size_t cols)
-{
-    const size_t es = c->dbl ? 8 : 4;
-    for (size_t j = 0; j < cols; j++) memcpy((char *)c->c + j * (size_t)c->ldc * es, s + j * rows * es, rows * es);
-}
-
 void chg_blas_run(const blas_call_t *bc)
 {
     pthread_once(&g_once, init);
@@ -266,22 +257,26 @@ void chg_blas_run(const blas_call_t *bc)
     if (g_stats) atomic_fetch_add_explicit(&g_calls[bc->routine][bc->dbl], 1, memory_order_relaxed);
     clhgemm_handle_t h = offload_handle(bc);
     if (h) {
+        /* the block the devices may overwrite, copied first where the call reads it (a failure
+         * then falls back on the caller's data); without memory for the copy, the CPU BLAS */
         size_t rows, cols;
-        void *saved = snapshot(bc, &rows, &cols);
-        const int need = bc->routine == BL_TRMM || bc->routine == BL_TRSM || bc->beta != 0.0;
-        if (!need || saved) {
+        const int need = snapshot_needed(bc, &rows, &cols);
+        chg_snap_t snap = {0};
+        if (!need || chg_snap_take(&snap, bc->c, (size_t)bc->ldc, rows, cols, bc->dbl ? 8 : 4) == 0) {
             const clhgemm_status_t st = run_device(h, bc);
             if (st == CLHGEMM_SUCCESS) {
                 if (g_stats) atomic_fetch_add(&g_offloaded[bc->routine][bc->dbl], 1);
-                free(saved);
+                if (need) chg_snap_release(&snap);
                 return;
             }
             char what[64];
             snprintf(what, sizeof what, "%s on the devices failed", g_names[bc->routine][bc->dbl]);
             warn_once(what, clhgemm_status_string(st), "the call, and any other that fails, runs");
-            if (saved) restore(bc, saved, rows, cols);
+            if (need) {
+                chg_snap_restore(&snap, bc->c, (size_t)bc->ldc);
+                chg_snap_release(&snap);
+            }
         }
-        free(saved);
     }
     run_cpu(bc);
 }

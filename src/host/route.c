@@ -166,15 +166,20 @@ clhgemm_status_t chg_route_init(clhgemm_handle_t h)
 }
 
 /* OpenBLAS's rate at the call's size: the measured rates at the square sizes, interpolated in
- * log-log at the call's size (the cube root of m*n*k, at most 4x its smallest side: a thin
- * dimension limits the blocking), proportional to the size below the first. */
+ * log-log at the call's size (the cube root of m*n*k, at most 4x the output's narrower side and
+ * 16x k: a thin dimension limits the blocking, a thin output more than a short k), proportional
+ * to the size below the first. On the H100 machine's host OpenBLAS ran the rank-64 updates of
+ * LAPACK's factorizations (m, n of 1024-8192, k = 64) at 340-580 GFLOP/s, about its 1024-cube
+ * rate, and 4096 x 4096 x 128 at 600, but 4096 x 64 x 4032 at 200-290, its 256-cube rate
+ * (2026-11-27, twenty-third session); 4x k had priced the updates at the 256-cube rate, half
+ * of what they ran at. */
 static double cpu_rate(clhgemm_handle_t h, const route_call_t *rc)
 {
     route_model_t *r = &h->route;
     const int p = rc->prec;
     ensure_cpu_rates(r, rc->prec);
-    const double smallest = (double)CHG_MIN(rc->m, CHG_MIN(rc->n, rc->k));
-    const double s = CHG_MIN(cbrt((double)rc->m * (double)rc->n * (double)rc->k), 4.0 * smallest);
+    const double s = CHG_MIN(cbrt((double)rc->m * (double)rc->n * (double)rc->k),
+                             CHG_MIN(4.0 * (double)CHG_MIN(rc->m, rc->n), 16.0 * (double)rc->k));
     const double r0 = atomic_load(&r->cpu_rate[p][0]);
     if (s <= chg_cpu_rate_size[0]) return r0 * s / chg_cpu_rate_size[0];
     for (int i = 1; i < CHG_CPU_RATE_SIZES; i++) {
@@ -232,9 +237,18 @@ static double device_time_on(clhgemm_handle_t h, const route_call_t *rc, int d)
     return r->latency * (1.0 + EXTRA_DEVICE * (d - 1)) + mx + (1.0 - w) * (sum - mx);
 }
 
+/* The caller's copy before a device call (route_call_t.snapshot_bytes): the pack threads' copy
+ * rate, in proportion to the copy's threads (8 or more: the whole rate). */
+static double snapshot_time(const route_model_t *r, const route_call_t *rc)
+{
+    if (!(rc->snapshot_bytes > 0)) return 0;
+    const double share = CHG_MIN(1.0, CHG_MAX(1, rc->snapshot_threads) / 8.0);
+    return rc->snapshot_bytes / CHG_MAX(r->pack * share, 1.0);
+}
+
 /* The model's time on the best number of devices (all of them with CLHGEMM_PLAN_DEVICES=all),
  * as the planner chooses the count (host/plan.c chg_plan_call): never more devices than make
- * the call faster. *used gets the count. */
+ * the call faster, plus the caller's copy before it. *used gets the count. */
 static double device_time(clhgemm_handle_t h, const route_call_t *rc, int *used)
 {
     const int nd = h->ndev;
@@ -247,7 +261,7 @@ static double device_time(clhgemm_handle_t h, const route_call_t *rc, int *used)
             *used = d;
         }
     }
-    return best;
+    return best + snapshot_time(&h->route, rc);
 }
 
 double chg_route_device_time(clhgemm_handle_t h, const route_call_t *rc)
