@@ -6,8 +6,9 @@
  *             the copy over threads: the copy holds the block, the restore writes the block back
  *             and nothing between the columns (the padding keeps its marker)
  *   kept      a copy within CLHGEMM_BLAS_SNAPSHOT_KEEP reuses the kept buffer; while one call
- *             holds it another gets a buffer of its own, and a copy above the limit (1M here,
- *             set before the first copy) never takes it
+ *             holds it another gets a buffer of its own, and a copy above the limit (24M here,
+ *             set before the first copy) never takes it; the copy's threads by size and cores,
+ *             and the model prices a copy above the limit as one thread's
  *   price     the model's device time of a call with snapshot_bytes is that without plus the
  *             bytes at the pack threads' rate (in proportion to the copy's threads, 8 = all)
  *   thin      the model's OpenBLAS rate of a thin call is that of the square of its effective
@@ -104,10 +105,23 @@ static void kept(void)
     EXPECT(chg_snap_take(&a, c, 64, 48, 64, 8) == 0 && a.kept && a.p == first,
            "a smaller copy after the release did not reuse the kept buffer");
     chg_snap_release(&a);
-    /* 2 MB > CLHGEMM_BLAS_SNAPSHOT_KEEP=1M (main sets it before the first copy) */
-    double *big = calloc(512 * 512, sizeof *big);
+    /* the threads: one below 16 MB, else half the cores, at most 8; the price: the copy's
+     * threads within the kept size (24M, main), one above it */
+    const size_t mb = 1u << 20;
+    const struct { size_t bytes; int cores, threads, price; } tt[] = {
+        {512 * 1024, 16, 1, 1}, {15 * mb, 64, 1, 1}, {20 * mb, 16, 8, 8}, {20 * mb, 64, 8, 8},
+        {20 * mb, 6, 3, 3}, {20 * mb, 1, 1, 1}, {32 * mb, 16, 8, 1}, {32 * mb, 4, 2, 1}};
+    for (size_t i = 0; i < sizeof tt / sizeof tt[0]; i++) {
+        const int th = chg_snap_threads_on(tt[i].bytes, tt[i].cores);
+        const int pr = chg_snap_price_threads_on(tt[i].bytes, tt[i].cores);
+        EXPECT(th == tt[i].threads && pr == tt[i].price,
+               "a copy of %zu bytes on %d cores: %d threads priced as %d, want %d and %d", tt[i].bytes,
+               tt[i].cores, th, pr, tt[i].threads, tt[i].price);
+    }
+    /* 32 MB > CLHGEMM_BLAS_SNAPSHOT_KEEP=24M (main sets it before the first copy) */
+    double *big = calloc(2048 * 2048, sizeof *big);
     if (big) {
-        EXPECT(chg_snap_take(&a, big, 512, 512, 512, 8) == 0 && !a.kept, "a copy above the limit was kept");
+        EXPECT(chg_snap_take(&a, big, 2048, 2048, 2048, 8) == 0 && !a.kept, "a copy above the limit was kept");
         chg_snap_release(&a);
     }
     free(big);
@@ -149,7 +163,7 @@ static void price(void)
 
 int main(int argc, char **argv)
 {
-    setenv("CLHGEMM_BLAS_SNAPSHOT_KEEP", "1M", 1);
+    setenv("CLHGEMM_BLAS_SNAPSHOT_KEEP", "24M", 1);
     tc_rng_t rng;
     tc_rng_seed(&rng, 2311);
     const char *what = argc > 1 ? argv[1] : "all";

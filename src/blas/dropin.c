@@ -234,7 +234,7 @@ static route_call_t model_call(const blas_call_t *c)
                           .n = n, .k = k, .flops = flops, .in_elems = ((double)m + (double)n) * (double)k * two,
                           .c_elems = sym ? mn / 2 : mn,
                           .beta_zero = c->beta == 0.0 && c->routine != BL_TRMM && c->routine != BL_TRSM,
-                          .snapshot_bytes = snap, .snapshot_threads = chg_snap_threads((size_t)snap)};
+                          .snapshot_bytes = snap, .snapshot_threads = chg_snap_price_threads((size_t)snap)};
 }
 
 static clhgemm_handle_t offload_handle(const blas_call_t *c)

@@ -17,15 +17,40 @@
 static pthread_mutex_t g_kept_mu = PTHREAD_MUTEX_INITIALIZER;
 static char *g_kept;          /* the kept buffer (g_kept_mu) */
 static size_t g_kept_bytes;
-static pthread_once_t g_keep_once = PTHREAD_ONCE_INIT;
+static pthread_once_t g_once = PTHREAD_ONCE_INIT;
 static size_t g_keep_max;
+static int g_cores;
 
-static void read_keep(void) { g_keep_max = (size_t)chg_env_size("CLHGEMM_BLAS_SNAPSHOT_KEEP", SNAP_KEEP_DEFAULT); }
+/* Read once per process: the limit, and the cores (sysconf reads /sys each time it is asked:
+ * ~10 us, more than a small call's whole copy). */
+static void read_once(void)
+{
+    g_keep_max = (size_t)chg_env_size("CLHGEMM_BLAS_SNAPSHOT_KEEP", SNAP_KEEP_DEFAULT);
+    g_cores = chg_cpu_cores();
+}
+
+int chg_snap_threads_on(size_t bytes, int cores)
+{
+    if (bytes < SNAP_PAR_BYTES) return 1;
+    return CHG_MAX(1, CHG_MIN(SNAP_MAX_THREADS, cores / 2));
+}
 
 int chg_snap_threads(size_t bytes)
 {
-    if (bytes < SNAP_PAR_BYTES) return 1;
-    return CHG_MAX(1, CHG_MIN(SNAP_MAX_THREADS, chg_cpu_cores() / 2));
+    pthread_once(&g_once, read_once);
+    return chg_snap_threads_on(bytes, g_cores);
+}
+
+int chg_snap_price_threads_on(size_t bytes, int cores)
+{
+    pthread_once(&g_once, read_once);
+    return bytes > g_keep_max ? 1 : chg_snap_threads_on(bytes, cores);
+}
+
+int chg_snap_price_threads(size_t bytes)
+{
+    pthread_once(&g_once, read_once);
+    return chg_snap_price_threads_on(bytes, g_cores);
 }
 
 /* Columns [j0, j1) from src (leading dimension lds bytes) to dst (ldd bytes), col bytes each. */
@@ -69,7 +94,7 @@ static void copy_cols(char *dst, size_t ldd, const char *src, size_t lds, size_t
 /* The kept buffer for `bytes` (grown when needed, within the limit), lock held; else NULL. */
 static char *take_kept(size_t bytes)
 {
-    pthread_once(&g_keep_once, read_keep);
+    pthread_once(&g_once, read_once);
     if (bytes > g_keep_max || pthread_mutex_trylock(&g_kept_mu) != 0) return NULL;
     if (g_kept_bytes < bytes) {
         free(g_kept);

@@ -32,7 +32,17 @@ void chg_snap_restore(const chg_snap_t *s, void *c, size_t ldc);
 /* Gives the buffer back (the kept one stays allocated for the next call). */
 void chg_snap_release(chg_snap_t *s);
 
-/* The threads a copy of `bytes` uses (1 below 16 MB): what the routing model prices. */
+/* The threads a copy of `bytes` uses (1 below 16 MB, else half the cores, at most 8); _on: with
+ * `cores` cores. */
 int chg_snap_threads(size_t bytes);
+int chg_snap_threads_on(size_t bytes, int cores);
+
+/* The thread count at which the routing model prices a copy of `bytes` (route_call_t's
+ * snapshot_threads: the pack threads' rate x threads / 8): chg_snap_threads where the kept
+ * buffer can take it, else 1, since a fresh buffer's first touch costs several times the copy
+ * (the H100 machine: 512 MB on 8 threads at ~4.7 GB/s, against ~25 GB/s into the kept buffer;
+ * the development VM: one thread 1.3-1.8 GB/s fresh, 11-14 kept). */
+int chg_snap_price_threads(size_t bytes);
+int chg_snap_price_threads_on(size_t bytes, int cores);
 
 #endif
