@@ -22,6 +22,7 @@
 #include "cpu/cpulib.h"
 #include "cpu/cpushare.h"
 #include "blas/snapshot.h"
+#include "host/hdev.h"
 #include "host/route.h"
 
 /* Below this many flops a call goes to the CPU BLAS without asking the model (and without
@@ -234,7 +235,7 @@ static route_call_t model_call(const blas_call_t *c)
                           .n = n, .k = k, .flops = flops, .in_elems = ((double)m + (double)n) * (double)k * two,
                           .c_elems = sym ? mn / 2 : mn,
                           .beta_zero = c->beta == 0.0 && c->routine != BL_TRMM && c->routine != BL_TRSM,
-                          .snapshot_bytes = snap, .snapshot_threads = chg_snap_price_threads((size_t)snap)};
+                          .snapshot_bytes = snap, .snapshot_fresh = chg_snap_fresh((size_t)snap)};
 }
 
 static clhgemm_handle_t offload_handle(const blas_call_t *c)
@@ -262,7 +263,7 @@ void chg_blas_run(const blas_call_t *bc)
         size_t rows, cols;
         const int need = snapshot_needed(bc, &rows, &cols);
         chg_snap_t snap = {0};
-        if (!need || chg_snap_take(&snap, bc->c, (size_t)bc->ldc, rows, cols, bc->dbl ? 8 : 4) == 0) {
+        if (!need || chg_snap_take(&snap, h->pool, bc->c, (size_t)bc->ldc, rows, cols, bc->dbl ? 8 : 4) == 0) {
             const clhgemm_status_t st = run_device(h, bc);
             if (st == CLHGEMM_SUCCESS) {
                 if (g_stats) atomic_fetch_add(&g_offloaded[bc->routine][bc->dbl], 1);
@@ -273,7 +274,7 @@ void chg_blas_run(const blas_call_t *bc)
             snprintf(what, sizeof what, "%s on the devices failed", g_names[bc->routine][bc->dbl]);
             warn_once(what, clhgemm_status_string(st), "the call, and any other that fails, runs");
             if (need) {
-                chg_snap_restore(&snap, bc->c, (size_t)bc->ldc);
+                chg_snap_restore(&snap, h->pool, bc->c, (size_t)bc->ldc);
                 chg_snap_release(&snap);
             }
         }

@@ -237,13 +237,12 @@ static double device_time_on(clhgemm_handle_t h, const route_call_t *rc, int d)
     return r->latency * (1.0 + EXTRA_DEVICE * (d - 1)) + mx + (1.0 - w) * (sum - mx);
 }
 
-/* The caller's copy before a device call (route_call_t.snapshot_bytes): the pack threads' copy
- * rate, in proportion to the copy's threads (8 or more: the whole rate). */
+/* The caller's copy before a device call (route_call_t.snapshot_bytes): at the pack threads'
+ * copy rate, an eighth of it into a fresh buffer. */
 static double snapshot_time(const route_model_t *r, const route_call_t *rc)
 {
     if (!(rc->snapshot_bytes > 0)) return 0;
-    const double share = CHG_MIN(1.0, CHG_MAX(1, rc->snapshot_threads) / 8.0);
-    return rc->snapshot_bytes / CHG_MAX(r->pack * share, 1.0);
+    return rc->snapshot_bytes * (rc->snapshot_fresh ? 8.0 : 1.0) / CHG_MAX(r->pack, 1.0);
 }
 
 /* The model's time on the best number of devices (all of them with CLHGEMM_PLAN_DEVICES=all),

@@ -30,9 +30,10 @@ typedef struct route_call_s {
     double in_elems;            /* A and B elements the devices would read */
     double c_elems;             /* C elements written (and read when beta != 0) */
     int beta_zero;
-    double snapshot_bytes;      /* what the caller copies before the devices may write (the BLAS
-                                 * drop-in's copy of C: blas/snapshot.h), priced on the device side */
-    int snapshot_threads;       /* the threads of that copy */
+    double snapshot_bytes;      /* what the caller copies on the pack threads before the devices
+                                 * may write (the BLAS drop-in's copy of C: blas/snapshot.h),
+                                 * priced on the device side */
+    int snapshot_fresh;         /* that copy goes to a fresh buffer: 8x its cost (first touch) */
 } route_call_t;
 
 /* The handle's routing figures, set by chg_route_init when it is created. */
