@@ -33,7 +33,7 @@ def median_time(fn, reps, budget, min_time=0.0):
     OpenBLAS call after its worker threads have slept (more than ~0.1 s without an OpenBLAS
     call, as while larger sizes ran on the GPU) took 0.2-17 ms on the H100 machine's host, and
     at times the next few 5-9 ms each, for either library, against ~0.1 ms for SGEMM n = 256
-    once they are awake (docs/PERFORMANCE.md, numpy section, twenty-third session)."""
+    once they are awake (docs/PERFORMANCE.md, Known limits)."""
     fn()  # warm-up (builds, pinned buffers, OpenBLAS threads)
     times = []
     t_all = time.perf_counter()

@@ -4,7 +4,11 @@
 # the GPU machine (run from the repository root; it sources .gpuenv/env.sh when present, so the
 # device command can be just `bash bench/gpu_record.sh STAGE...`).
 #
-#   bash bench/gpu_record.sh STAGE...        e.g.  bash bench/gpu_record.sh build tests device pack
+#   bash bench/gpu_record.sh [--out DIR] STAGE...   e.g. bash bench/gpu_record.sh build tests pack
+#
+# Its logs go to DIR (--out), else to $OUT (the device tool's folder), else to ./gpu-out (a relative
+# path from the repository root): never into docs/, which keeps the record and not its raw logs (a
+# record names its logs by the commit that holds them, `git show REV:PATH`); docs/ is refused.
 #
 # Stages run in the order given (`all` = build tests device host level3):
 #   build       configure + build Release into $BUILD_DIR (build-gpu) from $SRC (.), with the tests;
@@ -53,7 +57,7 @@
 #   pack        (run last wherever it is named) this run's stage folders into $OUT/gpu-record.tgz
 #               beside summary.txt: the device tool brings back at most 8 files
 #
-# Each stage writes its logs, CSVs and summary.txt under $OUT/<stage>/ (OUT: ./gpu-out), and
+# Each stage writes its logs, CSVs and summary.txt under $OUT/<stage>/ (--out or OUT), and
 # every bench run's mean SM clock and power (nvidia-smi sampling, read only) into clocks.txt;
 # the stages' short tables are printed last. Exit status: 0 if every stage succeeded.
 # A device command may run 10 minutes: `build tests device` fit one, `host` another (the build
@@ -77,6 +81,10 @@ AB_REV=""
 while [ $# -gt 0 ]; do
   case $1 in
     -h | --help) usage; exit 0 ;;
+    --out)
+      [ $# -ge 2 ] || { echo "gpu_record: --out needs a directory" >&2; exit 2; }
+      OUT=$2; shift ;;
+    --out=*) OUT=${1#--out=} ;;
     all) STAGES+=(build tests device host level3) ;;
     build | tests | device | tf32 | host | sweep | smallcall | zerocopy | blasnumpy | oversize | scaling | level3 | level3host | trsmblocked | cpushare | trace | probe | ptxas)
       STAGES+=("$1") ;;
@@ -98,6 +106,10 @@ if [ -f .gpuenv/env.sh ] && [ -z "${OCL_ICD_VENDORS:-}" ]; then
   set -u
 fi
 OUT=${OUT:-./gpu-out}
+case "$(realpath -m "$OUT")/" in  # raw logs stay out of docs/ (the record cites them from git)
+  "$(realpath "$ROOT")"/docs/*) echo "gpu_record: $OUT is under docs/: write the logs elsewhere" \
+    "(--out DIR or OUT)" >&2; exit 2 ;;
+esac
 mkdir -p "$OUT" && OUT=$(cd "$OUT" && pwd) || exit 2
 SRC=${SRC:-.}
 BUILD_DIR=${BUILD_DIR:-build-gpu}

@@ -112,10 +112,11 @@ int chg_gemm_direct_mode(const chg_gemm_args_t *a, const chg_gemm_params_t *gp, 
     /* auto: every mode for the FMA kernel, B transposed in small products only (below; on the H100
      * each saved its copy: SGEMM NN n = 8192 +0.5% each, +1% together). For the tensor-core kernels
      * no in-place A or B (each cost the FP64 kernel ~2% at n = 8192, more than the pack it saves:
-     * docs/perf/2026-11-history.md), and C written by the kernel at any beta and k: with beta = 0
-     * it never reads C (DGEMM n = 8192 +1.6%); otherwise its C loads, two instructions' worth at a
-     * time before their stores (cl/gemm.cl), save the write-back's pass over C (DGEMM 4096 x 4096 x
-     * 128 +18%, 8192^2 x 256 +15%, 1000^3 +10%, 4096^3 +1%; 2026-11-26). Up to 2026-11-27 k above
+     * git show 6c7d489:docs/perf/2026-11-history.md), and C written by the kernel at any beta and
+     * k: with beta = 0 it never reads C (DGEMM n = 8192 +1.6%); otherwise its C loads, two
+     * instructions' worth at a time before their stores (cl/gemm.cl), save the write-back's pass
+     * over C (DGEMM 4096 x 4096 x 128 +18%, 8192^2 x 256 +15%, 1000^3 +10%, 4096^3 +1%;
+     * 2026-11-26). Up to 2026-11-27 k above
      * 4096 kept the write-back: the kernel's loads of a whole row of instructions spilled and cost
      * ~1% there; in groups of two they do not, and 5000^3 ran +3.7%, 8192 x 2048 x 6144 +2.6%,
      * 4096^2 x 8192 +1%, 8192^3 +0.4% with C by the kernel (H100, two rounds). Small products

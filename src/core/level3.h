@@ -44,7 +44,7 @@ void chg_l3_core_args(const chg_l3_shape_t *sh, chg_precision_t prec, double alp
                       cl_mem C, size_t offC, size_t ldc, chg_gemm_args_t *out);
 
 /* SYR2K as two passes (CLHGEMM_SYR2K=two) rather than fused (=fused); the default is what
- * measured faster (docs/perf/2026-11-history.md). */
+ * measured faster (git show 6c7d489:docs/perf/2026-11-history.md). */
 int chg_syr2k_two_pass(void);
 
 /* Buffer and device checks of a device-buffer level-3 call (after its shape checks): the

@@ -7,11 +7,12 @@
  * 8x8 accumulators per work-item, the KWG slice fully unrolled, float4 traffic for FP32 and
  * double2 with a KWG = 8 slice for FP64 (local memory and registers are the limit there); on
  * CPUs a modest tile read straight from the packed panels (local memory is ordinary cache there
- * and barriers are costly). The GPU values won a sweep of 19 candidates on an H100
- * (docs/perf/2026-11-history.md, 2026-11-22). They are the last resort of the lookup: a tuning-database
- * entry for the device, its architecture or its vendor (src/tuning/resolve.c, written by
- * clhgemm-tune) comes first, and the CLHGEMM_*GEMM_PARAMS override wins over everything (the
- * choice among them is chg_gemm_params_select of src/tuning/tuning.c, the layer above).
+ * and barriers are costly). The GPU values won a sweep of 19 candidates on an H100 (2026-11-22;
+ * git show 6c7d489:docs/perf/2026-11-history.md). They are the last resort of the lookup: a
+ * tuning-database entry for the device, its architecture or its vendor (src/tuning/resolve.c,
+ * written by clhgemm-tune) comes first, and the CLHGEMM_*GEMM_PARAMS override wins over
+ * everything (the choice among them is chg_gemm_params_select of src/tuning/tuning.c, the layer
+ * above).
  */
 #include "device/cache.h"
 #include "kernels/params.h"
@@ -33,8 +34,8 @@ void chg_gemm_params_default(const chg_device_t *dev, chg_precision_t prec, chg_
                                  .vwm = 4, .vwn = 4, .sa = 1, .sb = 1, .kwi = 16};
     } else if (gpu && (dev->features & CHG_FEAT_NV_MMA_F64)) {
         /* FP64 tensor cores (m16n8k4), 8 warps as 2 x 4 on a 128 x 128 tile: the best of the
-         * first H100 sweep (docs/perf/2026-11-history.md); FMA-valid geometry, so a driver that rejects
-         * the mma falls back to the FMA kernel on the same tiles */
+         * first H100 sweep (git show 6c7d489:docs/perf/2026-11-history.md); FMA-valid geometry,
+         * so a driver that rejects the mma falls back to the FMA kernel on the same tiles */
         *p = (chg_gemm_params_t){.mwg = 128, .nwg = 128, .kwg = 8, .mdimc = 16, .ndimc = 16,
                                  .vwm = 2, .vwn = 2, .sa = 1, .sb = 1, .kwi = 8, .mma = 2, .wm = 2};
     } else if (gpu) {
@@ -112,10 +113,11 @@ void chg_gemm_params_direct_default(const chg_device_t *dev, chg_precision_t pre
 
 void chg_gemm_params_tf32(int mode, chg_gemm_params_t *p)
 {
-    /* The best of the H100 sweep at n = 8192 for both modes (docs/perf/2026-11-history.md, "TF32
-     * opt-in"): 128 x 128 tiles on 4 warps (2 x 2, a 64 x 64 sub-tile each), KWG = 16: 35 KiB
-     * of local memory, 128 accumulators per work-item. TF32 132.7 TFLOP/s (64 x 128 on 4 warps
-     * 112, 128 x 128 on 8 warps 97); 3xTF32 63.6-63.9 (128 x 256 on 8 warps 61.5). */
+    /* The best of the H100 sweep at n = 8192 for both modes (git show
+     * 6c7d489:docs/perf/2026-11-history.md, "TF32 opt-in"): 128 x 128 tiles on 4 warps (2 x 2, a
+     * 64 x 64 sub-tile each), KWG = 16: 35 KiB of local memory, 128 accumulators per work-item.
+     * TF32 132.7 TFLOP/s (64 x 128 on 4 warps 112, 128 x 128 on 8 warps 97); 3xTF32 63.6-63.9
+     * (128 x 256 on 8 warps 61.5). */
     *p = (chg_gemm_params_t){.mwg = 128, .nwg = 128, .kwg = 16, .mdimc = 16, .ndimc = 8,
                              .vwm = 4, .vwn = 4, .sa = 1, .sb = 1, .kwi = 16, .mma = 3, .wm = 2,
                              .tf32 = mode};
@@ -287,7 +289,7 @@ void chg_gemm_params_defines(chg_precision_t prec, const chg_gemm_params_t *p, c
     if (p->mma) {
         /* CLHGEMM_MMA_ASYNC=1: the tensor-core kernel stages its slices by cp.async
          * (cl/gemm.cl ASYNC). Off by default: no spills, but 15% slower on the H100 than the
-         * register-staged form (docs/perf/2026-11-history.md). */
+         * register-staged form (git show 6c7d489:docs/perf/2026-11-history.md). */
         chg_str_printf(s, "#define MMA %d\n#define WM %d\n", p->mma, p->wm);
         if (p->tf32) chg_str_printf(s, "#define TF32 %d\n", p->tf32);
         if (chg_gemm_mma_async(prec)) chg_str_append(s, "#define ASYNC 1\n");
