@@ -13,7 +13,10 @@
  * with CLHGEMM_KGROUP=zz, CLHGEMM_RAMP=0, CLHGEMM_TILE=64,64, CLHGEMM_FINAL_PIECES=-2 and
  * CLHGEMM_CPU_GAMMA=inf is right and warns once for each, a valid CLHGEMM_TILE is still obeyed,
  * and CLHGEMM_ROUTE_MODEL=1,inf makes clhgemm_create fail. CLHGEMM_VERBOSE (read once per
- * process) in child processes: yes -> 1, 7 -> 2, -1 -> 0, each with its line.
+ * process) in child processes: yes -> 1, 7 -> 2, -1 -> 0, each with its line. Paths that
+ * cannot be used: CLHGEMM_TRACE in a missing directory, CLHGEMM_CACHE_DIR under a regular file
+ * and the default cache directory likewise each give one line naming the variable, once over
+ * two handles; the same on usable paths (and the default cache directory) give none.
  * Returns 77 only when the unit part passed and the machine has no OpenCL device.
  */
 #define _POSIX_C_SOURCE 200809L
@@ -325,6 +328,116 @@ static int device_part(void)
     return 0;
 }
 
+/* ---- paths that cannot be used ----------------------------------------------------------- */
+
+/* stderr of clhgemm_create and two checked host SGEMMs on the handle (a new handle: a new
+ * context, so its kernels miss the in-memory program cache and go to the disk level). */
+static char *two_calls_stderr(int *ok)
+{
+    clhgemm_handle_t h = NULL;
+    tc_capture_begin(&g_cap);
+    const clhgemm_status_t st = clhgemm_create(&h, NULL);
+    *ok = st == CLHGEMM_SUCCESS && sgemm_ok(h, 64, 48, 40) && sgemm_ok(h, 64, 48, 40);
+    clhgemm_destroy(h);
+    return tc_capture_end(&g_cap);
+}
+
+static int has_file(const char *dir, const char *suffix)
+{
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "ls '%s' 2>/dev/null | grep -q '%s$'", dir, suffix);
+    return system(cmd) == 0;
+}
+
+/* A trace file or kernel cache directory that cannot be written: one line each at verbosity 0,
+ * naming the variable (or, for the default cache directory, the directory and the variable),
+ * once per process however many calls and handles meet it; the same settings on usable paths,
+ * and the default cache directory, stay silent. Needs a device (the previous part found one). */
+static void unusable_paths(void)
+{
+    char tmp[512], file[600], path[700], xdg[600];
+    const char *base = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+    snprintf(tmp, sizeof tmp, "%s/clhgemm-test-env-XXXXXX", base);
+    EXPECT(mkdtemp(tmp) != NULL && !strchr(tmp, '\''), "mkdtemp %s", tmp);
+    snprintf(file, sizeof file, "%s/a-file", tmp);
+    FILE *f = fopen(file, "w");
+    if (f) fclose(f);
+    char *cache = getenv("CLHGEMM_CACHE_DIR") ? strdup(getenv("CLHGEMM_CACHE_DIR")) : NULL;
+    int ok = 0;
+
+    /* CLHGEMM_TRACE into a directory that does not exist, over two handles */
+    snprintf(path, sizeof path, "%s/no-such-dir/trace.json", tmp);
+    setenv("CLHGEMM_TRACE", path, 1);
+    for (int round = 0; round < 2; round++) {
+        char *text = two_calls_stderr(&ok);
+        const int want = round == 0;
+        EXPECT(ok &&
+                   tc_count_lines(text, "clhgemm: CLHGEMM_TRACE=", path, "cannot be written") ==
+                       want &&
+                   count(text, "clhgemm: ") == want,
+               "CLHGEMM_TRACE=%s, handle %d: want %d line(s) naming it: [%s]", path, round + 1,
+               want, text);
+        free(text);
+    }
+    snprintf(path, sizeof path, "%s/trace.json", tmp);
+    setenv("CLHGEMM_TRACE", path, 1);
+    {
+        char *text = two_calls_stderr(&ok);
+        EXPECT(ok && count(text, "clhgemm: ") == 0 && access(path, R_OK) == 0,
+               "CLHGEMM_TRACE=%s (writable): want the file and no line: [%s]", path, text);
+        free(text);
+    }
+    unsetenv("CLHGEMM_TRACE");
+
+    /* CLHGEMM_CACHE_DIR under a regular file, over two handles */
+    snprintf(path, sizeof path, "%s/sub", file);
+    setenv("CLHGEMM_CACHE_DIR", path, 1);
+    for (int round = 0; round < 2; round++) {
+        char *text = two_calls_stderr(&ok);
+        const int want = round == 0;
+        EXPECT(ok &&
+                   tc_count_lines(text, "clhgemm: CLHGEMM_CACHE_DIR=", path, "cannot be used") ==
+                       want &&
+                   count(text, "clhgemm: ") == want,
+               "CLHGEMM_CACHE_DIR=%s, handle %d: want %d line(s) naming it: [%s]", path,
+               round + 1, want, text);
+        free(text);
+    }
+    /* the default directory ($XDG_CACHE_HOME/clhgemm), unusable, then usable */
+    unsetenv("CLHGEMM_CACHE_DIR");
+    char *xdg_was = getenv("XDG_CACHE_HOME") ? strdup(getenv("XDG_CACHE_HOME")) : NULL;
+    setenv("XDG_CACHE_HOME", file, 1);
+    {
+        char *text = two_calls_stderr(&ok);
+        EXPECT(ok &&
+                   tc_count_lines(text, "clhgemm: kernel cache directory ", file,
+                                  "CLHGEMM_CACHE_DIR") == 1 &&
+                   count(text, "clhgemm: ") == 1,
+               "default cache directory under a file: want one line naming it and "
+               "CLHGEMM_CACHE_DIR: [%s]", text);
+        free(text);
+    }
+    snprintf(xdg, sizeof xdg, "%s/xdg", tmp);
+    setenv("XDG_CACHE_HOME", xdg, 1);
+    {
+        char *text = two_calls_stderr(&ok);
+        snprintf(path, sizeof path, "%s/clhgemm", xdg);
+        EXPECT(ok && count(text, "clhgemm: ") == 0 && has_file(path, ".clbin"),
+               "default cache directory %s: want it filled and no line: [%s]", path, text);
+        free(text);
+    }
+    if (xdg_was) setenv("XDG_CACHE_HOME", xdg_was, 1);
+    else unsetenv("XDG_CACHE_HOME");
+    free(xdg_was);
+    if (cache) setenv("CLHGEMM_CACHE_DIR", cache, 1);
+    free(cache);
+    if (!strchr(tmp, '\'')) {
+        char cmd[700];
+        snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmp);
+        EXPECT(system(cmd) == 0, "%s", cmd);
+    }
+}
+
 /* CLHGEMM_VERBOSE is read once per process: each value in a fresh one (this program, run as
  * "test_env verbose-child", prints chg_verbose()). */
 static void verbose_values(void)
@@ -366,6 +479,7 @@ int main(int argc, char **argv)
     threads_once();
     create_options();
     const int dev = device_part();
+    if (dev == 0) unusable_paths();
     printf("test_env: %d checks, %d failure(s)%s\n", tc_checks(), tc_failures(),
            dev == 77 ? " (no device)" : "");
     return tc_failures() ? 1 : dev == 77 ? 77 : 0;

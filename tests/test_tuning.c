@@ -16,7 +16,10 @@
  *            ones, see a reload (a new generation), the bypass hook and each setenv at once,
  *            and stay right with more devices than slots and with threads beside reloads;
  *            trsm_nb: round trip, merge, rejections, and TRSM's block order CLHGEMM_TRSM_NB >
- *            the entry's trsm_nb (a database in CLHGEMM_TUNING_DIR) > the built-in 512.
+ *            the entry's trsm_nb (a database in CLHGEMM_TUNING_DIR) > the built-in 512;
+ *            stderr at the default verbosity: one line per rejected user file (corrupt, a value
+ *            out of range) and per CLHGEMM_TUNING_DIR that is missing or not a directory, once
+ *            per process, and none for a rejected shipped file or an absent default directory.
  *   device   on the real device: an exact entry with non-default parameters is what the library
  *            selects, and GEMMs through the public API with it are right (OpenBLAS oracle).
  *   tuned F  after a real clhgemm-tune run that wrote the database file F: the library finds an
@@ -831,6 +834,124 @@ static void lookup_levels(void)
     for (int i = 0; i < 3; i++) chg_tuning_record_free(&recs[i]);
 }
 
+/* ---- what cannot be used is said ----------------------------------------------------------- */
+
+/* stderr of one lookup of a fresh set of directories (dropped first), as a string to free. */
+static char *lookup_stderr(const chg_device_t *dev)
+{
+    tc_capture_t cap;
+    chg_tuning_entry_t e;
+    chg_tuning_reload();
+    tc_capture_begin(&cap);
+    chg_tuning_lookup(dev, CHG_F32, &e);
+    chg_tuning_lookup(dev, CHG_F64, &e);
+    return tc_capture_end(&cap);
+}
+
+/* A rejected user file and a CLHGEMM_TUNING_DIR that names no readable directory each give one
+ * line on stderr at the default verbosity, naming the file or the variable, once per process
+ * (a reload and a second lookup add none); a rejected shipped file, a missing default user
+ * directory and a good database give none. */
+static void warnings(void)
+{
+    const chg_device_t dev = fake_device("Warn GPU", "1.0", "warn:arch", "warn");
+    const int quiet = chg_verbose() == 0; /* CLHGEMM_VERBOSE adds lines of its own */
+    char p[700], q[700];
+    setenv("CLHGEMM_SHIPPED_TUNING_DIR", "off", 1);
+
+    /* missing, then a file that is not a directory */
+    snprintf(p, sizeof p, "%s/warn-missing", g_tmp);
+    setenv("CLHGEMM_TUNING_DIR", p, 1);
+    for (int round = 0; round < 2; round++) {
+        char *text = lookup_stderr(&dev);
+        const int want = round == 0;
+        EXPECT(tc_count_lines(text, "clhgemm: CLHGEMM_TUNING_DIR=", p, "cannot be read") == want &&
+                   (!quiet || tc_count_lines(text, "clhgemm: ", "", NULL) == want),
+               "missing CLHGEMM_TUNING_DIR, lookup %d: want %d line(s) naming it: [%s]", round + 1,
+               want, text);
+        free(text);
+    }
+    snprintf(q, sizeof q, "%s/warn-file", g_tmp);
+    write_text(q, "{}");
+    setenv("CLHGEMM_TUNING_DIR", q, 1);
+    for (int round = 0; round < 2; round++) {
+        char *text = lookup_stderr(&dev);
+        const int want = round == 0;
+        EXPECT(tc_count_lines(text, "clhgemm: CLHGEMM_TUNING_DIR=", q, "not a directory") == want &&
+                   (!quiet || tc_count_lines(text, "clhgemm: ", "", NULL) == want),
+               "CLHGEMM_TUNING_DIR a file, lookup %d: want %d line(s): [%s]", round + 1, want,
+               text);
+        free(text);
+    }
+
+    /* a corrupt and an out-of-range user file beside a good one: one line each */
+    set_dirs("warn-user", NULL);
+    char bad[700], range[700], good[700];
+    path_in(bad, sizeof bad, "warn-user", "bad.json");
+    path_in(range, sizeof range, "warn-user", "range.json");
+    path_in(good, sizeof good, "warn-user", "tuning.json");
+    write_text(bad, "{\"format\": \"clhgemm-tuning\", \"entries\": [");
+    {   /* well-formed JSON, a vector width out of range */
+        char text[2048];
+        snprintf(text, sizeof text, "%s%s]}", VALID_HEAD, VALID_ENTRY);
+        char *at = strstr(text, "\"VWM\":2");
+        EXPECT(at != NULL, "no VWM key in VALID_ENTRY");
+        if (at) at[6] = '3';
+        write_text(range, text);
+    }
+    chg_tuning_record_t rec = record_for(&dev, P_EXACT, 3);
+    write_db(good, &rec, 1);
+    chg_tuning_record_free(&rec);
+    for (int round = 0; round < 2; round++) {
+        char *text = lookup_stderr(&dev);
+        const int want = round == 0;
+        EXPECT(tc_count_lines(text, "clhgemm: user tuning file ", bad, "not valid JSON") == want &&
+                   tc_count_lines(text, "clhgemm: user tuning file ", range, "VWM") == want &&
+                   tc_count_lines(text, "clhgemm: ", good, NULL) == 0 &&
+                   (!quiet || tc_count_lines(text, "clhgemm: ", "", NULL) == 2 * want),
+               "rejected user files, lookup %d: want %d line(s) each, none for the good file: [%s]",
+               round + 1, want, text);
+        free(text);
+    }
+    chg_tuning_entry_t e;
+    EXPECT(chg_tuning_lookup(&dev, CHG_F32, &e) == CHG_TUNING_EXACT && !strcmp(e.source, good),
+           "the good user file beside rejected ones: %s from %s", chg_tuning_level_name(e.level),
+           e.source);
+
+    /* a rejected shipped file: a verbose note only */
+    set_dirs(NULL, "warn-shipped");
+    path_in(q, sizeof q, "warn-shipped", "bad.json");
+    write_text(q, "not json");
+    if (quiet) {
+        char *text = lookup_stderr(&dev);
+        EXPECT(tc_count_lines(text, "clhgemm: ", "", NULL) == 0,
+               "a rejected shipped file must stay quiet at verbosity 0: [%s]", text);
+        free(text);
+    }
+
+    /* the default user directory (unset variable) that does not exist: silent */
+    snprintf(q, sizeof q, "%s/warn-home", g_tmp);
+    mkdir(q, 0755);
+    char *home = getenv("HOME") ? strdup(getenv("HOME")) : NULL;
+    char *xdg = getenv("XDG_CONFIG_HOME") ? strdup(getenv("XDG_CONFIG_HOME")) : NULL;
+    unsetenv("CLHGEMM_TUNING_DIR");
+    unsetenv("XDG_CONFIG_HOME");
+    setenv("HOME", q, 1);
+    setenv("CLHGEMM_SHIPPED_TUNING_DIR", "off", 1);
+    if (quiet) {
+        char *text = lookup_stderr(&dev);
+        EXPECT(tc_count_lines(text, "clhgemm: ", "", NULL) == 0,
+               "no CLHGEMM_TUNING_DIR and no ~/.config/clhgemm must stay quiet: [%s]", text);
+        free(text);
+    }
+    if (home) setenv("HOME", home, 1);
+    else unsetenv("HOME");
+    if (xdg) setenv("XDG_CONFIG_HOME", xdg, 1);
+    free(home);
+    free(xdg);
+    set_dirs(NULL, NULL);
+}
+
 /* ---- resolved once: chg_tuned_gemm, chg_tuned_entry ------------------------------------- */
 
 /* The cached forms answer what the uncached ones answer, in both precisions. */
@@ -1404,6 +1525,7 @@ int main(int argc, char **argv)
         lookup_levels();
         tuned_cache();
         trsm_nb_precedence();
+        warnings();
     } else if (!strcmp(mode, "device") || ((!strcmp(mode, "tuned") || !strcmp(mode, "cpumodel") ||
                                                  !strcmp(mode, "trsm") ||
                                                  !strcmp(mode, "cpumodel-guard")) && argc > 2)) {

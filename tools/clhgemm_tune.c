@@ -68,7 +68,10 @@ static void usage(FILE *f)
         "  --out FILE           database to write; merged with what FILE holds (default:\n"
         "                       DIR/tuning.json with --out-dir, else the user database\n"
         "                       $CLHGEMM_TUNING_DIR|$XDG_CONFIG_HOME/clhgemm|~/.config/clhgemm/tuning.json)\n"
-        "  --out-dir DIR        logs: DIR/tune.log, candidates.csv, improvements.csv, workers.log\n"
+        "  --out-dir DIR        logs: DIR/tune.log, candidates.csv, improvements.csv,\n"
+        "                       workers.log;"
+        " the database goes to DIR/tuning.json unless --out is given,\n"
+        "                       which the library reads only with CLHGEMM_TUNING_DIR=DIR\n"
         "  --resume             continue the GEMM searches recorded in DIR/candidates.csv\n"
         "  --jobs N             parallel kernel builds (worker processes); default: half the\n"
         "                       cores up to 8 for GPUs, 1 for CPU devices\n"
@@ -332,7 +335,48 @@ static void load_existing(tdev_t *d, const char *path)
     chg_tuning_file_free(&f);
 }
 
-static void summary(tune_run_t *r, tdev_t *devs, int ndev, const char *path)
+/* Whether the directory of `path` is `dir` (both resolved when they exist). */
+static int same_dir(const char *path, const char *dir)
+{
+    char d[4200], a[PATH_MAX], b[PATH_MAX];
+    snprintf(d, sizeof d, "%s", path);
+    char *slash = strrchr(d, '/');
+    if (slash) *slash = '\0';
+    else snprintf(d, sizeof d, ".");
+    if (realpath(d, a) && realpath(dir, b)) return !strcmp(a, b);
+    return !strcmp(d, dir);
+}
+
+/* How the library will find the database file `path`, as a note for the summary: "" where it
+ * reads it as things are, else what to set. A database nobody reads is the tuner's silent
+ * failure (its --out-dir default is not a directory the library reads). */
+static void db_reach(const char *path, char *note, size_t len)
+{
+    char dir[4200], user[4096], shipped[4096];
+    snprintf(dir, sizeof dir, "%s", path);
+    char *slash = strrchr(dir, '/');
+    if (slash) *slash = '\0';
+    else snprintf(dir, sizeof dir, ".");
+    const size_t l = strlen(path);
+    const char *u = chg_tuning_user_dir(user, sizeof user);
+    const char *s = chg_tuning_shipped_dir(shipped, sizeof shipped);
+    const char *env = getenv("CLHGEMM_TUNING_DIR");
+    note[0] = '\0';
+    if (l < 5 || strcmp(path + l - 5, ".json"))
+        snprintf(note, len, " (not read by the library: it reads only the *.json files of its "
+                            "tuning directories)");
+    else if (u && same_dir(path, u) && env && *env)
+        snprintf(note, len, " (read by the library where CLHGEMM_TUNING_DIR=%s, as in this run)",
+                 u);
+    else if ((u && same_dir(path, u)) || (s && same_dir(path, s)))
+        note[0] = '\0';
+    else
+        snprintf(note, len, " (not a directory the library reads: it reads this file only "
+                            "with CLHGEMM_TUNING_DIR=%s; without it, %s)",
+                 dir, u ? u : "no user directory");
+}
+
+static void summary(tune_run_t *r, tdev_t *devs, int ndev, const char *path, int written)
 {
     char t1[32], t2[32];
     tune_fmt_time(tune_elapsed(r), t1, sizeof t1);
@@ -403,7 +447,15 @@ static void summary(tune_run_t *r, tdev_t *devs, int ndev, const char *path)
                         c->samples, c->cpu_threads, c->cpu_core, c->check_n, c->model_share, c->model_pred_s,
                         c->model_s, c->search_share, c->search_s);
             }
-        fprintf(f, "database: %s\n", path);
+        if (written) {
+            char note[4600];
+            db_reach(path, note, sizeof note);
+            fprintf(f, "database: %s%s\n", path, note);
+        } else {
+            /* e.g. --cpu-model on a CPU device: the phase was skipped, nothing was measured */
+            fprintf(f, "database: nothing written (no phase stored a result; %s %s)\n", path,
+                    access(path, F_OK) == 0 ? "is as it was" : "was not created");
+        }
         if (r->o.out_dir) fprintf(f, "logs: %s/{tune.log,candidates.csv,improvements.csv}\n", r->o.out_dir);
         fflush(f);
     }
@@ -553,13 +605,14 @@ int main(int argc, char **argv)
         plan[i].on[PH_CPU] = run.o.do_cpumodel &&
                              (!(devs[i].dev.features & CHG_FEAT_CPU) || run.o.force_cpumodel);
         if (run.o.do_cpumodel && !plan[i].on[PH_CPU])
-            tune_say(&run, "%s cpu model: skipped on a CPU device (--force-cpu-model measures it anyway)",
+            tune_say(&run, "%s cpu model: skipped on a CPU device, nothing stored for it "
+                           "(--force-cpu-model measures it anyway)",
                      devs[i].log_prefix);
         for (int p = 0; p < PH_COUNT; p++) weight_left += plan[i].on[p] * ph_weight[p];
     }
     if (ndev > 64) ndev = 64;
     const double end = run.t0 + run.o.budget_s;
-    int failures = 0;
+    int failures = 0, written = 0;
     for (int i = 0; i < ndev && !run.stop; i++) {
         tdev_t *d = &devs[i];
         cl_int err;
@@ -603,14 +656,14 @@ int main(int argc, char **argv)
                 }
             if (d->rec.prec[0].present || d->rec.prec[1].present || d->rec.pipeline.present ||
                 d->rec.cpumodel[0].present || d->rec.cpumodel[1].present)
-                save(&run, d, dbpath);
+                written += save(&run, d, dbpath) == 0;
         }
         clReleaseCommandQueue(d->q);
         clReleaseContext(d->ctx);
         d->q = NULL;
         d->ctx = NULL;
     }
-    summary(&run, devs, ndev, dbpath);
+    summary(&run, devs, ndev, dbpath, written);
     for (int i = 0; i < ndev; i++) chg_tuning_record_free(&devs[i].rec);
     free(devs);
     clhgemm_release_resources();

@@ -60,6 +60,7 @@ typedef struct trace_offset_s {
 struct chg_trace_s {
     pthread_mutex_t lock;
     char *path;
+    const char *origin; /* what set path (static text), for the warning */
     trace_track_t *tracks;
     size_t ntracks, captracks;
     trace_event_t *events;
@@ -92,7 +93,7 @@ static int grow(void **arr, size_t *cap, size_t n, size_t esz)
     return 0;
 }
 
-chg_trace_t *chg_trace_begin(const char *path)
+chg_trace_t *chg_trace_begin(const char *path, const char *origin)
 {
     if (!path || !*path) return NULL;
     chg_trace_t *t = calloc(1, sizeof *t);
@@ -101,6 +102,7 @@ chg_trace_t *chg_trace_begin(const char *path)
         return NULL;
     }
     t->path = dup_str(path);
+    t->origin = origin ? origin : "trace file";
     if (!t->path || pthread_mutex_init(&t->lock, NULL) != 0) {
         free(t->path);
         free(t);
@@ -405,17 +407,28 @@ int chg_trace_end(chg_trace_t *t)
     if (tmp) {
         snprintf(tmp, len, "%s.tmp.%ld.%u", t->path, (long)getpid(),
                  __atomic_fetch_add(&counter, 1u, __ATOMIC_RELAXED));
+        /* A trace asked for and not written is said whatever the verbosity, once per path:
+         * every later call would fail the same way. */
         FILE *f = fopen(tmp, "w");
         if (!f) {
-            chg_log(1, "trace: cannot open %s: %s", tmp, strerror(errno));
+            const int err = errno;
+            chg_log(1, "trace: cannot open %s: %s", tmp, strerror(err));
+            chg_env_warn(t->origin, t->path, "cannot be written (%s: %s); no trace is written",
+                         tmp, strerror(err));
         } else {
             int werr = write_json(t, f);
             if (fclose(f) != 0) werr = -1;
             if (werr) {
+                const int err = errno;
                 chg_log(1, "trace: writing %s failed", tmp);
+                chg_env_warn(t->origin, t->path, "cannot be written (%s: %s); no trace is written",
+                             tmp, strerror(err));
                 remove(tmp);
             } else if (rename(tmp, t->path) != 0) {
-                chg_log(1, "trace: cannot rename %s to %s: %s", tmp, t->path, strerror(errno));
+                const int err = errno;
+                chg_log(1, "trace: cannot rename %s to %s: %s", tmp, t->path, strerror(err));
+                chg_env_warn(t->origin, t->path, "cannot be written (rename: %s); no trace is "
+                             "written", strerror(err));
                 remove(tmp);
             } else {
                 rc = 0;

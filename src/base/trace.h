@@ -21,8 +21,9 @@ unsigned long long chg_now_ns(void);
 static inline double chg_seconds_since(unsigned long long t0) { return (chg_now_ns() - t0) * 1e-9; }
 
 /* Starts collecting for one call (path NULL → returns NULL; every function accepts NULL and
- * then does nothing). */
-chg_trace_t *chg_trace_begin(const char *path);
+ * then does nothing). `origin` names what set the path (e.g. "CLHGEMM_TRACE"), for the warning
+ * when the file cannot be written. */
+chg_trace_t *chg_trace_begin(const char *path, const char *origin);
 
 /* Measures the offset between `queue`'s device clock and chg_now_ns() (a marker enqueued and
  * waited for; its profiling end time against the host clock right after) and remembers it for
@@ -40,7 +41,8 @@ void chg_trace_device(chg_trace_t *t, int device_index, const char *track, const
 
 /* Waits for nothing: all recorded events must be complete. Resolves device times, writes the
  * JSON file (replacing it), releases everything. Returns 0, or -1 if the file could not be
- * written (reported with CLHGEMM_VERBOSE). */
+ * written: one line "clhgemm: <origin>=<path> cannot be written (...)" on stderr whatever
+ * CLHGEMM_VERBOSE says, once per (origin, path) per process (the details with CLHGEMM_VERBOSE). */
 int chg_trace_end(chg_trace_t *t);
 
 #endif

@@ -7,7 +7,9 @@
  * change under a running call and reading it is free on the hot path. The one exception is a
  * malformed or out-of-range environment variable: it must never pass silently, so
  * chg_env_warn() reports it whatever the level, once per (variable, value), and the chg_env_*
- * readers say what they use instead. The string buffer never
+ * readers say what they use instead; so does chg_warn_once() for a setting that is well-formed
+ * but cannot be used (a directory that cannot be written, a rejected tuning file), once per
+ * cause, since the same cause would otherwise repeat at every call. The string buffer never
  * fails loudly: an allocation failure only sets `failed`, so generators can append freely and
  * check once at the end instead of after every line.
  */
@@ -88,7 +90,8 @@ const char *chg_getenv(const char *name)
 
 /* ---- validated environment ------------------------------------------------------------- */
 
-/* The (name, value) pairs already reported, as "NAME=value" strings; never freed. */
+/* The causes already reported: "NAME=value" for a variable's value, "=key" for a chg_warn_once
+ * key (no variable's name is empty, so the two never meet); never freed. */
 typedef struct warned_s {
     struct warned_s *next;
     char key[];
@@ -115,6 +118,17 @@ static int first_warning(const char *name, const char *value)
     }
     pthread_mutex_unlock(&g_warned_lock);
     return first;
+}
+
+void chg_warn_once(const char *key, const char *fmt, ...)
+{
+    if (!first_warning("", key)) return;
+    char text[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof text, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "clhgemm: %s\n", text);
 }
 
 void chg_env_warn(const char *name, const char *value, const char *fmt, ...)

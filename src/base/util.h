@@ -3,7 +3,8 @@
  * environment parsing, checked allocation and a portable mutex wrapper.
  * The library never prints unless CLHGEMM_VERBOSE is set (1 = plan/decisions, 2 = also builds
  * and cache traffic) -- except that a malformed or out-of-range environment variable is always
- * reported, once per (variable, value) per process (chg_env_warn).
+ * reported, once per (variable, value) per process (chg_env_warn), and so is a setting that
+ * cannot be used, once per cause (chg_warn_once).
  */
 #ifndef CHG_UTIL_H
 #define CHG_UTIL_H
@@ -31,6 +32,11 @@ const char *chg_getenv(const char *name);
  * once per (name, value) per process (a small mutex-protected set); it never calls chg_log. */
 void chg_env_warn(const char *name, const char *value, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+/* A setting the library cannot use (a file or directory it names, not the text of its value):
+ * one line "clhgemm: <fmt...>" to stderr whatever CLHGEMM_VERBOSE says, once per `key` per
+ * process (the key names the cause, e.g. the path and what is wrong with it). The line should
+ * name the variable or file and say what the library does instead. */
+void chg_warn_once(const char *key, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Strict parsers, 1 on success, 0 otherwise (*out untouched then). chg_parse_long: an optional
  * sign and decimal digits, nothing else (no blanks, no "0x", no trailing text); overflow gives
  * LONG_MIN/LONG_MAX (out of any range). chg_parse_double: a decimal number ([+-], digits, '.',

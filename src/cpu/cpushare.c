@@ -53,10 +53,10 @@ static const char *core_hint(const char *core)
     const int avx2 = __builtin_cpu_supports("avx2");
     int is_old = 0;
     for (size_t i = 0; i < sizeof old / sizeof old[0]; i++) is_old |= !strcmp(core, old[i]);
-    if (avx2 && is_old) return " -- WARNING: the CPU has AVX2 but OpenBLAS runs older kernels: set OPENBLAS_CORETYPE (README)";
+    if (avx2 && is_old) return " -- WARNING: the CPU has AVX2 but OpenBLAS runs older kernels: set OPENBLAS_CORETYPE (docs/ENVIRONMENT.md)";
     if (__builtin_cpu_is("intel") && __builtin_cpu_supports("avx512f") && strcmp(core, "SkylakeX") &&
         strcmp(core, "Cooperlake") && strcmp(core, "SapphireRapids"))
-        return " -- WARNING: an Intel CPU with AVX-512 but OpenBLAS runs other kernels: try OPENBLAS_CORETYPE=Cooperlake or SkylakeX (README)";
+        return " -- WARNING: an Intel CPU with AVX-512 but OpenBLAS runs other kernels: try OPENBLAS_CORETYPE=Cooperlake or SkylakeX (docs/ENVIRONMENT.md)";
 #else
     (void)core;
 #endif

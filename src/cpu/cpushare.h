@@ -6,8 +6,8 @@
  * compute the rest: either a slab of rows split off by a ratio (seed 004) or column strips the
  * CPU takes from the shared band schedule like another device (seed 003's CPU-sized tiles).
  * This module runs the CPU's products, reports what OpenBLAS is (core type, threads: a
- * misdetected core runs 5-7x slower, see README), measures the CPU rate, and holds seed 004's
- * empirical time model T = k1*m*n*k + k2*m*n + k3, fitted by least squares.
+ * misdetected core runs 5-7x slower, see docs/ENVIRONMENT.md), measures the CPU rate, and holds
+ * seed 004's empirical time model T = k1*m*n*k + k2*m*n + k3, fitted by least squares.
  */
 #ifndef CHG_CPUSHARE_H
 #define CHG_CPUSHARE_H

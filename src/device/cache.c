@@ -15,7 +15,8 @@
  * old file or the new one, never half of one. Anything wrong with a file (short, bad magic,
  * foreign key, hash mismatch, or a binary the driver refuses) counts as a reject; the program
  * is then built from source and the file replaced. Disk failures are never errors: without a
- * writable directory the cache just works in memory.
+ * writable directory the cache just works in memory (and says so once per directory on stderr,
+ * whatever the verbosity: every process would otherwise compile every kernel again unseen).
  *
  * File layout (integers little-endian): "CLHGEMM\x01", u64 key length, u64 binary length,
  * u64 FNV-1a of (key bytes, binary bytes), key bytes, binary bytes.
@@ -101,12 +102,15 @@ static double now_ms(void)
     return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
 }
 
-/* mkdir -p with mode 0755; 0 on success (also when it already exists). */
+/* mkdir -p with mode 0755; 0 on success (also when it already exists), else -1 with errno. */
 static int make_dirs(const char *path)
 {
     char buf[4096];
     size_t n = strlen(path);
-    if (n == 0 || n >= sizeof(buf)) return -1;
+    if (n == 0 || n >= sizeof(buf)) {
+        errno = n ? ENAMETOOLONG : ENOENT;
+        return -1;
+    }
     memcpy(buf, path, n + 1);
     for (size_t i = 1; i <= n; i++) {
         if (buf[i] != '/' && buf[i] != '\0') continue;
@@ -116,7 +120,30 @@ static int make_dirs(const char *path)
         buf[i] = c;
     }
     struct stat st;
-    return (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) ? 0 : -1;
+    if (stat(path, &st) != 0) return -1;
+    if (!S_ISDIR(st.st_mode)) {
+        errno = ENOTDIR;
+        return -1;
+    }
+    return 0;
+}
+
+/* The disk level cannot use `dir` (err: why): one line whatever the verbosity, once per
+ * directory, naming CLHGEMM_CACHE_DIR, since without it every process compiles every kernel
+ * again (seconds each on some drivers) and nothing else would say so. */
+static void warn_cache_dir(const char *dir, int err)
+{
+    const char *v = chg_getenv("CLHGEMM_CACHE_DIR");
+    if (v != NULL && strcmp(v, dir) == 0) {
+        chg_env_warn("CLHGEMM_CACHE_DIR", v, "cannot be used (%s); compiled kernels are not "
+                     "kept on disk", strerror(err));
+        return;
+    }
+    char key[4200];
+    snprintf(key, sizeof key, "cache %s", dir);
+    chg_warn_once(key, "kernel cache directory %s cannot be used (%s); compiled kernels are not "
+                  "kept on disk (CLHGEMM_CACHE_DIR names another directory, or off)", dir,
+                  strerror(err));
 }
 
 static int write_all(int fd, const void *data, size_t len)
@@ -389,6 +416,7 @@ static int disk_write(const char *dir, const char *path, const char *key, cl_pro
 
     if ((tmp = concat(dir, "/.tmp-XXXXXX", NULL, NULL, NULL)) == NULL) goto out;
     if ((fd = mkstemp(tmp)) < 0) {
+        warn_cache_dir(dir, errno);
         free(tmp);
         tmp = NULL;
         goto out;
@@ -495,7 +523,9 @@ static cl_program disk_lookup(cl_context context, const chg_device_t *dev, const
     const char *dir = chg_cache_dir(dirbuf, dirlen);
     if (dir == NULL) return NULL;
     if (make_dirs(dir) != 0) {
+        const int err = errno;
         chg_log(2, "cache directory %s cannot be created; disk cache off", dir);
+        warn_cache_dir(dir, err);
         return NULL;
     }
     char *key = disk_key(dev, source, options);

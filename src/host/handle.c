@@ -207,6 +207,7 @@ CLHGEMM_API clhgemm_status_t clhgemm_create(clhgemm_handle_t *handle, const clhg
     h->cpu_threads = p.cpu_threads;
     h->cpu_gamma = p.cpu_gamma;
     const char *tp = p.o.trace_file ? p.o.trace_file : chg_getenv("CLHGEMM_TRACE");
+    h->trace_origin = p.o.trace_file ? "clhgemm_options_t.trace_file" : "CLHGEMM_TRACE";
     if (tp && !(h->trace_path = strdup(tp))) st = CLHGEMM_OUT_OF_HOST_MEMORY;
     if (st == CLHGEMM_SUCCESS) st = open_devices(h, &p);
     h->ndev_all = h->ndev;

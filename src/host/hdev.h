@@ -133,6 +133,7 @@ struct clhgemm_handle_s {
     int cpu_threads;
     double cpu_gamma;
     char *trace_path;
+    const char *trace_origin;  /* what set it: "CLHGEMM_TRACE" or the option, for its warning */
     route_model_t route;
     pthread_mutex_t call_lock; /* one call at a time per handle */
     pthread_mutex_t info_lock; /* guards `last` (a call routed to the CPU takes no call lock) */

@@ -233,7 +233,7 @@ static clhgemm_status_t run_planned(clhgemm_handle_t h, call_t *c, const share_t
     }
     pthread_mutex_init(&c->mu, NULL);
     for (int i = 0; i < h->ndev; i++) h->devs[i].short_in_call = 0;
-    c->trace = chg_trace_begin(h->trace_path);
+    c->trace = chg_trace_begin(h->trace_path, h->trace_origin);
     /* C's pages faulted in while the first tiles compute (a fresh C: prefault.h) */
     chg_prefault_t pf;
     chg_prefault_start(&pf, c->c, m_all, c->n, c->ldc, c->es,

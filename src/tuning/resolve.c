@@ -8,6 +8,11 @@
  * in effect, so a test or a user that changes CLHGEMM_TUNING_DIR sees the new directory at the
  * next call. chg_tuning_generation() changes whenever the cache is dropped or the bypass hook
  * set, so that the caches above this one (tuning.c) know when to resolve again.
+ *
+ * A user database file that is rejected, and a CLHGEMM_TUNING_DIR that names no readable
+ * directory, are said on stderr whatever the verbosity, once per cause: the user asked for that
+ * database, and without the line its entries would seem to be ignored for no reason. A shipped
+ * file's rejection stays a verbose note (it is the project's file, and the tests feed bad ones).
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -16,6 +21,7 @@
 
 #include <dirent.h>
 #include <dlfcn.h>
+#include <errno.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdatomic.h>
@@ -187,12 +193,28 @@ static int cmp_str(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+/* A CLHGEMM_TUNING_DIR that names no readable directory: the user asked for a database that
+ * cannot be read, which must not pass silently (the default directory may well not exist). */
+static void warn_user_dir(const char *dir, int err)
+{
+    const char *v = chg_getenv("CLHGEMM_TUNING_DIR");
+    if (!v || is_off(v) || strcmp(v, dir)) return;
+    struct stat st;
+    const char *what = stat(dir, &st) != 0 ? strerror(errno)
+                       : !S_ISDIR(st.st_mode) ? "not a directory"
+                                              : strerror(err);
+    chg_env_warn("CLHGEMM_TUNING_DIR", v, "cannot be read (%s); no user tuning database is used",
+                 what);
+}
+
 /* Appends the *.json files of dir (sorted) to set. */
 static void load_dir(dbset_t *set, const char *dir, int user)
 {
     DIR *d = opendir(dir);
     if (!d) {
+        const int err = errno;
         chg_log(2, "tuning: no %s database directory %s", user ? "user" : "shipped", dir);
+        if (user) warn_user_dir(dir, err);
         return;
     }
     char **names = NULL;
@@ -228,6 +250,13 @@ static void load_dir(dbset_t *set, const char *dir, int user)
                          f->file.library_version);
                 chg_log(2, "tuning: %s database %s: %d entries", user ? "user" : "shipped",
                         f->src.path, f->file.count);
+            } else if (user) {
+                /* The user's own file (clhgemm-tune's or a hand edit) left out: said once per
+                 * file and reason whatever the verbosity, or its entries would seem ignored. */
+                char key[sizeof f->src.path + sizeof f->src.reason + 8];
+                snprintf(key, sizeof key, "tuning %s: %s", f->src.path, f->src.reason);
+                chg_warn_once(key, "user tuning file %s rejected (%s); its entries are not used",
+                              f->src.path, f->src.reason);
             } else {
                 chg_log(1, "tuning: rejected %s: %s", f->src.path, f->src.reason);
             }
