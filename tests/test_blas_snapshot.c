@@ -28,7 +28,7 @@
 
 #include "blas/snapshot.h"
 #include "common.h"
-#include "host/hdev.h"
+#include "host/handle.h"
 #include "host/pool.h"
 #include "host/route.h"
 

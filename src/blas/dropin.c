@@ -22,7 +22,7 @@
 #include "cpu/cpulib.h"
 #include "cpu/cpushare.h"
 #include "blas/snapshot.h"
-#include "host/hdev.h"
+#include "host/handle.h"
 #include "host/route.h"
 
 /* Below this many flops a call goes to the CPU BLAS without asking the model (and without

@@ -5,6 +5,8 @@
 
 #include "host/bshare.h"
 
+#include "host/devmem.h"
+
 int chg_bshare_wanted(const hdev_t *const *devs, int ndev)
 {
     static const char *const names[] = {"auto", "on", "off", NULL};

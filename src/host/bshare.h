@@ -26,7 +26,7 @@
 #ifndef CHG_HOST_BSHARE_H
 #define CHG_HOST_BSHARE_H
 
-#include "host/hdev.h"
+#include "host/handle.h"
 
 #define BS_MAXDEV 16  /* devices of a call that share (more: no sharing) */
 

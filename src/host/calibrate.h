@@ -9,7 +9,7 @@
 #ifndef CHG_HOST_CALIBRATE_H
 #define CHG_HOST_CALIBRATE_H
 
-#include "host/hdev.h"
+#include "host/handle.h"
 
 /* d->h2d_bps, d->d2h_bps (pinned, a few 16-64 MiB copies) and d->dev_bps (device copies). */
 cl_int chg_measure_bus(hdev_t *d);

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "host/bshare.h"
+#include "host/devmem.h"
 #include "host/driver.h"
 #include "host/fault.h"
 #include "host/tile.h"

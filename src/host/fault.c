@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cpu/cpushare.h"
+#include "host/devmem.h"
 #include "host/fault.h"
 
 /* ---- CLHGEMM_FAULT_INJECT ------------------------------------------------------------------ */

@@ -6,7 +6,7 @@
  * the device's list of regions (band, columns), the call goes on, and host/run.c gives those
  * regions to the devices left, or to the CPU (chg_cpu_region: OpenBLAS, else a plain loop) when
  * none is left; the call returns success with the right result and one line on stderr per lost
- * device. After the call the handle drops the device (hdev.c chg_handle_drop_lost): later calls
+ * device. After the call the handle drops the device (chg_handle_drop_lost): later calls
  * plan without it. A shortage at a driver's setup (allocation, kernel build, the library's own
  * statuses) is not a lost device: the call fails as before (chg_fault_is_loss).
  *

@@ -17,7 +17,7 @@
 #ifndef CHG_HOST_PLAN_H
 #define CHG_HOST_PLAN_H
 
-#include "host/hdev.h"
+#include "host/handle.h"
 
 /* How a device holds A (the operand shared by the tiles of one tile row, a "band").
  *   AMODE_STREAM    A slices are packed per tile, like B (least device memory).

@@ -19,7 +19,7 @@
 #ifndef CHG_HOST_ROUTE_H
 #define CHG_HOST_ROUTE_H
 
-#include "host/hdev.h"
+#include "host/handle.h"
 
 /* A call as the model sees it (column-major view; elements of the operands read and of C). */
 typedef struct route_call_s {

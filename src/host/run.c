@@ -6,6 +6,7 @@
 
 #include "cpu/cpushare.h"
 #include "host/bshare.h"
+#include "host/devmem.h"
 #include "host/driver.h"
 #include "host/fault.h"
 #include "host/prefault.h"

@@ -25,7 +25,7 @@
 #define CHG_HOST_TRSM_BLOCKED_H
 
 #include "core/level3.h"
-#include "host/hdev.h"
+#include "host/handle.h"
 
 /* B := alpha * inv(op(A)) * B (or B * inv(op(A))) of a checked call (sh, column-major view,
  * m, n > 0, alpha != 0) by the blocked path; the status of the first update or panel that

@@ -50,6 +50,7 @@
 #include "base/trace.h"
 #include "core/trsm.h"
 #include "core/trsm_dev.h"
+#include "host/devmem.h"
 #include "host/fault.h"
 #include "host/tile.h" /* chg_ev_wait, chg_ev_release */
 #include "host/upload.h"

@@ -15,7 +15,7 @@
 #define CHG_HOST_TRSM_STRIPS_H
 
 #include "core/level3.h"
-#include "host/hdev.h"
+#include "host/handle.h"
 
 /* Solves B := alpha * inv(op(A)) * B (or B * inv(op(A))) of a checked call (sh, column-major
  * view, m, n > 0, alpha != 0) by strips, under the handle's call lock. Returns 0 when the

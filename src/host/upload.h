@@ -7,7 +7,7 @@
 #ifndef CHG_HOST_UPLOAD_H
 #define CHG_HOST_UPLOAD_H
 
-#include "host/hdev.h"
+#include "host/handle.h"
 
 /* An upload in column chunks: chunk j is columns [c0, c1) of the host block at src (chg_chunk_cols
  * of cols in nch), rows [r0, r1) of them (all rows, or a stored triangle); the pack threads copy

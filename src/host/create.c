@@ -1,5 +1,5 @@
 /*
- * handle.c -- a handle of the host API: its options (clhgemm_options_t, then the
+ * create.c -- a handle of the host API: its options (clhgemm_options_t, then the
  * environment, then the device's tuning entry, then built-in defaults), its devices (a
  * context, queues, bus measurements), its pack threads and their measured rate; destroy;
  * the last call's info.
@@ -10,6 +10,7 @@
 
 #include "cpu/cpushare.h"
 #include "host/calibrate.h"
+#include "host/devmem.h"
 #include "host/fault.h"
 #include "host/plan.h"
 #include "host/route.h"

@@ -1,14 +1,15 @@
 /*
- * hdev.h -- a handle and its devices: the state every module of the host pipeline shares
- * (hdev.c owns the devices' buffers).
+ * handle.h -- a handle and its devices: the state every module of the host pipeline shares
+ * (handle.c owns the call info and the FP64 flag; host/create.c makes and destroys a handle;
+ * host/devmem.h keeps the devices' buffers).
  *
- * A handle (clhgemm_create, handle.c) holds one hdev_t per device: its context, its in-order
- * queues (h2d, kernel, d2h, and spares), what calibrate.c measured (pinned bandwidth each way,
- * device copy rate, kernel rate per precision), and the buffers of the last plan, kept and
- * grown across calls: device buffers by role and the pinned staging rings.
+ * A handle (clhgemm_create, host/create.c) holds one hdev_t per device: its context, its
+ * in-order queues (h2d, kernel, d2h, and spares), what calibrate.c measured (pinned bandwidth
+ * each way, device copy rate, kernel rate per precision), and the buffers of the last plan,
+ * kept and grown across calls: device buffers by role and the pinned staging rings.
  */
-#ifndef CHG_HOST_HDEV_H
-#define CHG_HOST_HDEV_H
+#ifndef CHG_HOST_HANDLE_H
+#define CHG_HOST_HANDLE_H
 
 #include <stdatomic.h>
 
@@ -138,7 +139,7 @@ struct clhgemm_handle_s {
     pthread_mutex_t info_lock; /* guards `last` (a call routed to the CPU takes no call lock) */
     clhgemm_call_info_t last;
     _Atomic int last_is_cpu;   /* `last` is the record of a CPU-routed call (chg_handle_set_last) */
-    struct clhgemm_handle_s *reg_next; /* the process's handles (hdev.c chg_handle_register) */
+    struct clhgemm_handle_s *reg_next; /* the process's handles (devmem.c chg_handle_register) */
 };
 
 /* The call info of the call just made (clhgemm_last_call_info), under info_lock. */
@@ -161,29 +162,5 @@ static inline int chg_handle_fp64_ok(clhgemm_handle_t h, chg_precision_t prec)
 }
 /* Sets fp64_all from devs[0..ndev) (after the devices are opened, and when lost ones leave). */
 void chg_handle_fp64_update(clhgemm_handle_t h);
-
-/* Device buffer role `which` with at least `slots` buffers of `bytes`: kept when large enough,
- * else reallocated (never shrunk across calls). */
-cl_int chg_hdev_reserve(hdev_t *d, int which, size_t bytes, int slots);
-/* Pinned staging slots st[0..slots) of at least `bytes` each. */
-cl_int chg_hdev_reserve_pinned(hdev_t *d, pinned_t *st, int slots, size_t bytes);
-/* Waits for the device's queues and releases its buffers, queues and context. */
-void chg_hdev_release(hdev_t *d);
-/* Waits for the device's queues and releases its device buffers (not the pinned staging, which
- * is host memory); the next call's setup allocates them again. Returns the bytes released. */
-size_t chg_hdev_free_device_buffers(hdev_t *d);
-
-/* The process's handles, so that one short of device memory can take back what idle ones keep
- * on the same device: clhgemm_create registers a handle once it is made, clhgemm_destroy
- * unregisters it before releasing anything. */
-void chg_handle_register(clhgemm_handle_t h);
-void chg_handle_unregister(clhgemm_handle_t h);
-/* Every other registered handle that is idle (its call lock taken with trylock: never waits,
- * so no lock order arises) releases its device buffers on device `id`. Returns the bytes
- * released; *handles counts the handles that released some. */
-size_t chg_handles_release_idle(cl_device_id id, clhgemm_handle_t self, int *handles);
-/* After a call (under the call lock): the devices marked lost leave devs[0..ndev) and are
- * released; the others keep their order and state. Returns how many are left. */
-int chg_handle_drop_lost(clhgemm_handle_t h);
 
 #endif

@@ -1,10 +1,11 @@
 /*
- * hdev.c -- the buffers a device of a handle keeps between calls, and its release.
+ * devmem.c -- the buffers a device of a handle keeps between calls, and its release; the
+ * process's handles, whose idle members give back what they keep (devmem.h).
  */
 #include <pthread.h>
 #include <stdlib.h>
 
-#include "host/hdev.h"
+#include "host/devmem.h"
 
 /* Buffers of a device for this plan; grown (never shrunk) across calls. */
 cl_int chg_hdev_reserve(hdev_t *d, int which, size_t bytes, int slots)
