@@ -25,7 +25,7 @@ chg_bshare_t *chg_bshare_begin(hdev_t *const *devs, int ndev, size_t bytes)
 {
     if (!chg_bshare_wanted((const hdev_t *const *)devs, ndev)) return NULL;
     hdev_t *owner = devs[0];
-    if (chg_hdev_reserve_pinned(owner, owner->st_bs, BS_SLOTS, bytes) != CL_SUCCESS) {
+    if (chg_devmem_reserve_pinned(owner, owner->st_bs, BS_SLOTS, bytes) != CL_SUCCESS) {
         chg_log(1, "B slices: no shared staging (%zu bytes x %d pinned not had): each device stages its own",
                 bytes, BS_SLOTS);
         return NULL;

@@ -1,8 +1,7 @@
 /*
  * create.c -- a handle of the host API: its options (clhgemm_options_t, then the
  * environment, then the device's tuning entry, then built-in defaults), its devices (a
- * context, queues, bus measurements), its pack threads and their measured rate; destroy;
- * the last call's info.
+ * context, queues, bus measurements), its pack threads and their measured rate; destroy.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -235,7 +234,7 @@ CLHGEMM_API void clhgemm_destroy(clhgemm_handle_t h)
 {
     if (!h) return;
     chg_handle_unregister(h);  /* before anything is released (a no-op for a handle never registered) */
-    for (int i = 0; i < h->ndev; i++) chg_hdev_release(&h->devs[i]);
+    for (int i = 0; i < h->ndev; i++) chg_devmem_release(&h->devs[i]);
     for (int i = 0; i < h->ndev; i++) free(h->devs[i].redo.r);
     free(h->devs);
     for (int i = 0; i < h->nretired; i++) free(h->retired[i]);
@@ -246,14 +245,4 @@ CLHGEMM_API void clhgemm_destroy(clhgemm_handle_t h)
     pthread_mutex_destroy(&h->call_lock);
     pthread_mutex_destroy(&h->info_lock);
     free(h);
-}
-
-CLHGEMM_API clhgemm_status_t clhgemm_last_call_info(clhgemm_handle_t h, clhgemm_call_info_t *info)
-{
-    if (!h) return CLHGEMM_NULL_HANDLE;
-    if (!info) return CLHGEMM_INVALID_ARGUMENT;
-    pthread_mutex_lock(&h->info_lock);
-    *info = h->last;
-    pthread_mutex_unlock(&h->info_lock);
-    return CLHGEMM_SUCCESS;
 }

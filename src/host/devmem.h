@@ -11,14 +11,14 @@
 
 /* Device buffer role `which` with at least `slots` buffers of `bytes`: kept when large enough,
  * else reallocated (never shrunk across calls). */
-cl_int chg_hdev_reserve(hdev_t *d, int which, size_t bytes, int slots);
+cl_int chg_devmem_reserve(hdev_t *d, int which, size_t bytes, int slots);
 /* Pinned staging slots st[0..slots) of at least `bytes` each. */
-cl_int chg_hdev_reserve_pinned(hdev_t *d, pinned_t *st, int slots, size_t bytes);
+cl_int chg_devmem_reserve_pinned(hdev_t *d, pinned_t *st, int slots, size_t bytes);
 /* Waits for the device's queues and releases its buffers, queues and context. */
-void chg_hdev_release(hdev_t *d);
+void chg_devmem_release(hdev_t *d);
 /* Waits for the device's queues and releases its device buffers (not the pinned staging, which
  * is host memory); the next call's setup allocates them again. Returns the bytes released. */
-size_t chg_hdev_free_device_buffers(hdev_t *d);
+size_t chg_devmem_free_device(hdev_t *d);
 
 /* The process's handles, so that one short of device memory can take back what idle ones keep
  * on the same device: clhgemm_create registers a handle once it is made, clhgemm_destroy
@@ -29,9 +29,5 @@ void chg_handle_unregister(clhgemm_handle_t h);
  * so no lock order arises) releases its device buffers on device `id`. Returns the bytes
  * released; *handles counts the handles that released some. */
 size_t chg_handles_release_idle(cl_device_id id, clhgemm_handle_t self, int *handles);
-
-/* After a call (under the call lock): the devices marked lost leave devs[0..ndev) and are
- * released; the others keep their order and state. Returns how many are left. */
-int chg_handle_drop_lost(clhgemm_handle_t h);
 
 #endif

@@ -26,16 +26,16 @@ static cl_int reserve_buffers(const call_t *c, hdev_t *d, const chg_gemm_params_
                  bkp = chg_round_up(p->bk, g->kwg);
     const size_t kg = (size_t)CHG_MAX(p->kg, 1);
     const size_t aband = bmp * bkp * es * (p->amode == AMODE_STREAM ? 1 : p->kt);
-    cl_int err = chg_hdev_reserve(d, B_ARAW, p->bm * p->bk * es, NSTAGE);
-    if (err == CL_SUCCESS) err = chg_hdev_reserve(d, B_BRAW, p->bk * p->bn * es, NSTAGE);
-    if (err == CL_SUCCESS) err = chg_hdev_reserve(d, B_BPACK, bkp * bnp * es * kg, 1);
-    if (err == CL_SUCCESS) err = chg_hdev_reserve(d, B_APACK, aband, p->amode == AMODE_PREFETCH ? 2 : 1);
-    if (err == CL_SUCCESS) err = chg_hdev_reserve(d, B_CDEV, p->bm * p->bn * es, 2);
-    if (err == CL_SUCCESS) err = chg_hdev_reserve(d, B_CP, bmp * bnp * es, 1);
-    if (err == CL_SUCCESS) err = chg_hdev_reserve_pinned(d, d->st_a, NSTAGE, p->bm * p->bk * es);
-    if (err == CL_SUCCESS && !c->bs) err = chg_hdev_reserve_pinned(d, d->st_b, NSTAGE, p->bk * p->bn * es);
-    if (err == CL_SUCCESS && c->beta != 0.0) err = chg_hdev_reserve_pinned(d, &d->st_cin, 1, p->bm * p->bn * es);
-    if (err == CL_SUCCESS) err = chg_hdev_reserve_pinned(d, d->st_cout, NOUT, p->bm * p->bn * es);
+    cl_int err = chg_devmem_reserve(d, B_ARAW, p->bm * p->bk * es, NSTAGE);
+    if (err == CL_SUCCESS) err = chg_devmem_reserve(d, B_BRAW, p->bk * p->bn * es, NSTAGE);
+    if (err == CL_SUCCESS) err = chg_devmem_reserve(d, B_BPACK, bkp * bnp * es * kg, 1);
+    if (err == CL_SUCCESS) err = chg_devmem_reserve(d, B_APACK, aband, p->amode == AMODE_PREFETCH ? 2 : 1);
+    if (err == CL_SUCCESS) err = chg_devmem_reserve(d, B_CDEV, p->bm * p->bn * es, 2);
+    if (err == CL_SUCCESS) err = chg_devmem_reserve(d, B_CP, bmp * bnp * es, 1);
+    if (err == CL_SUCCESS) err = chg_devmem_reserve_pinned(d, d->st_a, NSTAGE, p->bm * p->bk * es);
+    if (err == CL_SUCCESS && !c->bs) err = chg_devmem_reserve_pinned(d, d->st_b, NSTAGE, p->bk * p->bn * es);
+    if (err == CL_SUCCESS && c->beta != 0.0) err = chg_devmem_reserve_pinned(d, &d->st_cin, 1, p->bm * p->bn * es);
+    if (err == CL_SUCCESS) err = chg_devmem_reserve_pinned(d, d->st_cout, NOUT, p->bm * p->bn * es);
     return err;
 }
 

@@ -1,6 +1,7 @@
 /*
  * fault.c -- a lost device does not lose the call (fault.h): CLHGEMM_FAULT_INJECT, which
- * errors mean a lost device, the regions it leaves, the warning, and a region of C on the CPU.
+ * errors mean a lost device, the regions it leaves, the warning, a region of C on the CPU, and
+ * the lost devices leaving the handle after the call.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -87,7 +88,7 @@ int chg_fault_is_memory(cl_int err)
 size_t chg_memory_release(clhgemm_handle_t h, hdev_t *d, int *handles)
 {
     const size_t others = chg_handles_release_idle(d->id, h, handles);
-    const size_t own = chg_hdev_free_device_buffers(d);
+    const size_t own = chg_devmem_free_device(d);
     d->releases++;
     chg_log(1, "device %d: out of memory; released its buffers (%.1f MiB) and %.1f MiB that %d idle handle(s) kept "
                "on it", d->index, own / 1048576.0, others / 1048576.0, *handles);
@@ -265,4 +266,37 @@ clhgemm_status_t chg_cpu_region(const call_t *c, size_t i0, size_t mc, size_t j0
     free(xb);
     free(t);
     return CLHGEMM_SUCCESS;
+}
+
+/* ---- a lost device leaves the handle -------------------------------------------------------- */
+
+/* A new array holds the devices still in use first (in their order), then the lost ones,
+ * released. A call routed to the CPU may read the device facts (dev) of an entry of the old or
+ * the new array without the call lock: the old array is kept until destroy and no entry's
+ * facts are written again. */
+int chg_handle_drop_lost(clhgemm_handle_t h)
+{
+    hdev_t *old = h->devs;
+    const int n = h->ndev;
+    int live = 0;
+    for (int i = 0; i < n; i++) live += !old[i].lost;
+    if (live == n) return n;
+    hdev_t *nd = calloc((size_t)h->ndev_all, sizeof *nd);
+    if (!nd) return n;  /* kept for now: marked lost, a later call tries again */
+    int j = 0;
+    for (int i = 0; i < n; i++)
+        if (!old[i].lost) nd[j++] = old[i];
+    for (int i = 0; i < n; i++)
+        if (old[i].lost) {
+            chg_devmem_release(&old[i]);
+            free(old[i].redo.r);
+            old[i].redo = (chg_regions_t){0};
+            nd[j++] = old[i];
+        }
+    for (int i = n; i < h->ndev_all; i++) nd[j++] = old[i];
+    h->retired[h->nretired++] = old;
+    h->devs = nd;
+    h->ndev = live;
+    chg_handle_fp64_update(h);
+    return live;
 }

@@ -69,7 +69,7 @@ int chg_fault_is_memory(cl_int err);
 
 /* Device d of handle h is short of memory: the device buffers that other idle handles of the
  * process keep on it and its own are released (chg_handles_release_idle,
- * chg_hdev_free_device_buffers). Returns the bytes the other handles released (*handles: how
+ * chg_devmem_free_device). Returns the bytes the other handles released (*handles: how
  * many). */
 size_t chg_memory_release(clhgemm_handle_t h, hdev_t *d, int *handles);
 
@@ -93,6 +93,10 @@ int chg_regions_add(chg_regions_t *l, size_t ti, size_t j0, size_t nc);
  * the schedule, and one line on stderr naming the device, the error and where its unfinished
  * tiles go. */
 void chg_device_lost(call_t *c, hdev_t *d, cl_int err, const char *where);
+
+/* After a call (under the call lock): the devices marked lost leave devs[0..ndev) and are
+ * released; the others keep their order and state. Returns how many are left. */
+int chg_handle_drop_lost(clhgemm_handle_t h);
 
 /* Rows [i0, i0 + mc) x columns [j0, j0 + nc) of the call's C (column-major view) on the CPU,
  * with the call's structure (symmetric / triangular operands, SYR2K's two products, C's

@@ -226,7 +226,7 @@ static cl_int setup_device(strips_t *c, sdev_t *s)
     s->a = chg_dev_alloc(d->ctx, k * k * es, &err);
     for (int i = 0; i < SLOTS && err == CL_SUCCESS; i++)
         s->slot[i] = chg_dev_alloc(d->ctx, k * c->w * es, &err);
-    if (err == CL_SUCCESS) err = chg_hdev_reserve_pinned(d, d->st_a, SLOTS, k * c->w * es);
+    if (err == CL_SUCCESS) err = chg_devmem_reserve_pinned(d, d->st_a, SLOTS, k * c->w * es);
     if (err != CL_SUCCESS) return err;
     clhgemm_status_t st = chg_trsm_dev_init(&s->t, d->ctx, &d->dev, c->prec, c->sh, s->nb);
     if (st != CLHGEMM_SUCCESS) return (cl_int)st;
