@@ -46,7 +46,7 @@
 #include "common.h"
 #include "core/gemm.h"
 #include "core/trsm.h"
-#include "cpu/cpublas.h"
+#include "cpu/route_calls.h"
 #include "host/route.h"
 #include "kernels/params.h"
 #include "tuning/tuning.h"

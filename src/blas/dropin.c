@@ -14,13 +14,13 @@
 #include <string.h>
 
 #include "clhgemm.h"
-#include "cpu/cpublas.h"
+#include "cpu/route_calls.h"
 #if defined(CLHGEMM_HAVE_OPENBLAS) && defined(CLHGEMM_CPU_DLOPEN)
-#include "cpu/cblas_link.h" /* the CPU BLAS's table (chg_blas_dgemm_, chg_blas_sgemm_) */
+#include "cpu/blas_table.h" /* the CPU BLAS's table (chg_blas_dgemm_, chg_blas_sgemm_) */
 #define HAVE_CBLAS_TABLE 1
 #endif
-#include "cpu/cpulib.h"
-#include "cpu/cpushare.h"
+#include "cpu/blas_dlopen.h"
+#include "cpu/share_blas.h"
 #include "blas/snapshot.h"
 #include "host/handle.h"
 #include "host/route.h"
@@ -79,7 +79,7 @@ static void init(void)
     static const char *const modes[] = {"auto", "always", "never", NULL}; /* as OFF_* */
     g_mode = chg_env_choice("CLHGEMM_BLAS_OFFLOAD", modes, OFF_AUTO);
     g_stats = chg_env_flag("CLHGEMM_BLAS_STATS", 0);
-    /* cpu/tinysel.c measures the kernel against the CPU BLAS's cblas_?gemm: without them (a CPU
+    /* cpu/tiny_select.c measures the kernel against the CPU BLAS's cblas_?gemm: without them (a CPU
      * BLAS with the Fortran interface only) small GEMMs take that interface, as before */
     g_cblas = chg_cpu_available();
     if (g_stats) atexit(print_stats);

@@ -19,7 +19,7 @@
 /* The reference CBLAS's globals, which its test programs read (exported, as Debian's are). */
 BLAS_API int RowMajorStrg;
 BLAS_API int CBLAS_CallFromC;
-/* Marks this library, so that its CPU BLAS is never itself (cpu/cpulib.c). */
+/* Marks this library, so that its CPU BLAS is never itself (cpu/blas_dlopen.c). */
 BLAS_API const int clhgemm_blas_dropin = 1;
 
 static char up(const char *c) { return (char)toupper((unsigned char)*c); }

@@ -31,7 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cpu/cpublas.h"
+#include "cpu/route_calls.h"
 #include "tuning/tuning.h"
 
 clhgemm_status_t chg_trsm_check_shape(int layout, int side, int uplo, int transA, int diag,

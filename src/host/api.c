@@ -7,8 +7,8 @@
 #include <stdint.h>
 
 #include "core/level3.h"
-#include "cpu/cpublas.h"
-#include "cpu/cpushare.h"
+#include "cpu/route_calls.h"
+#include "cpu/share_blas.h"
 #include "host/route.h"
 #include "host/run.h"
 
@@ -36,7 +36,7 @@ static void scale_c(const call_t *c, double beta)
 
 /* The caller's own arguments, for the CPU route (OpenBLAS gets them as they came). */
 typedef struct user_args_s {
-    int routine;                /* CHG_L3_* (GEMM calls cpu/cpublas.c from host_gemm) */
+    int routine;                /* CHG_L3_* (GEMM calls cpu/route_calls.c from host_gemm) */
     int layout, side, uplo, ta, tb, diag, m, n, k;
     double alpha, beta;
     const void *a, *b;
@@ -130,8 +130,8 @@ static inline clhgemm_status_t host_gemm(clhgemm_handle_t h, chg_precision_t pre
     if (!touch_c) return CLHGEMM_SUCCESS;
     const char *name = prec == CHG_F64 ? "dgemm" : "sgemm";
     const double fm = m, fn = n, fk = k;
-    /* The CPU route straight to cpu/cpublas.h with the caller's arguments: no lock, no clock, no
-     * allocation, nothing built that it does not use (issue 19: no dearer than OpenBLAS; a small
+    /* The CPU route straight to cpu/route_calls.h with the caller's arguments: no lock, no clock,
+     * no allocation, nothing built that it does not use (issue 19: no dearer than OpenBLAS; a small
      * product the library's own kernel, cheaper still). */
     if (read_ab && (chg_route_surely_cpu(h, 2.0 * fm * fn * fk) ||
                     goes_to_cpu(h, &(route_call_t){.prec = prec, .name = name, .m = (size_t)m, .n = (size_t)n,

@@ -39,8 +39,8 @@ typedef struct call_s {
     long long stolen;
     clhgemm_status_t status;    /* first error */
     chg_trace_t *trace;
-    struct chg_bshare_s *bs;    /* B slices staged once for every device (host/bshare.h), or NULL;
-                                 * then every band is walked from its front (host/sched.c) */
+    struct chg_shared_b_s *bs;  /* B slices staged once for every device (host/shared_b.h), or
+                                 * NULL; then every band is walked from its front (host/sched.c) */
     double bytes_h2d, bytes_d2h;
     double copy_bytes, copy_ns; /* pack threads' work over all drivers, and their wall time */
     int devices_used;

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cpu/cpushare.h"
+#include "cpu/share_blas.h"
 #include "host/calibrate.h"
 #include "host/devmem.h"
 #include "host/fault.h"

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "host/bshare.h"
+#include "host/shared_b.h"
 #include "host/devmem.h"
 #include "host/driver.h"
 #include "host/fault.h"
@@ -396,7 +396,7 @@ clhgemm_status_t chg_drive(call_t *c, hdev_t *d)
     /* Short of memory at setup: once more if idle handles gave some back (fault.h). */
     if (st != CLHGEMM_SUCCESS && chg_fault_is_memory((cl_int)st) && chg_memory_release(c->h, d, &handles) > 0)
         st = setup(&v);
-    chg_bshare_arrive(c->bs);  /* devices sharing B slices start in step (bshare.h) */
+    chg_shared_b_arrive(c->bs);  /* devices sharing B slices start in step (shared_b.h) */
     if (st != CLHGEMM_SUCCESS && chg_fault_is_loss((cl_int)st, 1)) {
         chg_device_lost(c, d, (cl_int)st, "its setup");  /* it took no tile */
         return CLHGEMM_SUCCESS;

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cpu/cpushare.h"
+#include "cpu/share_blas.h"
 #include "host/devmem.h"
 #include "host/fault.h"
 

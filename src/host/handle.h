@@ -13,7 +13,7 @@
 
 #include <stdatomic.h>
 
-#include "cpu/cpublas.h"
+#include "cpu/route_calls.h"
 #include "host/staging.h"
 #include "tuning/tuning.h"
 
@@ -47,7 +47,7 @@ enum { Q_H2D = 0, Q_KERNEL = 1, Q_D2H = 2 };
 #define NSTAGE 3  /* depth of the A/B slice rings: the driver runs up to this far ahead */
 #define NCHUNK 8  /* C tile copies and unpacks are split into up to this many column chunks */
 #define NOUT 3    /* C tiles on their way home at once (pinned staging slots) */
-#define BS_SLOTS (2 * NSTAGE) /* B slices staged once for several devices (host/bshare.h) */
+#define BS_SLOTS (2 * NSTAGE) /* B slices staged once for several devices (host/shared_b.h) */
 enum { B_ARAW, B_BRAW, B_BPACK, B_APACK, B_CDEV, B_CP, B_COUNT };
 
 typedef struct hdev_s {
@@ -70,7 +70,7 @@ typedef struct hdev_s {
     pinned_t st_cin;                      /* C tile on its way in (beta != 0) */
     pinned_t st_cout[NOUT];               /* C tiles on their way home */
     pinned_t st_bs[BS_SLOTS];             /* B slices shared by the devices of a call, when this
-                                           * device is the first of it (host/bshare.h) */
+                                           * device is the first of it (host/shared_b.h) */
     /* A lost device (host/fault.h): an OpenCL error during a call marks it; the call gives its
      * unfinished regions to the other devices or the CPU, and the handle drops it after the
      * call (chg_handle_drop_lost). */
@@ -126,7 +126,7 @@ struct clhgemm_handle_s {
     size_t last_bm, last_bn, last_bk; /* the last plan's tile (0: none), kept while about as good */
     int last_amode;
     struct chg_plan_cache_s *plans; /* plans of recent call shapes (host/plan.c) */
-    /* CPU share (cpushare.c): mode, fixed fraction, scheduler, OpenBLAS threads, and the
+    /* CPU share (cpu/share_blas.c): mode, fixed fraction, scheduler, OpenBLAS threads, and the
      * slowdown the share causes the pipeline (seed 004's gamma) */
     int cpu_mode;              /* CPU_OFF, CPU_AUTO, CPU_FIXED */
     double cpu_fixed;

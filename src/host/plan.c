@@ -7,7 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "host/bshare.h"
+#include "host/shared_b.h"
 #include "host/calibrate.h"
 #include "host/plan.h"
 #include "tuning/tuning.h"
@@ -149,7 +149,7 @@ double chg_plan_time(const pctx_t *c, size_t bm, size_t bn, size_t bk, int amode
     const double a_bytes = amode == AMODE_STREAM ? s * m * k * nt
                                                  : s * m * k * CHG_MAX(1.0, CHG_MIN(nd, mt * nt) / mt);
     const double b_bytes = s * k * n * mt;
-    /* B through the pack threads: once per band, or, shared (bshare.h), once per nd bands that
+    /* B through the pack threads: once per band, or, shared (shared_b.h), once per nd bands that
      * the devices walk together; bsh: the devices' copies of one B panel packed. */
     const double bsh = c->share_b ? 1.0 : nd;
     const double full = floor(m / bm);  /* a shorter last band runs out of step with the others */
@@ -486,7 +486,7 @@ static void context_devices(clhgemm_handle_t h, int d, pctx_t *pc)
     pc->dev = min_dev;
     const hdev_t *devs[BS_MAXDEV];
     for (int i = 0; i < d && i < BS_MAXDEV; i++) devs[i] = &h->devs[i];
-    pc->share_b = d <= BS_MAXDEV && chg_bshare_wanted(devs, d);
+    pc->share_b = d <= BS_MAXDEV && chg_shared_b_wanted(devs, d);
     pc->h2d = min_h2d * d;
     pc->d2h = min_d2h * d;
 }

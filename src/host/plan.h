@@ -58,7 +58,7 @@ typedef struct pctx_s {
     unsigned cus;                   /* fewest compute units of the devices */
     int ndev;                       /* devices modelled: chg_plan_context's, all of the handle's;
                                        chg_plan_narrow's, its first ndev */
-    int share_b;                    /* the ndev devices stage each B slice once (host/bshare.h):
+    int share_b;                    /* the ndev devices stage each B slice once (host/shared_b.h):
                                        bands walked together pack B once per ndev bands */
     int prec;                       /* chg_precision_t */
     int all_devices;                /* CLHGEMM_PLAN_DEVICES=all: no choice of the device count */

@@ -4,8 +4,8 @@
  */
 #include <stdlib.h>
 
-#include "cpu/cpushare.h"
-#include "host/bshare.h"
+#include "cpu/share_blas.h"
+#include "host/shared_b.h"
 #include "host/devmem.h"
 #include "host/driver.h"
 #include "host/fault.h"
@@ -104,15 +104,15 @@ static clhgemm_status_t run_devices(clhgemm_handle_t h, call_t *c, driver_t *drs
     c->drivers = nd;
     c->drivers_started = 0;
     c->next_band = 0;
-    /* B slices staged once for all of them (bshare.h), before any driver starts */
+    /* B slices staged once for all of them (shared_b.h), before any driver starts */
     hdev_t *devs[BS_MAXDEV];
     int nbs = 0;
     for (int i = 0; i < nd && nbs < BS_MAXDEV; i++) devs[nbs++] = drs[i].d;
-    c->bs = nd == nbs ? chg_bshare_begin(devs, nbs, c->pl.bk * c->pl.bn * c->es) : NULL;
+    c->bs = nd == nbs ? chg_shared_b_begin(devs, nbs, c->pl.bk * c->pl.bn * c->es) : NULL;
     for (int i = 1; i < nd; i++)
         if (pthread_create(&drs[i].th, NULL, driver_main, &drs[i]) != 0) {
             drs[i].d = NULL;  /* the others take its tiles */
-            chg_bshare_leave(c->bs);
+            chg_shared_b_leave(c->bs);
             pthread_mutex_lock(&c->mu);
             c->drivers--;
             pthread_mutex_unlock(&c->mu);
@@ -123,7 +123,7 @@ static clhgemm_status_t run_devices(clhgemm_handle_t h, call_t *c, driver_t *drs
     for (int i = 1; i < nd; i++)
         if (drs[i].d) pthread_join(drs[i].th, NULL);
     chg_share_join(&sr);
-    chg_bshare_end(c->bs);
+    chg_shared_b_end(c->bs);
     c->bs = NULL;
     return c->status;
 }

@@ -9,7 +9,7 @@
 /* Takes up to w columns of band bi from its front or its back; with align, the columns taken
  * end (front) or start (back) on a multiple of w, so that every tile is a tile of the grid.
  * A band's front is its low end for even bands and its high end for odd ones (snake order),
- * or the low end for every band where the devices share their B slices (host/bshare.h: devices
+ * or the low end for every band where the devices share their B slices (host/shared_b.h: devices
  * on different bands then ask for the same B slices at about the same time). */
 static void band_take(const call_t *c, band_t *b, size_t bi, int front, size_t w, int align, size_t *j0,
                       size_t *nc)
@@ -128,7 +128,7 @@ int chg_take_tile(call_t *c, sched_t *sc, size_t *ti, size_t *j0, size_t *nc, in
         }
     }
     /* A final tile: less than a tile per device is left, so this device gets no other. Where
-     * the devices share their B slices (bshare.h), also the last of its band (or a stolen
+     * the devices share their B slices (shared_b.h), also the last of its band (or a stolen
      * one): the second device's first tile of a 2 x 2 grid is not split into pieces while the
      * first device's runs whole beside it, which would leave no slice to share. */
     *final = ok && b >= 0 && bands_left(B, mt) < (size_t)c->drivers * bn &&

@@ -5,7 +5,7 @@
  */
 #include <math.h>
 
-#include "cpu/cpushare.h"
+#include "cpu/share_blas.h"
 #include "host/sched.h"
 #include "host/share.h"
 #include "tuning/tuning.h"

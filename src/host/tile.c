@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "host/bshare.h"
+#include "host/shared_b.h"
 #include "host/fault.h"
 #include "host/tile.h"
 
@@ -133,12 +133,12 @@ static cl_int load_slice(drv_t *v, int is_a, const char *base, size_t ldm, const
     const size_t cols = g->nrect ? g->box.be : 0, ld = g->ld;
     const size_t bytes = ld * cols * es;
     const int nch = (int)CHG_MIN(CHG_MIN((size_t)4, cols), CHG_MAX((size_t)1, bytes / (8u << 20)));
-    /* A B slice of a call whose devices share their B staging (bshare.h): packed by the first
+    /* A B slice of a call whose devices share their B staging (shared_b.h): packed by the first
      * device to ask for it, copied from there by the others. */
     bs_slot_t *sl = NULL;
     int fill = 1;
-    const int pos = key && c->bs && nch > 0 ? chg_bshare_pos(c->bs, d->index) : -1;
-    if (pos >= 0) sl = chg_bshare_take(c->bs, key, nch, pos, &fill);
+    const int pos = key && c->bs && nch > 0 ? chg_shared_b_pos(c->bs, d->index) : -1;
+    if (pos >= 0) sl = chg_shared_b_take(c->bs, key, nch, pos, &fill);
     pinned_t *st = sl ? sl->st : is_a ? &d->st_a[r] : &d->st_b[r];
     const size_t need = chg_stage_elems(g);
     if (need * es > st->bytes || need * es > d->buf_bytes[is_a ? B_ARAW : B_BRAW])
@@ -152,11 +152,11 @@ static cl_int load_slice(drv_t *v, int is_a, const char *base, size_t ldm, const
         size_t c0, c1;
         chg_chunk_cols(cols, nch, ch, &c0, &c1);
         if (sl) {
-            if (!fill) fill = chg_bshare_wait(c->bs, sl, ch);  /* 1: its filler stopped, this one goes on */
+            if (!fill) fill = chg_shared_b_wait(c->bs, sl, ch);  /* 1: its filler stopped: this one packs */
             if (fill) {
                 pack_start(v, is_a, base, ldm, g, st, g->box.b0 + c0, g->box.b0 + c1, &jb[0]);
                 pack_finish(v, &jb[0], &busy_from);
-                chg_bshare_ready(c->bs, sl, ch);
+                chg_shared_b_ready(c->bs, sl, ch);
             }
         } else {
             if (ch == 0) pack_start(v, is_a, base, ldm, g, st, g->box.b0 + c0, g->box.b0 + c1, &jb[0]);
@@ -180,7 +180,7 @@ static cl_int load_slice(drv_t *v, int is_a, const char *base, size_t ldm, const
     /* a failed enqueue leaves the next chunk's copy in flight: it ends before the slot is left */
     for (int i = 0; i < 2; i++)
         if (jb[i].live) pack_finish(v, &jb[i], &busy_from);
-    if (sl) chg_bshare_release(c->bs, sl, pos, rg->h2d[r], err != CL_SUCCESS && fill);
+    if (sl) chg_shared_b_release(c->bs, sl, pos, rg->h2d[r], err != CL_SUCCESS && fill);
     if (err != CL_SUCCESS) return err;
     v->h2d_bytes += (double)bytes;
     const cl_uint nw = rg->h2d[r] ? 1 : 0; /* nothing staged: a triangular block of zeros */

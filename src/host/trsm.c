@@ -17,7 +17,7 @@
  */
 
 #include "core/trsm.h"
-#include "cpu/cpublas.h"
+#include "cpu/route_calls.h"
 #include "host/route.h"
 #include "host/trsm_blocked.h"
 #include "host/trsm_strips.h"
