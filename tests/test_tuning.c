@@ -45,7 +45,7 @@
 
 #include "common.h"
 #include "core/gemm.h"
-#include "core/trsm.h"
+#include "core/trsm_subst.h"
 #include "cpu/route_calls.h"
 #include "host/route.h"
 #include "kernels/params.h"
@@ -882,7 +882,7 @@ static void *hammer(void *arg)
     return NULL;
 }
 
-/* TRSM's diagonal-block order (core/trsm.c chg_trsm_nb): CLHGEMM_TRSM_NB > the device's
+/* TRSM's diagonal-block order (core/trsm_subst.c chg_trsm_nb): CLHGEMM_TRSM_NB > the device's
  * tuning entry (a user database in CLHGEMM_TUNING_DIR, architecture level included) > 512. */
 static void trsm_nb_precedence(void)
 {

@@ -54,7 +54,7 @@ int chg_blas_small_init(void);
  * on the CPU route's small-GEMM path with no blas_call_t: cpu/tiny.h's kernel where
  * cpu/tiny_select.h measured it faster (chg_cpu_route_gemm's choice), else the CPU BLAS's
  * cblas_?gemm called from its table. 1 when it ran, 0 when the call must take chg_blas_run.
- * Inline into each GEMM entry point (level3.c), which asks it first: the entry point calls the
+ * Inline into each GEMM entry point (dropin_l3.c), which asks it first: the entry point calls the
  * kernel or OpenBLAS itself. */
 static inline int chg_blas_small_gemm(int dbl, int ta, int tb, int m, int n, int k, double alpha, const void *a,
                                       int lda, const void *b, int ldb, double beta, void *c, int ldc)

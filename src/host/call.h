@@ -1,7 +1,7 @@
 /*
  * call.h -- one host-memory call in flight: the checked call in the column-major view, its
  * plan, and the state its device drivers and CPU share threads share (the band schedule under
- * `mu`, the first error, the counters for the call info). Made by host/api.c, run by
+ * `mu`, the first error, the counters for the call info). Made by host/entry.c, run by
  * host/run.c; host/sched.c hands out its tiles.
  */
 #ifndef CHG_HOST_CALL_H

@@ -1,7 +1,7 @@
 /*
  * trsm_blocked.c -- host-memory TRSM's blocked path (trsm_blocked.h says what and when).
  *
- * Look-ahead (host panels): step s's update is cut at the next block (core/trsm.h
+ * Look-ahead (host panels): step s's update is cut at the next block (core/trsm_subst.h
  * chg_trsm_step_split). Its `near` part -- the rows (columns) of block s + 1 -- is updated
  * first, as any host GEMM; then a helper thread runs the `far` part, the larger one, through
  * the host GEMM (under the handle's call lock, on the devices as the route says) while this
@@ -16,7 +16,7 @@
 #include <pthread.h>
 #include <stdio.h>
 
-#include "core/trsm.h"
+#include "core/trsm_subst.h"
 #include "host/route.h"
 #include "host/trsm_strips.h"
 
@@ -105,7 +105,7 @@ static double blocked_time(const bcall_t *c, const blocked_t *b)
     return time;
 }
 
-/* Where the diagonal blocks go (CLHGEMM_TRSM_PANEL, core/trsm.h): openblas / ref -- blocks of
+/* Where the diagonal blocks go (CLHGEMM_TRSM_PANEL, core/trsm_subst.h): openblas / ref -- blocks of
  * nb on this thread; device -- on the devices by strips, at the largest multiple of nb that
  * fits them, whenever one does; auto -- the same two candidates, the one the model gives less
  * time. */

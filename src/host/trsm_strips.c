@@ -48,7 +48,7 @@
 #include <time.h>
 
 #include "base/trace.h"
-#include "core/trsm.h"
+#include "core/trsm_subst.h"
 #include "core/trsm_dev.h"
 #include "host/devmem.h"
 #include "host/fault.h"

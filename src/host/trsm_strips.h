@@ -14,7 +14,7 @@
 #ifndef CHG_HOST_TRSM_STRIPS_H
 #define CHG_HOST_TRSM_STRIPS_H
 
-#include "core/level3.h"
+#include "core/l3_map.h"
 #include "host/handle.h"
 
 /* Solves B := alpha * inv(op(A)) * B (or B * inv(op(A))) of a checked call (sh, column-major
@@ -27,10 +27,10 @@ int chg_trsm_strips(clhgemm_handle_t h, chg_precision_t prec, const chg_l3_shape
                     clhgemm_status_t *st);
 
 /* The largest multiple of unit below k such that a TRSM of that order with rhs right-hand sides
- * would run by strips on every device of the handle (what chg_trsm_strips checks: the order's
- * A, inverted blocks, strips of at least min(rhs, 256) and workspace within each device's
- * budget); 0 when none does (or the handle has no device). The blocked host path (host/trsm.c)
- * solves its diagonal blocks of that order by strips. */
+ * would run by strips on every device of the handle (what chg_trsm_strips checks: the order's A,
+ * inverted blocks, strips of at least min(rhs, 256) and workspace within each device's budget); 0
+ * when none does (or the handle has no device). The blocked host path (host/trsm_entry.c) solves
+ * its diagonal blocks of that order by strips. */
 size_t chg_trsm_strips_order(clhgemm_handle_t h, chg_precision_t prec, size_t k, size_t rhs,
                              size_t unit);
 

@@ -1,5 +1,5 @@
 /*
- * level3.c -- the drop-in's level-3 S and D entry points: the Fortran interface (gfortran's
+ * dropin_l3.c -- the drop-in's level-3 S and D entry points: the Fortran interface (gfortran's
  * convention: every argument by reference, the hidden lengths of the character arguments last)
  * and the CBLAS interface. Each checks its arguments in the reference BLAS's order and reports
  * the first bad one as the reference does -- xerbla_ with the routine's name and position; CBLAS:

@@ -1,12 +1,12 @@
 /*
- * api.c -- the public host-memory entry points (clhgemm_{s,d}{gemm,symm,syrk,syr2k,trmm}):
+ * entry.c -- the public host-memory entry points (clhgemm_{s,d}{gemm,symm,syrk,syr2k,trmm}):
  * the argument checks (before anything is written), the quick paths that need no device
  * (k == 0 or alpha == 0: C := beta*C here), and the mapping of the call onto the column-major
  * view of the pipeline (host/run.h).
  */
 #include <stdint.h>
 
-#include "core/level3.h"
+#include "core/l3_map.h"
 #include "cpu/route_calls.h"
 #include "cpu/share_blas.h"
 #include "host/route.h"
@@ -168,7 +168,7 @@ CLHGEMM_API clhgemm_status_t clhgemm_dgemm(clhgemm_handle_t h, clhgemm_layout_t 
 
 /* ---- SYMM, SYRK, SYR2K, TRMM on host memory ----------------------------------------------- */
 
-/* A level-3 call after its shape checks (level3.c, shared with the device-buffer versions):
+/* A level-3 call after its shape checks (core/l3_map.c, shared with the device-buffer versions):
  * the NULL checks in check_call's order (A when the product reads it; B when SYMM or SYR2K
  * read it or TRMM writes it; C when it is written), FP64, the quick paths, then the pipeline
  * with the call's structure. The mapping onto the core (which operand is which, transposes,
