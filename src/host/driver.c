@@ -7,10 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "host/shared_b.h"
 #include "host/devmem.h"
 #include "host/driver.h"
 #include "host/fault.h"
+#include "host/shared_b.h"
 #include "host/tile.h"
 #include "tuning/tuning.h"
 

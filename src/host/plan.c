@@ -7,9 +7,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "host/shared_b.h"
 #include "host/calibrate.h"
 #include "host/plan.h"
+#include "host/shared_b.h"
 #include "tuning/tuning.h"
 
 const char *const chg_amode_name[] = {"streamed", "resident", "resident+prefetch"};

@@ -5,7 +5,6 @@
 #include <stdlib.h>
 
 #include "cpu/share_blas.h"
-#include "host/shared_b.h"
 #include "host/devmem.h"
 #include "host/driver.h"
 #include "host/fault.h"
@@ -13,6 +12,7 @@
 #include "host/run.h"
 #include "host/sched.h"
 #include "host/share.h"
+#include "host/shared_b.h"
 
 /* ---- the plan -------------------------------------------------------------------------------- */
 

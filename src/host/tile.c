@@ -5,34 +5,12 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "host/shared_b.h"
 #include "host/fault.h"
+#include "host/shared_b.h"
 #include "host/tile.h"
-
-cl_int chg_ev_wait(cl_event *e)
-{
-    if (!*e) return CL_SUCCESS;
-    cl_int err = clWaitForEvents(1, e);
-    cl_int st;
-    if (err == CL_SUCCESS &&
-        clGetEventInfo(*e, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof st, &st, NULL) == CL_SUCCESS &&
-        st < 0)
-        err = st;
-    chg_ev_release(e);
-    return err;
-}
 
 /* CLHGEMM_FAULT_INJECT: the failure of this driver's next command, if one is injected. */
 static cl_int injected(const drv_t *v) { return chg_fault_cmd(&v->c->h->fault, v->d); }
-
-/* 1 when the command behind e has finished (or failed: the wait then reports it). */
-static int ev_done(cl_event e)
-{
-    cl_int st = CL_COMPLETE;
-    if (!e) return 1;
-    if (clGetEventInfo(e, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof st, &st, NULL) != CL_SUCCESS) return 1;
-    return st == CL_COMPLETE || st < 0;
-}
 
 void chg_tile_trace(drv_t *v, int q, const char *name, cl_event ev)
 {
@@ -291,7 +269,7 @@ static cl_int issue_d2h(drv_t *v, int slot, int wait)
     call_t *c = v->c;
     pending_t *p = &v->pend[slot];
     if (!p->valid || p->issued) return CL_SUCCESS;
-    if (!wait && !ev_done(p->wb)) return CL_SUCCESS;
+    if (!wait && !chg_ev_done(p->wb)) return CL_SUCCESS;
     cl_int err = injected(v);
     if (err == CL_SUCCESS) err = chg_ev_wait(&p->wb);
     cl_mem cdev = v->d->buf[B_CDEV][p->cslot];
@@ -333,7 +311,7 @@ static int unpack_whole(const call_t *c) { return c->st.kind_b != CHG_GENERAL; }
 static int whole_ready(pending_t *p, unsigned long long deadline_ns, cl_int *err)
 {
     for (int i = p->done; i < p->nch; i++)
-        if (deadline_ns && !ev_done(p->d2h[i])) return 0;
+        if (deadline_ns && !chg_ev_done(p->d2h[i])) return 0;
     for (int i = p->done; i < p->nch && *err == CL_SUCCESS; i++) *err = chg_ev_wait(&p->d2h[i]);
     return *err == CL_SUCCESS;
 }
@@ -356,7 +334,7 @@ static cl_int unpack_chunks(drv_t *v, int slot, int upto, unsigned long long dea
     }
     upto = CHG_MIN(upto, p->nch);
     while (p->done < upto && err == CL_SUCCESS) {
-        if (deadline_ns && (chg_now_ns() >= deadline_ns || !ev_done(p->d2h[p->done]))) break;
+        if (deadline_ns && (chg_now_ns() >= deadline_ns || !chg_ev_done(p->d2h[p->done]))) break;
         err = chg_ev_wait(&p->d2h[p->done]);
         if (err != CL_SUCCESS) break;
         size_t c0, c1;

@@ -23,6 +23,7 @@
 #ifndef CHG_HOST_TILE_H
 #define CHG_HOST_TILE_H
 
+#include "host/event.h"
 #include "host/sched.h"
 
 /* A C tile on its way home: its device-to-host copy in column chunks, unpacked chunk by chunk. */
@@ -100,16 +101,6 @@ typedef struct tile_s {
 
 /* Column pieces of a split final tile, at most. */
 #define CHG_SPLIT_MAX 4
-
-/* ---- events ---------------------------------------------------------------------------------- */
-
-static inline void chg_ev_release(cl_event *e)
-{
-    if (*e) clReleaseEvent(*e);
-    *e = NULL;
-}
-/* Waits for an event and releases it; a command that failed gives its (negative) status. */
-cl_int chg_ev_wait(cl_event *e);
 
 /* ---- the steps --------------------------------------------------------------------------------- */
 

@@ -48,11 +48,11 @@
 #include <time.h>
 
 #include "base/trace.h"
-#include "core/trsm_subst.h"
 #include "core/trsm_dev.h"
+#include "core/trsm_subst.h"
 #include "host/devmem.h"
+#include "host/event.h"
 #include "host/fault.h"
-#include "host/tile.h" /* chg_ev_wait, chg_ev_release */
 #include "host/upload.h"
 
 #define SLOTS 3 /* strips in flight per device (pinned and device buffers of one strip each) */

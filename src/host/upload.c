@@ -4,8 +4,8 @@
  */
 #include "host/upload.h"
 
+#include "host/event.h"
 #include "host/fault.h"
-#include "host/tile.h" /* chg_ev_wait, chg_ev_release */
 
 /* Chunk j's columns, rows and pinned place. */
 static char *chunk_geom(const chg_upload_t *u, int j, size_t *c0, size_t *c1, size_t *r0,
