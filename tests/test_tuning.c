@@ -1171,7 +1171,7 @@ static void tuned_route(const chg_tuning_record_t *r)
                h->route.latency, lat);
         EXPECT(chg_cpu_blas_threads() != rt->cpu_threads || atomic_load(&h->route.cpu_known[0]),
                "route: OpenBLAS's rates not taken from the entry (%d threads, as measured)", rt->cpu_threads);
-        const route_call_t rc = {.prec = CHG_F32, .name = "sgemm", .m = 64, .n = 64, .k = 64,
+        const chg_route_call_t rc = {.prec = CHG_F32, .name = "sgemm", .m = 64, .n = 64, .k = 64,
                                  .flops = 2.0 * 64 * 64 * 64, .in_elems = 2 * 64 * 64, .c_elems = 64 * 64};
         const double want = rc.flops / (rt->cpu_gflops[0] * 1e9), got = chg_route_cpu_time(h, &rc);
         EXPECT(chg_cpu_blas_threads() != rt->cpu_threads || fabs(got - want) <= 1e-12 * want,

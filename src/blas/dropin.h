@@ -22,7 +22,7 @@ enum { BL_GEMM, BL_SYMM, BL_SYRK, BL_SYR2K, BL_TRMM, BL_TRSM, BL_COUNT };
  * the widest to the narrowest, with no padding between them: each entry point builds one with
  * a designated initializer, and a struct with holes in it was zeroed whole first (GCC 12 -O2:
  * `rep stos`, a third of the CBLAS wrapper's time on an n = 4 product). */
-typedef struct blas_call_s {
+typedef struct chg_blas_call_s {
     double alpha, beta;
     const void *a, *b;
     void *c;                    /* TRMM, TRSM: B */
@@ -31,10 +31,10 @@ typedef struct blas_call_s {
     int m, n, k;                /* GEMM m x n x k; SYMM/TRMM/TRSM m x n; SYRK/SYR2K n, k */
     int lda, ldb, ldc;
     char side, uplo, ta, tb, diag;
-} blas_call_t;
+} chg_blas_call_t;
 
 /* Runs the call (CPU BLAS or devices), counting it for CLHGEMM_BLAS_STATS. */
-void chg_blas_run(const blas_call_t *bc);
+void chg_blas_run(const chg_blas_call_t *bc);
 
 /* The largest m, n and k of chg_blas_small_gemm (cpu/tiny.h's CHG_TINY_MAX). */
 #define CHG_BLAS_SMALL_MAX 32
@@ -51,7 +51,7 @@ extern chg_blas_sgemm_fn chg_blas_sgemm_;
 int chg_blas_small_init(void);
 
 /* A checked GEMM with m, n, k <= CHG_BLAS_SMALL_MAX, column-major view (transposes 0/1), straight
- * on the CPU route's small-GEMM path with no blas_call_t: cpu/tiny.h's kernel where
+ * on the CPU route's small-GEMM path with no chg_blas_call_t: cpu/tiny.h's kernel where
  * cpu/tiny_select.h measured it faster (chg_cpu_route_gemm's choice), else the CPU BLAS's
  * cblas_?gemm called from its table. 1 when it ran, 0 when the call must take chg_blas_run.
  * Inline into each GEMM entry point (dropin_l3.c), which asks it first: the entry point calls the

@@ -114,7 +114,7 @@ static clhgemm_status_t read_options(const clhgemm_options_t *options, hopts_t *
  * set), memory budget, bus measurements. */
 static clhgemm_status_t open_device(clhgemm_handle_t h, hopts_t *p, cl_device_id id)
 {
-    hdev_t *d = &h->devs[h->ndev];
+    chg_handle_dev_t *d = &h->devs[h->ndev];
     d->index = h->ndev;
     d->id = id;
     cl_int err;

@@ -8,7 +8,7 @@
 #include "host/devmem.h"
 
 /* Buffers of a device for this plan; grown (never shrunk) across calls. */
-cl_int chg_devmem_reserve(hdev_t *d, int which, size_t bytes, int slots)
+cl_int chg_devmem_reserve(chg_handle_dev_t *d, int which, size_t bytes, int slots)
 {
     if (d->buf_bytes[which] >= bytes && d->buf_slots[which] >= slots) return CL_SUCCESS;
     for (int s = 0; s < NSTAGE; s++) {
@@ -31,7 +31,7 @@ cl_int chg_devmem_reserve(hdev_t *d, int which, size_t bytes, int slots)
     return CL_SUCCESS;
 }
 
-cl_int chg_devmem_reserve_pinned(hdev_t *d, pinned_t *st, int slots, size_t bytes)
+cl_int chg_devmem_reserve_pinned(chg_handle_dev_t *d, chg_pinned_t *st, int slots, size_t bytes)
 {
     cl_int err = CL_SUCCESS;
     for (int s = 0; s < slots && err == CL_SUCCESS; s++) {
@@ -42,7 +42,7 @@ cl_int chg_devmem_reserve_pinned(hdev_t *d, pinned_t *st, int slots, size_t byte
     return err;
 }
 
-static size_t free_device_buffers(hdev_t *d)
+static size_t free_device_buffers(chg_handle_dev_t *d)
 {
     size_t bytes = 0;
     for (int b = 0; b < B_COUNT; b++) {
@@ -57,14 +57,14 @@ static size_t free_device_buffers(hdev_t *d)
     return bytes;
 }
 
-size_t chg_devmem_free_device(hdev_t *d)
+size_t chg_devmem_free_device(chg_handle_dev_t *d)
 {
     for (int i = 0; i < d->nq; i++)
         if (d->q[i]) clFinish(d->q[i]);
     return free_device_buffers(d);
 }
 
-static void free_all_buffers(hdev_t *d)
+static void free_all_buffers(chg_handle_dev_t *d)
 {
     free_device_buffers(d);
     for (int s = 0; s < NSTAGE; s++) {
@@ -76,7 +76,7 @@ static void free_all_buffers(hdev_t *d)
     for (int s = 0; s < BS_SLOTS; s++) chg_pinned_free(d->q[Q_H2D], &d->st_bs[s]);
 }
 
-void chg_devmem_release(hdev_t *d)
+void chg_devmem_release(chg_handle_dev_t *d)
 {
     for (int i = 0; i < d->nq; i++)
         if (d->q[i]) clFinish(d->q[i]);

@@ -11,14 +11,14 @@
 
 /* Device buffer role `which` with at least `slots` buffers of `bytes`: kept when large enough,
  * else reallocated (never shrunk across calls). */
-cl_int chg_devmem_reserve(hdev_t *d, int which, size_t bytes, int slots);
+cl_int chg_devmem_reserve(chg_handle_dev_t *d, int which, size_t bytes, int slots);
 /* Pinned staging slots st[0..slots) of at least `bytes` each. */
-cl_int chg_devmem_reserve_pinned(hdev_t *d, pinned_t *st, int slots, size_t bytes);
+cl_int chg_devmem_reserve_pinned(chg_handle_dev_t *d, chg_pinned_t *st, int slots, size_t bytes);
 /* Waits for the device's queues and releases its buffers, queues and context. */
-void chg_devmem_release(hdev_t *d);
+void chg_devmem_release(chg_handle_dev_t *d);
 /* Waits for the device's queues and releases its device buffers (not the pinned staging, which
  * is host memory); the next call's setup allocates them again. Returns the bytes released. */
-size_t chg_devmem_free_device(hdev_t *d);
+size_t chg_devmem_free_device(chg_handle_dev_t *d);
 
 /* The process's handles, so that one short of device memory can take back what idle ones keep
  * on the same device: clhgemm_create registers a handle once it is made, clhgemm_destroy

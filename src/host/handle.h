@@ -3,7 +3,7 @@
  * (handle.c owns the call info and the FP64 flag; host/create.c makes and destroys a handle;
  * host/devmem.h keeps the devices' buffers).
  *
- * A handle (clhgemm_create, host/create.c) holds one hdev_t per device: its context, its
+ * A handle (clhgemm_create, host/create.c) holds one chg_handle_dev_t per device: its context, its
  * in-order queues (h2d, kernel, d2h, and spares), what calibrate.c measured (pinned bandwidth
  * each way, device copy rate, kernel rate per precision), and the buffers of the last plan,
  * kept and grown across calls: device buffers by role and the pinned staging rings.
@@ -50,7 +50,7 @@ enum { Q_H2D = 0, Q_KERNEL = 1, Q_D2H = 2 };
 #define BS_SLOTS (2 * NSTAGE) /* B slices staged once for several devices (host/shared_b.h) */
 enum { B_ARAW, B_BRAW, B_BPACK, B_APACK, B_CDEV, B_CP, B_COUNT };
 
-typedef struct hdev_s {
+typedef struct chg_handle_dev_s {
     int index;
     cl_device_id id;
     chg_device_t dev;
@@ -66,11 +66,11 @@ typedef struct hdev_s {
     cl_mem buf[B_COUNT][NSTAGE];
     size_t buf_bytes[B_COUNT];
     int buf_slots[B_COUNT];
-    pinned_t st_a[NSTAGE], st_b[NSTAGE]; /* slice staging rings */
-    pinned_t st_cin;                      /* C tile on its way in (beta != 0) */
-    pinned_t st_cout[NOUT];               /* C tiles on their way home */
-    pinned_t st_bs[BS_SLOTS];             /* B slices shared by the devices of a call, when this
-                                           * device is the first of it (host/shared_b.h) */
+    chg_pinned_t st_a[NSTAGE], st_b[NSTAGE]; /* slice staging rings */
+    chg_pinned_t st_cin;                     /* C tile on its way in (beta != 0) */
+    chg_pinned_t st_cout[NOUT];              /* C tiles on their way home */
+    chg_pinned_t st_bs[BS_SLOTS];            /* B slices shared by the devices of a call, when
+                                              * this device is the first of it (host/shared_b.h) */
     /* A lost device (host/fault.h): an OpenCL error during a call marks it; the call gives its
      * unfinished regions to the other devices or the CPU, and the handle drops it after the
      * call (chg_handle_drop_lost). */
@@ -83,12 +83,12 @@ typedef struct hdev_s {
     int short_in_call;
     int short_warned;                     /* the one stderr line was printed */
     unsigned long long releases;          /* its device buffers released for memory, ever */
-} hdev_t;
+} chg_handle_dev_t;
 
 
 /* Routing (host/route.c): CLHGEMM_ROUTE, and the model's figures. */
 enum { ROUTE_AUTO = 0, ROUTE_DEVICE = 1, ROUTE_CPU = 2 };
-typedef struct route_model_s {
+typedef struct chg_route_model_s {
     int mode;                  /* ROUTE_* */
     int cpu_ok;                /* OpenBLAS is there */
     int any_gpu;               /* some device is not itself a CPU */
@@ -101,7 +101,7 @@ typedef struct route_model_s {
      * needed; published by cpu_known) */
     _Atomic double cpu_rate[2][CHG_CPU_RATE_SIZES];
     atomic_int cpu_known[2];
-} route_model_t;
+} chg_route_model_t;
 
 /* CPU share (host/share.c): mode and scheduler. */
 enum { CPU_OFF = 0, CPU_AUTO = 1, CPU_FIXED = 2 };
@@ -114,10 +114,10 @@ struct clhgemm_handle_s {
      * published is never written again (a new one replaces it, the old is kept in `retired`
      * until destroy), and each holds ndev_all entries, so a reader's index stays valid. */
     _Atomic int ndev;
-    hdev_t *_Atomic devs;
+    chg_handle_dev_t *_Atomic devs;
     _Atomic int fp64_all;      /* every device in devs[0..ndev) runs FP64 (chg_handle_fp64_ok) */
     int ndev_all;              /* devices opened at clhgemm_create */
-    hdev_t **retired;          /* arrays replaced by chg_handle_drop_lost (ndev_all at most) */
+    chg_handle_dev_t **retired; /* arrays replaced by chg_handle_drop_lost (ndev_all at most) */
     int nretired;
     chg_fault_t fault;         /* CLHGEMM_FAULT_INJECT */
     chg_pool_t *pool;
@@ -134,7 +134,7 @@ struct clhgemm_handle_s {
     int cpu_threads;
     double cpu_gamma;
     char *trace_path;
-    route_model_t route;
+    chg_route_model_t route;
     pthread_mutex_t call_lock; /* one call at a time per handle */
     pthread_mutex_t info_lock; /* guards `last` (a call routed to the CPU takes no call lock) */
     clhgemm_call_info_t last;

@@ -7,7 +7,7 @@
 
 #include "host/devmem.h"
 
-int chg_shared_b_wanted(const hdev_t *const *devs, int ndev)
+int chg_shared_b_wanted(const chg_handle_dev_t *const *devs, int ndev)
 {
     static const char *const names[] = {"auto", "on", "off", NULL};
     const int mode = chg_env_choice("CLHGEMM_SHARE_B", names, 0);
@@ -21,10 +21,10 @@ int chg_shared_b_wanted(const hdev_t *const *devs, int ndev)
     return 1;
 }
 
-chg_shared_b_t *chg_shared_b_begin(hdev_t *const *devs, int ndev, size_t bytes)
+chg_shared_b_t *chg_shared_b_begin(chg_handle_dev_t *const *devs, int ndev, size_t bytes)
 {
-    if (!chg_shared_b_wanted((const hdev_t *const *)devs, ndev)) return NULL;
-    hdev_t *owner = devs[0];
+    if (!chg_shared_b_wanted((const chg_handle_dev_t *const *)devs, ndev)) return NULL;
+    chg_handle_dev_t *owner = devs[0];
     if (chg_devmem_reserve_pinned(owner, owner->st_bs, BS_SLOTS, bytes) != CL_SUCCESS) {
         chg_log(1, "B slices: no shared staging (%zu bytes x %d pinned not had): each device stages its own",
                 bytes, BS_SLOTS);
@@ -90,7 +90,7 @@ void chg_shared_b_end(chg_shared_b_t *bs)
     free(bs);
 }
 
-static int key_eq(const bs_key_t *a, const bs_key_t *b)
+static int key_eq(const chg_bs_key_t *a, const chg_bs_key_t *b)
 {
     return a->s == b->s && a->q0 == b->q0 && a->qk == b->qk && a->j0 == b->j0 && a->nc == b->nc;
 }
@@ -102,7 +102,7 @@ static int pick_victim(const chg_shared_b_t *bs)
     const unsigned all = (1u << bs->ndev) - 1; /* every sharing device's bit */
     int best = -1, best_rank = 3;
     for (int i = 0; i < BS_SLOTS; i++) {
-        const bs_slot_t *s = &bs->slot[i];
+        const chg_bs_slot_t *s = &bs->slot[i];
         if (s->holds) continue;
         const int rank = !s->used ? 0 : (s->users & all) == all ? 1 : 2;
         if (rank < best_rank || (rank == best_rank && s->seq < bs->slot[best].seq)) {
@@ -113,12 +113,12 @@ static int pick_victim(const chg_shared_b_t *bs)
     return best;
 }
 
-bs_slot_t *chg_shared_b_take(chg_shared_b_t *bs, const bs_key_t *k, int nch, int pos, int *fill)
+chg_bs_slot_t *chg_shared_b_take(chg_shared_b_t *bs, const chg_bs_key_t *k, int nch, int pos, int *fill)
 {
     const unsigned bit = 1u << pos;
     pthread_mutex_lock(&bs->mu);
     for (int i = 0; i < BS_SLOTS; i++) {
-        bs_slot_t *s = &bs->slot[i];
+        chg_bs_slot_t *s = &bs->slot[i];
         if (s->used && s->nch == nch && key_eq(&s->key, k)) {
             s->holds++;
             s->users |= bit;
@@ -131,7 +131,7 @@ bs_slot_t *chg_shared_b_take(chg_shared_b_t *bs, const bs_key_t *k, int nch, int
     }
     int v;
     while ((v = pick_victim(bs)) < 0) pthread_cond_wait(&bs->cv, &bs->mu);
-    bs_slot_t *s = &bs->slot[v];
+    chg_bs_slot_t *s = &bs->slot[v];
     cl_event old[BS_MAXDEV];
     for (int d = 0; d < BS_MAXDEV; d++) {
         old[d] = s->ev[d];
@@ -155,7 +155,7 @@ bs_slot_t *chg_shared_b_take(chg_shared_b_t *bs, const bs_key_t *k, int nch, int
     return s;
 }
 
-void chg_shared_b_ready(chg_shared_b_t *bs, bs_slot_t *sl, int ch)
+void chg_shared_b_ready(chg_shared_b_t *bs, chg_bs_slot_t *sl, int ch)
 {
     pthread_mutex_lock(&bs->mu);
     if (sl->ready < ch + 1) sl->ready = ch + 1;
@@ -164,7 +164,7 @@ void chg_shared_b_ready(chg_shared_b_t *bs, bs_slot_t *sl, int ch)
     pthread_mutex_unlock(&bs->mu);
 }
 
-int chg_shared_b_wait(chg_shared_b_t *bs, bs_slot_t *sl, int ch)
+int chg_shared_b_wait(chg_shared_b_t *bs, chg_bs_slot_t *sl, int ch)
 {
     pthread_mutex_lock(&bs->mu);
     while (sl->ready <= ch && !sl->dead) pthread_cond_wait(&bs->cv, &bs->mu);
@@ -174,7 +174,7 @@ int chg_shared_b_wait(chg_shared_b_t *bs, bs_slot_t *sl, int ch)
     return mine;
 }
 
-void chg_shared_b_release(chg_shared_b_t *bs, bs_slot_t *sl, int pos, cl_event last, int failed)
+void chg_shared_b_release(chg_shared_b_t *bs, chg_bs_slot_t *sl, int pos, cl_event last, int failed)
 {
     const int d = pos;
     pthread_mutex_lock(&bs->mu);

@@ -32,14 +32,14 @@
 
 /* What a B slice stages: k slice s (global, SYR2K's second product included), the part
  * [q0, q0 + qk) of it (qk = 0: all), tile columns [j0, j0 + nc). */
-typedef struct bs_key_s {
+typedef struct chg_bs_key_s {
     size_t s, q0, qk, j0, nc;
-} bs_key_t;
+} chg_bs_key_t;
 
-typedef struct bs_slot_s {
-    pinned_t *st;              /* the owner device's st_bs[i] */
+typedef struct chg_bs_slot_s {
+    chg_pinned_t *st;          /* the owner device's st_bs[i] */
     int used;                  /* holds `key` */
-    bs_key_t key;
+    chg_bs_key_t key;
     unsigned long long seq;    /* when it was last filled */
     int nch, ready;            /* chunks, and chunks packed so far (in order) */
     int dead;                  /* its filler stopped part way: the next user packs the rest */
@@ -47,14 +47,14 @@ typedef struct bs_slot_s {
     unsigned users;            /* bit per sharing device (chg_shared_b_pos) that took it */
     int filler;                /* position of the device that packed it */
     cl_event ev[BS_MAXDEV];    /* each sharing device's last copy out of it, by position */
-} bs_slot_t;
+} chg_bs_slot_t;
 
 typedef struct chg_shared_b_s {
     pthread_mutex_t mu;
     pthread_cond_t cv;
-    bs_slot_t slot[BS_SLOTS];
+    chg_bs_slot_t slot[BS_SLOTS];
     int ndev;                  /* sharing devices */
-    int index[BS_MAXDEV];      /* their device indices (hdev_t.index), by position */
+    int index[BS_MAXDEV];      /* their device indices (chg_handle_dev_t.index), by position */
     int expected, arrived;     /* drivers of the call, and those past their setup */
     unsigned long long seq;
     double packed, shared;     /* slices packed here, copies served from another device's pack */
@@ -62,12 +62,12 @@ typedef struct chg_shared_b_s {
 } chg_shared_b_t;
 
 /* CLHGEMM_SHARE_B for the devices of a call: 1 when their B slices are staged once. */
-int chg_shared_b_wanted(const hdev_t *const *devs, int ndev);
+int chg_shared_b_wanted(const chg_handle_dev_t *const *devs, int ndev);
 
 /* A call's sharing over devices devs[0..ndev): the owner's (devs[0]) slots reserved for
  * `bytes` each. Returns NULL (no sharing: each device stages its own) when not wanted, with
  * fewer than two devices, or when the slots cannot be had (out of memory). */
-chg_shared_b_t *chg_shared_b_begin(hdev_t *const *devs, int ndev, size_t bytes);
+chg_shared_b_t *chg_shared_b_begin(chg_handle_dev_t *const *devs, int ndev, size_t bytes);
 /* Waits for every copy out of the slots and frees the sharing state (NULL: nothing). */
 void chg_shared_b_end(chg_shared_b_t *bs);
 
@@ -86,14 +86,14 @@ int chg_shared_b_pos(const chg_shared_b_t *bs, int index);
 /* The slot for key k (nch chunks) for the device at position `pos` (chg_shared_b_pos): *fill = 1
  * when this driver is to pack it (every chunk, chg_shared_b_ready after each), 0 when another did
  * or does (chg_shared_b_wait before copying each chunk). The slot is held until chg_shared_b_release. */
-bs_slot_t *chg_shared_b_take(chg_shared_b_t *bs, const bs_key_t *k, int nch, int pos, int *fill);
+chg_bs_slot_t *chg_shared_b_take(chg_shared_b_t *bs, const chg_bs_key_t *k, int nch, int pos, int *fill);
 /* Chunk ch of a slot this driver fills has been packed. */
-void chg_shared_b_ready(chg_shared_b_t *bs, bs_slot_t *sl, int ch);
+void chg_shared_b_ready(chg_shared_b_t *bs, chg_bs_slot_t *sl, int ch);
 /* Waits until chunk ch is packed; 1 when its filler stopped before it, so this driver packs it
  * (and calls chg_shared_b_ready) itself. */
-int chg_shared_b_wait(chg_shared_b_t *bs, bs_slot_t *sl, int ch);
+int chg_shared_b_wait(chg_shared_b_t *bs, chg_bs_slot_t *sl, int ch);
 /* Done with the slot (device at `pos`): `last` (retained here; NULL: none) is its last copy out of it;
  * a filler that stops part way passes its failure (the rest goes to the next user). */
-void chg_shared_b_release(chg_shared_b_t *bs, bs_slot_t *sl, int pos, cl_event last, int failed);
+void chg_shared_b_release(chg_shared_b_t *bs, chg_bs_slot_t *sl, int pos, cl_event last, int failed);
 
 #endif

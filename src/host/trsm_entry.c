@@ -51,7 +51,7 @@ static int ran_on_cpu(clhgemm_handle_t h, chg_precision_t prec, const chg_l3_sha
                       const trsm_args_t *u)
 {
     const double m = (double)sh->m, n = (double)sh->n, k = (double)sh->k;
-    const route_call_t rc = {.prec = prec, .name = prec == CHG_F64 ? "dtrsm" : "strsm",
+    const chg_route_call_t rc = {.prec = prec, .name = prec == CHG_F64 ? "dtrsm" : "strsm",
                              .m = sh->m, .n = sh->n, .k = sh->k, .flops = m * n * k,
                              .in_elems = k * k / 2 + m * n, .c_elems = m * n, .beta_zero = 0};
     /* every device of the handle lost in earlier calls (host/fault.h): OpenBLAS, as routed */

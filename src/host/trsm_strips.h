@@ -1,9 +1,9 @@
 /*
  * trsm_strips.h -- host-memory TRSM that moves B over the bus once (trsm_strips.c owns it).
  *
- * The right-hand sides of a TRSM are independent: the columns of B for side left, its rows for
- * side right (column-major view). When A, its inverted diagonal blocks and three strips of B
- * fit every device's memory budget (hdev_t.mem_limit: CLHGEMM_DEVICE_MEMORY_LIMIT or the handle
+ * The right-hand sides of a TRSM are independent: the columns of B for side left, its rows for side
+ * right (column-major view). When A, its inverted diagonal blocks and three strips of B fit every
+ * device's memory budget (chg_handle_dev_t.mem_limit: CLHGEMM_DEVICE_MEMORY_LIMIT or the handle
  * option, else 80% of the device), each device gets A's triangle once through its pinned
  * staging, inverts its diagonal blocks (core/trsm_dev.h), and then takes strips of right-hand
  * sides as its slots free up (dynamically, not round-robin): the pack threads copy the strip
