@@ -9,7 +9,7 @@
 #            at chg_blas_fwd_missing_stub, which reports the name (chg_blas_fwd_missing) and
 #            aborts. Both stubs are here too.
 #   OUT_C    the table (chg_blas_fwd_table), the names (chg_blas_fwd_names) and their count.
-#   OUT_MAP  the version script: exactly the listed names and OWN (what src/blas/level3.c
+#   OUT_MAP  the version script: exactly the listed names and OWN (what src/blas/dropin_l3.c
 #            defines) are global, everything else local; no version node, like the reference
 #            libblas.so.3, so programs linked against either run against the other.
 #

@@ -28,7 +28,7 @@
 
 #include "blas/snapshot.h"
 #include "common.h"
-#include "host/hdev.h"
+#include "host/handle.h"
 #include "host/pool.h"
 #include "host/route.h"
 
@@ -131,7 +131,7 @@ static void price(void)
     const clhgemm_status_t st = clhgemm_create(&h, NULL);
     if (!EXPECT(st == CLHGEMM_SUCCESS, "clhgemm_create: %s", clhgemm_status_string(st))) return;
     const double m = 2000, n = 2000, k = 64;
-    route_call_t rc = {.prec = CHG_F64, .name = "dgemm", .m = 2000, .n = 2000, .k = 64, .flops = 2 * m * n * k,
+    chg_route_call_t rc = {.prec = CHG_F64, .name = "dgemm", .m = 2000, .n = 2000, .k = 64, .flops = 2 * m * n * k,
                        .in_elems = (m + n) * k, .c_elems = m * n};
     const double plain = chg_route_device_time(h, &rc);
     for (int fresh = 0; fresh <= 1; fresh++) {
@@ -146,9 +146,9 @@ static void price(void)
     const int shapes[3][4] = {{4096, 4096, 64, 1024}, {4096, 64, 4096, 256}, {8192, 8192, 32, 512}};
     for (int i = 0; i < 3; i++) {
         const double sm = shapes[i][0], sn = shapes[i][1], sk = shapes[i][2], q = shapes[i][3];
-        const route_call_t thin = {.prec = CHG_F64, .name = "dgemm", .m = (size_t)sm, .n = (size_t)sn,
+        const chg_route_call_t thin = {.prec = CHG_F64, .name = "dgemm", .m = (size_t)sm, .n = (size_t)sn,
                                    .k = (size_t)sk, .flops = 2 * sm * sn * sk};
-        const route_call_t sq = {.prec = CHG_F64, .name = "dgemm", .m = (size_t)q, .n = (size_t)q, .k = (size_t)q,
+        const chg_route_call_t sq = {.prec = CHG_F64, .name = "dgemm", .m = (size_t)q, .n = (size_t)q, .k = (size_t)q,
                                  .flops = 2 * q * q * q};
         const double rt = thin.flops / chg_route_cpu_time(h, &thin), rs = sq.flops / chg_route_cpu_time(h, &sq);
         EXPECT(rt > 0 && fabs(rt - rs) <= 1e-9 * rs, "OpenBLAS's rate of %gx%gx%g is %g GFLOP/s, the %g-cube's %g",

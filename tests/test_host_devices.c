@@ -17,7 +17,7 @@
  *           case asserts one device)
  *   route   CLHGEMM_ROUTE=auto with CLHGEMM_ROUTE_MODEL: the route's line names the device count
  *           its model assumed (1 of 2 for a small call on fast devices; 2 of 2 with all)
- *   share   B slices staged once for both devices (host/bshare.h): the verbose line counts slices
+ *   share   B slices staged once for both devices (host/shared_b.h): the verbose line counts slices
  *           served from the other device's pack (some in one call of three), none with
  *           CLHGEMM_SHARE_B=off
  * Every product is checked against OpenBLAS (poisoned C where beta = 0). Exit 77 only without
@@ -182,7 +182,7 @@ static void plan_cases(int dbl, tc_rng_t *rng)
     unsetenv("CLHGEMM_SHARE_B");
 }
 
-/* The "B slices: P packed, S copies served ..." line of the last call (host/bshare.c); 0 when
+/* The "B slices: P packed, S copies served ..." line of the last call (host/shared_b.c); 0 when
  * there is none. */
 static int shared_line(const capture_t *cap, double *packed, double *served)
 {
@@ -190,7 +190,7 @@ static int shared_line(const capture_t *cap, double *packed, double *served)
     return l && sscanf(l, "B slices: %lf packed, %lf copies served", packed, served) == 2;
 }
 
-/* B staged once for both devices (host/bshare.h): with forced tiles of 128 x 384 x 128 on n =
+/* B staged once for both devices (host/shared_b.h): with forced tiles of 128 x 384 x 128 on n =
  * 384 (three bands of one tile, three k slices: every tile stages the same three B slices,
  * which the six shared slots keep all call; whole tiles and slices, CLHGEMM_FINAL_PIECES=1 and
  * CLHGEMM_RAMP=1) a device that runs a tile takes the slices the other packed, however late it

@@ -21,7 +21,7 @@
 #include <unistd.h>
 
 #include "common.h"
-#include "cpu/cpushare.h"
+#include "cpu/share_blas.h"
 #include "core/gemm.h"
 #include "kernels/params.h"
 #include "tuning/tuning.h"

@@ -3,7 +3,7 @@
  * how many parts the ramp cuts it into (chg_plan_ramp) and what the model charges for it (the
  * fill term of chg_plan_time), on hand-made inputs shaped like the H100 machine's and PoCL's.
  *
- *   forced   CLHGEMM_RAMP's count (pctx_t.ramp > 0) is used whatever the slice
+ *   forced   CLHGEMM_RAMP's count (chg_pctx_t.ramp > 0) is used whatever the slice
  *   least    otherwise the count is the one of 1 .. 4 whose fill term is the least, the term
  *            computed by chg_plan_time with each count forced: the choice and the model agree
  *   sizes    a small first slice (DGEMM n = 512 on the H100: 0.17 ms of copies against a part's
@@ -22,9 +22,9 @@
 
 /* The planner's inputs for a one-device call m x n x k (precision of es bytes, beta != 0),
  * with bus, pack and step figures like the H100 machine's (the "why" lines' inputs). */
-static pctx_t h100_like(size_t m, size_t n, size_t k, size_t es)
+static chg_pctx_t h100_like(size_t m, size_t n, size_t k, size_t es)
 {
-    pctx_t c;
+    chg_pctx_t c;
     memset(&c, 0, sizeof c);
     c.m = m;
     c.n = n;
@@ -48,9 +48,9 @@ static pctx_t h100_like(size_t m, size_t n, size_t k, size_t es)
 }
 
 /* The fill term of the plan (bm, bn, bk) with the ramp forced to r (0: the model's count). */
-static double fill_with(pctx_t c, size_t bm, size_t bn, size_t bk, int r)
+static double fill_with(chg_pctx_t c, size_t bm, size_t bn, size_t bk, int r)
 {
-    pterms_t t;
+    chg_pterms_t t;
     c.ramp = r;
     chg_plan_time(&c, bm, bn, bk, AMODE_PREFETCH, &t);
     return t.fill;
@@ -59,7 +59,7 @@ static double fill_with(pctx_t c, size_t bm, size_t bn, size_t bk, int r)
 static void forced(void)
 {
     for (int r = 1; r <= 6; r++) {
-        pctx_t c = h100_like(512, 512, 512, 8);
+        chg_pctx_t c = h100_like(512, 512, 512, 8);
         c.ramp = r;
         EXPECT(chg_plan_ramp(&c, 512, 512, 512) == r, "forced %d: got %d", r, chg_plan_ramp(&c, 512, 512, 512));
         c = h100_like(32768, 32768, 32768, 8);
@@ -79,7 +79,7 @@ static void least(void)
         for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++)
             for (size_t j = 0; j < sizeof bks / sizeof *bks; j++) {
                 const size_t n = sizes[i], bk = bks[j] < n ? bks[j] : n;
-                pctx_t c = h100_like(n, n, n, es);
+                chg_pctx_t c = h100_like(n, n, n, es);
                 const int r = chg_plan_ramp(&c, n, n, bk);
                 EXPECT(r >= 1 && r <= 4, "n %zu bk %zu: %d parts", n, bk, r);
                 const double mine = fill_with(c, n, n, bk, 0);
@@ -95,7 +95,7 @@ static void least(void)
 
 static void sizes(void)
 {
-    pctx_t c = h100_like(512, 512, 512, 8);
+    chg_pctx_t c = h100_like(512, 512, 512, 8);
     EXPECT(chg_plan_ramp(&c, 512, 512, 512) == 1, "DGEMM 512 (0.17 ms of copies): %d parts, want 1",
            chg_plan_ramp(&c, 512, 512, 512));
     c = h100_like(32768, 32768, 32768, 8);
@@ -103,7 +103,7 @@ static void sizes(void)
            chg_plan_ramp(&c, 16384, 16384, 1024));
     /* Monotone: a larger first slice never gets fewer parts. */
     for (int p = 0; p < 2; p++) {
-        pctx_t d = h100_like(16384, 16384, 16384, p ? 8 : 4);
+        chg_pctx_t d = h100_like(16384, 16384, 16384, p ? 8 : 4);
         int last = 1;
         for (size_t bk = 32; bk <= 16384; bk *= 2) {
             const int r = chg_plan_ramp(&d, 4096, 4096, bk);
@@ -127,7 +127,7 @@ static void sizes(void)
 static void rates(void)
 {
     for (int which = 0; which < 3; which++) {
-        pctx_t c = h100_like(512, 512, 512, 8);
+        chg_pctx_t c = h100_like(512, 512, 512, 8);
         if (which == 0) c.pack = 0;
         if (which == 1) c.h2d = 0;
         if (which == 2) c.step_cost = 0;

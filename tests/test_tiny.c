@@ -1,7 +1,7 @@
 /*
  * test_tiny.c -- the small-matrix GEMM of the CPU route (src/cpu/tiny.c, issue 19).
  *
- *   test_tiny kernel   cpu/tinysel.h's cells of shapes; chg_tiny_gemm directly: both precisions, both layouts, every transpose
+ *   test_tiny kernel   cpu/tiny_select.h's cells of shapes; chg_tiny_gemm directly: both precisions, both layouts, every transpose
  *                      pair, m, n, k over {1, 2, 3, 4, 5, 7, 8, 9, 16, 17, 31, 32} (the squares 4, 8,
  *                      16, 32 on their own code), leading
  *                      dimensions equal to the rows and padded, (alpha, beta) in (1, 0) with C
@@ -38,9 +38,9 @@
 
 #include "clhgemm.h"
 #include "common.h"
-#include "cpu/cpublas.h"
+#include "cpu/route_calls.h"
 #include "cpu/tiny.h"
-#include "cpu/tinysel.h"
+#include "cpu/tiny_select.h"
 
 static const int kSizes[] = {1, 2, 3, 4, 5, 7, 8, 9, 16, 17, 31, 32, 33};
 #define NSIZES ((int)(sizeof kSizes / sizeof kSizes[0]))
@@ -216,7 +216,7 @@ static void quick_paths(void)
     EXPECT(S[0] == 0.5f, "m 0: C written");
 }
 
-/* The cells of cpu/tinysel.h's table: size buckets of max(m, n, k) (<= 6, 12, 20, 32), the
+/* The cells of cpu/tiny_select.h's table: size buckets of max(m, n, k) (<= 6, 12, 20, 32), the
  * panels' kind by C's rows in the column-major view (padded: floats 1-3, doubles 1; whole: floats
  * 4, 8, 16, 32, doubles 2, 4, 8, 16, 24, 32; the others overlapping), the transposes of that
  * view (row-major swaps m with n and A with B), beta == 0; nothing above CHG_TINY_MAX goes to the
@@ -262,7 +262,7 @@ static void cells(void)
            "beyond CHG_TINY_MAX given to the kernel");
 }
 
-/* The reference the calibration times and the route calls (cpu/cpublas.h's counterpart). */
+/* The reference the calibration times and the route calls (cpu/route_calls.h's counterpart). */
 static int ref_gemm(chg_precision_t prec, int layout, int ta, int tb, int m, int n, int k, double alpha, const void *a,
                     int lda, const void *b, int ldb, double beta, void *c, int ldc)
 {

@@ -390,10 +390,10 @@ static int check_fault(void)
     return 1;
 }
 
-/* TEST_TRSM_BLOCKED=device (with CLHGEMM_VERBOSE=1, a device memory cap that A does not fit
- * and CLHGEMM_TRSM_PANEL=device): some calls took the blocked path with their diagonal blocks
- * solved on the devices by strips (host/trsm.c's line for it), and every such call's result was
- * checked like any other. */
+/* TEST_TRSM_BLOCKED=device (with CLHGEMM_VERBOSE=1, a device memory cap that A does not fit and
+ * CLHGEMM_TRSM_PANEL=device): some calls took the blocked path with their diagonal blocks solved on
+ * the devices by strips (host/trsm_entry.c's line for it), and every such call's result was checked
+ * like any other. */
 static int check_blocked(void)
 {
     const char *b = getenv("TEST_TRSM_BLOCKED");

@@ -48,8 +48,8 @@
 
 #include "common.h"
 #include "core/gemm.h"
-#include "core/trsm.h"
-#include "cpu/cpublas.h"
+#include "core/trsm_subst.h"
+#include "cpu/route_calls.h"
 #include "host/route.h"
 #include "kernels/params.h"
 #include "tuning/tuning.h"
@@ -1003,7 +1003,7 @@ static void *hammer(void *arg)
     return NULL;
 }
 
-/* TRSM's diagonal-block order (core/trsm.c chg_trsm_nb): CLHGEMM_TRSM_NB > the device's
+/* TRSM's diagonal-block order (core/trsm_subst.c chg_trsm_nb): CLHGEMM_TRSM_NB > the device's
  * tuning entry (a user database in CLHGEMM_TUNING_DIR, architecture level included) > 512. */
 static void trsm_nb_precedence(void)
 {
@@ -1292,7 +1292,7 @@ static void tuned_route(const chg_tuning_record_t *r)
                h->route.latency, lat);
         EXPECT(chg_cpu_blas_threads() != rt->cpu_threads || atomic_load(&h->route.cpu_known[0]),
                "route: OpenBLAS's rates not taken from the entry (%d threads, as measured)", rt->cpu_threads);
-        const route_call_t rc = {.prec = CHG_F32, .name = "sgemm", .m = 64, .n = 64, .k = 64,
+        const chg_route_call_t rc = {.prec = CHG_F32, .name = "sgemm", .m = 64, .n = 64, .k = 64,
                                  .flops = 2.0 * 64 * 64 * 64, .in_elems = 2 * 64 * 64, .c_elems = 64 * 64};
         const double want = rc.flops / (rt->cpu_gflops[0] * 1e9), got = chg_route_cpu_time(h, &rc);
         EXPECT(chg_cpu_blas_threads() != rt->cpu_threads || fabs(got - want) <= 1e-12 * want,

@@ -17,7 +17,7 @@
 #include <string.h>
 
 #include "clhgemm.h"
-#include "cpu/cpushare.h"
+#include "cpu/share_blas.h"
 #include "device/device.h"
 #include "kernels/params.h"
 #include "tuning/tuning.h"

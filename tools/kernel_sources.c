@@ -5,8 +5,8 @@
  * and scratch. Dumping from live runs (CLHGEMM_DUMP_KERNELS) only shows what one device built
  * for the calls that were made; this enumerates them all.
  *
- * The sources come from the library's own code paths, not from a copy of the generator: for
- * each call shape that src/level3.c and src/api.c hand to the GEMM core (GEMM with every
+ * The sources come from the library's own code paths, not from a copy of the generator: for each
+ * call shape that src/core/l3_map.c and src/core/gemm_api.c hand to the GEMM core (GEMM with every
  * transpose pair and beta == 0 or not, SYMM left/right, SYRK/SYR2K upper/lower, TRMM
  * left/right x upper/lower x trans), chg_l3_kernels_create() of src/core/blocks.c is called on a
  * device described without OpenCL (a chg_device_t filled in by hand: features, work-group and
@@ -217,7 +217,7 @@ static void fake_device(chg_device_t *d, const char *name, clhgemm_device_kind_t
     snprintf(d->vendor_key, sizeof d->vendor_key, "%s", vendor_key);
 }
 
-/* ---- the call shapes of src/level3.c and src/api.c ---------------------------------------- */
+/* ---- the call shapes of src/core/l3_map.c and src/core/gemm_api.c -------------------------- */
 
 typedef struct shape_s {
     char name[48];

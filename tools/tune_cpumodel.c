@@ -2,7 +2,7 @@
  * tune_cpumodel.c -- clhgemm-tune --cpu-model: seed 004's CPU/GPU split model of the host
  * GEMM, measured on this machine and stored in the tuning database (model.cpu_share.{s,d},
  * docs/TUNING.md), which the library's CLHGEMM_CPU_SHARE=auto then uses (src/host.c,
- * model_rows; the model itself is src/cpushare.h's chg_split_model_t).
+ * model_rows; the model itself is src/cpu/share_blas.h's chg_split_model_t).
  *
  * Per precision, within the phase's share of the budget:
  *   1. transfers: pinned blocking copies of 4 KiB .. 64 MiB each way, t = t_s + bytes * t_w by
@@ -28,7 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cpu/cpushare.h"
+#include "cpu/share_blas.h"
 #include "tune.h"
 
 typedef struct sample_s {

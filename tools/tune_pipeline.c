@@ -23,7 +23,7 @@
 #include <unistd.h>
 
 #include "core/gemm.h"
-#include "cpu/cpublas.h"
+#include "cpu/route_calls.h"
 #include "tune.h"
 
 /* ---- bus --------------------------------------------------------------------------------- */

@@ -1,6 +1,6 @@
 /*
- * tune_trsm.c -- clhgemm-tune's TRSM phase: the order nb of the diagonal blocks that the
- * library's TRSM inverts (core/trsm.c chg_trsm_nb, core/trsm_dev.h), per device and precision.
+ * tune_trsm.c -- clhgemm-tune's TRSM phase: the order nb of the diagonal blocks that the library's
+ * TRSM inverts (core/trsm_subst.c chg_trsm_nb, core/trsm_dev.h), per device and precision.
  *
  * What is timed is the library itself: clhgemm_{s,d}trsm_cl on device buffers, side left,
  * lower, no transpose, non-unit diagonal, m = n (4096 on GPUs, 512 on CPU devices, halved while

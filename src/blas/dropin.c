@@ -14,15 +14,15 @@
 #include <string.h>
 
 #include "clhgemm.h"
-#include "cpu/cpublas.h"
+#include "cpu/route_calls.h"
 #if defined(CLHGEMM_HAVE_OPENBLAS) && defined(CLHGEMM_CPU_DLOPEN)
-#include "cpu/cblas_link.h" /* the CPU BLAS's table (chg_blas_dgemm_, chg_blas_sgemm_) */
+#include "cpu/blas_table.h" /* the CPU BLAS's table (chg_blas_dgemm_, chg_blas_sgemm_) */
 #define HAVE_CBLAS_TABLE 1
 #endif
-#include "cpu/cpulib.h"
-#include "cpu/cpushare.h"
+#include "cpu/blas_dlopen.h"
+#include "cpu/share_blas.h"
 #include "blas/snapshot.h"
-#include "host/hdev.h"
+#include "host/handle.h"
 #include "host/route.h"
 
 /* Below this many flops a call goes to the CPU BLAS without asking the model (and without
@@ -79,7 +79,7 @@ static void init(void)
     static const char *const modes[] = {"auto", "always", "never", NULL}; /* as OFF_* */
     g_mode = chg_env_choice("CLHGEMM_BLAS_OFFLOAD", modes, OFF_AUTO);
     g_stats = chg_env_flag("CLHGEMM_BLAS_STATS", 0);
-    /* cpu/tinysel.c measures the kernel against the CPU BLAS's cblas_?gemm: without them (a CPU
+    /* cpu/tiny_select.c measures the kernel against the CPU BLAS's cblas_?gemm: without them (a CPU
      * BLAS with the Fortran interface only) small GEMMs take that interface, as before */
     g_cblas = chg_cpu_available();
     if (g_stats) atexit(print_stats);
@@ -129,7 +129,7 @@ typedef void (*trmm_f)(const char *, const char *, const char *, const char *, c
  * a 32 x 32 product's time on the H100 machine's Xeon). */
 static _Atomic(void *) g_cpu_fn[BL_COUNT][2];
 
-static void *cpu_fn(const blas_call_t *bc)
+static void *cpu_fn(const chg_blas_call_t *bc)
 {
     void *f = atomic_load_explicit(&g_cpu_fn[bc->routine][bc->dbl], memory_order_acquire);
     if (f) return f;
@@ -149,7 +149,7 @@ int chg_blas_small_init(void)
 }
 
 /* The CPU BLAS's own Fortran routine with the call's arguments. */
-static void run_cpu(const blas_call_t *bc)
+static void run_cpu(const chg_blas_call_t *bc)
 {
     void *f = cpu_fn(bc);
     if (!f) {
@@ -189,7 +189,7 @@ static clhgemm_side_t sd(char s) { return s == 'L' ? CLHGEMM_LEFT : CLHGEMM_RIGH
 static clhgemm_uplo_t ul(char u) { return u == 'U' ? CLHGEMM_UPPER : CLHGEMM_LOWER; }
 
 /* clhgemm's host API on the devices (column-major: the Fortran view as it is). */
-static clhgemm_status_t run_device(clhgemm_handle_t h, const blas_call_t *c)
+static clhgemm_status_t run_device(clhgemm_handle_t h, const chg_blas_call_t *c)
 {
     const clhgemm_layout_t L = CLHGEMM_COL_MAJOR;
     const float fa = (float)c->alpha, fb = (float)c->beta;
@@ -213,7 +213,7 @@ static clhgemm_status_t run_device(clhgemm_handle_t h, const blas_call_t *c)
 
 /* The block the devices may overwrite before a failure (C; B for TRMM and TRSM), as rows and
  * columns; 0 where the call does not read it (beta = 0: the CPU BLAS writes it anew). */
-static int snapshot_needed(const blas_call_t *c, size_t *rows, size_t *cols)
+static int snapshot_needed(const chg_blas_call_t *c, size_t *rows, size_t *cols)
 {
     *rows = c->routine == BL_SYRK || c->routine == BL_SYR2K ? (size_t)c->n : (size_t)c->m;
     *cols = (size_t)c->n;
@@ -222,7 +222,7 @@ static int snapshot_needed(const blas_call_t *c, size_t *rows, size_t *cols)
 
 /* The call as the routing model sees it (its GEMM shape and operand sizes, and the copy of C
  * made before it goes to the devices). */
-static route_call_t model_call(const blas_call_t *c)
+static chg_route_call_t model_call(const chg_blas_call_t *c)
 {
     const int sym = c->routine == BL_SYRK || c->routine == BL_SYR2K;
     const size_t m = sym ? (size_t)c->n : (size_t)c->m, n = (size_t)c->n;
@@ -231,17 +231,17 @@ static route_call_t model_call(const blas_call_t *c)
     const double flops = c->routine == BL_GEMM || c->routine == BL_SYMM ? 2.0 * mn * k : sym ? two * mn * k : mn * k;
     size_t rows, cols;
     const double snap = snapshot_needed(c, &rows, &cols) ? (double)rows * (double)cols * (c->dbl ? 8.0 : 4.0) : 0;
-    return (route_call_t){.prec = c->dbl ? CHG_F64 : CHG_F32, .name = g_names[c->routine][c->dbl], .m = m,
+    return (chg_route_call_t){.prec = c->dbl ? CHG_F64 : CHG_F32, .name = g_names[c->routine][c->dbl], .m = m,
                           .n = n, .k = k, .flops = flops, .in_elems = ((double)m + (double)n) * (double)k * two,
                           .c_elems = sym ? mn / 2 : mn,
                           .beta_zero = c->beta == 0.0 && c->routine != BL_TRMM && c->routine != BL_TRSM,
                           .snapshot_bytes = snap, .snapshot_fresh = chg_snap_fresh((size_t)snap)};
 }
 
-static clhgemm_handle_t offload_handle(const blas_call_t *c)
+static clhgemm_handle_t offload_handle(const chg_blas_call_t *c)
 {
     if (g_mode == OFF_NEVER || atomic_load_explicit(&g_child, memory_order_relaxed)) return NULL;
-    const route_call_t rc = model_call(c);
+    const chg_route_call_t rc = model_call(c);
     if (g_mode == OFF_AUTO && rc.flops < AUTO_MIN_FLOPS) return NULL;
     pthread_once(&g_handle_once, make_handle);
     if (!g_handle) return NULL;
@@ -249,7 +249,7 @@ static clhgemm_handle_t offload_handle(const blas_call_t *c)
     return g_handle;
 }
 
-void chg_blas_run(const blas_call_t *bc)
+void chg_blas_run(const chg_blas_call_t *bc)
 {
     pthread_once(&g_once, init);
     /* (a small GEMM came here only where chg_blas_small_gemm declined it) */

@@ -1,7 +1,7 @@
 /*
  * dropin.h -- the BLAS drop-in's state and dispatch (dropin.c owns it): one level-3 call in the
  * Fortran view (column-major, Fortran character arguments), after its argument checks, goes to
- * the CPU BLAS (loaded privately: cpu/cpulib.h) or to clhgemm's devices, as
+ * the CPU BLAS (loaded privately: cpu/blas_dlopen.h) or to clhgemm's devices, as
  * CLHGEMM_BLAS_OFFLOAD=auto|always|never and the routing model (host/route.h) say; a device
  * failure of any kind falls back to the CPU BLAS for that call (C restored first where the
  * call had written it), with one warning line per process.
@@ -13,7 +13,7 @@
 #include <stdatomic.h>
 #include <stddef.h>
 
-#include "cpu/cpublas.h"
+#include "cpu/route_calls.h"
 #include "kernels/precision.h"
 
 enum { BL_GEMM, BL_SYMM, BL_SYRK, BL_SYR2K, BL_TRMM, BL_TRSM, BL_COUNT };
@@ -22,7 +22,7 @@ enum { BL_GEMM, BL_SYMM, BL_SYRK, BL_SYR2K, BL_TRMM, BL_TRSM, BL_COUNT };
  * the widest to the narrowest, with no padding between them: each entry point builds one with
  * a designated initializer, and a struct with holes in it was zeroed whole first (GCC 12 -O2:
  * `rep stos`, a third of the CBLAS wrapper's time on an n = 4 product). */
-typedef struct blas_call_s {
+typedef struct chg_blas_call_s {
     double alpha, beta;
     const void *a, *b;
     void *c;                    /* TRMM, TRSM: B */
@@ -31,17 +31,17 @@ typedef struct blas_call_s {
     int m, n, k;                /* GEMM m x n x k; SYMM/TRMM/TRSM m x n; SYRK/SYR2K n, k */
     int lda, ldb, ldc;
     char side, uplo, ta, tb, diag;
-} blas_call_t;
+} chg_blas_call_t;
 
 /* Runs the call (CPU BLAS or devices), counting it for CLHGEMM_BLAS_STATS. */
-void chg_blas_run(const blas_call_t *bc);
+void chg_blas_run(const chg_blas_call_t *bc);
 
 /* The largest m, n and k of chg_blas_small_gemm (cpu/tiny.h's CHG_TINY_MAX). */
 #define CHG_BLAS_SMALL_MAX 32
 
 /* chg_blas_small_gemm's state (dropin.c): 0 before init, 1 small GEMMs take the small path (the
  * CPU BLAS has the CBLAS GEMMs, CLHGEMM_BLAS_OFFLOAD is not always, no stats), -1 they take
- * chg_blas_run; and the CPU BLAS's cblas_?gemm (its private table, cpu/cblas_link.h), set before
+ * chg_blas_run; and the CPU BLAS's cblas_?gemm (its private table, cpu/blas_table.h), set before
  * the state. chg_blas_small_init runs init once and returns the state. */
 typedef __typeof__(cblas_dgemm) *chg_blas_dgemm_fn;
 typedef __typeof__(cblas_sgemm) *chg_blas_sgemm_fn;
@@ -51,10 +51,11 @@ extern chg_blas_sgemm_fn chg_blas_sgemm_;
 int chg_blas_small_init(void);
 
 /* A checked GEMM with m, n, k <= CHG_BLAS_SMALL_MAX, column-major view (transposes 0/1), straight
- * on the CPU route's small-GEMM path with no blas_call_t: cpu/tiny.h's kernel where cpu/tinysel.h
- * measured it faster (chg_cpu_route_gemm's choice), else the CPU BLAS's cblas_?gemm called from
- * its table. 1 when it ran, 0 when the call must take chg_blas_run. Inline into each GEMM entry
- * point (level3.c), which asks it first: the entry point calls the kernel or OpenBLAS itself. */
+ * on the CPU route's small-GEMM path with no chg_blas_call_t: cpu/tiny.h's kernel where
+ * cpu/tiny_select.h measured it faster (chg_cpu_route_gemm's choice), else the CPU BLAS's
+ * cblas_?gemm called from its table. 1 when it ran, 0 when the call must take chg_blas_run.
+ * Inline into each GEMM entry point (dropin_l3.c), which asks it first: the entry point calls the
+ * kernel or OpenBLAS itself. */
 static inline int chg_blas_small_gemm(int dbl, int ta, int tb, int m, int n, int k, double alpha, const void *a,
                                       int lda, const void *b, int ldb, double beta, void *c, int ldc)
 {

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cpu/cpulib.h"
+#include "cpu/blas_dlopen.h"
 
 /* ---- the functions OpenBLAS lacks ------------------------------------------------------------
  * Each *sub_ stores the result of its function in its last argument (Fortran calling

@@ -1,7 +1,7 @@
 /*
  * gemm.c -- the device GEMM core: plan, then pack, kernel and write-back per block.
  *
- * Data path of one call (column-major view; api.c has already validated and turned row-major
+ * Data path of one call (column-major view; gemm_api.c has already validated and turned row-major
  * into column-major by swapping the operands):
  *   plan      split C into mb x nb blocks and k into kb slices so that the packed operands
  *             (mb*kb + kb*nb) and the block result (mb*nb) fit the per-queue workspace budget;
@@ -20,7 +20,7 @@
  * are read in place core/direct.c's, the steps themselves are core/blocks.c's building blocks,
  * and the workspaces with the kernels they keep are core/workspace.c's.
  *
- * The other level-3 routines (level3.c) run through the same sequence with a chg_struct_t
+ * The other level-3 routines (l3_map.c) run through the same sequence with a chg_struct_t
  * (gemm.h): structured packs for a symmetric or triangular operand, blocks outside the wanted
  * triangle of C skipped and the rest written back through a mask, the k slices of each block
  * limited to where a triangular operand can be non-zero, SYR2K's second product accumulated
@@ -538,7 +538,7 @@ static cl_int enqueue_block(blocked_t *b, size_t i0, size_t mc, size_t j0, size_
     const int nseg = a->swap_sum ? 2 : 1;
     size_t klo, khi;
     chg_l3_k_range(&a->st, i0, mc, j0, nc, a->k, &klo, &khi);
-    if (klo >= khi) /* cannot happen for the routines of level3.c: k > 0 there */
+    if (klo >= khi) /* cannot happen for the routines of l3_map.c: k > 0 there */
         return CLHGEMM_INTERNAL_ERROR;
     cl_int err = CL_SUCCESS;
     int slices = 0;

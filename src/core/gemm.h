@@ -8,9 +8,9 @@
  * them -- the building blocks, chg_workspace_budget, chg_gemm_release_all,
  * chg_gemm_kernel_cache_stats -- comes with this header), the call's arguments
  * core/gemm_args.h's and the direct-operand decision core/direct.h's (included too).
- * Arguments are assumed valid (api.c and level3.c check them).
+ * Arguments are assumed valid (gemm_api.c and l3_map.c check them).
  *
- * The other level-3 routines (level3.c) describe themselves to the same core with a
+ * The other level-3 routines (l3_map.c) describe themselves to the same core with a
  * chg_struct_t: which packed operand is symmetric or triangular (a structured pack fills it
  * from its stored triangle), and whether only one triangle of C is wanted (the kernel then
  * computes only the tiles that touch it and the write-back is masked). Everything is said in

@@ -241,7 +241,7 @@ static clhgemm_status_t gemm(solve_t *s, chg_gemm_args_t *g)
 }
 
 /* Block q (rows r0 .. r0 + kb of T): X_q := a * inv(T_qq) * B_q, in place: a TRMM of the core
- * (level3.c's operands) with the inverted block D_q as its triangular operand. The core packs
+ * (l3_map.c's operands) with the inverted block D_q as its triangular operand. The core packs
  * the general operand's panel before it writes the C block over it and visits the blocks in
  * TRMM's safe order (core/gemm.c enqueue_blocks), so B_q is both operand and result; a
  * temporary and a copy back per leaf cost 16 copies of 32 MB and their launches per DTRSM

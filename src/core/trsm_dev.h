@@ -3,8 +3,9 @@
  * diagonal blocks of A inverted by a kernel (cl/trsm_inv.cl), then a recursive blocked
  * substitution whose every step is a GEMM on the core (chg_gemm_enqueue).
  *
- * Column-major view as in trsm.h (which uses this module): T = op(A) (side left) or op(A)^T (side right), order k,
- * cut into diagonal blocks of nb aligned at multiples of nb. Over a range of T's blocks:
+ * Column-major view as in trsm_subst.h (which uses this module): T = op(A) (side left) or op(A)^T
+ * (side right), order k, cut into diagonal blocks of nb aligned at multiples of nb. Over a range of
+ * T's blocks:
  *
  *   one block q      X_q := a * inv(T_qq) * B_q in place (the core's TRMM with the inverted
  *                    block as its triangular operand); a = alpha when no update has scaled
@@ -29,7 +30,7 @@
 #ifndef CHG_TRSM_DEV_H
 #define CHG_TRSM_DEV_H
 
-#include "core/level3.h"
+#include "core/l3_map.h"
 
 /* The device state of one TRSM (one device): the inverted blocks D. */
 typedef struct chg_trsm_dev_s {

@@ -1,7 +1,7 @@
 /*
  * workspace.h -- the per-queue workspaces of the device GEMM core (workspace.c owns them; a
  * header private to src/core: core/gemm.c uses the workspaces, and core/gemm.h includes this
- * header for the last three calls, which TRSM, api.c and the tests make). A workspace holds a
+ * header for the last three calls, which TRSM, gemm_api.c and the tests make). A workspace holds a
  * queue's temporaries (packed A, packed B, the block result or split-K's partials; they only
  * grow), the last event of the call that used them, and the kernels of the queue's recent
  * calls, keyed by everything that selects them (chg_kkey_t), so that a repeated call makes no

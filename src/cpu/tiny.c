@@ -256,8 +256,8 @@ typedef struct tiny_args_s {
         (void)m;                                                                                         \
         PFX##_panel(g, 0, MR, 0, g->n, g->k);                                                            \
     }                                                                                                    \
-    /* m = n = k = S, a multiple of MR (cpu/tinysel.h's CHG_TINY_SQUARE cells): whole panels, every     \
-     * loop of constant length (unrolled: no loop control, no strides computed at run time) */          \
+    /* m = n = k = S, a multiple of MR (cpu/tiny_select.h's CHG_TINY_SQUARE cells): whole panels,        \
+     * every loop of constant length (unrolled: no loop control, no strides computed at run time) */     \
     TINY_INLINE void PFX##_square(const tiny_args_t *g, int S)                                           \
     {                                                                                                    \
         for (int r0 = 0; r0 < S; r0 += MR) PFX##_panel(g, r0, MR, 0, S, S);                             \
@@ -434,7 +434,7 @@ void chg_tiny_gemm(chg_precision_t prec, int layout, int ta, int tb, int m, int 
         const int l = lda; lda = ldb; ldb = l;
         const int x = ta; ta = tb; tb = x;
     }
-    /* m = n = k = 4, 8, 16, 32 (cpu/tinysel.h's square cells), alpha != 0: the square code */
+    /* m = n = k = 4, 8, 16, 32 (cpu/tiny_select.h's square cells), alpha != 0: the square code */
     if (m == n && n == k && alpha != 0.0) {
         const int tr = (ta != 111) | (tb != 111) << 1; /* CLHGEMM_NO_TRANS == CblasNoTrans == 111 */
         const int dbl = prec == CHG_F64;

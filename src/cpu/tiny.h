@@ -15,7 +15,7 @@
  * the target, or plain C. The squares DGEMM 16 and 32 and SGEMM 32 take a wide kernel on
  * x86-64-v4 hosts instead (panels of two vectors, blocks of eight columns).
  *
- * Which calls the CPU route gives it is cpu/tinysel.h's choice (measured per host against
+ * Which calls the CPU route gives it is cpu/tiny_select.h's choice (measured per host against
  * OpenBLAS; CLHGEMM_TINY).
  */
 #ifndef CHG_CPU_TINY_H

@@ -8,10 +8,10 @@
 #include "tuning/tuning.h"
 
 /* Pinned bandwidth each way, from a few 16 MiB copies (the planner's BW). */
-cl_int chg_measure_bus(hdev_t *d)
+cl_int chg_measure_bus(chg_handle_dev_t *d)
 {
     const size_t bytes = (d->dev.features & CHG_FEAT_GPU) ? (64u << 20) : (16u << 20);
-    pinned_t p;
+    chg_pinned_t p;
     cl_int err = chg_pinned_alloc(d->ctx, d->q[Q_H2D], bytes, &p);
     if (err != CL_SUCCESS) return err;
     memset(p.ptr, 1, bytes);
@@ -66,7 +66,7 @@ void chg_measure_pack(clhgemm_handle_t h)
     const size_t bytes = gpu ? (256u << 20) : (32u << 20);
     h->pack_bps = 10e9;
     char *src = malloc(bytes);
-    pinned_t pin = {0};
+    chg_pinned_t pin = {0};
     char *dst = NULL, *own = NULL;
     if (h->ndev > 0 && chg_pinned_alloc(h->devs[0].ctx, h->devs[0].q[Q_H2D], bytes, &pin) == CL_SUCCESS)
         dst = pin.ptr;
@@ -89,7 +89,7 @@ void chg_measure_pack(clhgemm_handle_t h)
     if (pin.buf) chg_pinned_free(h->devs[0].q[Q_H2D], &pin);
 }
 
-void chg_measure_rate(hdev_t *d, chg_precision_t prec)
+void chg_measure_rate(chg_handle_dev_t *d, chg_precision_t prec)
 {
     if (d->rate[prec] > 0) return;
     /* CLHGEMM_KERNEL_RATE (GFLOP/s, for experiments): the planner's kernel rate, every device */

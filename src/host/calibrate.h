@@ -9,13 +9,13 @@
 #ifndef CHG_HOST_CALIBRATE_H
 #define CHG_HOST_CALIBRATE_H
 
-#include "host/hdev.h"
+#include "host/handle.h"
 
 /* d->h2d_bps, d->d2h_bps (pinned, a few 16-64 MiB copies) and d->dev_bps (device copies). */
-cl_int chg_measure_bus(hdev_t *d);
+cl_int chg_measure_bus(chg_handle_dev_t *d);
 /* h->pack_bps: the pack threads' copy rate from pageable into pinned memory. */
 void chg_measure_pack(clhgemm_handle_t h);
 /* d->rate[prec], unless already known. */
-void chg_measure_rate(hdev_t *d, chg_precision_t prec);
+void chg_measure_rate(chg_handle_dev_t *d, chg_precision_t prec);
 
 #endif

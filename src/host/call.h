@@ -1,7 +1,7 @@
 /*
  * call.h -- one host-memory call in flight: the checked call in the column-major view, its
  * plan, and the state its device drivers and CPU share threads share (the band schedule under
- * `mu`, the first error, the counters for the call info). Made by host/api.c, run by
+ * `mu`, the first error, the counters for the call info). Made by host/entry.c, run by
  * host/run.c; host/sched.c hands out its tiles.
  */
 #ifndef CHG_HOST_CALL_H
@@ -13,13 +13,13 @@
  * columns from the band's front (lo for even bands, hi for odd ones: seed 000's snake order);
  * a device with nothing left of its own, and the CPU share, take from the back of the fullest
  * band. */
-typedef struct band_s {
+typedef struct chg_band_s {
     size_t lo, hi;
-} band_t;
+} chg_band_t;
 
-static inline size_t chg_band_left(const band_t *b) { return b->hi - b->lo; }
+static inline size_t chg_band_left(const chg_band_t *b) { return b->hi - b->lo; }
 
-typedef struct call_s {
+typedef struct chg_call_s {
     clhgemm_handle_t h;
     chg_precision_t prec;
     size_t es;
@@ -29,18 +29,18 @@ typedef struct call_s {
     const char *a, *b;          /* user memory (column-major view) */
     char *c;
     size_t lda, ldb, ldc;
-    plan_t pl;
+    chg_plan_t pl;
     /* shared work queue */
     pthread_mutex_t mu;
-    band_t *bands;
+    chg_band_t *bands;
     size_t next_band;           /* bands below this are claimed */
     int drivers, drivers_started; /* drivers running, and how many claimed a first band */
     size_t ntiles;
     long long stolen;
     clhgemm_status_t status;    /* first error */
     chg_trace_t *trace;
-    struct chg_bshare_s *bs;    /* B slices staged once for every device (host/bshare.h), or NULL;
-                                 * then every band is walked from its front (host/sched.c) */
+    struct chg_shared_b_s *bs;  /* B slices staged once for every device (host/shared_b.h), or
+                                 * NULL; then every band is walked from its front (host/sched.c) */
     double bytes_h2d, bytes_d2h;
     double copy_bytes, copy_ns; /* pack threads' work over all drivers, and their wall time */
     int devices_used;
@@ -61,10 +61,10 @@ typedef struct call_s {
     int no_pieces;              /* a device's final tile is not split into column pieces */
     double flops;               /* the routine's own operation count (for the log) */
     const char *name;
-} call_t;
+} chg_call_t;
 
 /* Records the call's first error (the drivers stop taking tiles). */
-static inline void chg_call_fail(call_t *c, clhgemm_status_t st)
+static inline void chg_call_fail(chg_call_t *c, clhgemm_status_t st)
 {
     pthread_mutex_lock(&c->mu);
     if (c->status == CLHGEMM_SUCCESS) c->status = st;

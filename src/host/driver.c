@@ -7,9 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "host/bshare.h"
+#include "host/devmem.h"
 #include "host/driver.h"
 #include "host/fault.h"
+#include "host/shared_b.h"
 #include "host/tile.h"
 #include "tuning/tuning.h"
 
@@ -17,34 +18,34 @@
 
 /* Buffers and pinned staging of this device for the call's plan (kept between calls while
  * large enough). */
-static cl_int reserve_buffers(const call_t *c, hdev_t *d, const chg_gemm_params_t *g)
+static cl_int reserve_buffers(const chg_call_t *c, chg_handle_dev_t *d, const chg_gemm_params_t *g)
 {
-    const plan_t *p = &c->pl;
+    const chg_plan_t *p = &c->pl;
     const size_t es = c->es;
     const size_t bmp = chg_round_up(p->bm, g->mwg), bnp = chg_round_up(p->bn, g->nwg),
                  bkp = chg_round_up(p->bk, g->kwg);
     const size_t kg = (size_t)CHG_MAX(p->kg, 1);
     const size_t aband = bmp * bkp * es * (p->amode == AMODE_STREAM ? 1 : p->kt);
-    cl_int err = chg_hdev_reserve(d, B_ARAW, p->bm * p->bk * es, NSTAGE);
-    if (err == CL_SUCCESS) err = chg_hdev_reserve(d, B_BRAW, p->bk * p->bn * es, NSTAGE);
-    if (err == CL_SUCCESS) err = chg_hdev_reserve(d, B_BPACK, bkp * bnp * es * kg, 1);
-    if (err == CL_SUCCESS) err = chg_hdev_reserve(d, B_APACK, aband, p->amode == AMODE_PREFETCH ? 2 : 1);
-    if (err == CL_SUCCESS) err = chg_hdev_reserve(d, B_CDEV, p->bm * p->bn * es, 2);
-    if (err == CL_SUCCESS) err = chg_hdev_reserve(d, B_CP, bmp * bnp * es, 1);
-    if (err == CL_SUCCESS) err = chg_hdev_reserve_pinned(d, d->st_a, NSTAGE, p->bm * p->bk * es);
-    if (err == CL_SUCCESS && !c->bs) err = chg_hdev_reserve_pinned(d, d->st_b, NSTAGE, p->bk * p->bn * es);
-    if (err == CL_SUCCESS && c->beta != 0.0) err = chg_hdev_reserve_pinned(d, &d->st_cin, 1, p->bm * p->bn * es);
-    if (err == CL_SUCCESS) err = chg_hdev_reserve_pinned(d, d->st_cout, NOUT, p->bm * p->bn * es);
+    cl_int err = chg_devmem_reserve(d, B_ARAW, p->bm * p->bk * es, NSTAGE);
+    if (err == CL_SUCCESS) err = chg_devmem_reserve(d, B_BRAW, p->bk * p->bn * es, NSTAGE);
+    if (err == CL_SUCCESS) err = chg_devmem_reserve(d, B_BPACK, bkp * bnp * es * kg, 1);
+    if (err == CL_SUCCESS) err = chg_devmem_reserve(d, B_APACK, aband, p->amode == AMODE_PREFETCH ? 2 : 1);
+    if (err == CL_SUCCESS) err = chg_devmem_reserve(d, B_CDEV, p->bm * p->bn * es, 2);
+    if (err == CL_SUCCESS) err = chg_devmem_reserve(d, B_CP, bmp * bnp * es, 1);
+    if (err == CL_SUCCESS) err = chg_devmem_reserve_pinned(d, d->st_a, NSTAGE, p->bm * p->bk * es);
+    if (err == CL_SUCCESS && !c->bs) err = chg_devmem_reserve_pinned(d, d->st_b, NSTAGE, p->bk * p->bn * es);
+    if (err == CL_SUCCESS && c->beta != 0.0) err = chg_devmem_reserve_pinned(d, &d->st_cin, 1, p->bm * p->bn * es);
+    if (err == CL_SUCCESS) err = chg_devmem_reserve_pinned(d, d->st_cout, NOUT, p->bm * p->bn * es);
     return err;
 }
 
 /* The kernels (GEMM's, or a level-3 variant: structured packs, TRIANGLE / KLIMIT, masked
  * write-back; with c->st all zero these are GEMM's), the buffers, and the packed layouts. */
-static clhgemm_status_t setup(drv_t *v)
+static clhgemm_status_t setup(chg_drv_t *v)
 {
-    call_t *c = v->c;
-    hdev_t *d = v->d;
-    const plan_t *pl = &c->pl;
+    chg_call_t *c = v->c;
+    chg_handle_dev_t *d = v->d;
+    const chg_plan_t *pl = &c->pl;
     chg_tuned_gemm(&d->dev, c->prec, &v->gp);
     clhgemm_status_t st = chg_l3_kernels_create(d->ctx, &d->dev, c->prec, &v->gp, c->ta, c->tb,
                                                 c->beta == 0.0, &c->st, &v->ks);
@@ -68,8 +69,8 @@ static clhgemm_status_t setup(drv_t *v)
     v->group_pk = v->kg * v->bkp;
     chg_log(2, "device %d: up to %zu k slice(s) of %zu per kernel launch", d->index, v->kg, pl->bk);
     v->nab = pl->amode == AMODE_PREFETCH ? 2 : 1;
-    v->ab[0] = v->ab[1] = (aband_t){-1, 0};
-    v->sc = (sched_t){-1, -1, 0};
+    v->ab[0] = v->ab[1] = (chg_aband_t){-1, 0};
+    v->sc = (chg_sched_t){-1, -1, 0};
     v->pf_band = -1;
     v->pf_step = 0;
     v->pf_span = 1;
@@ -80,9 +81,9 @@ static clhgemm_status_t setup(drv_t *v)
 
 /* A device's final tile is done in column pieces (chg_final_pieces; CLHGEMM_FINAL_PIECES forces
  * a count, except where A is streamed: there it forces split_pieces' count instead). */
-static int pieces_of(const drv_t *v, size_t ti, size_t j0, size_t mc, size_t nct, int final)
+static int pieces_of(const chg_drv_t *v, size_t ti, size_t j0, size_t mc, size_t nct, int final)
 {
-    const call_t *c = v->c;
+    const chg_call_t *c = v->c;
     if (!final || c->no_pieces) return 1;
     const long forced = chg_env_int("CLHGEMM_FINAL_PIECES", 0, 0, 1 << 20); /* 0: not forced */
     int npieces;
@@ -100,7 +101,7 @@ static int pieces_of(const drv_t *v, size_t ti, size_t j0, size_t mc, size_t nct
 }
 
 /* The A band buffer of the tile, and the one to prefetch the next band into. */
-static void band_buffers(drv_t *v, tile_t *t, int stolen)
+static void band_buffers(chg_drv_t *v, chg_tile_t *t, int stolen)
 {
     t->cur = t->pf = -1;
     if (v->c->pl.amode != AMODE_STREAM) {
@@ -108,11 +109,11 @@ static void band_buffers(drv_t *v, tile_t *t, int stolen)
             if (v->ab[i].band == (long)t->ti) t->cur = i;
         if (t->cur < 0) {
             t->cur = (v->nab == 2 && v->sc.next >= 0 && v->ab[0].band == v->sc.next) ? 1 : 0;
-            v->ab[t->cur] = (aband_t){(long)t->ti, 0};
+            v->ab[t->cur] = (chg_aband_t){(long)t->ti, 0};
         }
         if (v->nab == 2 && v->sc.next >= 0 && !stolen) {
             t->pf = 1 - t->cur;
-            if (v->ab[t->pf].band != v->sc.next) v->ab[t->pf] = (aband_t){v->sc.next, 0};
+            if (v->ab[t->pf].band != v->sc.next) v->ab[t->pf] = (chg_aband_t){v->sc.next, 0};
         }
     }
     t->apack = v->d->buf[B_APACK][t->cur < 0 ? 0 : t->cur];
@@ -120,9 +121,9 @@ static void band_buffers(drv_t *v, tile_t *t, int stolen)
 
 /* The k slices of the tile: all of them, except where a triangular operand is zero over whole
  * slices (TRMM; chg_l3_k_range). */
-static void k_range(const drv_t *v, tile_t *t)
+static void k_range(const chg_drv_t *v, chg_tile_t *t)
 {
-    const call_t *c = v->c;
+    const chg_call_t *c = v->c;
     t->s_lo = 0;
     t->s_hi = c->pl.kt;
     if (c->st.kind_a == CHG_TRIANGULAR || c->st.kind_b == CHG_TRIANGULAR) {
@@ -137,9 +138,9 @@ static void k_range(const drv_t *v, tile_t *t)
  * soon as it is in, so that the first kernel waits for a part of a slice rather than a whole
  * one (the fill: 36 ms of A and B slices at n = 32768 on the H100). Only where this slice is
  * the next one of A to arrive. Returns 1 when the slice was run so. */
-static int ramp_slice(drv_t *v, tile_t *t, size_t s, size_t p0, size_t kc, size_t pos, cl_int *err)
+static int ramp_slice(chg_drv_t *v, chg_tile_t *t, size_t s, size_t p0, size_t kc, size_t pos, cl_int *err)
 {
-    const plan_t *pl = &v->c->pl;
+    const chg_plan_t *pl = &v->c->pl;
     const size_t kwg = v->gp.kwg;
     const size_t part = chg_round_up(chg_ceil_div(kc, (size_t)CHG_MAX(pl->ramp, 1)), kwg);
     if (!(t->seq == 0 && s == t->s_lo && pl->ramp > 1 && part < kc &&
@@ -165,7 +166,7 @@ static int ramp_slice(drv_t *v, tile_t *t, size_t s, size_t p0, size_t kc, size_
 /* Slice s the ordinary way: its A (streamed: this slice; resident: every slice of the band up
  * to it, in order) and its B into the group's packed buffers, and the group's launch after its
  * last slice. */
-static cl_int group_slice(drv_t *v, tile_t *t, size_t s, size_t kpad, size_t pos)
+static cl_int group_slice(chg_drv_t *v, chg_tile_t *t, size_t s, size_t kpad, size_t pos)
 {
     const size_t mwg = v->gp.mwg;
     size_t aoff = 0, apk = v->bkp;
@@ -173,7 +174,7 @@ static cl_int group_slice(drv_t *v, tile_t *t, size_t s, size_t kpad, size_t pos
     if (t->cur < 0) {
         err = chg_load_a(v, t->ti, s, 0, 0, t->apack, 0, v->bkp);  /* a launch per slice (glen 1) */
     } else {
-        aband_t *b = &v->ab[t->cur];
+        chg_aband_t *b = &v->ab[t->cur];
         aoff = t->gs * v->bkp * mwg;
         apk = v->band_pk;
         err = CL_SUCCESS;
@@ -202,12 +203,12 @@ static cl_int group_slice(drv_t *v, tile_t *t, size_t s, size_t kpad, size_t pos
  * needs only its first slice, which went long before; squeezing the band into fewer steps made
  * 2 A slices per step compete with the B slices for the pack threads and the bus, and the kernel
  * queue ran dry: two 20-50 ms gaps per band at n = 32768 on the H100. */
-static cl_int prefetch_step(drv_t *v, const tile_t *t, size_t s)
+static cl_int prefetch_step(chg_drv_t *v, const chg_tile_t *t, size_t s)
 {
-    call_t *c = v->c;
-    const plan_t *pl = &c->pl;
+    chg_call_t *c = v->c;
+    const chg_plan_t *pl = &c->pl;
     if (t->pf < 0 || v->ab[t->cur].loaded < pl->kt) return CL_SUCCESS;
-    aband_t *b = &v->ab[t->pf];
+    chg_aband_t *b = &v->ab[t->pf];
     if (v->pf_band != b->band) {
         pthread_mutex_lock(&c->mu);
         const size_t left = chg_ceil_div(chg_band_left(&c->bands[t->ti]), pl->bn);
@@ -236,7 +237,7 @@ static cl_int prefetch_step(drv_t *v, const tile_t *t, size_t s)
  * earlier tiles' chunks that have arrived, for at most about half a step's kernel time, so that
  * the queue never runs dry behind an unpack (what is left carries over to later steps and
  * tiles). */
-static cl_int c_traffic_step(drv_t *v, tile_t *t, size_t s)
+static cl_int c_traffic_step(chg_drv_t *v, chg_tile_t *t, size_t s)
 {
     const int ci_due = (int)chg_ceil_div((size_t)t->nci * (s - t->s_lo + 1), t->s_hi - t->s_lo);
     cl_int err = CL_SUCCESS;
@@ -253,7 +254,7 @@ static cl_int c_traffic_step(drv_t *v, tile_t *t, size_t s)
  * n = 32768: 14 ms gaps in the first tile, as much as the grouping saved). The packs of the
  * next group wait for this launch in the in-order kernel queue, and the slice rings
  * (NSTAGE > kg) let the loads run a group ahead of it. */
-static cl_int k_loop(drv_t *v, tile_t *t)
+static cl_int k_loop(chg_drv_t *v, chg_tile_t *t)
 {
     cl_int err = CL_SUCCESS;
     t->glen = t->cur >= 0 && v->ab[t->cur].loaded >= t->s_hi ? v->kg : 1;
@@ -287,9 +288,9 @@ static cl_int k_loop(drv_t *v, tile_t *t)
  * (no structure, one segment), with at least two slices (the last one then accumulates and is
  * not the ramp's), each piece's Cp at the device's sub-buffer alignment. CLHGEMM_FINAL_PIECES
  * forces the count (at most CHG_SPLIT_MAX and the tile's work-group columns; 1: none). */
-static int split_pieces(drv_t *v, const tile_t *t, int final)
+static int split_pieces(chg_drv_t *v, const chg_tile_t *t, int final)
 {
-    const call_t *c = v->c;
+    const chg_call_t *c = v->c;
     const chg_struct_t general = {0};
     if (!final || c->no_pieces || c->pl.amode != AMODE_STREAM || c->segs > 1 || t->s_hi - t->s_lo < 2 ||
         memcmp(&c->st, &general, sizeof general) != 0)
@@ -307,10 +308,10 @@ static int split_pieces(drv_t *v, const tile_t *t, int final)
 }
 
 /* One piece of a tile: its slots, band buffers, C input, k loop and write-back. */
-static cl_int run_piece(drv_t *v, tile_t *t, int stolen, int final)
+static cl_int run_piece(chg_drv_t *v, chg_tile_t *t, int stolen, int final)
 {
-    call_t *c = v->c;
-    hdev_t *d = v->d;
+    chg_call_t *c = v->c;
+    chg_handle_dev_t *d = v->d;
     t->mpad = chg_round_up(t->mc, v->gp.mwg);
     t->npad = chg_round_up(t->nc, v->gp.nwg);
     t->seq = v->ntile++;
@@ -341,9 +342,9 @@ static cl_int run_piece(drv_t *v, tile_t *t, int stolen, int final)
 }
 
 /* A tile taken from the schedule: in one piece, or a device's final tile in column pieces. */
-static cl_int run_tile(drv_t *v, size_t ti, size_t j0t, size_t nct, int stolen, int final)
+static cl_int run_tile(chg_drv_t *v, size_t ti, size_t j0t, size_t nct, int stolen, int final)
 {
-    const plan_t *pl = &v->c->pl;
+    const chg_plan_t *pl = &v->c->pl;
     const size_t i0 = ti * pl->bm, mc = CHG_MIN(pl->bm, v->c->m - i0);
     const size_t nwg = v->gp.nwg;
     const int npieces = pieces_of(v, ti, j0t, mc, nct, final);
@@ -351,7 +352,7 @@ static cl_int run_tile(drv_t *v, size_t ti, size_t j0t, size_t nct, int stolen, 
     for (int piece = 0; piece < npieces && err == CL_SUCCESS; piece++) {
         size_t q0, q1;
         chg_chunk_cols(nct / nwg, npieces, piece, &q0, &q1);
-        tile_t t = {.ti = ti, .i0 = i0, .mc = mc, .j0 = j0t + q0 * nwg};
+        chg_tile_t t = {.ti = ti, .i0 = i0, .mc = mc, .j0 = j0t + q0 * nwg};
         t.nc = piece == npieces - 1 ? nct - q0 * nwg : (q1 - q0) * nwg;
         err = run_piece(v, &t, stolen, final && npieces == 1);
         /* Not written back: this piece and the ones after it are left to the others if the
@@ -364,10 +365,10 @@ static cl_int run_tile(drv_t *v, size_t ti, size_t j0t, size_t nct, int stolen, 
 
 /* ---- the drain ---------------------------------------------------------------------------------- */
 
-static void finish(drv_t *v, unsigned long long t_start, unsigned long long t_setup, unsigned long long t_loop)
+static void finish(chg_drv_t *v, unsigned long long t_start, unsigned long long t_setup, unsigned long long t_loop)
 {
-    call_t *c = v->c;
-    hdev_t *d = v->d;
+    chg_call_t *c = v->c;
+    chg_handle_dev_t *d = v->d;
     for (int q = 0; q < d->nq; q++) clFinish(d->q[q]);
     chg_log(1, "device %d: %zu tile(s); setup %.1f ms (kernels, buffers), tiles enqueued and "
                "previous ones unpacked %.1f ms, last tiles home %.1f ms",
@@ -385,9 +386,9 @@ static void finish(drv_t *v, unsigned long long t_start, unsigned long long t_se
     pthread_mutex_unlock(&c->mu);
 }
 
-clhgemm_status_t chg_drive(call_t *c, hdev_t *d)
+clhgemm_status_t chg_drive(chg_call_t *c, chg_handle_dev_t *d)
 {
-    drv_t v = {.c = c, .d = d, .qh = d->q[Q_H2D], .qk = d->q[Q_KERNEL], .qd = d->q[Q_D2H],
+    chg_drv_t v = {.c = c, .d = d, .qh = d->q[Q_H2D], .qk = d->q[Q_KERNEL], .qd = d->q[Q_D2H],
                .cdev_owner = {-1, -1}};
     const unsigned long long t_start = chg_now_ns();
     clhgemm_status_t st = setup(&v);
@@ -395,7 +396,7 @@ clhgemm_status_t chg_drive(call_t *c, hdev_t *d)
     /* Short of memory at setup: once more if idle handles gave some back (fault.h). */
     if (st != CLHGEMM_SUCCESS && chg_fault_is_memory((cl_int)st) && chg_memory_release(c->h, d, &handles) > 0)
         st = setup(&v);
-    chg_bshare_arrive(c->bs);  /* devices sharing B slices start in step (bshare.h) */
+    chg_shared_b_arrive(c->bs);  /* devices sharing B slices start in step (shared_b.h) */
     if (st != CLHGEMM_SUCCESS && chg_fault_is_loss((cl_int)st, 1)) {
         chg_device_lost(c, d, (cl_int)st, "its setup");  /* it took no tile */
         return CLHGEMM_SUCCESS;

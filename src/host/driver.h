@@ -14,6 +14,6 @@
 
 /* Drives device d through call c; the call's first error stops every driver at its next tile.
  * Everything enqueued is finished before it returns. */
-clhgemm_status_t chg_drive(call_t *c, hdev_t *d);
+clhgemm_status_t chg_drive(chg_call_t *c, chg_handle_dev_t *d);
 
 #endif

@@ -1,12 +1,14 @@
 /*
  * fault.c -- a lost device does not lose the call (fault.h): CLHGEMM_FAULT_INJECT, which
- * errors mean a lost device, the regions it leaves, the warning, and a region of C on the CPU.
+ * errors mean a lost device, the regions it leaves, the warning, a region of C on the CPU, and
+ * the lost devices leaving the handle after the call.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cpu/cpushare.h"
+#include "cpu/share_blas.h"
+#include "host/devmem.h"
 #include "host/fault.h"
 
 /* ---- CLHGEMM_FAULT_INJECT ------------------------------------------------------------------ */
@@ -83,17 +85,17 @@ int chg_fault_is_memory(cl_int err)
     return err == CL_MEM_OBJECT_ALLOCATION_FAILURE || err == CL_OUT_OF_RESOURCES;
 }
 
-size_t chg_memory_release(clhgemm_handle_t h, hdev_t *d, int *handles)
+size_t chg_memory_release(clhgemm_handle_t h, chg_handle_dev_t *d, int *handles)
 {
     const size_t others = chg_handles_release_idle(d->id, h, handles);
-    const size_t own = chg_hdev_free_device_buffers(d);
+    const size_t own = chg_devmem_free_device(d);
     d->releases++;
     chg_log(1, "device %d: out of memory; released its buffers (%.1f MiB) and %.1f MiB that %d idle handle(s) kept "
                "on it", d->index, own / 1048576.0, others / 1048576.0, *handles);
     return others;
 }
 
-void chg_memory_short(clhgemm_handle_t h, hdev_t *d, const char *routine, cl_int err, const char *again)
+void chg_memory_short(clhgemm_handle_t h, chg_handle_dev_t *d, const char *routine, cl_int err, const char *again)
 {
     int handles;
     chg_memory_release(h, d, &handles);
@@ -106,7 +108,7 @@ void chg_memory_short(clhgemm_handle_t h, hdev_t *d, const char *routine, cl_int
                 handles ? " and those of idle handles on it" : "", again);
 }
 
-void chg_device_short(call_t *c, hdev_t *d, cl_int err)
+void chg_device_short(chg_call_t *c, chg_handle_dev_t *d, cl_int err)
 {
     size_t cols = 0;
     for (size_t i = 0; i < d->redo.n; i++) cols += d->redo.r[i].nc;
@@ -140,7 +142,7 @@ int chg_regions_add(chg_regions_t *l, size_t ti, size_t j0, size_t nc)
     return 0;
 }
 
-void chg_device_lost(call_t *c, hdev_t *d, cl_int err, const char *where)
+void chg_device_lost(chg_call_t *c, chg_handle_dev_t *d, cl_int err, const char *where)
 {
     clhgemm_handle_t h = c->h;
     pthread_mutex_lock(&c->mu);
@@ -201,14 +203,14 @@ static double get(const void *buf, size_t idx, size_t es)
 }
 
 /* C(i, j) is part of the result (SYRK/SYR2K: only C's triangle). */
-static int in_c(const call_t *c, size_t i, size_t j)
+static int in_c(const chg_call_t *c, size_t i, size_t j)
 {
     return c->st.c_tri == CHG_TRI_UPPER ? i <= j : c->st.c_tri == CHG_TRI_LOWER ? i >= j : 1;
 }
 
 /* t := alpha * xa * xb + beta * t (mc x nc, column-major; xa mc x kk, xb kk x nc) on OpenBLAS,
  * else in a plain loop (accumulated in double). */
-static void dense_product(const call_t *c, size_t mc, size_t nc, size_t kk, const void *xa, const void *xb,
+static void dense_product(const chg_call_t *c, size_t mc, size_t nc, size_t kk, const void *xa, const void *xb,
                           void *t, int threads)
 {
     if (chg_cpu_gemm(c->prec, 0, 0, mc, nc, kk, c->alpha, xa, mc, xb, kk, c->beta, t, mc, threads) == 0) return;
@@ -222,7 +224,7 @@ static void dense_product(const call_t *c, size_t mc, size_t nc, size_t kk, cons
         }
 }
 
-clhgemm_status_t chg_cpu_region(const call_t *c, size_t i0, size_t mc, size_t j0, size_t nc, int threads)
+clhgemm_status_t chg_cpu_region(const chg_call_t *c, size_t i0, size_t mc, size_t j0, size_t nc, int threads)
 {
     const size_t es = c->es;
     if (mc == 0 || nc == 0) return CLHGEMM_SUCCESS;
@@ -264,4 +266,37 @@ clhgemm_status_t chg_cpu_region(const call_t *c, size_t i0, size_t mc, size_t j0
     free(xb);
     free(t);
     return CLHGEMM_SUCCESS;
+}
+
+/* ---- a lost device leaves the handle -------------------------------------------------------- */
+
+/* A new array holds the devices still in use first (in their order), then the lost ones,
+ * released. A call routed to the CPU may read the device facts (dev) of an entry of the old or
+ * the new array without the call lock: the old array is kept until destroy and no entry's
+ * facts are written again. */
+int chg_handle_drop_lost(clhgemm_handle_t h)
+{
+    chg_handle_dev_t *old = h->devs;
+    const int n = h->ndev;
+    int live = 0;
+    for (int i = 0; i < n; i++) live += !old[i].lost;
+    if (live == n) return n;
+    chg_handle_dev_t *nd = calloc((size_t)h->ndev_all, sizeof *nd);
+    if (!nd) return n;  /* kept for now: marked lost, a later call tries again */
+    int j = 0;
+    for (int i = 0; i < n; i++)
+        if (!old[i].lost) nd[j++] = old[i];
+    for (int i = 0; i < n; i++)
+        if (old[i].lost) {
+            chg_devmem_release(&old[i]);
+            free(old[i].redo.r);
+            old[i].redo = (chg_regions_t){0};
+            nd[j++] = old[i];
+        }
+    for (int i = n; i < h->ndev_all; i++) nd[j++] = old[i];
+    h->retired[h->nretired++] = old;
+    h->devs = nd;
+    h->ndev = live;
+    chg_handle_fp64_update(h);
+    return live;
 }

@@ -6,7 +6,7 @@
  * the device's list of regions (band, columns), the call goes on, and host/run.c gives those
  * regions to the devices left, or to the CPU (chg_cpu_region: OpenBLAS, else a plain loop) when
  * none is left; the call returns success with the right result and one line on stderr per lost
- * device. After the call the handle drops the device (hdev.c chg_handle_drop_lost): later calls
+ * device. After the call the handle drops the device (chg_handle_drop_lost): later calls
  * plan without it. A shortage at a driver's setup (allocation, kernel build, the library's own
  * statuses) is not a lost device: the call fails as before (chg_fault_is_loss).
  *
@@ -46,7 +46,7 @@ void chg_fault_read(chg_fault_t *f);
 
 /* The injected failure of a command on device d once it counts `tiles` tiles written back
  * (CL_SUCCESS when none; cheap when off). */
-static inline cl_int chg_fault_at(const chg_fault_t *f, const hdev_t *d, unsigned long long tiles)
+static inline cl_int chg_fault_at(const chg_fault_t *f, const chg_handle_dev_t *d, unsigned long long tiles)
 {
     if (!f->on || (f->device >= 0 && f->device != d->index) || tiles < f->after) return CL_SUCCESS;
     if (f->oom) return d->releases ? CL_SUCCESS : CL_MEM_OBJECT_ALLOCATION_FAILURE;
@@ -54,7 +54,7 @@ static inline cl_int chg_fault_at(const chg_fault_t *f, const hdev_t *d, unsigne
 }
 
 /* The injected failure of a command on device d now. */
-static inline cl_int chg_fault_cmd(const chg_fault_t *f, const hdev_t *d)
+static inline cl_int chg_fault_cmd(const chg_fault_t *f, const chg_handle_dev_t *d)
 {
     return chg_fault_at(f, d, d->tiles_done);
 }
@@ -69,21 +69,21 @@ int chg_fault_is_memory(cl_int err);
 
 /* Device d of handle h is short of memory: the device buffers that other idle handles of the
  * process keep on it and its own are released (chg_handles_release_idle,
- * chg_hdev_free_device_buffers). Returns the bytes the other handles released (*handles: how
+ * chg_devmem_free_device). Returns the bytes the other handles released (*handles: how
  * many). */
-size_t chg_memory_release(clhgemm_handle_t h, hdev_t *d, int *handles);
+size_t chg_memory_release(clhgemm_handle_t h, chg_handle_dev_t *d, int *handles);
 
 /* Device d of handle h is short of memory in `routine`: chg_memory_release, then one line on
  * stderr (the first time for the device; again with CLHGEMM_VERBOSE) saying what was released
  * and that it `again` (what it does next). */
-void chg_memory_short(clhgemm_handle_t h, hdev_t *d, const char *routine, cl_int err, const char *again);
+void chg_memory_short(clhgemm_handle_t h, chg_handle_dev_t *d, const char *routine, cl_int err, const char *again);
 
 /* Device d ran out of memory during call c's tiles (the first time in the call): its buffers
  * and idle handles' on it are released (chg_memory_short), it is marked short for this call
  * (not lost: host/run.c's next round gives it its regions again, and a second shortage in the
  * call loses it), one driver fewer for the schedule, one line on stderr (the first time for the
  * device; again with CLHGEMM_VERBOSE). */
-void chg_device_short(call_t *c, hdev_t *d, cl_int err);
+void chg_device_short(chg_call_t *c, chg_handle_dev_t *d, cl_int err);
 
 /* Appends columns [j0, j0 + nc) of band ti (joined with the last region when they touch).
  * Returns 0, or -1 when out of memory. */
@@ -92,13 +92,17 @@ int chg_regions_add(chg_regions_t *l, size_t ti, size_t j0, size_t nc);
 /* Device d of call c is lost with err at `where`: marked (under c->mu), one driver fewer for
  * the schedule, and one line on stderr naming the device, the error and where its unfinished
  * tiles go. */
-void chg_device_lost(call_t *c, hdev_t *d, cl_int err, const char *where);
+void chg_device_lost(chg_call_t *c, chg_handle_dev_t *d, cl_int err, const char *where);
+
+/* After a call (under the call lock): the devices marked lost leave devs[0..ndev) and are
+ * released; the others keep their order and state. Returns how many are left. */
+int chg_handle_drop_lost(clhgemm_handle_t h);
 
 /* Rows [i0, i0 + mc) x columns [j0, j0 + nc) of the call's C (column-major view) on the CPU,
  * with the call's structure (symmetric / triangular operands, SYR2K's two products, C's
  * triangle), on `threads` OpenBLAS threads (a plain loop without OpenBLAS). In place (TRMM) the
  * region's operands are copied before C is written. Returns CLHGEMM_SUCCESS or
  * CLHGEMM_OUT_OF_HOST_MEMORY (nothing written then). */
-clhgemm_status_t chg_cpu_region(const call_t *c, size_t i0, size_t mc, size_t j0, size_t nc, int threads);
+clhgemm_status_t chg_cpu_region(const chg_call_t *c, size_t i0, size_t mc, size_t j0, size_t nc, int threads);
 
 #endif

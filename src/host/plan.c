@@ -7,15 +7,15 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "host/bshare.h"
 #include "host/calibrate.h"
 #include "host/plan.h"
+#include "host/shared_b.h"
 #include "tuning/tuning.h"
 
 const char *const chg_amode_name[] = {"streamed", "resident", "resident+prefetch"};
 
 /* Device bytes of a plan (per device); *largest gets the largest single buffer. */
-static unsigned long long plan_mem(const pctx_t *c, size_t bm, size_t bn, size_t bk, int amode,
+static unsigned long long plan_mem(const chg_pctx_t *c, size_t bm, size_t bn, size_t bk, int amode,
                                    unsigned long long *largest)
 {
     const unsigned long long es = c->es;
@@ -31,14 +31,14 @@ static unsigned long long plan_mem(const pctx_t *c, size_t bm, size_t bn, size_t
 }
 
 /* Pinned staging of a plan (per device): the slice rings, C in (beta != 0) and C out. */
-static unsigned long long plan_pinned(const pctx_t *c, size_t bm, size_t bn, size_t bk)
+static unsigned long long plan_pinned(const chg_pctx_t *c, size_t bm, size_t bn, size_t bk)
 {
     const unsigned long long es = c->es;
     return NSTAGE * ((unsigned long long)bm * bk + (unsigned long long)bk * bn) * es +
            (NOUT + (c->beta_zero ? 0 : 1)) * (unsigned long long)bm * bn * es;
 }
 
-static int plan_fits(const pctx_t *c, size_t bm, size_t bn, size_t bk, int amode)
+static int plan_fits(const chg_pctx_t *c, size_t bm, size_t bn, size_t bk, int amode)
 {
     unsigned long long largest;
     if (plan_mem(c, bm, bn, bk, amode, &largest) > c->mem || largest > c->max_alloc) return 0;
@@ -57,7 +57,7 @@ static int plan_fits(const pctx_t *c, size_t bm, size_t bn, size_t bk, int amode
 /* The steady state: the four stages run concurrently, so the slowest binds, but a stage
  * close to the binding one still costs (jitter, shared host memory): a p-norm (p = 6) instead
  * of a hard maximum, e.g. +2% when the second stage is at 80% of the first, +12% at 100%. */
-static double steady_time(const pterms_t *t)
+static double steady_time(const chg_pterms_t *t)
 {
     const double x[4] = {t->compute + t->devcopy, t->h2d, t->d2h, t->pack};
     double mx = 0, sum = 0;
@@ -85,7 +85,7 @@ int chg_final_pieces(size_t rows, size_t cols, size_t tile_m, size_t tile_n, uns
 
 /* The time of a device's first k slice (bm x bk of A, bk x bn of B) through the pack threads
  * and the bus: what the pipeline waits for before its first kernel. */
-static double first_slice_time(const pctx_t *c, size_t bm, size_t bn, size_t bk)
+static double first_slice_time(const chg_pctx_t *c, size_t bm, size_t bn, size_t bk)
 {
     const double s = (double)c->es, nd = c->ndev;
     const double bsh = c->share_b ? 1.0 : nd;
@@ -103,13 +103,13 @@ static double first_slice_time(const pctx_t *c, size_t bm, size_t bn, size_t bk)
  * 0.7 with one. */
 #define CHG_RAMP_MAX 4
 #define RAMP_PART_STEPS 4.0
-static double ramp_fill(const pctx_t *c, double f, int r)
+static double ramp_fill(const chg_pctx_t *c, double f, int r)
 {
     return f / r + (r - 1) * RAMP_PART_STEPS * c->step_cost;
 }
 
 /* The count for a first slice of time f (chg_plan_ramp's rule). */
-static int ramp_count(const pctx_t *c, double f)
+static int ramp_count(const chg_pctx_t *c, double f)
 {
     if (c->ramp > 0) return c->ramp;
     if (!(c->step_cost > 0) || !(c->pack > 0) || !(c->h2d > 0)) return CHG_RAMP_MAX;
@@ -119,7 +119,7 @@ static int ramp_count(const pctx_t *c, double f)
     return best;
 }
 
-int chg_plan_ramp(const pctx_t *c, size_t bm, size_t bn, size_t bk)
+int chg_plan_ramp(const chg_pctx_t *c, size_t bm, size_t bn, size_t bk)
 {
     return ramp_count(c, first_slice_time(c, bm, bn, bk));
 }
@@ -131,7 +131,7 @@ int chg_plan_ramp(const pctx_t *c, size_t bm, size_t bn, size_t bk)
  * is bound by the slowest of kernel, bus each way and the pack threads; on top come the bursts
  * of A traffic when a band starts without prefetch, the pipeline's fill (first slice) and
  * drain (last tile home), the tail imbalance between devices, and a fixed cost per k step. */
-double chg_plan_time(const pctx_t *c, size_t bm, size_t bn, size_t bk, int amode, pterms_t *out)
+double chg_plan_time(const chg_pctx_t *c, size_t bm, size_t bn, size_t bk, int amode, chg_pterms_t *out)
 {
     const double s = (double)c->es, m = (double)c->m, n = (double)c->n, k = (double)c->k * CHG_MAX(c->segs, 1);
     const double mt = ceil(m / bm), nt = ceil(n / bn), kt = (double)chg_plan_kt(c, bk), nd = c->ndev;
@@ -142,14 +142,14 @@ double chg_plan_time(const pctx_t *c, size_t bm, size_t bn, size_t bk, int amode
     const double round_wgs = 2.0 * c->cus;
     const double fill = wgs / (ceil(wgs / round_wgs) * round_wgs);
     const double dev_rate = c->rate / nd * fill;
-    pterms_t t = {0};
+    chg_pterms_t t = {0};
     t.compute = 2.0 * m * n * k / (dev_rate * nd);
     /* A moves once per tile when streamed; resident, once per band and device working on it
      * (with fewer bands than devices, several devices share a band and each loads it). */
     const double a_bytes = amode == AMODE_STREAM ? s * m * k * nt
                                                  : s * m * k * CHG_MAX(1.0, CHG_MIN(nd, mt * nt) / mt);
     const double b_bytes = s * k * n * mt;
-    /* B through the pack threads: once per band, or, shared (bshare.h), once per nd bands that
+    /* B through the pack threads: once per band, or, shared (shared_b.h), once per nd bands that
      * the devices walk together; bsh: the devices' copies of one B panel packed. */
     const double bsh = c->share_b ? 1.0 : nd;
     const double full = floor(m / bm);  /* a shorter last band runs out of step with the others */
@@ -219,15 +219,15 @@ static size_t candidates(size_t tile, size_t full, size_t *out, size_t cap)
 }
 
 /* The plan of shape (bm, bn, bk, amode) on c's devices with its model time. */
-static plan_t plan_of(const pctx_t *pc, size_t bm, size_t bn, size_t bk, int amode)
+static chg_plan_t plan_of(const chg_pctx_t *pc, size_t bm, size_t bn, size_t bk, int amode)
 {
-    return (plan_t){.bm = bm, .bn = bn, .bk = bk, .mt = chg_ceil_div(pc->m, bm), .nt = chg_ceil_div(pc->n, bn),
+    return (chg_plan_t){.bm = bm, .bn = bn, .bk = bk, .mt = chg_ceil_div(pc->m, bm), .nt = chg_ceil_div(pc->n, bn),
                     .kt = chg_plan_kt(pc, bk), .amode = amode,
                     .predicted = chg_plan_time(pc, bm, bn, bk, amode, NULL), .kg = pc->kgroup,
                     .ramp = chg_plan_ramp(pc, bm, bn, bk), .ndev = pc->ndev};
 }
 
-static int make_plan(const pctx_t *c, plan_t *out)
+static int make_plan(const chg_pctx_t *c, chg_plan_t *out)
 {
     int found = 0;
     double best = INFINITY;
@@ -300,11 +300,11 @@ static int forced_tile(forced_t *f)
 }
 
 /* The forced shape on pc's devices (without a mode: the best that fits). */
-static int forced_plan(const pctx_t *pc, const forced_t *f, plan_t *out)
+static int forced_plan(const chg_pctx_t *pc, const forced_t *f, chg_plan_t *out)
 {
     unsigned long bm = f->v[0], bn = f->v[1], bk = f->v[2];
     bm = CHG_MIN(bm, pc->m); bn = CHG_MIN(bn, pc->n); bk = CHG_MIN(bk, pc->k);
-    /* level-3 constraints (pctx_t) hold for forced shapes too */
+    /* level-3 constraints (chg_pctx_t) hold for forced shapes too */
     if (pc->fix_m) bm = pc->m;
     if (pc->fix_n) bn = pc->n;
     if (pc->square) bk = pc->square == 1 ? bm : bn;
@@ -327,13 +327,13 @@ static int forced_plan(const pctx_t *pc, const forced_t *f, plan_t *out)
  * CLHGEMM_PLAN_DEVICES=all): the forced shape f, or the model's search when f is NULL. The
  * fastest wins, more devices only when MORE_DEVICES faster; out->t_ndev gets every count's time
  * and *used (may be NULL) the winner's inputs. Returns 1 when a plan fits on some count. */
-static int plan_devices(clhgemm_handle_t h, const pctx_t *pc, const forced_t *f, plan_t *out, pctx_t *used)
+static int plan_devices(clhgemm_handle_t h, const chg_pctx_t *pc, const forced_t *f, chg_plan_t *out, chg_pctx_t *used)
 {
     double t[CHG_PLAN_NDEV_LOG] = {0};
     int found = 0;
     for (int d = pc->all_devices ? pc->ndev : 1; d <= pc->ndev; d++) {
-        pctx_t pd;
-        plan_t pl;
+        chg_pctx_t pd;
+        chg_plan_t pl;
         chg_plan_narrow(h, pc, d, &pd);
         if (!(f ? forced_plan(&pd, f, &pl) : make_plan(&pd, &pl))) continue;
         if (d <= CHG_PLAN_NDEV_LOG) t[d - 1] = pl.predicted;
@@ -350,7 +350,7 @@ static int plan_devices(clhgemm_handle_t h, const pctx_t *pc, const forced_t *f,
 /* Hysteresis: the inputs move a little between calls (the pack rate is what the last call
  * reached), and a new tile shape can mean seconds of new pinned allocations; the handle's last
  * shape stays unless the new one is predicted 3% faster. */
-static void keep_last_shape(clhgemm_handle_t h, const pctx_t *pc, plan_t *pl)
+static void keep_last_shape(clhgemm_handle_t h, const chg_pctx_t *pc, chg_plan_t *pl)
 {
     if (!h->last_bm || (h->last_bm == pl->bm && h->last_bn == pl->bn && h->last_bk == pl->bk &&
                         h->last_amode == pl->amode))
@@ -359,7 +359,7 @@ static void keep_last_shape(clhgemm_handle_t h, const pctx_t *pc, plan_t *pl)
                  bn = CHG_MIN(h->last_bn, chg_round_up(pc->n, pc->tile_n)),
                  bk = CHG_MIN(h->last_bk, chg_round_up(pc->k, pc->tile_k));
     if (!plan_fits(pc, bm, bn, bk, h->last_amode)) return;
-    plan_t last = plan_of(pc, bm, bn, bk, h->last_amode);
+    chg_plan_t last = plan_of(pc, bm, bn, bk, h->last_amode);
     if (last.predicted > pl->predicted * 1.03) return;
     memcpy(last.t_ndev, pl->t_ndev, sizeof last.t_ndev);
     if (last.ndev <= CHG_PLAN_NDEV_LOG) last.t_ndev[last.ndev - 1] = last.predicted;
@@ -368,9 +368,9 @@ static void keep_last_shape(clhgemm_handle_t h, const pctx_t *pc, plan_t *pl)
 
 /* The model's best plan and device count, with hysteresis against the handle's last shape (on
  * the devices chosen). */
-static int make_plan_kept(clhgemm_handle_t h, const pctx_t *pc, plan_t *out)
+static int make_plan_kept(clhgemm_handle_t h, const chg_pctx_t *pc, chg_plan_t *out)
 {
-    pctx_t pd;
+    chg_pctx_t pd;
     if (!plan_devices(h, pc, NULL, out, &pd)) return 0;
     /* A level-3 call whose shape is constrained neither keeps nor sets the last shape. */
     if (pc->fix_m || pc->fix_n || pc->square || pc->no_prefetch) return 1;
@@ -393,15 +393,15 @@ static int make_plan_kept(clhgemm_handle_t h, const pctx_t *pc, plan_t *out)
 #define PLAN_CACHE 16
 typedef struct plan_memo_s {
     int used, refined;
-    pctx_t key;
-    plan_t plan;
+    chg_pctx_t key;
+    chg_plan_t plan;
 } plan_memo_t;
 struct chg_plan_cache_s {
     plan_memo_t e[PLAN_CACHE];
     unsigned next;
 };
 
-static int same_shape(const pctx_t *a, const pctx_t *b)
+static int same_shape(const chg_pctx_t *a, const chg_pctx_t *b)
 {
     return a->m == b->m && a->n == b->n && a->k == b->k && a->es == b->es && a->beta_zero == b->beta_zero &&
            a->segs == b->segs && a->fix_m == b->fix_m && a->fix_n == b->fix_n && a->square == b->square &&
@@ -410,14 +410,14 @@ static int same_shape(const pctx_t *a, const pctx_t *b)
            a->share_b == b->share_b;
 }
 
-static int cached_plan(clhgemm_handle_t h, const pctx_t *pc, plan_t *out)
+static int cached_plan(clhgemm_handle_t h, const chg_pctx_t *pc, chg_plan_t *out)
 {
     if (!h->plans) return 0;
     for (int i = 0; i < PLAN_CACHE; i++) {
         plan_memo_t *e = &h->plans->e[i];
         if (!e->used || !same_shape(&e->key, pc)) continue;
         if (!e->refined && e->key.pack != pc->pack) {
-            plan_t pl;
+            chg_plan_t pl;
             if (make_plan_kept(h, pc, &pl)) e->plan = pl;
             e->refined = 1;
             e->key.pack = pc->pack;
@@ -428,7 +428,7 @@ static int cached_plan(clhgemm_handle_t h, const pctx_t *pc, plan_t *out)
     return 0;
 }
 
-static void remember_plan(clhgemm_handle_t h, const pctx_t *pc, const plan_t *pl)
+static void remember_plan(clhgemm_handle_t h, const chg_pctx_t *pc, const chg_plan_t *pl)
 {
     if (!h->plans && !(h->plans = calloc(1, sizeof *h->plans))) return;  /* no memory: no memo */
     const unsigned i = h->plans->next++ % PLAN_CACHE;
@@ -444,7 +444,7 @@ void chg_plan_cache_free(clhgemm_handle_t h)
     h->plans = NULL;
 }
 
-int chg_plan_call(clhgemm_handle_t h, const pctx_t *pc, plan_t *out)
+int chg_plan_call(clhgemm_handle_t h, const chg_pctx_t *pc, chg_plan_t *out)
 {
     forced_t f;
     if (forced_tile(&f) && plan_devices(h, pc, &f, out, NULL)) return 1;
@@ -456,7 +456,7 @@ int chg_plan_call(clhgemm_handle_t h, const pctx_t *pc, plan_t *out)
 
 /* The inputs of pc's first d devices: the slowest common denominator of the devices, the
  * kernel rate and the bus rates summed over them (the pack threads are shared whatever d). */
-static void context_devices(clhgemm_handle_t h, int d, pctx_t *pc)
+static void context_devices(clhgemm_handle_t h, int d, chg_pctx_t *pc)
 {
     const chg_precision_t prec = (chg_precision_t)pc->prec;
     pc->ndev = d;
@@ -466,7 +466,7 @@ static void context_devices(clhgemm_handle_t h, int d, pctx_t *pc)
     pc->step_cost = pc->rate = 0;
     double min_h2d = INFINITY, min_d2h = INFINITY, min_dev = INFINITY;
     for (int i = 0; i < d; i++) {
-        hdev_t *dv = &h->devs[i];
+        chg_handle_dev_t *dv = &h->devs[i];
         chg_gemm_params_t gp;
         chg_tuned_gemm(&dv->dev, prec, &gp);
         pc->tile_m = CHG_MAX(pc->tile_m, (size_t)gp.mwg);
@@ -484,14 +484,14 @@ static void context_devices(clhgemm_handle_t h, int d, pctx_t *pc)
         min_dev = CHG_MIN(min_dev, dv->dev_bps);
     }
     pc->dev = min_dev;
-    const hdev_t *devs[BS_MAXDEV];
+    const chg_handle_dev_t *devs[BS_MAXDEV];
     for (int i = 0; i < d && i < BS_MAXDEV; i++) devs[i] = &h->devs[i];
-    pc->share_b = d <= BS_MAXDEV && chg_bshare_wanted(devs, d);
+    pc->share_b = d <= BS_MAXDEV && chg_shared_b_wanted(devs, d);
     pc->h2d = min_h2d * d;
     pc->d2h = min_d2h * d;
 }
 
-void chg_plan_narrow(clhgemm_handle_t h, const pctx_t *pc, int d, pctx_t *out)
+void chg_plan_narrow(clhgemm_handle_t h, const chg_pctx_t *pc, int d, chg_pctx_t *out)
 {
     *out = *pc;
     context_devices(h, CHG_MAX(1, CHG_MIN(d, pc->ndev)), out);
@@ -504,9 +504,9 @@ int chg_plan_all_devices(void)
 }
 
 void chg_plan_context(clhgemm_handle_t h, chg_precision_t prec, size_t m, size_t n, size_t k,
-                      int beta_zero, const chg_struct_t *st, int segs, pctx_t *pc)
+                      int beta_zero, const chg_struct_t *st, int segs, chg_pctx_t *pc)
 {
-    *pc = (pctx_t){.m = m, .n = n, .k = k, .es = chg_elem_size(prec), .beta_zero = beta_zero,
+    *pc = (chg_pctx_t){.m = m, .n = n, .k = k, .es = chg_elem_size(prec), .beta_zero = beta_zero,
                    .mem = ~0ull, .max_alloc = ~0ull, .ndev = h->ndev, .segs = CHG_MAX(segs, 1),
                    .tile_m = 1, .tile_n = 1, .tile_k = 1, .cus = ~0u};
     /* Level-3 calls: what the schedule must respect (docs/ARCHITECTURE.md, host level 3).
@@ -539,7 +539,7 @@ void chg_plan_context(clhgemm_handle_t h, chg_precision_t prec, size_t m, size_t
 }
 
 /* Why the plan runs on pl->ndev of pc->ndev devices: every count's model time. */
-static void log_devices(const pctx_t *pc, const plan_t *pl)
+static void log_devices(const chg_pctx_t *pc, const chg_plan_t *pl)
 {
     char list[CHG_PLAN_NDEV_LOG * 40] = "-";
     size_t len = 0;
@@ -558,13 +558,13 @@ static void log_devices(const pctx_t *pc, const plan_t *pl)
     chg_log(1, "  devices: %d of %d (%s); model time by device count: %s", pl->ndev, pc->ndev, why, list);
 }
 
-void chg_plan_log(clhgemm_handle_t h, const pctx_t *pc_all, const plan_t *pl, const char *name)
+void chg_plan_log(clhgemm_handle_t h, const chg_pctx_t *pc_all, const chg_plan_t *pl, const char *name)
 {
     if (chg_verbose() < 1) return;
-    pctx_t pd;
-    const pctx_t *pc = &pd;
+    chg_pctx_t pd;
+    const chg_pctx_t *pc = &pd;
     chg_plan_narrow(h, pc_all, pl->ndev, &pd);
-    pterms_t t;
+    chg_pterms_t t;
     chg_plan_time(pc, pl->bm, pl->bn, pl->bk, pl->amode, &t);
     unsigned long long largest;
     const unsigned long long mem = plan_mem(pc, pl->bm, pl->bn, pl->bk, pl->amode, &largest);

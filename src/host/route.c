@@ -19,7 +19,7 @@ _Static_assert(CHG_TUNING_ROUTE_SIZES == CHG_CPU_RATE_SIZES,
 /* The routing figures of d's tuning entry for precision p, or NULL. Only an exact entry's: the
  * figures describe the machine that measured them (its OpenBLAS, its host calls), like the
  * pipeline figures and the split model. */
-static const chg_tuning_route_t *tuned_route(const hdev_t *d, int p, chg_tuning_entry_t *te)
+static const chg_tuning_route_t *tuned_route(const chg_handle_dev_t *d, int p, chg_tuning_entry_t *te)
 {
     if (chg_tuned_entry(&d->dev, (chg_precision_t)p, te) != CHG_TUNING_EXACT || !te->prec.route.present)
         return NULL;
@@ -29,7 +29,7 @@ static const chg_tuning_route_t *tuned_route(const hdev_t *d, int p, chg_tuning_
 /* Device i's fixed cost of a host call: what clhgemm-tune measured (the larger of the
  * precisions'), else a default by the kind of device (about 1 ms on the H100 machine, 0.2-0.3
  * ms on PoCL: waking the pack threads, events, the first commands). */
-static double device_latency(const hdev_t *d, int i)
+static double device_latency(const chg_handle_dev_t *d, int i)
 {
     double lat = 0;
     char src[512] = "";
@@ -54,7 +54,7 @@ static double device_latency(const hdev_t *d, int i)
  * that OpenBLAS has now; otherwise cpu_rate measures them when a call first needs them. */
 static void tuned_cpu_rates(clhgemm_handle_t h)
 {
-    route_model_t *r = &h->route;
+    chg_route_model_t *r = &h->route;
     const int threads = chg_cpu_blas_threads();
     for (int p = 0; p < 2 && r->cpu_ok; p++) {
         const char pc = p == CHG_F64 ? 'D' : 'S';
@@ -79,7 +79,7 @@ static void tuned_cpu_rates(clhgemm_handle_t h)
 
 /* OpenBLAS's rates for prec: those of the tuning entry, else measured now (once per process:
  * chg_cpu_blas_rates keeps them), published with cpu_known. */
-static void ensure_cpu_rates(route_model_t *r, chg_precision_t prec)
+static void ensure_cpu_rates(chg_route_model_t *r, chg_precision_t prec)
 {
     if (atomic_load_explicit(&r->cpu_known[prec], memory_order_acquire)) return;
     double rates[CHG_CPU_RATE_SIZES];
@@ -101,7 +101,7 @@ static int parse_pair(const char *text, double *x, double *y)
 
 clhgemm_status_t chg_route_init(clhgemm_handle_t h)
 {
-    route_model_t *r = &h->route;
+    chg_route_model_t *r = &h->route;
     atomic_store_explicit(&chg_route_verbose_, chg_verbose(), memory_order_relaxed);
     const char *v = chg_getenv("CLHGEMM_ROUTE");
     r->mode = ROUTE_AUTO;
@@ -120,7 +120,7 @@ clhgemm_status_t chg_route_init(clhgemm_handle_t h)
     }
     r->latency = 0;
     for (int i = 0; i < h->ndev; i++) {
-        const hdev_t *d = &h->devs[i];
+        const chg_handle_dev_t *d = &h->devs[i];
         const int gpu = (d->dev.features & CHG_FEAT_GPU) != 0;
         r->any_gpu |= gpu;
         r->latency = CHG_MAX(r->latency, device_latency(d, i)); /* the devices work in parallel */
@@ -173,9 +173,9 @@ clhgemm_status_t chg_route_init(clhgemm_handle_t h)
  * rate, and 4096 x 4096 x 128 at 600, but 4096 x 64 x 4032 at 200-290, its 256-cube rate
  * (2026-11-27, twenty-third session); 4x k had priced the updates at the 256-cube rate, half
  * of what they ran at. */
-static double cpu_rate(clhgemm_handle_t h, const route_call_t *rc)
+static double cpu_rate(clhgemm_handle_t h, const chg_route_call_t *rc)
 {
-    route_model_t *r = &h->route;
+    chg_route_model_t *r = &h->route;
     const int p = rc->prec;
     ensure_cpu_rates(r, rc->prec);
     const double s = CHG_MIN(cbrt((double)rc->m * (double)rc->n * (double)rc->k),
@@ -192,7 +192,7 @@ static double cpu_rate(clhgemm_handle_t h, const route_call_t *rc)
     return atomic_load(&r->cpu_rate[p][CHG_CPU_RATE_SIZES - 1]);
 }
 
-double chg_route_cpu_time(clhgemm_handle_t h, const route_call_t *rc)
+double chg_route_cpu_time(clhgemm_handle_t h, const chg_route_call_t *rc)
 {
     const double rate = cpu_rate(h, rc);
     return rate > 0 ? rc->flops / rate : INFINITY;
@@ -207,10 +207,10 @@ double chg_route_cpu_time(clhgemm_handle_t h, const route_call_t *rc)
  * its kernel runs at the rate of an m x n/d output (a mid-size call fills one device better than
  * two: the route's counterpart of the planner's wave quantisation and tail imbalance); the bus
  * rates are those of the d devices, the pack threads are shared. */
-static double device_time_on(clhgemm_handle_t h, const route_call_t *rc, int d)
+static double device_time_on(clhgemm_handle_t h, const chg_route_call_t *rc, int d)
 {
-    const route_model_t *r = &h->route;
-    const hdev_t *devs = h->devs;
+    const chg_route_model_t *r = &h->route;
+    const chg_handle_dev_t *devs = h->devs;
     const double es = (double)chg_elem_size(rc->prec);
     const double m = (double)rc->m, n = (double)rc->n / d, k = (double)rc->k;
     /* the kernels: the tuning entry's rate for this shape, else the large-product rate scaled
@@ -237,9 +237,9 @@ static double device_time_on(clhgemm_handle_t h, const route_call_t *rc, int d)
     return r->latency * (1.0 + EXTRA_DEVICE * (d - 1)) + mx + (1.0 - w) * (sum - mx);
 }
 
-/* The caller's copy before a device call (route_call_t.snapshot_bytes): at the pack threads'
+/* The caller's copy before a device call (chg_route_call_t.snapshot_bytes): at the pack threads'
  * copy rate, an eighth of it into a fresh buffer. */
-static double snapshot_time(const route_model_t *r, const route_call_t *rc)
+static double snapshot_time(const chg_route_model_t *r, const chg_route_call_t *rc)
 {
     if (!(rc->snapshot_bytes > 0)) return 0;
     return rc->snapshot_bytes * (rc->snapshot_fresh ? 8.0 : 1.0) / CHG_MAX(r->pack, 1.0);
@@ -248,7 +248,7 @@ static double snapshot_time(const route_model_t *r, const route_call_t *rc)
 /* The model's time on the best number of devices (all of them with CLHGEMM_PLAN_DEVICES=all),
  * as the planner chooses the count (host/plan.c chg_plan_call): never more devices than make
  * the call faster, plus the caller's copy before it. *used gets the count. */
-static double device_time(clhgemm_handle_t h, const route_call_t *rc, int *used)
+static double device_time(clhgemm_handle_t h, const chg_route_call_t *rc, int *used)
 {
     const int nd = h->ndev;
     double best = INFINITY;
@@ -263,22 +263,22 @@ static double device_time(clhgemm_handle_t h, const route_call_t *rc, int *used)
     return best + snapshot_time(&h->route, rc);
 }
 
-double chg_route_device_time(clhgemm_handle_t h, const route_call_t *rc)
+double chg_route_device_time(clhgemm_handle_t h, const chg_route_call_t *rc)
 {
     int used;
     return device_time(h, rc, &used);
 }
 
-int chg_route_to_cpu(clhgemm_handle_t h, const route_call_t *rc)
+int chg_route_to_cpu(clhgemm_handle_t h, const chg_route_call_t *rc)
 {
-    const route_model_t *r = &h->route;
+    const chg_route_model_t *r = &h->route;
     if (r->mode != ROUTE_AUTO) return r->mode == ROUTE_CPU;
     return chg_route_model_cpu(h, rc);
 }
 
-int chg_route_model_cpu(clhgemm_handle_t h, const route_call_t *rc)
+int chg_route_model_cpu(clhgemm_handle_t h, const chg_route_call_t *rc)
 {
-    const route_model_t *r = &h->route;
+    const chg_route_model_t *r = &h->route;
     if (!r->cpu_ok) return 0;
     const int verbose = atomic_load_explicit(&chg_route_verbose_, memory_order_relaxed);
     if (!r->any_gpu) {

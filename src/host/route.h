@@ -19,10 +19,10 @@
 #ifndef CHG_HOST_ROUTE_H
 #define CHG_HOST_ROUTE_H
 
-#include "host/hdev.h"
+#include "host/handle.h"
 
 /* A call as the model sees it (column-major view; elements of the operands read and of C). */
-typedef struct route_call_s {
+typedef struct chg_route_call_s {
     chg_precision_t prec;
     const char *name;
     size_t m, n, k;
@@ -34,13 +34,13 @@ typedef struct route_call_s {
                                  * may write (the BLAS drop-in's copy of C: blas/snapshot.h),
                                  * priced on the device side */
     int snapshot_fresh;         /* that copy goes to a fresh buffer: 8x its cost (first touch) */
-} route_call_t;
+} chg_route_call_t;
 
 /* The handle's routing figures, set by chg_route_init when it is created. */
 clhgemm_status_t chg_route_init(clhgemm_handle_t h);
 
 /* 1 when the call should run on OpenBLAS on the calling thread, 0 for the devices. */
-int chg_route_to_cpu(clhgemm_handle_t h, const route_call_t *rc);
+int chg_route_to_cpu(clhgemm_handle_t h, const chg_route_call_t *rc);
 
 /* A call of fewer flops than this many per second of the devices' latency goes to the CPU
  * without asking for OpenBLAS's rates (every CPU does better than 1 GFLOP/s on such a product). */
@@ -49,22 +49,22 @@ int chg_route_to_cpu(clhgemm_handle_t h, const route_call_t *rc);
 extern atomic_int chg_route_verbose_;
 
 /* chg_route_to_cpu's answer where it is 1 for sure and nothing is to be logged: CLHGEMM_ROUTE=cpu,
- * or auto with OpenBLAS there and devices that are CPUs themselves or a product too small for
- * their latency. 0: ask chg_route_to_cpu. Inline, so that a small call builds no route_call_t. */
+ * or auto with OpenBLAS there and devices that are CPUs themselves or a product too small for their
+ * latency. 0: ask chg_route_to_cpu. Inline, so that a small call builds no chg_route_call_t. */
 static inline int chg_route_surely_cpu(clhgemm_handle_t h, double flops)
 {
-    const route_model_t *r = &h->route;
+    const chg_route_model_t *r = &h->route;
     if (r->mode == ROUTE_CPU) return 1;
     return r->mode == ROUTE_AUTO && r->cpu_ok && (!r->any_gpu || flops < r->latency * CHG_ROUTE_TINY_RATE) &&
            atomic_load_explicit(&chg_route_verbose_, memory_order_relaxed) < 1;
 }
 /* The model's answer whatever CLHGEMM_ROUTE says (the BLAS drop-in, which keeps its own
  * CLHGEMM_BLAS_OFFLOAD, asks it and then calls a device-routed handle). */
-int chg_route_model_cpu(clhgemm_handle_t h, const route_call_t *rc);
+int chg_route_model_cpu(clhgemm_handle_t h, const chg_route_call_t *rc);
 
 
 /* The model's two times (seconds) for the call; exposed for the tests and the benchmark. */
-double chg_route_cpu_time(clhgemm_handle_t h, const route_call_t *rc);
-double chg_route_device_time(clhgemm_handle_t h, const route_call_t *rc);
+double chg_route_cpu_time(clhgemm_handle_t h, const chg_route_call_t *rc);
+double chg_route_device_time(clhgemm_handle_t h, const chg_route_call_t *rc);
 
 #endif

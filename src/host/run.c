@@ -4,14 +4,15 @@
  */
 #include <stdlib.h>
 
-#include "cpu/cpushare.h"
-#include "host/bshare.h"
+#include "cpu/share_blas.h"
+#include "host/devmem.h"
 #include "host/driver.h"
 #include "host/fault.h"
 #include "host/prefault.h"
 #include "host/run.h"
 #include "host/sched.h"
 #include "host/share.h"
+#include "host/shared_b.h"
 
 /* ---- the plan -------------------------------------------------------------------------------- */
 
@@ -19,7 +20,7 @@
  * schedule (docs/ARCHITECTURE.md, host level 3): on the X_B side of a symmetric operand the
  * tiles keep to the bn grid; a structured X_B's final tile is not split into pieces (TRMM
  * right: a piece would re-read the row band another piece wrote). */
-static int plan(clhgemm_handle_t h, call_t *c, pctx_t *pc)
+static int plan(clhgemm_handle_t h, chg_call_t *c, chg_pctx_t *pc)
 {
     chg_plan_context(h, c->prec, c->m, c->n, c->k, c->beta == 0.0, &c->st, c->segs, pc);
     c->align_n = c->st.kind_b == CHG_SYMMETRIC;
@@ -30,7 +31,7 @@ static int plan(clhgemm_handle_t h, call_t *c, pctx_t *pc)
 /* Everything on the CPU (the share took all rows): OpenBLAS on every core, since no pack thread
  * runs beside it (the share's thread budget leaves cores to the pack threads; with it an SGEMM
  * of n = 2048 ran at half OpenBLAS's rate on the H100 machine). */
-static void cpu_all(clhgemm_handle_t h, const call_t *c, unsigned long long t0, double predicted)
+static void cpu_all(clhgemm_handle_t h, const chg_call_t *c, unsigned long long t0, double predicted)
 {
     const unsigned long long t1 = chg_now_ns();
     chg_cpu_gemm(c->prec, c->ta, c->tb, c->m, c->n, c->k, c->alpha, c->a, c->lda, c->b, c->ldb, c->beta,
@@ -42,10 +43,10 @@ static void cpu_all(clhgemm_handle_t h, const call_t *c, unsigned long long t0, 
 
 /* The plan and the share of the call; 0 when it is done already (all on the CPU) or failed
  * (*st says which). */
-static int plan_and_share(clhgemm_handle_t h, call_t *c, share_t *sh, unsigned long long t0,
+static int plan_and_share(clhgemm_handle_t h, chg_call_t *c, chg_share_t *sh, unsigned long long t0,
                           clhgemm_status_t *st)
 {
-    pctx_t pc;
+    chg_pctx_t pc;
     *st = CLHGEMM_SUCCESS;
     if (!plan(h, c, &pc)) {
         *st = CLHGEMM_WORKSPACE_TOO_SMALL;
@@ -79,8 +80,8 @@ static int plan_and_share(clhgemm_handle_t h, call_t *c, share_t *sh, unsigned l
 /* ---- the run ---------------------------------------------------------------------------------- */
 
 typedef struct driver_s {
-    call_t *c;
-    hdev_t *d;
+    chg_call_t *c;
+    chg_handle_dev_t *d;
     pthread_t th;
     clhgemm_status_t status;
 } driver_t;
@@ -95,7 +96,7 @@ static void *driver_main(void *arg)
 
 /* One driver thread per device not lost, the first `most` of them (the caller drives the
  * first), beside the CPU share's threads, over the schedule's bands. */
-static clhgemm_status_t run_devices(clhgemm_handle_t h, call_t *c, driver_t *drs, size_t cpu_rows, int most)
+static clhgemm_status_t run_devices(clhgemm_handle_t h, chg_call_t *c, driver_t *drs, size_t cpu_rows, int most)
 {
     int nd = 0;
     for (int i = 0; i < h->ndev && nd < most; i++)
@@ -103,26 +104,26 @@ static clhgemm_status_t run_devices(clhgemm_handle_t h, call_t *c, driver_t *drs
     c->drivers = nd;
     c->drivers_started = 0;
     c->next_band = 0;
-    /* B slices staged once for all of them (bshare.h), before any driver starts */
-    hdev_t *devs[BS_MAXDEV];
+    /* B slices staged once for all of them (shared_b.h), before any driver starts */
+    chg_handle_dev_t *devs[BS_MAXDEV];
     int nbs = 0;
     for (int i = 0; i < nd && nbs < BS_MAXDEV; i++) devs[nbs++] = drs[i].d;
-    c->bs = nd == nbs ? chg_bshare_begin(devs, nbs, c->pl.bk * c->pl.bn * c->es) : NULL;
+    c->bs = nd == nbs ? chg_shared_b_begin(devs, nbs, c->pl.bk * c->pl.bn * c->es) : NULL;
     for (int i = 1; i < nd; i++)
         if (pthread_create(&drs[i].th, NULL, driver_main, &drs[i]) != 0) {
             drs[i].d = NULL;  /* the others take its tiles */
-            chg_bshare_leave(c->bs);
+            chg_shared_b_leave(c->bs);
             pthread_mutex_lock(&c->mu);
             c->drivers--;
             pthread_mutex_unlock(&c->mu);
         }
-    share_run_t sr;
+    chg_share_run_t sr;
     chg_share_start(c, cpu_rows, &sr);
     if (nd > 0) driver_main(&drs[0]);
     for (int i = 1; i < nd; i++)
         if (drs[i].d) pthread_join(drs[i].th, NULL);
     chg_share_join(&sr);
-    chg_bshare_end(c->bs);
+    chg_shared_b_end(c->bs);
     c->bs = NULL;
     return c->status;
 }
@@ -150,7 +151,7 @@ static int devices_left(clhgemm_handle_t h)
 }
 
 /* Every region on the CPU (no device left), OpenBLAS on every core. */
-static clhgemm_status_t cpu_regions(call_t *c, const chg_regions_t *todo)
+static clhgemm_status_t cpu_regions(chg_call_t *c, const chg_regions_t *todo)
 {
     clhgemm_status_t st = CLHGEMM_SUCCESS;
     for (size_t r = 0; r < todo->n && st == CLHGEMM_SUCCESS; r++) {
@@ -167,7 +168,7 @@ static clhgemm_status_t cpu_regions(call_t *c, const chg_regions_t *todo)
  * tile row; one that meets a region already there waits for the next round), then on the CPU
  * when none is left. A round either finishes its regions, loses a device, or finds a device
  * short of memory for the first time in the call (a second time loses it), so the rounds end. */
-static clhgemm_status_t recover(clhgemm_handle_t h, call_t *c, driver_t *drs, clhgemm_status_t st)
+static clhgemm_status_t recover(clhgemm_handle_t h, chg_call_t *c, driver_t *drs, clhgemm_status_t st)
 {
     chg_regions_t todo = {0};
     c->cpu_strips = 0;  /* the CPU share took its part in the first round */
@@ -191,7 +192,7 @@ static clhgemm_status_t recover(clhgemm_handle_t h, call_t *c, driver_t *drs, cl
 }
 
 /* The call info, the log line, and the pack rate the pipeline reached. */
-static void record(clhgemm_handle_t h, const call_t *c, size_t m_all, double predicted, unsigned long long t0,
+static void record(clhgemm_handle_t h, const chg_call_t *c, size_t m_all, double predicted, unsigned long long t0,
                    unsigned long long t_planned, clhgemm_status_t st)
 {
     const clhgemm_call_info_t info = {.devices_used = c->devices_used, .tiles = (long long)c->ntiles,
@@ -222,7 +223,7 @@ static void record(clhgemm_handle_t h, const call_t *c, size_t m_all, double pre
 }
 
 /* The planned call on the devices and the CPU share. */
-static clhgemm_status_t run_planned(clhgemm_handle_t h, call_t *c, const share_t *sh, size_t m_all,
+static clhgemm_status_t run_planned(clhgemm_handle_t h, chg_call_t *c, const chg_share_t *sh, size_t m_all,
                                     unsigned long long t0)
 {
     const unsigned long long t_planned = chg_now_ns();
@@ -251,7 +252,7 @@ static clhgemm_status_t run_planned(clhgemm_handle_t h, call_t *c, const share_t
 }
 
 /* No device left (all lost in earlier calls): the whole call on the CPU. */
-static clhgemm_status_t run_without_devices(clhgemm_handle_t h, call_t *c, unsigned long long t0)
+static clhgemm_status_t run_without_devices(clhgemm_handle_t h, chg_call_t *c, unsigned long long t0)
 {
     const clhgemm_status_t st = chg_cpu_region(c, 0, c->m, 0, c->n, chg_cpu_cores());
     chg_handle_set_last(h, &(clhgemm_call_info_t){.seconds = chg_seconds_since(t0), .cpu_fraction = 1.0,
@@ -259,14 +260,14 @@ static clhgemm_status_t run_without_devices(clhgemm_handle_t h, call_t *c, unsig
     return st;
 }
 
-clhgemm_status_t chg_run_call(clhgemm_handle_t h, const call_t *cp)
+clhgemm_status_t chg_run_call(clhgemm_handle_t h, const chg_call_t *cp)
 {
-    call_t c = *cp;
+    chg_call_t c = *cp;
     c.status = CLHGEMM_SUCCESS;
     pthread_mutex_lock(&h->call_lock);
     const unsigned long long t0 = chg_now_ns();
     const size_t m_all = c.m;
-    share_t sh;
+    chg_share_t sh;
     clhgemm_status_t st;
     if (h->ndev == 0) {
         st = run_without_devices(h, &c, t0);

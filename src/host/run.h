@@ -11,6 +11,6 @@
 
 /* Runs call *cp (checked, operands in the column-major view, k > 0, alpha != 0; the plan and
  * the shared state are filled here). */
-clhgemm_status_t chg_run_call(clhgemm_handle_t h, const call_t *cp);
+clhgemm_status_t chg_run_call(clhgemm_handle_t h, const chg_call_t *cp);
 
 #endif

@@ -9,9 +9,9 @@
 /* Takes up to w columns of band bi from its front or its back; with align, the columns taken
  * end (front) or start (back) on a multiple of w, so that every tile is a tile of the grid.
  * A band's front is its low end for even bands and its high end for odd ones (snake order),
- * or the low end for every band where the devices share their B slices (host/bshare.h: devices
+ * or the low end for every band where the devices share their B slices (host/shared_b.h: devices
  * on different bands then ask for the same B slices at about the same time). */
-static void band_take(const call_t *c, band_t *b, size_t bi, int front, size_t w, int align, size_t *j0,
+static void band_take(const chg_call_t *c, chg_band_t *b, size_t bi, int front, size_t w, int align, size_t *j0,
                       size_t *nc)
 {
     const int low = (c->bs || bi % 2 == 0) == (front != 0);
@@ -29,14 +29,14 @@ static void band_take(const call_t *c, band_t *b, size_t bi, int front, size_t w
 }
 
 /* Columns left in all bands (c->mu held). */
-static size_t bands_left(const band_t *B, size_t mt)
+static size_t bands_left(const chg_band_t *B, size_t mt)
 {
     size_t left = 0;
     for (size_t i = 0; i < mt; i++) left += chg_band_left(&B[i]);
     return left;
 }
 
-int chg_sched_init(call_t *c)
+int chg_sched_init(chg_call_t *c)
 {
     c->bands = malloc(c->pl.mt * sizeof *c->bands);
     if (!c->bands) return -1;
@@ -45,47 +45,47 @@ int chg_sched_init(call_t *c)
     c->ntiles = 0;
     for (size_t b = 0; b < c->pl.mt; b++) {
         const size_t i0 = b * c->pl.bm, i1 = CHG_MIN(c->m, i0 + c->pl.bm);
-        c->bands[b] = (band_t){c->st.c_tri == CHG_TRI_UPPER ? CHG_MIN(i0, c->n) : 0,
+        c->bands[b] = (chg_band_t){c->st.c_tri == CHG_TRI_UPPER ? CHG_MIN(i0, c->n) : 0,
                                c->st.c_tri == CHG_TRI_LOWER ? CHG_MIN(i1, c->n) : c->n};
         c->ntiles += chg_ceil_div(chg_band_left(&c->bands[b]), c->pl.bn);
     }
     return 0;
 }
 
-void chg_sched_regions(call_t *c, chg_regions_t *todo)
+void chg_sched_regions(chg_call_t *c, chg_regions_t *todo)
 {
-    for (size_t b = 0; b < c->pl.mt; b++) c->bands[b] = (band_t){0, 0};
+    for (size_t b = 0; b < c->pl.mt; b++) c->bands[b] = (chg_band_t){0, 0};
     size_t kept = 0;
     for (size_t r = 0; r < todo->n; r++) {
         const chg_region_t g = todo->r[r];
-        band_t *b = &c->bands[g.ti];
-        if (chg_band_left(b) == 0) *b = (band_t){g.j0, g.j0 + g.nc};
+        chg_band_t *b = &c->bands[g.ti];
+        if (chg_band_left(b) == 0) *b = (chg_band_t){g.j0, g.j0 + g.nc};
         else todo->r[kept++] = g;  /* the band has one already: the next round */
     }
     todo->n = kept;
 }
 
-int chg_sched_leftover(call_t *c, chg_regions_t *todo)
+int chg_sched_leftover(chg_call_t *c, chg_regions_t *todo)
 {
     int rc = 0;
     for (size_t b = 0; b < c->pl.mt && rc == 0; b++) {
-        band_t *B = &c->bands[b];
+        chg_band_t *B = &c->bands[b];
         if (chg_band_left(B) > 0) rc = chg_regions_add(todo, b, B->lo, chg_band_left(B));
-        if (rc == 0) *B = (band_t){0, 0};
+        if (rc == 0) *B = (chg_band_t){0, 0};
     }
     return rc;
 }
 
-void chg_sched_free(call_t *c)
+void chg_sched_free(chg_call_t *c)
 {
     free(c->bands);
     c->bands = NULL;
 }
 
-int chg_take_tile(call_t *c, sched_t *sc, size_t *ti, size_t *j0, size_t *nc, int *stolen, int *final)
+int chg_take_tile(chg_call_t *c, chg_sched_t *sc, size_t *ti, size_t *j0, size_t *nc, int *stolen, int *final)
 {
     pthread_mutex_lock(&c->mu);
-    band_t *B = c->bands;
+    chg_band_t *B = c->bands;
     const size_t mt = c->pl.mt, bn = c->pl.bn;
     long b = -1;
     int ok = c->status == CLHGEMM_SUCCESS;
@@ -128,7 +128,7 @@ int chg_take_tile(call_t *c, sched_t *sc, size_t *ti, size_t *j0, size_t *nc, in
         }
     }
     /* A final tile: less than a tile per device is left, so this device gets no other. Where
-     * the devices share their B slices (bshare.h), also the last of its band (or a stolen
+     * the devices share their B slices (shared_b.h), also the last of its band (or a stolen
      * one): the second device's first tile of a 2 x 2 grid is not split into pieces while the
      * first device's runs whole beside it, which would leave no slice to share. */
     *final = ok && b >= 0 && bands_left(B, mt) < (size_t)c->drivers * bn &&
@@ -142,7 +142,7 @@ int chg_take_tile(call_t *c, sched_t *sc, size_t *ti, size_t *j0, size_t *nc, in
 /* CPU_STRIPS: the CPU takes column strips from the back of the fullest band, each sized for
  * about 0.1 s of OpenBLAS, and stops once a strip would outlast what the devices have left
  * (the CPU must never become the call's tail). */
-int chg_take_strip(call_t *c, size_t *ti, size_t *j0, size_t *w)
+int chg_take_strip(chg_call_t *c, size_t *ti, size_t *j0, size_t *w)
 {
     pthread_mutex_lock(&c->mu);
     int ok = c->status == CLHGEMM_SUCCESS;

@@ -13,33 +13,33 @@
 #include "host/call.h"
 
 /* A driver's place in the band schedule. */
-typedef struct sched_s {
+typedef struct chg_sched_s {
     long cur, next;             /* band being worked on, band claimed for prefetch (-1: none) */
     int started;
-} sched_t;
+} chg_sched_t;
 
 /* The call's bands for its plan (SYRK/SYR2K: only the columns whose tiles touch C's triangle)
  * and c->ntiles. Returns 0, or -1 when out of memory. */
-int chg_sched_init(call_t *c);
-void chg_sched_free(call_t *c);
+int chg_sched_init(chg_call_t *c);
+void chg_sched_free(chg_call_t *c);
 
 /* A round of what lost devices left (host/fault.h): every band empty but for one region of
  * `todo` per band, which leaves `todo`; the others stay there for a later round. */
-void chg_sched_regions(call_t *c, chg_regions_t *todo);
+void chg_sched_regions(chg_call_t *c, chg_regions_t *todo);
 /* Columns no driver took (every device of a round lost) move from the bands onto `todo`.
  * Returns 0, or -1 when out of memory. */
-int chg_sched_leftover(call_t *c, chg_regions_t *todo);
+int chg_sched_leftover(chg_call_t *c, chg_regions_t *todo);
 
 /* The next tile for a device: its own band's next tile, else its claimed next band, else an
  * unclaimed band, else a tile stolen from the back of the band with the most left. With
  * prefetch, a device that opens a band also claims the one after it (while enough bands remain
  * for the devices that have none yet). *final says that the device will get no other tile.
  * Returns 0 when nothing is left or the call failed. */
-int chg_take_tile(call_t *c, sched_t *sc, size_t *ti, size_t *j0, size_t *nc, int *stolen, int *final);
+int chg_take_tile(chg_call_t *c, chg_sched_t *sc, size_t *ti, size_t *j0, size_t *nc, int *stolen, int *final);
 
 /* CPU_STRIPS: a column strip for the CPU from the back of the fullest band, sized for about
  * 0.1 s of OpenBLAS, unless it would outlast what the devices have left (the CPU must never
  * become the call's tail). Returns 0 when the CPU should stop. */
-int chg_take_strip(call_t *c, size_t *ti, size_t *j0, size_t *w);
+int chg_take_strip(chg_call_t *c, size_t *ti, size_t *j0, size_t *w);
 
 #endif

@@ -5,7 +5,7 @@
  */
 #include <math.h>
 
-#include "cpu/cpushare.h"
+#include "cpu/share_blas.h"
 #include "host/sched.h"
 #include "host/share.h"
 #include "tuning/tuning.h"
@@ -67,7 +67,7 @@ static int model_rows(clhgemm_handle_t h, chg_precision_t prec, double m, double
 }
 
 /* CLHGEMM_CPU_SHARE=auto: the rows the split gives the CPU (0: none), and the predicted time. */
-static size_t auto_rows(clhgemm_handle_t h, const call_t *c, share_t *out)
+static size_t auto_rows(clhgemm_handle_t h, const chg_call_t *c, chg_share_t *out)
 {
     double t_h;
     size_t rows = 0;
@@ -85,9 +85,9 @@ static size_t auto_rows(clhgemm_handle_t h, const call_t *c, share_t *out)
     return rows;
 }
 
-void chg_share_decide(clhgemm_handle_t h, call_t *c, share_t *out)
+void chg_share_decide(clhgemm_handle_t h, chg_call_t *c, chg_share_t *out)
 {
-    *out = (share_t){.rows = 0, .predicted = c->pl.predicted, .r_cpu = 0};
+    *out = (chg_share_t){.rows = 0, .predicted = c->pl.predicted, .r_cpu = 0};
     int any_gpu = 0;
     for (int i = 0; i < h->ndev; i++) any_gpu |= (h->devs[i].dev.features & CHG_FEAT_GPU) != 0;
     if (chg_env_flag("CLHGEMM_CPU_SHARE_ANY_DEVICE", 0)) any_gpu = 1;  /* test hook */
@@ -118,7 +118,7 @@ void chg_share_decide(clhgemm_handle_t h, call_t *c, share_t *out)
     }
 }
 
-void chg_share_strip_rates(call_t *c, double r_cpu)
+void chg_share_strip_rates(chg_call_t *c, double r_cpu)
 {
     c->cpu_rate = r_cpu > 0 ? r_cpu : chg_cpu_rate(c->prec, c->cpu_threads);
     c->gpu_rate = 2.0 * (double)c->m * c->n * c->k / CHG_MAX(1e-9, c->pl.predicted);
@@ -130,7 +130,7 @@ void chg_share_strip_rates(call_t *c, double r_cpu)
 /* CPU_STRIPS: column strips from the band schedule (chg_take_strip) until it says stop. */
 static void *cpu_strips_main(void *arg)
 {
-    call_t *c = arg;
+    chg_call_t *c = arg;
     size_t ti, j0, w;
     while (chg_take_strip(c, &ti, &j0, &w)) {
         const size_t i0 = ti * c->pl.bm, mc = CHG_MIN(c->pl.bm, c->m - i0), es = c->es;
@@ -150,8 +150,8 @@ static void *cpu_strips_main(void *arg)
 /* CPU_SLAB: rows [r0, r0 + rows) of C (column-major view) on the CPU, in one OpenBLAS call. */
 static void *cpu_slab_main(void *arg)
 {
-    share_run_t *r = arg;
-    call_t *c = r->c;
+    chg_share_run_t *r = arg;
+    chg_call_t *c = r->c;
     const size_t es = c->es;
     const unsigned long long t0 = chg_now_ns();
     chg_cpu_gemm(c->prec, c->ta, c->tb, r->rows, c->n, c->k, c->alpha,
@@ -161,9 +161,9 @@ static void *cpu_slab_main(void *arg)
     return NULL;
 }
 
-void chg_share_start(call_t *c, size_t rows, share_run_t *r)
+void chg_share_start(chg_call_t *c, size_t rows, chg_share_run_t *r)
 {
-    *r = (share_run_t){.c = c, .r0 = c->m, .rows = rows};
+    *r = (chg_share_run_t){.c = c, .r0 = c->m, .rows = rows};
     if (rows) {
         r->slab_on = pthread_create(&r->slab_th, NULL, cpu_slab_main, r) == 0;
         if (!r->slab_on) cpu_slab_main(r);  /* no thread: do it here, before the devices */
@@ -171,7 +171,7 @@ void chg_share_start(call_t *c, size_t rows, share_run_t *r)
     if (c->cpu_strips) r->strips_on = pthread_create(&r->strips_th, NULL, cpu_strips_main, c) == 0;
 }
 
-void chg_share_join(share_run_t *r)
+void chg_share_join(chg_share_run_t *r)
 {
     if (r->slab_on) pthread_join(r->slab_th, NULL);
     if (r->strips_on) pthread_join(r->strips_th, NULL);

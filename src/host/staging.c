@@ -33,7 +33,7 @@ cl_mem chg_dev_alloc(cl_context ctx, size_t bytes, cl_int *err)
     return clCreateBuffer(ctx, CL_MEM_READ_WRITE, bytes ? bytes : 1, NULL, err);
 }
 
-cl_int chg_pinned_alloc(cl_context ctx, cl_command_queue q, size_t bytes, pinned_t *p)
+cl_int chg_pinned_alloc(cl_context ctx, cl_command_queue q, size_t bytes, chg_pinned_t *p)
 {
     cl_int err;
     memset(p, 0, sizeof *p);
@@ -52,7 +52,7 @@ cl_int chg_pinned_alloc(cl_context ctx, cl_command_queue q, size_t bytes, pinned
     return CL_SUCCESS;
 }
 
-void chg_pinned_free(cl_command_queue q, pinned_t *p)
+void chg_pinned_free(cl_command_queue q, chg_pinned_t *p)
 {
     if (!p->buf) return;
     if (p->ptr) {
@@ -220,13 +220,13 @@ size_t chg_copy2d_tri(chg_pool_t *pool, int max_parts, void *dst, size_t dld, co
 /* ---- what of an operand slice crosses the bus ------------------------------------------------ */
 
 void chg_stage_geometry(const chg_struct_t *st, int is_a, int contig, size_t r0, size_t rc,
-                        size_t p0, size_t kc, stage_t *g)
+                        size_t p0, size_t kc, chg_stage_t *g)
 {
     memset(g, 0, sizeof *g);
     g->kind = is_a ? st->kind_a : st->kind_b;
     const int upper = is_a ? st->upper_a : st->upper_b, unit = is_a ? st->unit_a : st->unit_b;
-    const rect_t D = contig ? (rect_t){r0, p0, rc, kc} : (rect_t){p0, r0, kc, rc};
-    const rect_t Mr = contig ? (rect_t){p0, r0, kc, rc} : (rect_t){r0, p0, rc, kc};
+    const chg_rect_t D = contig ? (chg_rect_t){r0, p0, rc, kc} : (chg_rect_t){p0, r0, kc, rc};
+    const chg_rect_t Mr = contig ? (chg_rect_t){p0, r0, kc, rc} : (chg_rect_t){r0, p0, rc, kc};
     g->diag = (long)r0 - (long)p0;
     /* X(r, p) is inside its triangle when r <= p (upper) or r >= p; in M, r runs along a when
      * contig, so the stored triangle of M is the upper one when upper == contig. */
@@ -247,7 +247,7 @@ void chg_stage_geometry(const chg_struct_t *st, int is_a, int contig, size_t r0,
         g->rect[0] = D;
         if (memcmp(&D, &Mr, sizeof D)) g->rect[g->nrect++] = Mr;
         const size_t a0 = CHG_MIN(D.a0, Mr.a0), b0 = CHG_MIN(D.b0, Mr.b0);
-        g->box = (rect_t){a0, b0, CHG_MAX(D.a0 + D.ae, Mr.a0 + Mr.ae) - a0,
+        g->box = (chg_rect_t){a0, b0, CHG_MAX(D.a0 + D.ae, Mr.a0 + Mr.ae) - a0,
                           CHG_MAX(D.b0 + D.be, Mr.b0 + Mr.be) - b0};
     } else {
         /* triangular: D's part inside the triangle of M (a <= b - s, or a >= b + s) */
@@ -262,7 +262,7 @@ void chg_stage_geometry(const chg_struct_t *st, int is_a, int contig, size_t r0,
         }
         g->strict = unit;
         if (!out_all && ahi > alo && bhi > blo) {
-            g->box = (rect_t){(size_t)alo, (size_t)blo, (size_t)(ahi - alo), (size_t)(bhi - blo)};
+            g->box = (chg_rect_t){(size_t)alo, (size_t)blo, (size_t)(ahi - alo), (size_t)(bhi - blo)};
             g->nrect = 1;
             g->rect[0] = g->box;
         }

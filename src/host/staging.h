@@ -16,14 +16,14 @@
 /* ---- buffers -------------------------------------------------------------------------------- */
 
 /* A page-locked host buffer: an CL_MEM_ALLOC_HOST_PTR buffer kept mapped. */
-typedef struct pinned_s {
+typedef struct chg_pinned_s {
     cl_mem buf;
     void *ptr;
     size_t bytes;
-} pinned_t;
+} chg_pinned_t;
 
-cl_int chg_pinned_alloc(cl_context ctx, cl_command_queue q, size_t bytes, pinned_t *p);
-void chg_pinned_free(cl_command_queue q, pinned_t *p);
+cl_int chg_pinned_alloc(cl_context ctx, cl_command_queue q, size_t bytes, chg_pinned_t *p);
+void chg_pinned_free(cl_command_queue q, chg_pinned_t *p);
 
 /* A device buffer of bytes (at least 1), or NULL with *err set (CLHGEMM_FAULT_ALLOC counts it). */
 cl_mem chg_dev_alloc(cl_context ctx, size_t bytes, cl_int *err);
@@ -89,29 +89,29 @@ static inline void chg_chunk_cols(size_t nc, int nch, int ch, size_t *c0, size_t
  * (triangular: the pack addresses its inside elements from there, and the box only leaves out
  * elements it never reads). off / off_m are the positions of X(r0, p0) and X(p0, r0) for the
  * device pack (chg_enqueue_pack_{a,b}_struct). */
-typedef struct rect_s {
+typedef struct chg_rect_s {
     size_t a0, b0, ae, be;
-} rect_t;
+} chg_rect_t;
 
-typedef struct stage_s {
+typedef struct chg_stage_s {
     int kind;                 /* chg_struct_kind_t of the operand */
-    rect_t box;               /* staged box (ae == 0 or be == 0: nothing) */
+    chg_rect_t box;           /* staged box (ae == 0 or be == 0: nothing) */
     size_t ld, box_off;       /* in elements */
     size_t oa, ob;            /* M coordinates of staging position 0 (minus box_off) */
     size_t off, off_m;
     long diag;                /* r0 - p0: global row - column of X(0,0) of the block */
     int nrect;
-    rect_t rect[2];           /* what is copied */
+    chg_rect_t rect[2];       /* what is copied */
     int tri, strict;          /* mask of the copies in M (CHG_TRI_*), diagonal excluded */
-} stage_t;
+} chg_stage_t;
 
 /* The stage of slice X(r0..r0+rc, p0..p0+kc) of operand A (is_a) or B of a call with structure
  * st; contig: X's rows run along M's leading dimension (X_A not transposed, X_B transposed). */
 void chg_stage_geometry(const chg_struct_t *st, int is_a, int contig, size_t r0, size_t rc,
-                        size_t p0, size_t kc, stage_t *g);
+                        size_t p0, size_t kc, chg_stage_t *g);
 
 /* Elements of the staging slot a stage uses. */
-static inline size_t chg_stage_elems(const stage_t *g)
+static inline size_t chg_stage_elems(const chg_stage_t *g)
 {
     return g->nrect ? g->box_off + g->ld * g->box.be : 0;
 }

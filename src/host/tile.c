@@ -5,36 +5,14 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "host/bshare.h"
 #include "host/fault.h"
+#include "host/shared_b.h"
 #include "host/tile.h"
 
-cl_int chg_ev_wait(cl_event *e)
-{
-    if (!*e) return CL_SUCCESS;
-    cl_int err = clWaitForEvents(1, e);
-    cl_int st;
-    if (err == CL_SUCCESS &&
-        clGetEventInfo(*e, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof st, &st, NULL) == CL_SUCCESS &&
-        st < 0)
-        err = st;
-    chg_ev_release(e);
-    return err;
-}
-
 /* CLHGEMM_FAULT_INJECT: the failure of this driver's next command, if one is injected. */
-static cl_int injected(const drv_t *v) { return chg_fault_cmd(&v->c->h->fault, v->d); }
+static cl_int injected(const chg_drv_t *v) { return chg_fault_cmd(&v->c->h->fault, v->d); }
 
-/* 1 when the command behind e has finished (or failed: the wait then reports it). */
-static int ev_done(cl_event e)
-{
-    cl_int st = CL_COMPLETE;
-    if (!e) return 1;
-    if (clGetEventInfo(e, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof st, &st, NULL) != CL_SUCCESS) return 1;
-    return st == CL_COMPLETE || st < 0;
-}
-
-void chg_tile_trace(drv_t *v, int q, const char *name, cl_event ev)
+void chg_tile_trace(chg_drv_t *v, int q, const char *name, cl_event ev)
 {
     if (!v->c->trace || !ev) return;
     static const char *qn[] = {"h2d", "kernel", "d2h"};
@@ -46,10 +24,10 @@ void chg_tile_trace(drv_t *v, int q, const char *name, cl_event ev)
 /* A pack-thread copy for this driver (the triangle tri only, CHG_TRI_NONE: all), timed: what
  * the pack threads reach inside the pipeline (sharing host memory with the DMA engines and the
  * other drivers) feeds the next call's plan. */
-static void drv_copy(drv_t *v, void *dst, size_t dld, const void *src, size_t sld, size_t rows,
+static void drv_copy(chg_drv_t *v, void *dst, size_t dld, const void *src, size_t sld, size_t rows,
                      size_t cols, long diag, int tri, int strict, const char *name)
 {
-    const call_t *c = v->c;
+    const chg_call_t *c = v->c;
     const unsigned long long t0 = chg_now_ns();
     const size_t elems = chg_copy2d_tri(c->h->pool, c->pack_parts, dst, dld, src, sld, rows, cols,
                                         c->es, diag, tri, strict, c->trace, name);
@@ -68,16 +46,16 @@ typedef struct pack_job_s {
     unsigned long long t0;
 } pack_job_t;
 
-static void pack_start(drv_t *v, int is_a, const char *base, size_t ldm, const stage_t *g,
-                       const pinned_t *st, size_t b0, size_t b1, pack_job_t *j)
+static void pack_start(chg_drv_t *v, int is_a, const char *base, size_t ldm, const chg_stage_t *g,
+                       const chg_pinned_t *st, size_t b0, size_t b1, pack_job_t *j)
 {
-    const call_t *c = v->c;
+    const chg_call_t *c = v->c;
     const size_t es = c->es, ld = g->ld;
     j->live = 0;
     j->done = 0;
     j->t0 = chg_now_ns();
     for (int i = 0; i < g->nrect && i < 2; i++) {
-        const rect_t *R = &g->rect[i];
+        const chg_rect_t *R = &g->rect[i];
         const size_t lo = CHG_MAX(b0, R->b0), hi = CHG_MIN(b1, R->b0 + R->be);
         if (hi <= lo) continue;
         /* A symmetric stage across the diagonal has two rectangles of M (the block and its
@@ -94,7 +72,7 @@ static void pack_start(drv_t *v, int is_a, const char *base, size_t ldm, const s
 
 /* Waits for a pack_start's copies; *busy_from is where the pack threads' time for this slice
  * began (the first chunk's start: chunks overlap, so their times are not summed). */
-static void pack_finish(drv_t *v, pack_job_t *j, unsigned long long *busy_from)
+static void pack_finish(chg_drv_t *v, pack_job_t *j, unsigned long long *busy_from)
 {
     double elems = j->done;
     if (j->live) elems += (double)chg_copy_finish(v->c->h->pool, &j->cp);
@@ -110,13 +88,13 @@ static void pack_finish(drv_t *v, pack_job_t *j, unsigned long long *busy_from)
  * matrix M (base, leading dimension ldm) into pinned staging, host->device copy, then the
  * device pack kernel into dst at dst_off (ext x kc of X, padded; structured operands through
  * the structured packs, which read only the staged elements). */
-static cl_int load_slice(drv_t *v, int is_a, const char *base, size_t ldm, const stage_t *g,
-                         size_t ext, size_t kc, cl_mem dst, size_t dst_off, size_t dpk, const bs_key_t *key)
+static cl_int load_slice(chg_drv_t *v, int is_a, const char *base, size_t ldm, const chg_stage_t *g,
+                         size_t ext, size_t kc, cl_mem dst, size_t dst_off, size_t dpk, const chg_bs_key_t *key)
 {
-    call_t *c = v->c;
-    hdev_t *d = v->d;
+    chg_call_t *c = v->c;
+    chg_handle_dev_t *d = v->d;
     const size_t es = c->es;
-    ring_t *rg = is_a ? &v->ra : &v->rb;
+    chg_ring_t *rg = is_a ? &v->ra : &v->rb;
     const int r = (int)(rg->next++ % NSTAGE);
     /* Slot r (staging and raw device buffer) is free once the pack kernel that read its
      * previous contents ran (that kernel waited for the copy). Waiting here rather than giving
@@ -133,13 +111,13 @@ static cl_int load_slice(drv_t *v, int is_a, const char *base, size_t ldm, const
     const size_t cols = g->nrect ? g->box.be : 0, ld = g->ld;
     const size_t bytes = ld * cols * es;
     const int nch = (int)CHG_MIN(CHG_MIN((size_t)4, cols), CHG_MAX((size_t)1, bytes / (8u << 20)));
-    /* A B slice of a call whose devices share their B staging (bshare.h): packed by the first
+    /* A B slice of a call whose devices share their B staging (shared_b.h): packed by the first
      * device to ask for it, copied from there by the others. */
-    bs_slot_t *sl = NULL;
+    chg_bs_slot_t *sl = NULL;
     int fill = 1;
-    const int pos = key && c->bs && nch > 0 ? chg_bshare_pos(c->bs, d->index) : -1;
-    if (pos >= 0) sl = chg_bshare_take(c->bs, key, nch, pos, &fill);
-    pinned_t *st = sl ? sl->st : is_a ? &d->st_a[r] : &d->st_b[r];
+    const int pos = key && c->bs && nch > 0 ? chg_shared_b_pos(c->bs, d->index) : -1;
+    if (pos >= 0) sl = chg_shared_b_take(c->bs, key, nch, pos, &fill);
+    chg_pinned_t *st = sl ? sl->st : is_a ? &d->st_a[r] : &d->st_b[r];
     const size_t need = chg_stage_elems(g);
     if (need * es > st->bytes || need * es > d->buf_bytes[is_a ? B_ARAW : B_BRAW])
         err = CLHGEMM_INTERNAL_ERROR; /* the plan's constraints rule this out */
@@ -152,11 +130,11 @@ static cl_int load_slice(drv_t *v, int is_a, const char *base, size_t ldm, const
         size_t c0, c1;
         chg_chunk_cols(cols, nch, ch, &c0, &c1);
         if (sl) {
-            if (!fill) fill = chg_bshare_wait(c->bs, sl, ch);  /* 1: its filler stopped, this one goes on */
+            if (!fill) fill = chg_shared_b_wait(c->bs, sl, ch);  /* 1: its filler stopped: this one packs */
             if (fill) {
                 pack_start(v, is_a, base, ldm, g, st, g->box.b0 + c0, g->box.b0 + c1, &jb[0]);
                 pack_finish(v, &jb[0], &busy_from);
-                chg_bshare_ready(c->bs, sl, ch);
+                chg_shared_b_ready(c->bs, sl, ch);
             }
         } else {
             if (ch == 0) pack_start(v, is_a, base, ldm, g, st, g->box.b0 + c0, g->box.b0 + c1, &jb[0]);
@@ -180,7 +158,7 @@ static cl_int load_slice(drv_t *v, int is_a, const char *base, size_t ldm, const
     /* a failed enqueue leaves the next chunk's copy in flight: it ends before the slot is left */
     for (int i = 0; i < 2; i++)
         if (jb[i].live) pack_finish(v, &jb[i], &busy_from);
-    if (sl) chg_bshare_release(c->bs, sl, pos, rg->h2d[r], err != CL_SUCCESS && fill);
+    if (sl) chg_shared_b_release(c->bs, sl, pos, rg->h2d[r], err != CL_SUCCESS && fill);
     if (err != CL_SUCCESS) return err;
     v->h2d_bytes += (double)bytes;
     const cl_uint nw = rg->h2d[r] ? 1 : 0; /* nothing staged: a triangular block of zeros */
@@ -197,7 +175,7 @@ static cl_int load_slice(drv_t *v, int is_a, const char *base, size_t ldm, const
     return CL_SUCCESS;
 }
 
-cl_int chg_launch_gemm(drv_t *v, size_t i0, size_t j0, size_t p0, size_t mpad, size_t npad, size_t kp,
+cl_int chg_launch_gemm(chg_drv_t *v, size_t i0, size_t j0, size_t p0, size_t mpad, size_t npad, size_t kp,
                        cl_mem apack, size_t aoff, size_t apk, size_t boff, size_t bpk, int accumulate)
 {
     cl_event kev = NULL;
@@ -211,7 +189,7 @@ cl_int chg_launch_gemm(drv_t *v, size_t i0, size_t j0, size_t p0, size_t mpad, s
     return err;
 }
 
-void chg_slice_of(const call_t *c, size_t s, int *seg, size_t *p0, size_t *kc)
+void chg_slice_of(const chg_call_t *c, size_t s, int *seg, size_t *p0, size_t *kc)
 {
     const size_t kts = chg_ceil_div(c->k, c->pl.bk);
     *seg = (int)(s / kts);
@@ -219,31 +197,31 @@ void chg_slice_of(const call_t *c, size_t s, int *seg, size_t *p0, size_t *kc)
     *kc = CHG_MIN(c->pl.bk, c->k - *p0);
 }
 
-cl_int chg_load_a(drv_t *v, size_t ti, size_t s, size_t q0, size_t qk, cl_mem dst, size_t dst_off,
+cl_int chg_load_a(chg_drv_t *v, size_t ti, size_t s, size_t q0, size_t qk, cl_mem dst, size_t dst_off,
                   size_t dpk)
 {
-    const call_t *c = v->c;
+    const chg_call_t *c = v->c;
     int seg;
     size_t p0, kc;
     chg_slice_of(c, s, &seg, &p0, &kc);
     if (qk) p0 += q0, kc = CHG_MIN(qk, kc - q0);
     const size_t i0 = ti * c->pl.bm, mc = CHG_MIN(c->pl.bm, c->m - i0);
-    stage_t g;
+    chg_stage_t g;
     chg_stage_geometry(&c->st, 1, !c->ta, i0, mc, p0, kc, &g);
     return load_slice(v, 1, seg ? c->b : c->a, seg ? c->ldb : c->lda, &g, mc, kc, dst, dst_off, dpk, NULL);
 }
 
-cl_int chg_load_b(drv_t *v, size_t j0, size_t nc, size_t s, size_t q0, size_t qk, size_t dst_off,
+cl_int chg_load_b(chg_drv_t *v, size_t j0, size_t nc, size_t s, size_t q0, size_t qk, size_t dst_off,
                   size_t dpk)
 {
-    const call_t *c = v->c;
+    const chg_call_t *c = v->c;
     int seg;
     size_t p0, kc;
     chg_slice_of(c, s, &seg, &p0, &kc);
     if (qk) p0 += q0, kc = CHG_MIN(qk, kc - q0);
-    stage_t g;
+    chg_stage_t g;
     chg_stage_geometry(&c->st, 0, c->tb, j0, nc, p0, kc, &g);
-    const bs_key_t key = {.s = s, .q0 = q0, .qk = qk, .j0 = j0, .nc = nc};
+    const chg_bs_key_t key = {.s = s, .q0 = q0, .qk = qk, .j0 = j0, .nc = nc};
     return load_slice(v, 0, seg ? c->a : c->b, seg ? c->lda : c->ldb, &g, nc, kc,
                       v->d->buf[B_BPACK][0], dst_off, dpk, &key);
 }
@@ -251,7 +229,7 @@ cl_int chg_load_b(drv_t *v, size_t j0, size_t nc, size_t s, size_t q0, size_t qk
 
 /* ---- C in, write-back, home ------------------------------------------------------------------- */
 
-int chg_c_chunks(const call_t *c, size_t mc, size_t nc)
+int chg_c_chunks(const chg_call_t *c, size_t mc, size_t nc)
 {
     const size_t bytes = mc * nc * c->es;
     const size_t min_chunk = CHG_MAX(1ull, chg_env_size("CLHGEMM_C_CHUNK", 1ull << 20));
@@ -261,9 +239,9 @@ int chg_c_chunks(const call_t *c, size_t mc, size_t nc)
 }
 
 /* The device buffer must be free (its previous copy home done: chg_free_cdev). */
-cl_int chg_cin_chunk(drv_t *v, tile_t *t)
+cl_int chg_cin_chunk(chg_drv_t *v, chg_tile_t *t)
 {
-    call_t *c = v->c;
+    chg_call_t *c = v->c;
     const size_t es = c->es, mc = t->mc;
     size_t c0, c1;
     chg_chunk_cols(t->nc, t->nci, t->ci++, &c0, &c1);
@@ -286,12 +264,12 @@ cl_int chg_cin_chunk(drv_t *v, tile_t *t)
 /* Enqueues the copies home of a pending tile once its write-back has run (or, with wait, after
  * waiting for it): issued earlier, they would sit in the copy engine's channel ahead of later
  * host->device copies (see load_slice). */
-static cl_int issue_d2h(drv_t *v, int slot, int wait)
+static cl_int issue_d2h(chg_drv_t *v, int slot, int wait)
 {
-    call_t *c = v->c;
-    pending_t *p = &v->pend[slot];
+    chg_call_t *c = v->c;
+    chg_pending_t *p = &v->pend[slot];
     if (!p->valid || p->issued) return CL_SUCCESS;
-    if (!wait && !ev_done(p->wb)) return CL_SUCCESS;
+    if (!wait && !chg_ev_done(p->wb)) return CL_SUCCESS;
     cl_int err = injected(v);
     if (err == CL_SUCCESS) err = chg_ev_wait(&p->wb);
     cl_mem cdev = v->d->buf[B_CDEV][p->cslot];
@@ -314,7 +292,7 @@ static cl_int issue_d2h(drv_t *v, int slot, int wait)
     return CL_SUCCESS;
 }
 
-static void pending_drop(pending_t *p)
+static void pending_drop(chg_pending_t *p)
 {
     for (int i = 0; i < NCHUNK; i++) chg_ev_release(&p->d2h[i]);
     chg_ev_release(&p->wb);
@@ -325,15 +303,15 @@ static void pending_drop(pending_t *p)
  * once, after every copy home of it arrived: TRMM side right's row-band tile reads the same rows
  * of B that it writes, all columns of them, so a tile half unpacked when its device is lost
  * could not be computed again; SYMM side right's tiles must stay on the bn grid (host/fault.h). */
-static int unpack_whole(const call_t *c) { return c->st.kind_b != CHG_GENERAL; }
+static int unpack_whole(const chg_call_t *c) { return c->st.kind_b != CHG_GENERAL; }
 
 /* Whole tiles (unpack_whole): 1 when every copy home of the tile arrived intact (waited for
  * unless deadline_ns is set), so that its unpack can run to its end; 0 (with *err on a failed
  * copy) when not yet. */
-static int whole_ready(pending_t *p, unsigned long long deadline_ns, cl_int *err)
+static int whole_ready(chg_pending_t *p, unsigned long long deadline_ns, cl_int *err)
 {
     for (int i = p->done; i < p->nch; i++)
-        if (deadline_ns && !ev_done(p->d2h[i])) return 0;
+        if (deadline_ns && !chg_ev_done(p->d2h[i])) return 0;
     for (int i = p->done; i < p->nch && *err == CL_SUCCESS; i++) *err = chg_ev_wait(&p->d2h[i]);
     return *err == CL_SUCCESS;
 }
@@ -342,10 +320,10 @@ static int whole_ready(pending_t *p, unsigned long long deadline_ns, cl_int *err
  * home has not finished are waited for, unless deadline_ns is set: then the call stops at the
  * first such chunk, or once the deadline has passed. On an error the tile stays pending: the
  * chunks not unpacked are what a lost device leaves (chg_tile_pending_lost). */
-static cl_int unpack_chunks(drv_t *v, int slot, int upto, unsigned long long deadline_ns)
+static cl_int unpack_chunks(chg_drv_t *v, int slot, int upto, unsigned long long deadline_ns)
 {
-    call_t *c = v->c;
-    pending_t *p = &v->pend[slot];
+    chg_call_t *c = v->c;
+    chg_pending_t *p = &v->pend[slot];
     if (!p->valid) return CL_SUCCESS;
     cl_int err = issue_d2h(v, slot, deadline_ns == 0);
     if (err != CL_SUCCESS || !p->issued) return err;
@@ -356,7 +334,7 @@ static cl_int unpack_chunks(drv_t *v, int slot, int upto, unsigned long long dea
     }
     upto = CHG_MIN(upto, p->nch);
     while (p->done < upto && err == CL_SUCCESS) {
-        if (deadline_ns && (chg_now_ns() >= deadline_ns || !ev_done(p->d2h[p->done]))) break;
+        if (deadline_ns && (chg_now_ns() >= deadline_ns || !chg_ev_done(p->d2h[p->done]))) break;
         err = chg_ev_wait(&p->d2h[p->done]);
         if (err != CL_SUCCESS) break;
         size_t c0, c1;
@@ -372,7 +350,7 @@ static cl_int unpack_chunks(drv_t *v, int slot, int upto, unsigned long long dea
     return err;
 }
 
-cl_int chg_free_cdev(drv_t *v, int cs)
+cl_int chg_free_cdev(chg_drv_t *v, int cs)
 {
     cl_int err = CL_SUCCESS;
     const int o = v->cdev_owner[cs];
@@ -385,7 +363,7 @@ cl_int chg_free_cdev(drv_t *v, int cs)
 /* Before a write-back into device C buffer cs: with beta == 0 nothing was copied into it, so
  * its previous contents must be home first (their copies issued now; the kernel queue may wait
  * on their event). Fills the write-back's wait list (the last C-in copy, the buffer free). */
-static cl_int writeback_waits(drv_t *v, const tile_t *t, cl_event wbw[2], cl_uint *nwb)
+static cl_int writeback_waits(chg_drv_t *v, const chg_tile_t *t, cl_event wbw[2], cl_uint *nwb)
 {
     const int cs = t->cslot;
     if (!t->nci && v->cdev_owner[cs] >= 0) {
@@ -401,9 +379,9 @@ static cl_int writeback_waits(drv_t *v, const tile_t *t, cl_event wbw[2], cl_uin
     return injected(v);
 }
 
-cl_int chg_writeback_tile(drv_t *v, const tile_t *t)
+cl_int chg_writeback_tile(chg_drv_t *v, const chg_tile_t *t)
 {
-    const call_t *c = v->c;
+    const chg_call_t *c = v->c;
     const int cs = t->cslot;
     cl_event wb = NULL, wbw[2];
     cl_uint nwb = 0;
@@ -414,7 +392,7 @@ cl_int chg_writeback_tile(drv_t *v, const tile_t *t)
     if (err != CL_SUCCESS) return err;
     chg_tile_trace(v, Q_KERNEL, "write-back", wb);
     /* Home later: the copies are issued once the write-back has run. */
-    v->pend[t->slot] = (pending_t){.valid = 1, .seq = t->seq, .cslot = cs, .wb = wb, .i0 = t->i0,
+    v->pend[t->slot] = (chg_pending_t){.valid = 1, .seq = t->seq, .cslot = cs, .wb = wb, .i0 = t->i0,
                                    .j0 = t->j0, .mc = t->mc, .nc = t->nc, .nch = chg_c_chunks(c, t->mc, t->nc)};
     v->cdev_owner[cs] = t->slot;
     clFlush(v->qk);
@@ -423,7 +401,7 @@ cl_int chg_writeback_tile(drv_t *v, const tile_t *t)
 }
 
 /* Piece p of np of a split tile: its columns [*c0, *c0 + *cw) of Cp, whole work-group tiles. */
-static void piece_cols(const drv_t *v, const tile_t *t, int np, int p, size_t *c0, size_t *cw)
+static void piece_cols(const chg_drv_t *v, const chg_tile_t *t, int np, int p, size_t *c0, size_t *cw)
 {
     const size_t nwg = (size_t)v->gp.nwg;
     size_t b0, b1;
@@ -432,7 +410,7 @@ static void piece_cols(const drv_t *v, const tile_t *t, int np, int p, size_t *c
     *cw = (b1 - b0) * nwg;
 }
 
-int chg_split_fits(const drv_t *v, const tile_t *t, int np)
+int chg_split_fits(const chg_drv_t *v, const chg_tile_t *t, int np)
 {
     for (int p = 1; p < np; p++) {
         size_t c0, cw;
@@ -443,16 +421,16 @@ int chg_split_fits(const drv_t *v, const tile_t *t, int np)
 }
 
 /* Piece p's columns of Cp as a sub-buffer. */
-static cl_mem cp_piece(drv_t *v, const tile_t *t, int np, int p, size_t *c0, size_t *cw, cl_int *err)
+static cl_mem cp_piece(chg_drv_t *v, const chg_tile_t *t, int np, int p, size_t *c0, size_t *cw, cl_int *err)
 {
     piece_cols(v, t, np, p, c0, cw);
     const cl_buffer_region r = {*c0 * t->mpad * v->c->es, *cw * t->mpad * v->c->es};
     return clCreateSubBuffer(v->d->buf[B_CP][0], CL_MEM_READ_WRITE, CL_BUFFER_CREATE_TYPE_REGION, &r, err);
 }
 
-cl_int chg_writeback_split(drv_t *v, const tile_t *t)
+cl_int chg_writeback_split(chg_drv_t *v, const chg_tile_t *t)
 {
-    const call_t *c = v->c;
+    const chg_call_t *c = v->c;
     const int cs = t->cslot, np = t->split;
     const size_t es = c->es, mc = t->mc;
     cl_event wbw[2], wb[CHG_SPLIT_MAX] = {NULL}, d2h[NCHUNK] = {NULL};
@@ -504,8 +482,8 @@ cl_int chg_writeback_split(drv_t *v, const tile_t *t)
         for (int i = 0; i < NCHUNK; i++) chg_ev_release(&d2h[i]);
         return err;
     }
-    pending_t *pd = &v->pend[t->slot];
-    *pd = (pending_t){.valid = 1, .seq = t->seq, .cslot = cs, .wb = wb[np - 1], .issued = 1, .i0 = t->i0,
+    chg_pending_t *pd = &v->pend[t->slot];
+    *pd = (chg_pending_t){.valid = 1, .seq = t->seq, .cslot = cs, .wb = wb[np - 1], .issued = 1, .i0 = t->i0,
                       .j0 = t->j0, .mc = mc, .nc = t->nc, .nch = nch};
     for (int i = 0; i < np - 1; i++) chg_ev_release(&wb[i]);
     memcpy(pd->d2h, d2h, sizeof d2h);
@@ -518,9 +496,9 @@ cl_int chg_writeback_split(drv_t *v, const tile_t *t)
     return CL_SUCCESS;
 }
 
-cl_int chg_unpack_slot(drv_t *v, int slot) { return unpack_chunks(v, slot, NCHUNK, 0); }
+cl_int chg_unpack_slot(chg_drv_t *v, int slot) { return unpack_chunks(v, slot, NCHUNK, 0); }
 
-cl_int chg_unpack_pending(drv_t *v, unsigned long long deadline_ns)
+cl_int chg_unpack_pending(chg_drv_t *v, unsigned long long deadline_ns)
 {
     cl_int err = CL_SUCCESS;
     /* Copies home whose write-back has run go out now, whatever the unpack order. */
@@ -535,12 +513,12 @@ cl_int chg_unpack_pending(drv_t *v, unsigned long long deadline_ns)
     }
 }
 
-int chg_tile_pending_lost(drv_t *v, chg_regions_t *out)
+int chg_tile_pending_lost(chg_drv_t *v, chg_regions_t *out)
 {
-    const call_t *c = v->c;
+    const chg_call_t *c = v->c;
     int rc = 0;
     for (int s = 0; s < NOUT; s++) {
-        pending_t *p = &v->pend[s];
+        chg_pending_t *p = &v->pend[s];
         if (!p->valid) continue;
         size_t c0, c1;
         chg_chunk_cols(p->nc, p->nch, p->done, &c0, &c1);
@@ -550,7 +528,7 @@ int chg_tile_pending_lost(drv_t *v, chg_regions_t *out)
     return rc;
 }
 
-void chg_tile_events_release(drv_t *v)
+void chg_tile_events_release(chg_drv_t *v)
 {
     for (int r = 0; r < NSTAGE; r++) {
         chg_ev_release(&v->ra.h2d[r]);

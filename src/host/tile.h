@@ -10,7 +10,7 @@
  *   write-back C tile := alpha*Cp + beta*C on the device
  *   home       the tile's copies home (d2h queue), issued once the write-back has run, and
  *              the pack threads' unpack into the user's C as the chunks arrive
- * drv_t is one device's state for one call: its kernels, queues, slice rings, band buffers,
+ * chg_drv_t is one device's state for one call: its kernels, queues, slice rings, band buffers,
  * pending tiles and counters.
  *
  * Two rules that the traces on the H100 taught: no copy is enqueued before its dependency has
@@ -23,10 +23,11 @@
 #ifndef CHG_HOST_TILE_H
 #define CHG_HOST_TILE_H
 
+#include "host/event.h"
 #include "host/sched.h"
 
 /* A C tile on its way home: its device-to-host copy in column chunks, unpacked chunk by chunk. */
-typedef struct pending_s {
+typedef struct chg_pending_s {
     int valid;
     size_t seq;                 /* tile number on this device: unpacked oldest first */
     int cslot;                  /* device C buffer it is copied out of */
@@ -35,32 +36,32 @@ typedef struct pending_s {
     size_t i0, j0, mc, nc;
     int nch, done;              /* chunks, chunks already unpacked */
     cl_event d2h[NCHUNK];
-} pending_t;
+} chg_pending_t;
 
 /* A ring of slice slots (staging buffer + raw device buffer): h2d[r] is the copy into raw slot
  * r, pack[r] the device pack kernel reading it. */
-typedef struct ring_s {
+typedef struct chg_ring_s {
     cl_event h2d[NSTAGE], pack[NSTAGE];
     size_t next;
-} ring_t;
+} chg_ring_t;
 
 /* A packed A band buffer on the device: which band it holds and how many of its k slices. */
-typedef struct aband_s {
+typedef struct chg_aband_s {
     long band;
     size_t loaded;
-} aband_t;
+} chg_aband_t;
 
 /* Everything one device's driver needs for one call. */
-typedef struct drv_s {
-    call_t *c;
-    hdev_t *d;
+typedef struct chg_drv_s {
+    chg_call_t *c;
+    chg_handle_dev_t *d;
     chg_gemm_params_t gp;       /* the kernel's parameters on this device */
     chg_gemm_kernels_t ks;
     cl_command_queue qh, qk, qd;
-    ring_t ra, rb;
+    chg_ring_t ra, rb;
     cl_event cin_last;          /* last C-in chunk copy (staging reusable, write-back may run) */
     double copy_bytes, copy_ns; /* pack threads' work for this driver, and its wall time */
-    pending_t pend[NOUT];
+    chg_pending_t pend[NOUT];
     cl_event cdev_free[2];      /* last device->host copy out of each device C buffer */
     int cdev_owner[2];          /* pending slot whose copies home read that buffer, or -1 */
     double h2d_bytes, d2h_bytes;
@@ -71,17 +72,17 @@ typedef struct drv_s {
     size_t bkp, kts, kg, band_pk, group_pk;
     /* The band schedule: this device's place in it, its A band buffers (two when the next
      * band is prefetched), and the pacing of the prefetch. */
-    sched_t sc;
+    chg_sched_t sc;
     int nab;
-    aband_t ab[2];
+    chg_aband_t ab[2];
     long pf_band;               /* band whose prefetch pacing was planned */
     size_t pf_step, pf_span;    /* steps since its prefetch began, steps to spread over */
     size_t ntile;               /* tiles (pieces) taken so far */
-} drv_t;
+} chg_drv_t;
 
 /* One piece of a C tile on a device (a whole tile, or a column piece of a device's final
  * tile), with where its buffers are and how far its k loop and C input are. */
-typedef struct tile_s {
+typedef struct chg_tile_s {
     size_t ti, i0, j0, mc, nc, mpad, npad;
     size_t seq;                 /* v->ntile when taken: out slot seq % NOUT, device C seq % 2 */
     int slot, cslot;
@@ -96,54 +97,44 @@ typedef struct tile_s {
     int split;
     size_t last_p0, last_kp, last_aoff, last_apk;
     int last_acc;
-} tile_t;
+} chg_tile_t;
 
 /* Column pieces of a split final tile, at most. */
 #define CHG_SPLIT_MAX 4
 
-/* ---- events ---------------------------------------------------------------------------------- */
-
-static inline void chg_ev_release(cl_event *e)
-{
-    if (*e) clReleaseEvent(*e);
-    *e = NULL;
-}
-/* Waits for an event and releases it; a command that failed gives its (negative) status. */
-cl_int chg_ev_wait(cl_event *e);
-
 /* ---- the steps --------------------------------------------------------------------------------- */
 
 /* The trace span of a command on queue q of the driver's device (CLHGEMM_TRACE). */
-void chg_tile_trace(drv_t *v, int q, const char *name, cl_event ev);
+void chg_tile_trace(chg_drv_t *v, int q, const char *name, cl_event ev);
 
 /* Slice s of the k loop: its segment (SYR2K's second product runs over slices kts..2kts-1 with
  * the operands exchanged), its start within the segment and its length. */
-void chg_slice_of(const call_t *c, size_t s, int *seg, size_t *p0, size_t *kc);
+void chg_slice_of(const chg_call_t *c, size_t s, int *seg, size_t *p0, size_t *kc);
 
 /* Slice s of band ti of A into dst at dst_off, in panels of dpk k rows; with qk > 0 only its k
  * rows [q0, q0 + qk) (the ramp of a device's first slice). */
-cl_int chg_load_a(drv_t *v, size_t ti, size_t s, size_t q0, size_t qk, cl_mem dst, size_t dst_off,
+cl_int chg_load_a(chg_drv_t *v, size_t ti, size_t s, size_t q0, size_t qk, cl_mem dst, size_t dst_off,
                   size_t dpk);
 /* Slice s of the B panel of columns j0.. into the packed B buffer at dst_off (q0, qk as above). */
-cl_int chg_load_b(drv_t *v, size_t j0, size_t nc, size_t s, size_t q0, size_t qk, size_t dst_off,
+cl_int chg_load_b(chg_drv_t *v, size_t j0, size_t nc, size_t s, size_t q0, size_t qk, size_t dst_off,
                   size_t dpk);
 
 /* One GEMM launch of a tile (kp packed k rows from aoff / boff, panels of apk / bpk rows) into
  * the device's Cp, traced. */
-cl_int chg_launch_gemm(drv_t *v, size_t i0, size_t j0, size_t p0, size_t mpad, size_t npad, size_t kp,
+cl_int chg_launch_gemm(chg_drv_t *v, size_t i0, size_t j0, size_t p0, size_t mpad, size_t npad, size_t kp,
                        cl_mem apack, size_t aoff, size_t apk, size_t boff, size_t bpk, int accumulate);
 
 /* Chunks of a tile's C copies (at most one per k step, NCHUNK, none below CLHGEMM_C_CHUNK). */
-int chg_c_chunks(const call_t *c, size_t mc, size_t nc);
+int chg_c_chunks(const chg_call_t *c, size_t mc, size_t nc);
 /* Chunk t->ci of the tile's C into pinned staging and on to the device; t->ci advances. */
-cl_int chg_cin_chunk(drv_t *v, tile_t *t);
+cl_int chg_cin_chunk(chg_drv_t *v, chg_tile_t *t);
 /* Device C buffer cs may be overwritten once the copies home of the tile in it are done: they
  * are issued now if they are not yet, and waited for. */
-cl_int chg_free_cdev(drv_t *v, int cs);
+cl_int chg_free_cdev(chg_drv_t *v, int cs);
 
 /* The write-back of the tile on the device (after its last C-in chunk and after the previous
  * contents of its device C buffer went home), registered as pending for its trip home. */
-cl_int chg_writeback_tile(drv_t *v, const tile_t *t);
+cl_int chg_writeback_tile(chg_drv_t *v, const chg_tile_t *t);
 
 /* A device's final tile with A streamed (host/driver.c decides): its last k slice is launched
  * in t->split column pieces (Cp sub-buffers, whole work-group tiles each), each followed by its
@@ -151,22 +142,22 @@ cl_int chg_writeback_tile(drv_t *v, const tile_t *t);
  * piece that holds it -- so C starts home while the last pieces compute (the drain of a
  * one-tile plan: 2.8 ms of kernel and write-back before the first copy home at DGEMM n = 8192
  * on the H100). Registered as pending like chg_writeback_tile's. */
-cl_int chg_writeback_split(drv_t *v, const tile_t *t);
+cl_int chg_writeback_split(chg_drv_t *v, const chg_tile_t *t);
 /* 1 when each of np pieces' Cp sub-buffers would start at the device's
- * CL_DEVICE_MEM_BASE_ADDR_ALIGN (hdev_t sub_align), as a sub-buffer must. */
-int chg_split_fits(const drv_t *v, const tile_t *t, int np);
+ * CL_DEVICE_MEM_BASE_ADDR_ALIGN (chg_handle_dev_t sub_align), as a sub-buffer must. */
+int chg_split_fits(const chg_drv_t *v, const chg_tile_t *t, int np);
 
 /* Unpacks out slot `slot` completely (waiting for its copies home). */
-cl_int chg_unpack_slot(drv_t *v, int slot);
+cl_int chg_unpack_slot(chg_drv_t *v, int slot);
 /* Pending tiles oldest first: unpacks what has arrived until the deadline (0: everything,
  * waiting for what is still on its way). */
-cl_int chg_unpack_pending(drv_t *v, unsigned long long deadline_ns);
+cl_int chg_unpack_pending(chg_drv_t *v, unsigned long long deadline_ns);
 
 /* A lost device: the columns of its pending tiles not yet unpacked (the chunks unpacked hold the
  * result) go on `out`, and the tiles are dropped. Returns 0, or -1 when out of memory. */
-int chg_tile_pending_lost(drv_t *v, chg_regions_t *out);
+int chg_tile_pending_lost(chg_drv_t *v, chg_regions_t *out);
 
 /* Releases every event the driver still holds. */
-void chg_tile_events_release(drv_t *v);
+void chg_tile_events_release(chg_drv_t *v);
 
 #endif

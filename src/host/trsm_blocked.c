@@ -1,7 +1,7 @@
 /*
  * trsm_blocked.c -- host-memory TRSM's blocked path (trsm_blocked.h says what and when).
  *
- * Look-ahead (host panels): step s's update is cut at the next block (core/trsm.h
+ * Look-ahead (host panels): step s's update is cut at the next block (core/trsm_subst.h
  * chg_trsm_step_split). Its `near` part -- the rows (columns) of block s + 1 -- is updated
  * first, as any host GEMM; then a helper thread runs the `far` part, the larger one, through
  * the host GEMM (under the handle's call lock, on the devices as the route says) while this
@@ -16,7 +16,7 @@
 #include <pthread.h>
 #include <stdio.h>
 
-#include "core/trsm.h"
+#include "core/trsm_subst.h"
 #include "host/route.h"
 #include "host/trsm_strips.h"
 
@@ -65,7 +65,7 @@ typedef struct blocked_s {
 static double panel_time(const bcall_t *c, const chg_trsm_step_t *t, int on_device)
 {
     const double kb = (double)t->kb, rhs = (double)(c->sh->left ? t->p_cols : t->p_rows);
-    const route_call_t p = {.prec = c->prec, .name = "trsm panel", .m = t->p_rows, .n = t->p_cols,
+    const chg_route_call_t p = {.prec = c->prec, .name = "trsm panel", .m = t->p_rows, .n = t->p_cols,
                             .k = t->kb, .flops = kb * kb * rhs, .in_elems = kb * kb / 2 + kb * rhs,
                             .c_elems = kb * rhs};
     return on_device ? chg_route_device_time(c->h, &p) : chg_route_cpu_time(c->h, &p);
@@ -76,7 +76,7 @@ static double update_time(const bcall_t *c, const chg_trsm_step_t *t)
 {
     if (t->m == 0 || t->n == 0) return 0;
     const double m = (double)t->m, n = (double)t->n, k = (double)t->k;
-    const route_call_t u = {.prec = c->prec, .name = "trsm update", .m = t->m, .n = t->n, .k = t->k,
+    const chg_route_call_t u = {.prec = c->prec, .name = "trsm update", .m = t->m, .n = t->n, .k = t->k,
                             .flops = 2 * m * n * k, .in_elems = (m + n) * k, .c_elems = m * n};
     return CHG_MIN(chg_route_device_time(c->h, &u), chg_route_cpu_time(c->h, &u));
 }
@@ -105,7 +105,7 @@ static double blocked_time(const bcall_t *c, const blocked_t *b)
     return time;
 }
 
-/* Where the diagonal blocks go (CLHGEMM_TRSM_PANEL, core/trsm.h): openblas / ref -- blocks of
+/* Where the diagonal blocks go (CLHGEMM_TRSM_PANEL, core/trsm_subst.h): openblas / ref -- blocks of
  * nb on this thread; device -- on the devices by strips, at the largest multiple of nb that
  * fits them, whenever one does; auto -- the same two candidates, the one the model gives less
  * time. */

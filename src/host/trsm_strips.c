@@ -48,10 +48,11 @@
 #include <time.h>
 
 #include "base/trace.h"
-#include "core/trsm.h"
 #include "core/trsm_dev.h"
+#include "core/trsm_subst.h"
+#include "host/devmem.h"
+#include "host/event.h"
 #include "host/fault.h"
-#include "host/tile.h" /* chg_ev_wait, chg_ev_release */
 #include "host/upload.h"
 
 #define SLOTS 3 /* strips in flight per device (pinned and device buffers of one strip each) */
@@ -66,7 +67,7 @@ _Static_assert(SLOTS <= NSTAGE, "the strips' pinned buffers are the handle's st_
 
 /* Device bytes of the strips on one device: A (k x k, dense), D, SLOTS strips of k x w,
  * and what the GEMM core's workspace may take for the largest update (k/2 x w, inner k/2). */
-static unsigned long long need_bytes(const hdev_t *d, chg_precision_t prec, size_t k, size_t nb,
+static unsigned long long need_bytes(const chg_handle_dev_t *d, chg_precision_t prec, size_t k, size_t nb,
                                      size_t w)
 {
     const unsigned long long es = chg_elem_size(prec), kk = k;
@@ -98,7 +99,7 @@ enum { S_TODO = 0, S_BUSY = 1, S_HOME = 2 };
 
 /* One device's part. */
 typedef struct sdev_s {
-    hdev_t *d;
+    chg_handle_dev_t *d;
     size_t nb;              /* its diagonal-block order (chg_trsm_nb of its device) */
     int ready, lost, used;  /* set up; lost in this call; took a strip */
     int shorted;            /* out of memory once in this call (device_short) */
@@ -177,7 +178,7 @@ typedef struct ablk_s {
 static cl_int upload_a(strips_t *c, sdev_t *s, int ring_slot, const ablk_t *b, int n,
                        cl_event *last)
 {
-    hdev_t *d = s->d;
+    chg_handle_dev_t *d = s->d;
     const size_t k = c->k, es = c->es;
     const size_t cc = CHG_MAX((size_t)1, CHG_MIN(c->chunk / (k * es),
                                                   CHG_MAX((size_t)1, c->w / A_REGIONS)));
@@ -218,14 +219,14 @@ static void a_halves(const strips_t *c, const sdev_t *s, ablk_t b[3])
  * caller may fall back to the blocked path); any other error means the device is lost. */
 static cl_int setup_device(strips_t *c, sdev_t *s)
 {
-    hdev_t *d = s->d;
+    chg_handle_dev_t *d = s->d;
     cl_int err = CL_SUCCESS;
     const size_t k = c->k, es = c->es;
     for (int i = 0; i < SLOTS; i++) s->strip[i] = -1;
     s->a = chg_dev_alloc(d->ctx, k * k * es, &err);
     for (int i = 0; i < SLOTS && err == CL_SUCCESS; i++)
         s->slot[i] = chg_dev_alloc(d->ctx, k * c->w * es, &err);
-    if (err == CL_SUCCESS) err = chg_hdev_reserve_pinned(d, d->st_a, SLOTS, k * c->w * es);
+    if (err == CL_SUCCESS) err = chg_devmem_reserve_pinned(d, d->st_a, SLOTS, k * c->w * es);
     if (err != CL_SUCCESS) return err;
     clhgemm_status_t st = chg_trsm_dev_init(&s->t, d->ctx, &d->dev, c->prec, c->sh, s->nb);
     if (st != CLHGEMM_SUCCESS) return (cl_int)st;
@@ -255,7 +256,7 @@ static cl_int setup_device(strips_t *c, sdev_t *s)
  * first ones go home while the rest cross; whole otherwise (side right: B's rows are). */
 static cl_int read_back(strips_t *c, sdev_t *s, int i, size_t rows, size_t cols, cl_event solved)
 {
-    hdev_t *d = s->d;
+    chg_handle_dev_t *d = s->d;
     const size_t es = c->es;
     const int nch = c->sh->left ? chunk_count(c, rows * cols * es, cols) : 1;
     cl_int err = CL_SUCCESS;
@@ -283,7 +284,7 @@ static cl_int read_back(strips_t *c, sdev_t *s, int i, size_t rows, size_t cols,
 static cl_int solve_two(strips_t *c, sdev_t *s, int i, size_t wn, size_t rows, cl_event up,
                         cl_event *solved)
 {
-    hdev_t *d = s->d;
+    chg_handle_dev_t *d = s->d;
     ablk_t b[3];
     a_halves(c, s, b);
     const cl_event wl[2] = {up, s->inv};
@@ -314,7 +315,7 @@ static cl_int solve_two(strips_t *c, sdev_t *s, int i, size_t wn, size_t rows, c
  * waited for). */
 static cl_int take_strip(strips_t *c, sdev_t *s, int i, size_t strip)
 {
-    hdev_t *d = s->d;
+    chg_handle_dev_t *d = s->d;
     size_t rows, cols;
     char *hb;
     strip_geom(c, strip, &rows, &cols, &hb);
@@ -356,7 +357,7 @@ static cl_int setup_device(strips_t *c, sdev_t *s);
  * are released, and it is set up again (A uploaded and inverted anew). 1 when it goes on. */
 static int device_short(strips_t *c, sdev_t *s, cl_int err)
 {
-    hdev_t *d = s->d;
+    chg_handle_dev_t *d = s->d;
     s->shorted = 1;
     for (int q = 0; q < 3; q++)
         if (d->q[q]) clFinish(d->q[q]);
@@ -417,7 +418,7 @@ static void device_lost(strips_t *c, sdev_t *s, cl_int err, const char *where)
 /* CLHGEMM_FAULT_INJECT's failure of a read-back chunk after the first: the device counts as
  * lost from its after-th strip's copy home on (one strip earlier than chg_fault_cmd, so that
  * a read-back lost part way is what the hook reaches where a strip has several chunks). */
-static cl_int injected_home(const strips_t *c, const hdev_t *d)
+static cl_int injected_home(const strips_t *c, const chg_handle_dev_t *d)
 {
     if (c->h->fault.oom) return CL_SUCCESS; /* kind=oom: a read-back allocates nothing */
     return chg_fault_at(&c->h->fault, d, d->tiles_done + 1);

@@ -1,9 +1,9 @@
 /*
  * trsm_strips.h -- host-memory TRSM that moves B over the bus once (trsm_strips.c owns it).
  *
- * The right-hand sides of a TRSM are independent: the columns of B for side left, its rows for
- * side right (column-major view). When A, its inverted diagonal blocks and three strips of B
- * fit every device's memory budget (hdev_t.mem_limit: CLHGEMM_DEVICE_MEMORY_LIMIT or the handle
+ * The right-hand sides of a TRSM are independent: the columns of B for side left, its rows for side
+ * right (column-major view). When A, its inverted diagonal blocks and three strips of B fit every
+ * device's memory budget (chg_handle_dev_t.mem_limit: CLHGEMM_DEVICE_MEMORY_LIMIT or the handle
  * option, else 80% of the device), each device gets A's triangle once through its pinned
  * staging, inverts its diagonal blocks (core/trsm_dev.h), and then takes strips of right-hand
  * sides as its slots free up (dynamically, not round-robin): the pack threads copy the strip
@@ -14,8 +14,8 @@
 #ifndef CHG_HOST_TRSM_STRIPS_H
 #define CHG_HOST_TRSM_STRIPS_H
 
-#include "core/level3.h"
-#include "host/hdev.h"
+#include "core/l3_map.h"
+#include "host/handle.h"
 
 /* Solves B := alpha * inv(op(A)) * B (or B * inv(op(A))) of a checked call (sh, column-major
  * view, m, n > 0, alpha != 0) by strips, under the handle's call lock. Returns 0 when the
@@ -27,10 +27,10 @@ int chg_trsm_strips(clhgemm_handle_t h, chg_precision_t prec, const chg_l3_shape
                     clhgemm_status_t *st);
 
 /* The largest multiple of unit below k such that a TRSM of that order with rhs right-hand sides
- * would run by strips on every device of the handle (what chg_trsm_strips checks: the order's
- * A, inverted blocks, strips of at least min(rhs, 256) and workspace within each device's
- * budget); 0 when none does (or the handle has no device). The blocked host path (host/trsm.c)
- * solves its diagonal blocks of that order by strips. */
+ * would run by strips on every device of the handle (what chg_trsm_strips checks: the order's A,
+ * inverted blocks, strips of at least min(rhs, 256) and workspace within each device's budget); 0
+ * when none does (or the handle has no device). The blocked host path (host/trsm_entry.c) solves
+ * its diagonal blocks of that order by strips. */
 size_t chg_trsm_strips_order(clhgemm_handle_t h, chg_precision_t prec, size_t k, size_t rhs,
                              size_t unit);
 

@@ -4,8 +4,8 @@
  */
 #include "host/upload.h"
 
+#include "host/event.h"
 #include "host/fault.h"
-#include "host/tile.h" /* chg_ev_wait, chg_ev_release */
 
 /* Chunk j's columns, rows and pinned place. */
 static char *chunk_geom(const chg_upload_t *u, int j, size_t *c0, size_t *c1, size_t *r0,
@@ -33,7 +33,7 @@ static cl_int upload_start(chg_pool_t *pool, chg_upload_t *u, int j, chg_copy_t 
 }
 
 /* Chunk j's DMA (its copy done); its event also becomes *last (the h2d queue is in order). */
-static cl_int upload_dma(const chg_fault_t *fault, hdev_t *d, chg_upload_t *u, int j,
+static cl_int upload_dma(const chg_fault_t *fault, chg_handle_dev_t *d, chg_upload_t *u, int j,
                          double *bytes, cl_event *last)
 {
     size_t c0, c1, r0, r1;
@@ -65,7 +65,7 @@ static cl_int upload_dma(const chg_fault_t *fault, hdev_t *d, chg_upload_t *u, i
 
 /* Chunk j + 1's copy is handed out before chunk j's DMA is enqueued (where two regions or a
  * whole-block place allow it), so the pack threads and the bus overlap. */
-cl_int chg_upload(chg_pool_t *pool, const chg_fault_t *fault, hdev_t *d, chg_upload_t *u,
+cl_int chg_upload(chg_pool_t *pool, const chg_fault_t *fault, chg_handle_dev_t *d, chg_upload_t *u,
                   double *bytes, cl_event *last)
 {
     chg_copy_t m[2];

@@ -7,7 +7,7 @@
 #ifndef CHG_HOST_UPLOAD_H
 #define CHG_HOST_UPLOAD_H
 
-#include "host/hdev.h"
+#include "host/handle.h"
 
 /* An upload in column chunks: chunk j is columns [c0, c1) of the host block at src (chg_chunk_cols
  * of cols in nch), rows [r0, r1) of them (all rows, or a stored triangle); the pack threads copy
@@ -33,7 +33,7 @@ typedef struct chg_upload_s {
  * (host/fault.h chg_fault_cmd). *last (released first when set) receives the last chunk's DMA
  * (the h2d queue is in order, so it ends after the others); *bytes grows by the bytes sent. A
  * copy in flight has ended when this returns, also on an error. */
-cl_int chg_upload(chg_pool_t *pool, const chg_fault_t *fault, hdev_t *d, chg_upload_t *u,
+cl_int chg_upload(chg_pool_t *pool, const chg_fault_t *fault, chg_handle_dev_t *d, chg_upload_t *u,
                   double *bytes, cl_event *last);
 
 #endif

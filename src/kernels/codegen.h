@@ -11,7 +11,7 @@
  *             src[off + p + i*ld] (transposing, staged through local memory for coalescing).
  *   WRITEBACK C(i,j) = alpha*Cp(i,j) + beta*C(i,j) on column-major C; BETA_ZERO never reads C.
  *   SCALE     C(i,j) = beta*C(i,j); BETA_ZERO writes zeros without reading C.
- * Kinds for the other level-3 routines (src/level3.c). The structured packs take the sub-block
+ * Kinds for the other level-3 routines (src/core/l3_map.c). The structured packs take the sub-block
  * X(i0.., p0..) of a matrix of which only one triangle is stored, with diag = i0 - p0 (global
  * row minus global column at local (0,0)), so that element (i,p) of the sub-block lies in the
  * upper triangle when i + diag <= p (lower: >= p); `upper` and `unit` are run-time arguments:

@@ -15,7 +15,7 @@
 #define CHG_TUNING_DBFILE_H
 
 #include "kernels/codegen.h"
-#include "cpu/cpushare.h"
+#include "cpu/share_blas.h"
 
 #define CHG_TUNING_FORMAT "clhgemm-tuning"
 #define CHG_TUNING_FORMAT_VERSION 1
@@ -23,7 +23,7 @@
 #define CHG_TUNING_MAX_POINTS 16  /* pack-thread and queue-count measurements */
 #define CHG_TUNING_USER_FILE "tuning.json" /* clhgemm-tune's default file in the user dir */
 #define CHG_TUNING_ROUTE_SIZES 4  /* OpenBLAS rates per route record: n = 64, 256, 1024, 2048
-                                     (cpublas.h's chg_cpu_rate_size) */
+                                     (route_calls.h's chg_cpu_rate_size) */
 
 /* One row of the kernel-rate table: the GEMM kernel alone on packed m x n x k operands. */
 typedef struct chg_tuning_rate_s {
@@ -118,7 +118,7 @@ typedef struct chg_tuning_pipeline_s {
     chg_tuning_point_t queue_seconds[CHG_TUNING_MAX_POINTS]; /* queues -> seconds of a GEMM */
 } chg_tuning_pipeline_t;
 
-/* The CPU/GPU split model of one precision (seed 004; cpushare.h evaluates it), measured by
+/* The CPU/GPU split model of one precision (seed 004; share_blas.h evaluates it), measured by
  * clhgemm-tune --cpu-model on the machine of the device: stored under "model": {"cpu_share":
  * {"s": {...}, "d": {...}}} (docs/TUNING.md). Only an exact entry gives it (it describes the
  * host's CPU and bus as much as the device). */

@@ -78,7 +78,7 @@ chg_tuning_level_t chg_tuned_entry(const chg_device_t *dev, chg_precision_t prec
 /* TRSM's diagonal-block order in (dev, prec)'s entry (chg_tuned_entry's, resolved once the
  * same way): its trsm_nb, 0 when the entry has none (or no entry applies). When src is given
  * it gets where the value came from ("<level> entry <file>"). Thread-safe. The precedence
- * CLHGEMM_TRSM_NB > this > the built-in default is core/trsm.c's (chg_trsm_nb). */
+ * CLHGEMM_TRSM_NB > this > the built-in default is core/trsm_subst.c's (chg_trsm_nb). */
 int chg_tuned_trsm_nb(const chg_device_t *dev, chg_precision_t prec, char *src, size_t len);
 
 /* Parameters of a generated copy kernel for dev: PACK from the tuning entry (src_contig_i

@@ -1,20 +1,20 @@
 /*
- * api.c -- the public host-memory entry points (clhgemm_{s,d}{gemm,symm,syrk,syr2k,trmm}):
+ * entry.c -- the public host-memory entry points (clhgemm_{s,d}{gemm,symm,syrk,syr2k,trmm}):
  * the argument checks (before anything is written), the quick paths that need no device
  * (k == 0 or alpha == 0: C := beta*C here), and the mapping of the call onto the column-major
  * view of the pipeline (host/run.h).
  */
 #include <stdint.h>
 
-#include "core/level3.h"
-#include "cpu/cpublas.h"
-#include "cpu/cpushare.h"
+#include "core/l3_map.h"
+#include "cpu/route_calls.h"
+#include "cpu/share_blas.h"
 #include "host/route.h"
 #include "host/run.h"
 
 /* C := beta*C on the host (k == 0 or alpha == 0): C is not read when beta == 0 and not touched
  * when beta == 1; with c_tri only that triangle of C. */
-static void scale_c(const call_t *c, double beta)
+static void scale_c(const chg_call_t *c, double beta)
 {
     if (beta == 1.0) return;
     for (size_t j = 0; j < c->n; j++) {
@@ -36,7 +36,7 @@ static void scale_c(const call_t *c, double beta)
 
 /* The caller's own arguments, for the CPU route (OpenBLAS gets them as they came). */
 typedef struct user_args_s {
-    int routine;                /* CHG_L3_* (GEMM calls cpu/cpublas.c from host_gemm) */
+    int routine;                /* CHG_L3_* (GEMM calls cpu/route_calls.c from host_gemm) */
     int layout, side, uplo, ta, tb, diag, m, n, k;
     double alpha, beta;
     const void *a, *b;
@@ -66,9 +66,9 @@ static void run_on_cpu(chg_precision_t prec, const user_args_t *u)
 }
 
 /* A checked call with something to compute goes to OpenBLAS on this thread (1) or through the
- * pipeline (0), as host/route.h decides; asked before the pipeline's call_t is built, so that
+ * pipeline (0), as host/route.h decides; asked before the pipeline's chg_call_t is built, so that
  * a small call pays for nothing it does not use. */
-static int goes_to_cpu(clhgemm_handle_t h, const route_call_t *rc)
+static int goes_to_cpu(clhgemm_handle_t h, const chg_route_call_t *rc)
 {
     /* Every device of the handle lost in earlier calls (host/fault.h): OpenBLAS, as routed. */
     if (h->ndev == 0 && chg_cpu_available()) return 1;
@@ -82,7 +82,7 @@ static clhgemm_status_t on_cpu(clhgemm_handle_t h, chg_precision_t prec, const u
     return CLHGEMM_SUCCESS;
 }
 
-/* A GEMM the CPU route did not take: the pipeline's call_t (column-major view), or C := beta*C
+/* A GEMM the CPU route did not take: the pipeline's chg_call_t (column-major view), or C := beta*C
  * here when k == 0 or alpha == 0 (no device can beat one pass). Kept out of host_gemm so that
  * the CPU route pays for none of its frame. */
 #if defined(__GNUC__)
@@ -91,7 +91,7 @@ __attribute__((noinline))
 static clhgemm_status_t gemm_pipeline(clhgemm_handle_t h, chg_precision_t prec, const chg_shape_t *sh,
                                       const user_args_t *u, int read_ab, const char *name)
 {
-    call_t c = {.h = h, .prec = prec, .es = chg_elem_size(prec), .alpha = u->alpha, .beta = u->beta, .c = u->c,
+    chg_call_t c = {.h = h, .prec = prec, .es = chg_elem_size(prec), .alpha = u->alpha, .beta = u->beta, .c = u->c,
                 .ldc = (size_t)u->ldc, .k = (size_t)u->k, .status = CLHGEMM_SUCCESS};
     if (sh->col) {
         c.m = (size_t)u->m; c.n = (size_t)u->n; c.ta = sh->ta; c.tb = sh->tb;
@@ -130,11 +130,11 @@ static inline clhgemm_status_t host_gemm(clhgemm_handle_t h, chg_precision_t pre
     if (!touch_c) return CLHGEMM_SUCCESS;
     const char *name = prec == CHG_F64 ? "dgemm" : "sgemm";
     const double fm = m, fn = n, fk = k;
-    /* The CPU route straight to cpu/cpublas.h with the caller's arguments: no lock, no clock, no
-     * allocation, nothing built that it does not use (issue 19: no dearer than OpenBLAS; a small
+    /* The CPU route straight to cpu/route_calls.h with the caller's arguments: no lock, no clock,
+     * no allocation, nothing built that it does not use (issue 19: no dearer than OpenBLAS; a small
      * product the library's own kernel, cheaper still). */
     if (read_ab && (chg_route_surely_cpu(h, 2.0 * fm * fn * fk) ||
-                    goes_to_cpu(h, &(route_call_t){.prec = prec, .name = name, .m = (size_t)m, .n = (size_t)n,
+                    goes_to_cpu(h, &(chg_route_call_t){.prec = prec, .name = name, .m = (size_t)m, .n = (size_t)n,
                                                    .k = (size_t)k, .flops = 2.0 * fm * fn * fk,
                                                    .in_elems = (fm + fn) * fk, .c_elems = fm * fn,
                                                    .beta_zero = beta == 0.0}))) {
@@ -168,7 +168,7 @@ CLHGEMM_API clhgemm_status_t clhgemm_dgemm(clhgemm_handle_t h, clhgemm_layout_t 
 
 /* ---- SYMM, SYRK, SYR2K, TRMM on host memory ----------------------------------------------- */
 
-/* A level-3 call after its shape checks (level3.c, shared with the device-buffer versions):
+/* A level-3 call after its shape checks (core/l3_map.c, shared with the device-buffer versions):
  * the NULL checks in check_call's order (A when the product reads it; B when SYMM or SYR2K
  * read it or TRMM writes it; C when it is written), FP64, the quick paths, then the pipeline
  * with the call's structure. The mapping onto the core (which operand is which, transposes,
@@ -198,12 +198,12 @@ static clhgemm_status_t host_l3(clhgemm_handle_t h, chg_precision_t prec, const 
     const double mn = (double)g.m * g.n, k = (double)g.k;
     const double flops = sh->routine == CHG_L3_SYMM ? 2.0 * mn * k : sh->routine == CHG_L3_TRMM ? mn * k
                        : segs * mn * k;
-    if (product && goes_to_cpu(h, &(route_call_t){.prec = prec, .name = name, .m = g.m, .n = g.n, .k = g.k,
+    if (product && goes_to_cpu(h, &(chg_route_call_t){.prec = prec, .name = name, .m = g.m, .n = g.n, .k = g.k,
                                                   .flops = flops, .in_elems = ((double)g.m + g.n) * k * segs,
                                                   .c_elems = mn * (g.st.c_tri != CHG_TRI_NONE ? 0.5 : 1.0),
                                                   .beta_zero = g.beta == 0.0}))
         return on_cpu(h, prec, u);
-    call_t c = {.h = h, .prec = prec, .es = chg_elem_size(prec), .ta = g.trans_a, .tb = g.trans_b,
+    chg_call_t c = {.h = h, .prec = prec, .es = chg_elem_size(prec), .ta = g.trans_a, .tb = g.trans_b,
                 .m = g.m, .n = g.n, .k = g.k, .alpha = alpha, .beta = g.beta,
                 .a = (const char *)(uintptr_t)g.a, .b = (const char *)(uintptr_t)g.b,
                 .c = (char *)(uintptr_t)g.c, .lda = g.lda, .ldb = g.ldb, .ldc = g.ldc,

@@ -1,28 +1,27 @@
 /*
- * cpublas.h -- the calls a host-memory routine routed to the CPU makes (cpublas.c owns them):
- * the caller's own arguments straight to OpenBLAS's CBLAS on the calling thread, with
+ * route_calls.h -- the calls a host-memory routine routed to the CPU makes (route_calls.c owns
+ * them): the caller's own arguments straight to OpenBLAS's CBLAS on the calling thread, with
  * OpenBLAS's own thread count -- exactly what a direct OpenBLAS call costs (no lock, no
  * thread start, no allocation); chg_cpu_route_gemm gives a GEMM that cpu/tiny.h's kernel takes
  * (m, n, k at most CHG_TINY_MAX, shapes where it was measured faster on this host:
- * cpu/tinysel.h) to that instead. The layout,
- * transpose, uplo, side and diag values are clhgemm's enums, which have CBLAS's values. And
- * OpenBLAS's rate on square products of a few sizes, measured once per process when the
- * routing model needs it and has no tuning figures.
+ * cpu/tiny_select.h) to that instead. The layout, transpose, uplo, side and diag values are
+ * clhgemm's enums, which have CBLAS's values. And OpenBLAS's rate on square products of a few
+ * sizes, measured once per process when the routing model needs it and has no tuning figures.
  */
-#ifndef CHG_CPUBLAS_H
-#define CHG_CPUBLAS_H
+#ifndef CHG_CPU_ROUTE_CALLS_H
+#define CHG_CPU_ROUTE_CALLS_H
 
 #include <stddef.h>
 
-#include "cpu/tinysel.h"
+#include "cpu/tiny_select.h"
 #include "kernels/precision.h"
 
 /* Each returns 0, or -1 when the library has no OpenBLAS. */
 int chg_cpu_blas_gemm(chg_precision_t prec, int layout, int ta, int tb, int m, int n, int k, double alpha,
                       const void *a, int lda, const void *b, int ldb, double beta, void *c, int ldc);
-/* The CPU route's GEMM: cpu/tiny.h's kernel where cpu/tinysel.h chooses it (its table, each cell
- * measured on the first call in it; CLHGEMM_TINY), else chg_cpu_blas_gemm. Inline, so that a small call
- * makes one call fewer. */
+/* The CPU route's GEMM: cpu/tiny.h's kernel where cpu/tiny_select.h chooses it (its table, each
+ * cell measured on the first call in it; CLHGEMM_TINY), else chg_cpu_blas_gemm. Inline, so that
+ * a small call makes one call fewer. */
 static inline int chg_cpu_route_gemm(chg_precision_t prec, int layout, int ta, int tb, int m, int n, int k,
                                      double alpha, const void *a, int lda, const void *b, int ldb, double beta,
                                      void *c, int ldc)

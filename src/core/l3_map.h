@@ -1,5 +1,5 @@
 /*
- * level3.h -- SYMM, SYRK, SYR2K and TRMM on the GEMM core (level3.c owns them).
+ * l3_map.h -- SYMM, SYRK, SYR2K and TRMM on the GEMM core (l3_map.c owns them).
  *
  * Each routine is a shape check in the reference BLAS order, a mapping of the caller's view
  * (layout, side, uplo, trans) onto the column-major core, and one or two calls of
@@ -8,8 +8,8 @@
  * the device-buffer front end so that the host-memory versions can share them, as host.c
  * shares chg_gemm_check_shape for GEMM.
  */
-#ifndef CHG_LEVEL3_H
-#define CHG_LEVEL3_H
+#ifndef CHG_CORE_L3_MAP_H
+#define CHG_CORE_L3_MAP_H
 
 #include "core/gemm.h"
 

@@ -1,6 +1,6 @@
 /*
- * cpushare.h -- the CPU's share of a host-memory GEMM (cpushare.c owns it; it is the only file
- * of the library that includes cblas.h).
+ * share_blas.h -- OpenBLAS for the CPU's share of a host-memory GEMM (share_blas.c owns it; it
+ * reaches OpenBLAS through cpu/blas_table.h).
  *
  * The host pipeline (host.c) can give part of C to OpenBLAS on the host's cores while the GPUs
  * compute the rest: either a slab of rows split off by a ratio (seed 004) or column strips the
@@ -9,8 +9,8 @@
  * misdetected core runs 5-7x slower, see docs/ENVIRONMENT.md), measures the CPU rate, and holds
  * seed 004's empirical time model T = k1*m*n*k + k2*m*n + k3, fitted by least squares.
  */
-#ifndef CHG_CPUSHARE_H
-#define CHG_CPUSHARE_H
+#ifndef CHG_CPU_SHARE_BLAS_H
+#define CHG_CPU_SHARE_BLAS_H
 
 #include <stddef.h>
 

@@ -1,6 +1,6 @@
 /*
- * trsm.c -- TRSM on the GEMM core: the blocked substitution (trsm.h) and the device-buffer
- * entry points clhgemm_{s,d}trsm_cl.
+ * trsm_subst.c -- TRSM on the GEMM core: the blocked substitution (trsm_subst.h) and the
+ * device-buffer entry points clhgemm_{s,d}trsm_cl.
  *
  * The substitution cuts T (op(A) for side left, op(A)^T for side right, in the column-major
  * view) into diagonal blocks of nb (chg_trsm_nb: CLHGEMM_TRSM_NB, else the device's tuning
@@ -23,7 +23,7 @@
  * on that write. Correct for every shape but slow (the device idles while the host solves):
  * kept for tests and as the fallback.
  */
-#include "core/trsm.h"
+#include "core/trsm_subst.h"
 
 #include "core/trsm_dev.h"
 
@@ -31,7 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cpu/cpublas.h"
+#include "cpu/route_calls.h"
 #include "tuning/tuning.h"
 
 clhgemm_status_t chg_trsm_check_shape(int layout, int side, int uplo, int transA, int diag,

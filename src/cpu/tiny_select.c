@@ -1,8 +1,8 @@
 /*
- * tinysel.c -- the CPU route's choice between the small-matrix kernel and OpenBLAS, measured
- * on this host cell by cell, the first time a call falls in each (tinysel.h).
+ * tiny_select.c -- the CPU route's choice between the small-matrix kernel and OpenBLAS, measured
+ * on this host cell by cell, the first time a call falls in each (tiny_select.h).
  */
-#include "cpu/tinysel.h"
+#include "cpu/tiny_select.h"
 
 #include <pthread.h>
 #include <sched.h>

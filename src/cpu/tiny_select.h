@@ -1,6 +1,6 @@
 /*
- * tinysel.h -- which small GEMMs of the CPU route run cpu/tiny.h's kernel and which OpenBLAS
- * (tinysel.c owns it; issue 19: a call routed to the CPU costs no more than a direct OpenBLAS
+ * tiny_select.h -- which small GEMMs of the CPU route run cpu/tiny.h's kernel and which OpenBLAS
+ * (tiny_select.c owns it; issue 19: a call routed to the CPU costs no more than a direct OpenBLAS
  * call, on every host).
  *
  * Whether the kernel beats the CPU BLAS depends on the host: on the EPYC development VM it won
@@ -24,8 +24,8 @@
  * CLHGEMM_TINY=auto|off|on (read once per process, chg_env_choice): auto as above; off: every
  * call to OpenBLAS; on: the kernel for every call with m, n, k <= CHG_TINY_MAX (tests).
  */
-#ifndef CHG_CPU_TINYSEL_H
-#define CHG_CPU_TINYSEL_H
+#ifndef CHG_CPU_TINY_SELECT_H
+#define CHG_CPU_TINY_SELECT_H
 
 #include <stdatomic.h>
 #include <stdint.h>
@@ -54,8 +54,8 @@ enum { CHG_TINY_PADDED = 0, CHG_TINY_WHOLE = 1, CHG_TINY_OVERLAP = 2, CHG_TINY_S
 extern const uint8_t chg_tiny_bucket_[CHG_TINY_MAX + 1];
 extern const uint8_t chg_tiny_kind_[2][CHG_TINY_MAX + 1];
 
-/* The CPU BLAS's GEMM as cpu/cpublas.h has it (chg_cpu_blas_gemm), which the calibration times
- * against the kernel (passed in, so that this module does not depend on cpublas). */
+/* The CPU BLAS's GEMM as cpu/route_calls.h has it (chg_cpu_blas_gemm), which the calibration times
+ * against the kernel (passed in, so that this module does not depend on route_calls). */
 typedef int (*chg_tiny_ref_fn)(chg_precision_t prec, int layout, int ta, int tb, int m, int n, int k, double alpha,
                                const void *a, int lda, const void *b, int ldb, double beta, void *c, int ldc);
 

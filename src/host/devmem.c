@@ -1,13 +1,14 @@
 /*
- * hdev.c -- the buffers a device of a handle keeps between calls, and its release.
+ * devmem.c -- the buffers a device of a handle keeps between calls, and its release; the
+ * process's handles, whose idle members give back what they keep (devmem.h).
  */
 #include <pthread.h>
 #include <stdlib.h>
 
-#include "host/hdev.h"
+#include "host/devmem.h"
 
 /* Buffers of a device for this plan; grown (never shrunk) across calls. */
-cl_int chg_hdev_reserve(hdev_t *d, int which, size_t bytes, int slots)
+cl_int chg_devmem_reserve(chg_handle_dev_t *d, int which, size_t bytes, int slots)
 {
     if (d->buf_bytes[which] >= bytes && d->buf_slots[which] >= slots) return CL_SUCCESS;
     for (int s = 0; s < NSTAGE; s++) {
@@ -30,7 +31,7 @@ cl_int chg_hdev_reserve(hdev_t *d, int which, size_t bytes, int slots)
     return CL_SUCCESS;
 }
 
-cl_int chg_hdev_reserve_pinned(hdev_t *d, pinned_t *st, int slots, size_t bytes)
+cl_int chg_devmem_reserve_pinned(chg_handle_dev_t *d, chg_pinned_t *st, int slots, size_t bytes)
 {
     cl_int err = CL_SUCCESS;
     for (int s = 0; s < slots && err == CL_SUCCESS; s++) {
@@ -41,7 +42,7 @@ cl_int chg_hdev_reserve_pinned(hdev_t *d, pinned_t *st, int slots, size_t bytes)
     return err;
 }
 
-static size_t free_device_buffers(hdev_t *d)
+static size_t free_device_buffers(chg_handle_dev_t *d)
 {
     size_t bytes = 0;
     for (int b = 0; b < B_COUNT; b++) {
@@ -56,14 +57,14 @@ static size_t free_device_buffers(hdev_t *d)
     return bytes;
 }
 
-size_t chg_hdev_free_device_buffers(hdev_t *d)
+size_t chg_devmem_free_device(chg_handle_dev_t *d)
 {
     for (int i = 0; i < d->nq; i++)
         if (d->q[i]) clFinish(d->q[i]);
     return free_device_buffers(d);
 }
 
-static void hdev_free_buffers(hdev_t *d)
+static void free_all_buffers(chg_handle_dev_t *d)
 {
     free_device_buffers(d);
     for (int s = 0; s < NSTAGE; s++) {
@@ -75,11 +76,11 @@ static void hdev_free_buffers(hdev_t *d)
     for (int s = 0; s < BS_SLOTS; s++) chg_pinned_free(d->q[Q_H2D], &d->st_bs[s]);
 }
 
-void chg_hdev_release(hdev_t *d)
+void chg_devmem_release(chg_handle_dev_t *d)
 {
     for (int i = 0; i < d->nq; i++)
         if (d->q[i]) clFinish(d->q[i]);
-    hdev_free_buffers(d);
+    free_all_buffers(d);
     for (int i = 0; i < d->nq; i++)
         if (d->q[i]) clReleaseCommandQueue(d->q[i]);
     if (d->ctx) clReleaseContext(d->ctx);
@@ -122,65 +123,11 @@ size_t chg_handles_release_idle(cl_device_id id, clhgemm_handle_t self, int *han
         if (o == self || pthread_mutex_trylock(&o->call_lock) != 0) continue;
         size_t got = 0;
         for (int i = 0; i < o->ndev; i++)
-            if (o->devs[i].id == id) got += chg_hdev_free_device_buffers(&o->devs[i]);
+            if (o->devs[i].id == id) got += chg_devmem_free_device(&o->devs[i]);
         pthread_mutex_unlock(&o->call_lock);
         bytes += got;
         *handles += got > 0;
     }
     pthread_mutex_unlock(&g_reg_lock);
     return bytes;
-}
-
-/* A new array holds the devices still in use first (in their order), then the lost ones,
- * released. A call routed to the CPU may read the device facts (dev) of an entry of the old or
- * the new array without the call lock: the old array is kept until destroy and no entry's
- * facts are written again. */
-int chg_handle_drop_lost(clhgemm_handle_t h)
-{
-    hdev_t *old = h->devs;
-    const int n = h->ndev;
-    int live = 0;
-    for (int i = 0; i < n; i++) live += !old[i].lost;
-    if (live == n) return n;
-    hdev_t *nd = calloc((size_t)h->ndev_all, sizeof *nd);
-    if (!nd) return n;  /* kept for now: marked lost, a later call tries again */
-    int j = 0;
-    for (int i = 0; i < n; i++)
-        if (!old[i].lost) nd[j++] = old[i];
-    for (int i = 0; i < n; i++)
-        if (old[i].lost) {
-            chg_hdev_release(&old[i]);
-            free(old[i].redo.r);
-            old[i].redo = (chg_regions_t){0};
-            nd[j++] = old[i];
-        }
-    for (int i = n; i < h->ndev_all; i++) nd[j++] = old[i];
-    h->retired[h->nretired++] = old;
-    h->devs = nd;
-    h->ndev = live;
-    chg_handle_fp64_update(h);
-    return live;
-}
-
-void chg_handle_set_last(clhgemm_handle_t h, const clhgemm_call_info_t *info)
-{
-    pthread_mutex_lock(&h->info_lock);
-    h->last = *info;
-    atomic_store_explicit(&h->last_is_cpu, 0, memory_order_relaxed);
-    pthread_mutex_unlock(&h->info_lock);
-}
-
-void chg_handle_fp64_update(clhgemm_handle_t h)
-{
-    int all = 1;
-    for (int i = 0; i < h->ndev; i++) all &= (h->devs[i].dev.features & CHG_FEAT_FP64) != 0;
-    atomic_store_explicit(&h->fp64_all, all, memory_order_relaxed);
-}
-
-void chg_handle_set_last_cpu_slow(clhgemm_handle_t h)
-{
-    pthread_mutex_lock(&h->info_lock);
-    h->last = (clhgemm_call_info_t){.cpu_fraction = 1.0};
-    atomic_store_explicit(&h->last_is_cpu, 1, memory_order_relaxed);
-    pthread_mutex_unlock(&h->info_lock);
 }

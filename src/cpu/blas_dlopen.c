@@ -1,7 +1,7 @@
 /*
- * cpulib.c -- the drop-in's private CPU BLAS (cpulib.h).
+ * blas_dlopen.c -- the drop-in's private CPU BLAS (blas_dlopen.h).
  */
-#include "cpu/cpulib.h"
+#include "cpu/blas_dlopen.h"
 
 #include <dlfcn.h>
 #include <pthread.h>

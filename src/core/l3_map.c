@@ -1,5 +1,5 @@
 /*
- * level3.c -- SYMM, SYRK, SYR2K and TRMM on device buffers, all on the one GEMM core.
+ * l3_map.c -- SYMM, SYRK, SYR2K and TRMM on device buffers, all on the one GEMM core.
  *
  * As in seed 002, each routine is GEMM with different copying kernels: the core (gemm.c) packs
  * its operands per block anyway, so a symmetric operand is expanded from its stored triangle by
@@ -23,7 +23,7 @@
  * TRMM keeps transA: (op(A)*B)^T = B^T*op(A)^T and op(A)^T read column-major is op(A') of the
  * column-major A' = A^T.
  */
-#include "core/level3.h"
+#include "core/l3_map.h"
 #include "core/extent.h"
 
 #include <string.h>

@@ -1,10 +1,10 @@
 /*
- * trsm.h -- TRSM (op(A)*X = alpha*B or X*op(A) = alpha*B, B overwritten by X) on the GEMM core
- * (trsm.c owns it): the blocked substitution that the device-buffer entry points
- * (clhgemm_{s,d}trsm_cl, trsm.c) and the host-memory ones (host/trsm.c) share.
+ * trsm_subst.h -- TRSM (op(A)*X = alpha*B or X*op(A) = alpha*B, B overwritten by X) on the GEMM
+ * core (trsm_subst.c owns it): the blocked substitution that the device-buffer entry points
+ * (clhgemm_{s,d}trsm_cl, trsm_subst.c) and the host-memory ones (host/trsm_entry.c) share.
  *
  * A checked call (chg_trsm_check_shape: TRMM's shape rules and statuses) is seen column-major
- * (level3.h's mapping: row-major flips uplo and side). The triangular matrix the substitution
+ * (l3_map.h's mapping: row-major flips uplo and side). The triangular matrix the substitution
  * runs over is T = op(A) for side left (rows of B are the unknowns' index) and T = op(A)^T for
  * side right (X*op(A) = alpha*B is op(A)^T*X^T = alpha*B^T: the columns of B are the index).
  * T is cut into diagonal blocks of nb (chg_trsm_nb); a lower T is solved top-down (forward
@@ -18,10 +18,10 @@
  *           rows have not been scaled yet) and 1 after; it reads only blocks of A strictly inside
  *           the uplo triangle, so the other triangle and a unit diagonal are never read.
  */
-#ifndef CHG_TRSM_H
-#define CHG_TRSM_H
+#ifndef CHG_CORE_TRSM_SUBST_H
+#define CHG_CORE_TRSM_SUBST_H
 
-#include "core/level3.h"
+#include "core/l3_map.h"
 
 /* The shape checks of TRSM: TRMM's (the same arguments, rules and statuses in the same order). */
 clhgemm_status_t chg_trsm_check_shape(int layout, int side, int uplo, int transA, int diag,

@@ -1,7 +1,7 @@
 /*
- * cpublas.c -- the CPU route's OpenBLAS calls and OpenBLAS's measured rates (cpublas.h).
+ * route_calls.c -- the CPU route's OpenBLAS calls and OpenBLAS's measured rates (route_calls.h).
  */
-#include "cpu/cpublas.h"
+#include "cpu/route_calls.h"
 
 #include <pthread.h>
 #include <stdlib.h>
@@ -10,7 +10,7 @@
 #include "base/util.h"
 
 #ifdef CLHGEMM_HAVE_OPENBLAS
-#include "cpu/cblas_link.h"
+#include "cpu/blas_table.h"
 #endif
 
 const int chg_cpu_rate_size[CHG_CPU_RATE_SIZES] = {64, 256, 1024, 2048};

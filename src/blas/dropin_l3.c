@@ -1,5 +1,5 @@
 /*
- * level3.c -- the drop-in's level-3 S and D entry points: the Fortran interface (gfortran's
+ * dropin_l3.c -- the drop-in's level-3 S and D entry points: the Fortran interface (gfortran's
  * convention: every argument by reference, the hidden lengths of the character arguments last)
  * and the CBLAS interface. Each checks its arguments in the reference BLAS's order and reports
  * the first bad one as the reference does -- xerbla_ with the routine's name and position; CBLAS:
@@ -19,7 +19,7 @@
 /* The reference CBLAS's globals, which its test programs read (exported, as Debian's are). */
 BLAS_API int RowMajorStrg;
 BLAS_API int CBLAS_CallFromC;
-/* Marks this library, so that its CPU BLAS is never itself (cpu/cpulib.c). */
+/* Marks this library, so that its CPU BLAS is never itself (cpu/blas_dlopen.c). */
 BLAS_API const int clhgemm_blas_dropin = 1;
 
 static char up(const char *c) { return (char)toupper((unsigned char)*c); }
@@ -28,7 +28,7 @@ static int is_tr(char t) { return t == 'N' || t == 'T' || t == 'C'; }
 
 /* ---- the reference checks (their INFO values) -------------------------------------------------- */
 
-static int check_gemm(const blas_call_t *c)
+static int check_gemm(const chg_blas_call_t *c)
 {
     const int nrowa = c->ta == 'N' ? c->m : c->k, nrowb = c->tb == 'N' ? c->k : c->n;
     if (!is_tr(c->ta)) return 1;
@@ -42,7 +42,7 @@ static int check_gemm(const blas_call_t *c)
     return 0;
 }
 
-static int check_symm(const blas_call_t *c)
+static int check_symm(const chg_blas_call_t *c)
 {
     const int nrowa = c->side == 'L' ? c->m : c->n;
     if (c->side != 'L' && c->side != 'R') return 1;
@@ -56,7 +56,7 @@ static int check_symm(const blas_call_t *c)
 }
 
 /* SYRK and SYR2K (two: SYR2K's B and its later positions). */
-static int check_syrk(const blas_call_t *c, int two)
+static int check_syrk(const chg_blas_call_t *c, int two)
 {
     const int nrowa = c->ta == 'N' ? c->n : c->k;
     if (c->uplo != 'U' && c->uplo != 'L') return 1;
@@ -69,7 +69,7 @@ static int check_syrk(const blas_call_t *c, int two)
     return 0;
 }
 
-static int check_trmm(const blas_call_t *c)
+static int check_trmm(const chg_blas_call_t *c)
 {
     const int nrowa = c->side == 'L' ? c->m : c->n;
     if (c->side != 'L' && c->side != 'R') return 1;
@@ -83,7 +83,7 @@ static int check_trmm(const blas_call_t *c)
     return 0;
 }
 
-static int check(const blas_call_t *c)
+static int check(const chg_blas_call_t *c)
 {
     switch (c->routine) {
     case BL_GEMM: return check_gemm(c);
@@ -99,7 +99,7 @@ static const char *const g_fname[BL_COUNT][2] = {{"SGEMM ", "DGEMM "}, {"SSYMM "
                                                  {"STRSM ", "DTRSM "}};
 
 /* A call in the Fortran view: checked, then run. */
-static void fortran_call(const blas_call_t *c)
+static void fortran_call(const chg_blas_call_t *c)
 {
     const int info = check(c);
     if (info)
@@ -111,7 +111,7 @@ static void fortran_call(const blas_call_t *c)
 /* A GEMM of m, n, k <= CHG_BLAS_SMALL_MAX whose arguments pass the checks (check_gemm's, on the
  * call's own scalars: the Fortran view, transposes as upper-case characters): straight to the
  * small-GEMM path (dropin.h chg_blas_small_gemm, inline: the kernel or the CPU BLAS's GEMM called
- * from here), with no blas_call_t built, no fortran_call, no chg_blas_run. 1 when it ran; 0 for
+ * from here), with no chg_blas_call_t built, no fortran_call, no chg_blas_run. 1 when it ran; 0 for
  * the full path (which reports a bad argument). */
 static inline __attribute__((always_inline)) int small_gemm(int dbl, char ta, char tb, int m, int n, int k,
                                                             double alpha, const void *a, int lda, const void *b,
@@ -133,7 +133,7 @@ static inline __attribute__((always_inline)) int small_gemm(int dbl, char ta, ch
                            const int *ldb, size_t l1, size_t l2, size_t l3, size_t l4)                           \
     {                                                                                                            \
         (void)l1, (void)l2, (void)l3, (void)l4;                                                                  \
-        fortran_call(&(blas_call_t){.routine = ROUTINE, .dbl = DBL, .side = up(side), .uplo = up(uplo),         \
+        fortran_call(&(chg_blas_call_t){.routine = ROUTINE, .dbl = DBL, .side = up(side), .uplo = up(uplo),         \
                                     .ta = up(transa), .diag = up(diag), .m = *m, .n = *n, .alpha = *alpha,       \
                                     .a = a, .c = b, .lda = *lda, .ldc = *ldb});                                  \
     }
@@ -146,7 +146,7 @@ static inline __attribute__((always_inline)) int small_gemm(int dbl, char ta, ch
         (void)l1, (void)l2;                                                                                      \
         const char tra = up(ta), trb = up(tb);                                                                   \
         if (small_gemm(DBL, tra, trb, *m, *n, *k, *alpha, a, *lda, b, *ldb, *beta, c, *ldc)) return;             \
-        fortran_call(&(blas_call_t){.routine = BL_GEMM, .dbl = DBL, .ta = tra, .tb = trb, .m = *m, .n = *n,      \
+        fortran_call(&(chg_blas_call_t){.routine = BL_GEMM, .dbl = DBL, .ta = tra, .tb = trb, .m = *m, .n = *n,      \
                                     .k = *k, .alpha = *alpha, .beta = *beta, .a = a, .b = b, .c = c,             \
                                     .lda = *lda, .ldb = *ldb, .ldc = *ldc});                                     \
     }                                                                                                            \
@@ -155,7 +155,7 @@ static inline __attribute__((always_inline)) int small_gemm(int dbl, char ta, ch
                            const int *ldc, size_t l1, size_t l2)                                                 \
     {                                                                                                            \
         (void)l1, (void)l2;                                                                                      \
-        fortran_call(&(blas_call_t){.routine = BL_SYMM, .dbl = DBL, .side = up(side), .uplo = up(uplo),         \
+        fortran_call(&(chg_blas_call_t){.routine = BL_SYMM, .dbl = DBL, .side = up(side), .uplo = up(uplo),         \
                                     .m = *m, .n = *n, .alpha = *alpha, .beta = *beta, .a = a, .b = b, .c = c,    \
                                     .lda = *lda, .ldb = *ldb, .ldc = *ldc});                                     \
     }                                                                                                            \
@@ -164,7 +164,7 @@ static inline __attribute__((always_inline)) int small_gemm(int dbl, char ta, ch
                            size_t l2)                                                                            \
     {                                                                                                            \
         (void)l1, (void)l2;                                                                                      \
-        fortran_call(&(blas_call_t){.routine = BL_SYRK, .dbl = DBL, .uplo = up(uplo), .ta = up(trans),          \
+        fortran_call(&(chg_blas_call_t){.routine = BL_SYRK, .dbl = DBL, .uplo = up(uplo), .ta = up(trans),          \
                                     .n = *n, .k = *k, .alpha = *alpha, .beta = *beta, .a = a, .c = c,            \
                                     .lda = *lda, .ldb = 1, .ldc = *ldc});                                        \
     }                                                                                                            \
@@ -173,7 +173,7 @@ static inline __attribute__((always_inline)) int small_gemm(int dbl, char ta, ch
                             const int *ldc, size_t l1, size_t l2)                                                \
     {                                                                                                            \
         (void)l1, (void)l2;                                                                                      \
-        fortran_call(&(blas_call_t){.routine = BL_SYR2K, .dbl = DBL, .uplo = up(uplo), .ta = up(trans),         \
+        fortran_call(&(chg_blas_call_t){.routine = BL_SYR2K, .dbl = DBL, .uplo = up(uplo), .ta = up(trans),         \
                                     .n = *n, .k = *k, .alpha = *alpha, .beta = *beta, .a = a, .b = b, .c = c,    \
                                     .lda = *lda, .ldb = *ldb, .ldc = *ldc});                                     \
     }                                                                                                            \
@@ -204,7 +204,7 @@ static int cb_layout(int layout, const char *rout)
 }
 
 /* The first invalid enum argument (position, name, value), or the mapped call's Fortran checks. */
-static void cb_finish(const blas_call_t *c, int bad_pos, const char *rout, const char *what, int value)
+static void cb_finish(const chg_blas_call_t *c, int bad_pos, const char *rout, const char *what, int value)
 {
     if (bad_pos)
         chg_blas_cblas_xerbla(bad_pos, rout, what, value);
@@ -225,7 +225,7 @@ static void cb_finish(const blas_call_t *c, int bad_pos, const char *rout, const
         const int row = cb_layout(layout, rout);                                                                 \
         if (row < 0) { CBLAS_CallFromC = 0; return; }                                                            \
         const char side = cb_side(S, row), uplo = cb_uplo(U, row), ta = cb_trans(TA), diag = cb_diag(D);        \
-        blas_call_t c = {.routine = ROUTINE, .dbl = DBL, .side = side, .uplo = uplo, .ta = ta, .diag = diag,     \
+        chg_blas_call_t c = {.routine = ROUTINE, .dbl = DBL, .side = side, .uplo = uplo, .ta = ta, .diag = diag,     \
                          .m = row ? N : M, .n = row ? M : N, .alpha = alpha, .a = A, .c = B, .lda = lda,         \
                          .ldc = ldb};                                                                            \
         const int bad = !side ? 2 : !uplo ? 3 : !ta ? 4 : !diag ? 5 : 0;                                         \
@@ -256,7 +256,7 @@ static void cb_finish(const blas_call_t *c, int bad_pos, const char *rout, const
         const int row = cb_layout(layout, rout);                                                                 \
         if (row < 0) { CBLAS_CallFromC = 0; return; }                                                            \
         const char ta = cb_trans(TA), tb = cb_trans(TB);                                                         \
-        blas_call_t c = {.routine = BL_GEMM, .dbl = DBL, .ta = row ? tb : ta, .tb = row ? ta : tb,               \
+        chg_blas_call_t c = {.routine = BL_GEMM, .dbl = DBL, .ta = row ? tb : ta, .tb = row ? ta : tb,               \
                          .m = row ? N : M, .n = row ? M : N, .k = K, .alpha = alpha, .beta = beta,               \
                          .a = row ? B : A, .b = row ? A : B, .c = C, .lda = row ? ldb : lda,                      \
                          .ldb = row ? lda : ldb, .ldc = ldc};                                                    \
@@ -271,7 +271,7 @@ static void cb_finish(const blas_call_t *c, int bad_pos, const char *rout, const
         const int row = cb_layout(layout, rout);                                                                 \
         if (row < 0) { CBLAS_CallFromC = 0; return; }                                                            \
         const char side = cb_side(S, row), uplo = cb_uplo(U, row);                                               \
-        blas_call_t c = {.routine = BL_SYMM, .dbl = DBL, .side = side, .uplo = uplo, .m = row ? N : M,          \
+        chg_blas_call_t c = {.routine = BL_SYMM, .dbl = DBL, .side = side, .uplo = uplo, .m = row ? N : M,          \
                          .n = row ? M : N, .alpha = alpha, .beta = beta, .a = A, .b = B, .c = C, .lda = lda,     \
                          .ldb = ldb, .ldc = ldc};                                                                \
         cb_finish(&c, !side ? 2 : !uplo ? 3 : 0, rout, !side ? "Side" : "Uplo", !side ? (int)S : (int)U);         \
@@ -285,7 +285,7 @@ static void cb_finish(const blas_call_t *c, int bad_pos, const char *rout, const
         const int row = cb_layout(layout, rout);                                                                 \
         if (row < 0) { CBLAS_CallFromC = 0; return; }                                                            \
         const char uplo = cb_uplo(U, row), t0 = cb_trans(Tr), tr = row ? cb_trans_row(t0) : t0;                   \
-        blas_call_t c = {.routine = BL_SYRK, .dbl = DBL, .uplo = uplo, .ta = tr, .n = N, .k = K,                 \
+        chg_blas_call_t c = {.routine = BL_SYRK, .dbl = DBL, .uplo = uplo, .ta = tr, .n = N, .k = K,                 \
                          .alpha = alpha, .beta = beta, .a = A, .c = C, .lda = lda, .ldb = 1, .ldc = ldc};        \
         cb_finish(&c, !uplo ? 2 : !tr ? 3 : 0, rout, !uplo ? "Uplo" : "Trans", !uplo ? (int)U : (int)Tr);         \
     }                                                                                                            \
@@ -298,7 +298,7 @@ static void cb_finish(const blas_call_t *c, int bad_pos, const char *rout, const
         const int row = cb_layout(layout, rout);                                                                 \
         if (row < 0) { CBLAS_CallFromC = 0; return; }                                                            \
         const char uplo = cb_uplo(U, row), t0 = cb_trans(Tr), tr = row ? cb_trans_row(t0) : t0;                   \
-        blas_call_t c = {.routine = BL_SYR2K, .dbl = DBL, .uplo = uplo, .ta = tr, .n = N, .k = K,                \
+        chg_blas_call_t c = {.routine = BL_SYR2K, .dbl = DBL, .uplo = uplo, .ta = tr, .n = N, .k = K,                \
                          .alpha = alpha, .beta = beta, .a = A, .b = B, .c = C, .lda = lda, .ldb = ldb,           \
                          .ldc = ldc};                                                                            \
         cb_finish(&c, !uplo ? 2 : !tr ? 3 : 0, rout, !uplo ? "Uplo" : "Trans", !uplo ? (int)U : (int)Tr);         \

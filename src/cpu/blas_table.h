@@ -1,22 +1,22 @@
 /*
- * cblas_link.h -- how the CPU layer reaches OpenBLAS (the only header that includes cblas.h;
- * cpushare.c and cpublas.c include it).
+ * blas_table.h -- how the CPU layer reaches OpenBLAS (the only header that includes cblas.h;
+ * share_blas.c and route_calls.c include it).
  *
  * In the library (libclhgemm) the calls are linked to OpenBLAS as usual. In the BLAS drop-in
  * (libblas.so.3, built with CLHGEMM_CPU_DLOPEN) the library itself exports cblas_* and the
  * Fortran BLAS, so a linked call could land in its own entry points: there every call below
- * goes through a table of the CPU BLAS that cpulib.c loads privately (dlopen RTLD_LOCAL;
+ * goes through a table of the CPU BLAS that blas_dlopen.c loads privately (dlopen RTLD_LOCAL;
  * CLHGEMM_BLAS_CPU_LIB, else libopenblas.so.0). OpenBLAS's extensions (thread count, config)
  * may be missing from another CPU BLAS: they are then answered with neutral values.
  */
-#ifndef CHG_CBLAS_LINK_H
-#define CHG_CBLAS_LINK_H
+#ifndef CHG_CPU_BLAS_TABLE_H
+#define CHG_CPU_BLAS_TABLE_H
 
 #ifdef CLHGEMM_HAVE_OPENBLAS
 #include <cblas.h>
 
 #ifdef CLHGEMM_CPU_DLOPEN
-#include "cpu/cpulib.h"
+#include "cpu/blas_dlopen.h"
 
 #define CHG_CBLAS_CALLS(X) \
     X(sgemm) X(dgemm) X(ssymm) X(dsymm) X(ssyrk) X(dsyrk) X(ssyr2k) X(dsyr2k) X(strmm) X(dtrmm) \

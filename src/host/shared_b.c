@@ -1,11 +1,13 @@
 /*
- * bshare.c -- B slices staged once for every device of a call (bshare.h).
+ * shared_b.c -- B slices staged once for every device of a call (shared_b.h).
  */
 #include <stdlib.h>
 
-#include "host/bshare.h"
+#include "host/shared_b.h"
 
-int chg_bshare_wanted(const hdev_t *const *devs, int ndev)
+#include "host/devmem.h"
+
+int chg_shared_b_wanted(const chg_handle_dev_t *const *devs, int ndev)
 {
     static const char *const names[] = {"auto", "on", "off", NULL};
     const int mode = chg_env_choice("CLHGEMM_SHARE_B", names, 0);
@@ -19,16 +21,16 @@ int chg_bshare_wanted(const hdev_t *const *devs, int ndev)
     return 1;
 }
 
-chg_bshare_t *chg_bshare_begin(hdev_t *const *devs, int ndev, size_t bytes)
+chg_shared_b_t *chg_shared_b_begin(chg_handle_dev_t *const *devs, int ndev, size_t bytes)
 {
-    if (!chg_bshare_wanted((const hdev_t *const *)devs, ndev)) return NULL;
-    hdev_t *owner = devs[0];
-    if (chg_hdev_reserve_pinned(owner, owner->st_bs, BS_SLOTS, bytes) != CL_SUCCESS) {
+    if (!chg_shared_b_wanted((const chg_handle_dev_t *const *)devs, ndev)) return NULL;
+    chg_handle_dev_t *owner = devs[0];
+    if (chg_devmem_reserve_pinned(owner, owner->st_bs, BS_SLOTS, bytes) != CL_SUCCESS) {
         chg_log(1, "B slices: no shared staging (%zu bytes x %d pinned not had): each device stages its own",
                 bytes, BS_SLOTS);
         return NULL;
     }
-    chg_bshare_t *bs = calloc(1, sizeof *bs);
+    chg_shared_b_t *bs = calloc(1, sizeof *bs);
     if (!bs) return NULL;
     pthread_mutex_init(&bs->mu, NULL);
     pthread_cond_init(&bs->cv, NULL);
@@ -39,14 +41,14 @@ chg_bshare_t *chg_bshare_begin(hdev_t *const *devs, int ndev, size_t bytes)
     return bs;
 }
 
-int chg_bshare_pos(const chg_bshare_t *bs, int index)
+int chg_shared_b_pos(const chg_shared_b_t *bs, int index)
 {
     for (int i = 0; i < bs->ndev; i++)
         if (bs->index[i] == index) return i;
     return -1;
 }
 
-void chg_bshare_arrive(chg_bshare_t *bs)
+void chg_shared_b_arrive(chg_shared_b_t *bs)
 {
     if (!bs) return;
     pthread_mutex_lock(&bs->mu);
@@ -56,7 +58,7 @@ void chg_bshare_arrive(chg_bshare_t *bs)
     pthread_mutex_unlock(&bs->mu);
 }
 
-void chg_bshare_leave(chg_bshare_t *bs)
+void chg_shared_b_leave(chg_shared_b_t *bs)
 {
     if (!bs) return;
     pthread_mutex_lock(&bs->mu);
@@ -77,7 +79,7 @@ static void wait_copies(cl_event ev[BS_MAXDEV])
         }
 }
 
-void chg_bshare_end(chg_bshare_t *bs)
+void chg_shared_b_end(chg_shared_b_t *bs)
 {
     if (!bs) return;
     for (int i = 0; i < BS_SLOTS; i++) wait_copies(bs->slot[i].ev);
@@ -88,19 +90,19 @@ void chg_bshare_end(chg_bshare_t *bs)
     free(bs);
 }
 
-static int key_eq(const bs_key_t *a, const bs_key_t *b)
+static int key_eq(const chg_bs_key_t *a, const chg_bs_key_t *b)
 {
     return a->s == b->s && a->q0 == b->q0 && a->qk == b->qk && a->j0 == b->j0 && a->nc == b->nc;
 }
 
 /* A slot to fill (bs->mu held), or -1 while every slot is held: one no driver holds, first
  * an empty one, then one every sharing device has used, then the oldest. */
-static int pick_victim(const chg_bshare_t *bs)
+static int pick_victim(const chg_shared_b_t *bs)
 {
     const unsigned all = (1u << bs->ndev) - 1; /* every sharing device's bit */
     int best = -1, best_rank = 3;
     for (int i = 0; i < BS_SLOTS; i++) {
-        const bs_slot_t *s = &bs->slot[i];
+        const chg_bs_slot_t *s = &bs->slot[i];
         if (s->holds) continue;
         const int rank = !s->used ? 0 : (s->users & all) == all ? 1 : 2;
         if (rank < best_rank || (rank == best_rank && s->seq < bs->slot[best].seq)) {
@@ -111,12 +113,12 @@ static int pick_victim(const chg_bshare_t *bs)
     return best;
 }
 
-bs_slot_t *chg_bshare_take(chg_bshare_t *bs, const bs_key_t *k, int nch, int pos, int *fill)
+chg_bs_slot_t *chg_shared_b_take(chg_shared_b_t *bs, const chg_bs_key_t *k, int nch, int pos, int *fill)
 {
     const unsigned bit = 1u << pos;
     pthread_mutex_lock(&bs->mu);
     for (int i = 0; i < BS_SLOTS; i++) {
-        bs_slot_t *s = &bs->slot[i];
+        chg_bs_slot_t *s = &bs->slot[i];
         if (s->used && s->nch == nch && key_eq(&s->key, k)) {
             s->holds++;
             s->users |= bit;
@@ -129,7 +131,7 @@ bs_slot_t *chg_bshare_take(chg_bshare_t *bs, const bs_key_t *k, int nch, int pos
     }
     int v;
     while ((v = pick_victim(bs)) < 0) pthread_cond_wait(&bs->cv, &bs->mu);
-    bs_slot_t *s = &bs->slot[v];
+    chg_bs_slot_t *s = &bs->slot[v];
     cl_event old[BS_MAXDEV];
     for (int d = 0; d < BS_MAXDEV; d++) {
         old[d] = s->ev[d];
@@ -153,7 +155,7 @@ bs_slot_t *chg_bshare_take(chg_bshare_t *bs, const bs_key_t *k, int nch, int pos
     return s;
 }
 
-void chg_bshare_ready(chg_bshare_t *bs, bs_slot_t *sl, int ch)
+void chg_shared_b_ready(chg_shared_b_t *bs, chg_bs_slot_t *sl, int ch)
 {
     pthread_mutex_lock(&bs->mu);
     if (sl->ready < ch + 1) sl->ready = ch + 1;
@@ -162,7 +164,7 @@ void chg_bshare_ready(chg_bshare_t *bs, bs_slot_t *sl, int ch)
     pthread_mutex_unlock(&bs->mu);
 }
 
-int chg_bshare_wait(chg_bshare_t *bs, bs_slot_t *sl, int ch)
+int chg_shared_b_wait(chg_shared_b_t *bs, chg_bs_slot_t *sl, int ch)
 {
     pthread_mutex_lock(&bs->mu);
     while (sl->ready <= ch && !sl->dead) pthread_cond_wait(&bs->cv, &bs->mu);
@@ -172,7 +174,7 @@ int chg_bshare_wait(chg_bshare_t *bs, bs_slot_t *sl, int ch)
     return mine;
 }
 
-void chg_bshare_release(chg_bshare_t *bs, bs_slot_t *sl, int pos, cl_event last, int failed)
+void chg_shared_b_release(chg_shared_b_t *bs, chg_bs_slot_t *sl, int pos, cl_event last, int failed)
 {
     const int d = pos;
     pthread_mutex_lock(&bs->mu);

@@ -1,6 +1,7 @@
 /*
- * api.c -- the BLAS-style front end for device buffers: validate every argument before anything
- * is enqueued, map row-major onto column-major, then hand over to the one GEMM core (gemm.c).
+ * gemm_api.c -- the BLAS-style front end for device buffers: validate every argument before
+ * anything is enqueued, map row-major onto column-major, then hand over to the one GEMM core
+ * (gemm.c).
  *
  * Checks follow the reference BLAS order (layout, transA, transB, m, n, k, lda, ldb, ldc) and
  * then the OpenCL objects (queue, buffers, sizes, contexts, FP64), each with its own status.

@@ -1,10 +1,10 @@
 /*
- * trsm.c -- TRSM on host memory (clhgemm_{s,d}trsm on a handle): the blocked substitution of
- * core/trsm.h with B where it is, in the caller's memory.
+ * trsm_entry.c -- TRSM on host memory (clhgemm_{s,d}trsm on a handle): the blocked substitution of
+ * core/trsm_subst.h with B where it is, in the caller's memory.
  *
- * The checks are the device version's (core/trsm.c: TRMM's shape rules and statuses) after the
- * handle, then NULL A (read when m, n > 0 and alpha != 0), NULL B (written when m, n > 0) and
- * FP64, as the host TRMM (host/api.c host_l3); nothing is written on a rejected call. m or n = 0
+ * The checks are the device version's (core/trsm_subst.c: TRMM's shape rules and statuses) after
+ * the handle, then NULL A (read when m, n > 0 and alpha != 0), NULL B (written when m, n > 0) and
+ * FP64, as the host TRMM (host/entry.c host_l3); nothing is written on a rejected call. m or n = 0
  * does nothing; alpha = 0 sets B to zero here without reading A or B. The call is routed as a
  * whole (host/route.h, as TRMM's m*n*k flops): a call the model gives the CPU is OpenBLAS's
  * TRSM on the caller's arguments, and so is every call of a handle whose devices were all lost
@@ -16,8 +16,8 @@
  * by the host GEMM on the same handle.
  */
 
-#include "core/trsm.h"
-#include "cpu/cpublas.h"
+#include "core/trsm_subst.h"
+#include "cpu/route_calls.h"
 #include "host/route.h"
 #include "host/trsm_blocked.h"
 #include "host/trsm_strips.h"
@@ -51,7 +51,7 @@ static int ran_on_cpu(clhgemm_handle_t h, chg_precision_t prec, const chg_l3_sha
                       const trsm_args_t *u)
 {
     const double m = (double)sh->m, n = (double)sh->n, k = (double)sh->k;
-    const route_call_t rc = {.prec = prec, .name = prec == CHG_F64 ? "dtrsm" : "strsm",
+    const chg_route_call_t rc = {.prec = prec, .name = prec == CHG_F64 ? "dtrsm" : "strsm",
                              .m = sh->m, .n = sh->n, .k = sh->k, .flops = m * n * k,
                              .in_elems = k * k / 2 + m * n, .c_elems = m * n, .beta_zero = 0};
     /* every device of the handle lost in earlier calls (host/fault.h): OpenBLAS, as routed */

@@ -1,18 +1,19 @@
 /*
- * hdev.h -- a handle and its devices: the state every module of the host pipeline shares
- * (hdev.c owns the devices' buffers).
+ * handle.h -- a handle and its devices: the state every module of the host pipeline shares
+ * (handle.c owns the call info and the FP64 flag; host/create.c makes and destroys a handle;
+ * host/devmem.h keeps the devices' buffers).
  *
- * A handle (clhgemm_create, handle.c) holds one hdev_t per device: its context, its in-order
- * queues (h2d, kernel, d2h, and spares), what calibrate.c measured (pinned bandwidth each way,
- * device copy rate, kernel rate per precision), and the buffers of the last plan, kept and
- * grown across calls: device buffers by role and the pinned staging rings.
+ * A handle (clhgemm_create, host/create.c) holds one chg_handle_dev_t per device: its context, its
+ * in-order queues (h2d, kernel, d2h, and spares), what calibrate.c measured (pinned bandwidth
+ * each way, device copy rate, kernel rate per precision), and the buffers of the last plan,
+ * kept and grown across calls: device buffers by role and the pinned staging rings.
  */
-#ifndef CHG_HOST_HDEV_H
-#define CHG_HOST_HDEV_H
+#ifndef CHG_HOST_HANDLE_H
+#define CHG_HOST_HANDLE_H
 
 #include <stdatomic.h>
 
-#include "cpu/cpublas.h"
+#include "cpu/route_calls.h"
 #include "host/staging.h"
 #include "tuning/tuning.h"
 
@@ -46,10 +47,10 @@ enum { Q_H2D = 0, Q_KERNEL = 1, Q_D2H = 2 };
 #define NSTAGE 3  /* depth of the A/B slice rings: the driver runs up to this far ahead */
 #define NCHUNK 8  /* C tile copies and unpacks are split into up to this many column chunks */
 #define NOUT 3    /* C tiles on their way home at once (pinned staging slots) */
-#define BS_SLOTS (2 * NSTAGE) /* B slices staged once for several devices (host/bshare.h) */
+#define BS_SLOTS (2 * NSTAGE) /* B slices staged once for several devices (host/shared_b.h) */
 enum { B_ARAW, B_BRAW, B_BPACK, B_APACK, B_CDEV, B_CP, B_COUNT };
 
-typedef struct hdev_s {
+typedef struct chg_handle_dev_s {
     int index;
     cl_device_id id;
     chg_device_t dev;
@@ -65,11 +66,11 @@ typedef struct hdev_s {
     cl_mem buf[B_COUNT][NSTAGE];
     size_t buf_bytes[B_COUNT];
     int buf_slots[B_COUNT];
-    pinned_t st_a[NSTAGE], st_b[NSTAGE]; /* slice staging rings */
-    pinned_t st_cin;                      /* C tile on its way in (beta != 0) */
-    pinned_t st_cout[NOUT];               /* C tiles on their way home */
-    pinned_t st_bs[BS_SLOTS];             /* B slices shared by the devices of a call, when this
-                                           * device is the first of it (host/bshare.h) */
+    chg_pinned_t st_a[NSTAGE], st_b[NSTAGE]; /* slice staging rings */
+    chg_pinned_t st_cin;                     /* C tile on its way in (beta != 0) */
+    chg_pinned_t st_cout[NOUT];              /* C tiles on their way home */
+    chg_pinned_t st_bs[BS_SLOTS];            /* B slices shared by the devices of a call, when
+                                              * this device is the first of it (host/shared_b.h) */
     /* A lost device (host/fault.h): an OpenCL error during a call marks it; the call gives its
      * unfinished regions to the other devices or the CPU, and the handle drops it after the
      * call (chg_handle_drop_lost). */
@@ -82,12 +83,12 @@ typedef struct hdev_s {
     int short_in_call;
     int short_warned;                     /* the one stderr line was printed */
     unsigned long long releases;          /* its device buffers released for memory, ever */
-} hdev_t;
+} chg_handle_dev_t;
 
 
 /* Routing (host/route.c): CLHGEMM_ROUTE, and the model's figures. */
 enum { ROUTE_AUTO = 0, ROUTE_DEVICE = 1, ROUTE_CPU = 2 };
-typedef struct route_model_s {
+typedef struct chg_route_model_s {
     int mode;                  /* ROUTE_* */
     int cpu_ok;                /* OpenBLAS is there */
     int any_gpu;               /* some device is not itself a CPU */
@@ -100,7 +101,7 @@ typedef struct route_model_s {
      * needed; published by cpu_known) */
     _Atomic double cpu_rate[2][CHG_CPU_RATE_SIZES];
     atomic_int cpu_known[2];
-} route_model_t;
+} chg_route_model_t;
 
 /* CPU share (host/share.c): mode and scheduler. */
 enum { CPU_OFF = 0, CPU_AUTO = 1, CPU_FIXED = 2 };
@@ -113,10 +114,10 @@ struct clhgemm_handle_s {
      * published is never written again (a new one replaces it, the old is kept in `retired`
      * until destroy), and each holds ndev_all entries, so a reader's index stays valid. */
     _Atomic int ndev;
-    hdev_t *_Atomic devs;
+    chg_handle_dev_t *_Atomic devs;
     _Atomic int fp64_all;      /* every device in devs[0..ndev) runs FP64 (chg_handle_fp64_ok) */
     int ndev_all;              /* devices opened at clhgemm_create */
-    hdev_t **retired;          /* arrays replaced by chg_handle_drop_lost (ndev_all at most) */
+    chg_handle_dev_t **retired; /* arrays replaced by chg_handle_drop_lost (ndev_all at most) */
     int nretired;
     chg_fault_t fault;         /* CLHGEMM_FAULT_INJECT */
     chg_pool_t *pool;
@@ -125,7 +126,7 @@ struct clhgemm_handle_s {
     size_t last_bm, last_bn, last_bk; /* the last plan's tile (0: none), kept while about as good */
     int last_amode;
     struct chg_plan_cache_s *plans; /* plans of recent call shapes (host/plan.c) */
-    /* CPU share (cpushare.c): mode, fixed fraction, scheduler, OpenBLAS threads, and the
+    /* CPU share (cpu/share_blas.c): mode, fixed fraction, scheduler, OpenBLAS threads, and the
      * slowdown the share causes the pipeline (seed 004's gamma) */
     int cpu_mode;              /* CPU_OFF, CPU_AUTO, CPU_FIXED */
     double cpu_fixed;
@@ -134,12 +135,12 @@ struct clhgemm_handle_s {
     double cpu_gamma;
     char *trace_path;
     const char *trace_origin;  /* what set it: "CLHGEMM_TRACE" or the option, for its warning */
-    route_model_t route;
+    chg_route_model_t route;
     pthread_mutex_t call_lock; /* one call at a time per handle */
     pthread_mutex_t info_lock; /* guards `last` (a call routed to the CPU takes no call lock) */
     clhgemm_call_info_t last;
     _Atomic int last_is_cpu;   /* `last` is the record of a CPU-routed call (chg_handle_set_last) */
-    struct clhgemm_handle_s *reg_next; /* the process's handles (hdev.c chg_handle_register) */
+    struct clhgemm_handle_s *reg_next; /* the process's handles (devmem.c chg_handle_register) */
 };
 
 /* The call info of the call just made (clhgemm_last_call_info), under info_lock. */
@@ -162,29 +163,5 @@ static inline int chg_handle_fp64_ok(clhgemm_handle_t h, chg_precision_t prec)
 }
 /* Sets fp64_all from devs[0..ndev) (after the devices are opened, and when lost ones leave). */
 void chg_handle_fp64_update(clhgemm_handle_t h);
-
-/* Device buffer role `which` with at least `slots` buffers of `bytes`: kept when large enough,
- * else reallocated (never shrunk across calls). */
-cl_int chg_hdev_reserve(hdev_t *d, int which, size_t bytes, int slots);
-/* Pinned staging slots st[0..slots) of at least `bytes` each. */
-cl_int chg_hdev_reserve_pinned(hdev_t *d, pinned_t *st, int slots, size_t bytes);
-/* Waits for the device's queues and releases its buffers, queues and context. */
-void chg_hdev_release(hdev_t *d);
-/* Waits for the device's queues and releases its device buffers (not the pinned staging, which
- * is host memory); the next call's setup allocates them again. Returns the bytes released. */
-size_t chg_hdev_free_device_buffers(hdev_t *d);
-
-/* The process's handles, so that one short of device memory can take back what idle ones keep
- * on the same device: clhgemm_create registers a handle once it is made, clhgemm_destroy
- * unregisters it before releasing anything. */
-void chg_handle_register(clhgemm_handle_t h);
-void chg_handle_unregister(clhgemm_handle_t h);
-/* Every other registered handle that is idle (its call lock taken with trylock: never waits,
- * so no lock order arises) releases its device buffers on device `id`. Returns the bytes
- * released; *handles counts the handles that released some. */
-size_t chg_handles_release_idle(cl_device_id id, clhgemm_handle_t self, int *handles);
-/* After a call (under the call lock): the devices marked lost leave devs[0..ndev) and are
- * released; the others keep their order and state. Returns how many are left. */
-int chg_handle_drop_lost(clhgemm_handle_t h);
 
 #endif

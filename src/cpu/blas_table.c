@@ -1,8 +1,8 @@
 /*
- * cblas_link.c -- in the drop-in build, the table through which the CPU layer calls the CPU BLAS
- * that cpulib.c loaded (cblas_link.h); nothing in the library's own build.
+ * blas_table.c -- in the drop-in build, the table through which the CPU layer calls the CPU BLAS
+ * that blas_dlopen.c loaded (blas_table.h); nothing in the library's own build.
  */
-#include "cpu/cblas_link.h"
+#include "cpu/blas_table.h"
 
 #if defined(CLHGEMM_HAVE_OPENBLAS) && defined(CLHGEMM_CPU_DLOPEN)
 #include <pthread.h>

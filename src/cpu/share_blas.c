@@ -1,13 +1,13 @@
 /*
- * cpushare.c -- OpenBLAS for the CPU's share of a host GEMM, and seed 004's time model (see
- * cpushare.h). The only file of the library that includes cblas.h: without OpenBLAS at build
+ * share_blas.c -- OpenBLAS for the CPU's share of a host GEMM, and seed 004's time model (see
+ * share_blas.h). It reaches OpenBLAS through cpu/blas_table.h: without OpenBLAS at build
  * time (CLHGEMM_HAVE_OPENBLAS unset) the functions report that there is no CPU share.
  *
  * OpenBLAS's thread count is process-wide state, so the products run under one mutex, each
  * with the thread count the pipeline's core budget gives it, and the caller's setting is
  * restored afterwards.
  */
-#include "cpu/cpushare.h"
+#include "cpu/share_blas.h"
 
 #include <math.h>
 #include <pthread.h>
@@ -20,7 +20,7 @@
 #include "base/util.h"
 
 #ifdef CLHGEMM_HAVE_OPENBLAS
-#include "cpu/cblas_link.h"
+#include "cpu/blas_table.h"
 #endif
 
 int chg_cpu_available(void)
