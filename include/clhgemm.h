@@ -105,6 +105,11 @@ typedef enum clhgemm_side_e {
     X(CLHGEMM_INVALID_DIAG, -2032, "diag is not CLHGEMM_UNIT or CLHGEMM_NON_UNIT")              \
     X(CLHGEMM_INVALID_TRANS, -2033, "trans (SYRK, SYR2K) is not a CLHGEMM_*TRANS value")        \
     X(CLHGEMM_SIZE_OVERFLOW, -2034, "a matrix (ld x (cols - 1) + rows elements) exceeds memory") \
+    X(CLHGEMM_INVALID_NRHS, -2035, "nrhs is negative")                                         \
+    X(CLHGEMM_NULL_IPIV, -2036, "ipiv is NULL")                                                \
+    X(CLHGEMM_NULL_TAU, -2037, "tau is NULL")                                                  \
+    X(CLHGEMM_NULL_INFO, -2038, "info is NULL")                                                \
+    X(CLHGEMM_NO_CPU_LAPACK, -2039, "no CPU LAPACK (OpenBLAS's) for the factorizations' panels")\
     X(CLHGEMM_INTERNAL_ERROR, -2099, "internal error (please report)")
 
 typedef enum clhgemm_status_e {

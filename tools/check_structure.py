@@ -39,7 +39,7 @@ from collections import defaultdict
 
 SCANNED = ("src", "tools", "bench", "include")
 OPENCL_API = re.compile(r"cl[A-Z]")
-LAYERS = ("base", "device", "kernels", "cpu", "tuning", "core", "host", "blas")  # lowest first
+LAYERS = ("base", "device", "kernels", "cpu", "tuning", "core", "host", "lapack", "blas")  # lowest first
 KEYWORDS = {
     "if", "for", "while", "switch", "return", "sizeof", "do", "else", "case", "goto",
     "defined", "alignof", "_Alignof", "_Generic", "_Static_assert", "static_assert",

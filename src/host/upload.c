@@ -28,7 +28,7 @@ static cl_int upload_start(chg_pool_t *pool, chg_upload_t *u, int j, chg_copy_t 
         if (err != CL_SUCCESS) return err;
     }
     chg_copy_start(pool, 0, m, pin, r1 - r0, u->src + (r0 + c0 * u->sld) * u->es, u->sld,
-                   r1 - r0, c1 - c0, u->es, 0, CHG_TRI_NONE, 0, NULL, "trsm in");
+                   r1 - r0, c1 - c0, u->es, 0, CHG_TRI_NONE, 0, NULL, "upload");
     return CL_SUCCESS;
 }
 
@@ -42,16 +42,17 @@ static cl_int upload_dma(const chg_fault_t *fault, chg_handle_dev_t *d, chg_uplo
     const size_t dr = u->dr + r0, dc = u->dc + c0;
     cl_int err = chg_fault_cmd(fault, d);
     cl_event ev = NULL;
+    cl_command_queue q = u->queue ? u->queue : d->q[Q_H2D];
     if (err == CL_SUCCESS && h == u->dld) { /* whole columns: dr is 0 */
-        err = clEnqueueWriteBuffer(d->q[Q_H2D], u->dev, CL_FALSE, dc * h * es, h * w * es, pin, 0,
+        err = clEnqueueWriteBuffer(q, u->dev, CL_FALSE, dc * h * es, h * w * es, pin, 0,
                                    NULL, &ev);
     } else if (err == CL_SUCCESS) {
         const size_t o[3] = {dr * es, dc, 0}, ho[3] = {0, 0, 0}, reg[3] = {h * es, w, 1};
-        err = clEnqueueWriteBufferRect(d->q[Q_H2D], u->dev, CL_FALSE, o, ho, reg, u->dld * es, 0,
+        err = clEnqueueWriteBufferRect(q, u->dev, CL_FALSE, o, ho, reg, u->dld * es, 0,
                                        h * es, 0, pin, 0, NULL, &ev);
     }
     if (err != CL_SUCCESS) return err;
-    clFlush(d->q[Q_H2D]); /* a wait on this copy must not depend on an unflushed queue */
+    clFlush(q); /* a wait on this copy must not depend on an unflushed queue */
     *bytes += (double)(h * w * es);
     if (u->reg_bytes) {
         chg_ev_release(&u->reg_ev[j % u->nreg]);
