@@ -170,6 +170,11 @@ CLHGEMM_API clhgemm_status_t clhgemm_devices_get(const char *spec, clhgemm_devic
 /* Fills *info for one device (any device, selected or not). */
 CLHGEMM_API clhgemm_status_t clhgemm_device_info(cl_device_id device, clhgemm_device_info_t *info);
 
+/* ---- precisions ------------------------------------------------------------------------- */
+/* X(prefix, element type): every routine below exists in single (s, float) and double (d,
+ * double) precision; each declaration is written once for T and expanded over this list. */
+#define CLHGEMM_PRECISIONS(X) X(s, float) X(d, double)
+
 /* ---- device-buffer GEMM ----------------------------------------------------------------- */
 /* C := alpha * op(A) * op(B) + beta * C on buffers that live on the queue's device.
  * Offsets and leading dimensions are in elements. The work is enqueued on `queue` and the call
