@@ -1,0 +1,145 @@
+/*
+ * fact_dist.c -- the distribution of a factorization's blocks and the buffers each device
+ * holds (fact_dist.h).
+ */
+#include "lapack/fact_dist.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "host/staging.h"
+
+clhgemm_status_t chg_fact_dist_init(chg_fact_t *f, int ndev)
+{
+    const chg_fact_call_t *c = f->c;
+    f->es = chg_elem_size(c->prec);
+    f->kmax = c->m < c->n ? c->m : c->n;
+    f->nblk = chg_ceil_div(c->n, f->nb);
+    f->nsteps = chg_ceil_div(f->kmax, f->nb);
+    f->ndev = ndev;
+    f->fd = calloc((size_t)ndev, sizeof *f->fd);
+    f->owner = calloc(f->nblk, sizeof *f->owner);
+    f->lcol = calloc(f->nblk, sizeof *f->lcol);
+    f->cur = calloc(f->nblk, sizeof *f->cur);
+    f->arrived = calloc(f->nblk, 1);
+    f->up_ev = calloc(f->nblk, sizeof *f->up_ev);
+    f->ups = calloc((size_t)ndev, sizeof *f->ups);
+    if (!f->fd || !f->owner || !f->lcol || !f->cur || !f->arrived || !f->up_ev || !f->ups) {
+        chg_fact_dist_free(f);
+        return CLHGEMM_OUT_OF_HOST_MEMORY;
+    }
+    for (int d = 0; d < ndev; d++) atomic_init(&f->ups[d], 0);
+    for (size_t j = 0; j < f->nblk; j++) {
+        const int d = (int)(j % (size_t)ndev);
+        f->owner[j] = d;
+        f->lcol[j] = f->fd[d].ncols;
+        f->fd[d].ncols += chg_fact_w(f, j);
+        f->fd[d].nblk++;
+    }
+    return CLHGEMM_SUCCESS;
+}
+
+void chg_fact_dist_free(chg_fact_t *f)
+{
+    free(f->fd);
+    free(f->owner);
+    free(f->lcol);
+    free(f->cur);
+    free(f->arrived);
+    free(f->up_ev);
+    free(f->ups);
+    f->fd = NULL;
+    f->owner = NULL;
+    f->lcol = NULL;
+    f->cur = NULL;
+    f->arrived = NULL;
+    f->up_ev = NULL;
+    f->ups = NULL;
+}
+
+/* Elements of each buffer of device d (0: not needed). */
+typedef struct sizes_s {
+    size_t mat, pan, col, v, t, w, piv;
+} sizes_t;
+
+static sizes_t sizes(const chg_fact_t *f, int d)
+{
+    const chg_fact_call_t *c = f->c;
+    const chg_fdev_t *x = &f->fd[d];
+    const size_t m = c->m, nb = f->nb;
+    sizes_t s = {0};
+    if (c->a) s.mat = m * (x->ncols ? x->ncols : 1); /* host memory: its blocks */
+    if (f->ndev > 1) s.pan = CHG_FACT_PANELS * m * nb;
+    if (c->kind == CHG_FACT_GETRF) {
+        s.piv = f->kmax;
+        if (c->trans) s.col = m * nb;
+    }
+    if (c->kind == CHG_FACT_GEQRF) {
+        s.v = m * nb;
+        s.t = f->nsteps * nb * nb;
+        s.w = nb * (x->ncols ? x->ncols : 1);
+        if (c->trans) s.col = m * nb;
+    }
+    return s;
+}
+
+unsigned long long chg_fact_dist_bytes(const chg_fact_t *f, int d)
+{
+    const sizes_t s = sizes(f, d);
+    const unsigned long long e = f->es;
+    return (unsigned long long)(s.mat + s.pan + s.col + s.v + s.t + s.w) * e +
+           (unsigned long long)s.piv * sizeof(int);
+}
+
+cl_int chg_fact_dist_alloc(chg_fact_t *f, int d)
+{
+    chg_fdev_t *x = &f->fd[d];
+    const chg_fact_call_t *c = f->c;
+    const sizes_t s = sizes(f, d);
+    const size_t es = f->es;
+    cl_int err = CL_SUCCESS;
+    if (s.mat) {
+        x->mat.buf = chg_dev_alloc(x->ctx, s.mat * es, &err);
+        x->mat.off = 0;
+        x->mat.ld = c->trans ? (x->ncols ? x->ncols : 1) : c->m;
+        x->mat.trans = c->trans;
+        x->own_mat = 1;
+    }
+    x->pan_ld = c->trans ? f->nb : c->m;
+    for (int p = 0; p < CHG_FACT_PANELS && s.pan && err == CL_SUCCESS; p++)
+        x->pan[p] = chg_dev_alloc(x->ctx, s.pan / CHG_FACT_PANELS * es, &err);
+    if (s.col && err == CL_SUCCESS) x->col = chg_dev_alloc(x->ctx, s.col * es, &err);
+    if (s.v && err == CL_SUCCESS) x->v = chg_dev_alloc(x->ctx, s.v * es, &err);
+    if (s.t && err == CL_SUCCESS) x->t = chg_dev_alloc(x->ctx, s.t * es, &err);
+    if (s.w && err == CL_SUCCESS) x->w = chg_dev_alloc(x->ctx, s.w * es, &err);
+    if (s.piv && err == CL_SUCCESS) x->piv = chg_dev_alloc(x->ctx, s.piv * sizeof(int), &err);
+    return err;
+}
+
+static void rel(cl_mem *m)
+{
+    if (*m) clReleaseMemObject(*m);
+    *m = NULL;
+}
+
+void chg_fact_dist_release(chg_fact_t *f, int d)
+{
+    chg_fdev_t *x = &f->fd[d];
+    if (x->own_mat) rel(&x->mat.buf);
+    x->own_mat = 0;
+    for (int p = 0; p < CHG_FACT_PANELS; p++) rel(&x->pan[p]);
+    rel(&x->col);
+    rel(&x->v);
+    rel(&x->t);
+    rel(&x->w);
+    rel(&x->piv);
+}
+
+chg_dview_t chg_fact_panel(const chg_fact_t *f, int d, size_t k)
+{
+    const size_t r0 = k * f->nb;
+    if (f->owner[k] == d) return chg_fact_block(f, k, r0);
+    const chg_fdev_t *x = &f->fd[d];
+    return (chg_dview_t){.buf = x->pan[k % CHG_FACT_PANELS], .off = 0, .ld = x->pan_ld,
+                         .trans = f->c->trans};
+}

@@ -1,0 +1,603 @@
+/*
+ * fact_driver.c -- the factorizations' driver loop (fact_driver.h).
+ *
+ * One thread (the caller's) drives every device and factors the panels with the CPU LAPACK
+ * (whose own threads do the work); the pack threads copy finished panels home; each device's
+ * upload thread feeds its blocks. The devices' queues: the kernel queue runs every update in
+ * enqueue order; the h2d queue takes the panels' factors up and the d2h queue the next panel
+ * down, beside the kernels (events order them); the uploads have a queue of their own, so
+ * that a panel never waits behind the bulk of the matrix.
+ */
+#include "lapack/fact_driver.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/gemm.h"
+#include "host/event.h"
+#include "host/devmem.h"
+#include "host/staging.h"
+#include "lapack/fact_panel.h"
+#include "lapack/fact_update.h"
+#include "lapack/fact_xfer.h"
+
+/* The driver's state beside the distribution. */
+typedef struct drv_s {
+    chg_fact_t f;
+    chg_pinned_t own_pin[3];   /* device buffers: pinned memory of this call */
+    chg_pinned_t *pin;         /* [0], [1]: panel k in pin[k % 2] (LU, QR: its block column,
+                                * rows 0 .. m; Cholesky: L21); [2]: Cholesky's diagonal block */
+    size_t pld;                /* leading dimension of pin[0], pin[1] */
+    cl_event down[2];          /* panel k's way down into pin[k % 2] (Cholesky: its L21) */
+    cl_event ddown;            /* Cholesky: the diagonal block's way down into pin[2] */
+    chg_fx_home_t home[2];     /* panel k's copy home from pin[k % 2] */
+    int *ipiv0;                /* LU: the pivots, 0-based rows of the view */
+    int *piv;                  /* LU: one panel's pivots as getrf gives them */
+    void *t, *work;            /* QR: T of the panel (nb x nb), geqrf's workspace */
+    int single;                /* one device: late blocks catch up instead of being waited for */
+    int lswaps;                /* LU: the devices apply the interchanges to earlier columns too */
+    int stopped;               /* Cholesky stopped at a minor that is not positive definite */
+    cl_int err;
+} drv_t;
+
+/* ---- panel width ---------------------------------------------------------------------------- */
+
+size_t chg_fact_nb(const chg_device_t *dev, const chg_fact_call_t *c)
+{
+    const int gpu = dev && dev->info.kind != CLHGEMM_DEVICE_CPU;
+    size_t nb = !gpu ? 64 : c->kind == CHG_FACT_POTRF ? 512 : 256;
+    if (chg_getenv("CLHGEMM_FACTOR_NB"))
+        nb = (size_t)chg_env_int("CLHGEMM_FACTOR_NB", (int)nb, 1, 4096);
+    const size_t kmax = c->m < c->n ? c->m : c->n;
+    const size_t cap = CHG_MAX((size_t)16, chg_ceil_div(kmax, 16) * 16);
+    return CHG_MAX((size_t)1, CHG_MIN(nb, cap));
+}
+
+/* ---- steps ---------------------------------------------------------------------------------- */
+
+static size_t width(const drv_t *v, size_t j) { return chg_fact_w(&v->f, j); }
+
+/* Panel k's pivots or reflectors: its width, or fewer where it has fewer rows (m < n). */
+static size_t pwidth(const drv_t *v, size_t k)
+{
+    const size_t kr = k * v->f.nb, w = width(v, k);
+    return v->f.c->m - kr < w ? v->f.c->m - kr : w;
+}
+
+/* Panel k's block (current) down into pinned memory, after the owner's kernel queue's last
+ * command: LU and QR the block column (on host memory all its rows, for the copy home; on a
+ * device buffer from the diagonal down), Cholesky its diagonal block. */
+static cl_int panel_down(drv_t *v, size_t k)
+{
+    chg_fact_t *f = &v->f;
+    const chg_fact_call_t *c = f->c;
+    const int o = f->owner[k];
+    chg_fdev_t *x = &f->fd[o];
+    const size_t kr = k * f->nb, kw = width(v, k);
+    cl_event mark = NULL;
+    cl_int err;
+    if (c->kind == CHG_FACT_POTRF) {
+        err = chg_fu_mark(f, o, &mark);
+        if (err == CL_SUCCESS)
+            err = chg_fx_read(x->qd, f->es, chg_fact_block(f, k, kr), kw, kw, v->pin[2].ptr, f->nb,
+                              1, &mark, &v->ddown);
+        chg_ev_release(&mark);
+        return err;
+    }
+    const size_t r0 = c->a ? 0 : kr;
+    chg_fx_home_finish(f, &v->home[k % 2]); /* the pinned buffer's previous panel */
+    chg_ev_release(&v->down[k % 2]);
+    chg_dview_t src = chg_fact_block(f, k, r0);
+    err = CL_SUCCESS;
+    if (c->trans) { /* via the column-major copy */
+        err = chg_fu_panel_col(f, o, k, r0, 1);
+        src = (chg_dview_t){.buf = x->col, .off = r0, .ld = c->m, .trans = 0};
+    }
+    if (err == CL_SUCCESS) err = chg_fu_mark(f, o, &mark);
+    if (err == CL_SUCCESS)
+        err = chg_fx_read(x->qd, f->es, src, c->m - r0, kw, (char *)v->pin[k % 2].ptr + r0 * f->es,
+                          v->pld, 1, &mark, &v->down[k % 2]);
+    chg_ev_release(&mark);
+    return err;
+}
+
+/* T as the devices store it: a transposed view holds T^T. */
+static void t_oriented(drv_t *v, size_t kw)
+{
+    if (!v->f.c->trans) return;
+    const size_t es = v->f.es, nb = v->f.nb;
+    char *t = v->t, tmp[16];
+    for (size_t j = 0; j < kw; j++)
+        for (size_t i = j + 1; i < kw; i++) {
+            memcpy(tmp, t + (i + j * nb) * es, es);
+            memcpy(t + (i + j * nb) * es, t + (j + i * nb) * es, es);
+            memcpy(t + (j + i * nb) * es, tmp, es);
+        }
+}
+
+/* The CPU's part of step k; 0, or -1 when the CPU LAPACK failed (missing routine). */
+static int panel_cpu(drv_t *v, size_t k)
+{
+    chg_fact_t *f = &v->f;
+    chg_fact_call_t *c = f->c;
+    const size_t kr = k * f->nb, kw = width(v, k), rows = c->m - kr;
+    char *p = (char *)v->pin[k % 2].ptr + kr * f->es;
+    int info;
+    switch (c->kind) {
+    case CHG_FACT_POTRF:
+        /* a transposed view's diagonal block came down as stored: its upper triangle */
+        info = chg_panel_potrf(c->prec, !c->trans, kw, v->pin[2].ptr, f->nb);
+        if (info > 0) {
+            c->info = (int)kr + info;
+            v->stopped = 1;
+        }
+        return info < 0 ? -1 : 0;
+    case CHG_FACT_GETRF:
+        info = chg_panel_getrf(c->prec, rows, kw, p, v->pld, v->piv);
+        if (info < 0) return -1;
+        if (info > 0 && c->info == 0) c->info = (int)kr + info;
+        for (size_t i = 0; i < pwidth(v, k); i++) {
+            v->ipiv0[kr + i] = (int)kr + v->piv[i] - 1;
+            c->ipiv[kr + i] = (int)kr + v->piv[i];
+        }
+        return 0;
+    case CHG_FACT_GEQRF:
+        info = chg_panel_geqrf(c->prec, rows, kw, p, v->pld, (char *)c->tau + kr * f->es, v->t,
+                               f->nb, v->work);
+        t_oriented(v, pwidth(v, k));
+        return info < 0 ? -1 : 0;
+    }
+    return -1;
+}
+
+/* Panel k's factors up to device d (LU, QR): the panel from the diagonal down into its block
+ * (the owner) or its panel buffer, LU's pivots, QR's T; then its kernel queue waits for them. */
+static cl_int panel_up_lu_qr(drv_t *v, size_t k, int d)
+{
+    chg_fact_t *f = &v->f;
+    const chg_fact_call_t *c = f->c;
+    chg_fdev_t *x = &f->fd[d];
+    const size_t kr = k * f->nb, kw = width(v, k), rows = c->m - kr;
+    const char *p = (char *)v->pin[k % 2].ptr + kr * f->es;
+    cl_event ev[3] = {NULL, NULL, NULL};
+    int ne = 0;
+    chg_dview_t dst = chg_fact_panel(f, d, k);
+    if (c->trans) dst = (chg_dview_t){.buf = x->col, .off = kr, .ld = c->m, .trans = 0};
+    cl_int err = chg_fx_write(x->qh, f->es, dst, rows, kw, p, v->pld, 0, NULL, &ev[ne++]);
+    if (err == CL_SUCCESS && c->kind == CHG_FACT_GETRF)
+        err = clEnqueueWriteBuffer(x->qh, x->piv, CL_FALSE, kr * sizeof(int),
+                                   pwidth(v, k) * sizeof(int), v->ipiv0 + kr, 0, NULL, &ev[ne++]);
+    if (err == CL_SUCCESS && c->kind == CHG_FACT_GEQRF)
+        err = clEnqueueWriteBuffer(x->qh, x->t, CL_FALSE, k * f->nb * f->nb * f->es,
+                                   f->nb * f->nb * f->es, v->t, 0, NULL, &ev[ne++]);
+    if (err == CL_SUCCESS) err = clEnqueueMarkerWithWaitList(x->qk, (cl_uint)ne, ev, NULL);
+    if (err == CL_SUCCESS && c->trans) err = chg_fu_panel_col(f, d, k, kr, 0);
+    if (err == CL_SUCCESS && c->kind == CHG_FACT_GEQRF) err = chg_fu_qr_v(f, d, k);
+    /* the host copies must outlive the writes: wait for them before pin/ipiv0/t change */
+    if (err == CL_SUCCESS) err = clWaitForEvents((cl_uint)ne, ev);
+    for (int i = 0; i < ne; i++) chg_ev_release(&ev[i]);
+    return err;
+}
+
+/* Cholesky: L_kk up to the owner, L21 solved there and sent down (home; other devices). */
+static cl_int panel_up_potrf(drv_t *v, size_t k)
+{
+    chg_fact_t *f = &v->f;
+    const chg_fact_call_t *c = f->c;
+    const int o = f->owner[k];
+    chg_fdev_t *x = &f->fd[o];
+    const size_t kr = k * f->nb, kw = width(v, k), below = c->n - kr - kw;
+    cl_event up = NULL, mark = NULL;
+    cl_int err = chg_fx_write(x->qh, f->es, chg_fact_block(f, k, kr), kw, kw, v->pin[2].ptr,
+                              f->nb, 0, NULL, &up);
+    if (err == CL_SUCCESS) err = chg_fu_after(f, o, up);
+    if (err == CL_SUCCESS) err = clWaitForEvents(1, &up); /* pin[2] is reused next step */
+    chg_ev_release(&up);
+    if (c->a && err == CL_SUCCESS) { /* the diagonal block is final: home now (small) */
+        chg_fx_home_t hm;
+        chg_fx_home_start(f, &hm, v->pin[2].ptr, f->nb, kr, kw, kr, kw,
+                          CHG_FX_STORED | CHG_FX_LOWER);
+        chg_fx_home_finish(f, &hm);
+    }
+    if (err != CL_SUCCESS || !below || v->stopped) return err;
+    err = chg_fu_potrf_solve(f, k);
+    if (err != CL_SUCCESS || (!c->a && f->ndev == 1)) return err;
+    /* L21 down: home, and to the other devices */
+    chg_fx_home_finish(f, &v->home[k % 2]);
+    chg_ev_release(&v->down[k % 2]);
+    const size_t hld = c->trans ? f->nb : c->n;
+    err = chg_fu_mark(f, o, &mark);
+    if (err == CL_SUCCESS)
+        err = chg_fx_read(x->qd, f->es, chg_fact_block(f, k, kr + kw), below, kw,
+                          v->pin[k % 2].ptr, hld, 1, &mark, &v->down[k % 2]);
+    chg_ev_release(&mark);
+    if (err != CL_SUCCESS || f->ndev == 1) return err;
+    err = clWaitForEvents(1, &v->down[k % 2]);
+    for (int d = 0; d < f->ndev && err == CL_SUCCESS; d++) {
+        if (d == o || f->fd[d].lost) continue;
+        chg_fdev_t *y = &f->fd[d];
+        err = chg_fx_write(y->qh, f->es, chg_dview_at(chg_fact_panel(f, d, k), kw, 0), below, kw,
+                           v->pin[k % 2].ptr, hld, 0, NULL, &up);
+        if (err == CL_SUCCESS) err = chg_fu_after(f, d, up);
+        if (err == CL_SUCCESS) err = clWaitForEvents(1, &up);
+        chg_ev_release(&up);
+    }
+    return err;
+}
+
+/* Panel k's finished part home (host memory): L21 of Cholesky once it is down (the next step
+ * starts it); the block column of LU and QR from pinned memory now. */
+static void panel_home(drv_t *v, size_t k)
+{
+    chg_fact_t *f = &v->f;
+    const chg_fact_call_t *c = f->c;
+    if (!c->a) return;
+    const size_t kr = k * f->nb, kw = width(v, k);
+    if (c->kind == CHG_FACT_POTRF) {
+        const size_t below = c->n - kr - kw;
+        if (!below) return;
+        if (clWaitForEvents(1, &v->down[k % 2]) != CL_SUCCESS) return; /* err set by caller */
+        chg_fx_home_start(f, &v->home[k % 2], v->pin[k % 2].ptr, c->trans ? f->nb : c->n,
+                          kr + kw, below, kr, kw, CHG_FX_STORED);
+        return;
+    }
+    chg_fx_home_start(f, &v->home[k % 2], v->pin[k % 2].ptr, v->pld, 0, c->m, kr, kw, 0);
+}
+
+/* Blocks [j0, j1) of device d brought to `to` panels (each from cur[j], which is either to - 1
+ * for an ordinary update with panel to - 1, or 0 for a catch-up); contiguous blocks of one kind
+ * go in one call. */
+static cl_int bring(drv_t *v, int d, const size_t *blk, size_t nblk, size_t to)
+{
+    chg_fact_t *f = &v->f;
+    cl_int err = CL_SUCCESS;
+    size_t i = 0;
+    while (i < nblk && err == CL_SUCCESS) {
+        const size_t j = blk[i], from = f->cur[j];
+        size_t e = i + 1, w = width(v, j);
+        /* a run: consecutive local columns, the same starting point; Cholesky's rows start at
+         * the run's first column, so its runs must be consecutive in the view too */
+        while (e < nblk && f->cur[blk[e]] == from && f->lcol[blk[e]] == f->lcol[j] + w &&
+               (f->c->kind != CHG_FACT_POTRF || chg_fact_c0(f, blk[e]) == chg_fact_c0(f, j) + w)) {
+            w += width(v, blk[e]);
+            e++;
+        }
+        const size_t c0 = chg_fact_c0(f, j);
+        if (from + 1 == to)
+            err = chg_fu_apply(f, d, from, c0, f->lcol[j], w);
+        else if (from == 0)
+            err = chg_fu_catch_up(f, d, to, c0, f->lcol[j], w);
+        else
+            err = CLHGEMM_INTERNAL_ERROR;
+        for (size_t q = i; q < e; q++) f->cur[blk[q]] = to;
+        i = e;
+    }
+    return err;
+}
+
+/* Step k's look-ahead: block k + 1 current with panel k (with every panel up to k where it
+ * arrived late), and its panel sent down. */
+static cl_int look_ahead(drv_t *v, size_t k)
+{
+    chg_fact_t *f = &v->f;
+    const size_t j = k + 1;
+    const int o = f->owner[j];
+    const size_t one[1] = {j};
+    cl_int err = CL_SUCCESS;
+    if (!chg_fx_arrived(f, j, 1, &err)) return err != CL_SUCCESS ? err : CLHGEMM_INTERNAL_ERROR;
+    if (f->c->kind == CHG_FACT_POTRF && f->cur[j] == k) {
+        /* its diagonal block first and down to the CPU, then the rest of it */
+        err = chg_fu_potrf_diag(f, k, j);
+        if (err == CL_SUCCESS && j < f->nsteps) err = panel_down(v, j);
+        if (err == CL_SUCCESS) err = chg_fu_potrf_below(f, k, j);
+        f->cur[j] = k + 1;
+        return err;
+    }
+    err = bring(v, o, one, 1, k + 1);
+    if (err == CL_SUCCESS && j < f->nsteps) err = panel_down(v, j);
+    return err;
+}
+
+/* LU: panel k's interchanges on the devices' columns of earlier panels (device buffers, where
+ * they are the result; one device with blocks still to arrive, whose catch-up needs them). */
+static cl_int left_swaps(drv_t *v, size_t k)
+{
+    chg_fact_t *f = &v->f;
+    cl_int err = CL_SUCCESS;
+    for (int d = 0; d < f->ndev && err == CL_SUCCESS; d++) {
+        size_t w = 0;
+        for (size_t j = 0; j < k; j++)
+            if (f->owner[j] == d) w = f->lcol[j] + width(v, j);
+        if (w) err = chg_fu_laswp(f, d, k, 0, w);
+    }
+    return err;
+}
+
+/* Step k's trailing update on every device: blocks k + 2 .. that have arrived, with panel k
+ * (or every panel so far when they are late). */
+static cl_int trailing(drv_t *v, size_t k, size_t *blk)
+{
+    chg_fact_t *f = &v->f;
+    cl_int err = CL_SUCCESS;
+    for (int d = 0; d < f->ndev && err == CL_SUCCESS; d++) {
+        size_t nb = 0;
+        for (size_t j = k + 2; j < f->nblk && err == CL_SUCCESS; j++) {
+            if (f->owner[j] != d) continue;
+            if (!chg_fx_arrived(f, j, !v->single, &err)) continue; /* pending: catches up later */
+            blk[nb++] = j;
+        }
+        if (err == CL_SUCCESS) err = bring(v, d, blk, nb, k + 1);
+        clFlush(f->fd[d].qk);
+    }
+    return err;
+}
+
+/* Whether some block has not arrived yet (then the devices keep LU's interchanges on earlier
+ * columns, which a catch-up's L needs). */
+static int any_pending(drv_t *v)
+{
+    for (size_t j = 0; j < v->f.nblk; j++)
+        if (!v->f.arrived[j]) return 1;
+    return 0;
+}
+
+static cl_int step(drv_t *v, size_t k, size_t *blk)
+{
+    chg_fact_t *f = &v->f;
+    const chg_fact_call_t *c = f->c;
+    cl_event *down = c->kind == CHG_FACT_POTRF ? &v->ddown : &v->down[k % 2];
+    cl_int err = clWaitForEvents(1, down);
+    if (c->kind == CHG_FACT_POTRF) chg_ev_release(down);
+    if (err != CL_SUCCESS) return err;
+    if (c->kind == CHG_FACT_POTRF && k > 0 && c->a) panel_home(v, k - 1);
+    if (panel_cpu(v, k) != 0) return CLHGEMM_NO_CPU_LAPACK;
+    if (c->kind == CHG_FACT_POTRF) {
+        err = panel_up_potrf(v, k);
+        if (err != CL_SUCCESS || v->stopped) return err;
+    } else {
+        for (int d = 0; d < f->ndev && err == CL_SUCCESS; d++) {
+            int uses = f->owner[k] == d; /* the owner, and every device with blocks after k */
+            for (size_t j = k + 1; j < f->nblk && !uses; j++) uses = f->owner[j] == d;
+            if (uses) err = panel_up_lu_qr(v, k, d);
+        }
+        if (err != CL_SUCCESS) return err;
+        panel_home(v, k);
+    }
+    if (c->kind == CHG_FACT_GETRF) {
+        v->lswaps = !c->a || (v->single && any_pending(v));
+        if (v->lswaps) err = left_swaps(v, k);
+    }
+    if (err == CL_SUCCESS && k + 1 < f->nblk) err = look_ahead(v, k);
+    if (err == CL_SUCCESS) err = trailing(v, k, blk);
+    return err;
+}
+
+/* After the last panel (LU, QR with n > m): the blocks right of it current, and home. */
+static cl_int tail(drv_t *v, size_t *blk)
+{
+    chg_fact_t *f = &v->f;
+    const chg_fact_call_t *c = f->c;
+    cl_int err = CL_SUCCESS;
+    for (int d = 0; d < f->ndev && err == CL_SUCCESS; d++) {
+        size_t nb = 0;
+        for (size_t j = f->nsteps; j < f->nblk; j++)
+            if (f->owner[j] == d && f->cur[j] < f->nsteps && chg_fx_arrived(f, j, 1, &err))
+                blk[nb++] = j;
+        if (err == CL_SUCCESS) err = bring(v, d, blk, nb, f->nsteps);
+    }
+    if (!c->a) return err;
+    for (size_t j = f->nsteps; j < f->nblk && err == CL_SUCCESS; j++) {
+        const int o = f->owner[j];
+        const size_t kw = width(v, j);
+        cl_event mark = NULL, ev = NULL;
+        chg_dview_t src = chg_fact_block(f, j, 0);
+        err = chg_fu_mark(f, o, &mark);
+        chg_fx_home_finish(f, &v->home[0]);
+        if (err == CL_SUCCESS) /* stored orientation: a plain copy home */
+            err = chg_fx_read(f->fd[o].qd, f->es, src, c->m, kw, v->pin[0].ptr,
+                              c->trans ? kw : c->m, 1, &mark, &ev);
+        if (err == CL_SUCCESS) err = clWaitForEvents(1, &ev);
+        if (err == CL_SUCCESS)
+            chg_fx_home_start(f, &v->home[0], v->pin[0].ptr, c->trans ? kw : c->m, 0, c->m,
+                              chg_fact_c0(f, j), kw, CHG_FX_STORED);
+        chg_ev_release(&mark);
+        chg_ev_release(&ev);
+    }
+    return err;
+}
+
+static cl_int run_loop(drv_t *v)
+{
+    chg_fact_t *f = &v->f;
+    size_t *blk = malloc(f->nblk * sizeof *blk);
+    if (!blk) return CLHGEMM_OUT_OF_HOST_MEMORY;
+    cl_int err = CL_SUCCESS;
+    if (!chg_fx_arrived(f, 0, 1, &err)) err = err != CL_SUCCESS ? err : CLHGEMM_INTERNAL_ERROR;
+    if (err == CL_SUCCESS) err = panel_down(v, 0);
+    for (size_t k = 0; k < f->nsteps && err == CL_SUCCESS && !v->stopped; k++)
+        err = step(v, k, blk);
+    if (err == CL_SUCCESS && !v->stopped && f->nblk > f->nsteps) err = tail(v, blk);
+    free(blk);
+    return err;
+}
+
+/* ---- setup and teardown --------------------------------------------------------------------- */
+
+static char kind_prec(const chg_fact_t *f) { return f->c->prec == CHG_F64 ? 'd' : 's'; }
+static const char *kind_name(const chg_fact_t *f)
+{
+    static const char *const names[] = {"potrf", "getrf", "geqrf"};
+    return names[f->c->kind];
+}
+
+static clhgemm_status_t host_buffers(drv_t *v)
+{
+    chg_fact_t *f = &v->f;
+    const chg_fact_call_t *c = f->c;
+    const size_t nb = f->nb, es = f->es;
+    v->ipiv0 = c->kind == CHG_FACT_GETRF ? malloc(f->kmax * sizeof(int)) : NULL;
+    v->piv = c->kind == CHG_FACT_GETRF ? malloc(nb * sizeof(int)) : NULL;
+    v->t = c->kind == CHG_FACT_GEQRF ? malloc(nb * nb * es) : NULL;
+    v->work = c->kind == CHG_FACT_GEQRF ? malloc(chg_panel_geqrf_work(c->prec, c->m, nb)) : NULL;
+    const int need = c->kind == CHG_FACT_POTRF ? 0 : 2;
+    const int have = !!v->ipiv0 + !!v->piv + !!v->t + !!v->work;
+    return have == need ? CLHGEMM_SUCCESS : CLHGEMM_OUT_OF_HOST_MEMORY;
+}
+
+static void drv_free(drv_t *v, cl_command_queue q)
+{
+    chg_fact_t *f = &v->f;
+    for (int i = 0; i < 2; i++) {
+        if (f->h) chg_fx_home_finish(f, &v->home[i]);
+        chg_ev_release(&v->down[i]);
+    }
+    chg_ev_release(&v->ddown);
+    for (int i = 0; i < 3; i++)
+        if (v->own_pin[i].buf) chg_pinned_free(q, &v->own_pin[i]);
+    for (size_t j = 0; f->up_ev && j < f->nblk; j++) chg_ev_release(&f->up_ev[j]);
+    for (int d = 0; f->fd && d < f->ndev; d++) {
+        chg_fact_dist_release(f, d);
+        if (f->h && f->fd[d].qu) clReleaseCommandQueue(f->fd[d].qu);
+    }
+    chg_fact_dist_free(f);
+    free(v->ipiv0);
+    free(v->piv);
+    free(v->t);
+    free(v->work);
+}
+
+/* Pinned bytes of pin[0], pin[1] (and pin[2], Cholesky's diagonal block). */
+static size_t pin_bytes(const drv_t *v)
+{
+    const chg_fact_t *f = &v->f;
+    return CHG_MAX(f->c->m, f->nb) * f->nb * f->es;
+}
+
+static void drain(chg_fact_t *f)
+{
+    for (int d = 0; d < f->ndev; d++) {
+        chg_fdev_t *x = &f->fd[d];
+        if (x->qk) clFinish(x->qk);
+        if (x->qh) clFinish(x->qh);
+        if (x->qd) clFinish(x->qd);
+        if (x->qu) clFinish(x->qu);
+    }
+}
+
+static clhgemm_status_t host_setup(drv_t *v, clhgemm_handle_t h)
+{
+    chg_fact_t *f = &v->f;
+    const int ndev = h->ndev;
+    chg_handle_dev_t *devs = h->devs;
+    f->nb = chg_fact_nb(&devs[0].dev, f->c);
+    clhgemm_status_t st = chg_fact_dist_init(f, ndev);
+    if (st != CLHGEMM_SUCCESS) return st;
+    v->single = ndev == 1;
+    for (int d = 0; d < ndev; d++) {
+        chg_fdev_t *x = &f->fd[d];
+        chg_handle_dev_t *hd = &devs[d];
+        x->index = d;
+        x->hd = hd;
+        x->ctx = hd->ctx;
+        x->dev = &hd->dev;
+        x->qk = hd->q[Q_KERNEL];
+        x->qh = hd->q[Q_H2D];
+        x->qd = hd->q[Q_D2H];
+        if (chg_fact_dist_bytes(f, d) + chg_workspace_budget(&hd->dev) > hd->mem_limit)
+            return CLHGEMM_WORKSPACE_TOO_SMALL;
+    }
+    chg_log(1, "factor: %c%s %zu x %zu (%s) on %d device%s, panels of %zu", kind_prec(f),
+            kind_name(f), f->c->m, f->c->n, f->c->trans ? "stored transposed" : "column-major",
+            ndev, ndev > 1 ? "s" : "", f->nb);
+    st = host_buffers(v);
+    for (int d = 0; d < ndev && st == CLHGEMM_SUCCESS; d++) {
+        chg_fdev_t *x = &f->fd[d];
+        cl_int err = CL_SUCCESS;
+        const cl_command_queue_properties props = h->trace_path ? CL_QUEUE_PROFILING_ENABLE : 0;
+        x->qu = clCreateCommandQueue(x->ctx, x->hd->id, props, &err);
+        if (err == CL_SUCCESS) err = chg_fact_dist_alloc(f, d);
+        if (err != CL_SUCCESS) st = (clhgemm_status_t)err;
+    }
+    if (st != CLHGEMM_SUCCESS) return st;
+    chg_handle_dev_t *h0 = &devs[0];
+    cl_int err = chg_devmem_reserve_pinned(h0, h0->st_a, 3, pin_bytes(v));
+    v->pin = h0->st_a;
+    v->pld = f->c->m;
+    return (clhgemm_status_t)err;
+}
+
+clhgemm_status_t chg_fact_run_host(clhgemm_handle_t h, chg_fact_call_t *c)
+{
+    drv_t v;
+    memset(&v, 0, sizeof v);
+    v.f.c = c;
+    v.f.h = h;
+    c->info = 0;
+    pthread_mutex_lock(&h->call_lock);
+    clhgemm_status_t st = h->ndev > 0 ? host_setup(&v, h) : CLHGEMM_NO_DEVICE;
+    cl_int err = (cl_int)st;
+    for (int d = 0; d < v.f.ndev && err == CL_SUCCESS; d++) err = chg_fx_up_start(&v.f, d);
+    if (err == CL_SUCCESS) err = run_loop(&v);
+    if (v.f.fd) {
+        const cl_int up = chg_fx_up_join(&v.f);
+        if (err == CL_SUCCESS) err = up;
+        drain(&v.f);
+        for (int i = 0; i < 2; i++) chg_fx_home_finish(&v.f, &v.home[i]);
+        if (err == CL_SUCCESS && c->kind == CHG_FACT_GETRF) chg_fx_swaps(&v.f, v.ipiv0);
+    }
+    drv_free(&v, NULL);
+    pthread_mutex_unlock(&h->call_lock);
+    return (clhgemm_status_t)err;
+}
+
+/* ---- device buffers ------------------------------------------------------------------------- */
+
+static clhgemm_status_t device_setup(drv_t *v)
+{
+    chg_fact_t *f = &v->f;
+    chg_fact_call_t *c = f->c;
+    const chg_device_t *dev;
+    cl_context ctx;
+    clhgemm_status_t st = chg_queue_device(c->queue, &dev, &ctx);
+    if (st != CLHGEMM_SUCCESS) return st;
+    f->nb = chg_fact_nb(dev, c);
+    st = chg_fact_dist_init(f, 1);
+    if (st != CLHGEMM_SUCCESS) return st;
+    v->single = 1;
+    memset(f->arrived, 1, f->nblk);
+    chg_fdev_t *x = &f->fd[0];
+    x->ctx = ctx;
+    x->dev = dev;
+    x->qk = c->queue;
+    x->mat = (chg_dview_t){.buf = c->buf, .off = c->off, .ld = c->lda, .trans = c->trans};
+    cl_device_id id = NULL;
+    cl_int err = clGetCommandQueueInfo(c->queue, CL_QUEUE_DEVICE, sizeof id, &id, NULL);
+    if (err == CL_SUCCESS) x->qh = clCreateCommandQueue(ctx, id, 0, &err);
+    if (err == CL_SUCCESS) x->qd = clCreateCommandQueue(ctx, id, 0, &err);
+    if (err == CL_SUCCESS) err = chg_fact_dist_alloc(f, 0);
+    if (err == CL_SUCCESS) err = (cl_int)host_buffers(v);
+    for (int i = 0; i < 3 && err == CL_SUCCESS; i++)
+        err = chg_pinned_alloc(ctx, c->queue, pin_bytes(v), &v->own_pin[i]);
+    v->pin = v->own_pin;
+    v->pld = c->m;
+    return (clhgemm_status_t)err;
+}
+
+clhgemm_status_t chg_fact_run_device(chg_fact_call_t *c)
+{
+    drv_t v;
+    memset(&v, 0, sizeof v);
+    v.f.c = c;
+    c->info = 0;
+    cl_int err = (cl_int)device_setup(&v);
+    if (err == CL_SUCCESS) err = run_loop(&v);
+    if (v.f.fd) {
+        drain(&v.f);
+        chg_fdev_t *x = &v.f.fd[0];
+        if (x->qh) clReleaseCommandQueue(x->qh);
+        if (x->qd) clReleaseCommandQueue(x->qd);
+        x->qh = x->qd = NULL;
+    }
+    drv_free(&v, c->queue);
+    return (clhgemm_status_t)err;
+}
