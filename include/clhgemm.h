@@ -182,19 +182,18 @@ CLHGEMM_API clhgemm_status_t clhgemm_device_info(cl_device_id device, clhgemm_de
  * caller) that completes when C is final. All argument checks happen before anything is
  * enqueued: on any error nothing is written to C. beta == 0 never reads C (NaN in C does not
  * propagate). Safe to call from several threads, also on one queue. */
-CLHGEMM_API clhgemm_status_t clhgemm_sgemm_cl(clhgemm_layout_t layout, clhgemm_transpose_t transA,
-                                              clhgemm_transpose_t transB, int m, int n, int k,
-                                              float alpha, cl_mem A, size_t offA, int lda, cl_mem B,
-                                              size_t offB, int ldb, float beta, cl_mem C,
-                                              size_t offC, int ldc, cl_command_queue queue,
-                                              cl_event *event);
-
-CLHGEMM_API clhgemm_status_t clhgemm_dgemm_cl(clhgemm_layout_t layout, clhgemm_transpose_t transA,
-                                              clhgemm_transpose_t transB, int m, int n, int k,
-                                              double alpha, cl_mem A, size_t offA, int lda, cl_mem B,
-                                              size_t offB, int ldb, double beta, cl_mem C,
-                                              size_t offC, int ldc, cl_command_queue queue,
-                                              cl_event *event);
+/* clhgemm_status_t clhgemm_{s,d}gemm_cl(clhgemm_layout_t layout, clhgemm_transpose_t transA,
+ *                                       clhgemm_transpose_t transB, int m, int n, int k, T alpha,
+ *                                       cl_mem A, size_t offA, int lda, cl_mem B, size_t offB,
+ *                                       int ldb, T beta, cl_mem C, size_t offC, int ldc,
+ *                                       cl_command_queue queue, cl_event *event); */
+#define CLHGEMM_GEMM_CL_(p, T)                                                                     \
+    CLHGEMM_API clhgemm_status_t clhgemm_##p##gemm_cl(                                             \
+        clhgemm_layout_t layout, clhgemm_transpose_t transA, clhgemm_transpose_t transB, int m,    \
+        int n, int k, T alpha, cl_mem A, size_t offA, int lda, cl_mem B, size_t offB, int ldb,     \
+        T beta, cl_mem C, size_t offC, int ldc, cl_command_queue queue, cl_event *event);
+CLHGEMM_PRECISIONS(CLHGEMM_GEMM_CL_)
+#undef CLHGEMM_GEMM_CL_
 
 /* ---- device-buffer SYMM, SYRK, SYR2K, TRMM ---------------------------------------------- */
 /* The other level-3 routines, with CBLAS argument order and semantics, on buffers of the
@@ -207,63 +206,65 @@ CLHGEMM_API clhgemm_status_t clhgemm_dgemm_cl(clhgemm_layout_t layout, clhgemm_t
  *
  * SYMM:  C := alpha*A*B + beta*C (side LEFT, A m x m) or alpha*B*A + beta*C (side RIGHT,
  *        A n x n); A symmetric, B and C m x n. */
-CLHGEMM_API clhgemm_status_t clhgemm_ssymm_cl(clhgemm_layout_t layout, clhgemm_side_t side,
-                                              clhgemm_uplo_t uplo, int m, int n, float alpha,
-                                              cl_mem A, size_t offA, int lda, cl_mem B,
-                                              size_t offB, int ldb, float beta, cl_mem C,
-                                              size_t offC, int ldc, cl_command_queue queue,
-                                              cl_event *event);
-CLHGEMM_API clhgemm_status_t clhgemm_dsymm_cl(clhgemm_layout_t layout, clhgemm_side_t side,
-                                              clhgemm_uplo_t uplo, int m, int n, double alpha,
-                                              cl_mem A, size_t offA, int lda, cl_mem B,
-                                              size_t offB, int ldb, double beta, cl_mem C,
-                                              size_t offC, int ldc, cl_command_queue queue,
-                                              cl_event *event);
+/* clhgemm_status_t clhgemm_{s,d}symm_cl(clhgemm_layout_t layout, clhgemm_side_t side,
+ *                                       clhgemm_uplo_t uplo, int m, int n, T alpha, cl_mem A,
+ *                                       size_t offA, int lda, cl_mem B, size_t offB, int ldb,
+ *                                       T beta, cl_mem C, size_t offC, int ldc,
+ *                                       cl_command_queue queue, cl_event *event); */
+#define CLHGEMM_SYMM_CL_(p, T)                                                                     \
+    CLHGEMM_API clhgemm_status_t clhgemm_##p##symm_cl(                                             \
+        clhgemm_layout_t layout, clhgemm_side_t side, clhgemm_uplo_t uplo, int m, int n, T alpha,  \
+        cl_mem A, size_t offA, int lda, cl_mem B, size_t offB, int ldb, T beta, cl_mem C,          \
+        size_t offC, int ldc, cl_command_queue queue, cl_event *event);
+CLHGEMM_PRECISIONS(CLHGEMM_SYMM_CL_)
+#undef CLHGEMM_SYMM_CL_
 
 /* SYRK:  C := alpha*A*A^T + beta*C (trans NO_TRANS, A n x k) or alpha*A^T*A + beta*C (A k x n);
  *        C n x n symmetric: only its uplo triangle is read and written, the other triangle
  *        stays bit-identical. */
-CLHGEMM_API clhgemm_status_t clhgemm_ssyrk_cl(clhgemm_layout_t layout, clhgemm_uplo_t uplo,
-                                              clhgemm_transpose_t trans, int n, int k,
-                                              float alpha, cl_mem A, size_t offA, int lda,
-                                              float beta, cl_mem C, size_t offC, int ldc,
-                                              cl_command_queue queue, cl_event *event);
-CLHGEMM_API clhgemm_status_t clhgemm_dsyrk_cl(clhgemm_layout_t layout, clhgemm_uplo_t uplo,
-                                              clhgemm_transpose_t trans, int n, int k,
-                                              double alpha, cl_mem A, size_t offA, int lda,
-                                              double beta, cl_mem C, size_t offC, int ldc,
-                                              cl_command_queue queue, cl_event *event);
+/* clhgemm_status_t clhgemm_{s,d}syrk_cl(clhgemm_layout_t layout, clhgemm_uplo_t uplo,
+ *                                       clhgemm_transpose_t trans, int n, int k, T alpha, cl_mem A,
+ *                                       size_t offA, int lda, T beta, cl_mem C, size_t offC,
+ *                                       int ldc, cl_command_queue queue, cl_event *event); */
+#define CLHGEMM_SYRK_CL_(p, T)                                                                     \
+    CLHGEMM_API clhgemm_status_t clhgemm_##p##syrk_cl(                                             \
+        clhgemm_layout_t layout, clhgemm_uplo_t uplo, clhgemm_transpose_t trans, int n, int k,     \
+        T alpha, cl_mem A, size_t offA, int lda, T beta, cl_mem C, size_t offC, int ldc,           \
+        cl_command_queue queue, cl_event *event);
+CLHGEMM_PRECISIONS(CLHGEMM_SYRK_CL_)
+#undef CLHGEMM_SYRK_CL_
 
 /* SYR2K: C := alpha*(A*B^T + B*A^T) + beta*C (trans NO_TRANS, A and B n x k) or
  *        alpha*(A^T*B + B^T*A) + beta*C (A and B k x n); only the uplo triangle of C. */
-CLHGEMM_API clhgemm_status_t clhgemm_ssyr2k_cl(clhgemm_layout_t layout, clhgemm_uplo_t uplo,
-                                               clhgemm_transpose_t trans, int n, int k,
-                                               float alpha, cl_mem A, size_t offA, int lda,
-                                               cl_mem B, size_t offB, int ldb, float beta,
-                                               cl_mem C, size_t offC, int ldc,
-                                               cl_command_queue queue, cl_event *event);
-CLHGEMM_API clhgemm_status_t clhgemm_dsyr2k_cl(clhgemm_layout_t layout, clhgemm_uplo_t uplo,
-                                               clhgemm_transpose_t trans, int n, int k,
-                                               double alpha, cl_mem A, size_t offA, int lda,
-                                               cl_mem B, size_t offB, int ldb, double beta,
-                                               cl_mem C, size_t offC, int ldc,
-                                               cl_command_queue queue, cl_event *event);
+/* clhgemm_status_t clhgemm_{s,d}syr2k_cl(clhgemm_layout_t layout, clhgemm_uplo_t uplo,
+ *                                        clhgemm_transpose_t trans, int n, int k, T alpha,
+ *                                        cl_mem A, size_t offA, int lda, cl_mem B, size_t offB,
+ *                                        int ldb, T beta, cl_mem C, size_t offC, int ldc,
+ *                                        cl_command_queue queue, cl_event *event); */
+#define CLHGEMM_SYR2K_CL_(p, T)                                                                    \
+    CLHGEMM_API clhgemm_status_t clhgemm_##p##syr2k_cl(                                            \
+        clhgemm_layout_t layout, clhgemm_uplo_t uplo, clhgemm_transpose_t trans, int n, int k,     \
+        T alpha, cl_mem A, size_t offA, int lda, cl_mem B, size_t offB, int ldb, T beta, cl_mem C, \
+        size_t offC, int ldc, cl_command_queue queue, cl_event *event);
+CLHGEMM_PRECISIONS(CLHGEMM_SYR2K_CL_)
+#undef CLHGEMM_SYR2K_CL_
 
 /* TRMM:  B := alpha*op(A)*B (side LEFT, A m x m) or alpha*B*op(A) (side RIGHT, A n x n), in
  *        place; A triangular (uplo), unit or non-unit diagonal, B m x n. alpha == 0 sets B to
  *        zero without reading A or B. */
-CLHGEMM_API clhgemm_status_t clhgemm_strmm_cl(clhgemm_layout_t layout, clhgemm_side_t side,
-                                              clhgemm_uplo_t uplo, clhgemm_transpose_t transA,
-                                              clhgemm_diag_t diag, int m, int n, float alpha,
-                                              cl_mem A, size_t offA, int lda, cl_mem B,
-                                              size_t offB, int ldb, cl_command_queue queue,
-                                              cl_event *event);
-CLHGEMM_API clhgemm_status_t clhgemm_dtrmm_cl(clhgemm_layout_t layout, clhgemm_side_t side,
-                                              clhgemm_uplo_t uplo, clhgemm_transpose_t transA,
-                                              clhgemm_diag_t diag, int m, int n, double alpha,
-                                              cl_mem A, size_t offA, int lda, cl_mem B,
-                                              size_t offB, int ldb, cl_command_queue queue,
-                                              cl_event *event);
+/* clhgemm_status_t clhgemm_{s,d}trmm_cl(clhgemm_layout_t layout, clhgemm_side_t side,
+ *                                       clhgemm_uplo_t uplo, clhgemm_transpose_t transA,
+ *                                       clhgemm_diag_t diag, int m, int n, T alpha, cl_mem A,
+ *                                       size_t offA, int lda, cl_mem B, size_t offB, int ldb,
+ *                                       cl_command_queue queue, cl_event *event); */
+#define CLHGEMM_TRMM_CL_(p, T)                                                                     \
+    CLHGEMM_API clhgemm_status_t clhgemm_##p##trmm_cl(                                             \
+        clhgemm_layout_t layout, clhgemm_side_t side, clhgemm_uplo_t uplo,                         \
+        clhgemm_transpose_t transA, clhgemm_diag_t diag, int m, int n, T alpha, cl_mem A,          \
+        size_t offA, int lda, cl_mem B, size_t offB, int ldb, cl_command_queue queue,              \
+        cl_event *event);
+CLHGEMM_PRECISIONS(CLHGEMM_TRMM_CL_)
+#undef CLHGEMM_TRMM_CL_
 
 /* TRSM:  solves op(A)*X = alpha*B (side LEFT, A m x m) or X*op(A) = alpha*B (side RIGHT, A n x n)
  *        and overwrites B (m x n) with X; A triangular (uplo), unit or non-unit diagonal, the
@@ -282,18 +283,19 @@ CLHGEMM_API clhgemm_status_t clhgemm_dtrmm_cl(clhgemm_layout_t layout, clhgemm_s
  *        memory for the temporaries (and under CLHGEMM_TRSM_PANEL=openblas|ref) it solves
  *        each diagonal block on the host instead, with blocking reads and writes on `queue`:
  *        that fallback waits, and *event is complete when it returns. */
-CLHGEMM_API clhgemm_status_t clhgemm_strsm_cl(clhgemm_layout_t layout, clhgemm_side_t side,
-                                              clhgemm_uplo_t uplo, clhgemm_transpose_t transA,
-                                              clhgemm_diag_t diag, int m, int n, float alpha,
-                                              cl_mem A, size_t offA, int lda, cl_mem B,
-                                              size_t offB, int ldb, cl_command_queue queue,
-                                              cl_event *event);
-CLHGEMM_API clhgemm_status_t clhgemm_dtrsm_cl(clhgemm_layout_t layout, clhgemm_side_t side,
-                                              clhgemm_uplo_t uplo, clhgemm_transpose_t transA,
-                                              clhgemm_diag_t diag, int m, int n, double alpha,
-                                              cl_mem A, size_t offA, int lda, cl_mem B,
-                                              size_t offB, int ldb, cl_command_queue queue,
-                                              cl_event *event);
+/* clhgemm_status_t clhgemm_{s,d}trsm_cl(clhgemm_layout_t layout, clhgemm_side_t side,
+ *                                       clhgemm_uplo_t uplo, clhgemm_transpose_t transA,
+ *                                       clhgemm_diag_t diag, int m, int n, T alpha, cl_mem A,
+ *                                       size_t offA, int lda, cl_mem B, size_t offB, int ldb,
+ *                                       cl_command_queue queue, cl_event *event); */
+#define CLHGEMM_TRSM_CL_(p, T)                                                                     \
+    CLHGEMM_API clhgemm_status_t clhgemm_##p##trsm_cl(                                             \
+        clhgemm_layout_t layout, clhgemm_side_t side, clhgemm_uplo_t uplo,                         \
+        clhgemm_transpose_t transA, clhgemm_diag_t diag, int m, int n, T alpha, cl_mem A,          \
+        size_t offA, int lda, cl_mem B, size_t offB, int ldb, cl_command_queue queue,              \
+        cl_event *event);
+CLHGEMM_PRECISIONS(CLHGEMM_TRSM_CL_)
+#undef CLHGEMM_TRSM_CL_
 
 /* ---- host-memory GEMM through the pipeline ---------------------------------------------- */
 /* A handle owns the devices, contexts, command queues, pinned staging buffers and pack threads
@@ -340,16 +342,17 @@ CLHGEMM_API void clhgemm_destroy(clhgemm_handle_t handle);
 /* C := alpha * op(A) * op(B) + beta * C on matrices in ordinary host memory, of any size
  * (larger than the devices' memory too). Synchronous: returns when C is final. On error, C
  * blocks that were not yet written back are untouched. beta == 0 never reads C. */
-CLHGEMM_API clhgemm_status_t clhgemm_sgemm(clhgemm_handle_t handle, clhgemm_layout_t layout,
-                                           clhgemm_transpose_t transA, clhgemm_transpose_t transB,
-                                           int m, int n, int k, float alpha, const float *A,
-                                           int lda, const float *B, int ldb, float beta, float *C,
-                                           int ldc);
-CLHGEMM_API clhgemm_status_t clhgemm_dgemm(clhgemm_handle_t handle, clhgemm_layout_t layout,
-                                           clhgemm_transpose_t transA, clhgemm_transpose_t transB,
-                                           int m, int n, int k, double alpha, const double *A,
-                                           int lda, const double *B, int ldb, double beta,
-                                           double *C, int ldc);
+/* clhgemm_status_t clhgemm_{s,d}gemm(clhgemm_handle_t handle, clhgemm_layout_t layout,
+ *                                    clhgemm_transpose_t transA, clhgemm_transpose_t transB, int m,
+ *                                    int n, int k, T alpha, const T *A, int lda, const T *B,
+ *                                    int ldb, T beta, T *C, int ldc); */
+#define CLHGEMM_GEMM_(p, T)                                                                        \
+    CLHGEMM_API clhgemm_status_t clhgemm_##p##gemm(                                                \
+        clhgemm_handle_t handle, clhgemm_layout_t layout, clhgemm_transpose_t transA,              \
+        clhgemm_transpose_t transB, int m, int n, int k, T alpha, const T *A, int lda, const T *B, \
+        int ldb, T beta, T *C, int ldc);
+CLHGEMM_PRECISIONS(CLHGEMM_GEMM_)
+#undef CLHGEMM_GEMM_
 
 /* SYMM, SYRK, SYR2K and TRMM on matrices in ordinary host memory, through the same pipeline
  * as clhgemm_{s,d}gemm (tiles, pinned staging, every device of the handle). Arguments,
@@ -361,41 +364,53 @@ CLHGEMM_API clhgemm_status_t clhgemm_dgemm(clhgemm_handle_t handle, clhgemm_layo
  * B). Synchronous: they return when the output is final. On a device error, the tiles already
  * written back stay written; for TRMM that leaves B partly updated. These calls do not use the
  * CPU share (options.cpu_share): the devices compute everything. */
-CLHGEMM_API clhgemm_status_t clhgemm_ssymm(clhgemm_handle_t handle, clhgemm_layout_t layout,
-                                           clhgemm_side_t side, clhgemm_uplo_t uplo, int m, int n,
-                                           float alpha, const float *A, int lda, const float *B,
-                                           int ldb, float beta, float *C, int ldc);
-CLHGEMM_API clhgemm_status_t clhgemm_dsymm(clhgemm_handle_t handle, clhgemm_layout_t layout,
-                                           clhgemm_side_t side, clhgemm_uplo_t uplo, int m, int n,
-                                           double alpha, const double *A, int lda, const double *B,
-                                           int ldb, double beta, double *C, int ldc);
-CLHGEMM_API clhgemm_status_t clhgemm_ssyrk(clhgemm_handle_t handle, clhgemm_layout_t layout,
-                                           clhgemm_uplo_t uplo, clhgemm_transpose_t trans, int n,
-                                           int k, float alpha, const float *A, int lda, float beta,
-                                           float *C, int ldc);
-CLHGEMM_API clhgemm_status_t clhgemm_dsyrk(clhgemm_handle_t handle, clhgemm_layout_t layout,
-                                           clhgemm_uplo_t uplo, clhgemm_transpose_t trans, int n,
-                                           int k, double alpha, const double *A, int lda,
-                                           double beta, double *C, int ldc);
-CLHGEMM_API clhgemm_status_t clhgemm_ssyr2k(clhgemm_handle_t handle, clhgemm_layout_t layout,
-                                            clhgemm_uplo_t uplo, clhgemm_transpose_t trans, int n,
-                                            int k, float alpha, const float *A, int lda,
-                                            const float *B, int ldb, float beta, float *C, int ldc);
-CLHGEMM_API clhgemm_status_t clhgemm_dsyr2k(clhgemm_handle_t handle, clhgemm_layout_t layout,
-                                            clhgemm_uplo_t uplo, clhgemm_transpose_t trans, int n,
-                                            int k, double alpha, const double *A, int lda,
-                                            const double *B, int ldb, double beta, double *C,
-                                            int ldc);
-CLHGEMM_API clhgemm_status_t clhgemm_strmm(clhgemm_handle_t handle, clhgemm_layout_t layout,
-                                           clhgemm_side_t side, clhgemm_uplo_t uplo,
-                                           clhgemm_transpose_t transA, clhgemm_diag_t diag, int m,
-                                           int n, float alpha, const float *A, int lda, float *B,
-                                           int ldb);
-CLHGEMM_API clhgemm_status_t clhgemm_dtrmm(clhgemm_handle_t handle, clhgemm_layout_t layout,
-                                           clhgemm_side_t side, clhgemm_uplo_t uplo,
-                                           clhgemm_transpose_t transA, clhgemm_diag_t diag, int m,
-                                           int n, double alpha, const double *A, int lda, double *B,
-                                           int ldb);
+/* clhgemm_status_t clhgemm_{s,d}symm(clhgemm_handle_t handle, clhgemm_layout_t layout,
+ *                                    clhgemm_side_t side, clhgemm_uplo_t uplo, int m, int n,
+ *                                    T alpha, const T *A, int lda, const T *B, int ldb, T beta,
+ *                                    T *C, int ldc); */
+#define CLHGEMM_SYMM_(p, T)                                                                        \
+    CLHGEMM_API clhgemm_status_t clhgemm_##p##symm(                                                \
+        clhgemm_handle_t handle, clhgemm_layout_t layout, clhgemm_side_t side,                     \
+        clhgemm_uplo_t uplo, int m, int n, T alpha, const T *A, int lda, const T *B, int ldb,      \
+        T beta, T *C, int ldc);
+CLHGEMM_PRECISIONS(CLHGEMM_SYMM_)
+#undef CLHGEMM_SYMM_
+
+/* clhgemm_status_t clhgemm_{s,d}syrk(clhgemm_handle_t handle, clhgemm_layout_t layout,
+ *                                    clhgemm_uplo_t uplo, clhgemm_transpose_t trans, int n, int k,
+ *                                    T alpha, const T *A, int lda, T beta, T *C, int ldc); */
+#define CLHGEMM_SYRK_(p, T)                                                                        \
+    CLHGEMM_API clhgemm_status_t clhgemm_##p##syrk(                                                \
+        clhgemm_handle_t handle, clhgemm_layout_t layout, clhgemm_uplo_t uplo,                     \
+        clhgemm_transpose_t trans, int n, int k, T alpha, const T *A, int lda, T beta, T *C,       \
+        int ldc);
+CLHGEMM_PRECISIONS(CLHGEMM_SYRK_)
+#undef CLHGEMM_SYRK_
+
+/* clhgemm_status_t clhgemm_{s,d}syr2k(clhgemm_handle_t handle, clhgemm_layout_t layout,
+ *                                     clhgemm_uplo_t uplo, clhgemm_transpose_t trans, int n, int k,
+ *                                     T alpha, const T *A, int lda, const T *B, int ldb, T beta,
+ *                                     T *C, int ldc); */
+#define CLHGEMM_SYR2K_(p, T)                                                                       \
+    CLHGEMM_API clhgemm_status_t clhgemm_##p##syr2k(                                               \
+        clhgemm_handle_t handle, clhgemm_layout_t layout, clhgemm_uplo_t uplo,                     \
+        clhgemm_transpose_t trans, int n, int k, T alpha, const T *A, int lda, const T *B,         \
+        int ldb, T beta, T *C, int ldc);
+CLHGEMM_PRECISIONS(CLHGEMM_SYR2K_)
+#undef CLHGEMM_SYR2K_
+
+/* clhgemm_status_t clhgemm_{s,d}trmm(clhgemm_handle_t handle, clhgemm_layout_t layout,
+ *                                    clhgemm_side_t side, clhgemm_uplo_t uplo,
+ *                                    clhgemm_transpose_t transA, clhgemm_diag_t diag, int m, int n,
+ *                                    T alpha, const T *A, int lda, T *B, int ldb); */
+#define CLHGEMM_TRMM_(p, T)                                                                        \
+    CLHGEMM_API clhgemm_status_t clhgemm_##p##trmm(                                                \
+        clhgemm_handle_t handle, clhgemm_layout_t layout, clhgemm_side_t side,                     \
+        clhgemm_uplo_t uplo, clhgemm_transpose_t transA, clhgemm_diag_t diag, int m, int n,        \
+        T alpha, const T *A, int lda, T *B, int ldb);
+CLHGEMM_PRECISIONS(CLHGEMM_TRMM_)
+#undef CLHGEMM_TRMM_
+
 /* TRSM on host memory: op(A)*X = alpha*B or X*op(A) = alpha*B, B overwritten by X, with the
  * arguments, semantics and checks of clhgemm_{s,d}trsm_cl (the handle first, no offsets, no
  * queue; NULL A is allowed when alpha == 0, NULL B when m or n is 0). Routed as a whole as the
@@ -411,16 +426,17 @@ CLHGEMM_API clhgemm_status_t clhgemm_dtrmm(clhgemm_handle_t handle, clhgemm_layo
  * cost model says so, by the strips above -- and the rest of B updated by
  * clhgemm_{s,d}gemm on this handle (each update routed and tiled as any host GEMM;
  * clhgemm_last_call_info then describes the last update or panel). Synchronous. */
-CLHGEMM_API clhgemm_status_t clhgemm_strsm(clhgemm_handle_t handle, clhgemm_layout_t layout,
-                                           clhgemm_side_t side, clhgemm_uplo_t uplo,
-                                           clhgemm_transpose_t transA, clhgemm_diag_t diag, int m,
-                                           int n, float alpha, const float *A, int lda, float *B,
-                                           int ldb);
-CLHGEMM_API clhgemm_status_t clhgemm_dtrsm(clhgemm_handle_t handle, clhgemm_layout_t layout,
-                                           clhgemm_side_t side, clhgemm_uplo_t uplo,
-                                           clhgemm_transpose_t transA, clhgemm_diag_t diag, int m,
-                                           int n, double alpha, const double *A, int lda, double *B,
-                                           int ldb);
+/* clhgemm_status_t clhgemm_{s,d}trsm(clhgemm_handle_t handle, clhgemm_layout_t layout,
+ *                                    clhgemm_side_t side, clhgemm_uplo_t uplo,
+ *                                    clhgemm_transpose_t transA, clhgemm_diag_t diag, int m, int n,
+ *                                    T alpha, const T *A, int lda, T *B, int ldb); */
+#define CLHGEMM_TRSM_(p, T)                                                                        \
+    CLHGEMM_API clhgemm_status_t clhgemm_##p##trsm(                                                \
+        clhgemm_handle_t handle, clhgemm_layout_t layout, clhgemm_side_t side,                     \
+        clhgemm_uplo_t uplo, clhgemm_transpose_t transA, clhgemm_diag_t diag, int m, int n,        \
+        T alpha, const T *A, int lda, T *B, int ldb);
+CLHGEMM_PRECISIONS(CLHGEMM_TRSM_)
+#undef CLHGEMM_TRSM_
 
 /* What the last call on this handle did (for benchmarks and CLHGEMM_VERBOSE). */
 typedef struct clhgemm_call_info_s {

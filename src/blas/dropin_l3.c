@@ -126,6 +126,10 @@ static inline __attribute__((always_inline)) int small_gemm(int dbl, char ta, ch
 
 /* ---- Fortran interface ------------------------------------------------------------------------- */
 
+/* The entry points of both interfaces are generated over CHG_PRECISIONS (p, T, DBL): the
+ * precision, CHG_F32 or CHG_F64, is what chg_blas_call_t's dbl and small_gemm take as 0 or 1. */
+_Static_assert(CHG_F32 == 0 && CHG_F64 == 1, "DBL of FORTRAN_L3 and CBLAS_L3 is the precision");
+
 /* TRMM and TRSM: the same arguments */
 #define FORTRAN_TRI(P, T, DBL, NAME, ROUTINE)                                                                    \
     BLAS_API void P##NAME##_(const char *side, const char *uplo, const char *transa, const char *diag,           \
@@ -180,8 +184,7 @@ static inline __attribute__((always_inline)) int small_gemm(int dbl, char ta, ch
     FORTRAN_TRI(P, T, DBL, trmm, BL_TRMM)                                                                      \
     FORTRAN_TRI(P, T, DBL, trsm, BL_TRSM)
 
-FORTRAN_L3(s, float, 0)
-FORTRAN_L3(d, double, 1)
+CHG_PRECISIONS(FORTRAN_L3)
 
 /* ---- CBLAS interface ----------------------------------------------------------------------------- */
 
@@ -306,5 +309,4 @@ static void cb_finish(const chg_blas_call_t *c, int bad_pos, const char *rout, c
     CBLAS_TRI(P, T, DBL, trmm, BL_TRMM)                                                                        \
     CBLAS_TRI(P, T, DBL, trsm, BL_TRSM)
 
-CBLAS_L3(s, float, 0)
-CBLAS_L3(d, double, 1)
+CHG_PRECISIONS(CBLAS_L3)

@@ -87,27 +87,18 @@ static clhgemm_status_t gemm_cl(chg_precision_t prec, clhgemm_layout_t layout,
     return chg_gemm_enqueue_on(&a, dev, ctx, queue, 0, NULL, event);
 }
 
-CLHGEMM_API clhgemm_status_t clhgemm_sgemm_cl(clhgemm_layout_t layout, clhgemm_transpose_t transA,
-                                              clhgemm_transpose_t transB, int m, int n, int k,
-                                              float alpha, cl_mem A, size_t offA, int lda, cl_mem B,
-                                              size_t offB, int ldb, float beta, cl_mem C,
-                                              size_t offC, int ldc, cl_command_queue queue,
-                                              cl_event *event)
-{
-    return gemm_cl(CHG_F32, layout, transA, transB, m, n, k, alpha, A, offA, lda, B, offB, ldb,
-                   beta, C, offC, ldc, queue, event);
-}
-
-CLHGEMM_API clhgemm_status_t clhgemm_dgemm_cl(clhgemm_layout_t layout, clhgemm_transpose_t transA,
-                                              clhgemm_transpose_t transB, int m, int n, int k,
-                                              double alpha, cl_mem A, size_t offA, int lda, cl_mem B,
-                                              size_t offB, int ldb, double beta, cl_mem C,
-                                              size_t offC, int ldc, cl_command_queue queue,
-                                              cl_event *event)
-{
-    return gemm_cl(CHG_F64, layout, transA, transB, m, n, k, alpha, A, offA, lda, B, offB, ldb,
-                   beta, C, offC, ldc, queue, event);
-}
+/* clhgemm_sgemm_cl and clhgemm_dgemm_cl: gemm_cl at the precision of T. */
+#define GEMM_CL(p, T, prec)                                                                        \
+    CLHGEMM_API clhgemm_status_t clhgemm_##p##gemm_cl(                                             \
+        clhgemm_layout_t layout, clhgemm_transpose_t transA, clhgemm_transpose_t transB, int m,    \
+        int n, int k, T alpha, cl_mem A, size_t offA, int lda, cl_mem B, size_t offB, int ldb,     \
+        T beta, cl_mem C, size_t offC, int ldc, cl_command_queue queue, cl_event *event)           \
+    {                                                                                              \
+        return gemm_cl(prec, layout, transA, transB, m, n, k, alpha, A, offA, lda, B, offB, ldb,   \
+                       beta, C, offC, ldc, queue, event);                                          \
+    }
+CHG_PRECISIONS(GEMM_CL)
+#undef GEMM_CL
 
 CLHGEMM_API void clhgemm_release_resources(void)
 {

@@ -323,88 +323,43 @@ static clhgemm_status_t trmm_cl(chg_precision_t prec, int layout, int side, int 
     return run(&sh, prec, alpha, A, offA, lda, B, offB, ldb, 0.0, NULL, 0, 1, queue, event);
 }
 
-CLHGEMM_API clhgemm_status_t clhgemm_ssymm_cl(clhgemm_layout_t layout, clhgemm_side_t side,
-                                              clhgemm_uplo_t uplo, int m, int n, float alpha,
-                                              cl_mem A, size_t offA, int lda, cl_mem B,
-                                              size_t offB, int ldb, float beta, cl_mem C,
-                                              size_t offC, int ldc, cl_command_queue queue,
-                                              cl_event *event)
-{
-    return symm_cl(CHG_F32, layout, side, uplo, m, n, alpha, A, offA, lda, B, offB, ldb, beta, C,
-                   offC, ldc, queue, event);
-}
+/* The exported pairs: each routine above at the precision of T (CHG_PRECISIONS). */
+#define SYMM_CL(p, T, prec)                                                                        \
+    CLHGEMM_API clhgemm_status_t clhgemm_##p##symm_cl(                                             \
+        clhgemm_layout_t layout, clhgemm_side_t side, clhgemm_uplo_t uplo, int m, int n, T alpha,  \
+        cl_mem A, size_t offA, int lda, cl_mem B, size_t offB, int ldb, T beta, cl_mem C,          \
+        size_t offC, int ldc, cl_command_queue queue, cl_event *event)                             \
+    {                                                                                              \
+        return symm_cl(prec, layout, side, uplo, m, n, alpha, A, offA, lda, B, offB, ldb, beta,    \
+                       C, offC, ldc, queue, event);                                                \
+    }
+CHG_PRECISIONS(SYMM_CL)
+#undef SYMM_CL
 
-CLHGEMM_API clhgemm_status_t clhgemm_dsymm_cl(clhgemm_layout_t layout, clhgemm_side_t side,
-                                              clhgemm_uplo_t uplo, int m, int n, double alpha,
-                                              cl_mem A, size_t offA, int lda, cl_mem B,
-                                              size_t offB, int ldb, double beta, cl_mem C,
-                                              size_t offC, int ldc, cl_command_queue queue,
-                                              cl_event *event)
-{
-    return symm_cl(CHG_F64, layout, side, uplo, m, n, alpha, A, offA, lda, B, offB, ldb, beta, C,
-                   offC, ldc, queue, event);
-}
+#define SYRK_CL(p, T, prec)                                                                        \
+    CLHGEMM_API clhgemm_status_t clhgemm_##p##syrk_cl(                                             \
+        clhgemm_layout_t layout, clhgemm_uplo_t uplo, clhgemm_transpose_t trans, int n, int k,     \
+        T alpha, cl_mem A, size_t offA, int lda, T beta, cl_mem C, size_t offC, int ldc,           \
+        cl_command_queue queue, cl_event *event)                                                   \
+    {                                                                                              \
+        return syrk_cl(prec, 0, layout, uplo, trans, n, k, alpha, A, offA, lda, NULL, 0, 1,        \
+                       beta, C, offC, ldc, queue, event);                                          \
+    }
+CHG_PRECISIONS(SYRK_CL)
+#undef SYRK_CL
 
-CLHGEMM_API clhgemm_status_t clhgemm_ssyrk_cl(clhgemm_layout_t layout, clhgemm_uplo_t uplo,
-                                              clhgemm_transpose_t trans, int n, int k,
-                                              float alpha, cl_mem A, size_t offA, int lda,
-                                              float beta, cl_mem C, size_t offC, int ldc,
-                                              cl_command_queue queue, cl_event *event)
-{
-    return syrk_cl(CHG_F32, 0, layout, uplo, trans, n, k, alpha, A, offA, lda, NULL, 0, 1, beta,
-                   C, offC, ldc, queue, event);
-}
+#define SYR2K_CL(p, T, prec)                                                                       \
+    CLHGEMM_API clhgemm_status_t clhgemm_##p##syr2k_cl(                                            \
+        clhgemm_layout_t layout, clhgemm_uplo_t uplo, clhgemm_transpose_t trans, int n, int k,     \
+        T alpha, cl_mem A, size_t offA, int lda, cl_mem B, size_t offB, int ldb, T beta, cl_mem C, \
+        size_t offC, int ldc, cl_command_queue queue, cl_event *event)                             \
+    {                                                                                              \
+        return syrk_cl(prec, 1, layout, uplo, trans, n, k, alpha, A, offA, lda, B, offB, ldb,      \
+                       beta, C, offC, ldc, queue, event);                                          \
+    }
+CHG_PRECISIONS(SYR2K_CL)
+#undef SYR2K_CL
 
-CLHGEMM_API clhgemm_status_t clhgemm_dsyrk_cl(clhgemm_layout_t layout, clhgemm_uplo_t uplo,
-                                              clhgemm_transpose_t trans, int n, int k,
-                                              double alpha, cl_mem A, size_t offA, int lda,
-                                              double beta, cl_mem C, size_t offC, int ldc,
-                                              cl_command_queue queue, cl_event *event)
-{
-    return syrk_cl(CHG_F64, 0, layout, uplo, trans, n, k, alpha, A, offA, lda, NULL, 0, 1, beta,
-                   C, offC, ldc, queue, event);
-}
-
-CLHGEMM_API clhgemm_status_t clhgemm_ssyr2k_cl(clhgemm_layout_t layout, clhgemm_uplo_t uplo,
-                                               clhgemm_transpose_t trans, int n, int k,
-                                               float alpha, cl_mem A, size_t offA, int lda,
-                                               cl_mem B, size_t offB, int ldb, float beta,
-                                               cl_mem C, size_t offC, int ldc,
-                                               cl_command_queue queue, cl_event *event)
-{
-    return syrk_cl(CHG_F32, 1, layout, uplo, trans, n, k, alpha, A, offA, lda, B, offB, ldb, beta,
-                   C, offC, ldc, queue, event);
-}
-
-CLHGEMM_API clhgemm_status_t clhgemm_dsyr2k_cl(clhgemm_layout_t layout, clhgemm_uplo_t uplo,
-                                               clhgemm_transpose_t trans, int n, int k,
-                                               double alpha, cl_mem A, size_t offA, int lda,
-                                               cl_mem B, size_t offB, int ldb, double beta,
-                                               cl_mem C, size_t offC, int ldc,
-                                               cl_command_queue queue, cl_event *event)
-{
-    return syrk_cl(CHG_F64, 1, layout, uplo, trans, n, k, alpha, A, offA, lda, B, offB, ldb, beta,
-                   C, offC, ldc, queue, event);
-}
-
-CLHGEMM_API clhgemm_status_t clhgemm_strmm_cl(clhgemm_layout_t layout, clhgemm_side_t side,
-                                              clhgemm_uplo_t uplo, clhgemm_transpose_t transA,
-                                              clhgemm_diag_t diag, int m, int n, float alpha,
-                                              cl_mem A, size_t offA, int lda, cl_mem B,
-                                              size_t offB, int ldb, cl_command_queue queue,
-                                              cl_event *event)
-{
-    return trmm_cl(CHG_F32, layout, side, uplo, transA, diag, m, n, alpha, A, offA, lda, B, offB,
-                   ldb, queue, event);
-}
-
-CLHGEMM_API clhgemm_status_t clhgemm_dtrmm_cl(clhgemm_layout_t layout, clhgemm_side_t side,
-                                              clhgemm_uplo_t uplo, clhgemm_transpose_t transA,
-                                              clhgemm_diag_t diag, int m, int n, double alpha,
-                                              cl_mem A, size_t offA, int lda, cl_mem B,
-                                              size_t offB, int ldb, cl_command_queue queue,
-                                              cl_event *event)
-{
-    return trmm_cl(CHG_F64, layout, side, uplo, transA, diag, m, n, alpha, A, offA, lda, B, offB,
-                   ldb, queue, event);
-}
+#define TRMM_CL(p, T, prec) CHG_TRIANGULAR_CL(p, T, prec, trmm)
+CHG_PRECISIONS(TRMM_CL)
+#undef TRMM_CL

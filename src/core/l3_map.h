@@ -5,7 +5,7 @@
  * (layout, side, uplo, trans) onto the column-major core, and one or two calls of
  * chg_gemm_enqueue with a chg_struct_t that says which operand is symmetric or triangular and
  * whether only a triangle of C is wanted (gemm.h). The checks and the mapping are apart from
- * the device-buffer front end so that the host-memory versions can share them, as host.c
+ * the device-buffer front end so that the host-memory versions can share them, as host/entry.c
  * shares chg_gemm_check_shape for GEMM.
  */
 #ifndef CHG_CORE_L3_MAP_H
@@ -53,5 +53,29 @@ int chg_syr2k_two_pass(void);
 clhgemm_status_t chg_l3_check_call(const chg_l3_shape_t *sh, chg_precision_t prec, double alpha,
                                    cl_mem A, size_t offA, int lda, cl_mem B, size_t offB, int ldb,
                                    cl_mem C, size_t offC, int ldc, cl_command_queue queue);
+
+/* The exported entry points of TRMM and TRSM, which take the same arguments, generated for one
+ * precision (p, T, prec of CHG_PRECISIONS): clhgemm_<p><name>_cl hands its arguments with the
+ * precision to the static <name>_cl of the file that expands it, and clhgemm_<p><name> (host
+ * memory, on a handle) to its static host_<name>. */
+#define CHG_TRIANGULAR_CL(p, T, prec, name)                                                        \
+    CLHGEMM_API clhgemm_status_t clhgemm_##p##name##_cl(                                           \
+        clhgemm_layout_t layout, clhgemm_side_t side, clhgemm_uplo_t uplo,                         \
+        clhgemm_transpose_t transA, clhgemm_diag_t diag, int m, int n, T alpha, cl_mem A,          \
+        size_t offA, int lda, cl_mem B, size_t offB, int ldb, cl_command_queue queue,              \
+        cl_event *event)                                                                           \
+    {                                                                                              \
+        return name##_cl(prec, layout, side, uplo, transA, diag, m, n, alpha, A, offA, lda, B,     \
+                         offB, ldb, queue, event);                                                 \
+    }
+#define CHG_TRIANGULAR_HOST(p, T, prec, name)                                                      \
+    CLHGEMM_API clhgemm_status_t clhgemm_##p##name(                                                \
+        clhgemm_handle_t h, clhgemm_layout_t layout, clhgemm_side_t side, clhgemm_uplo_t uplo,     \
+        clhgemm_transpose_t transA, clhgemm_diag_t diag, int m, int n, T alpha, const T *A,        \
+        int lda, T *B, int ldb)                                                                    \
+    {                                                                                              \
+        return host_##name(h, prec, layout, side, uplo, transA, diag, m, n, alpha, A, lda, B,      \
+                           ldb);                                                                   \
+    }
 
 #endif

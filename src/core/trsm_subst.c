@@ -396,24 +396,7 @@ static clhgemm_status_t trsm_cl(chg_precision_t prec, int layout, int side, int 
     return solve_blocked(&d, alpha, event);
 }
 
-CLHGEMM_API clhgemm_status_t clhgemm_strsm_cl(clhgemm_layout_t layout, clhgemm_side_t side,
-                                              clhgemm_uplo_t uplo, clhgemm_transpose_t transA,
-                                              clhgemm_diag_t diag, int m, int n, float alpha,
-                                              cl_mem A, size_t offA, int lda, cl_mem B,
-                                              size_t offB, int ldb, cl_command_queue queue,
-                                              cl_event *event)
-{
-    return trsm_cl(CHG_F32, layout, side, uplo, transA, diag, m, n, alpha, A, offA, lda, B, offB,
-                   ldb, queue, event);
-}
-
-CLHGEMM_API clhgemm_status_t clhgemm_dtrsm_cl(clhgemm_layout_t layout, clhgemm_side_t side,
-                                              clhgemm_uplo_t uplo, clhgemm_transpose_t transA,
-                                              clhgemm_diag_t diag, int m, int n, double alpha,
-                                              cl_mem A, size_t offA, int lda, cl_mem B,
-                                              size_t offB, int ldb, cl_command_queue queue,
-                                              cl_event *event)
-{
-    return trsm_cl(CHG_F64, layout, side, uplo, transA, diag, m, n, alpha, A, offA, lda, B, offB,
-                   ldb, queue, event);
-}
+/* clhgemm_strsm_cl and clhgemm_dtrsm_cl: trsm_cl at the precision of T (TRMM's arguments). */
+#define TRSM_CL(p, T, prec) CHG_TRIANGULAR_CL(p, T, prec, trsm)
+CHG_PRECISIONS(TRSM_CL)
+#undef TRSM_CL

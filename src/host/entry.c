@@ -148,23 +148,18 @@ static inline clhgemm_status_t host_gemm(clhgemm_handle_t h, chg_precision_t pre
     return gemm_pipeline(h, prec, &sh, &u, read_ab, name);
 }
 
-CLHGEMM_API clhgemm_status_t clhgemm_sgemm(clhgemm_handle_t h, clhgemm_layout_t layout,
-                                           clhgemm_transpose_t transA, clhgemm_transpose_t transB,
-                                           int m, int n, int k, float alpha, const float *A,
-                                           int lda, const float *B, int ldb, float beta, float *C,
-                                           int ldc)
-{
-    return host_gemm(h, CHG_F32, layout, transA, transB, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
-}
-
-CLHGEMM_API clhgemm_status_t clhgemm_dgemm(clhgemm_handle_t h, clhgemm_layout_t layout,
-                                           clhgemm_transpose_t transA, clhgemm_transpose_t transB,
-                                           int m, int n, int k, double alpha, const double *A,
-                                           int lda, const double *B, int ldb, double beta,
-                                           double *C, int ldc)
-{
-    return host_gemm(h, CHG_F64, layout, transA, transB, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
-}
+/* clhgemm_sgemm and clhgemm_dgemm: host_gemm at the precision of T. */
+#define GEMM(p, T, prec)                                                                           \
+    CLHGEMM_API clhgemm_status_t clhgemm_##p##gemm(                                                \
+        clhgemm_handle_t h, clhgemm_layout_t layout, clhgemm_transpose_t transA,                   \
+        clhgemm_transpose_t transB, int m, int n, int k, T alpha, const T *A, int lda, const T *B, \
+        int ldb, T beta, T *C, int ldc)                                                            \
+    {                                                                                              \
+        return host_gemm(h, prec, layout, transA, transB, m, n, k, alpha, A, lda, B, ldb, beta, C, \
+                         ldc);                                                                     \
+    }
+CHG_PRECISIONS(GEMM)
+#undef GEMM
 
 /* ---- SYMM, SYRK, SYR2K, TRMM on host memory ----------------------------------------------- */
 
@@ -260,69 +255,41 @@ static clhgemm_status_t host_trmm(clhgemm_handle_t h, chg_precision_t prec, int 
     return host_l3(h, prec, &sh, prec == CHG_F64 ? "dtrmm" : "strmm", &u);
 }
 
-CLHGEMM_API clhgemm_status_t clhgemm_ssymm(clhgemm_handle_t h, clhgemm_layout_t layout,
-                                           clhgemm_side_t side, clhgemm_uplo_t uplo, int m, int n,
-                                           float alpha, const float *A, int lda, const float *B,
-                                           int ldb, float beta, float *C, int ldc)
-{
-    return host_symm(h, CHG_F32, layout, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
-}
+/* The exported pairs: each routine above at the precision of T (CHG_PRECISIONS). */
+#define SYMM(p, T, prec)                                                                           \
+    CLHGEMM_API clhgemm_status_t clhgemm_##p##symm(                                                \
+        clhgemm_handle_t h, clhgemm_layout_t layout, clhgemm_side_t side, clhgemm_uplo_t uplo,     \
+        int m, int n, T alpha, const T *A, int lda, const T *B, int ldb, T beta, T *C, int ldc)    \
+    {                                                                                              \
+        return host_symm(h, prec, layout, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);  \
+    }
+CHG_PRECISIONS(SYMM)
+#undef SYMM
 
-CLHGEMM_API clhgemm_status_t clhgemm_dsymm(clhgemm_handle_t h, clhgemm_layout_t layout,
-                                           clhgemm_side_t side, clhgemm_uplo_t uplo, int m, int n,
-                                           double alpha, const double *A, int lda, const double *B,
-                                           int ldb, double beta, double *C, int ldc)
-{
-    return host_symm(h, CHG_F64, layout, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
-}
+#define SYRK(p, T, prec)                                                                           \
+    CLHGEMM_API clhgemm_status_t clhgemm_##p##syrk(                                                \
+        clhgemm_handle_t h, clhgemm_layout_t layout, clhgemm_uplo_t uplo,                          \
+        clhgemm_transpose_t trans, int n, int k, T alpha, const T *A, int lda, T beta, T *C,       \
+        int ldc)                                                                                   \
+    {                                                                                              \
+        return host_syrk(h, prec, 0, layout, uplo, trans, n, k, alpha, A, lda, NULL, 1, beta, C,   \
+                         ldc);                                                                     \
+    }
+CHG_PRECISIONS(SYRK)
+#undef SYRK
 
-CLHGEMM_API clhgemm_status_t clhgemm_ssyrk(clhgemm_handle_t h, clhgemm_layout_t layout,
-                                           clhgemm_uplo_t uplo, clhgemm_transpose_t trans, int n,
-                                           int k, float alpha, const float *A, int lda, float beta,
-                                           float *C, int ldc)
-{
-    return host_syrk(h, CHG_F32, 0, layout, uplo, trans, n, k, alpha, A, lda, NULL, 1, beta, C, ldc);
-}
+#define SYR2K(p, T, prec)                                                                          \
+    CLHGEMM_API clhgemm_status_t clhgemm_##p##syr2k(                                               \
+        clhgemm_handle_t h, clhgemm_layout_t layout, clhgemm_uplo_t uplo,                          \
+        clhgemm_transpose_t trans, int n, int k, T alpha, const T *A, int lda, const T *B,         \
+        int ldb, T beta, T *C, int ldc)                                                            \
+    {                                                                                              \
+        return host_syrk(h, prec, 1, layout, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C,    \
+                         ldc);                                                                     \
+    }
+CHG_PRECISIONS(SYR2K)
+#undef SYR2K
 
-CLHGEMM_API clhgemm_status_t clhgemm_dsyrk(clhgemm_handle_t h, clhgemm_layout_t layout,
-                                           clhgemm_uplo_t uplo, clhgemm_transpose_t trans, int n,
-                                           int k, double alpha, const double *A, int lda,
-                                           double beta, double *C, int ldc)
-{
-    return host_syrk(h, CHG_F64, 0, layout, uplo, trans, n, k, alpha, A, lda, NULL, 1, beta, C, ldc);
-}
-
-CLHGEMM_API clhgemm_status_t clhgemm_ssyr2k(clhgemm_handle_t h, clhgemm_layout_t layout,
-                                            clhgemm_uplo_t uplo, clhgemm_transpose_t trans, int n,
-                                            int k, float alpha, const float *A, int lda,
-                                            const float *B, int ldb, float beta, float *C, int ldc)
-{
-    return host_syrk(h, CHG_F32, 1, layout, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
-}
-
-CLHGEMM_API clhgemm_status_t clhgemm_dsyr2k(clhgemm_handle_t h, clhgemm_layout_t layout,
-                                            clhgemm_uplo_t uplo, clhgemm_transpose_t trans, int n,
-                                            int k, double alpha, const double *A, int lda,
-                                            const double *B, int ldb, double beta, double *C,
-                                            int ldc)
-{
-    return host_syrk(h, CHG_F64, 1, layout, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
-}
-
-CLHGEMM_API clhgemm_status_t clhgemm_strmm(clhgemm_handle_t h, clhgemm_layout_t layout,
-                                           clhgemm_side_t side, clhgemm_uplo_t uplo,
-                                           clhgemm_transpose_t transA, clhgemm_diag_t diag, int m,
-                                           int n, float alpha, const float *A, int lda, float *B,
-                                           int ldb)
-{
-    return host_trmm(h, CHG_F32, layout, side, uplo, transA, diag, m, n, alpha, A, lda, B, ldb);
-}
-
-CLHGEMM_API clhgemm_status_t clhgemm_dtrmm(clhgemm_handle_t h, clhgemm_layout_t layout,
-                                           clhgemm_side_t side, clhgemm_uplo_t uplo,
-                                           clhgemm_transpose_t transA, clhgemm_diag_t diag, int m,
-                                           int n, double alpha, const double *A, int lda, double *B,
-                                           int ldb)
-{
-    return host_trmm(h, CHG_F64, layout, side, uplo, transA, diag, m, n, alpha, A, lda, B, ldb);
-}
+#define TRMM(p, T, prec) CHG_TRIANGULAR_HOST(p, T, prec, trmm)
+CHG_PRECISIONS(TRMM)
+#undef TRMM

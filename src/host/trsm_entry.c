@@ -63,45 +63,32 @@ static int ran_on_cpu(clhgemm_handle_t h, chg_precision_t prec, const chg_l3_sha
     return 1;
 }
 
-static clhgemm_status_t host_trsm(clhgemm_handle_t h, chg_precision_t prec, const trsm_args_t *u)
+static clhgemm_status_t host_trsm(clhgemm_handle_t h, chg_precision_t prec, int layout, int side,
+                                  int uplo, int transA, int diag, int m, int n, double alpha,
+                                  const void *A, int lda, void *B, int ldb)
 {
     if (!h) return CLHGEMM_NULL_HANDLE;
     chg_l3_shape_t sh;
-    clhgemm_status_t st = chg_trsm_check_shape(u->layout, u->side, u->uplo, u->trans, u->diag,
-                                               u->m, u->n, u->lda, u->ldb, &sh);
+    clhgemm_status_t st =
+        chg_trsm_check_shape(layout, side, uplo, transA, diag, m, n, lda, ldb, &sh);
     if (st != CLHGEMM_SUCCESS) return st;
     const int touch = sh.m > 0 && sh.n > 0;
-    if (touch && u->alpha != 0.0 && !u->a) return CLHGEMM_NULL_BUFFER_A;
-    if (touch && !u->b) return CLHGEMM_NULL_BUFFER_B;
+    if (touch && alpha != 0.0 && !A) return CLHGEMM_NULL_BUFFER_A;
+    if (touch && !B) return CLHGEMM_NULL_BUFFER_B;
     if (!chg_handle_fp64_ok(h, prec)) return CLHGEMM_FP64_NOT_SUPPORTED;
     if (!touch) return CLHGEMM_SUCCESS;
-    const size_t lda = (size_t)u->lda, ldb = (size_t)u->ldb;
-    if (u->alpha == 0.0) {
-        zero_b(prec, &sh, u->b, ldb);
+    if (alpha == 0.0) {
+        zero_b(prec, &sh, B, (size_t)ldb);
         return CLHGEMM_SUCCESS;
     }
-    if (ran_on_cpu(h, prec, &sh, u)) return CLHGEMM_SUCCESS;
-    if (chg_trsm_strips(h, prec, &sh, u->alpha, u->a, lda, u->b, ldb, &st)) return st;
-
-    return chg_trsm_blocked(h, prec, &sh, u->alpha, u->a, lda, u->b, ldb);
-}
-
-CLHGEMM_API clhgemm_status_t clhgemm_strsm(clhgemm_handle_t h, clhgemm_layout_t layout,
-                                           clhgemm_side_t side, clhgemm_uplo_t uplo,
-                                           clhgemm_transpose_t transA, clhgemm_diag_t diag, int m,
-                                           int n, float alpha, const float *A, int lda, float *B,
-                                           int ldb)
-{
     const trsm_args_t u = {layout, side, uplo, transA, diag, m, n, lda, ldb, alpha, A, B};
-    return host_trsm(h, CHG_F32, &u);
+    if (ran_on_cpu(h, prec, &sh, &u)) return CLHGEMM_SUCCESS;
+    if (chg_trsm_strips(h, prec, &sh, alpha, A, (size_t)lda, B, (size_t)ldb, &st)) return st;
+
+    return chg_trsm_blocked(h, prec, &sh, alpha, A, (size_t)lda, B, (size_t)ldb);
 }
 
-CLHGEMM_API clhgemm_status_t clhgemm_dtrsm(clhgemm_handle_t h, clhgemm_layout_t layout,
-                                           clhgemm_side_t side, clhgemm_uplo_t uplo,
-                                           clhgemm_transpose_t transA, clhgemm_diag_t diag, int m,
-                                           int n, double alpha, const double *A, int lda, double *B,
-                                           int ldb)
-{
-    const trsm_args_t u = {layout, side, uplo, transA, diag, m, n, lda, ldb, alpha, A, B};
-    return host_trsm(h, CHG_F64, &u);
-}
+/* clhgemm_strsm and clhgemm_dtrsm: host_trsm at the precision of T (TRMM's arguments). */
+#define TRSM(p, T, prec) CHG_TRIANGULAR_HOST(p, T, prec, trsm)
+CHG_PRECISIONS(TRSM)
+#undef TRSM
