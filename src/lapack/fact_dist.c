@@ -29,6 +29,8 @@ clhgemm_status_t chg_fact_dist_init(chg_fact_t *f, int ndev)
         return CLHGEMM_OUT_OF_HOST_MEMORY;
     }
     for (int d = 0; d < ndev; d++) atomic_init(&f->ups[d], 0);
+    atomic_init(&f->steps_done, 0);
+    atomic_init(&f->unhold, 0);
     for (size_t j = 0; j < f->nblk; j++) {
         const int d = (int)(j % (size_t)ndev);
         f->owner[j] = d;

@@ -84,7 +84,12 @@ typedef struct chg_fact_s {
      * thread of the owner (fact_xfer.c) once enqueued; ups counts the published blocks. */
     cl_event *up_ev;
     atomic_size_t *ups;        /* per device */
-    int upload_err;            /* the first error of an uploader (atomic read by the driver) */
+    /* CLHGEMM_FACTOR_HOLD=S (a test hook): the uploaders send each device's first two blocks,
+     * then hold the rest until the driver has finished S steps (or waits for one of them), so
+     * that late blocks and their catch-up are exercised deterministically. */
+    size_t hold;
+    atomic_size_t steps_done;
+    atomic_int unhold;
 } chg_fact_t;
 
 /* Block j's columns of the view, and its width. */

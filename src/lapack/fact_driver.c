@@ -10,6 +10,7 @@
  */
 #include "lapack/fact_driver.h"
 
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -265,8 +266,11 @@ static cl_int bring(drv_t *v, int d, const size_t *blk, size_t nblk, size_t to)
         const size_t c0 = chg_fact_c0(f, j);
         if (from + 1 == to)
             err = chg_fu_apply(f, d, from, c0, f->lcol[j], w);
-        else if (from == 0)
+        else if (from == 0) {
+            chg_log(2, "factor: view columns %zu .. %zu arrived late: panels 0 .. %zu at once", c0,
+                    c0 + w, to - 1);
             err = chg_fu_catch_up(f, d, to, c0, f->lcol[j], w);
+        }
         else
             err = CLHGEMM_INTERNAL_ERROR;
         for (size_t q = i; q < e; q++) f->cur[blk[q]] = to;
@@ -414,8 +418,10 @@ static cl_int run_loop(drv_t *v)
     cl_int err = CL_SUCCESS;
     if (!chg_fx_arrived(f, 0, 1, &err)) err = err != CL_SUCCESS ? err : CLHGEMM_INTERNAL_ERROR;
     if (err == CL_SUCCESS) err = panel_down(v, 0);
-    for (size_t k = 0; k < f->nsteps && err == CL_SUCCESS && !v->stopped; k++)
+    for (size_t k = 0; k < f->nsteps && err == CL_SUCCESS && !v->stopped; k++) {
         err = step(v, k, blk);
+        atomic_store(&f->steps_done, k + 1);
+    }
     if (err == CL_SUCCESS && !v->stopped && f->nblk > f->nsteps) err = tail(v, blk);
     free(blk);
     return err;
@@ -536,6 +542,7 @@ clhgemm_status_t chg_fact_run_host(clhgemm_handle_t h, chg_fact_call_t *c)
     pthread_mutex_lock(&h->call_lock);
     clhgemm_status_t st = h->ndev > 0 ? host_setup(&v, h) : CLHGEMM_NO_DEVICE;
     cl_int err = (cl_int)st;
+    if (err == CL_SUCCESS) v.f.hold = (size_t)chg_env_int("CLHGEMM_FACTOR_HOLD", 0, 0, INT_MAX);
     for (int d = 0; d < v.f.ndev && err == CL_SUCCESS; d++) err = chg_fx_up_start(&v.f, d);
     if (err == CL_SUCCESS) err = run_loop(&v);
     if (v.f.fd) {

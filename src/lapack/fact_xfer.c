@@ -57,6 +57,11 @@ static void *uploader(void *arg)
     double bytes = 0;
     size_t done = 0;
     for (size_t j = (size_t)u->d; j < f->nblk && u->err == CL_SUCCESS; j += (size_t)f->ndev) {
+        while (f->hold && done >= 2 && atomic_load(&f->steps_done) < f->hold &&
+               !atomic_load(&f->unhold)) {
+            const struct timespec ts = {0, 100000};
+            nanosleep(&ts, NULL);
+        }
         const char *src;
         size_t rows, cols, dr, dc;
         block_rect(f, j, &src, &rows, &cols, &dr, &dc);
@@ -120,6 +125,7 @@ int chg_fx_arrived(chg_fact_t *f, size_t j, int wait, cl_int *err)
     const int d = f->owner[j];
     const size_t t = j / (size_t)f->ndev; /* its index among its owner's blocks */
     upl_t *u = f->fd[d].uploader;
+    if (wait) atomic_store(&f->unhold, 1);
     while (atomic_load(&f->ups[d]) <= t) {
         if (!wait || !u) return 0;
         if (u->err != CL_SUCCESS) {
