@@ -4,6 +4,8 @@
  */
 #include "host/upload.h"
 
+#include <stdio.h>
+
 #include "host/event.h"
 #include "host/fault.h"
 
@@ -53,6 +55,11 @@ static cl_int upload_dma(const chg_fault_t *fault, chg_handle_dev_t *d, chg_uplo
     }
     if (err != CL_SUCCESS) return err;
     clFlush(q); /* a wait on this copy must not depend on an unflushed queue */
+    if (u->trace) {
+        char track[32];
+        snprintf(track, sizeof track, "dev%d upload", d->index);
+        chg_trace_device(u->trace, d->index, track, "upload", ev);
+    }
     *bytes += (double)(h * w * es);
     if (u->reg_bytes) {
         chg_ev_release(&u->reg_ev[j % u->nreg]);

@@ -4,6 +4,7 @@
  */
 #include "lapack/fact_dist.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -144,4 +145,13 @@ chg_dview_t chg_fact_panel(const chg_fact_t *f, int d, size_t k)
     const chg_fdev_t *x = &f->fd[d];
     return (chg_dview_t){.buf = x->pan[k % CHG_FACT_PANELS], .off = 0, .ld = x->pan_ld,
                          .trans = f->c->trans};
+}
+
+void chg_fact_trace(const chg_fact_t *f, int d, int q, const char *name, cl_event ev)
+{
+    if (!f->trace || !ev) return;
+    static const char *const qn[] = {"h2d", "kernel", "d2h", "upload"};
+    char track[48];
+    snprintf(track, sizeof track, "dev%d %s", f->fd[d].index, qn[q]);
+    chg_trace_device(f->trace, f->fd[d].index, track, name, ev);
 }

@@ -24,6 +24,7 @@
 
 #include <stdatomic.h>
 
+#include "base/trace.h"
 #include "host/handle.h"
 #include "lapack/fact.h"
 
@@ -90,7 +91,12 @@ typedef struct chg_fact_s {
     size_t hold;
     atomic_size_t steps_done;
     atomic_int unhold;
+    chg_trace_t *trace;        /* CLHGEMM_TRACE (host memory): panels, transfers, updates */
 } chg_fact_t;
+
+/* Queues of a device for the trace's tracks ("dev<d> <queue>"). */
+enum { CHG_FQ_H2D = 0, CHG_FQ_KERNEL = 1, CHG_FQ_D2H = 2, CHG_FQ_UP = 3 };
+void chg_fact_trace(const chg_fact_t *f, int d, int q, const char *name, cl_event ev);
 
 /* Block j's columns of the view, and its width. */
 static inline size_t chg_fact_c0(const chg_fact_t *f, size_t j) { return j * f->nb; }

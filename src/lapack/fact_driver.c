@@ -14,6 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <stdio.h>
+
+#include "base/trace.h"
 #include "core/gemm.h"
 #include "host/event.h"
 #include "host/devmem.h"
@@ -56,6 +59,15 @@ size_t chg_fact_nb(const chg_device_t *dev, const chg_fact_call_t *c)
 
 /* ---- steps ---------------------------------------------------------------------------------- */
 
+/* Device command ev of step k on device d's queue q, in the trace. */
+static void traced(drv_t *v, int d, int q, const char *what, size_t k, cl_event ev)
+{
+    if (!v->f.trace) return;
+    char name[64];
+    snprintf(name, sizeof name, "%s %zu", what, k);
+    chg_fact_trace(&v->f, d, q, name, ev);
+}
+
 static size_t width(const drv_t *v, size_t j) { return chg_fact_w(&v->f, j); }
 
 /* Panel k's pivots or reflectors: its width, or fewer where it has fewer rows (m < n). */
@@ -83,6 +95,7 @@ static cl_int panel_down(drv_t *v, size_t k)
             err = chg_fx_read(x->qd, f->es, chg_fact_block(f, k, kr), kw, kw, v->pin[2].ptr, f->nb,
                               1, &mark, &v->ddown);
         chg_ev_release(&mark);
+        if (err == CL_SUCCESS) traced(v, o, CHG_FQ_D2H, "panel down", k, v->ddown);
         return err;
     }
     const size_t r0 = c->a ? 0 : kr;
@@ -99,6 +112,7 @@ static cl_int panel_down(drv_t *v, size_t k)
         err = chg_fx_read(x->qd, f->es, src, c->m - r0, kw, (char *)v->pin[k % 2].ptr + r0 * f->es,
                           v->pld, 1, &mark, &v->down[k % 2]);
     chg_ev_release(&mark);
+    if (err == CL_SUCCESS) traced(v, o, CHG_FQ_D2H, "panel down", k, v->down[k % 2]);
     return err;
 }
 
@@ -116,6 +130,9 @@ static void t_oriented(drv_t *v, size_t kw)
         }
 }
 
+static int panel_cpu_kind(drv_t *v, size_t k, chg_fact_call_t *c, size_t kr, size_t kw,
+                          size_t rows, char *p);
+
 /* The CPU's part of step k; 0, or -1 when the CPU LAPACK failed (missing routine). */
 static int panel_cpu(drv_t *v, size_t k)
 {
@@ -123,6 +140,21 @@ static int panel_cpu(drv_t *v, size_t k)
     chg_fact_call_t *c = f->c;
     const size_t kr = k * f->nb, kw = width(v, k), rows = c->m - kr;
     char *p = (char *)v->pin[k % 2].ptr + kr * f->es;
+    const unsigned long long t0 = chg_now_ns();
+    const int r = panel_cpu_kind(v, k, c, kr, kw, rows, p);
+    if (f->trace) {
+        static const char *const names[] = {"potrf", "getrf", "geqrf"};
+        char name[48];
+        snprintf(name, sizeof name, "%s panel %zu", names[c->kind], k);
+        chg_trace_host(f->trace, "cpu panel", name, t0, chg_now_ns());
+    }
+    return r;
+}
+
+static int panel_cpu_kind(drv_t *v, size_t k, chg_fact_call_t *c, size_t kr, size_t kw,
+                          size_t rows, char *p)
+{
+    chg_fact_t *f = &v->f;
     int info;
     switch (c->kind) {
     case CHG_FACT_POTRF:
@@ -165,6 +197,7 @@ static cl_int panel_up_lu_qr(drv_t *v, size_t k, int d)
     chg_dview_t dst = chg_fact_panel(f, d, k);
     if (c->trans) dst = (chg_dview_t){.buf = x->col, .off = kr, .ld = c->m, .trans = 0};
     cl_int err = chg_fx_write(x->qh, f->es, dst, rows, kw, p, v->pld, 0, NULL, &ev[ne++]);
+    if (err == CL_SUCCESS) traced(v, d, CHG_FQ_H2D, "panel up", k, ev[0]);
     if (err == CL_SUCCESS && c->kind == CHG_FACT_GETRF)
         err = clEnqueueWriteBuffer(x->qh, x->piv, CL_FALSE, kr * sizeof(int),
                                    pwidth(v, k) * sizeof(int), v->ipiv0 + kr, 0, NULL, &ev[ne++]);
@@ -191,6 +224,7 @@ static cl_int panel_up_potrf(drv_t *v, size_t k)
     cl_event up = NULL, mark = NULL;
     cl_int err = chg_fx_write(x->qh, f->es, chg_fact_block(f, k, kr), kw, kw, v->pin[2].ptr,
                               f->nb, 0, NULL, &up);
+    if (err == CL_SUCCESS) traced(v, o, CHG_FQ_H2D, "panel up", k, up);
     if (err == CL_SUCCESS) err = chg_fu_after(f, o, up);
     if (err == CL_SUCCESS) err = clWaitForEvents(1, &up); /* pin[2] is reused next step */
     chg_ev_release(&up);
@@ -212,6 +246,7 @@ static cl_int panel_up_potrf(drv_t *v, size_t k)
         err = chg_fx_read(x->qd, f->es, chg_fact_block(f, k, kr + kw), below, kw,
                           v->pin[k % 2].ptr, hld, 1, &mark, &v->down[k % 2]);
     chg_ev_release(&mark);
+    if (err == CL_SUCCESS) traced(v, o, CHG_FQ_D2H, "L21 down", k, v->down[k % 2]);
     if (err != CL_SUCCESS || f->ndev == 1) return err;
     err = clWaitForEvents(1, &v->down[k % 2]);
     for (int d = 0; d < f->ndev && err == CL_SUCCESS; d++) {
@@ -543,6 +578,10 @@ clhgemm_status_t chg_fact_run_host(clhgemm_handle_t h, chg_fact_call_t *c)
     clhgemm_status_t st = h->ndev > 0 ? host_setup(&v, h) : CLHGEMM_NO_DEVICE;
     cl_int err = (cl_int)st;
     if (err == CL_SUCCESS) v.f.hold = (size_t)chg_env_int("CLHGEMM_FACTOR_HOLD", 0, 0, INT_MAX);
+    if (err == CL_SUCCESS && h->trace_path) {
+        v.f.trace = chg_trace_begin(h->trace_path, h->trace_origin);
+        for (int d = 0; d < v.f.ndev; d++) chg_trace_align(v.f.trace, d, v.f.fd[d].qk);
+    }
     for (int d = 0; d < v.f.ndev && err == CL_SUCCESS; d++) err = chg_fx_up_start(&v.f, d);
     if (err == CL_SUCCESS) err = run_loop(&v);
     if (v.f.fd) {
@@ -551,6 +590,7 @@ clhgemm_status_t chg_fact_run_host(clhgemm_handle_t h, chg_fact_call_t *c)
         drain(&v.f);
         for (int i = 0; i < 2; i++) chg_fx_home_finish(&v.f, &v.home[i]);
         if (err == CL_SUCCESS && c->kind == CHG_FACT_GETRF) chg_fx_swaps(&v.f, v.ipiv0);
+        if (v.f.trace) chg_trace_end(v.f.trace); /* a failed write warns by itself */
     }
     drv_free(&v, NULL);
     pthread_mutex_unlock(&h->call_lock);

@@ -8,6 +8,7 @@
  */
 #include "lapack/fact_update.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "core/l3_map.h"
@@ -194,6 +195,34 @@ static cl_int transpose(chg_fact_t *f, int d, cl_mem src, size_t soff, size_t sl
     return launch(f, d, "transpose", args, 8, 2, gws, lws);
 }
 
+/* ---- the trace's spans ---------------------------------------------------------------------- */
+
+/* A marker before a traced group of commands (NULL when not tracing). */
+static cl_event span_open(chg_fact_t *f, int d)
+{
+    cl_event ev = NULL;
+    if (f->trace && clEnqueueMarkerWithWaitList(f->fd[d].qk, 0, NULL, &ev) != CL_SUCCESS)
+        ev = NULL;
+    return ev;
+}
+
+/* The group since `first` as one span "name k" on the device's kernel track. */
+static cl_int span_close(chg_fact_t *f, int d, cl_event first, const char *name, size_t k,
+                         cl_int err)
+{
+    if (!first) return err;
+    cl_event last = NULL;
+    if (err == CL_SUCCESS && clEnqueueMarkerWithWaitList(f->fd[d].qk, 0, NULL, &last) == CL_SUCCESS) {
+        char track[48], label[64];
+        snprintf(track, sizeof track, "dev%d kernel", f->fd[d].index);
+        snprintf(label, sizeof label, "%s %zu", name, k);
+        chg_trace_device_span(f->trace, f->fd[d].index, track, label, first, last);
+    }
+    if (last) clReleaseEvent(last);
+    clReleaseEvent(first);
+    return err;
+}
+
 /* ---- markers -------------------------------------------------------------------------------- */
 
 cl_int chg_fu_after(chg_fact_t *f, int d, cl_event ev)
@@ -228,7 +257,7 @@ static cl_int potrf_rows(chg_fact_t *f, int d, size_t k, size_t c0, size_t jl, s
                 chg_dview_at(P, c0 - kr, 0), 1.0, chg_fact_local(f, d, r0, jl));
 }
 
-cl_int chg_fu_potrf_diag(chg_fact_t *f, size_t k, size_t j)
+static cl_int potrf_diag(chg_fact_t *f, size_t k, size_t j)
 {
     const int d = f->owner[j];
     const size_t kr = k * f->nb, c0 = chg_fact_c0(f, j), w = chg_fact_w(f, j);
@@ -237,7 +266,7 @@ cl_int chg_fu_potrf_diag(chg_fact_t *f, size_t k, size_t j)
                 chg_fact_block(f, j, c0));
 }
 
-cl_int chg_fu_potrf_below(chg_fact_t *f, size_t k, size_t j)
+static cl_int potrf_below(chg_fact_t *f, size_t k, size_t j)
 {
     const int d = f->owner[j];
     const size_t c0 = chg_fact_c0(f, j), w = chg_fact_w(f, j);
@@ -274,7 +303,7 @@ static cl_int geqrf_apply(chg_fact_t *f, int d, size_t k, size_t jl, size_t w)
     return err;
 }
 
-cl_int chg_fu_apply(chg_fact_t *f, int d, size_t k, size_t c0, size_t jl, size_t w)
+static cl_int apply(chg_fact_t *f, int d, size_t k, size_t c0, size_t jl, size_t w)
 {
     switch (f->c->kind) {
     case CHG_FACT_POTRF: {
@@ -291,7 +320,7 @@ cl_int chg_fu_apply(chg_fact_t *f, int d, size_t k, size_t c0, size_t jl, size_t
     return CLHGEMM_INTERNAL_ERROR;
 }
 
-cl_int chg_fu_catch_up(chg_fact_t *f, int d, size_t k, size_t c0, size_t jl, size_t w)
+static cl_int catch_up(chg_fact_t *f, int d, size_t k, size_t c0, size_t jl, size_t w)
 {
     if (!k) return CL_SUCCESS;
     const size_t m = f->c->m, kr = k * f->nb < f->kmax ? k * f->nb : f->kmax;
@@ -327,7 +356,7 @@ cl_int chg_fu_catch_up(chg_fact_t *f, int d, size_t k, size_t c0, size_t jl, siz
     return CLHGEMM_INTERNAL_ERROR;
 }
 
-cl_int chg_fu_potrf_solve(chg_fact_t *f, size_t k)
+static cl_int potrf_solve(chg_fact_t *f, size_t k)
 {
     const int d = f->owner[k];
     const size_t kr = k * f->nb, kw = pw(f, k), n = f->c->n;
@@ -360,4 +389,37 @@ cl_int chg_fu_panel_col(chg_fact_t *f, int d, size_t k, size_t r0, int to_col)
     const size_t soff = chg_dview_at(P, r0 - kr, 0).off;
     if (to_col) return transpose(f, d, P.buf, soff, P.ld, x->col, r0, f->c->m, kw, rows);
     return transpose(f, d, x->col, r0, f->c->m, P.buf, soff, P.ld, rows, kw);
+}
+
+cl_int chg_fu_apply(chg_fact_t *f, int d, size_t k, size_t c0, size_t jl, size_t w)
+{
+    cl_event first = span_open(f, d);
+    return span_close(f, d, first, "update with panel", k, apply(f, d, k, c0, jl, w));
+}
+
+cl_int chg_fu_catch_up(chg_fact_t *f, int d, size_t k, size_t c0, size_t jl, size_t w)
+{
+    cl_event first = span_open(f, d);
+    return span_close(f, d, first, "catch up to panel", k, catch_up(f, d, k, c0, jl, w));
+}
+
+cl_int chg_fu_potrf_solve(chg_fact_t *f, size_t k)
+{
+    const int d = f->owner[k];
+    cl_event first = span_open(f, d);
+    return span_close(f, d, first, "trsm of panel", k, potrf_solve(f, k));
+}
+
+cl_int chg_fu_potrf_diag(chg_fact_t *f, size_t k, size_t j)
+{
+    const int d = f->owner[j];
+    cl_event first = span_open(f, d);
+    return span_close(f, d, first, "look-ahead diagonal with panel", k, potrf_diag(f, k, j));
+}
+
+cl_int chg_fu_potrf_below(chg_fact_t *f, size_t k, size_t j)
+{
+    const int d = f->owner[j];
+    cl_event first = span_open(f, d);
+    return span_close(f, d, first, "look-ahead below with panel", k, potrf_below(f, k, j));
 }

@@ -70,7 +70,8 @@ static void *uploader(void *arg)
                            .tri = 0, .pin = x->hd->st_b[0].ptr, .reg_bytes = rows * cc * f->es,
                            .nreg = UP_REGIONS, .reg_ev = ring, .dev = x->mat.buf,
                            .dld = x->mat.ld, .dr = dr, .dc = dc,
-                           .nch = (int)chg_ceil_div(cols, cc), .queue = x->qu};
+                           .nch = (int)chg_ceil_div(cols, cc), .queue = x->qu,
+                           .trace = f->trace};
         cl_event last = NULL;
         u->err = chg_upload(h->pool, &h->fault, x->hd, &up, &bytes, &last);
         if (u->err == CL_SUCCESS) {
@@ -234,7 +235,7 @@ void chg_fx_home_start(chg_fact_t *f, chg_fx_home_t *hm, const void *src, size_t
         const size_t sr = c->trans ? cols : rows, sc = c->trans ? rows : cols;
         const int tri = !lower ? CHG_TRI_NONE : c->trans ? CHG_TRI_UPPER : CHG_TRI_LOWER;
         chg_copy_start(f->h->pool, 0, &hm->copy, dst, c->lda, src, sld, sr, sc, es, 0, tri, 0,
-                       NULL, "factor home");
+                       f->trace, "factor home");
         return;
     }
     char *dst = (char *)c->a + (c0 + r0 * c->lda) * es;
@@ -249,7 +250,7 @@ void chg_fx_home_start(chg_fact_t *f, chg_fx_home_t *hm, const void *src, size_t
     *t = (tr_t){src, dst, sld, c->lda, rows, cols, es,
                 (int)CHG_MAX((size_t)1, CHG_MIN((size_t)threads * 2, chg_ceil_div(cols, TILE)))};
     hm->tr = t;
-    chg_pool_start(f->h->pool, &hm->job, t->parts, tr_part, t, NULL, "factor home");
+    chg_pool_start(f->h->pool, &hm->job, t->parts, tr_part, t, f->trace, "factor home");
 }
 
 void chg_fx_home_finish(chg_fact_t *f, chg_fx_home_t *hm)
@@ -323,5 +324,5 @@ void chg_fx_swaps(chg_fact_t *f, const int *ipiv0)
     const int threads = chg_pool_threads(f->h->pool);
     swp_t s = {f, ipiv0, ncols,
                (int)CHG_MAX((size_t)1, CHG_MIN((size_t)threads * 4, ncols / 16))};
-    chg_pool_run(f->h->pool, s.parts, swap_part, &s, NULL, "factor swaps");
+    chg_pool_run(f->h->pool, s.parts, swap_part, &s, f->trace, "factor swaps");
 }
