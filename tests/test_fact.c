@@ -9,7 +9,9 @@
  *
  * Sizes are small and the panel width is cut small (CLHGEMM_FACTOR_NB, set by CTest), so that
  * every matrix runs many steps: look-ahead, late blocks catching up, LU's interchanges across
- * panels. Arguments: s|d, host|device, and optionally the kinds to run (potrf getrf geqrf).
+ * panels. Arguments: s|d, host|device|fault, and optionally the kinds to run (potrf getrf
+ * geqrf); `fault` is host memory with a new handle per case, for CLHGEMM_FAULT_INJECT (the
+ * factorization finishes on the CPU, the handle drops the device).
  */
 #include <math.h>
 #include <stdio.h>
@@ -18,6 +20,7 @@
 
 #include "common.h"
 #include "cpu/lapack_link.h"
+#include "host/handle.h"
 #include "lapack/fact_driver.h"
 
 typedef struct prob_s {
@@ -215,6 +218,7 @@ typedef struct dev_s {
     clhgemm_handle_t h;
     tc_env_t env;
     int device; /* device buffers instead of host memory */
+    int fault;  /* a handle per case (CLHGEMM_FAULT_INJECT loses a device once per handle) */
 } dev_t;
 
 static clhgemm_status_t run(dev_t *d, const prob_t *p, void *a, int *ipiv, void *tau, int *info)
@@ -258,8 +262,22 @@ static void one(dev_t *d, const prob_t *p, tc_rng_t *rng)
     snprintf(tag, sizeof tag, "%c%s %s %s m=%zu n=%zu lda=%zu fail_at=%d", p->dbl ? 'd' : 's',
              kname(p->kind), p->trans ? "row" : "col", d->device ? "device" : "host", p->m, p->n,
              p->lda, p->fail_at);
+    if (d->fault) {
+        if (d->h) clhgemm_destroy(d->h);
+        d->h = NULL;
+        if (clhgemm_create(&d->h, NULL) != CLHGEMM_SUCCESS) {
+            EXPECT(0, "%s: clhgemm_create failed", tag);
+            goto out;
+        }
+    }
+    const int ndev = d->h ? d->h->ndev : 0;
     const clhgemm_status_t st = run(d, p, a, ipiv, tau, &info);
     EXPECT(st == CLHGEMM_SUCCESS, "%s: status %s", tag, clhgemm_status_string(st));
+    /* CLHGEMM_FAULT_INJECT=device=0,after=2: every case of 3 steps or more loses the device,
+     * which the handle drops */
+    if (d->fault && p->m >= 64 && p->n >= 64)
+        EXPECT(d->h->ndev == ndev - 1, "%s: the lost device is still in the handle (%d of %d)",
+               tag, d->h->ndev, ndev);
     if (st != CLHGEMM_SUCCESS) goto out;
     if (p->kind != CHG_FACT_GEQRF) {
         const int want = lapack_info(p, a0);
@@ -296,12 +314,13 @@ out:
 int main(int argc, char **argv)
 {
     if (argc < 3) {
-        fprintf(stderr, "usage: test_fact s|d host|device [potrf] [getrf] [geqrf]\n");
+        fprintf(stderr, "usage: test_fact s|d host|device|fault [potrf] [getrf] [geqrf]\n");
         return 2;
     }
     const int dbl = argv[1][0] == 'd';
     dev_t d = {0};
     d.device = !strcmp(argv[2], "device");
+    d.fault = !strcmp(argv[2], "fault");
     int rc = tc_open(&d.env);
     if (rc) return rc;
     if (dbl && !d.env.has_fp64) {

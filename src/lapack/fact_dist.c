@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "host/fault.h"
 #include "host/staging.h"
 
 clhgemm_status_t chg_fact_dist_init(chg_fact_t *f, int ndev)
@@ -154,4 +155,19 @@ void chg_fact_trace(const chg_fact_t *f, int d, int q, const char *name, cl_even
     char track[48];
     snprintf(track, sizeof track, "dev%d %s", f->fd[d].index, qn[q]);
     chg_trace_device(f->trace, f->fd[d].index, track, name, ev);
+}
+
+cl_int chg_fact_fail(chg_fact_t *f, int d, cl_int err)
+{
+    if (err != CL_SUCCESS && !f->fd[d].lost) {
+        f->fd[d].lost = 1;
+        f->fd[d].err = err;
+    }
+    return err;
+}
+
+cl_int chg_fact_injected(const chg_fact_t *f, int d)
+{
+    const chg_fdev_t *x = &f->fd[d];
+    return f->h && x->hd ? chg_fault_cmd(&f->h->fault, x->hd) : CL_SUCCESS;
 }

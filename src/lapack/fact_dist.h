@@ -63,7 +63,8 @@ typedef struct chg_fdev_s {
     cl_mem piv;                /* LU: the pivots so far, 0-based rows of the view */
     size_t nblk;               /* blocks it owns */
     struct upl_s *uploader;    /* its upload thread (fact_xfer.c) */
-    int lost;
+    int lost;                  /* a command of it failed in this call (err) */
+    cl_int err;
 } chg_fdev_t;
 
 /* The call's distribution and residency. */
@@ -97,6 +98,13 @@ typedef struct chg_fact_s {
 /* Queues of a device for the trace's tracks ("dev<d> <queue>"). */
 enum { CHG_FQ_H2D = 0, CHG_FQ_KERNEL = 1, CHG_FQ_D2H = 2, CHG_FQ_UP = 3 };
 void chg_fact_trace(const chg_fact_t *f, int d, int q, const char *name, cl_event ev);
+
+/* err of a command of device d: CL_SUCCESS passes; anything else marks the device failed in
+ * this call (the driver finishes the call without the devices: fact_rescue.h). */
+cl_int chg_fact_fail(chg_fact_t *f, int d, cl_int err);
+/* The injected failure (CLHGEMM_FAULT_INJECT, host memory) of device d's next command: its
+ * "tiles" are the steps whose updates it has run. */
+cl_int chg_fact_injected(const chg_fact_t *f, int d);
 
 /* Block j's columns of the view, and its width. */
 static inline size_t chg_fact_c0(const chg_fact_t *f, size_t j) { return j * f->nb; }

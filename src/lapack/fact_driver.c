@@ -19,9 +19,11 @@
 #include "base/trace.h"
 #include "core/gemm.h"
 #include "host/event.h"
+#include "host/fault.h"
 #include "host/devmem.h"
 #include "host/staging.h"
 #include "lapack/fact_panel.h"
+#include "lapack/fact_rescue.h"
 #include "lapack/fact_update.h"
 #include "lapack/fact_xfer.h"
 
@@ -30,10 +32,13 @@ typedef struct drv_s {
     chg_fact_t f;
     chg_pinned_t own_pin[3];   /* device buffers: pinned memory of this call */
     chg_pinned_t *pin;         /* [0], [1]: panel k in pin[k % 2] (LU, QR: its block column,
-                                * rows 0 .. m; Cholesky: L21); [2]: Cholesky's diagonal block */
+                                * rows 0 .. m; Cholesky: L21); [2]: Cholesky's diagonal blocks
+                                * (panel k's at (k % 2) nb^2) */
     size_t pld;                /* leading dimension of pin[0], pin[1] */
     cl_event down[2];          /* panel k's way down into pin[k % 2] (Cholesky: its L21) */
     cl_event ddown;            /* Cholesky: the diagonal block's way down into pin[2] */
+    size_t khome;              /* panels whose copy home has been started */
+    size_t tail_col;           /* LU, QR (n > m): view columns before it are home */
     chg_fx_home_t home[2];     /* panel k's copy home from pin[k % 2] */
     int *ipiv0;                /* LU: the pivots, 0-based rows of the view */
     int *piv;                  /* LU: one panel's pivots as getrf gives them */
@@ -58,6 +63,12 @@ size_t chg_fact_nb(const chg_device_t *dev, const chg_fact_call_t *c)
 }
 
 /* ---- steps ---------------------------------------------------------------------------------- */
+
+/* Cholesky's diagonal block of panel k in pinned memory (leading dimension nb). */
+static void *diag_pin(const drv_t *v, size_t k)
+{
+    return (char *)v->pin[2].ptr + (k % 2) * v->f.nb * v->f.nb * v->f.es;
+}
 
 /* Device command ev of step k on device d's queue q, in the trace. */
 static void traced(drv_t *v, int d, int q, const char *what, size_t k, cl_event ev)
@@ -92,7 +103,7 @@ static cl_int panel_down(drv_t *v, size_t k)
     if (c->kind == CHG_FACT_POTRF) {
         err = chg_fu_mark(f, o, &mark);
         if (err == CL_SUCCESS)
-            err = chg_fx_read(x->qd, f->es, chg_fact_block(f, k, kr), kw, kw, v->pin[2].ptr, f->nb,
+            err = chg_fx_read(x->qd, f->es, chg_fact_block(f, k, kr), kw, kw, diag_pin(v, k), f->nb,
                               1, &mark, &v->ddown);
         chg_ev_release(&mark);
         if (err == CL_SUCCESS) traced(v, o, CHG_FQ_D2H, "panel down", k, v->ddown);
@@ -159,7 +170,7 @@ static int panel_cpu_kind(drv_t *v, size_t k, chg_fact_call_t *c, size_t kr, siz
     switch (c->kind) {
     case CHG_FACT_POTRF:
         /* a transposed view's diagonal block came down as stored: its upper triangle */
-        info = chg_panel_potrf(c->prec, !c->trans, kw, v->pin[2].ptr, f->nb);
+        info = chg_panel_potrf(c->prec, !c->trans, kw, diag_pin(v, k), f->nb);
         if (info > 0) {
             c->info = (int)kr + info;
             v->stopped = 1;
@@ -222,18 +233,13 @@ static cl_int panel_up_potrf(drv_t *v, size_t k)
     chg_fdev_t *x = &f->fd[o];
     const size_t kr = k * f->nb, kw = width(v, k), below = c->n - kr - kw;
     cl_event up = NULL, mark = NULL;
-    cl_int err = chg_fx_write(x->qh, f->es, chg_fact_block(f, k, kr), kw, kw, v->pin[2].ptr,
+    cl_int err = chg_fx_write(x->qh, f->es, chg_fact_block(f, k, kr), kw, kw, diag_pin(v, k),
                               f->nb, 0, NULL, &up);
     if (err == CL_SUCCESS) traced(v, o, CHG_FQ_H2D, "panel up", k, up);
     if (err == CL_SUCCESS) err = chg_fu_after(f, o, up);
-    if (err == CL_SUCCESS) err = clWaitForEvents(1, &up); /* pin[2] is reused next step */
+    /* the block's diagonal stays in pinned memory until it goes home with L21 */
+    if (err == CL_SUCCESS) err = clWaitForEvents(1, &up);
     chg_ev_release(&up);
-    if (c->a && err == CL_SUCCESS) { /* the diagonal block is final: home now (small) */
-        chg_fx_home_t hm;
-        chg_fx_home_start(f, &hm, v->pin[2].ptr, f->nb, kr, kw, kr, kw,
-                          CHG_FX_STORED | CHG_FX_LOWER);
-        chg_fx_home_finish(f, &hm);
-    }
     if (err != CL_SUCCESS || !below || v->stopped) return err;
     err = chg_fu_potrf_solve(f, k);
     if (err != CL_SUCCESS || (!c->a && f->ndev == 1)) return err;
@@ -261,23 +267,34 @@ static cl_int panel_up_potrf(drv_t *v, size_t k)
     return err;
 }
 
-/* Panel k's finished part home (host memory): L21 of Cholesky once it is down (the next step
- * starts it); the block column of LU and QR from pinned memory now. */
-static void panel_home(drv_t *v, size_t k)
+/* Panel k's finished part home (host memory): Cholesky's diagonal block and L21 once L21 is
+ * down (the next step, or the end, starts it); the block column of LU and QR from pinned
+ * memory, at once. Returns an error of L21's way down. */
+static cl_int panel_home(drv_t *v, size_t k)
 {
     chg_fact_t *f = &v->f;
     const chg_fact_call_t *c = f->c;
-    if (!c->a) return;
+    if (!c->a) return CL_SUCCESS;
     const size_t kr = k * f->nb, kw = width(v, k);
     if (c->kind == CHG_FACT_POTRF) {
         const size_t below = c->n - kr - kw;
-        if (!below) return;
-        if (clWaitForEvents(1, &v->down[k % 2]) != CL_SUCCESS) return; /* err set by caller */
-        chg_fx_home_start(f, &v->home[k % 2], v->pin[k % 2].ptr, c->trans ? f->nb : c->n,
-                          kr + kw, below, kr, kw, CHG_FX_STORED);
-        return;
+        if (below) {
+            const cl_int err = clWaitForEvents(1, &v->down[k % 2]);
+            if (err != CL_SUCCESS) return err;
+        }
+        chg_fx_home_t hm; /* the diagonal block: small, here and now */
+        chg_fx_home_start(f, &hm, diag_pin(v, k), f->nb, kr, kw, kr, kw,
+                          CHG_FX_STORED | CHG_FX_LOWER);
+        chg_fx_home_finish(f, &hm);
+        if (below)
+            chg_fx_home_start(f, &v->home[k % 2], v->pin[k % 2].ptr, c->trans ? f->nb : c->n,
+                              kr + kw, below, kr, kw, CHG_FX_STORED);
+        v->khome = k + 1;
+        return CL_SUCCESS;
     }
     chg_fx_home_start(f, &v->home[k % 2], v->pin[k % 2].ptr, v->pld, 0, c->m, kr, kw, 0);
+    v->khome = k + 1;
+    return CL_SUCCESS;
 }
 
 /* Blocks [j0, j1) of device d brought to `to` panels (each from cur[j], which is either to - 1
@@ -366,6 +383,7 @@ static cl_int trailing(drv_t *v, size_t k, size_t *blk)
             blk[nb++] = j;
         }
         if (err == CL_SUCCESS) err = bring(v, d, blk, nb, k + 1);
+        if (f->fd[d].hd) f->fd[d].hd->tiles_done++; /* CLHGEMM_FAULT_INJECT counts steps */
         clFlush(f->fd[d].qk);
     }
     return err;
@@ -388,7 +406,8 @@ static cl_int step(drv_t *v, size_t k, size_t *blk)
     cl_int err = clWaitForEvents(1, down);
     if (c->kind == CHG_FACT_POTRF) chg_ev_release(down);
     if (err != CL_SUCCESS) return err;
-    if (c->kind == CHG_FACT_POTRF && k > 0 && c->a) panel_home(v, k - 1);
+    if (c->kind == CHG_FACT_POTRF && k > 0) err = panel_home(v, k - 1);
+    if (err != CL_SUCCESS) return err;
     if (panel_cpu(v, k) != 0) return CLHGEMM_NO_CPU_LAPACK;
     if (c->kind == CHG_FACT_POTRF) {
         err = panel_up_potrf(v, k);
@@ -400,7 +419,7 @@ static cl_int step(drv_t *v, size_t k, size_t *blk)
             if (uses) err = panel_up_lu_qr(v, k, d);
         }
         if (err != CL_SUCCESS) return err;
-        panel_home(v, k);
+        err = panel_home(v, k);
     }
     if (c->kind == CHG_FACT_GETRF) {
         v->lswaps = !c->a || (v->single && any_pending(v));
@@ -436,9 +455,11 @@ static cl_int tail(drv_t *v, size_t *blk)
             err = chg_fx_read(f->fd[o].qd, f->es, src, c->m, kw, v->pin[0].ptr,
                               c->trans ? kw : c->m, 1, &mark, &ev);
         if (err == CL_SUCCESS) err = clWaitForEvents(1, &ev);
-        if (err == CL_SUCCESS)
+        if (err == CL_SUCCESS) {
             chg_fx_home_start(f, &v->home[0], v->pin[0].ptr, c->trans ? kw : c->m, 0, c->m,
                               chg_fact_c0(f, j), kw, CHG_FX_STORED);
+            v->tail_col = chg_fact_c0(f, j) + kw;
+        }
         chg_ev_release(&mark);
         chg_ev_release(&ev);
     }
@@ -451,11 +472,32 @@ static cl_int run_loop(drv_t *v)
     size_t *blk = malloc(f->nblk * sizeof *blk);
     if (!blk) return CLHGEMM_OUT_OF_HOST_MEMORY;
     cl_int err = CL_SUCCESS;
+    size_t k = 0;
     if (!chg_fx_arrived(f, 0, 1, &err)) err = err != CL_SUCCESS ? err : CLHGEMM_INTERNAL_ERROR;
     if (err == CL_SUCCESS) err = panel_down(v, 0);
-    for (size_t k = 0; k < f->nsteps && err == CL_SUCCESS && !v->stopped; k++) {
+    for (; k < f->nsteps && err == CL_SUCCESS && !v->stopped; k++) {
         err = step(v, k, blk);
         atomic_store(&f->steps_done, k + 1);
+    }
+    /* a failure no device op claimed is the current panel owner's (its transfers) */
+    int claimed = 0;
+    for (int d = 0; d < f->ndev; d++) claimed |= f->fd[d].lost;
+    if (err != CL_SUCCESS && !claimed && err != CLHGEMM_NO_CPU_LAPACK &&
+        err != CLHGEMM_OUT_OF_HOST_MEMORY)
+        chg_fact_fail(f, f->owner[k < f->nsteps ? k : f->nsteps - 1], err);
+    if (err == CL_SUCCESS && f->c->kind == CHG_FACT_POTRF && f->nsteps) {
+        /* the last panel (or the one that stopped at a minor not positive definite: its
+         * diagonal block as the CPU LAPACK left it; L21 not solved, as LAPACK leaves it) */
+        const size_t last = v->stopped ? (size_t)(f->c->info - 1) / f->nb : f->nsteps - 1;
+        if (v->stopped && f->c->a) {
+            const size_t kr = last * f->nb, kw = width(v, last);
+            chg_fx_home_t hm;
+            chg_fx_home_start(f, &hm, diag_pin(v, last), f->nb, kr, kw, kr, kw,
+                              CHG_FX_STORED | CHG_FX_LOWER);
+            chg_fx_home_finish(f, &hm);
+        } else {
+            err = panel_home(v, last);
+        }
     }
     if (err == CL_SUCCESS && !v->stopped && f->nblk > f->nsteps) err = tail(v, blk);
     free(blk);
@@ -511,7 +553,7 @@ static void drv_free(drv_t *v, cl_command_queue q)
 static size_t pin_bytes(const drv_t *v)
 {
     const chg_fact_t *f = &v->f;
-    return CHG_MAX(f->c->m, f->nb) * f->nb * f->es;
+    return CHG_MAX(CHG_MAX(f->c->m, f->nb) * f->nb, 2 * f->nb * f->nb) * f->es;
 }
 
 static void drain(chg_fact_t *f)
@@ -567,6 +609,37 @@ static clhgemm_status_t host_setup(drv_t *v, clhgemm_handle_t h)
     return (clhgemm_status_t)err;
 }
 
+/* After a failed command in the loop: one line per failed device (a lost one is dropped by the
+ * handle after the call; one short of memory stays), and the rest of the factorization on the
+ * CPU from what is home (fact_rescue.h). */
+static cl_int rescue(drv_t *v, cl_int err)
+{
+    chg_fact_t *f = &v->f;
+    int marked = 0;
+    for (int d = 0; d < f->ndev; d++) {
+        chg_fdev_t *x = &f->fd[d];
+        if (!x->lost) continue;
+        marked = 1;
+        const int loss = chg_fault_is_loss(x->err, 0);
+        if (loss) {
+            x->hd->lost = 1;
+            x->hd->lost_err = x->err;
+        }
+        fprintf(stderr,
+                "clhgemm: device %d (%s) %s in a factorization (%s, %d); it goes on on the CPU "
+                "from its finished columns and the caller's input%s\n",
+                x->hd->index, x->hd->dev.info.name, loss ? "lost" : "failed",
+                clhgemm_status_string(x->err), (int)x->err,
+                loss ? "; this handle does not use the device again" : "");
+    }
+    if (!marked)
+        fprintf(stderr, "clhgemm: a factorization failed on the devices (%s, %d); it goes on on "
+                        "the CPU from its finished columns and the caller's input\n",
+                clhgemm_status_string(err), (int)err);
+    const size_t done = v->tail_col ? f->nsteps : v->khome;
+    return (cl_int)chg_fact_rescue(f, done, v->tail_col, v->ipiv0);
+}
+
 clhgemm_status_t chg_fact_run_host(clhgemm_handle_t h, chg_fact_call_t *c)
 {
     drv_t v;
@@ -583,16 +656,24 @@ clhgemm_status_t chg_fact_run_host(clhgemm_handle_t h, chg_fact_call_t *c)
         for (int d = 0; d < v.f.ndev; d++) chg_trace_align(v.f.trace, d, v.f.fd[d].qk);
     }
     for (int d = 0; d < v.f.ndev && err == CL_SUCCESS; d++) err = chg_fx_up_start(&v.f, d);
-    if (err == CL_SUCCESS) err = run_loop(&v);
+    const int looped = err == CL_SUCCESS;
+    if (looped) err = run_loop(&v);
+    int dropped = 0;
     if (v.f.fd) {
         const cl_int up = chg_fx_up_join(&v.f);
         if (err == CL_SUCCESS) err = up;
         drain(&v.f);
         for (int i = 0; i < 2; i++) chg_fx_home_finish(&v.f, &v.home[i]);
-        if (err == CL_SUCCESS && c->kind == CHG_FACT_GETRF) chg_fx_swaps(&v.f, v.ipiv0);
+        if (err != CL_SUCCESS && looped && err != CLHGEMM_NO_CPU_LAPACK) {
+            err = rescue(&v, err);
+            for (int d = 0; d < v.f.ndev; d++) dropped |= v.f.fd[d].hd->lost;
+        } else if (err == CL_SUCCESS && c->kind == CHG_FACT_GETRF) {
+            chg_fx_swaps(&v.f, v.ipiv0, 0, v.f.kmax, v.f.nsteps * v.f.nb);
+        }
         if (v.f.trace) chg_trace_end(v.f.trace); /* a failed write warns by itself */
     }
     drv_free(&v, NULL);
+    if (dropped) chg_handle_drop_lost(h);
     pthread_mutex_unlock(&h->call_lock);
     return (clhgemm_status_t)err;
 }

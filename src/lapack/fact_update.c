@@ -228,12 +228,12 @@ static cl_int span_close(chg_fact_t *f, int d, cl_event first, const char *name,
 cl_int chg_fu_after(chg_fact_t *f, int d, cl_event ev)
 {
     if (!ev) return CL_SUCCESS;
-    return clEnqueueMarkerWithWaitList(f->fd[d].qk, 1, &ev, NULL);
+    return chg_fact_fail(f, d, clEnqueueMarkerWithWaitList(f->fd[d].qk, 1, &ev, NULL));
 }
 
 cl_int chg_fu_mark(chg_fact_t *f, int d, cl_event *ev)
 {
-    return clEnqueueMarkerWithWaitList(f->fd[d].qk, 0, NULL, ev);
+    return chg_fact_fail(f, d, clEnqueueMarkerWithWaitList(f->fd[d].qk, 0, NULL, ev));
 }
 
 /* ---- the updates ---------------------------------------------------------------------------- */
@@ -371,12 +371,13 @@ cl_int chg_fu_qr_v(chg_fact_t *f, int d, size_t k)
     const size_t kr = k * f->nb, kw = pw(f, k), rows = f->c->m - kr;
     const int tr = f->c->trans;
     const chg_dview_t V = {.buf = x->v, .off = 0, .ld = tr ? f->nb : f->c->m, .trans = tr};
-    return unit_lower(f, d, chg_fact_panel(f, d, k), V, rows, kw);
+    return chg_fact_fail(f, d, unit_lower(f, d, chg_fact_panel(f, d, k), V, rows, kw));
 }
 
 cl_int chg_fu_laswp(chg_fact_t *f, int d, size_t k, size_t jl, size_t w)
 {
-    return laswp_view(f, d, chg_fact_local(f, d, 0, jl), w, k * f->nb, k * f->nb + pw(f, k));
+    return chg_fact_fail(f, d, laswp_view(f, d, chg_fact_local(f, d, 0, jl), w, k * f->nb,
+                                          k * f->nb + pw(f, k)));
 }
 
 cl_int chg_fu_panel_col(chg_fact_t *f, int d, size_t k, size_t r0, int to_col)
@@ -387,39 +388,55 @@ cl_int chg_fu_panel_col(chg_fact_t *f, int d, size_t k, size_t r0, int to_col)
     const chg_dview_t P = chg_fact_panel(f, d, k);
     const size_t kr = k * f->nb, kw = chg_fact_w(f, k), rows = f->c->m - r0;
     const size_t soff = chg_dview_at(P, r0 - kr, 0).off;
-    if (to_col) return transpose(f, d, P.buf, soff, P.ld, x->col, r0, f->c->m, kw, rows);
-    return transpose(f, d, x->col, r0, f->c->m, P.buf, soff, P.ld, rows, kw);
+    if (to_col)
+        return chg_fact_fail(f, d, transpose(f, d, P.buf, soff, P.ld, x->col, r0, f->c->m, kw,
+                                             rows));
+    return chg_fact_fail(f, d, transpose(f, d, x->col, r0, f->c->m, P.buf, soff, P.ld, rows, kw));
 }
 
 cl_int chg_fu_apply(chg_fact_t *f, int d, size_t k, size_t c0, size_t jl, size_t w)
 {
+    cl_int err = chg_fact_injected(f, d);
+    if (err != CL_SUCCESS) return chg_fact_fail(f, d, err);
     cl_event first = span_open(f, d);
-    return span_close(f, d, first, "update with panel", k, apply(f, d, k, c0, jl, w));
+    err = span_close(f, d, first, "update with panel", k, apply(f, d, k, c0, jl, w));
+    return chg_fact_fail(f, d, err);
 }
 
 cl_int chg_fu_catch_up(chg_fact_t *f, int d, size_t k, size_t c0, size_t jl, size_t w)
 {
+    cl_int err = chg_fact_injected(f, d);
+    if (err != CL_SUCCESS) return chg_fact_fail(f, d, err);
     cl_event first = span_open(f, d);
-    return span_close(f, d, first, "catch up to panel", k, catch_up(f, d, k, c0, jl, w));
+    err = span_close(f, d, first, "catch up to panel", k, catch_up(f, d, k, c0, jl, w));
+    return chg_fact_fail(f, d, err);
 }
 
 cl_int chg_fu_potrf_solve(chg_fact_t *f, size_t k)
 {
     const int d = f->owner[k];
+    cl_int err = chg_fact_injected(f, d);
+    if (err != CL_SUCCESS) return chg_fact_fail(f, d, err);
     cl_event first = span_open(f, d);
-    return span_close(f, d, first, "trsm of panel", k, potrf_solve(f, k));
+    return chg_fact_fail(f, d, span_close(f, d, first, "trsm of panel", k, potrf_solve(f, k)));
 }
 
 cl_int chg_fu_potrf_diag(chg_fact_t *f, size_t k, size_t j)
 {
     const int d = f->owner[j];
+    cl_int err = chg_fact_injected(f, d);
+    if (err != CL_SUCCESS) return chg_fact_fail(f, d, err);
     cl_event first = span_open(f, d);
-    return span_close(f, d, first, "look-ahead diagonal with panel", k, potrf_diag(f, k, j));
+    err = span_close(f, d, first, "look-ahead diagonal with panel", k, potrf_diag(f, k, j));
+    return chg_fact_fail(f, d, err);
 }
 
 cl_int chg_fu_potrf_below(chg_fact_t *f, size_t k, size_t j)
 {
     const int d = f->owner[j];
+    cl_int err = chg_fact_injected(f, d);
+    if (err != CL_SUCCESS) return chg_fact_fail(f, d, err);
     cl_event first = span_open(f, d);
-    return span_close(f, d, first, "look-ahead below with panel", k, potrf_below(f, k, j));
+    err = span_close(f, d, first, "look-ahead below with panel", k, potrf_below(f, k, j));
+    return chg_fact_fail(f, d, err);
 }

@@ -26,7 +26,7 @@ typedef struct upl_s {
     int d;
     pthread_t th;
     int started;
-    cl_int err;
+    atomic_int err; /* its first error (read by the driver while it runs) */
 } upl_t;
 
 /* The caller's stored rectangle of block j: what goes up (Cholesky: the view's rows from the
@@ -56,7 +56,8 @@ static void *uploader(void *arg)
     cl_event ring[UP_REGIONS] = {NULL};
     double bytes = 0;
     size_t done = 0;
-    for (size_t j = (size_t)u->d; j < f->nblk && u->err == CL_SUCCESS; j += (size_t)f->ndev) {
+    cl_int err = CL_SUCCESS;
+    for (size_t j = (size_t)u->d; j < f->nblk && err == CL_SUCCESS; j += (size_t)f->ndev) {
         while (f->hold && done >= 2 && atomic_load(&f->steps_done) < f->hold &&
                !atomic_load(&f->unhold)) {
             const struct timespec ts = {0, 100000};
@@ -73,12 +74,13 @@ static void *uploader(void *arg)
                            .nch = (int)chg_ceil_div(cols, cc), .queue = x->qu,
                            .trace = f->trace};
         cl_event last = NULL;
-        u->err = chg_upload(h->pool, &h->fault, x->hd, &up, &bytes, &last);
-        if (u->err == CL_SUCCESS) {
+        err = chg_upload(h->pool, &h->fault, x->hd, &up, &bytes, &last);
+        if (err == CL_SUCCESS) {
             f->up_ev[j] = last;
             atomic_store(&f->ups[u->d], ++done);
         } else {
             chg_ev_release(&last);
+            atomic_store(&u->err, err);
         }
     }
     for (int r = 0; r < UP_REGIONS; r++) chg_ev_release(&ring[r]);
@@ -97,6 +99,7 @@ cl_int chg_fx_up_start(chg_fact_t *f, int d)
     if (!u) return CLHGEMM_OUT_OF_HOST_MEMORY;
     u->f = f;
     u->d = d;
+    atomic_init(&u->err, CL_SUCCESS);
     if (pthread_create(&u->th, NULL, uploader, u) != 0) {
         free(u);
         return CLHGEMM_OUT_OF_HOST_MEMORY;
@@ -113,7 +116,7 @@ cl_int chg_fx_up_join(chg_fact_t *f)
         upl_t *u = f->fd[d].uploader;
         if (!u) continue;
         pthread_join(u->th, NULL);
-        if (first == CL_SUCCESS) first = u->err;
+        if (first == CL_SUCCESS) first = atomic_load(&u->err);
         free(u);
         f->fd[d].uploader = NULL;
     }
@@ -129,8 +132,9 @@ int chg_fx_arrived(chg_fact_t *f, size_t j, int wait, cl_int *err)
     if (wait) atomic_store(&f->unhold, 1);
     while (atomic_load(&f->ups[d]) <= t) {
         if (!wait || !u) return 0;
-        if (u->err != CL_SUCCESS) {
-            *err = u->err;
+        const cl_int ue = atomic_load(&u->err);
+        if (ue != CL_SUCCESS) {
+            *err = chg_fact_fail(f, d, ue);
             return 0;
         }
         const struct timespec ts = {0, 50000};
@@ -143,7 +147,7 @@ int chg_fx_arrived(chg_fact_t *f, size_t j, int wait, cl_int *err)
         st = -1;
     if (ev && wait) st = clWaitForEvents(1, &ev) == CL_SUCCESS ? CL_COMPLETE : -1;
     if (st < 0) {
-        *err = st == -1 ? CL_INVALID_EVENT : st;
+        *err = chg_fact_fail(f, d, st == -1 ? CL_INVALID_EVENT : st);
         return 0;
     }
     if (st != CL_COMPLETE) return 0;
@@ -271,7 +275,8 @@ void chg_fx_home_finish(chg_fact_t *f, chg_fx_home_t *hm)
 typedef struct swp_s {
     const chg_fact_t *f;
     const int *piv;
-    size_t ncols; /* columns of the blocks that went home as panels */
+    size_t r0, r1; /* the interchanges of rows r0 .. r1 */
+    size_t ncols;  /* on columns 0 .. ncols (those after whose panel each comes) */
     int parts;
 } swp_t;
 
@@ -292,7 +297,7 @@ static void swap_part(void *arg, int part, int worker)
         char tmp[16];
         for (size_t col = j0; col < j1; col++) {
             char *x = a + col * c->lda * es;
-            for (size_t r = (col / nb + 1) * nb; r < f->kmax; r++) {
+            for (size_t r = CHG_MAX(s->r0, (col / nb + 1) * nb); r < s->r1; r++) {
                 const size_t p = (size_t)s->piv[r];
                 if (p == r) continue;
                 memcpy(tmp, x + r * es, es);
@@ -303,7 +308,7 @@ static void swap_part(void *arg, int part, int worker)
         return;
     }
     char tmp[4096];
-    for (size_t r = nb; r < f->kmax; r++) {
+    for (size_t r = CHG_MAX(s->r0, nb); r < s->r1; r++) {
         const size_t p = (size_t)s->piv[r];
         const size_t e1 = CHG_MIN(j1, r / nb * nb); /* columns of the panels before r's */
         if (p == r || e1 <= j0) continue;
@@ -317,12 +322,12 @@ static void swap_part(void *arg, int part, int worker)
     }
 }
 
-void chg_fx_swaps(chg_fact_t *f, const int *ipiv0)
+void chg_fx_swaps(chg_fact_t *f, const int *ipiv0, size_t r0, size_t r1, size_t ncols)
 {
-    const size_t ncols = CHG_MIN(f->c->n, f->nsteps * f->nb);
-    if (f->nsteps < 2 || !ncols) return;
+    ncols = CHG_MIN(ncols, f->c->n);
+    if (r1 <= r0 || !ncols) return;
     const int threads = chg_pool_threads(f->h->pool);
-    swp_t s = {f, ipiv0, ncols,
+    swp_t s = {f, ipiv0, r0, r1, ncols,
                (int)CHG_MAX((size_t)1, CHG_MIN((size_t)threads * 4, ncols / 16))};
     chg_pool_run(f->h->pool, s.parts, swap_part, &s, f->trace, "factor swaps");
 }

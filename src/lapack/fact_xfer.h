@@ -67,8 +67,9 @@ void chg_fx_home_finish(chg_fact_t *f, chg_fx_home_t *hm);
 
 /* ---- swaps ---------------------------------------------------------------------------------- */
 
-/* LU: on each block j of the caller's matrix that went home as a panel, the interchanges of
- * the later panels (pivots ipiv0: 0-based rows of the view, kmax of them). */
-void chg_fx_swaps(chg_fact_t *f, const int *ipiv0);
+/* LU: the interchanges of rows r0 .. r1 (pivots ipiv0: 0-based rows of the view) on the
+ * caller's columns 0 .. ncols, each only on the columns of panels before its own (the rows it
+ * swaps are below those panels): the finished columns went home as their panel left them. */
+void chg_fx_swaps(chg_fact_t *f, const int *ipiv0, size_t r0, size_t r1, size_t ncols);
 
 #endif
