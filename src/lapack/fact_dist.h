@@ -6,11 +6,9 @@
  *
  * The view's n columns are cut into block columns of nb (the last narrower); block j belongs to
  * device owner[j], at local columns lcol[j] .. lcol[j] + width of that device's storage. The
- * distribution is the static 1-D block-cyclic one of Cholesky/QR on several GPUs (Ltaief,
- * Tomov, Nath, Du and Dongarra, "A scalable high performant Cholesky factorization for
- * multicore with GPU accelerators"; and "Enabling and Scaling Matrix Computations on
- * Heterogeneous Multi-Core and Multi-GPU Systems"): block j on device j mod ndev, so that
- * every device keeps a share of the trailing matrix to the end. With one device it is the
+ * distribution is the static 1-D block-cyclic one of "Enabling and Scaling Matrix Computations
+ * on Heterogeneous Multi-Core and Multi-GPU Systems" (Song, Tomov, Dongarra): block j on device
+ * j mod ndev, so that every device keeps a share of the trailing matrix to the end. With one device it is the
  * whole matrix in its own layout; on device buffers it is the caller's buffer itself.
  *
  * A device's storage has the view's orientation: element (i, jl) of its local view at
