@@ -8,10 +8,11 @@ project chose (docs, src/CMakeLists.txt: one folder per layer) cannot decay unno
  (a) No cycles between modules. A module is a .c file and the .h of the same basename in the
      same folder (a lone .c or .h is a module by itself). Module A uses module B when a file of
      A writes `#include "x.h"` that resolves to a header of B (relative to the including file's
-     folder first, then src/, then include/; <...> includes are the system's and ignored), or
+     folder first, then its top folder such as bench/, then src/, then include/; <...> includes
+     are the system's and ignored), or
      when a .c file of A calls, inside a function body, a non-static function that exactly one
      other module defines (a name A defines itself, or that several modules define, ties
-     nothing; an OpenCL API name defined by an interposer such as bench/clprof.c ties nothing
+     nothing; an OpenCL API name defined by an interposer such as bench/prof/clprof.c ties nothing
      either). Every strongly connected component of more than one module is a cycle: modules
      that cannot be understood, tested or replaced one without the other. Each is printed with
      the names that tie each of its edges.
@@ -188,7 +189,7 @@ def build_graph(root, files):
     definers = defaultdict(set)  # non-static function name -> modules
     for s in files:
         for name, static, *_ in s.funcs:
-            # an OpenCL API name (clXxx) defined here is an interposer's (bench/clprof.c, an
+            # an OpenCL API name (clXxx) defined here is an interposer's (bench/prof/clprof.c, an
             # LD_PRELOAD library): the calls of the library go to the API, not to it
             if not static and not OPENCL_API.match(name):
                 definers[name].add(s.module)
@@ -198,7 +199,9 @@ def build_graph(root, files):
     edges, unresolved = defaultdict(lambda: defaultdict(list)), []
     for s in files:
         for line, written in s.includes:
-            for base in (s.folder, "src", "include"):
+            # the including file's folder, its top folder (bench/ sources name the folders they
+            # share: "common/bench_util.h"), then src/ and include/ as the build does
+            for base in (s.folder, s.rel.split("/")[0], "src", "include"):
                 target = os.path.normpath(os.path.join(base, written))
                 if target in by_rel:
                     break

@@ -35,7 +35,7 @@
  * Device: the first GPU (probe_common.h), else the first device of any kind (PoCL's CPU device);
  * --device-index I picks the I-th device over all platforms (--list shows them).
  *   cmake --build BUILD --target probe_zerocopy && BUILD/bench/probe_zerocopy --sizes 8,32,128,512
- *   cc -O2 -o /tmp/probe_zerocopy bench/probe_zerocopy.c -lOpenCL -lpthread    (standalone)
+ *   cc -O2 -o /tmp/probe_zerocopy bench/probe/probe_zerocopy.c -lOpenCL -lpthread    (standalone)
  * Options: --sizes a,b,.. (MiB, default 8,32,128,512)  --reps N (3)  --threads N (min(cores,16))
  *          --device-index I  --list
  */
