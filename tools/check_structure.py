@@ -8,8 +8,8 @@ project chose (docs, src/CMakeLists.txt: one folder per layer) cannot decay unno
  (a) No cycles between modules. A module is a .c file and the .h of the same basename in the
      same folder (a lone .c or .h is a module by itself). Module A uses module B when a file of
      A writes `#include "x.h"` that resolves to a header of B (relative to the including file's
-     folder first, then its top folder such as bench/, then src/, then include/; <...> includes
-     are the system's and ignored), or
+     folder first, then its top folder such as bench/, then src/, include/ and tools/, the
+     include paths of the build; <...> includes are the system's and ignored), or
      when a .c file of A calls, inside a function body, a non-static function that exactly one
      other module defines (a name A defines itself, or that several modules define, ties
      nothing; an OpenCL API name defined by an interposer such as bench/prof/clprof.c ties nothing
@@ -39,6 +39,9 @@ import sys
 from collections import defaultdict
 
 SCANNED = ("src", "tools", "bench", "include")
+# where the build looks for "x.h" after the including file's folder: the library's private
+# headers, the public one, and tools/ (cli.h, which bench/ shares through clhgemm_cli)
+INCLUDE_PATHS = ("src", "include", "tools")
 OPENCL_API = re.compile(r"cl[A-Z]")
 LAYERS = ("base", "device", "kernels", "cpu", "tuning", "core", "host", "lapack", "blas")  # lowest first
 KEYWORDS = {
@@ -200,8 +203,8 @@ def build_graph(root, files):
     for s in files:
         for line, written in s.includes:
             # the including file's folder, its top folder (bench/ sources name the folders they
-            # share: "common/bench_util.h"), then src/ and include/ as the build does
-            for base in (s.folder, s.rel.split("/")[0], "src", "include"):
+            # share: "common/bench_util.h"), then the build's include paths
+            for base in (s.folder, s.rel.split("/")[0]) + INCLUDE_PATHS:
                 target = os.path.normpath(os.path.join(base, written))
                 if target in by_rel:
                     break

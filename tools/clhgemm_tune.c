@@ -42,6 +42,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cli.h"
 #include "tune.h"
 
 /* ---- options ----------------------------------------------------------------------------- */
@@ -113,24 +114,12 @@ static int parse_args(int argc, char **argv, tune_opts_t *o, int *dry)
     o->seed = 1;
     int phases = 0;
     *dry = 0;
+    static const char *const with_value[] = {"--devices", "--precision", "--budget", "--size",
+                                             "--out", "--out-dir", "--jobs", "--seed",
+                                             "--strategy", NULL};
     for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *v = NULL;
-        static const char *const with_value[] = {"--devices", "--precision", "--budget", "--size",
-                                                 "--out", "--out-dir", "--jobs", "--seed",
-                                                 "--strategy", NULL};
-        for (int j = 0; with_value[j]; j++) {
-            size_t l = strlen(with_value[j]);
-            if (!strncmp(a, with_value[j], l) && (a[l] == '\0' || a[l] == '=')) {
-                if (a[l] == '=') v = a + l + 1;
-                else if (i + 1 < argc) v = argv[++i];
-                else {
-                    fprintf(stderr, "clhgemm-tune: %s needs a value\n", with_value[j]);
-                    return -1;
-                }
-                a = with_value[j];
-                break;
-            }
-        }
+        const char *a, *v;
+        if (cli_take_value(argc, argv, &i, with_value, "clhgemm-tune", &a, &v)) return -1;
         char *end = NULL;
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
             usage(stdout);

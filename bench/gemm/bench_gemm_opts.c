@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "bench_gemm_priv.h"
+#include "cli.h"
 
 /* --shapes sweep (issue 22 item 4): where ours stands against the competitors over the shapes
  * that matter besides large powers of two. Squares (non-powers of two included), rank-k updates
@@ -324,27 +325,13 @@ int bg_parse_args(int argc, char **argv, opts_t *o)
     o->clblast = o->cublas = o->check = 1;
     o->beta = 0.5;
     o->scale = 1.0;
+    static const char *const with_value[] = {"--device", "--precision", "--sizes", "--shapes",
+                                             "--reps", "--warmup", "--csv", "--layout",
+                                             "--trans", "--beta", "--parts-bk", "--scale",
+                                             "--png", NULL};
     for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        const char *v = NULL;
-        /* options with a value accept both "--opt value" and "--opt=value" */
-        static const char *const with_value[] = {"--device", "--precision", "--sizes", "--shapes",
-                                                 "--reps", "--warmup", "--csv", "--layout",
-                                                 "--trans", "--beta", "--parts-bk", "--scale",
-                                                 "--png", NULL};
-        for (int j = 0; with_value[j]; j++) {
-            size_t l = strlen(with_value[j]);
-            if (!strncmp(a, with_value[j], l) && (a[l] == '\0' || a[l] == '=')) {
-                if (a[l] == '=') v = a + l + 1;
-                else if (i + 1 < argc) v = argv[++i];
-                else {
-                    fprintf(stderr, "error: %s needs a value\n", with_value[j]);
-                    return -1;
-                }
-                a = with_value[j];
-                break;
-            }
-        }
+        const char *a, *v;
+        if (cli_take_value(argc, argv, &i, with_value, "error", &a, &v)) return -1;
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
             usage(stdout);
             exit(0);
