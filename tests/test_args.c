@@ -20,8 +20,6 @@
 
 #include "common.h"
 
-#define EV_SENTINEL ((cl_event)(uintptr_t)0x5EB71E10)
-
 typedef struct call_s {
     int dbl;
     int layout, ta, tb;
@@ -56,69 +54,46 @@ static void describe(const call_t *c, const char *what, char *buf, size_t len)
              c->C ? "buf" : "NULL", c->offc, c->ldc, c->q ? "q" : "NULL", what);
 }
 
-/* A buffer whose content must survive a rejected call, with the queue to read it on. */
-typedef struct watched_s {
-    cl_mem buf;
-    cl_command_queue q;
-    const void *host;
-    size_t bytes;
-} watched_t;
-
-static int unchanged(const watched_t *w, const char *tag)
-{
-    if (!w || !w->buf) return 0;
-    clFinish(w->q);
-    void *tmp = malloc(w->bytes);
-    if (!tmp) return 1;
-    int rc = tc_read(w->q, w->buf, tmp, w->bytes);
-    if (!rc && memcmp(tmp, w->host, w->bytes) != 0) {
-        fprintf(stderr, "FAIL %s: C changed although the call was rejected\n", tag);
-        rc = 1;
-    }
-    free(tmp);
-    return rc;
-}
-
 /* Rejected call: exact status, *event untouched (no_event: the call is given no event
  * pointer), watched buffers bit-identical. */
-static void expect_reject(const call_t *c, clhgemm_status_t want, const watched_t *w1,
-                          const watched_t *w2, const char *what, int no_event)
+static void expect_reject(const call_t *c, clhgemm_status_t want, const tc_watched_t *w1,
+                          const tc_watched_t *w2, const char *what, int no_event)
 {
     char tag[512];
     describe(c, what, tag, sizeof tag);
     int rc = 0;
-    cl_event ev = EV_SENTINEL;
+    cl_event ev = TC_EV_SENTINEL;
     clhgemm_status_t st = do_call(c, no_event ? NULL : &ev);
     if (st != want) {
         fprintf(stderr, "FAIL %s: status %s (%d), want %s (%d)\n", tag, clhgemm_status_string(st),
                 (int)st, clhgemm_status_string(want), (int)want);
         rc = 1;
-        if (st == CLHGEMM_SUCCESS && ev != EV_SENTINEL && ev) {
+        if (st == CLHGEMM_SUCCESS && ev != TC_EV_SENTINEL && ev) {
             clWaitForEvents(1, &ev);
             clReleaseEvent(ev);
-            ev = EV_SENTINEL;
+            ev = TC_EV_SENTINEL;
         }
     }
-    if (ev != EV_SENTINEL) {
+    if (ev != TC_EV_SENTINEL) {
         fprintf(stderr, "FAIL %s: *event was written on a rejected call\n", tag);
         rc = 1;
     }
-    rc |= unchanged(w1, tag);
-    rc |= unchanged(w2, tag);
+    rc |= tc_unchanged(w1, tag);
+    rc |= tc_unchanged(w2, tag);
     tc_tally(rc);
 }
 
 /* Accepted call: success, a valid event that completes. Returns 0 on pass. */
 static int expect_success(const call_t *c, const char *tag)
 {
-    cl_event ev = EV_SENTINEL;
+    cl_event ev = TC_EV_SENTINEL;
     clhgemm_status_t st = do_call(c, &ev);
     if (st != CLHGEMM_SUCCESS) {
         fprintf(stderr, "FAIL %s: status %s (%d), want success\n", tag, clhgemm_status_string(st),
                 (int)st);
         return 1;
     }
-    if (ev == EV_SENTINEL || ev == NULL) {
+    if (ev == TC_EV_SENTINEL || ev == NULL) {
         fprintf(stderr, "FAIL %s: success but *event not set\n", tag);
         clFinish(c->q ? c->q : NULL);
         return 1;
@@ -130,28 +105,6 @@ static int expect_success(const call_t *c, const char *tag)
         return 1;
     }
     return 0;
-}
-
-static cl_mem make_buf(cl_context ctx, size_t elems, size_t esz, tc_rng_t *rng, void **host)
-{
-    if (elems == 0) elems = 1;
-    unsigned char *h = malloc(elems * esz);
-    if (!h) return NULL;
-    for (size_t i = 0; i < elems; i++) {
-        if (esz == 8) {
-            double v = tc_rng_uniform(rng);
-            memcpy(h + i * 8, &v, 8);
-        } else {
-            float v = (float)tc_rng_uniform(rng);
-            memcpy(h + i * 4, &v, 4);
-        }
-    }
-    cl_mem m = tc_buffer_from_host(ctx, h, elems * esz);
-    if (host)
-        *host = h;
-    else
-        free(h);
-    return m;
 }
 
 /* ---- invalid arguments: the table ---------------------------------------------------------- */
@@ -320,11 +273,12 @@ static int fixture_make(args_fixture_t *fx, const tc_env_t *env, cl_context ctx2
     fx->b_rows_k0 = r0 <= 1;
     /* in this order, so that the random contents are those of the earlier form of the test */
     for (int i = 0; i < 3; i++)
-        fx->exact[i] = make_buf(env->ctx, fx->elems[i], esz, rng, i == 2 ? &fx->hc : NULL);
+        fx->exact[i] =
+            tc_random_buffer(env->ctx, fx->elems[i], esz, rng, i == 2 ? &fx->hc : NULL);
     for (int i = 0; i < 3; i++)
-        fx->shorter[i] = make_buf(env->ctx, fx->elems[i] - 1, esz, rng, NULL);
+        fx->shorter[i] = tc_random_buffer(env->ctx, fx->elems[i] - 1, esz, rng, NULL);
     for (int i = 0; i < 3; i++)
-        fx->other[i] = make_buf(ctx2, fx->elems[i], esz, rng, i == 2 ? &fx->hc2 : NULL);
+        fx->other[i] = tc_random_buffer(ctx2, fx->elems[i], esz, rng, i == 2 ? &fx->hc2 : NULL);
     for (int i = 0; i < 3; i++)
         if (!fx->exact[i] || !fx->shorter[i] || !fx->other[i]) return -1;
     return fx->hc && fx->hc2 ? 0 : -1;
@@ -450,8 +404,8 @@ static void invalid_args(const tc_env_t *env, cl_context ctx2, cl_command_queue 
         fixture_free(&fx);
         return;
     }
-    const watched_t wc = {fx.exact[2], env->queue, fx.hc, fx.elems[2] * esz};
-    const watched_t wc2 = {fx.other[2], q2, fx.hc2, fx.elems[2] * esz};
+    const tc_watched_t wc = {fx.exact[2], env->queue, fx.hc, fx.elems[2] * esz};
+    const tc_watched_t wc2 = {fx.other[2], q2, fx.hc2, fx.elems[2] * esz};
     const call_t base = {dbl, layout, ta, tb, m, n, k, -1.5, 1.0, fx.exact[0], fx.exact[1],
                          fx.exact[2], 0, 0, 0, fx.rows[0], fx.rows[1], fx.rows[2], env->queue};
     valid_call(env, &base, &fx);
@@ -480,10 +434,11 @@ static void offset_wraparound(const tc_env_t *env, int dbl, clhgemm_layout_t lay
     size_t ra = tc_required(0, ca, la, ca), rb = tc_required(0, cb, lb, cb),
            rc_ = tc_required(0, cc, lc, cc);
     void *hc = NULL;
-    cl_mem A = make_buf(env->ctx, ra, esz, rng, NULL), B = make_buf(env->ctx, rb, esz, rng, NULL),
-           C = make_buf(env->ctx, rc_, esz, rng, &hc);
+    cl_mem A = tc_random_buffer(env->ctx, ra, esz, rng, NULL),
+           B = tc_random_buffer(env->ctx, rb, esz, rng, NULL),
+           C = tc_random_buffer(env->ctx, rc_, esz, rng, &hc);
     if (A && B && C && hc) {
-        watched_t wc = {C, env->queue, hc, rc_ * esz};
+        tc_watched_t wc = {C, env->queue, hc, rc_ * esz};
         const call_t base = {dbl, layout, CLHGEMM_NO_TRANS, CLHGEMM_NO_TRANS, m, n, k, -1.5, 1.0,
                              A, B, C, 0, 0, 0, ca, cb, cc, env->queue};
         static const size_t offs[2] = {SIZE_MAX, SIZE_MAX - 7};
@@ -896,10 +851,11 @@ static void fp64_devices(tc_rng_t *rng)
         if (q) {
             const int m = 4, n2 = 3, k = 2;
             void *hc = NULL;
-            cl_mem A = make_buf(ctx, 16, 8, rng, NULL), B = make_buf(ctx, 16, 8, rng, NULL),
-                   C = make_buf(ctx, 16, 8, rng, &hc);
+            cl_mem A = tc_random_buffer(ctx, 16, 8, rng, NULL),
+                   B = tc_random_buffer(ctx, 16, 8, rng, NULL),
+                   C = tc_random_buffer(ctx, 16, 8, rng, &hc);
             if (A && B && C && hc) {
-                watched_t w = {C, q, hc, 16 * 8};
+                tc_watched_t w = {C, q, hc, 16 * 8};
                 call_t c = {1, CLHGEMM_COL_MAJOR, CLHGEMM_NO_TRANS, CLHGEMM_NO_TRANS, m, n2, k,
                             1.0, 1.0, A, B, C, 0, 0, 0, m, k, m, q};
                 expect_reject(&c, CLHGEMM_FP64_NOT_SUPPORTED, &w, NULL, every[i].name, 0);

@@ -507,8 +507,6 @@ static void run_threads(const tc_env_t *env)
 
 /* ---- invalid arguments ------------------------------------------------------------------- */
 
-#define EV_SENTINEL ((cl_event)(uintptr_t)0x5EB71E10)
-
 typedef struct call_s {
     int r, dbl;
     int layout, side, uplo, trans, diag;
@@ -553,28 +551,6 @@ static clhgemm_status_t do_call(const call_t *c, cl_event *ev)
     }
 }
 
-typedef struct watched_s {
-    cl_mem buf;
-    cl_command_queue q;
-    const void *host;
-    size_t bytes;
-} watched_t;
-
-static int unchanged(const watched_t *w, const char *tag)
-{
-    if (!w || !w->buf) return 0;
-    clFinish(w->q);
-    void *tmp = malloc(w->bytes);
-    if (!tmp) return 1;
-    int rc = tc_read(w->q, w->buf, tmp, w->bytes);
-    if (!rc && memcmp(tmp, w->host, w->bytes) != 0) {
-        fprintf(stderr, "FAIL %s: the output changed although the call was rejected\n", tag);
-        rc = 1;
-    }
-    free(tmp);
-    return rc;
-}
-
 static void call_describe(const call_t *c, const char *what, char *buf, size_t len)
 {
     snprintf(buf, len,
@@ -587,13 +563,13 @@ static void call_describe(const call_t *c, const char *what, char *buf, size_t l
 
 /* The call gives status want; on success a completed event, else *event untouched (no_event:
  * the call is given no event pointer) and the watched outputs bit-identical. */
-static void expect(const call_t *c, clhgemm_status_t want, const watched_t *w1,
-                   const watched_t *w2, const char *what, int no_event)
+static void expect(const call_t *c, clhgemm_status_t want, const tc_watched_t *w1,
+                   const tc_watched_t *w2, const char *what, int no_event)
 {
     char tag[512];
     call_describe(c, what, tag, sizeof tag);
     int rc = 0;
-    cl_event ev = EV_SENTINEL;
+    cl_event ev = TC_EV_SENTINEL;
     clhgemm_status_t st = do_call(c, no_event ? NULL : &ev);
     if (st != want) {
         fprintf(stderr, "FAIL %s: status %s (%d), want %s (%d)\n", tag, clhgemm_status_string(st),
@@ -603,7 +579,7 @@ static void expect(const call_t *c, clhgemm_status_t want, const watched_t *w1,
     if (st == CLHGEMM_SUCCESS && no_event) {
         clFinish(c->q);
     } else if (st == CLHGEMM_SUCCESS) {
-        if (ev == EV_SENTINEL || !ev) {
+        if (ev == TC_EV_SENTINEL || !ev) {
             fprintf(stderr, "FAIL %s: success without an event\n", tag);
             rc = 1;
         } else {
@@ -611,33 +587,14 @@ static void expect(const call_t *c, clhgemm_status_t want, const watched_t *w1,
             clReleaseEvent(ev);
         }
     } else {
-        if (ev != EV_SENTINEL) {
+        if (ev != TC_EV_SENTINEL) {
             fprintf(stderr, "FAIL %s: *event written on a rejected call\n", tag);
             rc = 1;
         }
-        rc |= unchanged(w1, tag);
-        rc |= unchanged(w2, tag);
+        rc |= tc_unchanged(w1, tag);
+        rc |= tc_unchanged(w2, tag);
     }
     tc_tally(rc);
-}
-
-static cl_mem make_buf(cl_context ctx, size_t elems, size_t esz, tc_rng_t *rng, void **host)
-{
-    if (elems == 0) elems = 1;
-    unsigned char *h = malloc(elems * esz);
-    if (!h) return NULL;
-    for (size_t i = 0; i < elems; i++) {
-        double v = tc_rng_uniform(rng);
-        if (esz == 8) memcpy(h + i * 8, &v, 8);
-        else {
-            float f = (float)v;
-            memcpy(h + i * 4, &f, 4);
-        }
-    }
-    cl_mem m = tc_buffer_from_host(ctx, h, elems * esz);
-    if (host) *host = h;
-    else free(h);
-    return m;
 }
 
 /* ---- invalid arguments: the table ---------------------------------------------------------- */
@@ -829,11 +786,14 @@ static int l3_fixture_make(l3_fixture_t *fx, const tc_env_t *env, cl_context ctx
                                               : (lc->layout == CLHGEMM_COL_MAJOR ? 1 : lc->n);
     /* in this order, so that the random contents are those of the earlier form of the test */
     for (int i = 0; i < 3; i++) {
-        fx->exact[i] = make_buf(env->ctx, fx->elems[i], esz, rng, i == fx->out ? &fx->hout : NULL);
-        fx->shorter[i] = make_buf(env->ctx, fx->elems[i] - (size_t)has[i], esz, rng, NULL);
+        void **host = i == fx->out ? &fx->hout : NULL;
+        fx->exact[i] = tc_random_buffer(env->ctx, fx->elems[i], esz, rng, host);
+        fx->shorter[i] = tc_random_buffer(env->ctx, fx->elems[i] - (size_t)has[i], esz, rng, NULL);
     }
-    for (int i = 0; i < 3; i++)
-        fx->other[i] = make_buf(ctx2, fx->elems[i], esz, rng, i == fx->out ? &fx->hout2 : NULL);
+    for (int i = 0; i < 3; i++) {
+        void **host = i == fx->out ? &fx->hout2 : NULL;
+        fx->other[i] = tc_random_buffer(ctx2, fx->elems[i], esz, rng, host);
+    }
     for (int i = 0; i < 3; i++)
         if (!fx->exact[i] || !fx->shorter[i] || !fx->other[i]) return -1;
     return fx->hout && fx->hout2 ? 0 : -1;
@@ -940,8 +900,8 @@ static void invalid_args(const tc_env_t *env, cl_context ctx2, cl_command_queue 
     }
     const int has_b = r != SYRK, has_c = r != TRMM;
     const size_t outbytes = fx.elems[fx.out] * (dbl ? 8 : 4);
-    const watched_t w = {fx.exact[fx.out], env->queue, fx.hout, outbytes};
-    const watched_t w2 = {fx.other[fx.out], q2, fx.hout2, outbytes};
+    const tc_watched_t w = {fx.exact[fx.out], env->queue, fx.hout, outbytes};
+    const tc_watched_t w2 = {fx.other[fx.out], q2, fx.hout2, outbytes};
     call_t base = {r, dbl, layout, lc.side, lc.uplo, lc.trans, lc.diag, lc.m, lc.n, lc.k,
                    -1.5, 0.5, fx.exact[0], has_b ? fx.exact[1] : NULL,
                    has_c ? fx.exact[2] : NULL, 0, 0, 0, fx.rows[0], has_b ? fx.rows[1] : 1,
@@ -965,7 +925,7 @@ static void invalid_args(const tc_env_t *env, cl_context ctx2, cl_command_queue 
         }
     }
     /* after all of that the output is still what it was (a rejected call wrote nothing) */
-    tc_tally(unchanged(&w, "after the rejections"));
+    tc_tally(tc_unchanged(&w, "after the rejections"));
     l3_fixture_free(&fx);
 }
 
@@ -984,9 +944,9 @@ static void fp64_devices(tc_rng_t *rng)
         if (!ctx) continue;
         cl_command_queue q = clCreateCommandQueue(ctx, every[i].device, 0, &err);
         void *h = NULL;
-        cl_mem M = q ? make_buf(ctx, 64, 8, rng, &h) : NULL;
+        cl_mem M = q ? tc_random_buffer(ctx, 64, 8, rng, &h) : NULL;
         if (M) {
-            watched_t w = {M, q, h, 64 * 8};
+            tc_watched_t w = {M, q, h, 64 * 8};
             for (int r = 0; r < NROUTINES; r++) {
                 call_t c = {r, 1, CLHGEMM_COL_MAJOR, CLHGEMM_LEFT, CLHGEMM_UPPER, CLHGEMM_NO_TRANS,
                             CLHGEMM_NON_UNIT, 4, 4, 4, 1.0, 1.0, M, M, M, 0, 0, 0, 4, 4, 4, q};
