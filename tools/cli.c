@@ -3,7 +3,9 @@
  */
 #include "cli.h"
 
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 int cli_take_value(int argc, char **argv, int *i, const char *const *names, const char *who,
@@ -27,4 +29,31 @@ int cli_take_value(int argc, char **argv, int *i, const char *const *names, cons
         return 0;
     }
     return 0;
+}
+
+int cli_count(const char *s, int *out)
+{
+    char *end;
+    errno = 0;
+    const long v = strtol(s, &end, 10);
+    if (errno || end == s || *end || v < 0 || v > 1 << 30) return -1;
+    *out = (int)v;
+    return 0;
+}
+
+int cli_int_list(const char *s, long lo, long hi, int *out, int max)
+{
+    int n = 0;
+    const char *p = s;
+    while (*p) {
+        char *end;
+        errno = 0;
+        const long v = strtol(p, &end, 10);
+        if (errno || end == p || v < lo || v > hi || n >= max) return -1;
+        out[n++] = (int)v;
+        p = end;
+        if (*p == ',') p++;
+        else if (*p) return -1;
+    }
+    return n;
 }

@@ -7,7 +7,6 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include <ctype.h>
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -80,31 +79,13 @@ static void usage(FILE *f)
         "  -h, --help\n");
 }
 
-static int parse_int(const char *s, int *out)
-{
-    char *end;
-    errno = 0;
-    long v = strtol(s, &end, 10);
-    if (errno || end == s || *end || v < 0 || v > 1 << 30) return -1;
-    *out = (int)v;
-    return 0;
-}
-
 /* "512,1024" -> squares. */
 static int parse_sizes(const char *s, shape_t *out, int *count)
 {
-    int n = 0;
-    const char *p = s;
-    while (*p) {
-        char *end;
-        long v = strtol(p, &end, 10);
-        if (end == p || v <= 0 || v > 1 << 20 || n >= MAX_SHAPES) return -1;
-        out[n].m = out[n].n = out[n].k = (int)v;
-        n++;
-        p = end;
-        if (*p == ',') p++;
-        else if (*p) return -1;
-    }
+    int v[MAX_SHAPES];
+    const int n = cli_int_list(s, 1, 1 << 20, v, MAX_SHAPES);
+    if (n < 0) return -1;
+    for (int i = 0; i < n; i++) out[i].m = out[i].n = out[i].k = v[i];
     *count = n;
     return 0;
 }
@@ -201,13 +182,13 @@ static int parse_valued_option(const char *a, const char *v, opts_t *o)
             return -1;
         }
     } else if (!strcmp(a, "--reps")) {
-        if (parse_int(v, &o->reps) || o->reps < 1) {
+        if (cli_count(v, &o->reps) || o->reps < 1) {
             fprintf(stderr, "error: bad --reps '%s'\n", v);
             return -1;
         }
         o->reps_set = 1;
     } else if (!strcmp(a, "--warmup")) {
-        if (parse_int(v, &o->warmup)) {
+        if (cli_count(v, &o->warmup)) {
             fprintf(stderr, "error: bad --warmup '%s'\n", v);
             return -1;
         }
@@ -229,7 +210,7 @@ static int parse_valued_option(const char *a, const char *v, opts_t *o)
         o->ta = toupper((unsigned char)v[0]) == 'T';
         o->tb = toupper((unsigned char)v[1]) == 'T';
     } else if (!strcmp(a, "--parts-bk")) {
-        if (parse_int(v, &o->parts_bk) || o->parts_bk <= 0) {
+        if (cli_count(v, &o->parts_bk) || o->parts_bk <= 0) {
             fprintf(stderr, "error: bad --parts-bk '%s' (want a positive k slice)\n", v);
             return -1;
         }

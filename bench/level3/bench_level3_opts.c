@@ -47,23 +47,6 @@ static void usage(FILE *f)
         "  -h, --help\n");
 }
 
-static int parse_list(const char *s, int *out, int *count)
-{
-    int n = 0;
-    const char *p = s;
-    while (*p) {
-        char *end;
-        long v = strtol(p, &end, 10);
-        if (end == p || v <= 0 || v > 1 << 20 || n >= MAX_SIZES) return -1;
-        out[n++] = (int)v;
-        p = end;
-        if (*p == ',') p++;
-        else if (*p) return -1;
-    }
-    *count = n;
-    return n ? 0 : -1;
-}
-
 #define BAD(...) do { fprintf(stderr, "error: " __VA_ARGS__); fputc('\n', stderr); return -1; } while (0)
 
 /* The options that choose among letters or words: 0 taken, -1 a bad value, 1 not one of them. */
@@ -105,7 +88,8 @@ static int parse_value(opts_t *o, const char *a, const char *v)
     if (!strcmp(a, "--device")) {
         o->device_spec = v;
     } else if (!strcmp(a, "--sizes")) {
-        if (parse_list(v, o->sizes, &o->nsizes)) BAD("bad --sizes '%s'", v);
+        o->nsizes = cli_int_list(v, 1, 1 << 20, o->sizes, MAX_SIZES);
+        if (o->nsizes <= 0) BAD("bad --sizes '%s'", v);
     } else if (!strcmp(a, "--routines")) {
         for (int r = 0; r < NR; r++) o->routine[r] = 0;
         char buf[128];
