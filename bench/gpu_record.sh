@@ -27,12 +27,13 @@
 #   smallcall   clhgemm-bench-smallcall n = $SMALL_SIZES (4,8,16,32,48,64), s and d, every layout x
 #               transpose: the host API's CPU route, then the BLAS drop-in's cblas_?gemm (--dropin),
 #               each against a direct OpenBLAS call on the same arrays (issue 19)
-#   zerocopy    bench/probe_zerocopy: CL_MEM_USE_HOST_PTR pinning of the caller's memory against staging
+#   zerocopy    bench/probe/probe_zerocopy.c: CL_MEM_USE_HOST_PTR pinning of the caller's memory
+#               against staging
 #   blasnumpy   numpy a @ b n = 256..16384, small calls, cholesky, solve on clhgemm's libblas.so.3 (with
 #               the reference LAPACK) and on OpenBLAS's (with its LAPACK), back to back, and the
-#               reference LAPACK on OpenBLAS (bench/blas_numpy.py; Debian's python3-debian of .gpuenv)
-#               then NUMPY_ROUNDS - 1 more processes of each at NUMPY_ROUND_SIZES, and the medians
-#               over the processes (bench/blas_numpy_summary.py: rounds.txt)
+#               reference LAPACK on OpenBLAS (bench/numpy/blas_numpy.py; Debian's python3-debian
+#               of .gpuenv), then NUMPY_ROUNDS - 1 more processes of each at NUMPY_ROUND_SIZES,
+#               and the medians over the processes (bench/numpy/blas_numpy_summary.py: rounds.txt)
 #   oversize    clhgemm-bench-host --oversize --sizes 65536: DGEMM larger than the GPU (103 GB)
 #   scaling     host-resident S/DGEMM n = 32768 on every GPU and on the first alone (--one-device)
 #   level3      clhgemm-bench-level3 n = $L3_SIZES (8192), s and d: SYMM, SYRK, SYR2K (fused and
@@ -44,9 +45,10 @@
 #   cpushare    clhgemm-tune --cpu-model (CPU_MODEL=0: skip; into a copy of the shipped database),
 #               then clhgemm-bench-host --cpu-share n = 16384,32768: GPU-only, hybrid, OpenBLAS alone
 #   trace       a Chrome trace (CLHGEMM_TRACE) of one host-resident DGEMM n = 32768 per entry of
-#               TRACE_ENVS ("-" plain, else ENV=V[,ENV=V]), summed up by bench/trace_summary.py
-#   probe       bench/probe_mma.c (the FP64 mma.sync ceiling from OpenCL), bench/probe_lmem.c,
-#               bench/probe_pinned_share.c (two GPUs: one context's pinned staging feeding the other)
+#               TRACE_ENVS ("-" plain, else ENV=V[,ENV=V]), summed up by bench/prof/trace_summary.py
+#   probe       bench/probe/probe_mma.c (the FP64 mma.sync ceiling from OpenCL),
+#               bench/probe/probe_lmem.c, bench/probe/probe_pinned_share.c (two GPUs: one
+#               context's pinned staging feeding the other)
 #   ptxas       ptxas -v (sm_90) on each GEMM kernel the driver caches: registers, spills, mma.sync
 #   ab REV      REV (a git revision, a source directory, or .scratch/ab-REV made where git is:
 #               git archive --prefix=ab-REV/ REV | tar -x -C .scratch) built in build-ab-REV, the
@@ -318,35 +320,35 @@ stage_zerocopy() {
 }
 
 stage_blasnumpy() {
-  # issue 20: numpy on clhgemm's libblas.so.3 and on OpenBLAS's, back to back (bench/blas_numpy.py)
+  # issue 20: numpy on clhgemm's libblas.so.3 and on OpenBLAS's, back to back (bench/numpy/blas_numpy.py)
   local r=0 L=/tmp/gpuenv/usr/lib/x86_64-linux-gnu
   cmake --build "$BUILD_DIR" -j"$JOBS" --target clhgemm_blas >"$SD/build.log" 2>&1 || { tail -5 "$SD/build.log" >"$SD/summary.txt"; return 1; }
   run_win "numpy on OpenBLAS" "$SD/openblas.txt" 300 env LD_LIBRARY_PATH="$L/openblas-pthread:${LD_LIBRARY_PATH:-}" \
-    python3-debian "$ROOT/bench/blas_numpy.py" --label openblas --sizes "${NUMPY_SIZES:-256,512,1024,2048,4096,8192,16384}" --budget "${NUMPY_BUDGET:-12}" || r=1
+    python3-debian "$ROOT/bench/numpy/blas_numpy.py" --label openblas --sizes "${NUMPY_SIZES:-256,512,1024,2048,4096,8192,16384}" --budget "${NUMPY_BUDGET:-12}" || r=1
   # LAPACK: numpy on OpenBLAS uses OpenBLAS's liblapack.so.3 (its own BLAS inside); on clhgemm the
   # reference LAPACK ($L/lapack), whose routines call the BLAS by symbol, so that cholesky and
   # solve reach the drop-in (before 2026-11-25's sixth session both runs used OpenBLAS's LAPACK,
   # and the factorizations never reached the drop-in); the third run, the reference LAPACK on
   # OpenBLAS's BLAS, tells the LAPACK's share from the BLAS's
   run_win "numpy on clhgemm" "$SD/clhgemm.txt" 300 env LD_LIBRARY_PATH="$BUILD_DIR/blas:$L/lapack:$L/openblas-pthread:${LD_LIBRARY_PATH:-}" \
-    CLHGEMM_BLAS_STATS=1 python3-debian "$ROOT/bench/blas_numpy.py" --label clhgemm --sizes "${NUMPY_SIZES:-256,512,1024,2048,4096,8192,16384}" --budget "${NUMPY_BUDGET:-12}" || r=1
+    CLHGEMM_BLAS_STATS=1 python3-debian "$ROOT/bench/numpy/blas_numpy.py" --label clhgemm --sizes "${NUMPY_SIZES:-256,512,1024,2048,4096,8192,16384}" --budget "${NUMPY_BUDGET:-12}" || r=1
   run_win "numpy on OpenBLAS, reference LAPACK" "$SD/openblas-reflapack.txt" 300 env \
     LD_LIBRARY_PATH="$L/lapack:$L/openblas-pthread:${LD_LIBRARY_PATH:-}" \
-    python3-debian "$ROOT/bench/blas_numpy.py" --label openblas-reflapack --sizes "${NUMPY_SIZES:-256,512,1024,2048,4096,8192,16384}" --budget "${NUMPY_BUDGET:-12}" || r=1
+    python3-debian "$ROOT/bench/numpy/blas_numpy.py" --label openblas-reflapack --sizes "${NUMPY_SIZES:-256,512,1024,2048,4096,8192,16384}" --budget "${NUMPY_BUDGET:-12}" || r=1
   # more processes of each, alternated, at the sizes where processes spread (NUMPY_ROUNDS in all,
   # default 3; NUMPY_ROUND_SIZES): the summary takes the median over the processes of each library
   local i ours=$SD/clhgemm.txt ob=$SD/openblas.txt
   for i in $(seq 2 "${NUMPY_ROUNDS:-3}"); do
     run_win "numpy on OpenBLAS, round $i" "$SD/openblas-$i.txt" 200 env LD_LIBRARY_PATH="$L/openblas-pthread:${LD_LIBRARY_PATH:-}" \
-      python3-debian "$ROOT/bench/blas_numpy.py" --label "openblas-$i" --sizes "${NUMPY_ROUND_SIZES:-256,512,1024}" \
+      python3-debian "$ROOT/bench/numpy/blas_numpy.py" --label "openblas-$i" --sizes "${NUMPY_ROUND_SIZES:-256,512,1024}" \
       --budget "${NUMPY_BUDGET:-12}" || r=1
     run_win "numpy on clhgemm, round $i" "$SD/clhgemm-$i.txt" 200 env LD_LIBRARY_PATH="$BUILD_DIR/blas:$L/lapack:$L/openblas-pthread:${LD_LIBRARY_PATH:-}" \
-      python3-debian "$ROOT/bench/blas_numpy.py" --label "clhgemm-$i" --sizes "${NUMPY_ROUND_SIZES:-256,512,1024}" \
+      python3-debian "$ROOT/bench/numpy/blas_numpy.py" --label "clhgemm-$i" --sizes "${NUMPY_ROUND_SIZES:-256,512,1024}" \
       --budget "${NUMPY_BUDGET:-12}" || r=1
     ours=$ours,$SD/clhgemm-$i.txt
     ob=$ob,$SD/openblas-$i.txt
   done
-  python3 "$ROOT/bench/blas_numpy_summary.py" --ours "$ours" --openblas "$ob" \
+  python3 "$ROOT/bench/numpy/blas_numpy_summary.py" --ours "$ours" --openblas "$ob" \
     --reflapack "$SD/openblas-reflapack.txt" >"$SD/rounds.txt" 2>&1 || r=1
   { paste -d'|' <(cut -c1-70 "$SD/openblas.txt") <(cut -c1-70 "$SD/clhgemm.txt"); grep '^clhgemm-blas' "$SD/clhgemm.txt"
     echo "reference LAPACK on OpenBLAS's BLAS:"; cut -c1-70 "$SD/openblas-reflapack.txt"
@@ -448,7 +450,7 @@ stage_trace() {
       env "${e[@]+"${e[@]}"}" CLHGEMM_VERBOSE=1 CLHGEMM_TRACE="$SD/trace-$i.json" "$B/clhgemm-bench-host" \
       --sizes "${TRACE_N:-32768}" --precision d --reps 1 --warmup 1 --no-xt --no-naive --no-device-only \
       --no-check || r=1
-    python3 "$ROOT/bench/trace_summary.py" "$SD/trace-$i.json" --gaps 8 >"$SD/trace-$i.txt" 2>&1 || r=1
+    python3 "$ROOT/bench/prof/trace_summary.py" "$SD/trace-$i.json" --gaps 8 >"$SD/trace-$i.txt" 2>&1 || r=1
     gzip -f "$SD/trace-$i.json" 2>/dev/null
     { echo "-- $i: $v"; grep -E 'plan dgemm' "$SD/host-$i.log" | tail -1
       grep -E '^  n=[0-9]+ d: ours' "$SD/host-$i.log"
@@ -462,7 +464,7 @@ stage_probe() {
   local r=0 p
   : >"$SD/summary.txt"
   for p in probe_mma probe_lmem probe_pinned_share; do
-    if cc -O2 -o "$SD/$p" "$ROOT/bench/$p.c" -lOpenCL >"$SD/$p-build.log" 2>&1; then
+    if cc -O2 -o "$SD/$p" "$ROOT/bench/probe/$p.c" -lOpenCL >"$SD/$p-build.log" 2>&1; then
       run_win "$p" "$SD/$p.log" 180 "$SD/$p" || r=1
       { echo "-- $p"; grep -v '^ *$' "$SD/$p.log" | tail -14; } >>"$SD/summary.txt"
     else

@@ -293,6 +293,41 @@ int tc_write(cl_command_queue q, cl_mem m, const void *host, size_t bytes)
     return 0;
 }
 
+cl_mem tc_random_buffer(cl_context ctx, size_t elems, size_t esz, tc_rng_t *rng, void **host)
+{
+    if (elems == 0) elems = 1;
+    unsigned char *h = malloc(elems * esz);
+    if (!h) return NULL;
+    for (size_t i = 0; i < elems; i++) {
+        const double v = tc_rng_uniform(rng);
+        if (esz == 8) {
+            memcpy(h + i * 8, &v, 8);
+        } else {
+            const float f = (float)v;
+            memcpy(h + i * 4, &f, 4);
+        }
+    }
+    cl_mem m = tc_buffer_from_host(ctx, h, elems * esz);
+    if (host) *host = h;
+    else free(h);
+    return m;
+}
+
+int tc_unchanged(const tc_watched_t *w, const char *tag)
+{
+    if (!w || !w->buf) return 0;
+    clFinish(w->q);
+    void *tmp = malloc(w->bytes);
+    if (!tmp) return 1;
+    int rc = tc_read(w->q, w->buf, tmp, w->bytes);
+    if (!rc && memcmp(tmp, w->host, w->bytes) != 0) {
+        fprintf(stderr, "FAIL %s: the output changed although the call was rejected\n", tag);
+        rc = 1;
+    }
+    free(tmp);
+    return rc;
+}
+
 /* ---- geometry ---------------------------------------------------------------------------- */
 /* Column-like storage: element (i, j) of op(X) at i + j*ld. True for col-major NoTrans and for
  * row-major Trans; the other two combinations are row-like (i*ld + j). */

@@ -96,6 +96,25 @@ cl_mem tc_buffer_from_host(cl_context ctx, const void *host, size_t bytes);
 /* Blocking read / write of a whole buffer prefix on queue q. 0 on success. */
 int tc_read(cl_command_queue q, cl_mem m, void *host, size_t bytes);
 int tc_write(cl_command_queue q, cl_mem m, const void *host, size_t bytes);
+/* A buffer of elems (at least one) elements of esz bytes (4: float, 8: double), uniform random
+ * from rng; its contents are kept in *host (malloc'ed, the caller frees them) unless host is
+ * NULL. NULL on failure. */
+cl_mem tc_random_buffer(cl_context ctx, size_t elems, size_t esz, tc_rng_t *rng, void **host);
+
+/* ---- rejected calls (test_args.c, test_level3.c) ------------------------------------------ */
+/* What *event holds before a call that must leave it alone. */
+#define TC_EV_SENTINEL ((cl_event)(uintptr_t)0x5EB71E10)
+/* A buffer whose contents must survive a rejected call, the queue to read it on, and the
+ * contents it must still hold. */
+typedef struct tc_watched_s {
+    cl_mem buf;
+    cl_command_queue q;
+    const void *host;
+    size_t bytes;
+} tc_watched_t;
+/* 0 when w (or its buffer) is NULL or the buffer holds w->host bit for bit; 1 otherwise, with
+ * a FAIL line naming tag. */
+int tc_unchanged(const tc_watched_t *w, const char *tag);
 
 /* ---- storage geometry -------------------------------------------------------------------- */
 /* op(X) is r x c. *contig = extent of the stored matrix along memory (what ld must cover),

@@ -42,6 +42,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cli.h"
 #include "tune.h"
 
 /* ---- options ----------------------------------------------------------------------------- */
@@ -113,24 +114,12 @@ static int parse_args(int argc, char **argv, tune_opts_t *o, int *dry)
     o->seed = 1;
     int phases = 0;
     *dry = 0;
+    static const char *const with_value[] = {"--devices", "--precision", "--budget", "--size",
+                                             "--out", "--out-dir", "--jobs", "--seed",
+                                             "--strategy", NULL};
     for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *v = NULL;
-        static const char *const with_value[] = {"--devices", "--precision", "--budget", "--size",
-                                                 "--out", "--out-dir", "--jobs", "--seed",
-                                                 "--strategy", NULL};
-        for (int j = 0; with_value[j]; j++) {
-            size_t l = strlen(with_value[j]);
-            if (!strncmp(a, with_value[j], l) && (a[l] == '\0' || a[l] == '=')) {
-                if (a[l] == '=') v = a + l + 1;
-                else if (i + 1 < argc) v = argv[++i];
-                else {
-                    fprintf(stderr, "clhgemm-tune: %s needs a value\n", with_value[j]);
-                    return -1;
-                }
-                a = with_value[j];
-                break;
-            }
-        }
+        const char *a, *v;
+        if (cli_take_value(argc, argv, &i, with_value, "clhgemm-tune", &a, &v)) return -1;
         char *end = NULL;
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
             usage(stdout);
@@ -473,6 +462,220 @@ static const char *self_path(const char *argv0)
     return argv0;
 }
 
+/* ---- main's steps ------------------------------------------------------------------------ */
+
+/* Ctrl-C and SIGTERM stop the run between candidates (what was found is saved); a worker that
+ * dies must not kill the parent with SIGPIPE. */
+static void catch_signals(tune_run_t *run)
+{
+    g_run = run;
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    signal(SIGPIPE, SIG_IGN);
+}
+
+/* Where the database goes: --out, else DIR/tuning.json with --out-dir, else the user database.
+ * 0, or the exit status (2) when there is nowhere to write. */
+static int database_path(const tune_opts_t *o, int dry, char *path, size_t len)
+{
+    if (o->out_file) {
+        snprintf(path, len, "%s", o->out_file);
+    } else if (o->out_dir) {
+        snprintf(path, len, "%s/tuning.json", o->out_dir);
+    } else {
+        char dir[4096];
+        if (!chg_tuning_user_dir(dir, sizeof dir) && !dry) {
+            fprintf(stderr, "clhgemm-tune: no user tuning directory (CLHGEMM_TUNING_DIR=off or "
+                            "no HOME): give --out FILE\n");
+            return 2;
+        }
+        if (dry) snprintf(path, len, "(none: --dry-run)");
+        else snprintf(path, len, "%s/%s", dir, CHG_TUNING_USER_FILE);
+    }
+    return 0;
+}
+
+/* --out-dir's log and CSV files (appended to: --resume reads them back). 0, or the exit status
+ * (2) when the directory cannot be made. */
+static int open_logs(tune_run_t *run)
+{
+    if (mkdir_p(run->o.out_dir) != 0) {
+        fprintf(stderr, "clhgemm-tune: cannot create %s: %s\n", run->o.out_dir, strerror(errno));
+        return 2;
+    }
+    char p[4200];
+    snprintf(p, sizeof p, "%s/tune.log", run->o.out_dir);
+    run->log = fopen(p, "a");
+    run->cands = open_csv(run->o.out_dir, "candidates.csv",
+                          "search_s,device,driver,precision,size,stage,params,status,kernel_gflops,"
+                          "build_s,check,note");
+    run->improve = open_csv(run->o.out_dir, "improvements.csv",
+                            "search_s,device,precision,size,candidate,kernel_gflops,params");
+    return 0;
+}
+
+/* The first line of the log: version, date and the command line. */
+static void say_command(tune_run_t *run, int argc, char **argv)
+{
+    char cmd[2048] = "";
+    size_t len = 0;
+    for (int i = 0; i < argc && len < sizeof cmd - 2; i++)
+        len += (size_t)snprintf(cmd + len, sizeof cmd - len, "%s%s", i ? " " : "", argv[i]);
+    char date[32];
+    utc_now(date, sizeof date);
+    tune_say(run, "clhgemm-tune %s, %s: %s", clhgemm_version(), date, cmd);
+}
+
+/* The devices to tune into *devs (calloc'ed, *ndev of them): --devices, else CLHGEMM_DEVICES,
+ * else every GPU, else every device ("all": every device, GPUs and CPUs). 0, or the exit status
+ * (77 when there is no device). */
+static int find_devices(tune_run_t *run, tdev_t **devs, int *ndev)
+{
+    size_t count = 0;
+    const char *spec = run->o.devices && !strcmp(run->o.devices, "all") ? "" : run->o.devices;
+    const int explicit_spec = spec || getenv("CLHGEMM_DEVICES");
+    clhgemm_status_t st = clhgemm_devices_get(spec, NULL, 0, &count);
+    if (st != CLHGEMM_SUCCESS || count == 0) {
+        fprintf(stderr, "clhgemm-tune: no device%s: %s\n",
+                run->o.devices ? " matches the spec" : "", clhgemm_status_message(st));
+        return st == CLHGEMM_NO_DEVICE ? 77 : 1;
+    }
+    clhgemm_device_info_t *infos = calloc(count, sizeof *infos);
+    *devs = calloc(count, sizeof **devs);
+    if (!infos || !*devs) {
+        free(infos);
+        return 1;
+    }
+    clhgemm_devices_get(spec, infos, count, &count);
+    int ngpu = 0;
+    *ndev = 0;
+    for (size_t i = 0; i < count; i++) ngpu += infos[i].kind == CLHGEMM_DEVICE_GPU;
+    for (size_t i = 0; i < count; i++) {
+        if (!explicit_spec && ngpu > 0 && infos[i].kind != CLHGEMM_DEVICE_GPU) continue;
+        tdev_t *d = &(*devs)[*ndev];
+        d->index = infos[i].index;
+        if (chg_device_query(infos[i].device, &d->dev) != CLHGEMM_SUCCESS) continue;
+        snprintf(d->log_prefix, sizeof d->log_prefix, "[%d]", d->index);
+        tune_say(run, "%s %s | %s | driver %s | %s, %s", d->log_prefix, d->dev.info.name,
+                 d->dev.info.platform_name, d->dev.info.driver_version, d->dev.arch_key,
+                 d->dev.info.features);
+        (*ndev)++;
+    }
+    free(infos);
+    return 0;
+}
+
+/* --dry-run: each device's search space per precision, printed by the search's enumeration
+ * (a zero budget), nothing tuned. */
+static void dry_run(tune_run_t *run, tdev_t *devs, int ndev)
+{
+    run->dry = 1;
+    for (int i = 0; i < ndev; i++) {
+        tdev_t *d = &devs[i];
+        cl_int err;
+        d->ctx = clCreateContext(NULL, 1, &d->dev.info.device, NULL, NULL, &err);
+        d->q = d->ctx ? clCreateCommandQueue(d->ctx, d->dev.info.device, 0, &err) : NULL;
+        for (int p = 0; p < 2 && d->q; p++) {
+            if (!(run->o.prec_mask & (1 << p))) continue;
+            if (p && !(d->dev.features & CHG_FEAT_FP64)) continue;
+            tune_gemm(run, d, (chg_precision_t)p, tune_now());
+        }
+        if (d->q) clReleaseCommandQueue(d->q);
+        if (d->ctx) clReleaseContext(d->ctx);
+    }
+}
+
+/* The phases that run on device d (the options, its precisions and kind); their weights (their
+ * share of the budget) are added to *weight. */
+static void plan_device(tune_run_t *run, const tdev_t *d, plan_t *plan, double *weight)
+{
+    const tune_opts_t *o = &run->o;
+    const int fp64 = (d->dev.features & CHG_FEAT_FP64) != 0;
+    const int s = (o->prec_mask & 1) != 0, dp = (o->prec_mask & 2) && fp64;
+    memset(plan, 0, sizeof *plan);
+    plan->on[PH_COPY_S] = o->do_copy && s;
+    plan->on[PH_COPY_D] = o->do_copy && dp;
+    plan->on[PH_GEMM_S] = o->do_gemm && s;
+    plan->on[PH_GEMM_D] = o->do_gemm && dp;
+    plan->on[PH_CLASS_S] = o->do_classes && s;
+    plan->on[PH_CLASS_D] = o->do_classes && dp;
+    plan->on[PH_OCC_S] = o->do_occupancy && s;
+    plan->on[PH_OCC_D] = o->do_occupancy && dp;
+    plan->on[PH_TRSM_S] = o->do_trsm && s;
+    plan->on[PH_TRSM_D] = o->do_trsm && dp;
+    plan->on[PH_PIPE] = o->do_pipeline;
+    /* The split model: beside a CPU device OpenBLAS would only compete for its cores. */
+    plan->on[PH_CPU] = o->do_cpumodel && (!(d->dev.features & CHG_FEAT_CPU) || o->force_cpumodel);
+    if (o->do_cpumodel && !plan->on[PH_CPU])
+        tune_say(run, "%s cpu model: skipped on a CPU device, nothing stored for it "
+                      "(--force-cpu-model measures it anyway)",
+                 d->log_prefix);
+    for (int p = 0; p < PH_COUNT; p++) *weight += plan->on[p] * ph_weight[p];
+}
+
+/* One phase of device d until deadline: 0, or -1 when it failed. */
+static int run_phase(tune_run_t *run, tdev_t *d, int ph, double deadline)
+{
+    switch (ph) {
+    case PH_COPY_S: return tune_copy(run, d, CHG_F32, deadline);
+    case PH_COPY_D: return tune_copy(run, d, CHG_F64, deadline);
+    case PH_GEMM_S: return tune_gemm(run, d, CHG_F32, deadline);
+    case PH_GEMM_D: return tune_gemm(run, d, CHG_F64, deadline);
+    case PH_CLASS_S: return tune_classes(run, d, CHG_F32, deadline);
+    case PH_CLASS_D: return tune_classes(run, d, CHG_F64, deadline);
+    case PH_OCC_S: return tune_occupancy(run, d, CHG_F32, deadline);
+    case PH_OCC_D: return tune_occupancy(run, d, CHG_F64, deadline);
+    case PH_TRSM_S: return tune_trsm(run, d, CHG_F32, deadline);
+    case PH_TRSM_D: return tune_trsm(run, d, CHG_F64, deadline);
+    case PH_PIPE: return tune_pipeline(run, d, run->o.prec_mask, deadline);
+    case PH_CPU: return tune_cpumodel(run, d, run->o.prec_mask, deadline);
+    }
+    return 0;
+}
+
+/* Device d's planned phases in order, each given its weight's share of the time left until
+ * end (*weight_left: the weight of every phase not run yet, this device's and the next ones'),
+ * the database saved after each. Returns the number of failures; *written counts the saves. */
+static int tune_device(tune_run_t *run, tdev_t *d, const plan_t *plan, double *weight_left,
+                       double end, const char *dbpath, int *written)
+{
+    cl_int err;
+    d->ctx = clCreateContext(NULL, 1, &d->dev.info.device, NULL, NULL, &err);
+    if (d->ctx) d->q = clCreateCommandQueue(d->ctx, d->dev.info.device, 0, &err);
+    if (!d->q) {
+        tune_say(run, "%s cannot open the device: %s", d->log_prefix, clhgemm_status_string(err));
+        return 1;
+    }
+    int failures = 0;
+    load_existing(d, dbpath);
+    for (int ph = 0; ph < PH_COUNT && !run->stop; ph++) {
+        if (!plan->on[ph]) continue;
+        const double now = tune_now();
+        const double share = *weight_left > 0 ? ph_weight[ph] / *weight_left : 1;
+        const double deadline = now + (end - now) * share;
+        *weight_left -= ph_weight[ph];
+        if (run_phase(run, d, ph, deadline) != 0) failures++;
+        /* A copy-only (TRSM-only) run still needs the GEMM parameters the copy results
+         * (the block order) go with. */
+        for (int p = 0; p < 2; p++)
+            if ((d->rec.prec[p].has_copy || d->rec.prec[p].trsm_nb) && !d->rec.prec[p].present) {
+                d->rec.prec[p].present = 1;
+                chg_gemm_params_select(&d->dev, (chg_precision_t)p, &d->rec.prec[p].gemm);
+            }
+        if (d->rec.prec[0].present || d->rec.prec[1].present || d->rec.pipeline.present ||
+            d->rec.cpumodel[0].present || d->rec.cpumodel[1].present)
+            *written += save(run, d, dbpath) == 0;
+    }
+    clReleaseCommandQueue(d->q);
+    clReleaseContext(d->ctx);
+    d->q = NULL;
+    d->ctx = NULL;
+    return failures;
+}
+
 int main(int argc, char **argv)
 {
     /* The database holds IEEE parameters and rates: the TF32 opt-in (which the library never
@@ -487,99 +690,23 @@ int main(int argc, char **argv)
     run.t0 = tune_now();
     run.tty = isatty(STDOUT_FILENO);
     run.self_exe = self_path(argv[0]);
-    g_run = &run;
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_signal;
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-    signal(SIGPIPE, SIG_IGN);
+    catch_signals(&run);
 
-    /* Where the database goes. */
     char dbpath[4200];
-    if (run.o.out_file) {
-        snprintf(dbpath, sizeof dbpath, "%s", run.o.out_file);
-    } else if (run.o.out_dir) {
-        snprintf(dbpath, sizeof dbpath, "%s/tuning.json", run.o.out_dir);
-    } else {
-        char dir[4096];
-        if (!chg_tuning_user_dir(dir, sizeof dir) && !dry) {
-            fprintf(stderr, "clhgemm-tune: no user tuning directory (CLHGEMM_TUNING_DIR=off or no HOME): "
-                            "give --out FILE\n");
-            return 2;
-        }
-        if (dry) snprintf(dbpath, sizeof dbpath, "(none: --dry-run)");
-        else snprintf(dbpath, sizeof dbpath, "%s/%s", dir, CHG_TUNING_USER_FILE);
-    }
-    if (run.o.out_dir && !dry) {
-        if (mkdir_p(run.o.out_dir) != 0) {
-            fprintf(stderr, "clhgemm-tune: cannot create %s: %s\n", run.o.out_dir, strerror(errno));
-            return 2;
-        }
-        char p[4200];
-        snprintf(p, sizeof p, "%s/tune.log", run.o.out_dir);
-        run.log = fopen(p, "a");
-        run.cands = open_csv(run.o.out_dir, "candidates.csv",
-                             "search_s,device,driver,precision,size,stage,params,status,kernel_gflops,"
-                             "build_s,check,note");
-        run.improve = open_csv(run.o.out_dir, "improvements.csv",
-                               "search_s,device,precision,size,candidate,kernel_gflops,params");
-    }
-    {
-        char cmd[2048] = "";
-        size_t len = 0;
-        for (int i = 0; i < argc && len < sizeof cmd - 2; i++)
-            len += (size_t)snprintf(cmd + len, sizeof cmd - len, "%s%s", i ? " " : "", argv[i]);
-        char date[32];
-        utc_now(date, sizeof date);
-        tune_say(&run, "clhgemm-tune %s, %s: %s", clhgemm_version(), date, cmd);
-    }
+    int rc = database_path(&run.o, dry, dbpath, sizeof dbpath);
+    if (rc == 0 && run.o.out_dir && !dry) rc = open_logs(&run);
+    if (rc != 0) return rc;
+    say_command(&run, argc, argv);
 
-    /* Devices: the spec, else every GPU, else every device. */
-    size_t count = 0;
-    /* NULL: CLHGEMM_DEVICES, else every device (then only the GPUs if there are any);
-     * "all": every device, GPUs and CPUs. */
-    const char *spec = run.o.devices && !strcmp(run.o.devices, "all") ? "" : run.o.devices;
-    const int explicit_spec = spec || getenv("CLHGEMM_DEVICES");
-    clhgemm_status_t st = clhgemm_devices_get(spec, NULL, 0, &count);
-    if (st != CLHGEMM_SUCCESS || count == 0) {
-        fprintf(stderr, "clhgemm-tune: no device%s: %s\n", run.o.devices ? " matches the spec" : "",
-                clhgemm_status_message(st));
-        return st == CLHGEMM_NO_DEVICE ? 77 : 1;
+    tdev_t *devs = NULL;
+    int ndev = 0;
+    rc = find_devices(&run, &devs, &ndev);
+    if (rc != 0) {
+        free(devs);
+        return rc;
     }
-    clhgemm_device_info_t *infos = calloc(count, sizeof *infos);
-    tdev_t *devs = calloc(count, sizeof *devs);
-    if (!infos || !devs) return 1;
-    clhgemm_devices_get(spec, infos, count, &count);
-    int ngpu = 0, ndev = 0;
-    for (size_t i = 0; i < count; i++) ngpu += infos[i].kind == CLHGEMM_DEVICE_GPU;
-    for (size_t i = 0; i < count; i++) {
-        if (!explicit_spec && ngpu > 0 && infos[i].kind != CLHGEMM_DEVICE_GPU) continue;
-        tdev_t *d = &devs[ndev];
-        d->index = infos[i].index;
-        if (chg_device_query(infos[i].device, &d->dev) != CLHGEMM_SUCCESS) continue;
-        snprintf(d->log_prefix, sizeof d->log_prefix, "[%d]", d->index);
-        tune_say(&run, "%s %s | %s | driver %s | %s, %s", d->log_prefix, d->dev.info.name,
-                 d->dev.info.platform_name, d->dev.info.driver_version, d->dev.arch_key,
-                 d->dev.info.features);
-        ndev++;
-    }
-    free(infos);
     if (dry) {
-        run.dry = 1;
-        for (int i = 0; i < ndev; i++) {
-            tdev_t *d = &devs[i];
-            cl_int err;
-            d->ctx = clCreateContext(NULL, 1, &d->dev.info.device, NULL, NULL, &err);
-            d->q = d->ctx ? clCreateCommandQueue(d->ctx, d->dev.info.device, 0, &err) : NULL;
-            /* the space of each precision is printed by the search's enumeration */
-            for (int p = 0; p < 2 && d->q; p++) {
-                if (!(run.o.prec_mask & (1 << p)) || (p && !(d->dev.features & CHG_FEAT_FP64))) continue;
-                tune_gemm(&run, d, (chg_precision_t)p, tune_now()); /* zero budget: enumerate only */
-            }
-            if (d->q) clReleaseCommandQueue(d->q);
-            if (d->ctx) clReleaseContext(d->ctx);
-        }
+        dry_run(&run, devs, ndev);
         free(devs);
         return 0;
     }
@@ -587,82 +714,12 @@ int main(int argc, char **argv)
     /* Phases and their share of the budget. */
     plan_t plan[64];
     double weight_left = 0;
-    for (int i = 0; i < ndev && i < 64; i++) {
-        const int fp64 = (devs[i].dev.features & CHG_FEAT_FP64) != 0;
-        memset(&plan[i], 0, sizeof plan[i]);
-        plan[i].on[PH_COPY_S] = run.o.do_copy && (run.o.prec_mask & 1);
-        plan[i].on[PH_COPY_D] = run.o.do_copy && (run.o.prec_mask & 2) && fp64;
-        plan[i].on[PH_GEMM_S] = run.o.do_gemm && (run.o.prec_mask & 1);
-        plan[i].on[PH_GEMM_D] = run.o.do_gemm && (run.o.prec_mask & 2) && fp64;
-        plan[i].on[PH_CLASS_S] = run.o.do_classes && (run.o.prec_mask & 1);
-        plan[i].on[PH_CLASS_D] = run.o.do_classes && (run.o.prec_mask & 2) && fp64;
-        plan[i].on[PH_OCC_S] = run.o.do_occupancy && (run.o.prec_mask & 1);
-        plan[i].on[PH_OCC_D] = run.o.do_occupancy && (run.o.prec_mask & 2) && fp64;
-        plan[i].on[PH_TRSM_S] = run.o.do_trsm && (run.o.prec_mask & 1);
-        plan[i].on[PH_TRSM_D] = run.o.do_trsm && (run.o.prec_mask & 2) && fp64;
-        plan[i].on[PH_PIPE] = run.o.do_pipeline;
-        /* The split model: beside a CPU device OpenBLAS would only compete for its cores. */
-        plan[i].on[PH_CPU] = run.o.do_cpumodel &&
-                             (!(devs[i].dev.features & CHG_FEAT_CPU) || run.o.force_cpumodel);
-        if (run.o.do_cpumodel && !plan[i].on[PH_CPU])
-            tune_say(&run, "%s cpu model: skipped on a CPU device, nothing stored for it "
-                           "(--force-cpu-model measures it anyway)",
-                     devs[i].log_prefix);
-        for (int p = 0; p < PH_COUNT; p++) weight_left += plan[i].on[p] * ph_weight[p];
-    }
     if (ndev > 64) ndev = 64;
+    for (int i = 0; i < ndev; i++) plan_device(&run, &devs[i], &plan[i], &weight_left);
     const double end = run.t0 + run.o.budget_s;
     int failures = 0, written = 0;
-    for (int i = 0; i < ndev && !run.stop; i++) {
-        tdev_t *d = &devs[i];
-        cl_int err;
-        d->ctx = clCreateContext(NULL, 1, &d->dev.info.device, NULL, NULL, &err);
-        if (d->ctx)
-            d->q = clCreateCommandQueue(d->ctx, d->dev.info.device, 0, &err);
-        if (!d->q) {
-            tune_say(&run, "%s cannot open the device: %s", d->log_prefix, clhgemm_status_string(err));
-            failures++;
-            continue;
-        }
-        load_existing(d, dbpath);
-        for (int ph = 0; ph < PH_COUNT && !run.stop; ph++) {
-            if (!plan[i].on[ph]) continue;
-            const double now = tune_now();
-            const double share = weight_left > 0 ? ph_weight[ph] / weight_left : 1;
-            const double deadline = now + (end - now) * share;
-            weight_left -= ph_weight[ph];
-            int rc = 0;
-            switch (ph) {
-            case PH_COPY_S: rc = tune_copy(&run, d, CHG_F32, deadline); break;
-            case PH_COPY_D: rc = tune_copy(&run, d, CHG_F64, deadline); break;
-            case PH_GEMM_S: rc = tune_gemm(&run, d, CHG_F32, deadline); break;
-            case PH_GEMM_D: rc = tune_gemm(&run, d, CHG_F64, deadline); break;
-            case PH_CLASS_S: rc = tune_classes(&run, d, CHG_F32, deadline); break;
-            case PH_CLASS_D: rc = tune_classes(&run, d, CHG_F64, deadline); break;
-            case PH_OCC_S: rc = tune_occupancy(&run, d, CHG_F32, deadline); break;
-            case PH_OCC_D: rc = tune_occupancy(&run, d, CHG_F64, deadline); break;
-            case PH_TRSM_S: rc = tune_trsm(&run, d, CHG_F32, deadline); break;
-            case PH_TRSM_D: rc = tune_trsm(&run, d, CHG_F64, deadline); break;
-            case PH_PIPE: rc = tune_pipeline(&run, d, run.o.prec_mask, deadline); break;
-            case PH_CPU: rc = tune_cpumodel(&run, d, run.o.prec_mask, deadline); break;
-            }
-            if (rc != 0) failures++;
-            /* A copy-only (TRSM-only) run still needs the GEMM parameters the copy results
-             * (the block order) go with. */
-            for (int p = 0; p < 2; p++)
-                if ((d->rec.prec[p].has_copy || d->rec.prec[p].trsm_nb) && !d->rec.prec[p].present) {
-                    d->rec.prec[p].present = 1;
-                    chg_gemm_params_select(&d->dev, (chg_precision_t)p, &d->rec.prec[p].gemm);
-                }
-            if (d->rec.prec[0].present || d->rec.prec[1].present || d->rec.pipeline.present ||
-                d->rec.cpumodel[0].present || d->rec.cpumodel[1].present)
-                written += save(&run, d, dbpath) == 0;
-        }
-        clReleaseCommandQueue(d->q);
-        clReleaseContext(d->ctx);
-        d->q = NULL;
-        d->ctx = NULL;
-    }
+    for (int i = 0; i < ndev && !run.stop; i++)
+        failures += tune_device(&run, &devs[i], &plan[i], &weight_left, end, dbpath, &written);
     summary(&run, devs, ndev, dbpath, written);
     for (int i = 0; i < ndev; i++) chg_tuning_record_free(&devs[i].rec);
     free(devs);

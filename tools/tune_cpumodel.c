@@ -43,11 +43,17 @@ typedef struct ctx_s {
     tune_run_t *r;
     tdev_t *d;
     chg_precision_t prec;
+    char pc;                /* 's' or 'd', for the log */
+    double es;              /* element size in bytes */
     int threads;
     size_t S;
     void *A, *B, *C;        /* S x S each, ld S */
+    double t_start, span;   /* the precision's start and share of the budget */
+    chg_split_model_t sm;   /* the model being fitted */
     sample_t s[MAX_SAMPLES];
     int ns;
+    double best_share, best_t; /* the guided search's best hybrid run */
+    int evals;                 /* hybrid runs made */
 } ctx_t;
 
 static void add_sample(ctx_t *c, int kind, double m, double n, double k, double mc, double t)
@@ -245,184 +251,234 @@ static double mean_err(const chg_split_model_t *sm, const ctx_t *c, int kind, do
     return n ? e / n : -1;
 }
 
-/* ---- one precision ------------------------------------------------------------------------- */
+/* ---- one precision's steps (the numbers of the file's top) ------------------------------- */
 
-static int one_prec(tune_run_t *r, tdev_t *d, chg_precision_t prec, const chg_split_model_t *link,
-                    int threads, double deadline)
+/* 2. T_gpu: the devices alone, cheapest shapes first, fitted into c->sm.gpu (*shapes of them,
+ * relative error *err); 0, or -1 when the fit failed (said). */
+static int fit_gpu(ctx_t *c, int *shapes, double *err)
 {
-    const int gpu = (d->dev.features & CHG_FEAT_GPU) != 0;
-    const char pc = prec == CHG_F64 ? 'd' : 's';
-    const double es = (double)chg_elem_size(prec);
-    ctx_t c = {.r = r, .d = d, .prec = prec, .threads = threads, .S = gpu ? 8192 : 384};
-    /* Three matrices must fit a fraction of the device (the devices-only calls keep whole
-     * tiles) and of the host. */
-    while (c.S > 256 && 3.0 * c.S * c.S * es > 0.3 * (double)d->dev.info.global_mem_bytes) c.S /= 2;
-    const size_t S = c.S, nn = S * S;
-    c.A = malloc(nn * (size_t)es);
-    c.B = malloc(nn * (size_t)es);
-    c.C = malloc(nn * (size_t)es);
-    if (!c.A || !c.B || !c.C) {
-        free(c.A);
-        free(c.B);
-        free(c.C);
-        tune_say(r, "%s cpu model %c: out of host memory for n=%zu", d->log_prefix, pc, S);
-        return -1;
-    }
-    tune_fill(c.A, prec == CHG_F64, nn, r->o.seed ^ 0x11);
-    tune_fill(c.B, prec == CHG_F64, nn, r->o.seed ^ 0x12);
-    tune_fill(c.C, prec == CHG_F64, nn, r->o.seed ^ 0x13);
-    const double t_start = tune_now(), span = deadline - t_start;
-    chg_split_model_t sm = *link;
-    int rc = -1;
-
-    /* 2. T_gpu: the devices alone, cheapest shapes first. */
-    static const double gshape[][3] = {{0.25, 0.5, 0.5}, {0.5, 0.5, 0.5}, {0.25, 1, 1}, {0.5, 1, 1}, {1, 1, 1}};
-    clhgemm_handle_t h = open_handle(&c, "off");
+    static const double gshape[][3] = {{0.25, 0.5, 0.5}, {0.5, 0.5, 0.5}, {0.25, 1, 1}, {0.5, 1, 1},
+                                       {1, 1, 1}};
+    const size_t S = c->S;
+    clhgemm_handle_t h = open_handle(c, "off");
     double gm[8], gn[8], gk[8], gt[8];
     int ng = 0;
-    for (int i = 0; h && i < 5 && !r->stop; i++) {
-        if (ng >= 3 && tune_now() > t_start + 0.3 * span) break;
-        const size_t m = (size_t)(gshape[i][0] * S), n = (size_t)(gshape[i][1] * S), k = (size_t)(gshape[i][2] * S);
-        const double t = time_host(&c, h, m, n, k, 3, NULL);
+    for (int i = 0; h && i < 5 && !c->r->stop; i++) {
+        if (ng >= 3 && tune_now() > c->t_start + 0.3 * c->span) break;
+        const size_t m = (size_t)(gshape[i][0] * S), n = (size_t)(gshape[i][1] * S),
+                     k = (size_t)(gshape[i][2] * S);
+        const double t = time_host(c, h, m, n, k, 3, NULL);
         if (t <= 0) break;
-        add_sample(&c, 0, (double)m, (double)n, (double)k, 0, t);
+        add_sample(c, 0, (double)m, (double)n, (double)k, 0, t);
         gm[ng] = (double)m;
         gn[ng] = (double)n;
         gk[ng] = (double)k;
         /* the model's T_gpu is the call less its transfers (at least a twentieth of it) */
-        gt[ng] = CHG_MAX(0.05 * t, t - chg_split_comm(&sm, (double)m, (double)n, (double)k, es, 1));
-        tune_log(r, "%s cpu model %c: devices alone %zux%zux%zu: %.4f s (%.1f GFLOP/s)", d->log_prefix, pc,
-                 m, n, k, t, 2.0 * m * n * k / t * 1e-9);
+        gt[ng] = CHG_MAX(0.05 * t, t - chg_split_comm(&c->sm, (double)m, (double)n, (double)k,
+                                                      c->es, 1));
+        tune_log(c->r, "%s cpu model %c: devices alone %zux%zux%zu: %.4f s (%.1f GFLOP/s)",
+                 c->d->log_prefix, c->pc, m, n, k, t, 2.0 * m * n * k / t * 1e-9);
         ng++;
     }
     clhgemm_destroy(h);
-    double err_g = 0, err_c = 0;
-    if (ng < 3 || chg_tmodel_fit(gm, gn, gk, gt, ng, &sm.gpu, &err_g) || !(sm.gpu.k1 > 0)) {
-        tune_say(r, "%s cpu model %c: the devices-alone fit failed (%d shapes)", d->log_prefix, pc, ng);
-        goto out;
+    *shapes = ng;
+    if (ng < 3 || chg_tmodel_fit(gm, gn, gk, gt, ng, &c->sm.gpu, err) || !(c->sm.gpu.k1 > 0)) {
+        tune_say(c->r, "%s cpu model %c: the devices-alone fit failed (%d shapes)",
+                 c->d->log_prefix, c->pc, ng);
+        return -1;
     }
+    return 0;
+}
 
-    /* 3. T_cpu: slabs of rows, as the CPU's share is. */
-    static const double cshape[][3] = {{1.0 / 16, 0.5, 0.5}, {1.0 / 16, 1, 1}, {1.0 / 8, 1, 1}, {0.25, 1, 1}};
+/* 3. T_cpu: OpenBLAS on slabs of rows, as the CPU's share is, fitted into c->sm.cpu (*shapes
+ * of them, relative error *err); 0, or -1 when the fit failed (said). */
+static int fit_cpu(ctx_t *c, int *shapes, double *err)
+{
+    static const double cshape[][3] = {{1.0 / 16, 0.5, 0.5}, {1.0 / 16, 1, 1}, {1.0 / 8, 1, 1},
+                                       {0.25, 1, 1}};
+    const size_t S = c->S;
+    const int gpu = (c->d->dev.features & CHG_FEAT_GPU) != 0;
     double cm[8], cn[8], ck[8], ct[8];
     int nc = 0;
-    for (int i = 0; i < 4 && !r->stop; i++) {
-        const size_t m = CHG_MAX((size_t)8, (size_t)(cshape[i][0] * S)), n = (size_t)(cshape[i][1] * S),
-                     k = (size_t)(cshape[i][2] * S);
+    for (int i = 0; i < 4 && !c->r->stop; i++) {
+        const size_t m = CHG_MAX((size_t)8, (size_t)(cshape[i][0] * S)),
+                     n = (size_t)(cshape[i][1] * S), k = (size_t)(cshape[i][2] * S);
         /* the next shape's cost from the last rate, against the CPU's part of the budget */
-        if (nc >= 3 && nc > 0 && tune_now() + 2.0 * m * n * k * ct[nc - 1] / (2.0 * cm[nc - 1] * cn[nc - 1] * ck[nc - 1]) >
-                                     t_start + 0.55 * span)
-            break;
-        const double t = time_cpu(&c, m, n, k, gpu ? 1 : 2);
-        add_sample(&c, 1, (double)m, (double)n, (double)k, 0, t);
+        if (nc >= 3 && nc > 0) {
+            const double next =
+                2.0 * m * n * k * ct[nc - 1] / (2.0 * cm[nc - 1] * cn[nc - 1] * ck[nc - 1]);
+            if (tune_now() + next > c->t_start + 0.55 * c->span) break;
+        }
+        const double t = time_cpu(c, m, n, k, gpu ? 1 : 2);
+        add_sample(c, 1, (double)m, (double)n, (double)k, 0, t);
         cm[nc] = (double)m;
         cn[nc] = (double)n;
         ck[nc] = (double)k;
         ct[nc] = t;
-        tune_log(r, "%s cpu model %c: OpenBLAS (%d threads) %zux%zux%zu: %.4f s (%.1f GFLOP/s)", d->log_prefix,
-                 pc, threads, m, n, k, t, 2.0 * m * n * k / t * 1e-9);
+        tune_log(c->r, "%s cpu model %c: OpenBLAS (%d threads) %zux%zux%zu: %.4f s (%.1f GFLOP/s)",
+                 c->d->log_prefix, c->pc, c->threads, m, n, k, t, 2.0 * m * n * k / t * 1e-9);
         nc++;
     }
-    if (nc < 3 || chg_tmodel_fit(cm, cn, ck, ct, nc, &sm.cpu, &err_c) || !(sm.cpu.k1 > 0)) {
-        tune_say(r, "%s cpu model %c: the OpenBLAS fit failed (%d shapes)", d->log_prefix, pc, nc);
-        goto out;
+    *shapes = nc;
+    if (nc < 3 || chg_tmodel_fit(cm, cn, ck, ct, nc, &c->sm.cpu, err) || !(c->sm.cpu.k1 > 0)) {
+        tune_say(c->r, "%s cpu model %c: the OpenBLAS fit failed (%d shapes)", c->d->log_prefix,
+                 c->pc, nc);
+        return -1;
     }
-    tune_say(r, "%s cpu model %c: T_gpu = %.3g mnk + %.3g mn + %.3g (%d shapes, error %.1f%%); T_cpu = %.3g mnk + "
-                "%.3g mn + %.3g (%d shapes, %d threads, error %.1f%%)",
-             d->log_prefix, pc, sm.gpu.k1, sm.gpu.k2, sm.gpu.k3, ng, 100 * err_g, sm.cpu.k1, sm.cpu.k2, sm.cpu.k3,
-             nc, threads, 100 * err_c);
+    return 0;
+}
 
-    /* 4. The guided search: golden section over the share of the S^3 hybrid call. */
-    sm.gamma = 0.1;
-    double t_m0;
-    const double share0 = chg_split_best(&sm, (double)S, (double)S, (double)S, es, 1, &t_m0) / (double)S;
+/* 4. The guided search: golden section over the share of the S^3 hybrid call, from the model's
+ * share with gamma 0.1; the best run into c->best_share, c->best_t. */
+static void guided_search(ctx_t *c)
+{
+    const double S = (double)c->S;
+    c->sm.gamma = 0.1;
+    double t_m0, mc;
+    const double share0 = chg_split_best(&c->sm, S, S, S, c->es, 1, &t_m0) / S;
     double lo = 0, hi = CHG_MIN(0.9, CHG_MAX(0.1, 3.0 * share0));
     const double gr = 0.5 * (sqrt(5.0) - 1.0);
-    double best_share = 0, best_t = INFINITY, mc;
-    int evals = 0;
-    const double t0 = hybrid(&c, 0.0, &mc);
-    evals++;
-    if (t0 > 0) best_t = t0;
+    c->best_share = 0;
+    c->best_t = INFINITY;
+    const double t0 = hybrid(c, 0.0, &mc);
+    c->evals++;
+    if (t0 > 0) c->best_t = t0;
     double x1 = hi - gr * (hi - lo), x2 = lo + gr * (hi - lo);
-    double f1 = hybrid(&c, x1, &mc), f2 = hybrid(&c, x2, &mc);
-    evals += 2;
-    for (int it = 0; it < 5 && f1 > 0 && f2 > 0 && !r->stop; it++) {
-        if (f1 < best_t) best_t = f1, best_share = x1;
-        if (f2 < best_t) best_t = f2, best_share = x2;
-        if (tune_now() > t_start + 0.9 * span) break;
+    double f1 = hybrid(c, x1, &mc), f2 = hybrid(c, x2, &mc);
+    c->evals += 2;
+    for (int it = 0; it < 5 && f1 > 0 && f2 > 0 && !c->r->stop; it++) {
+        if (f1 < c->best_t) c->best_t = f1, c->best_share = x1;
+        if (f2 < c->best_t) c->best_t = f2, c->best_share = x2;
+        if (tune_now() > c->t_start + 0.9 * c->span) break;
         if (f1 <= f2) {
             hi = x2;
             x2 = x1;
             f2 = f1;
             x1 = hi - gr * (hi - lo);
-            f1 = hybrid(&c, x1, &mc);
+            f1 = hybrid(c, x1, &mc);
         } else {
             lo = x1;
             x1 = x2;
             f1 = f2;
             x2 = lo + gr * (hi - lo);
-            f2 = hybrid(&c, x2, &mc);
+            f2 = hybrid(c, x2, &mc);
         }
-        evals++;
+        c->evals++;
     }
-    if (f1 > 0 && f1 < best_t) best_t = f1, best_share = x1;
-    if (f2 > 0 && f2 < best_t) best_t = f2, best_share = x2;
+    if (f1 > 0 && f1 < c->best_t) c->best_t = f1, c->best_share = x1;
+    if (f2 > 0 && f2 < c->best_t) c->best_t = f2, c->best_share = x2;
+}
 
-    /* 5. gamma from the hybrid runs. */
-    {
-        double best_g = 0.1, best_e = INFINITY;
-        int nh = 0;
-        for (double g = 0; g <= 4.0 + 1e-9; g += 0.005) {
-            sm.gamma = g;
-            const double e = mean_err(&sm, &c, 2, es, &nh);
-            if (nh > 0 && e < best_e - 1e-12) best_e = e, best_g = g;
-        }
-        sm.gamma = best_g;
-        tune_say(r, "%s cpu model %c: gamma %.3f from %d hybrid runs (their mean error %.1f%%)", d->log_prefix,
-                 pc, sm.gamma, nh, nh ? 100 * best_e : 0.0);
+/* 5. gamma: the value in [0, 4] whose model fits the hybrid runs best, into c->sm.gamma. */
+static void fit_gamma(ctx_t *c)
+{
+    double best_g = 0.1, best_e = INFINITY;
+    int nh = 0;
+    for (double g = 0; g <= 4.0 + 1e-9; g += 0.005) {
+        c->sm.gamma = g;
+        const double e = mean_err(&c->sm, c, 2, c->es, &nh);
+        if (nh > 0 && e < best_e - 1e-12) best_e = e, best_g = g;
     }
+    c->sm.gamma = best_g;
+    tune_say(c->r, "%s cpu model %c: gamma %.3f from %d hybrid runs (their mean error %.1f%%)",
+             c->d->log_prefix, c->pc, c->sm.gamma, nh, nh ? 100 * best_e : 0.0);
+}
 
-    /* 6. The model's share with that gamma (the library's 2% rule), measured. */
-    double t_model, t_dev = chg_split_time(&sm, 0, (double)S, (double)S, (double)S, es, 1, NULL, NULL);
-    double share_m = chg_split_best(&sm, (double)S, (double)S, (double)S, es, 1, &t_model) / (double)S;
+/* 6. The model's share of the S^3 call with that gamma (zero unless 2% faster, the library's
+ * rule), its predicted time, and its measured time (a run of the tuning set at about that
+ * share, else one more hybrid run). */
+static void check_model(ctx_t *c, double *share, double *predicted, double *measured)
+{
+    const double S = (double)c->S;
+    double t_model, mc;
+    const double t_dev = chg_split_time(&c->sm, 0, S, S, S, c->es, 1, NULL, NULL);
+    double share_m = chg_split_best(&c->sm, S, S, S, c->es, 1, &t_model) / S;
     if (!(t_model <= 0.98 * t_dev)) {
         share_m = 0;
         t_model = t_dev;
     }
     double t_meas = -1;
-    for (int i = 0; i < c.ns; i++) /* already measured at (about) that share? */
-        if (c.s[i].m == (double)S && c.s[i].n == (double)S && fabs(c.s[i].mc / (double)S - share_m) < 0.5 / S &&
-            (c.s[i].kind == 2 || (c.s[i].kind == 0 && share_m == 0)))
-            t_meas = c.s[i].t;
-    if (t_meas < 0) {
-        t_meas = hybrid(&c, share_m, &mc);
-        evals++;
+    for (int i = 0; i < c->ns; i++) {
+        const sample_t *x = &c->s[i];
+        if (x->m == S && x->n == S && fabs(x->mc / S - share_m) < 0.5 / S &&
+            (x->kind == 2 || (x->kind == 0 && share_m == 0)))
+            t_meas = x->t;
     }
+    if (t_meas < 0) {
+        t_meas = hybrid(c, share_m, &mc);
+        c->evals++;
+    }
+    *share = share_m;
+    *predicted = t_model;
+    *measured = t_meas;
+}
 
-    /* 7. Errors, and the entry. */
-    chg_tuning_cpumodel_t *out = &d->rec.cpumodel[prec];
+/* 7. The errors over every run, and the database entry of the precision. */
+static void store_entry(ctx_t *c, double share_m, double t_model, double t_meas)
+{
+    chg_tuning_cpumodel_t *out = &c->d->rec.cpumodel[c->prec];
     memset(out, 0, sizeof *out);
     out->present = 1;
-    out->split = sm;
-    out->cpu_threads = threads;
+    out->split = c->sm;
+    out->cpu_threads = c->threads;
     chg_cpu_corename(out->cpu_core, sizeof out->cpu_core);
-    out->mean_rel_err = mean_err(&sm, &c, -1, es, &out->samples);
-    out->gpu_err = mean_err(&sm, &c, 0, es, NULL);
-    out->cpu_err = mean_err(&sm, &c, 1, es, NULL);
-    out->hybrid_err = mean_err(&sm, &c, 2, es, NULL);
-    out->check_n = (int)S;
+    out->mean_rel_err = mean_err(&c->sm, c, -1, c->es, &out->samples);
+    out->gpu_err = mean_err(&c->sm, c, 0, c->es, NULL);
+    out->cpu_err = mean_err(&c->sm, c, 1, c->es, NULL);
+    out->hybrid_err = mean_err(&c->sm, c, 2, c->es, NULL);
+    out->check_n = (int)c->S;
     out->model_share = share_m;
     out->model_pred_s = t_model;
     out->model_s = CHG_MAX(0.0, t_meas);
-    out->search_share = best_share;
-    out->search_s = best_t < INFINITY ? best_t : 0;
-    out->search_evals = evals;
-    tune_say(r, "%s cpu model %c: mean prediction error %.1f%% over %d runs (devices %.1f%%, CPU %.1f%%, hybrid "
-                "%.1f%%); n=%zu: model share %.3f (predicted %.4f s, measured %.4f s), guided search %.3f "
-                "(%.4f s, %d runs)",
-             d->log_prefix, pc, 100 * out->mean_rel_err, out->samples, 100 * out->gpu_err, 100 * out->cpu_err,
-             out->hybrid_err >= 0 ? 100 * out->hybrid_err : 0.0, S, share_m, t_model, t_meas, best_share,
-             out->search_s, evals);
+    out->search_share = c->best_share;
+    out->search_s = c->best_t < INFINITY ? c->best_t : 0;
+    out->search_evals = c->evals;
+    tune_say(c->r, "%s cpu model %c: mean prediction error %.1f%% over %d runs (devices %.1f%%, "
+                   "CPU %.1f%%, hybrid %.1f%%); n=%zu: model share %.3f (predicted %.4f s, "
+                   "measured %.4f s), guided search %.3f (%.4f s, %d runs)",
+             c->d->log_prefix, c->pc, 100 * out->mean_rel_err, out->samples, 100 * out->gpu_err,
+             100 * out->cpu_err, out->hybrid_err >= 0 ? 100 * out->hybrid_err : 0.0, c->S,
+             share_m, t_model, t_meas, c->best_share, out->search_s, c->evals);
+}
+
+/* ---- one precision ------------------------------------------------------------------------- */
+
+/* Steps 2 to 7 for one precision, the transfers (step 1) given in *link, until deadline. */
+static int one_prec(tune_run_t *r, tdev_t *d, chg_precision_t prec, const chg_split_model_t *link,
+                    int threads, double deadline)
+{
+    const int gpu = (d->dev.features & CHG_FEAT_GPU) != 0;
+    const double es = (double)chg_elem_size(prec);
+    ctx_t c = {.r = r, .d = d, .prec = prec, .pc = prec == CHG_F64 ? 'd' : 's', .es = es,
+               .threads = threads, .S = gpu ? 8192 : 384};
+    /* Three matrices must fit a fraction of the device (the devices-only calls keep whole
+     * tiles) and of the host. */
+    while (c.S > 256 && 3.0 * c.S * c.S * es > 0.3 * (double)d->dev.info.global_mem_bytes) c.S /= 2;
+    const size_t nn = c.S * c.S;
+    c.A = malloc(nn * (size_t)es);
+    c.B = malloc(nn * (size_t)es);
+    c.C = malloc(nn * (size_t)es);
+    int rc = -1, ng = 0, nc = 0;
+    double err_g = 0, err_c = 0, share_m, t_model, t_meas;
+    if (!c.A || !c.B || !c.C) {
+        tune_say(r, "%s cpu model %c: out of host memory for n=%zu", d->log_prefix, c.pc, c.S);
+        goto out;
+    }
+    tune_fill(c.A, prec == CHG_F64, nn, r->o.seed ^ 0x11);
+    tune_fill(c.B, prec == CHG_F64, nn, r->o.seed ^ 0x12);
+    tune_fill(c.C, prec == CHG_F64, nn, r->o.seed ^ 0x13);
+    c.t_start = tune_now();
+    c.span = deadline - c.t_start;
+    c.sm = *link;
+    if (fit_gpu(&c, &ng, &err_g) != 0 || fit_cpu(&c, &nc, &err_c) != 0) goto out;
+    tune_say(r, "%s cpu model %c: T_gpu = %.3g mnk + %.3g mn + %.3g (%d shapes, error %.1f%%); "
+                "T_cpu = %.3g mnk + %.3g mn + %.3g (%d shapes, %d threads, error %.1f%%)",
+             d->log_prefix, c.pc, c.sm.gpu.k1, c.sm.gpu.k2, c.sm.gpu.k3, ng, 100 * err_g,
+             c.sm.cpu.k1, c.sm.cpu.k2, c.sm.cpu.k3, nc, threads, 100 * err_c);
+    guided_search(&c);
+    fit_gamma(&c);
+    check_model(&c, &share_m, &t_model, &t_meas);
+    store_entry(&c, share_m, t_model, t_meas);
     rc = 0;
 out:
     free(c.A);

@@ -56,19 +56,6 @@ void wp_copy_request(const chg_copy_params_t *p, char *buf, size_t len)
 
 /* ---- the worker process ------------------------------------------------------------------ */
 
-static int write_all(int fd, const void *data, size_t len)
-{
-    const char *p = data;
-    while (len > 0) {
-        ssize_t n = write(fd, p, len);
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) return -1;
-        p += n;
-        len -= (size_t)n;
-    }
-    return 0;
-}
-
 static void reply_fail(long id, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void reply_fail(long id, const char *fmt, ...)
 {
@@ -80,7 +67,7 @@ static void reply_fail(long id, const char *fmt, ...)
     for (char *c = why; *c; c++)
         if (*c == '\n' || *c == '\r' || *c == '\t') *c = ' ';
     snprintf(line, sizeof line, "fail %ld %s\n", id, why);
-    write_all(1, line, strlen(line));
+    chg_write_all(1, line, strlen(line));
 }
 
 /* The first error-looking line of a build log (whole log when none looks like one). */
@@ -208,8 +195,8 @@ static void serve(const chg_device_t *dev, cl_context ctx, long id, char *req)
     char head[200];
     snprintf(head, sizeof head, "ok %ld %zu %llu %llu %.1f %zu\n", id, wg, (unsigned long long)priv,
              (unsigned long long)lmem, build_ms, binlen);
-    write_all(1, head, strlen(head));
-    write_all(1, bin, binlen);
+    chg_write_all(1, head, strlen(head));
+    chg_write_all(1, bin, binlen);
     free(bin);
 }
 
@@ -357,7 +344,7 @@ int wp_submit(wp_pool_t *p, long id, const char *line)
         if (len <= 0 || (size_t)len >= sizeof buf) return -1;
         w->id = id;
         w->since = tune_now();
-        if (write_all(w->to, buf, (size_t)len) != 0) {
+        if (chg_write_all(w->to, buf, (size_t)len) != 0) {
             /* Dead already: wp_wait reports the failure and replaces it. */
             w->dead = 1;
         }

@@ -1,6 +1,7 @@
 /*
  * util.c -- the small helpers every module shares: verbosity and logging, environment parsing,
- * FNV-1a hashing and the growable string buffer that kernel generation writes into.
+ * FNV-1a hashing, a whole write to a file descriptor, and the growable string buffer that kernel
+ * generation writes into.
  *
  * The library must never print unless asked, so all output funnels through chg_log(), gated on
  * CLHGEMM_VERBOSE. That variable is read exactly once (pthread_once) so that the level cannot
@@ -23,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 /* ---- verbosity and logging -------------------------------------------------------------- */
 
@@ -278,6 +280,19 @@ uint64_t chg_hash(uint64_t h, const void *data, size_t len)
         h *= 0x100000001b3ULL;
     }
     return h;
+}
+
+int chg_write_all(int fd, const void *data, size_t len)
+{
+    const char *p = data;
+    while (len > 0) {
+        ssize_t n = write(fd, p, len);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) return -1;
+        p += n;
+        len -= (size_t)n;
+    }
+    return 0;
 }
 
 /* ---- growable string -------------------------------------------------------------------- */

@@ -63,6 +63,10 @@ int chg_env_flag(const char *name, int def);
  * warning naming choices[def]) anything else. */
 int chg_env_choice(const char *name, const char *const *choices, int def);
 
+/* All len bytes of data to the file descriptor fd, across short writes and EINTR: 0, or -1
+ * when a write fails or writes nothing (the kernel cache's files, the tuner's worker pipes). */
+int chg_write_all(int fd, const void *data, size_t len);
+
 /* 64-bit FNV-1a over bytes, chained through `h` (start with CHG_HASH_INIT). */
 #define CHG_HASH_INIT 0xcbf29ce484222325ULL
 uint64_t chg_hash(uint64_t h, const void *data, size_t len);

@@ -146,19 +146,6 @@ static void warn_cache_dir(const char *dir, int err)
                   strerror(err));
 }
 
-static int write_all(int fd, const void *data, size_t len)
-{
-    const char *p = data;
-    while (len > 0) {
-        ssize_t n = write(fd, p, len);
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) return -1;
-        p += n;
-        len -= (size_t)n;
-    }
-    return 0;
-}
-
 static int read_all(int fd, void *data, size_t len)
 {
     char *p = data;
@@ -422,8 +409,8 @@ static int disk_write(const char *dir, const char *path, const char *key, cl_pro
         goto out;
     }
     (void)fchmod(fd, 0644); /* mkstemp makes 0600; the directory is 0755, match it */
-    if (write_all(fd, hdr, sizeof(hdr)) != 0 || write_all(fd, key, key_len) != 0 ||
-        write_all(fd, bins[slot], bin_len) != 0)
+    if (chg_write_all(fd, hdr, sizeof(hdr)) != 0 || chg_write_all(fd, key, key_len) != 0 ||
+        chg_write_all(fd, bins[slot], bin_len) != 0)
         goto out;
     if (close(fd) != 0) {
         fd = -1;

@@ -23,8 +23,8 @@ enum {
     CHG_FEAT_CPU = 1u << 7,         /* CPU device: small tiles, no local-memory staging */
     CHG_FEAT_GPU = 1u << 8,
     /* Host memory made pinned by ANOTHER context (a mapped CL_MEM_ALLOC_HOST_PTR buffer) is
-     * copied to this device at its own pinned rate (bench/probe_pinned_share.c: NVIDIA's driver
-     * 1.00x on two H100s, PoCL 1.1x): one pinned staging may feed several devices
+     * copied to this device at its own pinned rate (bench/probe/probe_pinned_share.c: NVIDIA's
+     * driver 1.00x on two H100s, PoCL 1.1x): one pinned staging may feed several devices
      * (host/shared_b.h) */
     CHG_FEAT_FOREIGN_PINNED = 1u << 9
 };

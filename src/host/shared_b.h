@@ -8,7 +8,7 @@
  * slots, allocated in the first device's context: the first driver to ask for a slice (its key:
  * k slice, ramp part, tile columns) packs it, chunk by chunk, and every driver that asks for the
  * same key while it is held copies it to its own device from there. A device writes from another
- * context's pinned memory at its own pinned rate (bench/probe_pinned_share.c: 55.3 against
+ * context's pinned memory at its own pinned rate (bench/probe/probe_pinned_share.c: 55.3 against
  * 55.1 GB/s on two H100s, 1.1x on two PoCL devices). The band schedule walks every band in the
  * same direction while sharing (host/sched.c), so devices on different bands ask for the same
  * slices at about the same time.

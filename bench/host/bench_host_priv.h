@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "host_common.h"
+#include "common/host_common.h"
 
 /* One size and precision of the default mode: every column's statistics, or why it has none. */
 typedef struct result_s {

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "bench_level3_int.h"
+#include "cli.h"
 
 const char *const rname[NR] = {"symm", "syrk", "syr2k", "trmm", "trsm"};
 const char *const lname[NL] = {"clhgemm", "clhgemm-alt", "clblast", "clhgemm-gemm", "cublasxt",
@@ -44,23 +45,6 @@ static void usage(FILE *f)
         "  --xt-devices N       CUDA devices of the cublasXt TRSM column with --host (default 1)\n"
         "  --no-xt              skip that column (it reads n/a without CUDA)\n"
         "  -h, --help\n");
-}
-
-static int parse_list(const char *s, int *out, int *count)
-{
-    int n = 0;
-    const char *p = s;
-    while (*p) {
-        char *end;
-        long v = strtol(p, &end, 10);
-        if (end == p || v <= 0 || v > 1 << 20 || n >= MAX_SIZES) return -1;
-        out[n++] = (int)v;
-        p = end;
-        if (*p == ',') p++;
-        else if (*p) return -1;
-    }
-    *count = n;
-    return n ? 0 : -1;
 }
 
 #define BAD(...) do { fprintf(stderr, "error: " __VA_ARGS__); fputc('\n', stderr); return -1; } while (0)
@@ -104,7 +88,8 @@ static int parse_value(opts_t *o, const char *a, const char *v)
     if (!strcmp(a, "--device")) {
         o->device_spec = v;
     } else if (!strcmp(a, "--sizes")) {
-        if (parse_list(v, o->sizes, &o->nsizes)) BAD("bad --sizes '%s'", v);
+        o->nsizes = cli_int_list(v, 1, 1 << 20, o->sizes, MAX_SIZES);
+        if (o->nsizes <= 0) BAD("bad --sizes '%s'", v);
     } else if (!strcmp(a, "--routines")) {
         for (int r = 0; r < NR; r++) o->routine[r] = 0;
         char buf[128];
@@ -148,30 +133,6 @@ static int parse_flag(opts_t *o, const char *a)
     return 0;
 }
 
-/* argv[*i] as an option that takes a value ("--x V" or "--x=V"): *a becomes its name and *v
- * its value (*i past it). 0, or -1 where the value is missing; *a is left as it is otherwise. */
-static int take_value(int argc, char **argv, int *i, const char **a, const char **v)
-{
-    static const char *const with_value[] = {"--device", "--precision", "--sizes", "--routines",
-                                             "--side", "--uplo", "--trans", "--diag",
-                                             "--layout", "--syr2k", "--reps", "--warmup",
-                                             "--csv", "--devices", "--xt-devices", NULL};
-    for (int j = 0; with_value[j]; j++) {
-        size_t l = strlen(with_value[j]);
-        if (!strncmp(*a, with_value[j], l) && ((*a)[l] == '\0' || (*a)[l] == '=')) {
-            if ((*a)[l] == '=') *v = *a + l + 1;
-            else if (*i + 1 < argc) *v = argv[++*i];
-            else {
-                fprintf(stderr, "error: %s needs a value\n", with_value[j]);
-                return -1;
-            }
-            *a = with_value[j];
-            break;
-        }
-    }
-    return 0;
-}
-
 int parse_args(int argc, char **argv, opts_t *o)
 {
     memset(o, 0, sizeof *o);
@@ -185,9 +146,13 @@ int parse_args(int argc, char **argv, opts_t *o)
     static const int def[] = {1024, 2048, 4096, 8192};
     memcpy(o->sizes, def, sizeof def);
     o->nsizes = 4;
+    static const char *const with_value[] = {"--device", "--precision", "--sizes", "--routines",
+                                             "--side", "--uplo", "--trans", "--diag",
+                                             "--layout", "--syr2k", "--reps", "--warmup",
+                                             "--csv", "--devices", "--xt-devices", NULL};
     for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *v = NULL;
-        if (take_value(argc, argv, &i, &a, &v)) return -1;
+        const char *a, *v;
+        if (cli_take_value(argc, argv, &i, with_value, "error", &a, &v)) return -1;
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
             usage(stdout);
             exit(0);

@@ -23,7 +23,7 @@
  * The last line says whether device 0's pinned memory feeds device 1 at its own pinned rate
  * (other1 >= 0.9 x own1: "shared staging works"), else at what fraction.
  *   cmake --build BUILD --target probe_pinned_share && BUILD/bench/probe_pinned_share
- *   cc -O2 -o /tmp/pps bench/probe_pinned_share.c -lOpenCL     (standalone)
+ *   cc -O2 -o /tmp/pps bench/probe/probe_pinned_share.c -lOpenCL     (standalone)
  * Options: --mib N (256)  --reps N (5)
  */
 #define _POSIX_C_SOURCE 200809L

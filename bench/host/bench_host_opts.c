@@ -5,13 +5,13 @@
  * bench/gpu_record.sh name, are read and checked in one place.
  */
 #define _POSIX_C_SOURCE 200809L
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "bench_host_priv.h"
+#include "cli.h"
 
 void bh_usage(FILE *f)
 {
@@ -63,16 +63,6 @@ void bh_usage(FILE *f)
         "handle (--cpu-share sets the share and CLHGEMM_CPU_SCHED per case).\n");
 }
 
-static int parse_int(const char *s, int *out)
-{
-    char *end = NULL;
-    errno = 0;
-    long v = strtol(s, &end, 10);
-    if (errno || !end || end == s || *end || v < 0 || v > 1 << 30) return -1;
-    *out = (int)v;
-    return 0;
-}
-
 /* A number in (lo, hi) or (lo, hi] (hi_open); the message names the option otherwise. */
 static int parse_double(const char *v, double lo, double hi, int hi_open, double *out,
                         const char *msg)
@@ -103,7 +93,7 @@ static int parse_sizes(const char *v, opts_t *o)
     char *copy = strdup(v), *save = NULL;
     for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
         int n;
-        if (o->nsizes >= MAX_SIZES || parse_int(t, &n) || n < 1) {
+        if (o->nsizes >= MAX_SIZES || cli_count(t, &n) || n < 1) {
             fprintf(stderr, "bad --sizes entry '%s'\n", t);
             free(copy);
             return -1;
@@ -151,11 +141,11 @@ static int parse_problem_opt(const char *a, const char *v, opts_t *o)
         }
     } else if (!strcmp(a, "--reps")) {
         NEED_VALUE();
-        if (parse_int(v, &o->reps) || o->reps < 1) return -1;
+        if (cli_count(v, &o->reps) || o->reps < 1) return -1;
         o->reps_given = 1;
     } else if (!strcmp(a, "--warmup")) {
         NEED_VALUE();
-        if (parse_int(v, &o->warmup)) return -1;
+        if (cli_count(v, &o->warmup)) return -1;
         o->warmup_given = 1;
     } else if (!strcmp(a, "--layout")) {
         NEED_VALUE();
@@ -172,7 +162,7 @@ static int parse_problem_opt(const char *a, const char *v, opts_t *o)
         return parse_trans(v, o);
     } else if (!strcmp(a, "--threads")) {
         NEED_VALUE();
-        if (parse_int(v, &o->threads) || o->threads < 1) return -1;
+        if (cli_count(v, &o->threads) || o->threads < 1) return -1;
     } else {
         return 1;
     }
@@ -187,22 +177,22 @@ static int parse_mode_opt(const char *a, const char *v, opts_t *o)
         o->csv = v;
     } else if (!strcmp(a, "--xt-devices")) {
         NEED_VALUE();
-        if (parse_int(v, &o->xt_devices) || o->xt_devices < 1) return -1;
+        if (cli_count(v, &o->xt_devices) || o->xt_devices < 1) return -1;
     } else if (!strcmp(a, "--xt-block")) {
         NEED_VALUE();
-        if (parse_int(v, &o->xt_block) || o->xt_block < 1) return -1;
+        if (cli_count(v, &o->xt_block) || o->xt_block < 1) return -1;
     } else if (!strcmp(a, "--xt-reps")) {
         NEED_VALUE();
-        if (parse_int(v, &o->xt_reps) || o->xt_reps < 1) return -1;
+        if (cli_count(v, &o->xt_reps) || o->xt_reps < 1) return -1;
     } else if (!strcmp(a, "--xt-warmup")) {
         NEED_VALUE();
-        if (parse_int(v, &o->xt_warmup)) return -1;
+        if (cli_count(v, &o->xt_warmup)) return -1;
     } else if (!strcmp(a, "--cpu-fraction")) {
         NEED_VALUE();
         return parse_double(v, 0, 1, 1, &o->cpu_fraction, "--cpu-fraction: a number in (0, 1)");
     } else if (!strcmp(a, "--cpu-slab")) {
         NEED_VALUE();
-        if (parse_int(v, &o->cpu_slab) || o->cpu_slab < 1) return -1;
+        if (cli_count(v, &o->cpu_slab) || o->cpu_slab < 1) return -1;
     } else if (!strcmp(a, "--cpu-csv")) {
         NEED_VALUE();
         o->cpu_csv = v;
@@ -211,7 +201,7 @@ static int parse_mode_opt(const char *a, const char *v, opts_t *o)
         return parse_double(v, 0, 64, 0, &o->scale, "--scale: a number in (0, 64]");
     } else if (!strcmp(a, "--max-n")) {
         NEED_VALUE();
-        if (parse_int(v, &o->max_n) || o->max_n < 1) return -1;
+        if (cli_count(v, &o->max_n) || o->max_n < 1) return -1;
     } else if (!strcmp(a, "--png")) {
         NEED_VALUE();
         o->png = v;

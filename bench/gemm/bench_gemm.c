@@ -42,7 +42,7 @@
 #include <clblast_c.h>
 #endif
 #ifdef CLHGEMM_HAVE_CUBLAS
-#include "cublas_ref.h"
+#include "cuda/cublas_ref.h"
 #endif
 #ifdef CLHGEMM_HAVE_OPENBLAS
 /* OpenBLAS extensions; weak so that another CBLAS still links (they are then NULL). */

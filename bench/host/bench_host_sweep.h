@@ -4,7 +4,7 @@
 #ifndef CLHGEMM_BENCH_HOST_SWEEP_H
 #define CLHGEMM_BENCH_HOST_SWEEP_H
 
-#include "host_common.h"
+#include "common/host_common.h"
 
 /* Runs the sweep of the options; 0 when every result checked out. */
 int run_sweep(opts_t *o);

@@ -35,7 +35,7 @@
  * Device: the first GPU (probe_common.h), else the first device of any kind (PoCL's CPU device);
  * --device-index I picks the I-th device over all platforms (--list shows them).
  *   cmake --build BUILD --target probe_zerocopy && BUILD/bench/probe_zerocopy --sizes 8,32,128,512
- *   cc -O2 -o /tmp/probe_zerocopy bench/probe_zerocopy.c -lOpenCL -lpthread    (standalone)
+ *   cc -O2 -o /tmp/probe_zerocopy bench/probe/probe_zerocopy.c -lOpenCL -lpthread    (standalone)
  * Options: --sizes a,b,.. (MiB, default 8,32,128,512)  --reps N (3)  --threads N (min(cores,16))
  *          --device-index I  --list
  */
@@ -419,69 +419,291 @@ static void cell_gbs(char *b, size_t n, size_t bytes, double t, int w)
     else snprintf(b, n, "%8.2f %*.*f", 1e3 * t, w, gbs >= 1e4 ? 0 : 2, gbs); /* huge when lazy */
 }
 
-int main(int argc, char **argv)
+/* ---- the run ---------------------------------------------------------------------------------- */
+
+typedef struct {
+    size_t sizes[MAX_SIZES]; /* MiB, ascending */
+    int nsizes, reps, threads, dev_index, list;
+} opts_t;
+
+/* The command line into *o: -1 to go on, else the exit status (--help, a bad option). */
+static int parse_opts(int argc, char **argv, opts_t *o)
 {
-    size_t sizes[MAX_SIZES] = {8, 32, 128, 512};
-    int nsizes = 4, reps = 3, dev_index = -1, list = 0;
+    static const size_t def[] = {8, 32, 128, 512};
+    memset(o, 0, sizeof *o);
+    memcpy(o->sizes, def, sizeof def);
+    o->nsizes = 4;
+    o->reps = 3;
+    o->dev_index = -1;
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    int threads = cores < 1 ? 1 : cores > 16 ? 16 : (int)cores;
+    o->threads = cores < 1 ? 1 : cores > 16 ? 16 : (int)cores;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "--sizes") && v) {
-            nsizes = probe_parse_list(v, sizes, MAX_SIZES);
+            o->nsizes = probe_parse_list(v, o->sizes, MAX_SIZES);
             i++;
-            if (nsizes <= 0) {
+            if (o->nsizes <= 0) {
                 fprintf(stderr, "bad --sizes '%s'\n", v);
                 return 2;
             }
         } else if (!strcmp(a, "--reps") && v) {
-            reps = atoi(v);
+            o->reps = atoi(v);
             i++;
         } else if (!strcmp(a, "--threads") && v) {
-            threads = atoi(v);
+            o->threads = atoi(v);
             i++;
         } else if (!strcmp(a, "--device-index") && v) {
-            dev_index = atoi(v);
+            o->dev_index = atoi(v);
             i++;
         } else if (!strcmp(a, "--list")) {
-            list = 1;
+            o->list = 1;
         } else {
             usage(argv[0]);
             return !strcmp(a, "--help") || !strcmp(a, "-h") ? 0 : 2;
         }
     }
-    if (reps < 1) reps = 1;
-    if (reps > MAX_REPS) reps = MAX_REPS;
-    if (threads < 1) threads = 1;
-    if (threads > 64) threads = 64;
+    if (o->reps < 1) o->reps = 1;
+    if (o->reps > MAX_REPS) o->reps = MAX_REPS;
+    if (o->threads < 1) o->threads = 1;
+    if (o->threads > 64) o->threads = 64;
     /* ascending sizes: the summary reads "from size S up" */
-    for (int i = 1; i < nsizes; i++)
-        for (int j = i; j > 0 && sizes[j - 1] > sizes[j]; j--) {
-            const size_t s = sizes[j];
-            sizes[j] = sizes[j - 1];
-            sizes[j - 1] = s;
+    for (int i = 1; i < o->nsizes; i++)
+        for (int j = i; j > 0 && o->sizes[j - 1] > o->sizes[j]; j--) {
+            const size_t sz = o->sizes[j];
+            o->sizes[j] = o->sizes[j - 1];
+            o->sizes[j - 1] = sz;
         }
+    return -1;
+}
 
-    char name[256] = "";
+/* What the run keeps across sizes: the device, the copy threads, and what the summary needs. */
+typedef struct {
+    cl_context ctx;
+    cl_command_queue q;
+    pool_t pool;
+    long pg;          /* page size */
+    int reps;
+    uint64_t seedc;   /* the patterns' seed counter */
+    int any_failed, nomap_all[5], map_all[5], any_moved;
+    double pin_s[MAX_SIZES], c1_s[MAX_SIZES], ovl_s[MAX_SIZES]; /* align rows, seconds; -1 none */
+    int win[MAX_SIZES]; /* 1 wins, 0 loses, -1 not measured */
+} run_t;
+
+/* The device: the first GPU, else the I-th device (--device-index; the first by default), its
+ * context and queue into run; its id, or NULL with *err. */
+static cl_device_id open_device(const opts_t *o, run_t *run, char *name, size_t len, cl_int *err)
+{
     cl_device_id dev_id = NULL;
-    cl_context ctx = NULL;
-    cl_command_queue q = NULL;
+    if (o->dev_index < 0 && probe_first_gpu(name, len)) {
+        dev_id = probe_open(name, len, 0, &run->ctx, &run->q);
+    } else {
+        dev_id = nth_device(o->dev_index < 0 ? 0 : o->dev_index, 0, name, len);
+        if (dev_id) {
+            run->ctx = clCreateContext(NULL, 1, &dev_id, NULL, NULL, err);
+            if (run->ctx) run->q = clCreateCommandQueue(run->ctx, dev_id, 0, err);
+        }
+    }
+    return dev_id && run->ctx && run->q ? dev_id : NULL;
+}
+
+/* Untimed: the context's first buffer, pin, copy and write. */
+static void warm_up(run_t *run)
+{
+    const size_t wb = 1u << 20;
+    void *h = NULL;
+    cl_int err;
+    if (posix_memalign(&h, (size_t)run->pg, wb) != 0) return;
+    memset(h, 1, wb);
+    cl_mem d = clCreateBuffer(run->ctx, CL_MEM_READ_WRITE, wb, NULL, &err);
+    cl_mem hb = clCreateBuffer(run->ctx, CL_MEM_USE_HOST_PTR | CL_MEM_READ_ONLY, wb, h, &err);
+    if (d && hb) clEnqueueCopyBuffer(run->q, hb, d, 0, 0, wb, 0, NULL, NULL);
+    if (d) clEnqueueWriteBuffer(run->q, d, CL_TRUE, 0, wb, h, 0, NULL, NULL);
+    clFinish(run->q);
+    if (hb) clReleaseMemObject(hb);
+    if (d) clReleaseMemObject(d);
+    free(h);
+}
+
+/* The caller's memory of one kind (var 0: page-aligned, 1: malloc), *page / *page_len the page
+ * range around it; the block to free, or NULL. */
+static void *caller_memory(const run_t *run, int var, size_t bytes, char **user, char **page,
+                           size_t *page_len)
+{
+    const uintptr_t pg = (uintptr_t)run->pg;
+    void *base = NULL;
+    if (var == 0) {
+        if (posix_memalign(&base, 4096, bytes) != 0) base = NULL;
+        *user = *page = base;
+        *page_len = (bytes + (size_t)pg - 1) & ~((size_t)pg - 1);
+    } else {
+        base = malloc(bytes);
+        *user = base;
+        *page = (char *)((uintptr_t)*user & ~(pg - 1));
+        *page_len = (((uintptr_t)*user + bytes + pg - 1) & ~(pg - 1)) - (uintptr_t)*page;
+    }
+    return base;
+}
+
+/* One kind of caller memory at size si: the repetitions of both paths on the device buffer dev
+ * and the staging stg, its table row, the totals. The zero-copy path's time (pin + copy1 +
+ * unpin), or -1 when it did not complete; *ovl_out the overlapped staged time (-1: failed). */
+static double run_variant(run_t *run, const opts_t *o, int si, int var, cl_mem dev, char *stg,
+                          uint64_t *scratch, double *ovl_out)
+{
+    const size_t bytes = o->sizes[si] << 20;
+    result_t r;
+    memset(&r, 0, sizeof r);
+    char *user, *page;
+    size_t page_len;
+    void *base = caller_memory(run, var, bytes, &user, &page, &page_len);
+    *ovl_out = -1;
+    if (!base) {
+        printf("%5zu %-11s| host allocation failed\n", o->sizes[si], var ? "malloc" : "align");
+        return -1;
+    }
+    r.off = (size_t)(user - page);
+    fill(&run->pool, user, bytes, 0); /* first touch (untimed) */
+    pool_run(&run->pool, stg, user, bytes, 0);
+    for (int rep = 0; rep < run->reps; rep++) {
+        run_zc(run->ctx, run->q, &run->pool, dev, user, bytes, page, page_len, scratch,
+               &run->seedc, &r);
+        run_staged(run->q, &run->pool, dev, user, bytes, stg, scratch, &run->seedc, &r);
+    }
+    free(base);
+
+    char label[32], a[32], b[32], errs[96] = "";
+    snprintf(label, sizeof label, var ? "malloc+%zu" : "align", r.off);
+    const double pin = median(&r.pin), c1 = median(&r.c1), c2 = median(&r.c2);
+    const double unpin = median(&r.unpin), unmap = median(&r.unmap);
+    const double cpy = median(&r.cpy), wr = median(&r.wr), ovl = median(&r.ovl);
+    cell_gbs(a, sizeof a, bytes, pin, 7);
+    cell_gbs(b, sizeof b, bytes, c1, 6);
+    const int vn = verdict(r.nomap), vm = verdict(r.map);
+    for (int k = 0; k < 4; k++) {
+        run->nomap_all[k] += r.nomap[k];
+        run->map_all[k] += r.map[k];
+    }
+    run->any_moved |= r.ptr_moved;
+    const int zc_ok = r.err == CL_SUCCESS && pin >= 0 && c1 >= 0 && unpin >= 0;
+    const double zc = zc_ok ? pin + c1 + unpin : -1;
+    *ovl_out = r.serr == CL_SUCCESS ? ovl : -1;
+    if (var == 0) {
+        run->pin_s[si] = zc_ok ? pin : -1;
+        run->c1_s[si] = zc_ok ? c1 : -1;
+        run->ovl_s[si] = *ovl_out;
+    }
+    if (r.err != CL_SUCCESS)
+        snprintf(errs, sizeof errs, " err %d at %s", r.err, r.err_at ? r.err_at : "?");
+    if (r.serr != CL_SUCCESS)
+        snprintf(errs + strlen(errs), sizeof errs - strlen(errs), " staged err %d at %s", r.serr,
+                 r.serr_at ? r.serr_at : "?");
+    char ratio[16] = "-";
+    if (zc_ok && r.serr == CL_SUCCESS && ovl > 0) snprintf(ratio, sizeof ratio, "%.2f", zc / ovl);
+    printf("%5zu %-11s| %s | %s | %6.2f | %6.2f | %-5s %-5s(%6.2f) | %7.2f %7.2f %8.2f %6.2f | "
+           "%6s%s%s%s\n",
+           o->sizes[si], label, a, b, c2 > 0 ? (double)bytes / c2 * 1e-9 : 0.0,
+           unpin >= 0 ? 1e3 * unpin : 0.0, vn >= 0 ? ck_name[vn] : "-", vm >= 0 ? ck_name[vm] : "-",
+           unmap >= 0 ? 1e3 * unmap : 0.0, cpy > 0 ? (double)bytes / cpy * 1e-9 : 0.0,
+           wr > 0 ? (double)bytes / wr * 1e-9 : 0.0, ovl > 0 ? 1e3 * ovl : 0.0,
+           ovl > 0 ? (double)bytes / ovl * 1e-9 : 0.0, ratio, r.ptr_moved ? " map-moved-ptr" : "",
+           r.failed ? " FAILED" : "", errs);
+    fflush(stdout);
+    run->any_failed |= r.failed;
+    return zc;
+}
+
+/* One size: its device buffer and pinned staging, both kinds of caller memory, and whether the
+ * zero-copy path (the slower kind) beats the staged one (page-aligned memory). */
+static void run_size(run_t *run, const opts_t *o, int si, cl_ulong maxalloc)
+{
+    const size_t bytes = o->sizes[si] << 20;
     cl_int err = CL_SUCCESS;
-    if (list) {
+    run->win[si] = -1;
+    run->pin_s[si] = run->c1_s[si] = run->ovl_s[si] = -1;
+    if ((cl_ulong)bytes > maxalloc) {
+        printf("%5zu skipped: above CL_DEVICE_MAX_MEM_ALLOC_SIZE\n", o->sizes[si]);
+        return;
+    }
+    cl_mem dev = clCreateBuffer(run->ctx, CL_MEM_READ_WRITE, bytes, NULL, &err);
+    cl_mem stgm = dev ? clCreateBuffer(run->ctx, CL_MEM_ALLOC_HOST_PTR | CL_MEM_READ_WRITE, bytes,
+                                       NULL, &err)
+                      : NULL;
+    char *stg = stgm ? clEnqueueMapBuffer(run->q, stgm, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0,
+                                          bytes, 0, NULL, NULL, &err)
+                     : NULL;
+    uint64_t *scratch = malloc(bytes <= FULL_CHECK_MAX ? bytes : SAMPLE_BYTES);
+    if (!dev || !stgm || !stg || !scratch) {
+        printf("%5zu skipped: device/staging buffer or scratch (err %d)\n", o->sizes[si], err);
+    } else if (clEnqueueWriteBuffer(run->q, dev, CL_TRUE, 0, bytes, stg, 0, NULL, NULL) !=
+               CL_SUCCESS) {
+        /* the write also touches the device buffer, so no first-use cost lands in the copies */
+        printf("%5zu skipped: first write failed\n", o->sizes[si]);
+    } else {
+        double zc_worst = -1, ovl_align = -1, ovl;
+        int zc_broken = 0;
+        for (int var = 0; var < 2; var++) {
+            const double zc = run_variant(run, o, si, var, dev, stg, scratch, &ovl);
+            if (var == 0) ovl_align = ovl;
+            if (zc < 0) zc_broken = 1;
+            else if (zc > zc_worst) zc_worst = zc;
+        }
+        if (ovl_align > 0) run->win[si] = zc_broken ? 0 : zc_worst < ovl_align;
+    }
+    if (stg) clEnqueueUnmapMemObject(run->q, stgm, stg, 0, NULL, NULL);
+    clFinish(run->q);
+    if (stgm) clReleaseMemObject(stgm);
+    if (dev) clReleaseMemObject(dev);
+    free(scratch);
+}
+
+/* The last line: the outcome of the largest measured size, and the smallest S from which it
+ * holds. */
+static void summary(const run_t *run, const opts_t *o, int threads)
+{
+    int last = -1;
+    for (int i = 0; i < o->nsizes; i++)
+        if (run->win[i] >= 0) last = i;
+    char wl[64] = "n/a";
+    if (last >= 0) {
+        int from = last;
+        while (from > 0 && (run->win[from - 1] == run->win[last] || run->win[from - 1] < 0)) from--;
+        while (run->win[from] < 0) from++;
+        snprintf(wl, sizeof wl, "%s at >= %zu MiB", run->win[last] ? "wins" : "loses",
+                 o->sizes[from]);
+    }
+    const size_t lb = last >= 0 ? o->sizes[last] << 20 : 0;
+    const int vn = verdict(run->nomap_all), vm = verdict(run->map_all);
+    char p1[24] = "n/a", p2[24] = "n/a", p3[24] = "n/a";
+    if (last >= 0 && run->pin_s[last] > 0)
+        snprintf(p1, sizeof p1, "%.2f", (double)lb / run->pin_s[last] * 1e-9);
+    if (last >= 0 && run->c1_s[last] > 0)
+        snprintf(p2, sizeof p2, "%.2f", (double)lb / run->c1_s[last] * 1e-9);
+    if (last >= 0 && run->ovl_s[last] > 0)
+        snprintf(p3, sizeof p3, "%.2f", (double)lb / run->ovl_s[last] * 1e-9);
+    printf("zerocopy: pin %s GB/s, first copy %s GB/s; staged (%d threads) %s GB/s overlapped; "
+           "USE_HOST_PTR %s; host changes without map: %s; with map: %s%s%s\n",
+           p1, p2, threads, p3, wl, vn >= 0 ? ck_name[vn] : "n/a", vm >= 0 ? ck_name[vm] : "n/a",
+           run->any_moved ? " (map returned another pointer)" : "",
+           run->any_failed ? "; FAILED" : "");
+}
+
+int main(int argc, char **argv)
+{
+    opts_t o;
+    const int rc = parse_opts(argc, argv, &o);
+    if (rc >= 0) return rc;
+    char name[256] = "";
+    if (o.list) {
         nth_device(-2, 1, name, sizeof name);
         return 0;
     }
-    if (dev_index < 0 && probe_first_gpu(name, sizeof name)) {
-        dev_id = probe_open(name, sizeof name, 0, &ctx, &q);
-    } else {
-        dev_id = nth_device(dev_index < 0 ? 0 : dev_index, 0, name, sizeof name);
-        if (dev_id) {
-            ctx = clCreateContext(NULL, 1, &dev_id, NULL, NULL, &err);
-            if (ctx) q = clCreateCommandQueue(ctx, dev_id, 0, &err);
-        }
-    }
-    if (!dev_id || !ctx || !q) {
-        printf("zerocopy: no OpenCL device%s (err %d)\n", dev_index >= 0 ? " at that index" : "", err);
+    run_t run;
+    memset(&run, 0, sizeof run);
+    cl_int err = CL_SUCCESS;
+    const cl_device_id dev_id = open_device(&o, &run, name, sizeof name, &err);
+    if (!dev_id) {
+        printf("zerocopy: no OpenCL device%s (err %d)\n", o.dev_index >= 0 ? " at that index" : "",
+               err);
         return 77;
     }
     char ver[256] = "", drv[128] = "";
@@ -491,167 +713,22 @@ int main(int argc, char **argv)
     clGetDeviceInfo(dev_id, CL_DRIVER_VERSION, sizeof drv, drv, NULL);
     clGetDeviceInfo(dev_id, CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof maxalloc, &maxalloc, NULL);
     clGetDeviceInfo(dev_id, CL_DEVICE_MEM_BASE_ADDR_ALIGN, sizeof basealign, &basealign, NULL);
-    const long pg = sysconf(_SC_PAGESIZE) > 0 ? sysconf(_SC_PAGESIZE) : 4096;
-    pool_t pool;
-    threads = pool_start(&pool, threads);
+    run.pg = sysconf(_SC_PAGESIZE) > 0 ? sysconf(_SC_PAGESIZE) : 4096;
+    run.reps = o.reps;
+    run.seedc = 0x5eed0000ull;
+    const int threads = pool_start(&run.pool, o.threads);
     printf("zerocopy probe: %s (%s, driver %s); page %ld B, base align %u bit, max alloc %.0f MiB; "
            "%d reps (median), %d copy threads, %d chunks\n",
-           name, ver, drv, pg, basealign, (double)maxalloc / (1 << 20), reps, threads, NCHUNK);
+           name, ver, drv, run.pg, basealign, (double)maxalloc / (1 << 20), o.reps, threads, NCHUNK);
+    warm_up(&run);
 
-    /* warm-up (untimed): first buffer, pin, copy and write of the context */
-    {
-        const size_t wb = 1u << 20;
-        void *h = NULL;
-        if (posix_memalign(&h, (size_t)pg, wb) == 0) {
-            memset(h, 1, wb);
-            cl_mem d = clCreateBuffer(ctx, CL_MEM_READ_WRITE, wb, NULL, &err);
-            cl_mem hb = clCreateBuffer(ctx, CL_MEM_USE_HOST_PTR | CL_MEM_READ_ONLY, wb, h, &err);
-            if (d && hb) clEnqueueCopyBuffer(q, hb, d, 0, 0, wb, 0, NULL, NULL);
-            if (d) clEnqueueWriteBuffer(q, d, CL_TRUE, 0, wb, h, 0, NULL, NULL);
-            clFinish(q);
-            if (hb) clReleaseMemObject(hb);
-            if (d) clReleaseMemObject(d);
-            free(h);
-        }
-    }
-
-    printf("%5s %-11s| %8s %7s | %8s %6s | %6s | %6s | %-5s %-5s(%6s) | %7s %7s %8s %6s | %6s\n", "MiB",
-           "memory", "pin ms", "GB/s", "copy1 ms", "GB/s", "copy2", "unpin", "nomap", "map", "unmap",
-           "cpyGB/s", "wr GB/s", "ovl ms", "GB/s", "zc/ovl");
-
-    int any_failed = 0, nomap_all[5] = {0}, map_all[5] = {0}, any_moved = 0;
-    double pin_s[MAX_SIZES], c1_s[MAX_SIZES], ovl_s[MAX_SIZES]; /* align rows, seconds; -1 none */
-    int win[MAX_SIZES]; /* 1 wins, 0 loses, -1 not measured */
-    uint64_t seedc = 0x5eed0000ull;
-    for (int si = 0; si < nsizes; si++) {
-        const size_t bytes = sizes[si] << 20;
-        win[si] = -1;
-        pin_s[si] = c1_s[si] = ovl_s[si] = -1;
-        if ((cl_ulong)bytes > maxalloc) {
-            printf("%5zu skipped: above CL_DEVICE_MAX_MEM_ALLOC_SIZE\n", sizes[si]);
-            continue;
-        }
-        cl_mem dev = clCreateBuffer(ctx, CL_MEM_READ_WRITE, bytes, NULL, &err);
-        cl_mem stgm = dev ? clCreateBuffer(ctx, CL_MEM_ALLOC_HOST_PTR | CL_MEM_READ_WRITE, bytes, NULL, &err)
-                          : NULL;
-        char *stg = stgm ? clEnqueueMapBuffer(q, stgm, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0, bytes, 0, NULL,
-                                              NULL, &err)
-                         : NULL;
-        uint64_t *scratch = malloc(bytes <= FULL_CHECK_MAX ? bytes : SAMPLE_BYTES);
-        if (!dev || !stgm || !stg || !scratch) {
-            printf("%5zu skipped: device/staging buffer or scratch (err %d)\n", sizes[si], err);
-            goto next_size;
-        }
-        if (clEnqueueWriteBuffer(q, dev, CL_TRUE, 0, bytes, stg, 0, NULL, NULL) != CL_SUCCESS) {
-            /* the write also touches the device buffer, so no first-use cost lands in the copies */
-            printf("%5zu skipped: first write failed\n", sizes[si]);
-            goto next_size;
-        }
-        double zc_worst = -1, ovl_align = -1;
-        int zc_broken = 0;
-        for (int var = 0; var < 2; var++) {
-            result_t r;
-            memset(&r, 0, sizeof r);
-            void *base = NULL;
-            char *user, *page;
-            size_t page_len;
-            if (var == 0) {
-                if (posix_memalign(&base, 4096, bytes) != 0) base = NULL;
-                user = page = base;
-                page_len = (bytes + (size_t)pg - 1) & ~((size_t)pg - 1);
-            } else {
-                base = malloc(bytes);
-                user = base;
-                page = (char *)((uintptr_t)user & ~((uintptr_t)pg - 1));
-                page_len = (((uintptr_t)user + bytes + (uintptr_t)pg - 1) & ~((uintptr_t)pg - 1)) -
-                           (uintptr_t)page;
-            }
-            if (!base) {
-                printf("%5zu %-11s| host allocation failed\n", sizes[si], var ? "malloc" : "align");
-                zc_broken = 1;
-                continue;
-            }
-            r.off = (size_t)(user - page);
-            fill(&pool, user, bytes, 0); /* first touch (untimed) */
-            pool_run(&pool, stg, user, bytes, 0);
-            for (int rep = 0; rep < reps; rep++) {
-                run_zc(ctx, q, &pool, dev, user, bytes, page, page_len, scratch, &seedc, &r);
-                run_staged(q, &pool, dev, user, bytes, stg, scratch, &seedc, &r);
-            }
-            free(base);
-
-            char label[32], a[32], b[32], errs[96] = "";
-            snprintf(label, sizeof label, var ? "malloc+%zu" : "align", r.off);
-            const double pin = median(&r.pin), c1 = median(&r.c1), c2 = median(&r.c2);
-            const double unpin = median(&r.unpin), unmap = median(&r.unmap);
-            const double cpy = median(&r.cpy), wr = median(&r.wr), ovl = median(&r.ovl);
-            cell_gbs(a, sizeof a, bytes, pin, 7);
-            cell_gbs(b, sizeof b, bytes, c1, 6);
-            const int vn = verdict(r.nomap), vm = verdict(r.map);
-            for (int k = 0; k < 4; k++) {
-                nomap_all[k] += r.nomap[k];
-                map_all[k] += r.map[k];
-            }
-            any_moved |= r.ptr_moved;
-            const int zc_ok = r.err == CL_SUCCESS && pin >= 0 && c1 >= 0 && unpin >= 0;
-            const double zc = zc_ok ? pin + c1 + unpin : -1;
-            if (!zc_ok) zc_broken = 1;
-            else if (zc > zc_worst) zc_worst = zc;
-            if (var == 0) {
-                ovl_align = r.serr == CL_SUCCESS ? ovl : -1;
-                pin_s[si] = zc_ok ? pin : -1;
-                c1_s[si] = zc_ok ? c1 : -1;
-                ovl_s[si] = ovl_align;
-            }
-            if (r.err != CL_SUCCESS)
-                snprintf(errs, sizeof errs, " err %d at %s", r.err, r.err_at ? r.err_at : "?");
-            if (r.serr != CL_SUCCESS)
-                snprintf(errs + strlen(errs), sizeof errs - strlen(errs), " staged err %d at %s", r.serr,
-                         r.serr_at ? r.serr_at : "?");
-            char ratio[16] = "-";
-            if (zc_ok && r.serr == CL_SUCCESS && ovl > 0) snprintf(ratio, sizeof ratio, "%.2f", zc / ovl);
-            printf("%5zu %-11s| %s | %s | %6.2f | %6.2f | %-5s %-5s(%6.2f) | %7.2f %7.2f %8.2f %6.2f | %6s%s%s%s\n",
-                   sizes[si], label, a, b, c2 > 0 ? (double)bytes / c2 * 1e-9 : 0.0,
-                   unpin >= 0 ? 1e3 * unpin : 0.0, vn >= 0 ? ck_name[vn] : "-", vm >= 0 ? ck_name[vm] : "-",
-                   unmap >= 0 ? 1e3 * unmap : 0.0, cpy > 0 ? (double)bytes / cpy * 1e-9 : 0.0,
-                   wr > 0 ? (double)bytes / wr * 1e-9 : 0.0, ovl > 0 ? 1e3 * ovl : 0.0,
-                   ovl > 0 ? (double)bytes / ovl * 1e-9 : 0.0, ratio, r.ptr_moved ? " map-moved-ptr" : "",
-                   r.failed ? " FAILED" : "", errs);
-            fflush(stdout);
-            any_failed |= r.failed;
-        }
-        if (ovl_align > 0) win[si] = zc_broken ? 0 : zc_worst < ovl_align;
-    next_size:
-        if (stg) clEnqueueUnmapMemObject(q, stgm, stg, 0, NULL, NULL);
-        clFinish(q);
-        if (stgm) clReleaseMemObject(stgm);
-        if (dev) clReleaseMemObject(dev);
-        free(scratch);
-    }
-    pool_stop(&pool);
-
-    /* summary: the outcome of the largest measured size, and the smallest S from which it holds */
-    int last = -1;
-    for (int i = 0; i < nsizes; i++)
-        if (win[i] >= 0) last = i;
-    char wl[64] = "n/a";
-    if (last >= 0) {
-        int from = last;
-        while (from > 0 && (win[from - 1] == win[last] || win[from - 1] < 0)) from--;
-        while (win[from] < 0) from++;
-        snprintf(wl, sizeof wl, "%s at >= %zu MiB", win[last] ? "wins" : "loses", sizes[from]);
-    }
-    const size_t lb = last >= 0 ? sizes[last] << 20 : 0;
-    const int vn = verdict(nomap_all), vm = verdict(map_all);
-    char p1[24] = "n/a", p2[24] = "n/a", p3[24] = "n/a";
-    if (last >= 0 && pin_s[last] > 0) snprintf(p1, sizeof p1, "%.2f", (double)lb / pin_s[last] * 1e-9);
-    if (last >= 0 && c1_s[last] > 0) snprintf(p2, sizeof p2, "%.2f", (double)lb / c1_s[last] * 1e-9);
-    if (last >= 0 && ovl_s[last] > 0) snprintf(p3, sizeof p3, "%.2f", (double)lb / ovl_s[last] * 1e-9);
-    printf("zerocopy: pin %s GB/s, first copy %s GB/s; staged (%d threads) %s GB/s overlapped; USE_HOST_PTR %s; "
-           "host changes without map: %s; with map: %s%s%s\n",
-           p1, p2, threads, p3, wl, vn >= 0 ? ck_name[vn] : "n/a", vm >= 0 ? ck_name[vm] : "n/a",
-           any_moved ? " (map returned another pointer)" : "", any_failed ? "; FAILED" : "");
-    clReleaseCommandQueue(q);
-    clReleaseContext(ctx);
-    return any_failed ? 1 : 0;
+    printf("%5s %-11s| %8s %7s | %8s %6s | %6s | %6s | %-5s %-5s(%6s) | %7s %7s %8s %6s | %6s\n",
+           "MiB", "memory", "pin ms", "GB/s", "copy1 ms", "GB/s", "copy2", "unpin", "nomap", "map",
+           "unmap", "cpyGB/s", "wr GB/s", "ovl ms", "GB/s", "zc/ovl");
+    for (int si = 0; si < o.nsizes; si++) run_size(&run, &o, si, maxalloc);
+    pool_stop(&run.pool);
+    summary(&run, &o, threads);
+    clReleaseCommandQueue(run.q);
+    clReleaseContext(run.ctx);
+    return run.any_failed ? 1 : 0;
 }

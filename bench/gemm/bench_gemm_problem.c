@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "bench_gemm_priv.h"
-#include "bench_util.h"
+#include "common/bench_util.h"
 
 stats_t bg_stats_of(const double *v, int n)
 {

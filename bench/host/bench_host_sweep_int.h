@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "host_common.h"
+#include "common/host_common.h"
 
 #define SWEEP_MIN_SAMPLE_MS 20.0 /* a timed sample lasts at least this long (small n: many calls) */
 #define SWEEP_MAX_INNER 1000000

@@ -12,10 +12,10 @@
 #include <string.h>
 
 #include "bench_host_sweep_int.h"
-#include "bench_util.h"
+#include "common/bench_util.h"
 
 #ifdef CLHGEMM_HAVE_CUBLASXT
-#include "cublasxt_ref.h"
+#include "cuda/cublasxt_ref.h"
 #endif
 
 /* A CL_MEM_ALLOC_HOST_PTR buffer of `bytes` (*host), mapped for writing: the pointer, or NULL

@@ -12,10 +12,10 @@
 #include <string.h>
 
 #include "bench_host_priv.h"
-#include "bench_util.h"
+#include "common/bench_util.h"
 
 #ifdef CLHGEMM_HAVE_CUBLASXT
-#include "cublasxt_ref.h"
+#include "cuda/cublasxt_ref.h"
 #endif
 
 /* Whether A, B, C fit the available host memory (else r->skipped, with the reason), and whether

@@ -1,6 +1,6 @@
 /*
- * probe_common.h -- shared by the GPU diagnostics bench/probe_*.c (standalone programs, not part
- * of the build): the first GPU of any platform, its name, a context and a queue on it.
+ * probe_common.h -- shared by the GPU diagnostics bench/probe/probe_*.c (standalone programs,
+ * not part of the build): the first GPU of any platform, its name, a context and a queue on it.
  */
 #ifndef CLHGEMM_PROBE_COMMON_H
 #define CLHGEMM_PROBE_COMMON_H

@@ -7,13 +7,13 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include <ctype.h>
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "bench_gemm_priv.h"
+#include "cli.h"
 
 /* --shapes sweep (issue 22 item 4): where ours stands against the competitors over the shapes
  * that matter besides large powers of two. Squares (non-powers of two included), rank-k updates
@@ -79,31 +79,13 @@ static void usage(FILE *f)
         "  -h, --help\n");
 }
 
-static int parse_int(const char *s, int *out)
-{
-    char *end;
-    errno = 0;
-    long v = strtol(s, &end, 10);
-    if (errno || end == s || *end || v < 0 || v > 1 << 30) return -1;
-    *out = (int)v;
-    return 0;
-}
-
 /* "512,1024" -> squares. */
 static int parse_sizes(const char *s, shape_t *out, int *count)
 {
-    int n = 0;
-    const char *p = s;
-    while (*p) {
-        char *end;
-        long v = strtol(p, &end, 10);
-        if (end == p || v <= 0 || v > 1 << 20 || n >= MAX_SHAPES) return -1;
-        out[n].m = out[n].n = out[n].k = (int)v;
-        n++;
-        p = end;
-        if (*p == ',') p++;
-        else if (*p) return -1;
-    }
+    int v[MAX_SHAPES];
+    const int n = cli_int_list(s, 1, 1 << 20, v, MAX_SHAPES);
+    if (n < 0) return -1;
+    for (int i = 0; i < n; i++) out[i].m = out[i].n = out[i].k = v[i];
     *count = n;
     return 0;
 }
@@ -200,13 +182,13 @@ static int parse_valued_option(const char *a, const char *v, opts_t *o)
             return -1;
         }
     } else if (!strcmp(a, "--reps")) {
-        if (parse_int(v, &o->reps) || o->reps < 1) {
+        if (cli_count(v, &o->reps) || o->reps < 1) {
             fprintf(stderr, "error: bad --reps '%s'\n", v);
             return -1;
         }
         o->reps_set = 1;
     } else if (!strcmp(a, "--warmup")) {
-        if (parse_int(v, &o->warmup)) {
+        if (cli_count(v, &o->warmup)) {
             fprintf(stderr, "error: bad --warmup '%s'\n", v);
             return -1;
         }
@@ -228,7 +210,7 @@ static int parse_valued_option(const char *a, const char *v, opts_t *o)
         o->ta = toupper((unsigned char)v[0]) == 'T';
         o->tb = toupper((unsigned char)v[1]) == 'T';
     } else if (!strcmp(a, "--parts-bk")) {
-        if (parse_int(v, &o->parts_bk) || o->parts_bk <= 0) {
+        if (cli_count(v, &o->parts_bk) || o->parts_bk <= 0) {
             fprintf(stderr, "error: bad --parts-bk '%s' (want a positive k slice)\n", v);
             return -1;
         }
@@ -324,27 +306,13 @@ int bg_parse_args(int argc, char **argv, opts_t *o)
     o->clblast = o->cublas = o->check = 1;
     o->beta = 0.5;
     o->scale = 1.0;
+    static const char *const with_value[] = {"--device", "--precision", "--sizes", "--shapes",
+                                             "--reps", "--warmup", "--csv", "--layout",
+                                             "--trans", "--beta", "--parts-bk", "--scale",
+                                             "--png", NULL};
     for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        const char *v = NULL;
-        /* options with a value accept both "--opt value" and "--opt=value" */
-        static const char *const with_value[] = {"--device", "--precision", "--sizes", "--shapes",
-                                                 "--reps", "--warmup", "--csv", "--layout",
-                                                 "--trans", "--beta", "--parts-bk", "--scale",
-                                                 "--png", NULL};
-        for (int j = 0; with_value[j]; j++) {
-            size_t l = strlen(with_value[j]);
-            if (!strncmp(a, with_value[j], l) && (a[l] == '\0' || a[l] == '=')) {
-                if (a[l] == '=') v = a + l + 1;
-                else if (i + 1 < argc) v = argv[++i];
-                else {
-                    fprintf(stderr, "error: %s needs a value\n", with_value[j]);
-                    return -1;
-                }
-                a = with_value[j];
-                break;
-            }
-        }
+        const char *a, *v;
+        if (cli_take_value(argc, argv, &i, with_value, "error", &a, &v)) return -1;
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
             usage(stdout);
             exit(0);

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 
 #include "bench_host_sweep_int.h"
-#include "bench_util.h"
+#include "common/bench_util.h"
 
 #ifdef CLHGEMM_HAVE_OPENBLAS
 #include <cblas.h>

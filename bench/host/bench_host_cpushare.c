@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "bench_host_priv.h"
-#include "bench_util.h"
+#include "common/bench_util.h"
 
 #ifdef CLHGEMM_HAVE_OPENBLAS
 #include <cblas.h>

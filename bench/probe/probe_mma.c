@@ -6,7 +6,7 @@
  * 4, 8 or 16 warps per work-group, and the rate is timed with profiling events. It bounds what any
  * GEMM kernel built on that instruction can reach (docs/PERFORMANCE.md compares the GEMM kernel
  * with it). nvidia-smi's SM clock during the run tells the clock the rate was reached at.
- *   cc -O2 -o /tmp/probe_mma bench/probe_mma.c -lOpenCL && /tmp/probe_mma
+ *   cc -O2 -o /tmp/probe_mma bench/probe/probe_mma.c -lOpenCL && /tmp/probe_mma
  */
 #include "probe_common.h"
 #include <stdio.h>

@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "bench_level3_int.h"
-#include "bench_util.h"
+#include "common/bench_util.h"
 
 /* TRMM's and TRSM's B restored (outside the timing), then one timed call (a rep_fn; arg the
  * hjob_t). */

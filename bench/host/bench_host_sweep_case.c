@@ -17,10 +17,10 @@
 #include <time.h>
 
 #include "bench_host_sweep_int.h"
-#include "bench_util.h"
+#include "common/bench_util.h"
 
 #ifdef CLHGEMM_HAVE_CUBLASXT
-#include "cublasxt_ref.h"
+#include "cuda/cublasxt_ref.h"
 #endif
 
 /* One case's arrays and what its ways share. */

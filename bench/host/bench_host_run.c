@@ -3,17 +3,17 @@
  * arrays bench_host_size.c made: the device-only rate and the naive copy-compute-copy
  * (clhgemm_?gemm_cl on buffers of the device-only column's device), ours (clhgemm_?gemm on the
  * handle, checked once), ours on the first device alone (--one-device) and cublasXt (only where
- * built with the CUDA toolkit: bench/cublasxt_ref.c). Each fills its columns of the result_t or
- * says why it has none; the order in which they run is the caller's.
+ * built with the CUDA toolkit: bench/cuda/cublasxt_ref.c). Each fills its columns of the
+ * result_t or says why it has none; the order in which they run is the caller's.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 
 #include "bench_host_priv.h"
-#include "bench_util.h"
+#include "common/bench_util.h"
 
 #ifdef CLHGEMM_HAVE_CUBLASXT
-#include "cublasxt_ref.h"
+#include "cuda/cublasxt_ref.h"
 #endif
 
 /* ---- the device-buffer GEMM ---------------------------------------------------------------- */

@@ -2,7 +2,7 @@
  * bench_gemm_runners.c -- clhgemm-bench-gemm's competitors on one problem: ours (tuned, and
  * with its built-in parameters for --defaults) and CLBlast on the same device buffers and
  * queue, each checked on its first call and then timed in interleaved reps; cuBLAS on its own
- * copies (bench/cublas_ref.c); OpenBLAS on host copies. Each runner fills its columns of the
+ * copies (bench/cuda/cublas_ref.c); OpenBLAS on host copies. Each runner fills its columns of the
  * shape's row (figures, check errors, or the note why there is none) and prints the lines of
  * what went wrong; the row's result lines are the report's (bench_gemm_report.c).
  */
@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "bench_gemm_priv.h"
-#include "bench_util.h"
+#include "common/bench_util.h"
 
 #ifdef CLHGEMM_BENCH_HAVE_INTERNAL
 #include "tuning/tuning.h"
@@ -23,7 +23,7 @@
 #include <clblast_c.h>
 #endif
 #ifdef CLHGEMM_HAVE_CUBLAS
-#include "cublas_ref.h"
+#include "cuda/cublas_ref.h"
 #endif
 #ifdef CLHGEMM_HAVE_OPENBLAS
 #include <cblas.h>

@@ -5,7 +5,7 @@
  * figure (48 KiB on NVIDIA's OpenCL, against 227 KiB of shared memory per H100 SM that CUDA can
  * opt into), so this settles whether a deeper pipeline is reachable from OpenCL at all. For each
  * size it reports clSetKernelArg, clEnqueueNDRangeKernel and clFinish, and checks the result.
- *   cc -O2 -o /tmp/probe_lmem bench/probe_lmem.c -lOpenCL && /tmp/probe_lmem
+ *   cc -O2 -o /tmp/probe_lmem bench/probe/probe_lmem.c -lOpenCL && /tmp/probe_lmem
  */
 #include "probe_common.h"
 #include <stdio.h>

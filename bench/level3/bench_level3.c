@@ -16,8 +16,8 @@
  * (diagonal 4..8 in magnitude with random signs, off-diagonal uniform(-1,1)/N), so that every
  * library's solution is stable and comparable.
  *
- * cuBLAS (TRSM rows only, where the benchmark is built with the CUDA toolkit, bench/cublas_ref.c,
- * and a CUDA device is present; --no-cublas skips it): cublas{S,D}trsm and cublas{S,D}gemm of the
+ * cuBLAS (TRSM rows only, where the benchmark is built with the CUDA toolkit,
+ * bench/cuda/cublas_ref.c, and a CUDA device is present; --no-cublas skips it): cublas{S,D}trsm and cublas{S,D}gemm of the
  * GEMM above (same m, n, k, transposes, leading dimensions, alpha and beta) on CUDA device 0,
  * from the same host data in their own device arrays (our buffers released first), the layout
  * mapped to column-major as cublasXt's below. TRSM's B is restored from a pristine device copy
@@ -51,8 +51,8 @@
  * operands), in the same run with interleaved reps; a rep is the synchronous call, host clock;
  * TRMM's and TRSM's B is restored with memcpy before every rep, outside the timing. The checks
  * apply as above; there is no CLBlast column (CLBlast has no host-memory routines). Where the
- * benchmark is built with the CUDA toolkit (bench/cublasxt_ref.c) and a CUDA device is present,
- * TRSM also gets a cublasXt column: cublasXt{S,D}trsm on the same pageable arrays (--xt-devices,
+ * benchmark is built with the CUDA toolkit (bench/cuda/cublasxt_ref.c) and a CUDA device is
+ * present, TRSM also gets a cublasXt column: cublasXt{S,D}trsm on the same pageable arrays (--xt-devices,
  * default 1; B restored before every call outside the timing, its reps run as one block after
  * ours, since each cublasXt measurement creates its own handle), checked like ours.
  *
@@ -76,10 +76,10 @@
 #include <clblast_c.h>
 #endif
 #ifdef CLHGEMM_HAVE_CUBLASXT
-#include "cublasxt_ref.h"
+#include "cuda/cublasxt_ref.h"
 #endif
 #ifdef CLHGEMM_HAVE_CUBLAS
-#include "cublas_ref.h"
+#include "cuda/cublas_ref.h"
 #endif
 
 static int pick_device(const opts_t *o, clhgemm_device_info_t *out)

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """blas_numpy_summary.py -- issue 20's comparison over several processes of each library.
 
-bench/blas_numpy.py prints one process's figures; between processes on the GPU machine they
+bench/numpy/blas_numpy.py prints one process's figures; between processes on the GPU machine they
 spread widely at small sizes (OpenBLAS float64 n = 256: 28-259 GFLOP/s, the first product of a
 process), whichever libblas.so.3 is loaded. Given the outputs of N processes on OpenBLAS and N on
 clhgemm (rounds, alternated), this prints per case the median over the processes of each, their

@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "bench_level3_int.h"
-#include "bench_util.h"
+#include "common/bench_util.h"
 
 /* ---- what --host shares ---------------------------------------------------------------------- */
 

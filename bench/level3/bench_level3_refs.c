@@ -2,9 +2,9 @@
  * bench_level3_refs.c -- the references of clhgemm-bench-level3, each compiled only where the
  * benchmark is built with it: CLBlast's same routine on the same device buffers and queue,
  * OpenBLAS's cblas_{s,d}trsm (TRSM's reference solution), cublasXt's TRSM on the same pageable
- * arrays (--host, bench/cublasxt_ref.c), and cuBLAS's TRSM and GEMM of the same size from the
- * same host data on CUDA device 0 (TRSM rows on device buffers, bench/cublas_ref.c). Apart from
- * ours so that the optional headers stay in one file.
+ * arrays (--host, bench/cuda/cublasxt_ref.c), and cuBLAS's TRSM and GEMM of the same size from
+ * the same host data on CUDA device 0 (TRSM rows on device buffers, bench/cuda/cublas_ref.c).
+ * Apart from ours so that the optional headers stay in one file.
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -20,10 +20,10 @@
 #include <cblas.h>
 #endif
 #ifdef CLHGEMM_HAVE_CUBLASXT
-#include "cublasxt_ref.h"
+#include "cuda/cublasxt_ref.h"
 #endif
 #ifdef CLHGEMM_HAVE_CUBLAS
-#include "cublas_ref.h"
+#include "cuda/cublas_ref.h"
 #endif
 
 /* CLBlast's routine of the job, enqueued on the job's queue; *ev its event. 0, or -1 with why
