@@ -1,8 +1,9 @@
 /*
  * lapack.cl -- the factorizations' small device kernels (src/lapack/fact_update.c builds them).
  *
- * laswp       LU's row interchanges on a range of columns: for s = s0 .. s1 - 1 in order,
- *             rows s and piv[s] of every column are exchanged (0-based rows of the view,
+ * laswp       LU's row interchanges on a range of columns: for s = s0 .. s1 - 1 in order (or
+ *             in reverse: getrs with a transposed A), rows s and piv[s] of every column are
+ *             exchanged (0-based rows of the view,
  *             piv[s] >= s as getrf gives them; element (i, j) at off + i * rs + j * cs, so a
  *             view stored transposed swaps contiguous rows). One work-item per column, the
  *             interchanges in order: a column's swaps depend on each other, different columns'
@@ -32,12 +33,14 @@ typedef float real;
 #endif
 
 __kernel void laswp(__global real *a, const ulong off, const ulong rs, const ulong cs,
-                    const uint ncols, const uint s0, const uint s1, __global const int *piv)
+                    const uint ncols, const uint s0, const uint s1, __global const int *piv,
+                    const int forward)
 {
     const uint j = get_global_id(0);
     if (j >= ncols) return;
     __global real *col = a + off + (ulong)j * cs;
-    for (uint s = s0; s < s1; s++) {
+    for (uint q = 0; q < s1 - s0; q++) {
+        const uint s = forward ? s0 + q : s1 - 1 - q;
         const ulong p = (ulong)piv[s];
         if (p != s) {
             const real t = col[(ulong)s * rs];

@@ -15,6 +15,7 @@
 
 #include "base/util.h"
 #include "lapack/fact_route.h"
+#include "lapack/fact_update.h"
 
 /* ---- steps -------------------------------------------------------------------------------- */
 
@@ -74,29 +75,11 @@ static void laswp(const chg_fact_args_t *a, void *B, size_t ldb, int forward)
     }
 }
 
-/* The interchanges on a device buffer B. This is the place of the device kernel's wrapper
- * (chg_fact_laswp_cl); until it exists B's rows come to the host, are swapped there and go
- * back (blocking, after everything enqueued before). */
+/* The interchanges on a device buffer B, by the device (lapack/fact_update.h). */
 static clhgemm_status_t laswp_cl(const chg_fact_args_t *a, int forward)
 {
-    const size_t es = chg_elem_size(a->prec);
-    const size_t rows = a->b_row ? (size_t)a->nrhs : (size_t)a->n,
-                 lines = a->b_row ? (size_t)a->n : (size_t)a->nrhs;
-    void *tmp = malloc(rows * lines * es);
-    if (!tmp) return CLHGEMM_OUT_OF_HOST_MEMORY;
-    const size_t origin[3] = {a->offb * es, 0, 0}, zero[3] = {0, 0, 0},
-                 region[3] = {rows * es, lines, 1};
-    cl_int err = clFinish(a->queue);
-    if (err == CL_SUCCESS)
-        err = clEnqueueReadBufferRect(a->queue, a->bbuf, CL_TRUE, origin, zero, region,
-                                      (size_t)a->ldb * es, 0, rows * es, 0, tmp, 0, NULL, NULL);
-    if (err == CL_SUCCESS) {
-        laswp(a, tmp, rows, forward);
-        err = clEnqueueWriteBufferRect(a->queue, a->bbuf, CL_TRUE, origin, zero, region,
-                                       (size_t)a->ldb * es, 0, rows * es, 0, tmp, 0, NULL, NULL);
-    }
-    free(tmp);
-    return err == CL_SUCCESS ? CLHGEMM_SUCCESS : (clhgemm_status_t)err;
+    return chg_fact_laswp_cl(a->queue, a->prec, a->bbuf, a->offb, (size_t)a->ldb, a->b_row,
+                             (size_t)a->n, (size_t)a->nrhs, a->ipiv, forward);
 }
 
 /* ---- potrs, getrs, posv, gesv ------------------------------------------------------------- */

@@ -106,23 +106,22 @@ static cl_int trmm_upper_left(chg_fact_t *f, int d, int ta, size_t m, size_t n, 
 
 /* ---- cl/lapack.cl --------------------------------------------------------------------------- */
 
-static cl_int lapack_kernel(chg_fact_t *f, int d, const char *entry, cl_kernel *k)
+static cl_int lapack_kernel(cl_context ctx, const chg_device_t *dev, chg_precision_t prec,
+                            const char *entry, cl_kernel *k)
 {
-    const chg_fdev_t *x = &f->fd[d];
     const char *body = chg_embedded_source("lapack.cl", NULL);
     if (!body) return CLHGEMM_INTERNAL_ERROR;
     chg_str_t src;
     chg_str_init(&src);
-    chg_device_feature_defines(x->dev, &src);
-    chg_str_printf(&src, "#define PRECISION %d\n", f->c->prec == CHG_F64 ? 64 : 32);
+    chg_device_feature_defines(dev, &src);
+    chg_str_printf(&src, "#define PRECISION %d\n", prec == CHG_F64 ? 64 : 32);
     chg_str_append(&src, body);
     if (src.failed) {
         chg_str_free(&src);
         return CLHGEMM_OUT_OF_HOST_MEMORY;
     }
-    const clhgemm_status_t st =
-        chg_kernel_get(x->ctx, x->dev, f->c->prec == CHG_F64 ? "dlapack" : "slapack", src.data,
-                       entry, k);
+    const clhgemm_status_t st = chg_kernel_get(ctx, dev, prec == CHG_F64 ? "dlapack" : "slapack",
+                                               src.data, entry, k);
     chg_str_free(&src);
     return (cl_int)st;
 }
@@ -134,17 +133,24 @@ typedef struct karg_s {
     const void *p;
 } karg_t;
 
+static cl_int launch_on(cl_context ctx, const chg_device_t *dev, chg_precision_t prec,
+                        cl_command_queue q, const char *entry, const karg_t *args, int nargs,
+                        cl_uint dims, const size_t *gws, const size_t *lws, cl_event *ev)
+{
+    cl_kernel k = NULL;
+    cl_int err = lapack_kernel(ctx, dev, prec, entry, &k);
+    for (int i = 0; i < nargs && err == CL_SUCCESS; i++)
+        err = clSetKernelArg(k, (cl_uint)i, args[i].size, args[i].p);
+    if (err == CL_SUCCESS) err = clEnqueueNDRangeKernel(q, k, dims, NULL, gws, lws, 0, NULL, ev);
+    if (k) clReleaseKernel(k);
+    return err;
+}
+
 static cl_int launch(chg_fact_t *f, int d, const char *entry, const karg_t *args, int nargs,
                      cl_uint dims, const size_t *gws, const size_t *lws)
 {
-    cl_kernel k = NULL;
-    cl_int err = lapack_kernel(f, d, entry, &k);
-    for (int i = 0; i < nargs && err == CL_SUCCESS; i++)
-        err = clSetKernelArg(k, (cl_uint)i, args[i].size, args[i].p);
-    if (err == CL_SUCCESS)
-        err = clEnqueueNDRangeKernel(f->fd[d].qk, k, dims, NULL, gws, lws, 0, NULL, NULL);
-    if (k) clReleaseKernel(k);
-    return err;
+    const chg_fdev_t *x = &f->fd[d];
+    return launch_on(x->ctx, x->dev, f->c->prec, x->qk, entry, args, nargs, dims, gws, lws, NULL);
 }
 
 static size_t round_up(size_t x, size_t q) { return (x + q - 1) / q * q; }
@@ -156,12 +162,13 @@ static cl_int laswp_view(chg_fact_t *f, int d, chg_dview_t A, size_t ncols, size
     if (!ncols || s1 <= s0) return CL_SUCCESS;
     const cl_ulong off = A.off, rs = A.trans ? A.ld : 1, cs = A.trans ? 1 : A.ld;
     const cl_uint nc = (cl_uint)ncols, a0 = (cl_uint)s0, a1 = (cl_uint)s1;
+    const cl_int fwd = 1;
     cl_mem piv = f->fd[d].piv;
     const karg_t args[] = {{sizeof(cl_mem), &A.buf}, {sizeof off, &off}, {sizeof rs, &rs},
                            {sizeof cs, &cs},         {sizeof nc, &nc},   {sizeof a0, &a0},
-                           {sizeof a1, &a1},         {sizeof(cl_mem), &piv}};
+                           {sizeof a1, &a1},         {sizeof(cl_mem), &piv}, {sizeof fwd, &fwd}};
     const size_t gws[1] = {round_up(ncols, 64)}, lws[1] = {64};
-    return launch(f, d, "laswp", args, 8, 1, gws, lws);
+    return launch(f, d, "laswp", args, 9, 1, gws, lws);
 }
 
 /* dst (rows x w, column-major view of the same orientation) := the unit lower trapezoid of
@@ -439,4 +446,37 @@ cl_int chg_fu_potrf_below(chg_fact_t *f, size_t k, size_t j)
     cl_event first = span_open(f, d);
     err = span_close(f, d, first, "look-ahead below with panel", k, potrf_below(f, k, j));
     return chg_fact_fail(f, d, err);
+}
+
+clhgemm_status_t chg_fact_laswp_cl(cl_command_queue q, chg_precision_t prec, cl_mem B,
+                                   size_t off, size_t ld, int row_major, size_t n, size_t nrhs,
+                                   const int *ipiv, int forward)
+{
+    if (!n || !nrhs) return CLHGEMM_SUCCESS;
+    const chg_device_t *dev;
+    cl_context ctx;
+    clhgemm_status_t st = chg_queue_device(q, &dev, &ctx);
+    if (st != CLHGEMM_SUCCESS) return st;
+    int *p0 = malloc(n * sizeof *p0);
+    if (!p0) return CLHGEMM_OUT_OF_HOST_MEMORY;
+    for (size_t i = 0; i < n; i++) /* a pivot outside the matrix swaps nothing, as getrs skips it */
+        p0[i] = ipiv[i] >= 1 && (size_t)ipiv[i] <= n ? ipiv[i] - 1 : (int)i;
+    cl_int err = CL_SUCCESS;
+    cl_mem piv = clCreateBuffer(ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, n * sizeof *p0, p0,
+                                &err);
+    free(p0);
+    if (err != CL_SUCCESS) return (clhgemm_status_t)err;
+    const cl_ulong o = off, rs = row_major ? ld : 1, cs = row_major ? 1 : ld;
+    const cl_uint nc = (cl_uint)nrhs, a0 = 0, a1 = (cl_uint)n;
+    const cl_int fwd = forward;
+    const karg_t args[] = {{sizeof(cl_mem), &B}, {sizeof o, &o},   {sizeof rs, &rs},
+                           {sizeof cs, &cs},     {sizeof nc, &nc}, {sizeof a0, &a0},
+                           {sizeof a1, &a1},     {sizeof(cl_mem), &piv}, {sizeof fwd, &fwd}};
+    const size_t gws[1] = {round_up(nrhs, 64)}, lws[1] = {64};
+    cl_event ev = NULL;
+    err = launch_on(ctx, dev, prec, q, "laswp", args, 9, 1, gws, lws, &ev);
+    if (err == CL_SUCCESS) err = clWaitForEvents(1, &ev);
+    if (ev) clReleaseEvent(ev);
+    clReleaseMemObject(piv);
+    return (clhgemm_status_t)err;
 }

@@ -62,4 +62,12 @@ cl_int chg_fu_laswp(chg_fact_t *f, int d, size_t k, size_t jl, size_t w);
  * [r0, m) of the panel's w columns. */
 cl_int chg_fu_panel_col(chg_fact_t *f, int d, size_t k, size_t r0, int to_col);
 
+/* getrs on device buffers: rows i and ipiv[i] - 1 (LAPACK's 1-based pivots) of B interchanged
+ * for i = 0 .. n - 1 in order (forward) or in reverse, on its nrhs columns (B n x nrhs at
+ * element off, ld; row_major: B's rows are contiguous), on queue q after what it ran before;
+ * returns when done. */
+clhgemm_status_t chg_fact_laswp_cl(cl_command_queue q, chg_precision_t prec, cl_mem B,
+                                   size_t off, size_t ld, int row_major, size_t n, size_t nrhs,
+                                   const int *ipiv, int forward);
+
 #endif
