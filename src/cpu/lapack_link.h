@@ -37,6 +37,11 @@ typedef int chg_fint;  /* LAPACK's INTEGER (LP64) */
     X(p##potrs, void, (const char *uplo, const chg_fint *n, const chg_fint *nrhs, const t *a,    \
                        const chg_fint *lda, t *b, const chg_fint *ldb, chg_fint *info,           \
                        size_t luplo))                                                            \
+    X(p##posv, void, (const char *uplo, const chg_fint *n, const chg_fint *nrhs, t *a,           \
+                      const chg_fint *lda, t *b, const chg_fint *ldb, chg_fint *info,             \
+                      size_t luplo))                                                             \
+    X(p##gesv, void, (const chg_fint *n, const chg_fint *nrhs, t *a, const chg_fint *lda,        \
+                      chg_fint *ipiv, t *b, const chg_fint *ldb, chg_fint *info))                \
     X(p##getrs, void, (const char *trans, const chg_fint *n, const chg_fint *nrhs, const t *a,   \
                        const chg_fint *lda, const chg_fint *ipiv, t *b, const chg_fint *ldb,     \
                        chg_fint *info, size_t ltrans))                                           \
