@@ -26,6 +26,7 @@
 #include "lapack/fact_rescue.h"
 #include "lapack/fact_update.h"
 #include "lapack/fact_xfer.h"
+#include "tuning/tuning.h"
 
 /* The driver's state beside the distribution. */
 typedef struct drv_s {
@@ -53,13 +54,27 @@ typedef struct drv_s {
 
 size_t chg_fact_nb(const chg_device_t *dev, const chg_fact_call_t *c)
 {
+    static const char *const names[] = {"potrf", "getrf", "geqrf"};
+    const char pc = c->prec == CHG_F64 ? 'd' : 's';
     const int gpu = dev && dev->info.kind != CLHGEMM_DEVICE_CPU;
-    size_t nb = !gpu ? 64 : c->kind == CHG_FACT_POTRF ? 512 : 256;
-    if (chg_getenv("CLHGEMM_FACTOR_NB"))
+    char src[600] = "the built-in default";
+    const int tuned = dev ? chg_tuned_factor_nb(dev, c->prec, (int)c->kind, src, sizeof src) : 0;
+    if (tuned <= 0) snprintf(src, sizeof src, "the built-in default");
+    size_t nb = tuned > 0 ? (size_t)tuned : !gpu ? 64 : c->kind == CHG_FACT_POTRF ? 512 : 256;
+    if (c->nb > 0) {
+        nb = c->nb;
+        snprintf(src, sizeof src, "the caller");
+    } else if (chg_getenv("CLHGEMM_FACTOR_NB")) {
+        /* a malformed value falls back to the entry's or the default (chg_env_int says so) */
         nb = (size_t)chg_env_int("CLHGEMM_FACTOR_NB", (int)nb, 1, 4096);
+        snprintf(src, sizeof src, "CLHGEMM_FACTOR_NB");
+    }
     const size_t kmax = c->m < c->n ? c->m : c->n;
     const size_t cap = CHG_MAX((size_t)16, chg_ceil_div(kmax, 16) * 16);
-    return CHG_MAX((size_t)1, CHG_MIN(nb, cap));
+    const size_t use = CHG_MAX((size_t)1, CHG_MIN(nb, cap));
+    chg_log(1, "factor: %c%s nb = %zu on %s (%s%s)", pc, names[c->kind], use,
+            dev ? dev->info.name : "the host", src, use < nb ? ", cut to the matrix" : "");
+    return use;
 }
 
 /* ---- steps ---------------------------------------------------------------------------------- */

@@ -30,8 +30,11 @@ clhgemm_status_t chg_fact_run_host(clhgemm_handle_t h, chg_fact_call_t *c);
  * returns when the result is final. */
 clhgemm_status_t chg_fact_run_device(chg_fact_call_t *c);
 
-/* The panel width of a call on this device: CLHGEMM_FACTOR_NB, else the built-in default by
- * routine, precision and device kind, at most the matrix's min(m, n) rounded up to 16. */
+/* The panel width of a call on this device: c->nb when set (clhgemm-tune's candidates), else
+ * CLHGEMM_FACTOR_NB (a malformed value warns and falls back), else the width of the device's
+ * tuning entry for the routine and precision (chg_tuned_factor_nb: clhgemm-tune --factor
+ * measured it), else the built-in default by routine and device kind; at most the matrix's
+ * min(m, n) rounded up to 16. CLHGEMM_VERBOSE=1 says which and from where. */
 size_t chg_fact_nb(const chg_device_t *dev, const chg_fact_call_t *c);
 
 #endif
