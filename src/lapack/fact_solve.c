@@ -12,6 +12,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "base/util.h"
 #include "lapack/fact_route.h"
@@ -53,24 +54,37 @@ static clhgemm_status_t trsm_cl(const chg_fact_args_t *a, int uplo, int trans, i
 
 /* The row interchanges of getrs on B (n x nrhs at (B, ldb), a->b_row's layout): rows i and
  * ipiv[i] - 1 for i = 0 .. n-1 (forward) or back down. A pivot outside 1 .. n (LAPACK does not
- * check them) is left out rather than followed out of the matrix. */
+ * check them) is left out rather than followed out of the matrix. Column-major: column by
+ * column, every interchange in order (a column stays in cache); row-major: whole rows, which
+ * are contiguous. */
 static void laswp(const chg_fact_args_t *a, void *B, size_t ldb, int forward)
 {
     const size_t es = chg_elem_size(a->prec), n = (size_t)a->n, nrhs = (size_t)a->nrhs;
-    /* the stride between a row's elements and between rows */
-    const size_t step = a->b_row ? 1 : ldb, rstep = a->b_row ? ldb : 1;
+    char tmp[512];
+    if (!a->b_row) {
+        for (size_t j = 0; j < nrhs; j++) {
+            char *col = (char *)B + j * ldb * es;
+            for (size_t s = 0; s < n; s++) {
+                const size_t i = forward ? s : n - 1 - s;
+                const int p1 = a->ipiv[i];
+                if (p1 < 1 || (size_t)p1 > n || (size_t)(p1 - 1) == i) continue;
+                memcpy(tmp, col + i * es, es);
+                memcpy(col + i * es, col + (size_t)(p1 - 1) * es, es);
+                memcpy(col + (size_t)(p1 - 1) * es, tmp, es);
+            }
+        }
+        return;
+    }
     for (size_t s = 0; s < n; s++) {
         const size_t i = forward ? s : n - 1 - s;
         const int p1 = a->ipiv[i];
         if (p1 < 1 || (size_t)p1 > n || (size_t)(p1 - 1) == i) continue;
-        char *x = (char *)B + i * rstep * es, *y = (char *)B + (size_t)(p1 - 1) * rstep * es;
-        for (size_t j = 0; j < nrhs; j++) {
-            char *u = x + j * step * es, *v = y + j * step * es;
-            for (size_t b = 0; b < es; b++) {
-                const char t = u[b];
-                u[b] = v[b];
-                v[b] = t;
-            }
+        char *x = (char *)B + i * ldb * es, *y = (char *)B + (size_t)(p1 - 1) * ldb * es;
+        for (size_t q = 0; q < nrhs * es; q += sizeof tmp) {
+            const size_t len = nrhs * es - q < sizeof tmp ? nrhs * es - q : sizeof tmp;
+            memcpy(tmp, x + q, len);
+            memcpy(x + q, y + q, len);
+            memcpy(y + q, tmp, len);
         }
     }
 }
