@@ -43,15 +43,17 @@ not build folders); (d) to (f) read the text of the whole tree.
          gemm/bench_gemm.c bench/gemm/bench_gemm.c); tuning/tuning.h, whose first folder is
          both a top folder and a folder of src/, may be either;
        - a bare file name <name>.c, .h, .cl, .md, .py, .sh or .cmake: some file of the tree must
-         have that name, or it is one the build makes (NAME.in of the tree, GENERATED) or
-         another project's or the reader's (EXTERNAL).
+         have that name, or it is one the build makes (<name>.in of the tree, GENERATED) or
+         another project's or the reader's (EXTERNAL); one that starts with _ (_problem.c after
+         bench_level3_opts.c) is short for a sibling's name: some file's name must end with it.
      Not repository paths, so never checked: URLs; `git show <rev>:path` references (history,
      intentionally not in the tree) and a folder of the performance history named by itself
      (2026-11-27-h100-.../); tokens with <...>, *, ?, or $ (placeholders, other variables:
      $OUT/...); absolute paths (/usr/...), ../ paths (../shared/...), ~ paths; build outputs
-     (a first folder build*: build/blas/libblas.so.3); one-letter placeholders (x.h); and any
-     other token (host/device, x86-64/v3, module names without an extension such as
-     host/entry, which the diagram check (f) reads instead).
+     (a first folder build*: build/blas/libblas.so.3); one-letter placeholders (x.h); a name
+     right after "not" ("its own name, not bench_host.h"); and any other token (host/device,
+     x86-64/v3, module names without an extension such as host/entry, which the diagram check
+     (f) reads instead).
  (e) No history words in place of reasons: "seed N", "issue N", "session N" (also "issue #N",
      "Nth session", an ordinal word before "session", and a seed's number written with an x
      for its last digit), case-insensitive, in the same files
@@ -337,7 +339,7 @@ BARE_NAME = re.compile(r"[A-Za-z0-9_+-][\w.+-]*\.(c|h|cl|md|py|sh|cmake)")
 FILE_EXT = re.compile(r"\.(c|h|cl|md|py|sh|cmake|txt|json|in|R|m|supp)$")
 # bare names of files that are not the project's: other projects' headers and CMake config,
 # and the reader's own program of README's example
-EXTERNAL = {"cblas.h", "cl.h", "cl_ext.h", "OpenBLASConfig.cmake", "app.c"}
+EXTERNAL = {"cblas.h", "f77blas.h", "cl.h", "cl_ext.h", "OpenBLASConfig.cmake", "app.c"}
 # the build's files that no <name>.in of the tree makes (configure_file): embed_kernels.cmake's
 GENERATED = {"kernels_embedded.c"}
 URL = re.compile(r"\b[A-Za-z][\w+.-]*://[^\s`'\"<>)\]]+|\bwww\.[^\s`'\"<>)\]]+")
@@ -494,7 +496,8 @@ def stale_path(token, rel, tree):
                 "no path of the tree ends in %s") % ", ".join(bad)
     bad = [t for t in expand_braces(token) if BARE_NAME.fullmatch(t) and t not in tree.names
            and t not in EXTERNAL and t not in GENERATED and t + ".in" not in tree.names
-           and not re.fullmatch(r"[a-z]\.\w+", t)]  # x.h: a placeholder
+           and not re.fullmatch(r"[a-z]\.\w+", t)  # x.h: a placeholder
+           and not (t.startswith("_") and any(n.endswith(t) for n in tree.names))]
     return "no file of the tree is named %s" % ", ".join(bad) if bad else None
 
 
@@ -512,6 +515,8 @@ def text_problems(root, tree):
             whole = blank(pattern, whole)
         text = whole if syntax is None else comments_only(whole, syntax)
         for m in TOKEN.finditer(text):
+            if re.search(r"\bnot[\s*#%]+$", text[max(0, m.start() - 16):m.start()], re.I):
+                continue  # "(not bench_host.h)": a name said not to be the file's
             why = stale_path(m.group(0), rel, tree)
             if why:
                 problems.append("%s:%d: stale path %s: %s"
