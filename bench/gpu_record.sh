@@ -26,7 +26,7 @@
 #               route), ours on the device route, OpenBLAS alone, device-only, the bus bound; CSV, PNG
 #   smallcall   clhgemm-bench-smallcall n = $SMALL_SIZES (4,8,16,32,48,64), s and d, every layout x
 #               transpose: the host API's CPU route, then the BLAS drop-in's cblas_?gemm (--dropin),
-#               each against a direct OpenBLAS call on the same arrays (issue 19)
+#               each against a direct OpenBLAS call on the same arrays (the CPU route's promise)
 #   zerocopy    bench/probe/probe_zerocopy.c: CL_MEM_USE_HOST_PTR pinning of the caller's memory
 #               against staging
 #   blasnumpy   numpy a @ b n = 256..16384, small calls, cholesky, solve on clhgemm's libblas.so.3 (with
@@ -102,7 +102,7 @@ done
 
 # ---- environment --------------------------------------------------------------------------------
 if [ -f .gpuenv/env.sh ] && [ -z "${OCL_ICD_VENDORS:-}" ]; then
-  set +u  # env.sh expands variables that may be unset (CPATH, ...)
+  set +u  # .gpuenv/env.sh expands variables that may be unset (CPATH, ...)
   # shellcheck source=/dev/null
   . .gpuenv/env.sh >/dev/null 2>&1 || echo "gpu_record: sourcing .gpuenv/env.sh failed" >&2
   set -u
@@ -281,7 +281,7 @@ stage_host() {
 
 stage_sweep() {
   need_build || return 1
-  # host calls of every size (issue 19): ours (auto route), ours on the device route, OpenBLAS alone,
+  # host calls of every size: ours (auto route), ours on the device route, OpenBLAS alone,
   # the device-only rate and the bus bound; SWEEP_SIZES (8..16384), SWEEP_PREC (both), REPS 5
   local r=0
   run_win "bench-host --sweep ${SWEEP_SIZES:-8,16,32,64,128,256,512,1024,2048,4096,8192,16384}" "$SD/sweep.log" \
@@ -293,7 +293,7 @@ stage_sweep() {
 }
 
 stage_smallcall() {
-  # issue 19: what a small call costs through the host API and through the drop-in, each against
+  # what a small call costs through the host API and through the drop-in, each against
   # a direct OpenBLAS call (paired samples, every case checked first)
   need_build || return 1
   cmake --build "$BUILD_DIR" -j"$JOBS" --target clhgemm_blas clhgemm-bench-smallcall >"$SD/build.log" 2>&1 ||
@@ -310,7 +310,8 @@ stage_smallcall() {
 
 stage_zerocopy() {
   need_build || return 1
-  # issue 19 item 4: pinning the caller's memory (CL_MEM_USE_HOST_PTR) against the pack threads' staging
+  # the zero-copy trial: pinning the caller's memory (CL_MEM_USE_HOST_PTR) against the pack threads'
+  # staging
   local r=0
   cmake --build "$BUILD_DIR" -j"$JOBS" --target probe_zerocopy >"$SD/build.log" 2>&1 || { tail -5 "$SD/build.log" >"$SD/summary.txt"; return 1; }
   run_win "probe_zerocopy ${ZC_SIZES:-8,32,128,512}" "$SD/zerocopy.log" 300 \
@@ -320,14 +321,14 @@ stage_zerocopy() {
 }
 
 stage_blasnumpy() {
-  # issue 20: numpy on clhgemm's libblas.so.3 and on OpenBLAS's, back to back (bench/numpy/blas_numpy.py)
+  # numpy on clhgemm's libblas.so.3 and on OpenBLAS's, back to back (bench/numpy/blas_numpy.py)
   local r=0 L=/tmp/gpuenv/usr/lib/x86_64-linux-gnu
   cmake --build "$BUILD_DIR" -j"$JOBS" --target clhgemm_blas >"$SD/build.log" 2>&1 || { tail -5 "$SD/build.log" >"$SD/summary.txt"; return 1; }
   run_win "numpy on OpenBLAS" "$SD/openblas.txt" 300 env LD_LIBRARY_PATH="$L/openblas-pthread:${LD_LIBRARY_PATH:-}" \
     python3-debian "$ROOT/bench/numpy/blas_numpy.py" --label openblas --sizes "${NUMPY_SIZES:-256,512,1024,2048,4096,8192,16384}" --budget "${NUMPY_BUDGET:-12}" || r=1
   # LAPACK: numpy on OpenBLAS uses OpenBLAS's liblapack.so.3 (its own BLAS inside); on clhgemm the
   # reference LAPACK ($L/lapack), whose routines call the BLAS by symbol, so that cholesky and
-  # solve reach the drop-in (before 2026-11-25's sixth session both runs used OpenBLAS's LAPACK,
+  # solve reach the drop-in (until a fix of 2026-11-25 both runs used OpenBLAS's LAPACK,
   # and the factorizations never reached the drop-in); the third run, the reference LAPACK on
   # OpenBLAS's BLAS, tells the LAPACK's share from the BLAS's
   run_win "numpy on clhgemm" "$SD/clhgemm.txt" 300 env LD_LIBRARY_PATH="$BUILD_DIR/blas:$L/lapack:$L/openblas-pthread:${LD_LIBRARY_PATH:-}" \
@@ -400,7 +401,7 @@ stage_level3host() {
 }
 
 stage_trsmblocked() {
-  # issue 21: TRSM from host memory with A larger than the device budget, each way of the blocked path
+  # TRSM from host memory with A larger than the device budget, each way of the blocked path
   need_build || return 1
   local r=0 n=${TB_N:-32768} lim=${TB_LIMIT:-4G} way
   for way in auto openblas openblas-nolookahead device; do

@@ -1,9 +1,9 @@
 /*
  * gemm.cl -- the portable GEMM kernel of clhgemm: Cp = Ap * Bp (+ Cp when accumulating).
  *
- * The operands were packed by the generated copy kernels (src/codegen.c) into the layout this
- * kernel wants, zero-padded to whole tiles, so the kernel has no bounds checks and no
- * transposes:
+ * The operands were packed by the generated copy kernels (src/kernels/codegen.c) into the
+ * layout this kernel wants, zero-padded to whole tiles, so the kernel has no bounds checks and
+ * no transposes:
  *   Ap  block-major [Mp/MWG][Kp][MWG]: a work-group's A panel is one contiguous stream,
  *   Bp  block-major [Np/NWG][Kp][NWG],
  *   Cp  column-major, leading dimension ldcp (= Mp), alpha/beta applied later by write-back.
@@ -17,15 +17,15 @@
  * the next KWG slice is loaded into registers before the current one is consumed and stored to
  * the other buffer afterwards, so one barrier per slice suffices and the global latency hides
  * behind the arithmetic. Without SA/SB (CPU devices) the work-items read the packed panels
- * directly. Feature macros (CLHGEMM_FEATURE_*) come from src/device.c; parameters from
- * src/params.c. Every parameter has a default below so the file compiles on its own.
+ * directly. Feature macros (CLHGEMM_FEATURE_*) come from src/device/device.c; parameters from
+ * src/kernels/params.c. Every parameter has a default below so the file compiles on its own.
  *
- * Two switches serve the other level-3 routines (src/level3.c) and are off (0) for GEMM, where
- * the preprocessed kernel is the same as without them. Both add one argument, `diag`, the
+ * Two switches serve the other level-3 routines (src/core/l3_map.c) and are off (0) for GEMM,
+ * where the preprocessed kernel is the same as without them. Both add one argument, `diag`, the
  * global row index minus the global column index at (0, 0) of the packed operand they refer to.
  *   TRIANGLE 1 / 2 (SYRK, SYR2K): only the tiles of Cp that touch its upper / lower triangle
  *            (element (r, c) with r + diag <= c / >= c) are computed. The launch has one
- *            work-group per such tile along dimension 0 (count from src/gemm.c) and the
+ *            work-group per such tile along dimension 0 (count from src/core/blocks.c) and the
  *            work-group finds its tile by walking the tile columns, so no work-group idles.
  *   KLIMIT   (TRMM) one packed operand is triangular in pack coordinates (Ap(row, k) or
  *            Bp(col, k)), zero outside its triangle: each work-group runs only the KWG slices
@@ -351,7 +351,7 @@ void clhgemm_gemm(const int kp, const int ldcp,
 #define GROUP_N get_group_id(1)
 #endif
 
-    /* This work-group's panels. Workspace buffers hold < 2^31 elements (src/gemm.c), so int
+    /* This work-group's panels. Workspace buffers hold < 2^31 elements (src/core/gemm.c), so int
      * arithmetic is exact here. */
     const __global realM *ag = ap + aoff / VWM + GROUP_M * A_PANEL;
 #if DIRECT_B == 2

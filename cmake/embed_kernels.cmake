@@ -4,7 +4,8 @@
 # .cl files that compile on their own while the library carries them inside libclhgemm.so and
 # never reads them from disk at run time. Each file becomes a NUL-terminated unsigned char array
 # (hex bytes, so any character survives untouched), and a name/length table maps the bare file
-# name ("gemm.cl") to it; chg_embedded_source() (src/embedded.h) looks names up in that table.
+# name ("gemm.cl") to it; chg_embedded_source() (src/kernels/embedded.h) looks names up in that
+# table.
 #
 # Inputs (-D on the command line):
 #   OUTPUT       the C file to write (required)

@@ -28,7 +28,7 @@
 
 /* ---- checks ------------------------------------------------------------------------------ */
 /* EXPECT(cond, fmt, ...) counts one check; when cond is false it counts a failure and prints
- * "FAIL file.c:line: <message> (failed: <cond>)" to stderr (stdout flushed first, so the line
+ * "FAIL <file>:<line>: <message> (failed: <cond>)" to stderr (stdout flushed first, so the line
  * lands after what the test printed before it). The message arguments are evaluated only on
  * failure. Evaluates to 1 when cond holds, else 0. Safe from several threads (the counters are
  * atomic, a line is printed whole). Every test program reports tc_checks() and tc_failures() at

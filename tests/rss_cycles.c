@@ -1,5 +1,5 @@
 /*
- * rss_cycles.c -- resident memory over handle cycles (issue 23 item 8's figure; not a CTest test).
+ * rss_cycles.c -- resident memory over handle cycles (bounded memory's figure; not a CTest test).
  *
  *   rss_cycles [CYCLES [N]]   CYCLES x (clhgemm_create, one checked host DGEMM of N x N x N,
  *                             clhgemm_destroy); prints VmRSS (/proc/self/status) before the first

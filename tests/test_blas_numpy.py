@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""test_blas_numpy.py -- numpy as a real client of clhgemm's libblas.so.3 (issue 20).
+"""test_blas_numpy.py -- numpy as a real client of clhgemm's libblas.so.3, the BLAS drop-in.
 
 Run with LD_LIBRARY_PATH naming the folder of the drop-in, so that numpy's libblas.so.3 is
 ours. Checks that the process really loaded it (/proc/self/maps), then computes products of

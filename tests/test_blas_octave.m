@@ -1,4 +1,4 @@
-% test_blas_octave.m -- GNU Octave as a real client of clhgemm's libblas.so.3 (issue 20): Octave
+% test_blas_octave.m -- GNU Octave as a real client of clhgemm's libblas.so.3 (the drop-in): Octave
 % links libblas.so.3 (Debian's alternative); run with LD_LIBRARY_PATH naming the drop-in's folder
 % (and the reference LAPACK's, so that LAPACK's own BLAS calls come through it too), Octave must
 % load ours (checked in /proc/self/maps). Products in double and single (dgemm, sgemm; A'*A:

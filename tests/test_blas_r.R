@@ -1,4 +1,4 @@
-# test_blas_r.R -- R as a real client of clhgemm's libblas.so.3 (issue 20): R links libblas.so.3
+# test_blas_r.R -- R as a real client of clhgemm's libblas.so.3 (the drop-in): R links libblas.so.3
 # (Debian's alternative); run with LD_LIBRARY_PATH naming the drop-in's folder, R must load ours
 # (checked in /proc/self/maps and in sessionInfo()). Products through the BLAS (%*%, crossprod,
 # tcrossprod: dgemm, dsyrk) are compared with R's own loops (options(matprod = "internal"), no

@@ -9,7 +9,7 @@
  * cache directory is no error. CLHGEMM_CACHE_DIR=off must write nothing. CLHGEMM_FAULT_BUILD makes a kernel build fail: the call reports
  * CLHGEMM_KERNEL_BUILD_FAILED and leaves C alone, and works again once the variable is gone.
  *
- * Soak modes (argument; issue 23 item 2, bounded memory), each on the cache directory the
+ * Soak modes (argument; bounded memory), each on the cache directory the
  * environment names:
  *   contexts [N]  N cycles (300) of: new context and queue, one small GEMM checked, release both
  *   handles [N]   N cycles (300) of clhgemm_create, one small host DGEMM checked, clhgemm_destroy

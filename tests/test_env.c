@@ -1,6 +1,6 @@
 /*
- * test_env.c -- the validated environment readers of src/base/util.c (issue 23 item 3) and a
- * few of the library's variables end to end.
+ * test_env.c -- the validated environment readers of src/base/util.c and a few of the
+ * library's variables end to end.
  *
  * Unit part (no device): chg_parse_long/double/size and chg_env_int/double/size/flag/choice on
  * valid values, the documented size suffixes, and garbage ("12x", "", "nan", "inf", "-3",

@@ -1,5 +1,5 @@
 /*
- * test_host.c -- the host-memory GEMM (clhgemm_{s,d}gemm on a handle, the pipeline of host.c).
+ * test_host.c -- the host-memory GEMM (clhgemm_{s,d}gemm on a handle, the pipeline of src/host/).
  *
  *   test_host table s|d col|row   sizes (1..1000, k = 1, 3 and 3000) x 4 transposes x alpha/beta
  *                                 in {0, 1, -1.5}, tight and padded ld, operands not at the start

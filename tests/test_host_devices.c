@@ -1,6 +1,6 @@
 /*
- * test_host_devices.c -- how many devices a host-memory call uses (issue 24 item 3: the
- * planner's device count, host/plan.c chg_plan_call; the route's model, host/route.c).
+ * test_host_devices.c -- how many devices a host-memory call uses (the planner's device
+ * count, host/plan.c chg_plan_call; the route's model, host/route.c).
  *
  * Run with two devices (CTest: POCL_DEVICES="pthread pthread", CLHGEMM_ROUTE=device,
  * CLHGEMM_VERBOSE=1). The planner's inputs are made deterministic with CLHGEMM_KERNEL_RATE

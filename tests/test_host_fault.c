@@ -1,5 +1,5 @@
 /*
- * test_host_fault.c -- a lost device does not lose the call (issue 23, item 1).
+ * test_host_fault.c -- a lost device does not lose the call.
  *
  * With CLHGEMM_FAULT_INJECT="device=<i>|all,after=<t>" set when a handle is made, device i
  * fails every command once it has written back t tiles. For every scenario -- device 0 after

@@ -1,6 +1,6 @@
 /*
  * test_host_level3.c -- SYMM, SYRK, SYR2K and TRMM on host memory (clhgemm_{s,d}{symm,syrk,
- * syr2k,trmm} on a handle: the pipeline of host.c with structured staging) against OpenBLAS.
+ * syr2k,trmm} on a handle: the pipeline of src/host/ with structured staging) against OpenBLAS.
  *
  *   test_host_level3 table s|d   every side x uplo x trans x diag x layout combination of every
  *                                routine on sizes that are multiples of no tile, a rotation of

@@ -610,8 +610,9 @@ static void params_required(const chg_device_t *dev, int has_fp64)
     }
 }
 
-/* Seed 004's time model: exact data is recovered; data too noisy for three terms (times that
- * fall as the work grows give k1 <= 0) falls back to the rate alone, never a k1 <= 0. */
+/* The time model of Garcia, Cuenca and Gimenez: exact data is recovered; data too noisy for three
+ * terms (times that fall as the work grows give k1 <= 0) falls back to the rate alone, never a
+ * k1 <= 0. */
 static void tmodel(void)
 {
     const double m[5] = {256, 512, 1024, 512, 2048}, n[5] = {256, 512, 1024, 1024, 512},

@@ -1,5 +1,5 @@
 /*
- * test_overflow.c -- sizes whose matrices cannot exist in memory (issue 23 item 4).
+ * test_overflow.c -- sizes whose matrices cannot exist in memory.
  *
  * m = n = k = lda = ldb = ldc = INT_MAX used to pass the checks of the host API, whose pipeline
  * (or quick path, C := beta*C) then ran far past the caller's buffers. Every routine of both

@@ -1,5 +1,5 @@
 /*
- * test_shapes.c -- the device GEMM at every shape class (issue 22).
+ * test_shapes.c -- the device GEMM at every shape class.
  *
  *   test_shapes unit          the classifier's boundaries and names; the "classes" object of the
  *                             tuning database (valid, each kind of malformed with its reason,

@@ -1,5 +1,6 @@
 /*
- * test_soak.c -- the mixed soak (issue 23 item 7; CTest label soak).
+ * test_soak.c -- the mixed soak: every routine and API at once, beside handle and context churn
+ * (CTest label soak).
  *
  * For CLHGEMM_TEST_SOAK_SECONDS (default 150) at once:
  *   - SOAK_WORKERS threads make calls of every routine (GEMM, SYMM, SYRK, SYR2K, TRMM, TRSM), both

@@ -1,5 +1,5 @@
 /*
- * test_tiny.c -- the small-matrix GEMM of the CPU route (src/cpu/tiny.c, issue 19).
+ * test_tiny.c -- the small-matrix GEMM of the CPU route (src/cpu/tiny.c).
  *
  *   test_tiny kernel   cpu/tiny_select.h's cells of shapes; chg_tiny_gemm directly: both precisions, both layouts, every transpose
  *                      pair, m, n, k over {1, 2, 3, 4, 5, 7, 8, 9, 16, 17, 31, 32} (the squares 4, 8,

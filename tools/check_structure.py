@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
-"""check_structure.py -- the structure check of clhgemm's C sources (CTest `structure`).
+"""check_structure.py -- the structure check of clhgemm (CTest `structure`).
 
-Reads the .c and .h files of src/, tools/, bench/ and include/ (not tests/, not build folders)
-and checks three things that the compiler and the tests do not see, so that the layout the
-project chose (docs, src/CMakeLists.txt: one folder per layer) cannot decay unnoticed:
+Checks what the compiler and the tests do not see, so that the layout the project chose (one
+folder of src/ per layer, docs/ARCHITECTURE.md) and the docs' account of it cannot decay
+unnoticed. (a) to (c) read the .c and .h files of src/, tools/, bench/ and include/ (not tests/,
+not build folders); (d) to (f) read the text of the whole tree.
 
  (a) No cycles between modules. A module is a .c file and the .h of the same basename in the
      same folder (a lone .c or .h is a module by itself). Module A uses module B when a file of
@@ -16,22 +17,60 @@ project chose (docs, src/CMakeLists.txt: one folder per layer) cannot decay unno
      either). Every strongly connected component of more than one module is a cycle: modules
      that cannot be understood, tested or replaced one without the other. Each is printed with
      the names that tie each of its edges.
- (b) The layer order of src/: base < device < kernels < cpu < tuning < core < host. A folder
-     may use itself and any lower folder, never a higher one; src/ may use nothing outside
-     src/ and include/, and include/ (the public header, which anyone may use) nothing else.
+ (b) The layer order of src/: base < device < kernels < cpu < tuning < core < host < lapack <
+     blas. A folder may use itself and any lower folder, never a higher one; src/ may use
+     nothing outside src/ and include/, and include/ (the public header, which anyone may use)
+     nothing else.
  (c) Sizes: line counts per folder and per file, and function lengths (from the definition
      line to the closing brace). A function of src/ longer than --max-function lines (100), or
      of the programs in tools/ and bench/ longer than --max-function-programs lines (150), is
      a problem unless it is named in --allow, so that a limit can be made strict one function
      at a time. The programs get more room: a main that reads its options and runs its steps
      in order is longer than a library function, not harder to follow.
+ (d) Every path the text names is in the tree. The text: every *.md file, every CMakeLists.txt
+     and cmake/*.cmake(.in) whole, and the comments of the sources under src/, tools/, bench/,
+     tests/, include/, cl/, examples/ and cmake/ (C: .c .h .cl .h.in; # in .py .sh .R .supp and
+     the docstrings of .py; % in .m) and of .ci/run. A token is a run of [A-Za-z0-9_.+~/-] (with
+     {a,b} alternatives, expanded), without a trailing . , ; or :, and ${PROJECT_SOURCE_DIR}/,
+     ${CMAKE_SOURCE_DIR}/ or ${CMAKE_CURRENT_SOURCE_DIR}/ replaced by the folder it stands for.
+     It names a file of the repository, and that file or folder must exist, when it is
+       - a path that starts with a top folder of the tree (src/, docs/, bench/, tools/, tests/,
+         cl/, cmake/, include/, examples/, tuning/): from the root, as a file, a folder, or a
+         module named without its .c / .h (src/host/plan);
+       - a path that starts with the name of a folder below the root (host/, core/, common/,
+         data/, ...) and ends in a file name with an extension of c h cl md py sh cmake txt json
+         in R m supp: some path of the tree must end with it (host/plan.c is src/host/plan.c,
+         gemm/bench_gemm.c bench/gemm/bench_gemm.c); tuning/tuning.h, whose first folder is
+         both a top folder and a folder of src/, may be either;
+       - a bare file name <name>.c, .h, .cl, .md, .py, .sh or .cmake: some file of the tree must
+         have that name, or it is one the build makes (<name>.in of the tree, GENERATED) or
+         another project's or the reader's (EXTERNAL); one that starts with _ (_problem.c after
+         bench_level3_opts.c) is short for a sibling's name: some file's name must end with it.
+     Not repository paths, so never checked: URLs; `git show <rev>:path` references (history,
+     intentionally not in the tree) and a folder of the performance history named by itself
+     (2026-11-27-h100-.../); tokens with <...>, *, ?, or $ (placeholders, other variables:
+     $OUT/...); absolute paths (/usr/...), ../ paths (../shared/...), ~ paths; build outputs
+     (a first folder build*: build/blas/libblas.so.3); one-letter placeholders (x.h); a name
+     right after "not" ("its own name, not bench_host.h"); and any other token (host/device,
+     x86-64/v3, module names without an extension such as host/entry, which the diagram check
+     (f) reads instead).
+ (e) No history words in place of reasons: "seed N", "issue N", "session N" (also "issue #N",
+     "Nth session", an ordinal word before "session", and a seed's number written with an x
+     for its last digit), case-insensitive, in the same files
+     and with the same exceptions as (d) (URLs, history paths and folders), but in the whole
+     text of the sources (code as well as comments). Say the design reason, or cite the paper
+     by its authors and title (docs/ARCHITECTURE.md, "The papers the design follows").
+ (f) The dependency diagram of docs/ARCHITECTURE.md ("Modules and their dependencies") draws
+     no false arrow: each `A ─► B` it draws is an edge of (a)'s graph (diagram_arrows says how
+     the block is read).
 
 What it reads is C as this project writes it: a function definition starts at column 0 with its
 return type and `name(` and has a `{` body; calls are `name(` tokens inside bodies once
 comments, strings and preprocessor lines are blanked. Calls made inside macros are not seen.
 
-Prints the report (unless --quiet) and the problems, then `structure: OK` or
-`structure: N problem(s)`; exits 1 when there is a problem, 0 otherwise.
+Prints the report (unless --quiet) and the problems, each stale path and history word as
+file:line, then `structure: OK` or `structure: N problem(s)`; exits 1 when there is a problem,
+0 otherwise. --graph FOLDER also prints the module graph of one folder.
 """
 
 import argparse
@@ -286,6 +325,305 @@ def layer_problems(edges, label):
     return problems
 
 
+# ---- the text: paths that name the tree, and no history words ------------------------------
+
+# what (d) and (e) read: the whole of these, and the comments of the sources below
+TEXT_WHOLE = (r".*\.md", r"(.*/)?CMakeLists\.txt", r"cmake/[^/]*\.cmake(\.in)?")
+COMMENT_TOPS = ("src", "tools", "bench", "tests", "include", "cl", "examples", "cmake")
+COMMENT_SYNTAX = {".c": "c", ".h": "c", ".cl": "c", ".h.in": "c", ".py": "py", ".sh": "hash",
+                  ".R": "hash", ".supp": "hash", ".m": "percent"}
+SCRIPTS = {".ci/run": "hash"}  # scripts without an extension
+# a bare name (no folder) with one of these extensions must be a file of the tree; a path that
+# starts with a folder below the root must end in a file name with one of FILE_EXT's
+BARE_NAME = re.compile(r"[A-Za-z0-9_+-][\w.+-]*\.(c|h|cl|md|py|sh|cmake)")
+FILE_EXT = re.compile(r"\.(c|h|cl|md|py|sh|cmake|txt|json|in|R|m|supp)$")
+# bare names of files that are not the project's: other projects' headers and CMake config,
+# and the reader's own program of README's example
+EXTERNAL = {"cblas.h", "f77blas.h", "cl.h", "cl_ext.h", "OpenBLASConfig.cmake", "app.c"}
+# the build's files that no <name>.in of the tree makes (configure_file): embed_kernels.cmake's
+GENERATED = {"kernels_embedded.c"}
+URL = re.compile(r"\b[A-Za-z][\w+.-]*://[^\s`'\"<>)\]]+|\bwww\.[^\s`'\"<>)\]]+")
+# `git show REV:PATH`: a path of the history, not of the tree
+HISTORY_PATH = re.compile(r"(?:\b[0-9a-f]{7,40}|\bREV|\bHEAD[~^0-9]*|<[^<>\s]*>):"
+                          r"[^\s`'\"<>)\],;]+")
+TOKEN = re.compile(r"(?:[\w.+~/-]|\{[\w.,+/-]*\}|<[^<>\s]*>|\$\{?\w+\}?|\*)+")
+# the source tree in CMake (CMAKE_CURRENT_LIST_DIR is not: in an installed config it is the
+# install's folder)
+SOURCE_VARS = re.compile(
+    r"^\$\{(PROJECT_SOURCE_DIR|CMAKE_SOURCE_DIR|CMAKE_CURRENT_SOURCE_DIR)\}/")
+ORDINAL = (r"(?:(?:twenty|thirty|forty)-)?(?:first|second|third|fourth|fifth|sixth|seventh|"
+           r"eighth|ninth|tenth|eleventh|twelfth|thirteenth|fourteenth|fifteenth|sixteenth|"
+           r"seventeenth|eighteenth|nineteenth|twentieth|thirtieth|fortieth)")
+HISTORY_WORDS = re.compile(
+    r"(?<![\w-])(?:seed|issue|session)s?[ _-]?#?\s?0*\d+[a-z]?\b"
+    r"|(?<![\w-])seeds?[ _-]?0*\d*x\b"
+    r"|\b(?:\d+(?:st|nd|rd|th)|" + ORDINAL + r")[ -]session\b", re.I)
+# a folder of the performance history (docs/perf/<date>-..., removed from the tree: cited as
+# `git show <rev>:docs/perf/...`, then by its folder name alone)
+HISTORY_FOLDER = re.compile(r"(?<![\w/-])\d{4}-\d\d-\d\d-[\w.-]*/[^\s`'\"<>)\],;]*")
+
+
+def text_files(root):
+    """[(rel, syntax)]: syntax None for a file read whole, else its comment syntax."""
+    whole = re.compile("|".join("(?:%s)" % w for w in TEXT_WHOLE) + "$")
+    out = []
+    for dirpath, dirnames, names in os.walk(root):
+        dirnames[:] = sorted(d for d in dirnames if not d.startswith((".", "build")))
+        for name in sorted(names):
+            rel = os.path.relpath(os.path.join(dirpath, name), root)
+            ext = ".h.in" if name.endswith(".h.in") else os.path.splitext(name)[1]
+            if whole.match(rel):
+                out.append((rel, None))
+            elif rel.split("/")[0] in COMMENT_TOPS and "/" in rel and ext in COMMENT_SYNTAX:
+                out.append((rel, COMMENT_SYNTAX[ext]))
+    out += [(rel, syn) for rel, syn in sorted(SCRIPTS.items())
+            if os.path.isfile(os.path.join(root, rel))]
+    return out
+
+
+def skip_string(text, i):
+    """The index past the string literal that opens at text[i] (it ends at its line's end)."""
+    j = i + 1
+    while j < len(text) and text[j] not in (text[i], "\n"):
+        j += 2 if text[j] == "\\" else 1
+    return j + 1
+
+
+def comments_only(text, syntax):
+    """text with everything but comments replaced by spaces (newlines kept). c: /* */ and //,
+    string literals skipped; py: # and triple-quoted strings (the docstrings); hash: # at the
+    start of a line or after a blank (not $# or ${#x}); percent: % or # likewise."""
+    keep = [False] * len(text)
+    i, n = 0, len(text)
+    opener = "%#" if syntax == "percent" else "#"
+    while i < n:
+        j = None
+        if syntax == "c":
+            if text.startswith("/*", i):
+                j = text.find("*/", i + 2)
+                j = n if j < 0 else j + 2
+            elif text.startswith("//", i):
+                j = text.find("\n", i)
+            elif text[i] in "\"'":
+                i = skip_string(text, i)
+                continue
+        elif syntax == "py" and text.startswith(('"' * 3, "'" * 3), i):
+            j = text.find(text[i:i + 3], i + 3)
+            j = n if j < 0 else j + 3
+        elif syntax == "py" and text[i] in "\"'":
+            i = skip_string(text, i)
+            continue
+        elif syntax != "c" and text[i] in opener and (i == 0 or text[i - 1] in " \t\n"):
+            j = text.find("\n", i)
+        if j is None:
+            i += 1
+            continue
+        j = n if j < 0 else j
+        for k in range(i, j):
+            keep[k] = True
+        i = j
+    return "".join(c if keep[k] or c == "\n" else " " for k, c in enumerate(text))
+
+
+def expand_braces(token):
+    m = re.search(r"\{([^{}]*)\}", token)
+    if not m:
+        return [token]
+    out = []
+    for alt in m.group(1).split(","):
+        out += expand_braces(token[: m.start()] + alt + token[m.end():])
+    return out
+
+
+class Tree:
+    """The files and folders of the tree (hidden and build* folders left out)."""
+
+    def __init__(self, root):
+        self.paths, self.names, self.folder_names = set(), set(), set()
+        self.tops, self.deep_names = set(), set()  # folder names at the root, and below it
+        for dirpath, dirnames, names in os.walk(root):
+            dirnames[:] = [d for d in dirnames if not d.startswith((".", "build"))]
+            rel_dir = os.path.relpath(dirpath, root)
+            for d in dirnames:
+                self.paths.add(os.path.normpath(os.path.join(rel_dir, d)))
+                self.folder_names.add(d)
+                (self.tops if rel_dir == "." else self.deep_names).add(d)
+            for name in names:
+                self.paths.add(os.path.normpath(os.path.join(rel_dir, name)))
+                self.names.add(name)
+        parts = [p.split("/") for p in self.paths]
+        self.tails = {"/".join(q[k:]) for q in parts for k in range(len(q))}
+
+    def has(self, rel):
+        rel = os.path.normpath(rel)
+        return any(rel + ext in self.paths for ext in ("", ".c", ".h"))
+
+    def has_tail(self, tail):
+        tail = os.path.normpath(tail)
+        return any(tail + ext in self.tails for ext in ("", ".c", ".h"))
+
+
+def stale_path(token, rel, tree):
+    """Why `token`, read in file `rel`, names no file of the tree; None when it names one, or
+    is not a repository path (see (d) in the module's docstring)."""
+    token = token.rstrip(".,;:")
+    m = SOURCE_VARS.match(token)
+    if m:
+        base = os.path.dirname(rel) if "CURRENT" in m.group(1) else ""
+        token = os.path.normpath(os.path.join(base, token[m.end():]))
+    if token.startswith("./"):
+        token = token[2:]
+    if (not token or re.search(r"[<>*?$]", token) or token.startswith(("/", "~", "..", "-"))
+            or "//" in token or token.split("/")[0].lower().startswith("build")):
+        return None
+    if "/" in token:
+        first, last = token.split("/")[0], token.rstrip("/").split("/")[-1]
+        # from the root where it starts with a top folder; else (or also, where a folder
+        # below has the same name: tuning/ and src/tuning/) the end of a path of the tree
+        below = first in tree.folder_names - tree.tops or (
+            first in tree.tops and first in tree.deep_names)
+        bad = []
+        for t in expand_braces(token):
+            if first in tree.tops and tree.has(t):
+                continue
+            if below and FILE_EXT.search(last) and tree.has_tail(t):
+                continue
+            if first in tree.tops or (below and FILE_EXT.search(last)):
+                bad.append(t)
+        if not bad:
+            return None
+        return ("%s is not in the tree" if first in tree.tops else
+                "no path of the tree ends in %s") % ", ".join(bad)
+    bad = [t for t in expand_braces(token) if BARE_NAME.fullmatch(t) and t not in tree.names
+           and t not in EXTERNAL and t not in GENERATED and t + ".in" not in tree.names
+           and not re.fullmatch(r"[a-z]\.\w+", t)  # x.h: a placeholder
+           and not (t.startswith("_") and any(n.endswith(t) for n in tree.names))]
+    return "no file of the tree is named %s" % ", ".join(bad) if bad else None
+
+
+def blank(pattern, text):
+    return pattern.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)), text)
+
+
+def text_problems(root, tree):
+    """(d) stale paths and (e) history words, as 'file:line: ...' lines."""
+    problems = []
+    for rel, syntax in text_files(root):
+        with open(os.path.join(root, rel), encoding="utf-8", errors="replace") as f:
+            whole = f.read()
+        for pattern in (URL, HISTORY_PATH, HISTORY_FOLDER):  # the exceptions of both rules
+            whole = blank(pattern, whole)
+        text = whole if syntax is None else comments_only(whole, syntax)
+        for m in TOKEN.finditer(text):
+            if re.search(r"\bnot[\s*#%]+$", text[max(0, m.start() - 16):m.start()], re.I):
+                continue  # "(not bench_host.h)": a name said not to be the file's
+            why = stale_path(m.group(0), rel, tree)
+            if why:
+                problems.append("%s:%d: stale path %s: %s"
+                                % (rel, line_of(text, m.start()), m.group(0).rstrip(".,;:"), why))
+        for m in HISTORY_WORDS.finditer(whole):  # the words in code as well as in comments
+            problems.append("%s:%d: \"%s\": say the design reason (or cite the paper) instead"
+                            % (rel, line_of(whole, m.start()), m.group(0)))
+    return problems
+
+
+# ---- the dependency diagram of docs/ARCHITECTURE.md -----------------------------------------
+
+DIAGRAM_DOC, DIAGRAM_HEADING = "docs/ARCHITECTURE.md", "## Modules and their dependencies"
+ARROW = "─►"
+
+
+def strip_notes(line):
+    """line without its (notes), nested ones included."""
+    out, depth = [], 0
+    for c in line:
+        depth += c == "("
+        if depth == 0:
+            out.append(c)
+        depth -= c == ")" and depth > 0
+    return "".join(out)
+
+
+def diagram_arrows(root):
+    """[(line, folder, A, B)]: the arrows of the first fenced block after DIAGRAM_HEADING. A
+    line that starts with `<folder>/` names the folder of src/ its names are in (until the next
+    such line); each `;`-separated chain `G1 ─► G2 ─► ...` of comma-separated groups says that
+    every name of a group uses every name of the next; `x` is src/<folder>/x, `<f>/x` is
+    src/<f>/x, `<f>/` any module of src/<f>/; (notes) are not names. None when the document or
+    its diagram is missing."""
+    path = os.path.join(root, DIAGRAM_DOC)
+    if not os.path.isfile(path):
+        return None
+    with open(path, encoding="utf-8") as f:
+        lines = f.read().split("\n")
+    try:
+        start = lines.index(DIAGRAM_HEADING)
+        first = next(k for k in range(start, len(lines)) if lines[k].startswith("```"))
+        last = next(k for k in range(first + 1, len(lines)) if lines[k].startswith("```"))
+    except (ValueError, StopIteration):
+        return None
+    arrows, folder = [], None
+    for k in range(first + 1, last):
+        text = strip_notes(lines[k]).strip()
+        m = re.match(r"([a-z]\w*)/\s+(.*)$", text)
+        if m:
+            folder, text = m.group(1), m.group(2)
+        if ARROW not in text or folder is None:
+            continue
+        for chain in text.split(";"):
+            groups = [[n.strip() for n in g.split(",") if n.strip()] for g in chain.split(ARROW)]
+            for ga, gb in zip(groups, groups[1:]):
+                for a in ga:
+                    for b in gb:
+                        arrows.append((k + 1, folder, a, b))
+    return arrows
+
+
+def diagram_problems(root, edges, by_module):
+    """Each arrow of the diagram that is not a dependency of the graph (a direct one: A includes
+    B's header or calls a function that only B defines), or names no module."""
+    arrows = diagram_arrows(root)
+    if arrows is None:
+        return ["%s: no diagram after '%s'" % (DIAGRAM_DOC, DIAGRAM_HEADING)], 0
+    problems = []
+
+    def modules(folder, name):
+        if not re.fullmatch(r"[a-z]\w*(/(\w+)?)?", name):
+            return None
+        rel = "src/" + (name if "/" in name else folder + "/" + name)
+        if rel.endswith("/"):
+            return [m for m in by_module if m.startswith(rel)] or None
+        return [rel] if rel in by_module else None
+
+    for line, folder, a, b in arrows:
+        ma, mb = modules(folder, a), modules(folder, b)
+        where = "%s:%d: %s %s %s" % (DIAGRAM_DOC, line, a, ARROW, b)
+        if ma is None or mb is None:
+            problems.append("%s: %s names no module of src/" % (where, a if ma is None else b))
+        elif not any(y in edges.get(x, ()) for x in ma for y in mb):
+            problems.append("%s: not a dependency (no include of its header, no call of a "
+                            "function only it defines)" % where)
+    return problems, len(arrows)
+
+
+def print_graph(folder, edges, by_module, say):
+    """The module graph of one folder (src/host, tools, ...): each module's uses inside the
+    folder, then the other folders it uses."""
+    folder = folder.rstrip("/")
+    mods = sorted(m for m in by_module if os.path.dirname(m) == folder)
+    if not mods:
+        say("graph: no module in %s/" % folder)
+        return
+    say("module graph of %s/ (A: what A includes or calls; [f/]: modules of other folders):"
+        % folder)
+    for a in mods:
+        uses = edges.get(a, ())
+        inside = sorted(os.path.basename(b) for b in uses if os.path.dirname(b) == folder)
+        outside = sorted({os.path.dirname(b) + "/" for b in uses if os.path.dirname(b) != folder})
+        say("  %-16s %s" % (os.path.basename(a) + ":", "  ".join(
+            x for x in (", ".join(inside), "[%s]" % ", ".join(outside) if outside else "") if x)))
+
+
 # ---- the report ---------------------------------------------------------------------------
 
 def size_report(files, say):
@@ -338,6 +676,8 @@ def main():
     ap.add_argument("--allow", default="", metavar="NAME[,NAME]",
                     help="functions allowed over their limit for now")
     ap.add_argument("--quiet", action="store_true", help="only the problems and the last line")
+    ap.add_argument("--graph", metavar="FOLDER", action="append", default=[],
+                    help="also print the module graph of FOLDER (src/host, tools, ...); repeatable")
     args = ap.parse_args()
     allow = {a.strip() for a in args.allow.split(",") if a.strip()}
     root = os.path.abspath(args.root)
@@ -387,6 +727,23 @@ def main():
     for p in long_ones:
         print("  " + p)
     problems += long_ones
+
+    for folder in args.graph:
+        print_graph(folder, edges, by_module, print)
+
+    drawn, narrows = diagram_problems(root, edges, by_module)
+    print("the diagram of %s: %d arrow(s), %s" % (DIAGRAM_DOC, narrows, "%d false" % len(drawn)
+                                                  if drawn else "every one a dependency"))
+    for p in drawn:
+        print("  " + p)
+    problems += drawn
+
+    text = text_problems(root, Tree(root))
+    print("paths and history words in the text: %s"
+          % ("%d problem(s)" % len(text) if text else "none stale"))
+    for p in text:
+        print("  " + p)
+    problems += text
 
     print("structure: OK" if not problems else "structure: %d problem(s)" % len(problems))
     return 1 if problems else 0

@@ -5,8 +5,8 @@
  * parameters and what was measured with them; the host's OpenBLAS (core type and threads: the
  * CPU share's sanity check) and each device's CPU/GPU split model.
  *
- * Links clhgemm_internal for the private lookup (src/tuning.h); it shows exactly what a GEMM
- * call would select, the CLHGEMM_*GEMM_PARAMS override included.
+ * Links clhgemm_internal for the private lookup (src/tuning/resolve.h); it shows exactly what a
+ * GEMM call would select, the CLHGEMM_*GEMM_PARAMS override included.
  *
  *   clhgemm-info [--devices SPEC]
  * Exit status: 0, 1 on an error, 77 when the machine has no OpenCL device.

@@ -10,8 +10,8 @@
  *   tune_copy.c      copy/pack kernel search, next to clEnqueueCopyBuffer
  *   tune_pipeline.c  bus bandwidth, kernel rate vs tile shape, pack threads, routing figures,
  *                    queue count
- *   tune_cpumodel.c  seed 004's CPU/GPU split model (T_gpu, T_cpu, transfers, gamma) and the
- *                    guided search over the share as its check
+ *   tune_cpumodel.c  the CPU/GPU split model of Garcia, Cuenca and Gimenez (T_gpu, T_cpu,
+ *                    transfers, gamma) and the guided search over the share as its check
  *   tune_worker.c    build workers: child processes that compile candidate kernels in parallel
  *   tune_common.c    the run's options and state, clock, log and progress output, random fills,
  *                    kernel timing (tune_common.h; used by all of the above, calls none of them)

@@ -9,7 +9,8 @@
  * 1024 x 1024 x 8192 and 512 x 512 x 32768, tall on 8192 x 256 x 4096, 16384 x 256 x 16384 and
  * 8192 x 128 x 8192, tall_thin on 8192 x 64 x 8192 and 16384 x 32 x 8192 on GPUs) by the geometric mean of the rates, so that a configuration good
  * for one shape and bad for the class's others does not win (one representative shape did:
- * issue 22's sweep after the first class tuning, 512 x 512 x 32768 and 8192 x 64 x 8192 slower).
+ * the H100 sweep over the classes after the first class tuning, 512 x 512 x 32768 and
+ * 8192 x 64 x 8192 slower).
  *
  * Candidates, most promising first (a short budget times the head of the list): the entry's
  * main parameters unsplit (the reference: what the class ran before it had its own

@@ -1,9 +1,9 @@
 /*
- * tune_copy.c -- the copy-kernel search of clhgemm-tune: the PACK kernels of src/codegen.c over
- * seed 002's six parameters (work-group tile TILE_I x TILE_P, work-item tile WPT_I x WPT_P,
- * unroll degrees UD_I, UD_P) plus the local-memory padding of the transposing variant, for both
- * variants (source contiguous along i, and transposing), reported in GB/s next to
- * clEnqueueCopyBuffer of the same bytes measured in the same run.
+ * tune_copy.c -- the copy-kernel search of clhgemm-tune: the PACK kernels of src/kernels/codegen.c
+ * over the six parameters of Matsumoto et al.'s copying kernels (work-group tile TILE_I x TILE_P,
+ * work-item tile WPT_I x WPT_P, unroll degrees UD_I, UD_P) plus the local-memory padding of the
+ * transposing variant, for both variants (source contiguous along i, and transposing), reported in
+ * GB/s next to clEnqueueCopyBuffer of the same bytes measured in the same run.
  *
  * The space is small (hundreds), so the search is two stages: every blocking (the four tile
  * parameters) with full unroll and the default padding, then the unroll degrees and paddings

@@ -1,8 +1,8 @@
 /*
- * tune_cpumodel.c -- clhgemm-tune --cpu-model: seed 004's CPU/GPU split model of the host
- * GEMM, measured on this machine and stored in the tuning database (model.cpu_share.{s,d},
- * docs/TUNING.md), which the library's CLHGEMM_CPU_SHARE=auto then uses (src/host.c,
- * model_rows; the model itself is src/cpu/share_blas.h's chg_split_model_t).
+ * tune_cpumodel.c -- clhgemm-tune --cpu-model: the CPU/GPU split model of the host GEMM (Garcia,
+ * Cuenca and Gimenez), measured on this machine and stored in the tuning database
+ * (model.cpu_share.{s,d}, docs/TUNING.md), which the library's CLHGEMM_CPU_SHARE=auto then uses
+ * (src/host/share.c, model_rows; the model itself is src/cpu/share_blas.h's chg_split_model_t).
  *
  * Per precision, within the phase's share of the budget:
  *   1. transfers: pinned blocking copies of 4 KiB .. 64 MiB each way, t = t_s + bytes * t_w by

@@ -1,8 +1,8 @@
 /*
  * tune_gemm_int.h -- what the files of clhgemm-tune's GEMM search share (tune_gemm.c and
  * tune_gemm_{space,order,problem,final,record}.c): a candidate, the search's state, and the
- * functions one of these files defines for another, prefixed tg_. Its own name (not tune_gemm.h)
- * keeps it a module of its own, so that the phase's file and the files it calls do not form a
+ * functions one of these files defines for another, prefixed tg_. Named apart from tune_gemm.c,
+ * it is a module of its own, so that the phase's file and the files it calls do not form a
  * cycle; the other phases see only tune.h.
  *
  * Calls go one way: tune_gemm.c calls all of them; tune_gemm_final.c calls tune_gemm_problem.c

@@ -1,6 +1,6 @@
 /*
  * tune_pipeline.c -- the host-pipeline measurements of clhgemm-tune, for the planner of
- * src/host.c:
+ * src/host/plan.c:
  *   - bus bandwidth each way, from pageable memory (malloc) and from pinned memory (a mapped
  *     CL_MEM_ALLOC_HOST_PTR buffer), blocking clEnqueueWrite/ReadBuffer, best of a few;
  *   - the GEMM kernel's rate against the tile shape (square and rectangular m x n x k from 1024

@@ -15,7 +15,7 @@
 #include "bench_gemm_priv.h"
 #include "cli.h"
 
-/* --shapes sweep (issue 22 item 4): where ours stands against the competitors over the shapes
+/* --shapes sweep: where ours stands against the competitors over the shapes
  * that matter besides large powers of two. Squares (non-powers of two included), rank-k updates
  * (large m = n, small k), large k with a small C, tall-skinny both ways, rectangles. */
 static const shape_t sweep_shapes[] = {

@@ -27,8 +27,8 @@
  * appends one row per size and precision as they finish. Exit status 1 if any check warned or
  * ours failed.
  *
- * --cpu-share runs the CPU-share comparison instead (issue 6), per size and precision, in the
- * same run on the same arrays, one handle at a time:
+ * --cpu-share runs the CPU-share comparison instead (docs/ARCHITECTURE.md, "CPU share"), per
+ * size and precision, in the same run on the same arrays, one handle at a time:
  *   gpu-only      the handle with the CPU share off
  *   auto-slab     CPU share auto (the tuning entry's split model when it has one, else the
  *                 run-time rates), slab scheduler
@@ -41,9 +41,9 @@
  * the measured, each hybrid's result checked once (BLIS's cheap check against the same C0), and a
  * CSV line per case (--cpu-csv FILE).
  *
- * --sweep runs the size sweep instead (issue 19 item 5): n = 64 ... 16384 (--sizes, times
- * --scale, at most --max-n), each precision, beta 0 and 0.5, pageable arrays; per case OpenBLAS
- * alone (one call on C0 is the reference, then its rate), the device-only rate
+ * --sweep runs the size sweep instead (is a call of any size dearer than OpenBLAS?): n = 64 ...
+ * 16384 (--sizes, times --scale, at most --max-n), each precision, beta 0 and 0.5, pageable arrays;
+ * per case OpenBLAS alone (one call on C0 is the reference, then its rate), the device-only rate
  * (clhgemm_?gemm_cl on buffers already on the device, kernels enqueued back to back), ours on the
  * handle as the environment makes it (auto routing unless CLHGEMM_ROUTE says otherwise) and ours
  * on a second handle created with CLHGEMM_ROUTE=device, each way's first call on C0 checked

@@ -1,5 +1,5 @@
 /*
- * bench_host_cpushare.c -- clhgemm-bench-host --cpu-share (issue 6): per size and precision, on
+ * bench_host_cpushare.c -- clhgemm-bench-host --cpu-share: per size and precision, on
  * the same arrays in the same run, one handle at a time, the GPU-only handle, the CPU share auto
  * and at a forced fraction under each scheduler (slab, strips: CLHGEMM_CPU_SCHED set per case
  * and restored after), and OpenBLAS alone on a slab of rows; each hybrid's first result checked

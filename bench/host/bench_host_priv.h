@@ -2,7 +2,7 @@
  * bench_host_priv.h -- what the files of clhgemm-bench-host's per-size runs and --cpu-share
  * share (bench_host.c and bench_host_{opts,problem,run,size,output,cpushare}.c; the sweep has its
  * own, bench_host_sweep.h): the per-size result, the cheap check's vectors, and the functions one
- * of these files defines for another, prefixed bh_. Its own name (not bench_host.h) keeps it a
+ * of these files defines for another, prefixed bh_. Named apart from bench_host.c, it is a
  * module of its own, so that main's file and the files it calls do not form a cycle.
  */
 #ifndef CLHGEMM_BENCH_HOST_PRIV_H

@@ -1,5 +1,5 @@
 /*
- * bench_host_sweep.c -- clhgemm-bench-host --sweep (issue 19): host calls of every size, ours
+ * bench_host_sweep.c -- clhgemm-bench-host --sweep: host calls of every size, ours
  * (auto route) against ours on the device route, OpenBLAS alone, the device-only rate and the
  * host bound; table, CSV, gnuplot PNG (the mode as a whole: bench_host.c's top comment).
  *

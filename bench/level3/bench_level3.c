@@ -46,7 +46,7 @@
  *       [--host [--devices SPEC] [--xt-devices N] [--no-xt]]
  *
  * --host: the host-memory routines instead (clhgemm_{s,d}{symm,syrk,syr2k,trmm,trsm} on a
- * handle: matrices in ordinary host memory, the pipeline of host.c over the handle's devices),
+ * handle: matrices in ordinary host memory, the pipeline of src/host/ over the handle's devices),
  * next to the host-memory GEMM of the same size (clhgemm_{s,d}gemm on the same handle and
  * operands), in the same run with interleaved reps; a rep is the synchronous call, host clock;
  * TRMM's and TRSM's B is restored with memcpy before every rep, outside the timing. The checks
@@ -56,10 +56,11 @@
  * default 1; B restored before every call outside the timing, its reps run as one block after
  * ours, since each cublasXt measurement creates its own handle), checked like ours.
  *
- * The program in parts: bench_level3_opts.c (the options), _problem.c (a job, its data, the
- * checks), _ours.c (clhgemm's calls), _refs.c (CLBlast, OpenBLAS, cublasXt, cuBLAS), _job.c (a
- * job on device buffers, the timing loop), _host.c (a job of --host), _report.c (the lines, CSV
- * and summary); what they share is bench_level3_int.h. This file: the device, its context and
+ * The program in parts: bench_level3_opts.c (the options), bench_level3_problem.c (a job, its
+ * data, the checks), bench_level3_ours.c (clhgemm's calls), bench_level3_refs.c (CLBlast,
+ * OpenBLAS, cublasXt, cuBLAS), bench_level3_job.c (a job on device buffers, the timing loop),
+ * bench_level3_host.c (a job of --host), bench_level3_report.c (the lines, CSV and summary); what
+ * they share is bench_level3_int.h. This file: the device, its context and
  * queue, the handle of --host, the banner, the loop over precisions, sizes and routines, the exit
  * status.
  */

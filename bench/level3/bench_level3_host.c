@@ -3,7 +3,8 @@
  * host-memory GEMM of the same size on the run's handle, over ordinary host arrays (TRMM's and
  * TRSM's B restored with memcpy before every rep, outside the timing), the first calls with what
  * the handle did (devices, tiles, bytes), then cublasXt's TRSM where that column runs. The row,
- * the timing loop and the output are those of the device jobs (bench_level3_job.c, _report.c).
+ * the timing loop and the output are those of the device jobs (bench_level3_job.c,
+ * bench_level3_report.c).
  */
 #define _POSIX_C_SOURCE 200809L
 

@@ -2,7 +2,7 @@
  * bench_level3_int.h -- what the parts of clhgemm-bench-level3 share (bench_level3*.c; the
  * program is described at the top of bench_level3.c): the routine and library indices, the
  * options, a job (one routine call's operands), a row of results, the run's context, and the
- * functions one part calls in another. Its own name, not bench_level3.h, so that the parts
+ * functions one part calls in another. Named apart from bench_level3.c, so that the parts
  * that include it do not depend on main's file.
  */
 #ifndef CLHGEMM_BENCH_LEVEL3_INT_H

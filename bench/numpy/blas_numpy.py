@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""blas_numpy.py -- numpy on whatever libblas.so.3 the process loads (issue 20's benchmark).
+"""blas_numpy.py -- numpy on whatever libblas.so.3 the process loads (the drop-in's benchmark).
 
 Run it twice in one session, once with clhgemm's drop-in first in LD_LIBRARY_PATH and once with
 OpenBLAS's libblas.so.3 (bench/gpu_record.sh stage `blasnumpy` does both), and compare:

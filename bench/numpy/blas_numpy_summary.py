@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""blas_numpy_summary.py -- issue 20's comparison over several processes of each library.
+"""blas_numpy_summary.py -- numpy on the drop-in and on OpenBLAS over several processes of each.
 
 bench/numpy/blas_numpy.py prints one process's figures; between processes on the GPU machine they
 spread widely at small sizes (OpenBLAS float64 n = 256: 28-259 GFLOP/s, the first product of a

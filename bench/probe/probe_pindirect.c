@@ -1,11 +1,11 @@
 /*
- * probe_pindirect.c -- diagnostic (issue 19 item 4 / issue 20's DGEMM 8192 from numpy). The host
- * pipeline moves C home in two steps: a device->pinned-staging read (bus), then the pack threads'
- * copy from staging into the caller's pageable C (host memory). When the host's copy rate is below
- * the bus's, that second copy binds mid-size calls. Can the device read straight into the caller's
- * C instead, if the caller's pages are pinned by a CL_MEM_USE_HOST_PTR buffer held over them
- * (which on CUDA-based drivers registers the range, so that an ordinary clEnqueueRead/Write of a
- * pointer inside it is a direct DMA)?
+ * probe_pindirect.c -- diagnostic (the zero-copy trial; numpy's DGEMM 8192 through the drop-in).
+ * The host pipeline moves C home in two steps: a device->pinned-staging read (bus), then the pack
+ * threads' copy from staging into the caller's pageable C (host memory). When the host's copy rate
+ * is below the bus's, that second copy binds mid-size calls. Can the device read straight into the
+ * caller's C instead, if the caller's pages are pinned by a CL_MEM_USE_HOST_PTR buffer held over
+ * them (which on CUDA-based drivers registers the range, so that an ordinary clEnqueueRead/Write of
+ * a pointer inside it is a direct DMA)?
  *
  * Per size (--sizes, MiB; a square column-major matrix of doubles of about that size, "C"), the
  * median of --reps repetitions of each step, finished with clFinish and timed on the host:

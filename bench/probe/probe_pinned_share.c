@@ -1,5 +1,5 @@
 /*
- * probe_pinned_share.c -- diagnostic (issue 24, item 2: what bounds two GPUs from host memory).
+ * probe_pinned_share.c -- diagnostic (what bounds two GPUs from host memory?).
  * The host pipeline gives each device its own OpenCL context and its own pinned staging, so on
  * a row split every B panel is copied from the caller's pageable memory into pinned memory
  * twice, once per device; on two H100s the pack threads were the bound (86-90% busy). Could one

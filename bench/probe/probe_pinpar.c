@@ -1,7 +1,7 @@
 /*
- * probe_pinpar.c -- diagnostic (issue 19 item 4, issue 20's DGEMM 8192 from numpy). The earlier
- * zero-copy probes (probe_zerocopy.c, probe_pindirect.c) pinned the caller's matrix with ONE
- * clCreateBuffer(CL_MEM_USE_HOST_PTR) over its whole range, at 20-31 GB/s on touched pages and
+ * probe_pinpar.c -- diagnostic (the zero-copy trial; numpy's DGEMM 8192 through the drop-in). The
+ * earlier zero-copy probes (probe_zerocopy.c, probe_pindirect.c) pinned the caller's matrix with
+ * ONE clCreateBuffer(CL_MEM_USE_HOST_PTR) over its whole range, at 20-31 GB/s on touched pages and
  * 4.4 GB/s on fresh ones: slower than the pack threads' copies into pinned staging. This probe asks
  * whether pinning scales with threads: P threads each pin one piece of the matrix at the same time
  * and enqueue the DMA of their piece at once (a pointer inside a registered range is a direct DMA

@@ -1,5 +1,5 @@
 /*
- * probe_zerocopy.c -- diagnostic (issue 19, item 4: the zero-copy trial). Can the host pipeline
+ * probe_zerocopy.c -- diagnostic (the zero-copy trial). Can the host pipeline
  * pin the caller's pageable matrix in place (clCreateBuffer with CL_MEM_USE_HOST_PTR over the
  * caller's pages) and copy from it, instead of what it does today: N threads memcpy the pageable
  * memory into a pinned staging buffer (CL_MEM_ALLOC_HOST_PTR, mapped) while clEnqueueWriteBuffer

@@ -1,7 +1,7 @@
 /*
  * bench_smallcall.c -- clhgemm-bench-smallcall: what a host call routed to the CPU costs next
- * to a direct OpenBLAS call on the same arrays (issue 19: "a call routed to the CPU costs no
- * more than a direct OpenBLAS call").
+ * to a direct OpenBLAS call on the same arrays (the CPU route's promise: "a call routed to the
+ * CPU costs no more than a direct OpenBLAS call").
  *
  * For each precision, layout, transpose pair, beta (0, 0.5) and n (4 ... 64 by default), a
  * sample times `inner` back-to-back calls of clhgemm_{s,d}gemm on a handle (CLHGEMM_ROUTE as

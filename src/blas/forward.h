@@ -1,5 +1,5 @@
 /*
- * forward.h -- the BLAS drop-in's forwarding (issue 20): every function of the reference
+ * forward.h -- the BLAS drop-in's forwarding: every function of the reference
  * libblas.so.3 that clhgemm does not implement itself (src/blas/forward_symbols.txt) is an
  * exported trampoline that jumps through chg_blas_fwd_table[i] into the CPU BLAS
  * (src/cpu/blas_dlopen.c). cmake/blas_forward.cmake generates the trampolines, the two stubs below

@@ -1,6 +1,6 @@
 /*
- * extent.h -- whether a stored matrix, as a call declares it, can exist in memory (issue 23
- * item 4): the shape checks of every routine (core/gemm_api.c for GEMM, core/l3_map.c for SYMM,
+ * extent.h -- whether a stored matrix, as a call declares it, can exist in memory: the shape
+ * checks of every routine (core/gemm_api.c for GEMM, core/l3_map.c for SYMM,
  * SYRK, SYR2K, TRMM and TRSM) reject a call whose A, B or C would span more bytes than any
  * object can, with CLHGEMM_SIZE_OVERFLOW, before anything is read or written. Without it,
  * m = n = k = lda = ldb = ldc = INT_MAX passed the checks and the host pipeline computed

@@ -1,7 +1,7 @@
 /*
  * gemm_check.h -- the shape checks of a GEMM call, shared by the device-buffer front end
  * (core/gemm_api.c) and the host-memory one (host/entry.c). Inline, with the stored shapes they
- * derive: a small call routed to the CPU (issue 19: no dearer than OpenBLAS) pays for the checks
+ * derive: a small call routed to the CPU (to cost no more than OpenBLAS) pays for the checks
  * themselves and no call, no spilled arguments.
  */
 #ifndef CHG_GEMM_CHECK_H

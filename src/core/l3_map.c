@@ -1,7 +1,8 @@
 /*
  * l3_map.c -- SYMM, SYRK, SYR2K and TRMM on device buffers, all on the one GEMM core.
  *
- * As in seed 002, each routine is GEMM with different copying kernels: the core (gemm.c) packs
+ * As in Matsumoto et al.'s OpenCL level-3 BLAS (docs/ARCHITECTURE.md, papers), each routine is
+ * GEMM with different copying kernels: the core (gemm.c) packs
  * its operands per block anyway, so a symmetric operand is expanded from its stored triangle by
  * the pack (SYMM), a triangular one gets zeros outside its triangle and skips the k slices
  * those zeros would cost (TRMM), and a product of which only one triangle is wanted computes

@@ -42,7 +42,8 @@ int chg_splitk_slices(const chg_device_t *dev, const chg_gemm_params_t *gp, size
         const size_t target = cu * (gpu ? 2 : 1);
         /* no split once C fills one wave (a tile per compute unit): on the H100 DGEMM 1000^3
          * and 1024^3 (256 tiles of 64 x 64 for 132 SMs) ran 2-43% slower split in two, 768^3
-         * (144) -2..+6%, while 512^3 (64 tiles) gained 13-24% (session 9) */
+         * (144) -2..+6%, while 512^3 (64 tiles) gained 13-24% (2026-11-26, `git show
+         * 6c7d489:docs/perf/2026-11-26-h100-session9/small-split/`) */
         if (tiles >= cu) return 1;
         /* below it, enough slices for two waves, and a long k cut into slices of at most 4096 rows:
          * the reduce reads s * m * n partials, little beside m * n * k (512 x 512 x 32768 on

@@ -1,7 +1,8 @@
 /*
- * share_blas.c -- OpenBLAS for the CPU's share of a host GEMM, and seed 004's time model (see
- * share_blas.h). It reaches OpenBLAS through cpu/blas_table.h: without OpenBLAS at build
- * time (CLHGEMM_HAVE_OPENBLAS unset) the functions report that there is no CPU share.
+ * share_blas.c -- OpenBLAS for the CPU's share of a host GEMM, and the time model of Garcia,
+ * Cuenca and Gimenez (see share_blas.h). It reaches OpenBLAS through cpu/blas_table.h: without
+ * OpenBLAS at build time (CLHGEMM_HAVE_OPENBLAS unset) the functions report that there is no CPU
+ * share.
  *
  * OpenBLAS's thread count is process-wide state, so the products run under one mutex, each
  * with the thread count the pipeline's core budget gives it, and the caller's setting is

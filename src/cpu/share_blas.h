@@ -2,12 +2,15 @@
  * share_blas.h -- OpenBLAS for the CPU's share of a host-memory GEMM (share_blas.c owns it; it
  * reaches OpenBLAS through cpu/blas_table.h).
  *
- * The host pipeline (host.c) can give part of C to OpenBLAS on the host's cores while the GPUs
- * compute the rest: either a slab of rows split off by a ratio (seed 004) or column strips the
- * CPU takes from the shared band schedule like another device (seed 003's CPU-sized tiles).
+ * The host pipeline (src/host/) can give part of C to OpenBLAS on the host's cores while the GPUs
+ * compute the rest: either a slab of rows split off by a ratio (the hybrid GEMM of Garcia, Cuenca
+ * and Gimenez, "On optimization techniques for the matrix multiplication on hybrid CPU+GPU
+ * platforms") or column strips the CPU takes from the shared band schedule like another device
+ * (CPU-sized tiles, as in "Enabling and Scaling Matrix Computations on Heterogeneous Multi-Core
+ * and Multi-GPU Systems").
  * This module runs the CPU's products, reports what OpenBLAS is (core type, threads: a
  * misdetected core runs 5-7x slower, see docs/ENVIRONMENT.md), measures the CPU rate, and holds
- * seed 004's empirical time model T = k1*m*n*k + k2*m*n + k3, fitted by least squares.
+ * that paper's empirical time model T = k1*m*n*k + k2*m*n + k3, fitted by least squares.
  */
 #ifndef CHG_CPU_SHARE_BLAS_H
 #define CHG_CPU_SHARE_BLAS_H
@@ -45,7 +48,8 @@ int chg_cpu_gemm(chg_precision_t prec, int trans_a, int trans_b, size_t m, size_
  * library has no OpenBLAS. */
 double chg_cpu_rate(chg_precision_t prec, int threads);
 
-/* Seed 004's empirical time model of one GEMM: T = k1*m*n*k + k2*m*n + k3 (seconds). */
+/* The empirical time model of one GEMM (Garcia, Cuenca and Gimenez): T = k1*m*n*k + k2*m*n + k3
+ * (seconds). */
 typedef struct chg_tmodel_s {
     double k1, k2, k3;
 } chg_tmodel_t;
@@ -60,7 +64,8 @@ double chg_tmodel_eval(const chg_tmodel_t *t, double m, double n, double k);
 int chg_tmodel_fit(const double *m, const double *n, const double *k, const double *t, int count,
                    chg_tmodel_t *out, double *mean_rel_err);
 
-/* Seed 004's split model of a hybrid GEMM whose CPU takes m_c of the m rows of C (a slab):
+/* The split model of a hybrid GEMM (Garcia, Cuenca and Gimenez) whose CPU takes m_c of the m
+ * rows of C (a slab):
  *   T(m_c) = max(T_cpu(m_c, n, k) + gamma * T_comm(m - m_c), T_gpu(m - m_c, n, k) + T_comm(m - m_c))
  * with T_gpu and T_cpu the k1/k2/k3 models (T_gpu: the devices' host-memory call less its
  * transfers), T_comm the transfers of the devices' part, t_s + bytes * t_w per direction (A's

@@ -2,8 +2,8 @@
  * tiny.h -- the small-matrix GEMM of the CPU route (tiny.c owns it): C := alpha*op(A)*op(B) +
  * beta*C for m, n, k all at most CHG_TINY_MAX, on the calling thread, with no allocation, no
  * lock and no call into OpenBLAS, whose fixed cost per call (argument handling, its kernels'
- * setup) is most of the time of such a product (issue 19: a call routed to the CPU must cost no
- * more than a direct OpenBLAS call).
+ * setup) is most of the time of such a product, and a call routed to the CPU must cost no more
+ * than a direct OpenBLAS call.
  *
  * C's rows are taken in panels of one vector (64, 32 or 16 bytes), op(A)'s rows of a panel read
  * in place when A is not transposed (packed on the stack when it is), so that the inner loop

@@ -1,7 +1,7 @@
 /*
  * tiny_select.h -- which small GEMMs of the CPU route run cpu/tiny.h's kernel and which OpenBLAS
- * (tiny_select.c owns it; issue 19: a call routed to the CPU costs no more than a direct OpenBLAS
- * call, on every host).
+ * (tiny_select.c owns it), so that a call routed to the CPU costs no more than a direct OpenBLAS
+ * call on every host.
  *
  * Whether the kernel beats the CPU BLAS depends on the host: on the EPYC development VM it won
  * most shapes up to 32, on the H100 machine's Xeon OpenBLAS 0.3.21's own small-matrix kernels

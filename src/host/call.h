@@ -10,7 +10,7 @@
 #include "host/plan.h"
 
 /* The columns of one band (tile row) not yet taken: [lo, hi). Its owner takes tiles of bn
- * columns from the band's front (lo for even bands, hi for odd ones: seed 000's snake order);
+ * columns from the band's front (lo for even bands, hi for odd ones: HDGEMM's snake order);
  * a device with nothing left of its own, and the CPU share, take from the back of the fullest
  * band. */
 typedef struct chg_band_s {

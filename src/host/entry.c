@@ -131,8 +131,8 @@ static inline clhgemm_status_t host_gemm(clhgemm_handle_t h, chg_precision_t pre
     const char *name = prec == CHG_F64 ? "dgemm" : "sgemm";
     const double fm = m, fn = n, fk = k;
     /* The CPU route straight to cpu/route_calls.h with the caller's arguments: no lock, no clock,
-     * no allocation, nothing built that it does not use (issue 19: no dearer than OpenBLAS; a small
-     * product the library's own kernel, cheaper still). */
+     * no allocation, nothing built that it does not use, so that it costs no more than OpenBLAS (a
+     * small product the library's own kernel, cheaper still). */
     if (read_ab && (chg_route_surely_cpu(h, 2.0 * fm * fn * fk) ||
                     goes_to_cpu(h, &(chg_route_call_t){.prec = prec, .name = name, .m = (size_t)m, .n = (size_t)n,
                                                    .k = (size_t)k, .flops = 2.0 * fm * fn * fk,

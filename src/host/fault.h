@@ -1,5 +1,5 @@
 /*
- * fault.h -- a lost device does not lose the call (fault.c owns it; issue 23, item 1).
+ * fault.h -- a lost device does not lose the call (fault.c owns it).
  *
  * Any OpenCL error of one device during a host-memory call marks that device lost
  * (chg_device_lost): its driver stops, the parts of C it had taken and not written home go on

@@ -127,7 +127,7 @@ struct clhgemm_handle_s {
     int last_amode;
     struct chg_plan_cache_s *plans; /* plans of recent call shapes (host/plan.c) */
     /* CPU share (cpu/share_blas.c): mode, fixed fraction, scheduler, OpenBLAS threads, and the
-     * slowdown the share causes the pipeline (seed 004's gamma) */
+     * slowdown the share causes the pipeline (gamma of Garcia, Cuenca and Gimenez's model) */
     int cpu_mode;              /* CPU_OFF, CPU_AUTO, CPU_FIXED */
     double cpu_fixed;
     int cpu_sched;             /* CPU_SLAB or CPU_STRIPS */

@@ -127,7 +127,8 @@ int chg_plan_ramp(const chg_pctx_t *c, size_t bm, size_t bn, size_t bk)
 /* The start of a device after the first, in fixed step costs (chg_plan_time's setup term). */
 #define SETUP_STEPS 2.0
 
-/* Time model of a plan (seed 001's bound plus what the traces showed matters): the steady state
+/* Time model of a plan (the out-of-core GEMM paper's bound on block sizes from the bus bandwidth
+ * and the kernel rate, plus what the traces showed matters): the steady state
  * is bound by the slowest of kernel, bus each way and the pack threads; on top come the bursts
  * of A traffic when a band starts without prefetch, the pipeline's fill (first slice) and
  * drain (last tile home), the tail imbalance between devices, and a fixed cost per k step. */

@@ -2,10 +2,11 @@
  * plan.h -- the planner of a host-memory call (plan.c owns it): how many devices run it (the
  * first d of the handle), one tile shape for them -- C tiles bm x bn kept resident on a device
  * over the k loop, k walked in slices of bk -- and how a device holds A, chosen by a time model
- * (seed 001's bound plus what the H100 traces showed matters) within the device-memory and
- * pinned-memory budgets. A device beyond the first adds its start, its share of the fill and
- * drain through the pack threads all devices share, and up to a tile of tail imbalance, so a
- * mid-size call may be faster on fewer devices (CLHGEMM_PLAN_DEVICES=all: every device).
+ * (the out-of-core GEMM paper's bound plus what the H100 traces showed matters) within the
+ * device-memory and pinned-memory budgets. A device beyond the first adds its start, its share of
+ * the fill and drain through the pack threads all devices share, and up to a tile of tail
+ * imbalance, so a mid-size call may be faster on fewer devices (CLHGEMM_PLAN_DEVICES=all: every
+ * device).
  *
  * Inputs of the model (chg_pctx_t): the call's shape, the devices' kernel rate, bus rates each way,
  * the pack threads' rate, device copy rate, compute units and memory, and the level-3

@@ -1,5 +1,5 @@
 /*
- * prefault.h -- the caller's C faulted in ahead of the copies home (prefault.c owns it; issue 20).
+ * prefault.h -- the caller's C faulted in ahead of the copies home (prefault.c owns it).
  *
  * numpy's `a @ b` gives every call a fresh C: its pages are first touched by the pack threads'
  * copies of the result home, so the kernel's page faults and zeroing (512 MB: 120 ms of one

@@ -171,7 +171,7 @@ clhgemm_status_t chg_route_init(clhgemm_handle_t h)
  * to the size below the first. On the H100 machine's host OpenBLAS ran the rank-64 updates of
  * LAPACK's factorizations (m, n of 1024-8192, k = 64) at 340-580 GFLOP/s, about its 1024-cube
  * rate, and 4096 x 4096 x 128 at 600, but 4096 x 64 x 4032 at 200-290, its 256-cube rate
- * (2026-11-27, twenty-third session); 4x k had priced the updates at the 256-cube rate, half
+ * (2026-11-27); 4x k had priced the updates at the 256-cube rate, half
  * of what they ran at. */
 static double cpu_rate(clhgemm_handle_t h, const chg_route_call_t *rc)
 {

@@ -1,9 +1,9 @@
 /*
  * sched.h -- the tile schedule of a host-memory call (sched.c owns it): C's tile rows
  * ("bands") are claimed by the devices' drivers, each takes its band's tiles in snake order
- * (seed 000), one band ahead when prefetching A; a device with nothing left steals tiles from
- * the back of the fullest band, and the CPU share (strips) takes column strips the same way.
- * The drivers are those of the plan's devices (c->drivers: the first c->pl.ndev, host/run.c),
+ * (HDGEMM's "wriggled" order), one band ahead when prefetching A; a device with nothing left steals
+ * tiles from the back of the fullest band, and the CPU share (strips) takes column strips the same
+ * way. The drivers are those of the plan's devices (c->drivers: the first c->pl.ndev, host/run.c),
  * and the prefetch claims and the final-tile rule count only them. Every function runs under
  * the call's mutex.
  */

@@ -1,5 +1,6 @@
 /*
- * share.c -- the CPU's share of a host-memory GEMM (share.h): the decision (seed 004's split,
+ * share.c -- the CPU's share of a host-memory GEMM (share.h): the decision (the split of Garcia,
+ * Cuenca and Gimenez,
  * from the split model clhgemm-tune --cpu-model stored, else from OpenBLAS's measured rate)
  * and the threads that run it.
  */
@@ -12,9 +13,9 @@
 
 /* ---- the decision ---------------------------------------------------------------------------- */
 
-/* Seed 004's split for the slab: the CPU takes m_c rows so that its time equals the devices'
- * on the rest, slowed by gamma (the cores and memory bandwidth the share takes from the
- * pipeline): m_c * 2nk/r_cpu = (1 + gamma) * T_dev * (m - m_c)/m. Returns the rows and the
+/* The split for the slab (Garcia, Cuenca and Gimenez): the CPU takes m_c rows so that its time
+ * equals the devices' on the rest, slowed by gamma (the cores and memory bandwidth the share takes
+ * from the pipeline): m_c * 2nk/r_cpu = (1 + gamma) * T_dev * (m - m_c)/m. Returns the rows and the
  * predicted time; 0 rows when the hybrid would not be at least 2% faster. */
 static size_t split_rows(double m, double n, double k, double t_dev, double r_cpu, double gamma,
                          double *t_hybrid)
@@ -29,8 +30,8 @@ static size_t split_rows(double m, double n, double k, double t_dev, double r_cp
     return (size_t)mc;
 }
 
-/* The same split from the split model clhgemm-tune --cpu-model stored for the device (seed 004:
- * T_gpu, T_cpu, transfers, gamma), used instead of the rates above when the handle has one
+/* The same split from the split model clhgemm-tune --cpu-model stored for the device (their
+ * model: T_gpu, T_cpu, transfers, gamma), used instead of the rates above when the handle has one
  * device whose exact tuning entry has a model measured with the handle's OpenBLAS threads.
  * Returns 1 when the model applies, with the rows (0 unless 2% faster) and the time. */
 static int model_rows(clhgemm_handle_t h, chg_precision_t prec, double m, double n, double k,

@@ -1,8 +1,8 @@
 /*
- * share.h -- the CPU's share of a host-memory GEMM (share.c owns it): how much (seed 004's
- * split: a slab of C's bottom rows, or column strips taken from the band schedule while the
- * devices run; CLHGEMM_CPU_SHARE / CLHGEMM_CPU_SCHED) and the OpenBLAS threads that compute it
- * beside the device drivers.
+ * share.h -- the CPU's share of a host-memory GEMM (share.c owns it): how much (the split of
+ * Garcia, Cuenca and Gimenez's hybrid GEMM: a slab of C's bottom rows, or column strips taken from
+ * the band schedule while the devices run; CLHGEMM_CPU_SHARE / CLHGEMM_CPU_SCHED) and the OpenBLAS
+ * threads that compute it beside the device drivers.
  */
 #ifndef CHG_HOST_SHARE_H
 #define CHG_HOST_SHARE_H

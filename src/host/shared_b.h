@@ -1,5 +1,5 @@
 /*
- * shared_b.h -- B slices staged once for every device of a call (shared_b.c owns it; issue 24).
+ * shared_b.h -- B slices staged once for every device of a call (shared_b.c owns it).
  *
  * On a row split every device needs every B slice of its tile columns: with a staging ring per
  * device, each slice was copied from the caller's pageable memory into pinned memory once per

@@ -19,7 +19,7 @@
  * copies overlap the other slots' solves, the last strip's copy home overlaps its read-back,
  * and a faster device takes more strips.
  *
- * A lost device (host/fault.h, issue 23): B is written only from chunks read back, so a
+ * A lost device (host/fault.h): B is written only from chunks read back, so a
  * strip that failed anywhere on a device before its read-back still holds its input in B; a
  * read-back that fails part way leaves the chunks home solved and the rest (independent
  * columns) holding their input, which are solved on the CPU at once. An OpenCL error of a

@@ -3,10 +3,10 @@
  *
  * Why generated rather than a fixed .cl file: each variant is specialised on its direction of
  * contiguity and on beta == 0, and its blocking (work-group tile, work-item tile) is a tuning
- * parameter (seed 002 tunes exactly these); emitting the loops with compile-time trip counts
- * lets every compiler unroll them. Index arithmetic on user buffers is 64-bit (ulong: a user
- * matrix may exceed 2^31 elements); on workspace buffers it is 32-bit (src/core/workspace.c keeps them
- * below 2^31 elements).
+ * parameter (Matsumoto et al.'s copying kernels tune exactly these); emitting the loops with
+ * compile-time trip counts lets every compiler unroll them. Index arithmetic on user buffers is
+ * 64-bit (ulong: a user matrix may exceed 2^31 elements); on workspace buffers it is 32-bit
+ * (src/core/workspace.c keeps them below 2^31 elements).
  */
 #include "kernels/codegen.h"
 
@@ -83,7 +83,7 @@ static void emit_header(const chg_device_t *dev, const chg_copy_params_t *p, chg
                       "#define LX (TILE_I / WPT_I)\n#define LY (TILE_P / WPT_P)\n",
                    p->tile_i, p->tile_p, p->wpt_i, p->wpt_p);
     chg_str_append(s, "#define UNROLL _Pragma(\"unroll\")\n");
-    /* Seed 002's unroll degrees (0: unroll completely). */
+    /* The unroll degrees of Matsumoto et al.'s copying kernels (0: unroll completely). */
     if (p->ud_i > 0) chg_str_printf(s, "#define UNROLL_I _Pragma(\"unroll %d\")\n", p->ud_i);
     else chg_str_append(s, "#define UNROLL_I UNROLL\n");
     if (p->ud_p > 0) chg_str_printf(s, "#define UNROLL_P _Pragma(\"unroll %d\")\n", p->ud_p);

@@ -3,9 +3,9 @@
  *
  * The GEMM kernel wants its operands packed (params.h). These kernels put them there and put
  * the result back, and they are generated at run time from a small explicit parameter set in
- * the spirit of seed 002: a two-level blocking (work-group tile TILE_I x TILE_P, work-item tile
- * WPT_I x WPT_P, loops over the work-item tile unrolled UD_I / UD_P times, fully by default)
- * plus a local-memory padding for the transposing variant. Kinds:
+ * the spirit of Matsumoto et al.'s copying kernels: a two-level blocking (work-group tile TILE_I x
+ * TILE_P, work-item tile WPT_I x WPT_P, loops over the work-item tile unrolled UD_I / UD_P times,
+ * fully by default) plus a local-memory padding for the transposing variant. Kinds:
  *   PACK      dst[dst_off + (i/blk)][p][i%blk] = X(i,p) for i < rows, p < cols, zero elsewhere up to the
  *             padded extents; X(i,p) = src[off + i + p*ld] (SRC_CONTIG_I) or
  *             src[off + p + i*ld] (transposing, staged through local memory for coalescing).
@@ -47,8 +47,8 @@ typedef struct chg_copy_params_s {
     int tile_i, tile_p; /* work-group tile in elements (i is the contiguous output dimension) */
     int wpt_i, wpt_p;   /* elements per work-item in each dimension */
     int pad;            /* extra local-memory columns for the transposing PACK (bank conflicts) */
-    int ud_i, ud_p;     /* unroll degrees of the work-item loops along i and p (seed 002's
-                         * M_ud, N_ud); 0 = unroll completely. The transposing PACK has one
+    int ud_i, ud_p;     /* unroll degrees of the work-item loops along i and p (Matsumoto
+                         * et al.'s M_ud, N_ud); 0 = unroll completely. The transposing PACK has one
                          * loop per phase: ud_p unrolls its reads (along p), ud_i its writes. */
 } chg_copy_params_t;
 

@@ -78,8 +78,8 @@ int chg_shape_class_parse(const char *name)
 
 void chg_shape_class_example(int cls, int gpu, size_t *m, size_t *n, size_t *k)
 {
-    /* GPU shapes from the sweep of issue 22, CPU ones with less work (a tuner's candidate
-     * costs tens of milliseconds on PoCL); each inside its class */
+    /* GPU shapes from the H100 sweep over the classes (bench-gemm --shapes), CPU ones with less
+     * work (a tuner's candidate costs tens of milliseconds on PoCL); each inside its class */
     static const size_t g[CHG_SHAPE_NCLASSES][3] = {
         {8192, 8192, 4096}, {2048, 3072, 1536}, {1000, 1000, 1000}, {4096, 4096, 128},
         {1024, 1024, 8192}, {8192, 256, 4096},  {256, 8192, 4096}, {8192, 64, 8192},
@@ -99,8 +99,8 @@ void chg_shape_class_example(int cls, int gpu, size_t *m, size_t *n, size_t *k)
 
 int chg_shape_class_examples(int cls, int gpu, size_t out[CHG_SHAPE_MAX_EXAMPLES][3])
 {
-    /* GPU shapes: issue 22's sweep (each class's shapes there, and the far end of the class);
-     * CPU shapes with less work. 0 ends a list. */
+    /* GPU shapes: the H100 sweep over the classes (each class's shapes there, and the far end of
+     * the class); CPU shapes with less work. 0 ends a list. */
     static const size_t g[CHG_SHAPE_NCLASSES][CHG_SHAPE_MAX_EXAMPLES][3] = {
         {{8192, 8192, 4096}, {8192, 8192, 8192}},
         {{2048, 3072, 1536}, {2000, 2000, 2000}, {4096, 4096, 512}},

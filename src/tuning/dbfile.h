@@ -121,7 +121,7 @@ typedef struct chg_tuning_prec_s {
 #define CHG_TUNING_TRSM_NB_STEP 16
 #define CHG_TUNING_TRSM_NB_MAX 4096
 
-/* Host pipeline figures of one device (for the planner of src/host.c). */
+/* Host pipeline figures of one device (read at handle creation: src/host/create.c). */
 typedef struct chg_tuning_pipeline_s {
     int present;
     double h2d_pageable_gbs, d2h_pageable_gbs; /* clEnqueueWrite/ReadBuffer from malloc */
@@ -134,10 +134,10 @@ typedef struct chg_tuning_pipeline_s {
     chg_tuning_point_t queue_seconds[CHG_TUNING_MAX_POINTS]; /* queues -> seconds of a GEMM */
 } chg_tuning_pipeline_t;
 
-/* The CPU/GPU split model of one precision (seed 004; share_blas.h evaluates it), measured by
- * clhgemm-tune --cpu-model on the machine of the device: stored under "model": {"cpu_share":
- * {"s": {...}, "d": {...}}} (docs/TUNING.md). Only an exact entry gives it (it describes the
- * host's CPU and bus as much as the device). */
+/* The CPU/GPU split model of one precision (Garcia, Cuenca and Gimenez; share_blas.h evaluates it),
+ * measured by clhgemm-tune --cpu-model on the machine of the device: stored under "model":
+ * {"cpu_share": {"s": {...}, "d": {...}}} (docs/TUNING.md). Only an exact entry gives it (it
+ * describes the host's CPU and bus as much as the device). */
 typedef struct chg_tuning_cpumodel_s {
     int present;
     chg_split_model_t split;  /* T_gpu, T_cpu (k1, k2, k3), transfers (t_s, t_w each way), gamma */
