@@ -4,8 +4,9 @@
  * laswp       LU's row interchanges on a range of columns: for s = s0 .. s1 - 1 in order (or
  *             in reverse: getrs with a transposed A), rows s and piv[s] of every column are
  *             exchanged (0-based rows of the view,
- *             piv[s] >= s as getrf gives them; element (i, j) at off + i * rs + j * cs, so a
- *             view stored transposed swaps contiguous rows). One work-item per column, the
+ *             piv[s] >= s as getrf gives them; element (i, j) at off + (i - rbase) * rs +
+ *             j * cs, rbase the view row where the block starts, so a view stored transposed
+ *             swaps contiguous rows). One work-item per column, the
  *             interchanges in order: a column's swaps depend on each other, different columns'
  *             never. Column-major rows are strided, so a row swap cannot be coalesced; the
  *             factorization's interchanges move about n^2 elements in all, a few per cent of
@@ -34,7 +35,7 @@ typedef float real;
 
 __kernel void laswp(__global real *a, const ulong off, const ulong rs, const ulong cs,
                     const uint ncols, const uint s0, const uint s1, __global const int *piv,
-                    const int forward)
+                    const int forward, const uint rbase)
 {
     const uint j = get_global_id(0);
     if (j >= ncols) return;
@@ -43,9 +44,10 @@ __kernel void laswp(__global real *a, const ulong off, const ulong rs, const ulo
         const uint s = forward ? s0 + q : s1 - 1 - q;
         const ulong p = (ulong)piv[s];
         if (p != s) {
-            const real t = col[(ulong)s * rs];
-            col[(ulong)s * rs] = col[p * rs];
-            col[p * rs] = t;
+            const ulong x = (ulong)(s - rbase) * rs, y = (p - rbase) * rs;
+            const real t = col[x];
+            col[x] = col[y];
+            col[y] = t;
         }
     }
 }

@@ -11,8 +11,11 @@
  * every matrix runs many steps: look-ahead, late blocks catching up, LU's interchanges across
  * panels. Arguments: s|d, host|device|fault, and optionally the kinds to run (potrf getrf
  * geqrf); `fault` is host memory with a new handle per case, for CLHGEMM_FAULT_INJECT (the
- * factorization finishes on the CPU, the handle drops the device).
+ * factorization finishes on the CPU, the handle drops the device); `ooc` host memory with a new
+ * handle per case whose CLHGEMM_DEVICE_MEMORY_LIMIT holds about half the matrix, so that it is
+ * factored out of core (windows of block columns, earlier panels streamed from host memory).
  */
+#define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -219,6 +222,8 @@ typedef struct dev_s {
     tc_env_t env;
     int device; /* device buffers instead of host memory */
     int fault;  /* a handle per case (CLHGEMM_FAULT_INJECT loses a device once per handle) */
+    int ooc;    /* a handle per case whose memory limit holds about half the matrix */
+    size_t ndevs; /* the devices a handle opens */
 } dev_t;
 
 static clhgemm_status_t run(dev_t *d, const prob_t *p, void *a, int *ipiv, void *tau, int *info)
@@ -262,7 +267,23 @@ static void one(dev_t *d, const prob_t *p, tc_rng_t *rng)
     snprintf(tag, sizeof tag, "%c%s %s %s m=%zu n=%zu lda=%zu fail_at=%d", p->dbl ? 'd' : 's',
              kname(p->kind), p->trans ? "row" : "col", d->device ? "device" : "host", p->m, p->n,
              p->lda, p->fail_at);
-    if (d->fault) {
+    if (d->ooc) {
+        /* out of core where the matrix has 6 blocks of 16 or more: 85% of what it needs in
+         * core (the matrix, QR's V, T and W, a transposed view's panel copy), of which the
+         * factorization takes three quarters; smaller ones stay in core */
+        const char *nbs = getenv("CLHGEMM_FACTOR_NB");
+        const size_t nb = nbs ? (size_t)atoi(nbs) : 16, nbk = (p->n + nb - 1) / nb;
+        const int qr = p->kind == CHG_FACT_GEQRF, lu = p->kind == CHG_FACT_GETRF;
+        const size_t nd = d->ndevs; /* each device holds its share and two panel buffers */
+        const double incore = (double)(p->m * p->n / nd + (nd > 1) * 2 * p->m * nb +
+                                       (p->trans && (qr || lu)) * p->m * nb +
+                                       qr * (p->m * nb + nbk * nb * nb + nb * p->n / nd));
+        const double lim = p->n >= 96 ? 0.85 * incore * (double)es / 0.75 : 1e9;
+        char txt[32];
+        snprintf(txt, sizeof txt, "%.0f", lim);
+        setenv("CLHGEMM_DEVICE_MEMORY_LIMIT", txt, 1);
+    }
+    if (d->fault || d->ooc) {
         if (d->h) clhgemm_destroy(d->h);
         d->h = NULL;
         if (clhgemm_create(&d->h, NULL) != CLHGEMM_SUCCESS) {
@@ -314,13 +335,20 @@ out:
 int main(int argc, char **argv)
 {
     if (argc < 3) {
-        fprintf(stderr, "usage: test_fact s|d host|device|fault [potrf] [getrf] [geqrf]\n");
+        fprintf(stderr, "usage: test_fact s|d host|device|fault|ooc [potrf] [getrf] [geqrf]\n");
         return 2;
     }
     const int dbl = argv[1][0] == 'd';
     dev_t d = {0};
     d.device = !strcmp(argv[2], "device");
     d.fault = !strcmp(argv[2], "fault");
+    d.ooc = !strcmp(argv[2], "ooc");
+    d.ndevs = 1;
+    if (d.ooc) {
+        size_t cnt = 0;
+        clhgemm_devices_get(NULL, NULL, 0, &cnt);
+        d.ndevs = cnt ? cnt : 1;
+    }
     int rc = tc_open(&d.env);
     if (rc) return rc;
     if (dbl && !d.env.has_fp64) {

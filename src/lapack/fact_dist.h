@@ -51,7 +51,7 @@ typedef struct chg_fdev_s {
     cl_command_queue qk, qh, qd; /* kernels, panels up, down (the handle's, or the caller's) */
     cl_command_queue qu;       /* the bulk upload of its blocks (its own: never behind a panel) */
     chg_dview_t mat;           /* its blocks (host memory), or the caller's buffer */
-    size_t ncols;              /* local columns */
+    size_t ncols;              /* local columns (of the largest window) */
     int own_mat;
     cl_mem pan[CHG_FACT_PANELS]; /* several devices: other owners' panels */
     size_t pan_ld;
@@ -59,6 +59,13 @@ typedef struct chg_fdev_s {
     cl_mem v, t, w;            /* QR: V with its unit diagonal (m x nb); every panel's T (nb x nb
                                 * each, panel k's at k nb^2); W (nb x ncols) */
     cl_mem piv;                /* LU: the pivots so far, 0-based rows of the view */
+    cl_event pan_free[CHG_FACT_PANELS]; /* the kernel queue's last use of pan[i] (its panel's
+                                * trailing update): the next panel into it waits for that */
+    cl_event col_free;         /* the kernel queue's last use of col (its transpose into place) */
+    cl_mem stage[2];           /* out of core: earlier windows' panels on their way through */
+    cl_event ring[4];          /* the last DMA out of each pinned region of their stream (the
+                                * regions are free again once it has ended) */
+    size_t ring_reg;           /* the regions' size in the last piece */
     size_t nblk;               /* blocks it owns */
     struct upl_s *uploader;    /* its upload thread (fact_xfer.c) */
     int lost;                  /* a command of it failed in this call (err) */
@@ -71,6 +78,11 @@ typedef struct chg_fact_s {
     clhgemm_handle_t h;        /* NULL on device buffers */
     size_t es, nb, nblk;       /* element size, panel width, block columns of the view */
     size_t kmax, nsteps;       /* min(m, n); panels: ceil(kmax / nb) */
+    /* Residency: the devices hold the blocks of one window [w0, w1) at a time; wblk blocks per
+     * window (a multiple of the device count; nblk: the whole matrix, in core). Out of core,
+     * the panels of earlier windows stream in from the caller's matrix through stage[2] on each
+     * device, stage_blk panels at a time (fact_xfer.c). */
+    size_t wblk, w0, w1, stage_blk;
     int ndev;
     chg_fdev_t *fd;
     int *owner;                /* block -> device */
@@ -124,11 +136,17 @@ static inline chg_dview_t chg_fact_block(const chg_fact_t *f, size_t j, size_t i
     return chg_fact_local(f, f->owner[j], i, f->lcol[j]);
 }
 
-/* The blocks of device d over the view (owner and local columns), for ndev devices; and the
- * bytes a device needs for them (its storage, panels, QR's and LU's buffers), so that a call
- * that does not fit is refused before anything is written. */
+/* The blocks' owners over ndev devices (block-cyclic) and, with wblk = nblk, the whole matrix
+ * in core (the first window). */
 clhgemm_status_t chg_fact_dist_init(chg_fact_t *f, int ndev);
+/* The bytes device d needs for its storage and buffers with the present window size. */
 unsigned long long chg_fact_dist_bytes(const chg_fact_t *f, int d);
+/* In core when the whole matrix fits every device's budget (avail[d] bytes), else windows as
+ * wide as it allows (out of core); CLHGEMM_WORKSPACE_TOO_SMALL when not even two blocks per
+ * device fit. */
+clhgemm_status_t chg_fact_dist_plan(chg_fact_t *f, const unsigned long long *avail);
+/* The window that starts at block w0: its blocks' local columns on their owners. */
+void chg_fact_window(chg_fact_t *f, size_t w0);
 void chg_fact_dist_free(chg_fact_t *f);
 
 /* The device buffers of device d (host memory: its blocks, and on several devices its panel

@@ -221,8 +221,15 @@ static cl_int panel_up_lu_qr(drv_t *v, size_t k, int d)
     cl_event ev[3] = {NULL, NULL, NULL};
     int ne = 0;
     chg_dview_t dst = chg_fact_panel(f, d, k);
-    if (c->trans) dst = (chg_dview_t){.buf = x->col, .off = kr, .ld = c->m, .trans = 0};
-    cl_int err = chg_fx_write(x->qh, f->es, dst, rows, kw, p, v->pld, 0, NULL, &ev[ne++]);
+    /* into a buffer the kernel queue may still read (a panel buffer two panels back, the
+     * column-major copy one panel back): after that use */
+    cl_event busy = f->owner[k] != d ? x->pan_free[k % CHG_FACT_PANELS] : NULL;
+    if (c->trans) {
+        dst = (chg_dview_t){.buf = x->col, .off = kr, .ld = c->m, .trans = 0};
+        busy = x->col_free;
+    }
+    cl_int err = chg_fx_write(x->qh, f->es, dst, rows, kw, p, v->pld, busy ? 1 : 0,
+                              busy ? &busy : NULL, &ev[ne++]);
     if (err == CL_SUCCESS) traced(v, d, CHG_FQ_H2D, "panel up", k, ev[0]);
     if (err == CL_SUCCESS && c->kind == CHG_FACT_GETRF)
         err = clEnqueueWriteBuffer(x->qh, x->piv, CL_FALSE, kr * sizeof(int),
@@ -231,7 +238,11 @@ static cl_int panel_up_lu_qr(drv_t *v, size_t k, int d)
         err = clEnqueueWriteBuffer(x->qh, x->t, CL_FALSE, k * f->nb * f->nb * f->es,
                                    f->nb * f->nb * f->es, v->t, 0, NULL, &ev[ne++]);
     if (err == CL_SUCCESS) err = clEnqueueMarkerWithWaitList(x->qk, (cl_uint)ne, ev, NULL);
-    if (err == CL_SUCCESS && c->trans) err = chg_fu_panel_col(f, d, k, kr, 0);
+    if (err == CL_SUCCESS && c->trans) {
+        err = chg_fu_panel_col(f, d, k, kr, 0);
+        chg_ev_release(&x->col_free);
+        if (err == CL_SUCCESS) err = chg_fu_mark(f, d, &x->col_free);
+    }
     if (err == CL_SUCCESS && c->kind == CHG_FACT_GEQRF) err = chg_fu_qr_v(f, d, k);
     /* the host copies must outlive the writes: wait for them before pin/ipiv0/t change */
     if (err == CL_SUCCESS) err = clWaitForEvents((cl_uint)ne, ev);
@@ -273,8 +284,9 @@ static cl_int panel_up_potrf(drv_t *v, size_t k)
     for (int d = 0; d < f->ndev && err == CL_SUCCESS; d++) {
         if (d == o || f->fd[d].lost) continue;
         chg_fdev_t *y = &f->fd[d];
+        cl_event busy = y->pan_free[k % CHG_FACT_PANELS];
         err = chg_fx_write(y->qh, f->es, chg_dview_at(chg_fact_panel(f, d, k), kw, 0), below, kw,
-                           v->pin[k % 2].ptr, hld, 0, NULL, &up);
+                           v->pin[k % 2].ptr, hld, busy ? 1 : 0, busy ? &busy : NULL, &up);
         if (err == CL_SUCCESS) err = chg_fu_after(f, d, up);
         if (err == CL_SUCCESS) err = clWaitForEvents(1, &up);
         chg_ev_release(&up);
@@ -333,13 +345,14 @@ static cl_int bring(drv_t *v, int d, const size_t *blk, size_t nblk, size_t to)
         const size_t c0 = chg_fact_c0(f, j);
         if (from + 1 == to)
             err = chg_fu_apply(f, d, from, c0, f->lcol[j], w);
-        else if (from == 0) {
-            chg_log(2, "factor: view columns %zu .. %zu arrived late: panels 0 .. %zu at once", c0,
-                    c0 + w, to - 1);
-            err = chg_fu_catch_up(f, d, to, c0, f->lcol[j], w);
-        }
-        else
+        else if (from < to && v->single) {
+            chg_log(2, "factor: view columns %zu .. %zu arrived late: panels %zu .. %zu at once",
+                    c0, c0 + w, from, to - 1);
+            const chg_lsrc_t src = chg_fu_resident(f, d);
+            err = chg_fu_catch_up(f, d, from, to, c0, f->lcol[j], w, &src);
+        } else {
             err = CLHGEMM_INTERNAL_ERROR;
+        }
         for (size_t q = i; q < e; q++) f->cur[blk[q]] = to;
         i = e;
     }
@@ -377,7 +390,7 @@ static cl_int left_swaps(drv_t *v, size_t k)
     cl_int err = CL_SUCCESS;
     for (int d = 0; d < f->ndev && err == CL_SUCCESS; d++) {
         size_t w = 0;
-        for (size_t j = 0; j < k; j++)
+        for (size_t j = f->w0; j < k; j++)
             if (f->owner[j] == d) w = f->lcol[j] + width(v, j);
         if (w) err = chg_fu_laswp(f, d, k, 0, w);
     }
@@ -392,12 +405,16 @@ static cl_int trailing(drv_t *v, size_t k, size_t *blk)
     cl_int err = CL_SUCCESS;
     for (int d = 0; d < f->ndev && err == CL_SUCCESS; d++) {
         size_t nb = 0;
-        for (size_t j = k + 2; j < f->nblk && err == CL_SUCCESS; j++) {
+        for (size_t j = k + 2; j < f->w1 && err == CL_SUCCESS; j++) {
             if (f->owner[j] != d) continue;
             if (!chg_fx_arrived(f, j, !v->single, &err)) continue; /* pending: catches up later */
             blk[nb++] = j;
         }
         if (err == CL_SUCCESS) err = bring(v, d, blk, nb, k + 1);
+        if (err == CL_SUCCESS && f->ndev > 1) { /* panel k's buffer is free after this */
+            chg_ev_release(&f->fd[d].pan_free[k % CHG_FACT_PANELS]);
+            err = chg_fu_mark(f, d, &f->fd[d].pan_free[k % CHG_FACT_PANELS]);
+        }
         if (f->fd[d].hd) f->fd[d].hd->tiles_done++; /* CLHGEMM_FAULT_INJECT counts steps */
         clFlush(f->fd[d].qk);
     }
@@ -408,7 +425,7 @@ static cl_int trailing(drv_t *v, size_t k, size_t *blk)
  * columns, which a catch-up's L needs). */
 static int any_pending(drv_t *v)
 {
-    for (size_t j = 0; j < v->f.nblk; j++)
+    for (size_t j = v->f.w0; j < v->f.w1; j++)
         if (!v->f.arrived[j]) return 1;
     return 0;
 }
@@ -440,7 +457,7 @@ static cl_int step(drv_t *v, size_t k, size_t *blk)
         v->lswaps = !c->a || (v->single && any_pending(v));
         if (v->lswaps) err = left_swaps(v, k);
     }
-    if (err == CL_SUCCESS && k + 1 < f->nblk) err = look_ahead(v, k);
+    if (err == CL_SUCCESS && k + 1 < f->w1) err = look_ahead(v, k);
     if (err == CL_SUCCESS) err = trailing(v, k, blk);
     return err;
 }
@@ -453,13 +470,13 @@ static cl_int tail(drv_t *v, size_t *blk)
     cl_int err = CL_SUCCESS;
     for (int d = 0; d < f->ndev && err == CL_SUCCESS; d++) {
         size_t nb = 0;
-        for (size_t j = f->nsteps; j < f->nblk; j++)
+        for (size_t j = CHG_MAX(f->nsteps, f->w0); j < f->w1; j++)
             if (f->owner[j] == d && f->cur[j] < f->nsteps && chg_fx_arrived(f, j, 1, &err))
                 blk[nb++] = j;
         if (err == CL_SUCCESS) err = bring(v, d, blk, nb, f->nsteps);
     }
     if (!c->a) return err;
-    for (size_t j = f->nsteps; j < f->nblk && err == CL_SUCCESS; j++) {
+    for (size_t j = CHG_MAX(f->nsteps, f->w0); j < f->w1 && err == CL_SUCCESS; j++) {
         const int o = f->owner[j];
         const size_t kw = width(v, j);
         cl_event mark = NULL, ev = NULL;
@@ -481,29 +498,78 @@ static cl_int tail(drv_t *v, size_t *blk)
     return err;
 }
 
-static cl_int run_loop(drv_t *v)
+static void drain(chg_fact_t *f);
+
+/* Out of core, a window after the first: its blocks (arrived: the caller's input) brought up
+ * to date with every panel of the earlier windows, streamed from the caller's matrix a few at
+ * a time through each device's two stage buffers (the next piece's host copies run while the
+ * devices apply the last one). */
+static cl_int window_catch_up(drv_t *v, size_t *blk)
 {
     chg_fact_t *f = &v->f;
-    size_t *blk = malloc(f->nblk * sizeof *blk);
-    if (!blk) return CLHGEMM_OUT_OF_HOST_MEMORY;
+    const size_t to = CHG_MIN(f->w0, f->nsteps), step = f->stage_blk, nb = f->nb;
+    cl_event done[64][2];
+    memset(done, 0, sizeof done);
     cl_int err = CL_SUCCESS;
-    size_t k = 0;
-    if (!chg_fx_arrived(f, 0, 1, &err)) err = err != CL_SUCCESS ? err : CLHGEMM_INTERNAL_ERROR;
-    if (err == CL_SUCCESS) err = panel_down(v, 0);
-    for (; k < f->nsteps && err == CL_SUCCESS && !v->stopped; k++) {
-        err = step(v, k, blk);
-        atomic_store(&f->steps_done, k + 1);
+    for (size_t j = f->w0; j < f->w1 && err == CL_SUCCESS; j++)
+        if (!chg_fx_arrived(f, j, 1, &err) && err == CL_SUCCESS) err = CLHGEMM_INTERNAL_ERROR;
+    chg_log(1, "factor: out of core: blocks %zu .. %zu catch up with panels 0 .. %zu", f->w0,
+            f->w1 - 1, to - 1);
+    for (size_t q0 = 0; q0 < to && err == CL_SUCCESS; q0 += step) {
+        const size_t q1 = CHG_MIN(q0 + step, to);
+        const int slot = (int)(q0 / step % 2);
+        for (int d = 0; d < f->ndev && d < 64 && err == CL_SUCCESS; d++) {
+            size_t nbk = 0;
+            for (size_t j = f->w0; j < f->w1; j++)
+                if (f->owner[j] == d) blk[nbk++] = j;
+            if (!nbk) continue;
+            err = chg_ev_wait(&done[d][slot]); /* the stage buffer's last piece applied */
+            chg_lsrc_t src;
+            cl_event up = NULL;
+            const size_t r0 = f->c->kind == CHG_FACT_POTRF ? f->w0 * nb : q0 * nb;
+            if (err == CL_SUCCESS) err = chg_fx_stream(f, d, q0, q1, r0, slot, &src, &up);
+            if (err == CL_SUCCESS) err = chg_fu_after(f, d, up);
+            chg_ev_release(&up);
+            if (err == CL_SUCCESS && f->c->kind == CHG_FACT_GETRF)
+                err = chg_fu_stage_swaps(f, d, &src, q0, q1);
+            for (size_t i = 0; i < nbk && err == CL_SUCCESS; i++) {
+                const size_t j = blk[i];
+                err = chg_fu_catch_up(f, d, q0, q1, chg_fact_c0(f, j), f->lcol[j], width(v, j),
+                                      &src);
+            }
+            if (err == CL_SUCCESS) err = chg_fu_mark(f, d, &done[d][slot]);
+            clFlush(f->fd[d].qk);
+        }
     }
-    /* a failure no device op claimed is the current panel owner's (its transfers) */
-    int claimed = 0;
-    for (int d = 0; d < f->ndev; d++) claimed |= f->fd[d].lost;
-    if (err != CL_SUCCESS && !claimed && err != CLHGEMM_NO_CPU_LAPACK &&
-        err != CLHGEMM_OUT_OF_HOST_MEMORY)
-        chg_fact_fail(f, f->owner[k < f->nsteps ? k : f->nsteps - 1], err);
-    if (err == CL_SUCCESS && f->c->kind == CHG_FACT_POTRF && f->nsteps) {
-        /* the last panel (or the one that stopped at a minor not positive definite: its
-         * diagonal block as the CPU LAPACK left it; L21 not solved, as LAPACK leaves it) */
-        const size_t last = v->stopped ? (size_t)(f->c->info - 1) / f->nb : f->nsteps - 1;
+    for (int d = 0; d < f->ndev && d < 64; d++)
+        for (int i = 0; i < 2; i++) {
+            const cl_int e = chg_ev_wait(&done[d][i]);
+            if (err == CL_SUCCESS) err = e;
+        }
+    for (size_t j = f->w0; j < f->w1; j++) f->cur[j] = to;
+    return err;
+}
+
+/* The steps of the present window (all of the matrix in core), its Cholesky panel home, its
+ * blocks right of the last panel (LU, QR with n > m) brought up to date and home. */
+static cl_int run_window(drv_t *v, size_t *blk, size_t *k)
+{
+    chg_fact_t *f = &v->f;
+    cl_int err = CL_SUCCESS;
+    const size_t k1 = CHG_MIN(f->w1, f->nsteps);
+    if (*k < k1) {
+        if (!chg_fx_arrived(f, *k, 1, &err))
+            err = err != CL_SUCCESS ? err : CLHGEMM_INTERNAL_ERROR;
+        if (err == CL_SUCCESS) err = panel_down(v, *k);
+    }
+    for (; *k < k1 && err == CL_SUCCESS && !v->stopped; (*k)++) {
+        err = step(v, *k, blk);
+        atomic_store(&f->steps_done, *k + 1);
+    }
+    if (err == CL_SUCCESS && f->c->kind == CHG_FACT_POTRF && f->w0 < k1) {
+        /* the window's last panel (or the one that stopped at a minor not positive definite:
+         * its diagonal block as the CPU LAPACK left it; L21 not solved, as LAPACK leaves it) */
+        const size_t last = v->stopped ? (size_t)(f->c->info - 1) / f->nb : k1 - 1;
         if (v->stopped && f->c->a) {
             const size_t kr = last * f->nb, kw = width(v, last);
             chg_fx_home_t hm;
@@ -514,7 +580,35 @@ static cl_int run_loop(drv_t *v)
             err = panel_home(v, last);
         }
     }
-    if (err == CL_SUCCESS && !v->stopped && f->nblk > f->nsteps) err = tail(v, blk);
+    if (err == CL_SUCCESS && !v->stopped && f->w1 > f->nsteps) err = tail(v, blk);
+    return err;
+}
+
+static cl_int run_loop(drv_t *v)
+{
+    chg_fact_t *f = &v->f;
+    size_t *blk = malloc(f->nblk * sizeof *blk);
+    if (!blk) return CLHGEMM_OUT_OF_HOST_MEMORY;
+    cl_int err = CL_SUCCESS;
+    size_t k = 0;
+    for (size_t w0 = 0; w0 < f->nblk && err == CL_SUCCESS && !v->stopped; w0 = f->w1) {
+        if (w0 > 0) { /* out of core: the next window over the same storage */
+            const cl_int up = chg_fx_up_join(f);
+            for (int i = 0; i < 2; i++) chg_fx_home_finish(f, &v->home[i]);
+            drain(f); /* nothing of the last window's may still read its storage */
+            chg_fact_window(f, w0);
+            err = up;
+            for (int d = 0; d < f->ndev && err == CL_SUCCESS; d++) err = chg_fx_up_start(f, d);
+            if (err == CL_SUCCESS) err = window_catch_up(v, blk);
+        }
+        if (err == CL_SUCCESS) err = run_window(v, blk, &k);
+    }
+    /* a failure no device op claimed is the current panel owner's (its transfers) */
+    int claimed = 0;
+    for (int d = 0; d < f->ndev; d++) claimed |= f->fd[d].lost;
+    if (err != CL_SUCCESS && !claimed && err != CLHGEMM_NO_CPU_LAPACK &&
+        err != CLHGEMM_OUT_OF_HOST_MEMORY)
+        chg_fact_fail(f, f->owner[k < f->nsteps ? k : f->nsteps - 1], err);
     free(blk);
     return err;
 }
@@ -601,12 +695,26 @@ static clhgemm_status_t host_setup(drv_t *v, clhgemm_handle_t h)
         x->qk = hd->q[Q_KERNEL];
         x->qh = hd->q[Q_H2D];
         x->qd = hd->q[Q_D2H];
-        if (chg_fact_dist_bytes(f, d) + chg_workspace_budget(&hd->dev) > hd->mem_limit)
-            return CLHGEMM_WORKSPACE_TOO_SMALL;
     }
-    chg_log(1, "factor: %c%s %zu x %zu (%s) on %d device%s, panels of %zu", kind_prec(f),
+    unsigned long long avail[64];
+    for (int d = 0; d < ndev && d < 64; d++) {
+        /* the GEMM core's temporaries of the updates (packed slices: far below its cap on
+         * large devices), a quarter of the budget at most */
+        const unsigned long long lim = devs[d].mem_limit;
+        const unsigned long long ws = CHG_MIN(chg_workspace_budget(&devs[d].dev), lim / 4);
+        avail[d] = lim - ws;
+    }
+    if (ndev > 64 || (st = chg_fact_dist_plan(f, avail)) != CLHGEMM_SUCCESS)
+        return CLHGEMM_WORKSPACE_TOO_SMALL;
+    chg_log(1, "factor: %c%s %zu x %zu (%s) on %d device%s, panels of %zu, %s", kind_prec(f),
             kind_name(f), f->c->m, f->c->n, f->c->trans ? "stored transposed" : "column-major",
-            ndev, ndev > 1 ? "s" : "", f->nb);
+            ndev, ndev > 1 ? "s" : "", f->nb,
+            f->wblk >= f->nblk ? "in core" : "out of core");
+    if (f->wblk < f->nblk)
+        chg_log(1, "factor: out of core: the matrix exceeds the devices' memory budget "
+                   "(CLHGEMM_DEVICE_MEMORY_LIMIT less the GEMM workspace): windows of %zu "
+                   "block columns, earlier panels streamed %zu at a time",
+                f->wblk, f->stage_blk);
     st = host_buffers(v);
     for (int d = 0; d < ndev && st == CLHGEMM_SUCCESS; d++) {
         chg_fdev_t *x = &f->fd[d];

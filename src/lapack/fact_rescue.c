@@ -155,7 +155,10 @@ clhgemm_status_t chg_fact_rescue(chg_fact_t *f, size_t done, size_t tail_col, in
     chg_fact_call_t *c = f->c;
     size_t s = done * f->nb;
     if (s > f->kmax) s = f->kmax;
-    const size_t c0 = tail_col > s ? tail_col : s;
+    /* the columns of the panels home are final, also those of a last panel wider than its
+     * rows (m < n: its CPU factorization finished them) */
+    const size_t home = CHG_MIN(done * f->nb, c->n);
+    const size_t c0 = CHG_MAX(tail_col, CHG_MAX(s, home));
     chg_log(1, "factor: the rest from view column %zu on the CPU", s);
     if (!chg_lapack_ok(NULL)) return CLHGEMM_NO_CPU_LAPACK;
     if (c->kind == CHG_FACT_POTRF) return potrf_rest(f, s);

@@ -156,19 +156,21 @@ static cl_int launch(chg_fact_t *f, int d, const char *entry, const karg_t *args
 static size_t round_up(size_t x, size_t q) { return (x + q - 1) / q * q; }
 
 /* Rows s and piv[s] (0-based rows of the view) interchanged, for s = s0 .. s1 - 1 in order, on
- * columns [0, ncols) of view A. */
-static cl_int laswp_view(chg_fact_t *f, int d, chg_dview_t A, size_t ncols, size_t s0, size_t s1)
+ * columns [0, ncols) of view A, whose row 0 is the view's row rbase. */
+static cl_int laswp_view(chg_fact_t *f, int d, chg_dview_t A, size_t ncols, size_t s0, size_t s1,
+                         size_t rbase)
 {
     if (!ncols || s1 <= s0) return CL_SUCCESS;
     const cl_ulong off = A.off, rs = A.trans ? A.ld : 1, cs = A.trans ? 1 : A.ld;
-    const cl_uint nc = (cl_uint)ncols, a0 = (cl_uint)s0, a1 = (cl_uint)s1;
+    const cl_uint nc = (cl_uint)ncols, a0 = (cl_uint)s0, a1 = (cl_uint)s1, rb = (cl_uint)rbase;
     const cl_int fwd = 1;
     cl_mem piv = f->fd[d].piv;
     const karg_t args[] = {{sizeof(cl_mem), &A.buf}, {sizeof off, &off}, {sizeof rs, &rs},
                            {sizeof cs, &cs},         {sizeof nc, &nc},   {sizeof a0, &a0},
-                           {sizeof a1, &a1},         {sizeof(cl_mem), &piv}, {sizeof fwd, &fwd}};
+                           {sizeof a1, &a1},         {sizeof(cl_mem), &piv}, {sizeof fwd, &fwd},
+                           {sizeof rb, &rb}};
     const size_t gws[1] = {round_up(ncols, 64)}, lws[1] = {64};
-    return launch(f, d, "laswp", args, 9, 1, gws, lws);
+    return launch(f, d, "laswp", args, 10, 1, gws, lws);
 }
 
 /* dst (rows x w, column-major view of the same orientation) := the unit lower trapezoid of
@@ -285,7 +287,7 @@ static cl_int getrf_apply(chg_fact_t *f, int d, size_t k, size_t jl, size_t w)
 {
     const size_t kr = k * f->nb, kw = pw(f, k), m = f->c->m;
     const chg_dview_t P = chg_fact_panel(f, d, k);
-    cl_int err = laswp_view(f, d, chg_fact_local(f, d, 0, jl), w, kr, kr + kw);
+    cl_int err = laswp_view(f, d, chg_fact_local(f, d, 0, jl), w, kr, kr + kw, 0);
     if (err == CL_SUCCESS)
         err = trsm(f, d, 1, 1, 0, 1, kw, w, 1.0, P, chg_fact_local(f, d, kr, jl));
     if (err == CL_SUCCESS)
@@ -327,40 +329,74 @@ static cl_int apply(chg_fact_t *f, int d, size_t k, size_t c0, size_t jl, size_t
     return CLHGEMM_INTERNAL_ERROR;
 }
 
-static cl_int catch_up(chg_fact_t *f, int d, size_t k, size_t c0, size_t jl, size_t w)
+/* QR's V of panel p (rows p nb .. m of its block, at P: the view's row p nb) into fd[d].v. */
+static cl_int qr_v_from(chg_fact_t *f, int d, size_t p, chg_dview_t P)
 {
-    if (!k) return CL_SUCCESS;
-    const size_t m = f->c->m, kr = k * f->nb < f->kmax ? k * f->nb : f->kmax;
-    const chg_dview_t L = chg_fact_local(f, d, 0, 0); /* one device: the finished panels */
+    const chg_fdev_t *x = &f->fd[d];
+    const size_t rows = f->c->m - p * f->nb;
+    const int tr = f->c->trans;
+    const chg_dview_t V = {.buf = x->v, .off = 0, .ld = tr ? f->nb : f->c->m, .trans = tr};
+    return unit_lower(f, d, P, V, rows, pw(f, p));
+}
+
+/* Panels [from, to) applied to local columns [jl, jl + w) (view columns c0 ..) of device d,
+ * which hold panels [0, from) already, reading the panels from src. */
+static cl_int catch_up(chg_fact_t *f, int d, size_t from, size_t to, size_t c0, size_t jl,
+                       size_t w, const chg_lsrc_t *src)
+{
+    if (to <= from) return CL_SUCCESS;
+    const size_t m = f->c->m, nb = f->nb;
+    const size_t kr0 = from * nb, kr1 = to * nb < f->kmax ? to * nb : f->kmax, kk = kr1 - kr0;
     switch (f->c->kind) {
     case CHG_FACT_POTRF: {
-        cl_int err = syrk(f, d, 0, w, kr, -1.0, chg_dview_at(L, c0, 0), 1.0,
+        cl_int err = syrk(f, d, 0, w, kk, -1.0, chg_lsrc_at(src, c0, kr0), 1.0,
                           chg_fact_local(f, d, c0, jl));
         if (err == CL_SUCCESS)
-            err = gemm(f, d, 0, 1, f->c->n - c0 - w, w, kr, -1.0, chg_dview_at(L, c0 + w, 0),
-                       chg_dview_at(L, c0, 0), 1.0, chg_fact_local(f, d, c0 + w, jl));
+            err = gemm(f, d, 0, 1, f->c->n - c0 - w, w, kk, -1.0, chg_lsrc_at(src, c0 + w, kr0),
+                       chg_lsrc_at(src, c0, kr0), 1.0, chg_fact_local(f, d, c0 + w, jl));
         return err;
     }
     case CHG_FACT_GETRF: {
-        /* every earlier panel's interchanges, in order, then one TRSM and one GEMM */
-        cl_int err = laswp_view(f, d, chg_fact_local(f, d, 0, jl), w, 0, kr);
+        /* the panels' interchanges, in order, then one TRSM and one GEMM */
+        cl_int err = laswp_view(f, d, chg_fact_local(f, d, 0, jl), w, kr0, kr1, 0);
         if (err == CL_SUCCESS)
-            err = trsm(f, d, 1, 1, 0, 1, kr, w, 1.0, L, chg_fact_local(f, d, 0, jl));
+            err = trsm(f, d, 1, 1, 0, 1, kk, w, 1.0, chg_lsrc_at(src, kr0, kr0),
+                       chg_fact_local(f, d, kr0, jl));
         if (err == CL_SUCCESS)
-            err = gemm(f, d, 0, 0, m - kr, w, kr, -1.0, chg_dview_at(L, kr, 0),
-                       chg_fact_local(f, d, 0, jl), 1.0, chg_fact_local(f, d, kr, jl));
+            err = gemm(f, d, 0, 0, m - kr1, w, kk, -1.0, chg_lsrc_at(src, kr1, kr0),
+                       chg_fact_local(f, d, kr0, jl), 1.0, chg_fact_local(f, d, kr1, jl));
         return err;
     }
     case CHG_FACT_GEQRF: {
         cl_int err = CL_SUCCESS;
-        for (size_t p = 0; p < k && err == CL_SUCCESS; p++) {
-            err = chg_fu_qr_v(f, d, p);
+        for (size_t p = from; p < to && err == CL_SUCCESS; p++) {
+            err = qr_v_from(f, d, p, chg_lsrc_at(src, p * nb, p * nb));
             if (err == CL_SUCCESS) err = geqrf_apply(f, d, p, jl, w);
         }
         return err;
     }
     }
     return CLHGEMM_INTERNAL_ERROR;
+}
+
+chg_lsrc_t chg_fu_resident(const chg_fact_t *f, int d)
+{
+    /* one device: its window's blocks side by side, block j at local column (j - w0) nb */
+    return (chg_lsrc_t){.L = chg_fact_local(f, d, 0, 0), .r0 = 0, .c0 = f->w0 * f->nb};
+}
+
+cl_int chg_fu_stage_swaps(chg_fact_t *f, int d, const chg_lsrc_t *src, size_t p0, size_t p1)
+{
+    /* block p of the piece went home as of its own step: the interchanges of panels p + 1 ..
+     * p1 - 1 bring it to the state after step p1 - 1 */
+    const size_t nb = f->nb;
+    cl_int err = CL_SUCCESS;
+    for (size_t p = p0; p + 1 < p1 && err == CL_SUCCESS; p++) {
+        const size_t s1 = p1 * nb < f->kmax ? p1 * nb : f->kmax;
+        err = laswp_view(f, d, chg_lsrc_at(src, src->r0, p * nb), pw(f, p), (p + 1) * nb, s1,
+                         src->r0);
+    }
+    return chg_fact_fail(f, d, err);
 }
 
 static cl_int potrf_solve(chg_fact_t *f, size_t k)
@@ -374,17 +410,13 @@ static cl_int potrf_solve(chg_fact_t *f, size_t k)
 
 cl_int chg_fu_qr_v(chg_fact_t *f, int d, size_t k)
 {
-    const chg_fdev_t *x = &f->fd[d];
-    const size_t kr = k * f->nb, kw = pw(f, k), rows = f->c->m - kr;
-    const int tr = f->c->trans;
-    const chg_dview_t V = {.buf = x->v, .off = 0, .ld = tr ? f->nb : f->c->m, .trans = tr};
-    return chg_fact_fail(f, d, unit_lower(f, d, chg_fact_panel(f, d, k), V, rows, kw));
+    return chg_fact_fail(f, d, qr_v_from(f, d, k, chg_fact_panel(f, d, k)));
 }
 
 cl_int chg_fu_laswp(chg_fact_t *f, int d, size_t k, size_t jl, size_t w)
 {
     return chg_fact_fail(f, d, laswp_view(f, d, chg_fact_local(f, d, 0, jl), w, k * f->nb,
-                                          k * f->nb + pw(f, k)));
+                                          k * f->nb + pw(f, k), 0));
 }
 
 cl_int chg_fu_panel_col(chg_fact_t *f, int d, size_t k, size_t r0, int to_col)
@@ -410,12 +442,14 @@ cl_int chg_fu_apply(chg_fact_t *f, int d, size_t k, size_t c0, size_t jl, size_t
     return chg_fact_fail(f, d, err);
 }
 
-cl_int chg_fu_catch_up(chg_fact_t *f, int d, size_t k, size_t c0, size_t jl, size_t w)
+cl_int chg_fu_catch_up(chg_fact_t *f, int d, size_t from, size_t to, size_t c0, size_t jl,
+                       size_t w, const chg_lsrc_t *src)
 {
     cl_int err = chg_fact_injected(f, d);
     if (err != CL_SUCCESS) return chg_fact_fail(f, d, err);
     cl_event first = span_open(f, d);
-    err = span_close(f, d, first, "catch up to panel", k, catch_up(f, d, k, c0, jl, w));
+    err = span_close(f, d, first, "catch up to panel", to,
+                     catch_up(f, d, from, to, c0, jl, w, src));
     return chg_fact_fail(f, d, err);
 }
 
@@ -467,14 +501,15 @@ clhgemm_status_t chg_fact_laswp_cl(cl_command_queue q, chg_precision_t prec, cl_
     free(p0);
     if (err != CL_SUCCESS) return (clhgemm_status_t)err;
     const cl_ulong o = off, rs = row_major ? ld : 1, cs = row_major ? 1 : ld;
-    const cl_uint nc = (cl_uint)nrhs, a0 = 0, a1 = (cl_uint)n;
+    const cl_uint nc = (cl_uint)nrhs, a0 = 0, a1 = (cl_uint)n, rb = 0;
     const cl_int fwd = forward;
     const karg_t args[] = {{sizeof(cl_mem), &B}, {sizeof o, &o},   {sizeof rs, &rs},
                            {sizeof cs, &cs},     {sizeof nc, &nc}, {sizeof a0, &a0},
-                           {sizeof a1, &a1},     {sizeof(cl_mem), &piv}, {sizeof fwd, &fwd}};
+                           {sizeof a1, &a1},     {sizeof(cl_mem), &piv}, {sizeof fwd, &fwd},
+                           {sizeof rb, &rb}};
     const size_t gws[1] = {round_up(nrhs, 64)}, lws[1] = {64};
     cl_event ev = NULL;
-    err = launch_on(ctx, dev, prec, q, "laswp", args, 9, 1, gws, lws, &ev);
+    err = launch_on(ctx, dev, prec, q, "laswp", args, 10, 1, gws, lws, &ev);
     if (err == CL_SUCCESS) err = clWaitForEvents(1, &ev);
     if (ev) clReleaseEvent(ev);
     clReleaseMemObject(piv);

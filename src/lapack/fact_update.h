@@ -43,9 +43,28 @@ cl_int chg_fu_apply(chg_fact_t *f, int d, size_t k, size_t c0, size_t jl, size_t
 cl_int chg_fu_potrf_diag(chg_fact_t *f, size_t k, size_t j);
 cl_int chg_fu_potrf_below(chg_fact_t *f, size_t k, size_t j);
 
-/* Panels 0 .. k - 1 applied to local columns [jl, jl + w) (view columns c0 ..) of device d,
- * which hold none of them yet. */
-cl_int chg_fu_catch_up(chg_fact_t *f, int d, size_t k, size_t c0, size_t jl, size_t w);
+/* Where a catch-up reads the finished panels: element (i, c) of the view (rows i >= r0,
+ * columns c >= c0) at chg_lsrc_at(src, i, c). */
+typedef struct chg_lsrc_s {
+    chg_dview_t L;
+    size_t r0, c0;
+} chg_lsrc_t;
+static inline chg_dview_t chg_lsrc_at(const chg_lsrc_t *s, size_t i, size_t c)
+{
+    return chg_dview_at(s->L, i - s->r0, c - s->c0);
+}
+/* One device's own window: the panels of its earlier blocks where they are. */
+chg_lsrc_t chg_fu_resident(const chg_fact_t *f, int d);
+
+/* Panels [from, to) applied to local columns [jl, jl + w) (view columns c0 ..) of device d,
+ * which hold panels [0, from) already, reading the panels from src. */
+cl_int chg_fu_catch_up(chg_fact_t *f, int d, size_t from, size_t to, size_t c0, size_t jl,
+                       size_t w, const chg_lsrc_t *src);
+
+/* LU out of core: the panels [p0, p1) streamed into src went home each as of its own step;
+ * the later interchanges up to panel p1 - 1 on each bring them to the state the catch-up of
+ * panels [p0, p1) needs. */
+cl_int chg_fu_stage_swaps(chg_fact_t *f, int d, const chg_lsrc_t *src, size_t p0, size_t p1);
 
 /* After panel k's factor is in its owner's block: Cholesky's L21 := A21 * L_kk^-T on the owner
  * (the panel's rows below its diagonal block); QR's V of panel k on device d (from the panel

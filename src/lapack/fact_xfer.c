@@ -4,6 +4,7 @@
 #include "lapack/fact_xfer.h"
 
 #include <pthread.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -28,6 +29,27 @@ typedef struct upl_s {
     int started;
     atomic_int err; /* its first error (read by the driver while it runs) */
 } upl_t;
+
+/* The pinned regions of an upload of a stored rows x cols rectangle: columns per chunk. */
+static size_t chunk_cols(const chg_fact_t *f, size_t rows, size_t cols)
+{
+    return CHG_MAX((size_t)1, CHG_MIN(cols, CHUNK_BYTES / (rows * f->es)));
+}
+
+/* A ring of pinned regions reused by successive uploads: when the region size changes, a new
+ * region can overlap an old one whose last DMA is not the one its own event waits for, so all
+ * of the ring's DMAs end first. */
+static cl_int ring_settle(cl_event *ring, size_t *reg_was, size_t reg)
+{
+    cl_int err = CL_SUCCESS;
+    if (*reg_was != reg)
+        for (int r = 0; r < UP_REGIONS; r++) {
+            const cl_int e = chg_ev_wait(&ring[r]);
+            if (err == CL_SUCCESS) err = e;
+        }
+    *reg_was = reg;
+    return err;
+}
 
 /* The caller's stored rectangle of block j: what goes up (Cholesky: the view's rows from the
  * block's diagonal down), as a column-major block rows x cols at src, and where it lands in
@@ -55,9 +77,9 @@ static void *uploader(void *arg)
     clhgemm_handle_t h = f->h;
     cl_event ring[UP_REGIONS] = {NULL};
     double bytes = 0;
-    size_t done = 0;
+    size_t done = 0, reg_was = 0;
     cl_int err = CL_SUCCESS;
-    for (size_t j = (size_t)u->d; j < f->nblk && err == CL_SUCCESS; j += (size_t)f->ndev) {
+    for (size_t j = f->w0 + (size_t)u->d; j < f->w1 && err == CL_SUCCESS; j += (size_t)f->ndev) {
         while (f->hold && done >= 2 && atomic_load(&f->steps_done) < f->hold &&
                !atomic_load(&f->unhold)) {
             const struct timespec ts = {0, 100000};
@@ -66,7 +88,12 @@ static void *uploader(void *arg)
         const char *src;
         size_t rows, cols, dr, dc;
         block_rect(f, j, &src, &rows, &cols, &dr, &dc);
-        const size_t cc = CHG_MAX((size_t)1, CHG_MIN(cols, CHUNK_BYTES / (rows * f->es)));
+        const size_t cc = chunk_cols(f, rows, cols);
+        err = ring_settle(ring, &reg_was, rows * cc * f->es);
+        if (err != CL_SUCCESS) {
+            atomic_store(&u->err, err);
+            break;
+        }
         chg_upload_t up = {.src = src, .sld = f->c->lda, .rows = rows, .cols = cols, .es = f->es,
                            .tri = 0, .pin = x->hd->st_b[0].ptr, .reg_bytes = rows * cc * f->es,
                            .nreg = UP_REGIONS, .reg_ev = ring, .dev = x->mat.buf,
@@ -90,10 +117,17 @@ static void *uploader(void *arg)
 cl_int chg_fx_up_start(chg_fact_t *f, int d)
 {
     chg_fdev_t *x = &f->fd[d];
-    /* the largest region: a chunk of the tallest block */
+    /* the largest region of a block's upload and, out of core, of a streamed piece of panels
+     * (st_b[1]); both reserved before any upload runs */
     const size_t rows = f->c->trans ? f->nb : f->c->m;
-    const size_t cc = CHG_MAX((size_t)1, CHUNK_BYTES / (rows * f->es));
-    cl_int err = chg_devmem_reserve_pinned(x->hd, x->hd->st_b, 1, UP_REGIONS * rows * cc * f->es);
+    size_t reg = rows * chunk_cols(f, rows, SIZE_MAX) * f->es;
+    if (f->stage_blk) {
+        const size_t srows = f->c->trans ? f->stage_blk * f->nb : f->c->m;
+        reg = CHG_MAX(reg, srows * chunk_cols(f, srows, SIZE_MAX) * f->es);
+    }
+    atomic_store(&f->ups[d], 0);
+    cl_int err = chg_devmem_reserve_pinned(x->hd, x->hd->st_b, f->stage_blk ? 2 : 1,
+                                           UP_REGIONS * reg);
     if (err != CL_SUCCESS) return err;
     upl_t *u = calloc(1, sizeof *u);
     if (!u) return CLHGEMM_OUT_OF_HOST_MEMORY;
@@ -127,7 +161,7 @@ int chg_fx_arrived(chg_fact_t *f, size_t j, int wait, cl_int *err)
 {
     if (f->arrived[j]) return 1;
     const int d = f->owner[j];
-    const size_t t = j / (size_t)f->ndev; /* its index among its owner's blocks */
+    const size_t t = (j - f->w0) / (size_t)f->ndev; /* its index among its owner's blocks */
     upl_t *u = f->fd[d].uploader;
     if (wait) atomic_store(&f->unhold, 1);
     while (atomic_load(&f->ups[d]) <= t) {
@@ -153,6 +187,33 @@ int chg_fx_arrived(chg_fact_t *f, size_t j, int wait, cl_int *err)
     if (st != CL_COMPLETE) return 0;
     f->arrived[j] = 1;
     return 1;
+}
+
+/* ---- out of core: earlier windows' panels ----------------------------------------------------- */
+
+cl_int chg_fx_stream(chg_fact_t *f, int d, size_t p0, size_t p1, size_t r0, int slot,
+                     chg_lsrc_t *src, cl_event *last)
+{
+    const chg_fact_call_t *c = f->c;
+    chg_fdev_t *x = &f->fd[d];
+    const size_t es = f->es, c0 = p0 * f->nb, c1 = CHG_MIN(p1 * f->nb, c->n), rows = c->m - r0;
+    const size_t srows = c->trans ? c1 - c0 : rows, scols = c->trans ? rows : c1 - c0;
+    const size_t dld = c->trans ? f->stage_blk * f->nb : c->m;
+    const char *a = (const char *)c->a + (c->trans ? c0 + r0 * c->lda : r0 + c0 * c->lda) * es;
+    const size_t cc = chunk_cols(f, srows, scols);
+    _Static_assert(UP_REGIONS <= sizeof x->ring / sizeof *x->ring, "the stream's pinned ring");
+    chg_upload_t up = {.src = a, .sld = c->lda, .rows = srows, .cols = scols, .es = es, .tri = 0,
+                       .pin = x->hd->st_b[1].ptr, .reg_bytes = srows * cc * es,
+                       .nreg = UP_REGIONS, .reg_ev = x->ring, .dev = x->stage[slot], .dld = dld,
+                       .dr = 0, .dc = 0, .nch = (int)chg_ceil_div(scols, cc), .queue = x->qh,
+                       .trace = f->trace};
+    double bytes = 0;
+    /* x->ring outlives the call: the next piece's copies wait for these DMAs */
+    cl_int err = ring_settle(x->ring, &x->ring_reg, up.reg_bytes);
+    if (err == CL_SUCCESS) err = chg_upload(f->h->pool, &f->h->fault, x->hd, &up, &bytes, last);
+    *src = (chg_lsrc_t){.L = {.buf = x->stage[slot], .off = 0, .ld = dld, .trans = c->trans},
+                        .r0 = r0, .c0 = c0};
+    return chg_fact_fail(f, d, err);
 }
 
 /* ---- panels --------------------------------------------------------------------------------- */

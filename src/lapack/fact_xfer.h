@@ -24,6 +24,7 @@
 #include "host/pool.h"
 #include "host/staging.h"
 #include "lapack/fact_dist.h"
+#include "lapack/fact_update.h"
 
 /* ---- up ------------------------------------------------------------------------------------- */
 
@@ -34,6 +35,14 @@ cl_int chg_fx_up_join(chg_fact_t *f);
 /* Whether block j is on its device: arrived[j] set once its last DMA is complete; with wait,
  * waits for it. *err receives an upload's error (the block then never arrives). */
 int chg_fx_arrived(chg_fact_t *f, size_t j, int wait, cl_int *err);
+
+/* ---- out of core ---------------------------------------------------------------------------- */
+
+/* Panels [p0, p1) of the caller's matrix, view rows r0 .. m, into device d's stage[slot] (through
+ * pinned regions of st_b[1], on its h2d queue); *src says where they are, *last the last DMA
+ * (retained). Their columns must be home (finished copies). */
+cl_int chg_fx_stream(chg_fact_t *f, int d, size_t p0, size_t p1, size_t r0, int slot,
+                     chg_lsrc_t *src, cl_event *last);
 
 /* ---- panels --------------------------------------------------------------------------------- */
 
