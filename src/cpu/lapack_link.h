@@ -25,6 +25,10 @@ typedef int chg_fint;  /* LAPACK's INTEGER (LP64) */
 #define CHG_LAPACK_ROUTINES(X, p, t)                                                              \
     X(p##potrf, void, (const char *uplo, const chg_fint *n, t *a, const chg_fint *lda,           \
                        chg_fint *info, size_t luplo))                                            \
+    X(p##potrf2, void, (const char *uplo, const chg_fint *n, t *a, const chg_fint *lda,          \
+                        chg_fint *info, size_t luplo))                                           \
+    X(p##getrf2, void, (const chg_fint *m, const chg_fint *n, t *a, const chg_fint *lda,         \
+                        chg_fint *ipiv, chg_fint *info))                                         \
     X(p##getrf, void, (const chg_fint *m, const chg_fint *n, t *a, const chg_fint *lda,          \
                        chg_fint *ipiv, chg_fint *info))                                          \
     X(p##geqrf, void, (const chg_fint *m, const chg_fint *n, t *a, const chg_fint *lda, t *tau,  \

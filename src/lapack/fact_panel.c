@@ -7,11 +7,21 @@
 
 #include <string.h>
 
+#include "base/util.h"
 #include "cpu/lapack_link.h"
 
 /* geqrf's workspace in elements: w * 64 (LAPACK's blocked geqrf wants n * nb; its nb is at
  * most 64 in the reference and in OpenBLAS, and any lwork >= n works, only slower). */
 #define GEQRF_NB 64
+
+/* CLHGEMM_FACTOR_PANEL=recursive (an experiment): LAPACK's recursive potrf2/getrf2, whose
+ * steps are calls of the CPU BLAS, instead of the CPU LAPACK's own potrf/getrf; the default
+ * (lapack) where the CPU library lacks them. */
+static int recursive(void)
+{
+    static const char *const modes[] = {"lapack", "recursive", NULL};
+    return chg_env_choice("CLHGEMM_FACTOR_PANEL", modes, 0) == 1;
+}
 
 int chg_panel_potrf(chg_precision_t prec, int lower, size_t kb, void *a, size_t ld)
 {
@@ -19,12 +29,17 @@ int chg_panel_potrf(chg_precision_t prec, int lower, size_t kb, void *a, size_t 
     const chg_fint n = (chg_fint)kb, lda = (chg_fint)ld;
     chg_fint info = 0;
     const char *uplo = lower ? "L" : "U";
+    const int rec = recursive();
     if (prec == CHG_F64) {
-        if (!L->dpotrf) return -1;
-        L->dpotrf(uplo, &n, a, &lda, &info, 1);
+        void (*fn)(const char *, const chg_fint *, double *, const chg_fint *, chg_fint *,
+                   size_t) = rec && L->dpotrf2 ? L->dpotrf2 : L->dpotrf;
+        if (!fn) return -1;
+        fn(uplo, &n, a, &lda, &info, 1);
     } else {
-        if (!L->spotrf) return -1;
-        L->spotrf(uplo, &n, a, &lda, &info, 1);
+        void (*fn)(const char *, const chg_fint *, float *, const chg_fint *, chg_fint *,
+                   size_t) = rec && L->spotrf2 ? L->spotrf2 : L->spotrf;
+        if (!fn) return -1;
+        fn(uplo, &n, a, &lda, &info, 1);
     }
     return info < 0 ? -1 : (int)info;
 }
@@ -34,12 +49,17 @@ int chg_panel_getrf(chg_precision_t prec, size_t rows, size_t w, void *a, size_t
     const chg_lapack_t *L = chg_lapack();
     const chg_fint m = (chg_fint)rows, n = (chg_fint)w, lda = (chg_fint)ld;
     chg_fint info = 0;
+    const int rec = recursive();
     if (prec == CHG_F64) {
-        if (!L->dgetrf) return -1;
-        L->dgetrf(&m, &n, a, &lda, ipiv, &info);
+        void (*fn)(const chg_fint *, const chg_fint *, double *, const chg_fint *, chg_fint *,
+                   chg_fint *) = rec && L->dgetrf2 ? L->dgetrf2 : L->dgetrf;
+        if (!fn) return -1;
+        fn(&m, &n, a, &lda, ipiv, &info);
     } else {
-        if (!L->sgetrf) return -1;
-        L->sgetrf(&m, &n, a, &lda, ipiv, &info);
+        void (*fn)(const chg_fint *, const chg_fint *, float *, const chg_fint *, chg_fint *,
+                   chg_fint *) = rec && L->sgetrf2 ? L->sgetrf2 : L->sgetrf;
+        if (!fn) return -1;
+        fn(&m, &n, a, &lda, ipiv, &info);
     }
     return info < 0 ? -1 : (int)info;
 }
