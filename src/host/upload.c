@@ -29,7 +29,7 @@ static cl_int upload_start(chg_pool_t *pool, chg_upload_t *u, int j, chg_copy_t 
         const cl_int err = chg_ev_wait(&u->reg_ev[j % u->nreg]);
         if (err != CL_SUCCESS) return err;
     }
-    chg_copy_start(pool, 0, m, pin, r1 - r0, u->src + (r0 + c0 * u->sld) * u->es, u->sld,
+    chg_copy_start(pool, u->parts, m, pin, r1 - r0, u->src + (r0 + c0 * u->sld) * u->es, u->sld,
                    r1 - r0, c1 - c0, u->es, 0, CHG_TRI_NONE, 0, NULL, "upload");
     return CL_SUCCESS;
 }

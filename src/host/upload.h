@@ -29,6 +29,7 @@ typedef struct chg_upload_s {
     int nch;
     cl_command_queue queue; /* the DMAs' queue; NULL: the device's h2d queue */
     chg_trace_t *trace;     /* each DMA on track "dev<d> upload" (NULL: none) */
+    int parts;              /* pack threads a chunk's copy may take (0: all) */
 } chg_upload_t;
 
 /* Runs upload u to device d: the copies on pool's threads, every DMA through the fault hook
