@@ -76,7 +76,9 @@ static void block_rect(const chg_fact_t *f, size_t j, const char **src, size_t *
 static int upload_parts(const chg_fact_t *f)
 {
     const int threads = chg_pool_threads(f->h->pool);
-    return f->c->kind == CHG_FACT_POTRF ? 0 : CHG_MAX(1, threads / 2);
+    const int def = f->c->kind == CHG_FACT_POTRF ? 0 : CHG_MAX(1, threads / 2);
+    /* CLHGEMM_FACTOR_UPLOAD_PARTS (an experiment): that many, 0 all */
+    return chg_env_int("CLHGEMM_FACTOR_UPLOAD_PARTS", def, 0, 4096);
 }
 
 static void *uploader(void *arg)
