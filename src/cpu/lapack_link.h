@@ -6,8 +6,8 @@
  * In the library (libclhgemm) the table holds OpenBLAS's own LAPACK routines, linked as usual.
  * In the drop-ins (built with CLHGEMM_CPU_DLOPEN) the library exports the Fortran LAPACK names
  * itself, so a linked call could land in its own entry points: there the table is filled from
- * the CPU library that cpu/ loads privately (RTLD_LOCAL; CLHGEMM_BLAS_CPU_LIB, else
- * libopenblas.so.0). A build without OpenBLAS, or a CPU library without LAPACK, gives a table
+ * the CPU library that cpu/ loads privately (RTLD_LOCAL; CLHGEMM_BLAS_CPU_LIB or
+ * CLHGEMM_LAPACK_CPU_LIB, else libopenblas.so.0). A build without OpenBLAS, or a CPU library without LAPACK, gives a table
  * whose members are NULL: chg_lapack_ok says so, and the layer answers
  * CLHGEMM_NO_CPU_LAPACK rather than factor without one.
  *
