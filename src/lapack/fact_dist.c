@@ -26,11 +26,16 @@ clhgemm_status_t chg_fact_dist_init(chg_fact_t *f, int ndev)
     f->arrived = calloc(f->nblk, 1);
     f->up_ev = calloc(f->nblk, sizeof *f->up_ev);
     f->ups = calloc((size_t)ndev, sizeof *f->ups);
-    if (!f->fd || !f->owner || !f->lcol || !f->cur || !f->arrived || !f->up_ev || !f->ups) {
+    f->steps = calloc((size_t)ndev, sizeof *f->steps);
+    if (!f->fd || !f->owner || !f->lcol || !f->cur || !f->arrived || !f->up_ev || !f->ups ||
+        !f->steps) {
         chg_fact_dist_free(f);
         return CLHGEMM_OUT_OF_HOST_MEMORY;
     }
-    for (int d = 0; d < ndev; d++) atomic_init(&f->ups[d], 0);
+    for (int d = 0; d < ndev; d++) {
+        atomic_init(&f->ups[d], 0);
+        atomic_init(&f->steps[d], 0);
+    }
     atomic_init(&f->steps_done, 0);
     atomic_init(&f->unhold, 0);
     for (size_t j = 0; j < f->nblk; j++) f->owner[j] = (int)(j % (size_t)ndev);
@@ -118,6 +123,8 @@ void chg_fact_dist_free(chg_fact_t *f)
     free(f->arrived);
     free(f->up_ev);
     free(f->ups);
+    free(f->steps);
+    f->steps = NULL;
     f->fd = NULL;
     f->owner = NULL;
     f->lcol = NULL;
@@ -253,5 +260,8 @@ cl_int chg_fact_fail(chg_fact_t *f, int d, cl_int err)
 cl_int chg_fact_injected(const chg_fact_t *f, int d)
 {
     const chg_fdev_t *x = &f->fd[d];
-    return f->h && x->hd ? chg_fault_cmd(&f->h->fault, x->hd) : CL_SUCCESS;
+    return f->h && x->hd ? chg_fault_at(&f->h->fault, x->hd, atomic_load(&f->steps[d]))
+                         : CL_SUCCESS;
 }
+
+const chg_fault_t chg_fact_no_fault = {0};

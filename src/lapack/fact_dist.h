@@ -96,6 +96,8 @@ typedef struct chg_fact_s {
      * thread of the owner (fact_xfer.c) once enqueued; ups counts the published blocks. */
     cl_event *up_ev;
     atomic_size_t *ups;        /* per device */
+    atomic_size_t *steps;      /* per device: the steps whose updates it ran (the fault hook's
+                                * count, read by its upload thread too) */
     /* CLHGEMM_FACTOR_HOLD=S (a test hook): the uploaders send each device's first two blocks,
      * then hold the rest until the driver has finished S steps (or waits for one of them), so
      * that late blocks and their catch-up are exercised deterministically. */
@@ -113,8 +115,11 @@ void chg_fact_trace(const chg_fact_t *f, int d, int q, const char *name, cl_even
  * this call (the driver finishes the call without the devices: fact_rescue.h). */
 cl_int chg_fact_fail(chg_fact_t *f, int d, cl_int err);
 /* The injected failure (CLHGEMM_FAULT_INJECT, host memory) of device d's next command: its
- * "tiles" are the steps whose updates it has run. */
+ * "tiles" are the steps whose updates it has run (steps[d]). */
 cl_int chg_fact_injected(const chg_fact_t *f, int d);
+/* A fault hook that injects nothing: the uploads ask chg_fact_injected once per block instead
+ * of the handle's per-command hook, whose count a thread of the call does not own. */
+extern const chg_fault_t chg_fact_no_fault;
 
 /* Block j's columns of the view, and its width. */
 static inline size_t chg_fact_c0(const chg_fact_t *f, size_t j) { return j * f->nb; }

@@ -415,7 +415,7 @@ static cl_int trailing(drv_t *v, size_t k, size_t *blk)
             chg_ev_release(&f->fd[d].pan_free[k % CHG_FACT_PANELS]);
             err = chg_fu_mark(f, d, &f->fd[d].pan_free[k % CHG_FACT_PANELS]);
         }
-        if (f->fd[d].hd) f->fd[d].hd->tiles_done++; /* CLHGEMM_FAULT_INJECT counts steps */
+        atomic_fetch_add(&f->steps[d], 1); /* CLHGEMM_FAULT_INJECT counts steps */
         clFlush(f->fd[d].qk);
     }
     return err;

@@ -113,7 +113,9 @@ static void *uploader(void *arg)
                            .nch = (int)chg_ceil_div(cols, cc), .queue = x->qu,
                            .trace = f->trace, .parts = upload_parts(f)};
         cl_event last = NULL;
-        err = chg_upload(h->pool, &h->fault, x->hd, &up, &bytes, &last);
+        err = chg_fact_injected(f, u->d);
+        if (err == CL_SUCCESS)
+            err = chg_upload(h->pool, &chg_fact_no_fault, x->hd, &up, &bytes, &last);
         if (err == CL_SUCCESS) {
             f->up_ev[j] = last;
             atomic_store(&f->ups[u->d], ++done);
@@ -222,7 +224,9 @@ cl_int chg_fx_stream(chg_fact_t *f, int d, size_t p0, size_t p1, size_t r0, int 
     double bytes = 0;
     /* x->ring outlives the call: the next piece's copies wait for these DMAs */
     cl_int err = ring_settle(x->ring, &x->ring_reg, up.reg_bytes);
-    if (err == CL_SUCCESS) err = chg_upload(f->h->pool, &f->h->fault, x->hd, &up, &bytes, last);
+    if (err == CL_SUCCESS) err = chg_fact_injected(f, d);
+    if (err == CL_SUCCESS)
+        err = chg_upload(f->h->pool, &chg_fact_no_fault, x->hd, &up, &bytes, last);
     *src = (chg_lsrc_t){.L = {.buf = x->stage[slot], .off = 0, .ld = dld, .trans = c->trans},
                         .r0 = r0, .c0 = c0};
     return chg_fact_fail(f, d, err);
