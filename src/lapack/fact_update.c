@@ -14,7 +14,6 @@
 #include "core/l3_map.h"
 #include "core/trsm_dev.h"
 #include "core/trsm_subst.h"
-#include "kernels/embedded.h"
 #include "kernels/params.h"
 
 static int layout_of(const chg_fact_t *f) { return f->c->trans ? CLHGEMM_ROW_MAJOR : CLHGEMM_COL_MAJOR; }
@@ -109,21 +108,11 @@ static cl_int trmm_upper_left(chg_fact_t *f, int d, int ta, size_t m, size_t n, 
 static cl_int lapack_kernel(cl_context ctx, const chg_device_t *dev, chg_precision_t prec,
                             const char *entry, cl_kernel *k)
 {
-    const char *body = chg_embedded_source("lapack.cl", NULL);
-    if (!body) return CLHGEMM_INTERNAL_ERROR;
-    chg_str_t src;
-    chg_str_init(&src);
-    chg_device_feature_defines(dev, &src);
-    chg_str_printf(&src, "#define PRECISION %d\n", prec == CHG_F64 ? 64 : 32);
-    chg_str_append(&src, body);
-    if (src.failed) {
-        chg_str_free(&src);
-        return CLHGEMM_OUT_OF_HOST_MEMORY;
-    }
-    const clhgemm_status_t st = chg_kernel_get(ctx, dev, prec == CHG_F64 ? "dlapack" : "slapack",
-                                               src.data, entry, k);
-    chg_str_free(&src);
-    return (cl_int)st;
+    return (cl_int)chg_kernel_get_cl(ctx, dev, "lapack.cl",
+                                     prec == CHG_F64 ? "dlapack" : "slapack", 1,
+                                     prec == CHG_F64 ? "#define PRECISION 64\n"
+                                                     : "#define PRECISION 32\n",
+                                     entry, k);
 }
 
 /* Runs kernel `entry` of cl/lapack.cl over gws (dims dimensions, work-groups lws) with the
@@ -433,54 +422,45 @@ cl_int chg_fu_panel_col(chg_fact_t *f, int d, size_t k, size_t r0, int to_col)
     return chg_fact_fail(f, d, transpose(f, d, x->col, r0, f->c->m, P.buf, soff, P.ld, rows, kw));
 }
 
+/* The body of every update below: the fault hook, then `call` (device d's commands) as one
+ * traced span "label k"; an error marks the device failed. */
+#define CHG_GUARDED_(f, d, label, k, call)                                                     \
+    do {                                                                                       \
+        cl_int err_ = chg_fact_injected(f, d);                                                 \
+        if (err_ == CL_SUCCESS) {                                                              \
+            cl_event first_ = span_open(f, d);                                                 \
+            err_ = span_close(f, d, first_, label, k, call);                                   \
+        }                                                                                      \
+        return chg_fact_fail(f, d, err_);                                                      \
+    } while (0)
+
 cl_int chg_fu_apply(chg_fact_t *f, int d, size_t k, size_t c0, size_t jl, size_t w)
 {
-    cl_int err = chg_fact_injected(f, d);
-    if (err != CL_SUCCESS) return chg_fact_fail(f, d, err);
-    cl_event first = span_open(f, d);
-    err = span_close(f, d, first, "update with panel", k, apply(f, d, k, c0, jl, w));
-    return chg_fact_fail(f, d, err);
+    CHG_GUARDED_(f, d, "update with panel", k, apply(f, d, k, c0, jl, w));
 }
 
 cl_int chg_fu_catch_up(chg_fact_t *f, int d, size_t from, size_t to, size_t c0, size_t jl,
                        size_t w, const chg_lsrc_t *src)
 {
-    cl_int err = chg_fact_injected(f, d);
-    if (err != CL_SUCCESS) return chg_fact_fail(f, d, err);
-    cl_event first = span_open(f, d);
-    err = span_close(f, d, first, "catch up to panel", to,
-                     catch_up(f, d, from, to, c0, jl, w, src));
-    return chg_fact_fail(f, d, err);
+    CHG_GUARDED_(f, d, "catch up to panel", to, catch_up(f, d, from, to, c0, jl, w, src));
 }
 
 cl_int chg_fu_potrf_solve(chg_fact_t *f, size_t k)
 {
-    const int d = f->owner[k];
-    cl_int err = chg_fact_injected(f, d);
-    if (err != CL_SUCCESS) return chg_fact_fail(f, d, err);
-    cl_event first = span_open(f, d);
-    return chg_fact_fail(f, d, span_close(f, d, first, "trsm of panel", k, potrf_solve(f, k)));
+    CHG_GUARDED_(f, f->owner[k], "trsm of panel", k, potrf_solve(f, k));
 }
 
 cl_int chg_fu_potrf_diag(chg_fact_t *f, size_t k, size_t j)
 {
-    const int d = f->owner[j];
-    cl_int err = chg_fact_injected(f, d);
-    if (err != CL_SUCCESS) return chg_fact_fail(f, d, err);
-    cl_event first = span_open(f, d);
-    err = span_close(f, d, first, "look-ahead diagonal with panel", k, potrf_diag(f, k, j));
-    return chg_fact_fail(f, d, err);
+    CHG_GUARDED_(f, f->owner[j], "look-ahead diagonal with panel", k, potrf_diag(f, k, j));
 }
 
 cl_int chg_fu_potrf_below(chg_fact_t *f, size_t k, size_t j)
 {
-    const int d = f->owner[j];
-    cl_int err = chg_fact_injected(f, d);
-    if (err != CL_SUCCESS) return chg_fact_fail(f, d, err);
-    cl_event first = span_open(f, d);
-    err = span_close(f, d, first, "look-ahead below with panel", k, potrf_below(f, k, j));
-    return chg_fact_fail(f, d, err);
+    CHG_GUARDED_(f, f->owner[j], "look-ahead below with panel", k, potrf_below(f, k, j));
 }
+
+#undef CHG_GUARDED_
 
 clhgemm_status_t chg_fact_laswp_cl(cl_command_queue q, chg_precision_t prec, cl_mem B,
                                    size_t off, size_t ld, int row_major, size_t n, size_t nrhs,
