@@ -34,6 +34,17 @@
 #               reference LAPACK on OpenBLAS (bench/numpy/blas_numpy.py; Debian's python3-debian
 #               of .gpuenv), then NUMPY_ROUNDS - 1 more processes of each at NUMPY_ROUND_SIZES,
 #               and the medians over the processes (bench/numpy/blas_numpy_summary.py: rounds.txt)
+#   lapacknumpy numpy.linalg solve (n/8 right-hand sides), cholesky, qr (reduced), inv, det at
+#               n = $LAPACK_NUMPY_SIZES (1024..32768) on OpenBLAS (its own LAPACK; up to
+#               $LAPACK_NUMPY_OB_MAX, 16384: at 32768 its qr and inv take minutes each), on clhgemm's
+#               liblapack.so.3 beside OpenBLAS's libblas.so.3, and on both drop-ins
+#               (bench/numpy/lapack_numpy.py), back to back; then clhgemm-bench-lapack-dropin: the
+#               drop-in's dpotrf_/dgetrf_/dgeqrf_ beside ours on a handle and OpenBLAS in one
+#               process at $LAPACK_C_SIZES (4096..32768), without numpy's copies. Not timed on a
+#               GPU yet; by OpenBLAS's rate on the H100 machine's host (0.5 TFLOP/s) its part alone
+#               is ~2 min, the drop-in's runs ~2-3 min each (orgqr stays on the CPU LAPACK), the
+#               C program ~4 min: if a 10-minute command is too short, run the stage twice with
+#               LAPACK_NUMPY_SIZES and LAPACK_C_SIZES split
 #   oversize    clhgemm-bench-host --oversize --sizes 65536: DGEMM larger than the GPU (103 GB)
 #   scaling     host-resident S/DGEMM n = 32768 on every GPU and on the first alone (--one-device)
 #   level3      clhgemm-bench-level3 n = $L3_SIZES (8192), s and d: SYMM, SYRK, SYR2K (fused and
@@ -68,6 +79,7 @@
 # HOST_SIZES, HOST_PREC (both), XT (1), HOST_RUNS (1), OVERSIZE_N (65536), L3_SIZES, CM_BUDGET
 # (80s), CPU_MODEL (1), TRACE_N (32768), TRACE_ENVS (-), AB_PARTS (device host level3),
 # AB_ROUNDS (1), AB_SRC, AB_HOST_SIZES, AB_MID_SIZES, NUMPY_BUDGET (12), NUMPY_SIZES, NUMPY_ROUNDS (3), NUMPY_ROUND_SIZES (256,512,1024),
+# LAPACK_NUMPY_SIZES, LAPACK_NUMPY_OB_MAX (16384), LAPACK_NUMPY_BUDGET (20), LAPACK_C_SIZES,
 # CLHGEMM_CACHE_DIR (/tmp/clhgemm-cache).
 set -u -o pipefail
 
@@ -88,7 +100,7 @@ while [ $# -gt 0 ]; do
       OUT=$2; shift ;;
     --out=*) OUT=${1#--out=} ;;
     all) STAGES+=(build tests device host level3) ;;
-    build | tests | device | tf32 | host | sweep | smallcall | zerocopy | blasnumpy | oversize | scaling | level3 | level3host | trsmblocked | cpushare | trace | probe | ptxas)
+    build | tests | device | tf32 | host | sweep | smallcall | zerocopy | blasnumpy | lapacknumpy | oversize | scaling | level3 | level3host | trsmblocked | cpushare | trace | probe | ptxas)
       STAGES+=("$1") ;;
     ab)
       [ $# -ge 2 ] || { echo "gpu_record: ab needs a revision (ab REV)" >&2; exit 2; }
@@ -354,6 +366,40 @@ stage_blasnumpy() {
   { paste -d'|' <(cut -c1-70 "$SD/openblas.txt") <(cut -c1-70 "$SD/clhgemm.txt"); grep '^clhgemm-blas' "$SD/clhgemm.txt"
     echo "reference LAPACK on OpenBLAS's BLAS:"; cut -c1-70 "$SD/openblas-reflapack.txt"
     echo "medians over the processes of each library:"; cat "$SD/rounds.txt"; cat "$SD/clocks.txt"; } >"$SD/summary.txt"
+  return "$r"
+}
+
+stage_lapacknumpy() {
+  # numpy.linalg on OpenBLAS's LAPACK, on clhgemm's liblapack.so.3 alone (OpenBLAS's libblas.so.3
+  # beside it) and on both drop-ins, back to back (bench/numpy/lapack_numpy.py); then the drop-in's
+  # Fortran calls beside ours on a handle without numpy (clhgemm-bench-lapack-dropin)
+  local r=0 L=/tmp/gpuenv/usr/lib/x86_64-linux-gnu
+  local sizes=${LAPACK_NUMPY_SIZES:-1024,2048,4096,8192,16384,32768} ob_max=${LAPACK_NUMPY_OB_MAX:-16384}
+  local budget=${LAPACK_NUMPY_BUDGET:-20} ob_sizes
+  ob_sizes=$(echo "$sizes" | tr ',' '\n' | awk -v m="$ob_max" '$1 <= m' | paste -sd, -)
+  cmake --build "$BUILD_DIR" -j"$JOBS" --target clhgemm_blas clhgemm_lapack clhgemm-bench-lapack-dropin \
+    >"$SD/build.log" 2>&1 || { tail -5 "$SD/build.log" >"$SD/summary.txt"; return 1; }
+  if [ -n "$ob_sizes" ]; then
+    run_win "numpy.linalg on OpenBLAS" "$SD/openblas.txt" 590 env LD_LIBRARY_PATH="$L/openblas-pthread:${LD_LIBRARY_PATH:-}" \
+      python3-debian "$ROOT/bench/numpy/lapack_numpy.py" --label openblas --sizes "$ob_sizes" --budget "$budget" || r=1
+  else
+    echo "(no size up to LAPACK_NUMPY_OB_MAX=$ob_max)" >"$SD/openblas.txt"
+  fi
+  run_win "numpy.linalg on clhgemm's LAPACK" "$SD/lapack.txt" 590 env \
+    LD_LIBRARY_PATH="$BUILD_DIR/lapack:$L/openblas-pthread:${LD_LIBRARY_PATH:-}" CLHGEMM_LAPACK_STATS=1 \
+    python3-debian "$ROOT/bench/numpy/lapack_numpy.py" --label clhgemm-lapack --sizes "$sizes" --budget "$budget" || r=1
+  run_win "numpy.linalg on both drop-ins" "$SD/both.txt" 590 env \
+    LD_LIBRARY_PATH="$BUILD_DIR/blas:$BUILD_DIR/lapack:$L/openblas-pthread:${LD_LIBRARY_PATH:-}" \
+    CLHGEMM_LAPACK_STATS=1 CLHGEMM_BLAS_STATS=1 \
+    python3-debian "$ROOT/bench/numpy/lapack_numpy.py" --label clhgemm-both --sizes "$sizes" --budget "$budget" || r=1
+  run_win "drop-in, ours, OpenBLAS without numpy" "$SD/dropin.txt" 590 "$B/lapack/clhgemm-bench-lapack-dropin" \
+    --dropin "$BUILD_DIR/lapack/liblapack.so.3" --sizes "${LAPACK_C_SIZES:-4096,8192,16384,32768}" \
+    --no-openblas-above "$ob_max" || r=1
+  { echo "numpy.linalg: OpenBLAS | clhgemm's liblapack.so.3 | both drop-ins"
+    paste -d'|' <(cut -c1-56 "$SD/openblas.txt") <(cut -c1-56 "$SD/lapack.txt") <(cut -c1-56 "$SD/both.txt")
+    grep -h '^clhgemm-' "$SD/lapack.txt" "$SD/both.txt"
+    echo "the LAPACK calls alone (clhgemm-bench-lapack-dropin):"; cat "$SD/dropin.txt"
+    cat "$SD/clocks.txt"; } >"$SD/summary.txt"
   return "$r"
 }
 

@@ -7,7 +7,8 @@
  * asynchronously on the caller's command queue, the other level-3 routines on device buffers
  * (clhgemm_{s,d}{symm,syrk,syr2k,trmm,trsm}_cl), and the host-memory GEMM (clhgemm_{s,d}gemm on
  * a handle) that tiles, stages and overlaps the transfers across every selected device, with
- * SYMM, SYRK, SYR2K and TRMM on host memory through the same pipeline and TRSM on its GEMMs.
+ * SYMM, SYRK, SYR2K and TRMM on host memory through the same pipeline and TRSM on its GEMMs,
+ * and the factorizations (Cholesky, LU, QR and their solvers) with LAPACK's semantics.
  *
  * Conventions: argument order and enum values follow CBLAS, so CBLAS users need no translation
  * (CLHGEMM_COL_MAJOR == CblasColMajor == 102, CLHGEMM_TRANS == CblasTrans == 112, ...).
@@ -103,7 +104,7 @@ typedef enum clhgemm_side_e {
     X(CLHGEMM_INVALID_SIDE, -2030, "side is not CLHGEMM_LEFT or CLHGEMM_RIGHT")                 \
     X(CLHGEMM_INVALID_UPLO, -2031, "uplo is not CLHGEMM_UPPER or CLHGEMM_LOWER")                \
     X(CLHGEMM_INVALID_DIAG, -2032, "diag is not CLHGEMM_UNIT or CLHGEMM_NON_UNIT")              \
-    X(CLHGEMM_INVALID_TRANS, -2033, "trans (SYRK, SYR2K) is not a CLHGEMM_*TRANS value")        \
+    X(CLHGEMM_INVALID_TRANS, -2033, "trans is not a CLHGEMM_*TRANS value")                      \
     X(CLHGEMM_SIZE_OVERFLOW, -2034, "a matrix (ld x (cols - 1) + rows elements) exceeds memory") \
     X(CLHGEMM_INVALID_NRHS, -2035, "nrhs is negative")                                         \
     X(CLHGEMM_NULL_IPIV, -2036, "ipiv is NULL")                                                \
@@ -466,6 +467,204 @@ CLHGEMM_API clhgemm_status_t clhgemm_last_call_info(clhgemm_handle_t handle,
  * Optional: without it the driver reclaims everything at process exit. (The library does not
  * call OpenCL from a destructor: drivers may already be gone at that point.) */
 CLHGEMM_API void clhgemm_release_resources(void);
+
+/* ---- Factorizations (LAPACK) ------------------------------------------------------------ */
+/* Cholesky (potrf), LU with partial pivoting (getrf) and QR (geqrf), and the solvers on them,
+ * with LAPACK's semantics exactly and LAPACKE's argument order after the handle: the same
+ * results in the same places (the factors over A, ipiv 1-based, tau, info), the other triangle
+ * of a Cholesky never read or written. Both layouts: a row-major matrix is what LAPACKE makes
+ * of it (leading dimensions at least max(1, columns); ipiv and tau refer to rows and
+ * reflectors of the matrix as the caller sees it).
+ *
+ * Arguments are checked in LAPACK's order (layout, then the routine's own: uplo, side, trans,
+ * m, n, k, nrhs, lda, ldb/ldc), each invalid one with its own status (CLHGEMM_INVALID_NRHS for
+ * nrhs; k out of 0..nq for ormqr, n > m and k > n for orgqr as LAPACK checks them), then
+ * CLHGEMM_SIZE_OVERFLOW, then the pointers the call touches in parameter order
+ * (CLHGEMM_NULL_BUFFER_A/B/C, CLHGEMM_NULL_IPIV, CLHGEMM_NULL_TAU, CLHGEMM_NULL_INFO), then
+ * double precision on the devices; the host routines check the handle first. Nothing is read
+ * or written on a rejected call. LAPACK's quick returns hold (n = 0 or m = 0: nothing done,
+ * info = 0; gels with nothing to factor sets B to zero). `info` is LAPACK's: > 0 the order of
+ * the leading minor that is not positive definite (potrf, posv: A holds the factor of the
+ * minors before it), the first exactly zero pivot U(i,i) (getrf, gesv: the factorization is
+ * complete, LAPACK's), the first zero on the triangular factor's diagonal (gels); posv and
+ * gesv do not solve when info > 0. The routines need a CPU LAPACK (OpenBLAS's) for their
+ * panels: without one they answer CLHGEMM_NO_CPU_LAPACK (potrs and getrs, which need only
+ * triangular solves, still run).
+ *
+ * Host memory, on a handle (synchronous): each call goes as a whole to the CPU LAPACK on the
+ * calling thread or to the devices, by CLHGEMM_ROUTE and a cost model (every device a CPU, as
+ * with PoCL: the CPU); on the devices the CPU factors the panels while the devices update the
+ * rest. The solvers' triangular solves are clhgemm_{s,d}trsm on the handle.
+ *
+ * potrf:  A = U^T U (uplo UPPER) or L L^T, A n x n symmetric positive definite.
+ * getrf:  A = P L U, A m x n; ipiv min(m, n) pivots.
+ * geqrf:  A = Q R, A m x n; Q as min(m, n) reflectors (below the diagonal of A, and tau).
+ * potrs, getrs: solve A X = B (getrs: op(A) X = B) with potrf's / getrf's factors, B n x nrhs.
+ * posv, gesv: the factorization, then the solve.
+ * ormqr:  C := op(Q) C (side LEFT, A m x k) or C op(Q) (side RIGHT, A n x k), C m x n, Q the
+ *         product of geqrf's first k reflectors.
+ * orgqr:  A := the first n columns of Q (m x n, m >= n >= k).
+ * gels:   least squares (m >= n, NO_TRANS; m < n, TRANS) or minimum norm solutions of op(A) X = B
+ *         with A of full rank, by the QR or LQ factorization; B max(m, n) x nrhs. */
+
+/* clhgemm_status_t clhgemm_{s,d}potrf(clhgemm_handle_t handle, clhgemm_layout_t layout,
+ *                                     clhgemm_uplo_t uplo, int n, T *A, int lda, int *info); */
+#define CLHGEMM_POTRF_(p, T)                                                                       \
+    CLHGEMM_API clhgemm_status_t clhgemm_##p##potrf(clhgemm_handle_t handle,                      \
+                                                    clhgemm_layout_t layout, clhgemm_uplo_t uplo,  \
+                                                    int n, T *A, int lda, int *info);
+CLHGEMM_PRECISIONS(CLHGEMM_POTRF_)
+#undef CLHGEMM_POTRF_
+
+/* clhgemm_status_t clhgemm_{s,d}getrf(clhgemm_handle_t handle, clhgemm_layout_t layout, int m,
+ *                                     int n, T *A, int lda, int *ipiv, int *info); */
+#define CLHGEMM_GETRF_(p, T)                                                                       \
+    CLHGEMM_API clhgemm_status_t clhgemm_##p##getrf(clhgemm_handle_t handle,                      \
+                                                    clhgemm_layout_t layout, int m, int n, T *A,   \
+                                                    int lda, int *ipiv, int *info);
+CLHGEMM_PRECISIONS(CLHGEMM_GETRF_)
+#undef CLHGEMM_GETRF_
+
+/* clhgemm_status_t clhgemm_{s,d}geqrf(clhgemm_handle_t handle, clhgemm_layout_t layout, int m,
+ *                                     int n, T *A, int lda, T *tau); */
+#define CLHGEMM_GEQRF_(p, T)                                                                       \
+    CLHGEMM_API clhgemm_status_t clhgemm_##p##geqrf(clhgemm_handle_t handle,                      \
+                                                    clhgemm_layout_t layout, int m, int n, T *A,   \
+                                                    int lda, T *tau);
+CLHGEMM_PRECISIONS(CLHGEMM_GEQRF_)
+#undef CLHGEMM_GEQRF_
+
+/* clhgemm_status_t clhgemm_{s,d}potrs(clhgemm_handle_t handle, clhgemm_layout_t layout,
+ *                                     clhgemm_uplo_t uplo, int n, int nrhs, const T *A, int lda,
+ *                                     T *B, int ldb); */
+#define CLHGEMM_POTRS_(p, T)                                                                       \
+    CLHGEMM_API clhgemm_status_t clhgemm_##p##potrs(                                               \
+        clhgemm_handle_t handle, clhgemm_layout_t layout, clhgemm_uplo_t uplo, int n, int nrhs,    \
+        const T *A, int lda, T *B, int ldb);
+CLHGEMM_PRECISIONS(CLHGEMM_POTRS_)
+#undef CLHGEMM_POTRS_
+
+/* clhgemm_status_t clhgemm_{s,d}posv(clhgemm_handle_t handle, clhgemm_layout_t layout,
+ *                                    clhgemm_uplo_t uplo, int n, int nrhs, T *A, int lda, T *B,
+ *                                    int ldb, int *info); */
+#define CLHGEMM_POSV_(p, T)                                                                        \
+    CLHGEMM_API clhgemm_status_t clhgemm_##p##posv(                                                \
+        clhgemm_handle_t handle, clhgemm_layout_t layout, clhgemm_uplo_t uplo, int n, int nrhs,    \
+        T *A, int lda, T *B, int ldb, int *info);
+CLHGEMM_PRECISIONS(CLHGEMM_POSV_)
+#undef CLHGEMM_POSV_
+
+/* clhgemm_status_t clhgemm_{s,d}getrs(clhgemm_handle_t handle, clhgemm_layout_t layout,
+ *                                     clhgemm_transpose_t trans, int n, int nrhs, const T *A,
+ *                                     int lda, const int *ipiv, T *B, int ldb); */
+#define CLHGEMM_GETRS_(p, T)                                                                       \
+    CLHGEMM_API clhgemm_status_t clhgemm_##p##getrs(                                               \
+        clhgemm_handle_t handle, clhgemm_layout_t layout, clhgemm_transpose_t trans, int n,        \
+        int nrhs, const T *A, int lda, const int *ipiv, T *B, int ldb);
+CLHGEMM_PRECISIONS(CLHGEMM_GETRS_)
+#undef CLHGEMM_GETRS_
+
+/* clhgemm_status_t clhgemm_{s,d}gesv(clhgemm_handle_t handle, clhgemm_layout_t layout, int n,
+ *                                    int nrhs, T *A, int lda, int *ipiv, T *B, int ldb,
+ *                                    int *info); */
+#define CLHGEMM_GESV_(p, T)                                                                        \
+    CLHGEMM_API clhgemm_status_t clhgemm_##p##gesv(clhgemm_handle_t handle,                       \
+                                                   clhgemm_layout_t layout, int n, int nrhs, T *A, \
+                                                   int lda, int *ipiv, T *B, int ldb, int *info);
+CLHGEMM_PRECISIONS(CLHGEMM_GESV_)
+#undef CLHGEMM_GESV_
+
+/* clhgemm_status_t clhgemm_{s,d}ormqr(clhgemm_handle_t handle, clhgemm_layout_t layout,
+ *                                     clhgemm_side_t side, clhgemm_transpose_t trans, int m,
+ *                                     int n, int k, const T *A, int lda, const T *tau, T *C,
+ *                                     int ldc); */
+#define CLHGEMM_ORMQR_(p, T)                                                                       \
+    CLHGEMM_API clhgemm_status_t clhgemm_##p##ormqr(                                               \
+        clhgemm_handle_t handle, clhgemm_layout_t layout, clhgemm_side_t side,                     \
+        clhgemm_transpose_t trans, int m, int n, int k, const T *A, int lda, const T *tau, T *C,   \
+        int ldc);
+CLHGEMM_PRECISIONS(CLHGEMM_ORMQR_)
+#undef CLHGEMM_ORMQR_
+
+/* clhgemm_status_t clhgemm_{s,d}orgqr(clhgemm_handle_t handle, clhgemm_layout_t layout, int m,
+ *                                     int n, int k, T *A, int lda, const T *tau); */
+#define CLHGEMM_ORGQR_(p, T)                                                                       \
+    CLHGEMM_API clhgemm_status_t clhgemm_##p##orgqr(clhgemm_handle_t handle,                      \
+                                                    clhgemm_layout_t layout, int m, int n, int k,  \
+                                                    T *A, int lda, const T *tau);
+CLHGEMM_PRECISIONS(CLHGEMM_ORGQR_)
+#undef CLHGEMM_ORGQR_
+
+/* clhgemm_status_t clhgemm_{s,d}gels(clhgemm_handle_t handle, clhgemm_layout_t layout,
+ *                                    clhgemm_transpose_t trans, int m, int n, int nrhs, T *A,
+ *                                    int lda, T *B, int ldb, int *info); */
+#define CLHGEMM_GELS_(p, T)                                                                        \
+    CLHGEMM_API clhgemm_status_t clhgemm_##p##gels(                                                \
+        clhgemm_handle_t handle, clhgemm_layout_t layout, clhgemm_transpose_t trans, int m, int n, \
+        int nrhs, T *A, int lda, T *B, int ldb, int *info);
+CLHGEMM_PRECISIONS(CLHGEMM_GELS_)
+#undef CLHGEMM_GELS_
+
+/* Device buffers: potrf, getrf, geqrf, potrs and getrs on buffers of the queue's device, with
+ * offsets in elements as the level-3 _cl routines take them; ipiv, tau and info in host memory.
+ * Synchronous, unlike the level-3 routines: they start after the commands enqueued before on
+ * `queue` and return when the result is final, so they take no event. The checks are the host
+ * routines' with the queue and the buffers as the level-3 _cl routines check them
+ * (CLHGEMM_INVALID_QUEUE, CLHGEMM_CONTEXT_MISMATCH, CLHGEMM_INSUFFICIENT_BUFFER_A/B) in place of
+ * the handle and the NULL pointers. The factorizations factor the panels with the CPU LAPACK and
+ * update the rest on the device; the solvers are clhgemm_{s,d}trsm_cl on the queue. */
+
+/* clhgemm_status_t clhgemm_{s,d}potrf_cl(clhgemm_layout_t layout, clhgemm_uplo_t uplo, int n,
+ *                                        cl_mem A, size_t offA, int lda, int *info,
+ *                                        cl_command_queue queue); */
+#define CLHGEMM_POTRF_CL_(p, T)                                                                    \
+    CLHGEMM_API clhgemm_status_t clhgemm_##p##potrf_cl(clhgemm_layout_t layout,                   \
+                                                       clhgemm_uplo_t uplo, int n, cl_mem A,       \
+                                                       size_t offA, int lda, int *info,            \
+                                                       cl_command_queue queue);
+CLHGEMM_PRECISIONS(CLHGEMM_POTRF_CL_)
+#undef CLHGEMM_POTRF_CL_
+
+/* clhgemm_status_t clhgemm_{s,d}getrf_cl(clhgemm_layout_t layout, int m, int n, cl_mem A,
+ *                                        size_t offA, int lda, int *ipiv, int *info,
+ *                                        cl_command_queue queue); */
+#define CLHGEMM_GETRF_CL_(p, T)                                                                    \
+    CLHGEMM_API clhgemm_status_t clhgemm_##p##getrf_cl(clhgemm_layout_t layout, int m, int n,     \
+                                                       cl_mem A, size_t offA, int lda, int *ipiv,  \
+                                                       int *info, cl_command_queue queue);
+CLHGEMM_PRECISIONS(CLHGEMM_GETRF_CL_)
+#undef CLHGEMM_GETRF_CL_
+
+/* clhgemm_status_t clhgemm_{s,d}geqrf_cl(clhgemm_layout_t layout, int m, int n, cl_mem A,
+ *                                        size_t offA, int lda, T *tau, cl_command_queue queue); */
+#define CLHGEMM_GEQRF_CL_(p, T)                                                                    \
+    CLHGEMM_API clhgemm_status_t clhgemm_##p##geqrf_cl(clhgemm_layout_t layout, int m, int n,     \
+                                                       cl_mem A, size_t offA, int lda, T *tau,     \
+                                                       cl_command_queue queue);
+CLHGEMM_PRECISIONS(CLHGEMM_GEQRF_CL_)
+#undef CLHGEMM_GEQRF_CL_
+
+/* clhgemm_status_t clhgemm_{s,d}potrs_cl(clhgemm_layout_t layout, clhgemm_uplo_t uplo, int n,
+ *                                        int nrhs, cl_mem A, size_t offA, int lda, cl_mem B,
+ *                                        size_t offB, int ldb, cl_command_queue queue); */
+#define CLHGEMM_POTRS_CL_(p, T)                                                                    \
+    CLHGEMM_API clhgemm_status_t clhgemm_##p##potrs_cl(                                            \
+        clhgemm_layout_t layout, clhgemm_uplo_t uplo, int n, int nrhs, cl_mem A, size_t offA,      \
+        int lda, cl_mem B, size_t offB, int ldb, cl_command_queue queue);
+CLHGEMM_PRECISIONS(CLHGEMM_POTRS_CL_)
+#undef CLHGEMM_POTRS_CL_
+
+/* clhgemm_status_t clhgemm_{s,d}getrs_cl(clhgemm_layout_t layout, clhgemm_transpose_t trans,
+ *                                        int n, int nrhs, cl_mem A, size_t offA, int lda,
+ *                                        const int *ipiv, cl_mem B, size_t offB, int ldb,
+ *                                        cl_command_queue queue); */
+#define CLHGEMM_GETRS_CL_(p, T)                                                                    \
+    CLHGEMM_API clhgemm_status_t clhgemm_##p##getrs_cl(                                            \
+        clhgemm_layout_t layout, clhgemm_transpose_t trans, int n, int nrhs, cl_mem A,             \
+        size_t offA, int lda, const int *ipiv, cl_mem B, size_t offB, int ldb,                     \
+        cl_command_queue queue);
+CLHGEMM_PRECISIONS(CLHGEMM_GETRS_CL_)
+#undef CLHGEMM_GETRS_CL_
 
 #ifdef __cplusplus
 }

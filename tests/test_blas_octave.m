@@ -4,7 +4,7 @@
 % load ours (checked in /proc/self/maps). Products in double and single (dgemm, sgemm; A'*A:
 % dsyrk) are compared with sums of outer products formed by broadcasting (no BLAS); the
 % backslash solve (dgesv) and chol (dpotrf) are checked by their residuals, formed the same way.
-% Tolerance scales with k. The driver (tests/run_blas_client.sh) checks CLHGEMM_BLAS_STATS.
+% Tolerance scales with k. The driver (tests/run_dropin_client.sh) checks CLHGEMM_BLAS_STATS.
 1;
 function r = noblas_mul(A, B)
   % A*B as a sum of k broadcast outer products (elementwise: no BLAS)

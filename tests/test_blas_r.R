@@ -4,7 +4,7 @@
 # tcrossprod: dgemm, dsyrk) are compared with R's own loops (options(matprod = "internal"), no
 # BLAS); solve() and chol() run LAPACK (dgetrf/dgetrs, dpotrf: dtrsm, dsyrk, dgemm underneath)
 # and are checked by their residuals, computed without BLAS. Tolerance scales with k. The test's
-# driver (tests/run_blas_client.sh) checks the CLHGEMM_BLAS_STATS line at exit.
+# driver (tests/run_dropin_client.sh) checks the CLHGEMM_BLAS_STATS line at exit.
 want <- Sys.getenv("CHG_EXPECT_BLAS_DIR")
 maps <- readLines("/proc/self/maps")
 libs <- unique(sub(".* ", "", grep("libblas\\.so", maps, value = TRUE)))

@@ -17,6 +17,9 @@
  *            and stay right with more devices than slots and with threads beside reloads;
  *            trsm_nb: round trip, merge, rejections, and TRSM's block order CLHGEMM_TRSM_NB >
  *            the entry's trsm_nb (a database in CLHGEMM_TUNING_DIR) > the built-in 512;
+ *            the factorizations' potrf_nb, getrf_nb, geqrf_nb likewise: round trip, merge (as a
+ *            set), rejections, and the panel width a call's nb > CLHGEMM_FACTOR_NB > the entry's
+ *            > the built-in default (lapack/fact_driver.c chg_fact_nb);
  *            stderr at the default verbosity: one line per rejected user file (corrupt, a value
  *            out of range) and per CLHGEMM_TUNING_DIR that is missing or not a directory, once
  *            per process, and none for a rejected shipped file or an absent default directory.
@@ -34,6 +37,9 @@
  *            in another directory, whose choice is known in advance.
  *   trsm F   after clhgemm-tune --trsm wrote F: the exact entry has a trsm_nb per precision,
  *            and the library's TRSM block order is it (CLHGEMM_TRSM_NB still wins).
+ *   factor F after clhgemm-tune --factor wrote F: the exact entry has the three panel widths
+ *            per precision (candidates, with the size and rates), and the factorizations' panel
+ *            width is each (CLHGEMM_FACTOR_NB still wins).
  */
 #define _POSIX_C_SOURCE 200809L
 #include <cblas.h>
@@ -52,6 +58,7 @@
 #include "cpu/route_calls.h"
 #include "host/route.h"
 #include "kernels/params.h"
+#include "lapack/fact_driver.h"
 #include "tuning/tuning.h"
 #include "base/util.h"
 
@@ -169,6 +176,10 @@ static int prec_equal(const chg_tuning_prec_t *a, const chg_tuning_prec_t *b)
     if (a->trsm_nb != b->trsm_nb || a->trsm_size != b->trsm_size ||
         a->trsm_gflops != b->trsm_gflops)
         return 0;
+    if (memcmp(a->factor_nb, b->factor_nb, sizeof a->factor_nb) ||
+        a->factor_size != b->factor_size ||
+        memcmp(a->factor_gflops, b->factor_gflops, sizeof a->factor_gflops))
+        return 0;
     if (a->route.present != b->route.present || a->route.latency_us != b->route.latency_us ||
         a->route.cpu_threads != b->route.cpu_threads)
         return 0;
@@ -213,6 +224,15 @@ static void round_trip(void)
     r.prec[0].trsm_size = 512;
     r.prec[0].trsm_gflops = 1.0 / 3.0;
     r.prec[1].trsm_nb = 4096;
+    /* The panel widths: s all three with their timing, d getrf's alone without it. */
+    r.prec[0].factor_nb[0] = 16;
+    r.prec[0].factor_nb[1] = 256;
+    r.prec[0].factor_nb[2] = 4096;
+    r.prec[0].factor_size = 8192;
+    r.prec[0].factor_gflops[0] = 1.0 / 7.0;
+    r.prec[0].factor_gflops[1] = 12345.5;
+    r.prec[0].factor_gflops[2] = 0.0;
+    r.prec[1].factor_nb[1] = 192;
     /* The routing figures: s with OpenBLAS rates, d with the latency alone. */
     r.prec[0].route = (chg_tuning_route_t){.present = 1, .latency_us = 1234.0 / 3.0, .cpu_threads = 28,
                                            .cpu_gflops = {12.5, 1.0 / 7.0, 2.5e3, 3100.75}};
@@ -329,13 +349,27 @@ static void round_trip(void)
                    m->prec[0].trsm_size == 512,
                "upsert lost trsm_nb (s %d, d %d)", m ? m->prec[0].trsm_nb : -1,
                m ? m->prec[1].trsm_nb : -1);
+        /* likewise the panel widths, as a set: d's getrf alone is kept beside nothing */
+        EXPECT(m && m->prec[0].factor_nb[0] == 16 && m->prec[0].factor_nb[2] == 4096 &&
+                   m->prec[0].factor_size == 8192 && m->prec[0].factor_gflops[1] == 12345.5 &&
+                   m->prec[1].factor_nb[1] == 192 && !m->prec[1].factor_nb[0],
+               "upsert lost the panel widths (s potrf %d, d getrf %d)",
+               m ? m->prec[0].factor_nb[0] : -1, m ? m->prec[1].factor_nb[1] : -1);
         chg_tuning_record_t upd3 = record_for(&dev, P_EXACT, 1);
         upd3.prec[0].trsm_nb = 128;
+        upd3.prec[0].factor_nb[1] = 64; /* a new set: getrf's alone, the others dropped */
+        upd3.prec[0].factor_size = 512;
         EXPECT(chg_tuning_file_upsert(&f, &upd3) == 0, "upsert 3");
         m = chg_tuning_file_find(&f, r.name, r.driver);
         EXPECT(m && m->prec[0].trsm_nb == 128 && m->prec[0].trsm_size == 0 &&
                    m->prec[1].trsm_nb == 4096,
                "upsert did not replace trsm_nb (s %d)", m ? m->prec[0].trsm_nb : -1);
+        EXPECT(m && m->prec[0].factor_nb[1] == 64 && !m->prec[0].factor_nb[0] &&
+                   !m->prec[0].factor_nb[2] && m->prec[0].factor_size == 512 &&
+                   m->prec[1].factor_nb[1] == 192,
+               "upsert did not replace the panel widths as a set (s %d %d %d, size %d)",
+               m ? m->prec[0].factor_nb[0] : -1, m ? m->prec[0].factor_nb[1] : -1,
+               m ? m->prec[0].factor_nb[2] : -1, m ? m->prec[0].factor_size : -1);
         /* A new split model of s is added beside d's. */
         chg_tuning_record_t upd2 = record_for(&dev, P_VENDOR, 0);
         upd2.cpumodel[CHG_F32] = *cm;
@@ -477,6 +511,54 @@ static void trsm_rejections(void)
     }
 }
 
+/* precisions.s.{potrf,getrf,geqrf}_nb: valid ones read back, then each kind of break
+ * rejecting the file. */
+static void factor_rejections(void)
+{
+    const int cut = (int)strlen(VALID_ENTRY) - 3; /* before the braces of gemm, s, ... */
+    static const struct {
+        const char *keys;
+        int nb[3], size;
+    } ok[] = {{"\"potrf_nb\":16", {16, 0, 0}, 0},
+              {"\"geqrf_nb\":4096,\"factor_size\":8192", {0, 0, 4096}, 8192},
+              {"\"potrf_nb\":512,\"potrf_gflops\":1.5,\"getrf_nb\":256,\"getrf_gflops\":2,"
+               "\"geqrf_nb\":128,\"geqrf_gflops\":3,\"factor_size\":8192",
+               {512, 256, 128}, 8192},
+              /* the size and a rate without their width mean nothing and are not read */
+              {"\"factor_size\":-3,\"getrf_gflops\":\"x\"", {0, 0, 0}, 0}};
+    char buf[2048], why[512];
+    for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
+        snprintf(buf, sizeof buf, "%s%.*s,%s}}}]}", VALID_HEAD, cut, VALID_ENTRY, ok[i].keys);
+        chg_tuning_file_t f;
+        why[0] = '\0';
+        const int rc = chg_tuning_file_parse(buf, &f, why, sizeof why);
+        const chg_tuning_prec_t *x = rc == 0 && f.count == 1 ? &f.records[0].prec[0] : NULL;
+        EXPECT(x && !memcmp(x->factor_nb, ok[i].nb, sizeof ok[i].nb) &&
+                   x->factor_size == ok[i].size,
+               "valid panel widths (%s) rejected or misread: rc %d %s", ok[i].keys, rc, why);
+        if (rc == 0) chg_tuning_file_free(&f);
+    }
+    static const struct {
+        const char *keys, *want;
+    } bad[] = {
+        {"\"potrf_nb\":0", "precisions.s.potrf_nb: 0 is not a multiple of 16 from 16 to 4096"},
+        {"\"getrf_nb\":8", "precisions.s.getrf_nb: 8 is not a multiple of 16"},
+        {"\"geqrf_nb\":100", "precisions.s.geqrf_nb: 100 is not a multiple of 16"},
+        {"\"potrf_nb\":4112",
+         "precisions.s.potrf_nb: 4112 is not a multiple of 16 from 16 to 4096"},
+        {"\"getrf_nb\":-16", "precisions.s.getrf_nb: expected an integer"},
+        {"\"geqrf_nb\":128.5", "precisions.s.geqrf_nb: expected an integer"},
+        {"\"potrf_nb\":\"256\"", "precisions.s.potrf_nb: expected an integer"},
+        {"\"potrf_nb\":256,\"getrf_nb\":200", "precisions.s.getrf_nb: 200 is not a multiple of 16"},
+        {"\"getrf_nb\":256,\"factor_size\":-1", "precisions.s.factor_size: expected an integer"},
+        {"\"geqrf_nb\":256,\"geqrf_gflops\":\"x\"", "precisions.s.geqrf_gflops: expected a number"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        snprintf(buf, sizeof buf, "%s%.*s,%s}}}]}", VALID_HEAD, cut, VALID_ENTRY, bad[i].keys);
+        expect_reject(bad[i].want, buf, bad[i].want);
+    }
+}
+
 static void rejections(void)
 {
     char buf[2048];
@@ -554,6 +636,7 @@ static void rejections(void)
     };
     route_rejections();
     trsm_rejections();
+    factor_rejections();
     for (size_t i = 0; i < sizeof breaks / sizeof breaks[0]; i++) {
         char bad[2048];
         snprintf(bad, sizeof bad, "%s", buf);
@@ -1064,6 +1147,85 @@ static void trsm_nb_precedence(void)
     set_dirs(NULL, NULL);
 }
 
+/* The factorizations' panel width (lapack/fact_driver.c chg_fact_nb) of an n x n call. */
+static size_t fact_nb(const chg_device_t *dev, chg_precision_t prec, int kind, size_t n,
+                      size_t nb)
+{
+    const chg_fact_call_t c = {.kind = (chg_fact_kind_t)kind, .prec = prec, .m = n, .n = n,
+                               .nb = nb};
+    return chg_fact_nb(dev, &c);
+}
+
+/* The panel width: a call's nb > CLHGEMM_FACTOR_NB > the device's tuning entry (its
+ * architecture's too) > the built-in default (GPU: 512 for Cholesky, 256 for LU and QR; CPU
+ * device: 64), at most min(m, n) rounded up to 16. */
+static void factor_nb_precedence(void)
+{
+    const chg_device_t dev = fake_device("Fake GPU 9000", "1.0", "fake:arch9", "fake");
+    const chg_device_t same_arch = fake_device("Fake GPU 9100", "3.0", "fake:arch9", "fake");
+    chg_device_t cpu = fake_device("Other CPU", "1.0", "other:x", "other");
+    cpu.info.kind = CLHGEMM_DEVICE_CPU;
+    char p[700], src[600];
+    unsetenv("CLHGEMM_FACTOR_NB");
+    set_dirs("factornb", NULL);
+    chg_tuning_record_t r = record_for(&dev, P_EXACT, 3);
+    r.prec[CHG_F32].factor_nb[0] = 384; /* s: potrf and geqrf, getrf the default */
+    r.prec[CHG_F32].factor_nb[2] = 96;
+    r.prec[CHG_F32].factor_size = 8192;
+    path_in(p, sizeof p, "factornb", "tuning.json");
+    write_db(p, &r, 1);
+    chg_tuning_reload();
+    EXPECT(chg_tuned_factor_nb(&dev, CHG_F32, 0, src, sizeof src) == 384 &&
+               strstr(src, "exact") && strstr(src, p),
+           "tuned potrf_nb of the exact entry: %s", src);
+    EXPECT(chg_tuned_factor_nb(&dev, CHG_F32, 1, NULL, 0) == 0 &&
+               chg_tuned_factor_nb(&dev, CHG_F64, 0, NULL, 0) == 0 &&
+               chg_tuned_factor_nb(&dev, CHG_F32, 3, NULL, 0) == 0 &&
+               chg_tuned_factor_nb(&dev, CHG_F32, -1, NULL, 0) == 0,
+           "an absent width or a bad kind is not 0");
+    const size_t n = 8192;
+    EXPECT(fact_nb(&dev, CHG_F32, 0, n, 0) == 384 && fact_nb(&dev, CHG_F32, 2, n, 0) == 96,
+           "s: the entry's 384 / 96 not taken (%zu / %zu)", fact_nb(&dev, CHG_F32, 0, n, 0),
+           fact_nb(&dev, CHG_F32, 2, n, 0));
+    EXPECT(fact_nb(&dev, CHG_F32, 1, n, 0) == 256 && fact_nb(&dev, CHG_F64, 0, n, 0) == 512,
+           "without the width: %zu / %zu, want the defaults 256 / 512",
+           fact_nb(&dev, CHG_F32, 1, n, 0), fact_nb(&dev, CHG_F64, 0, n, 0));
+    EXPECT(fact_nb(&same_arch, CHG_F32, 0, n, 0) == 384,
+           "architecture entry's potrf_nb not taken: %zu", fact_nb(&same_arch, CHG_F32, 0, n, 0));
+    EXPECT(fact_nb(&cpu, CHG_F32, 0, n, 0) == 64 && fact_nb(NULL, CHG_F32, 1, n, 0) == 64,
+           "CPU device / no device: %zu / %zu, want 64", fact_nb(&cpu, CHG_F32, 0, n, 0),
+           fact_nb(NULL, CHG_F32, 1, n, 0));
+    EXPECT(fact_nb(&dev, CHG_F32, 0, 100, 0) == 112, "cut to the matrix: %zu, want 112",
+           fact_nb(&dev, CHG_F32, 0, 100, 0));
+    /* the environment wins over the entry, and is read at every call */
+    setenv("CLHGEMM_FACTOR_NB", "48", 1);
+    EXPECT(fact_nb(&dev, CHG_F32, 0, n, 0) == 48 && fact_nb(&cpu, CHG_F64, 2, n, 0) == 48,
+           "CLHGEMM_FACTOR_NB=48 did not win: %zu / %zu", fact_nb(&dev, CHG_F32, 0, n, 0),
+           fact_nb(&cpu, CHG_F64, 2, n, 0));
+    /* a call's own width (clhgemm-tune's candidates) wins over the environment */
+    EXPECT(fact_nb(&dev, CHG_F32, 0, n, 768) == 768, "the call's 768: %zu",
+           fact_nb(&dev, CHG_F32, 0, n, 768));
+    /* malformed: reported, and the entry's (else the default) used */
+    setenv("CLHGEMM_FACTOR_NB", "12x", 1);
+    EXPECT(fact_nb(&dev, CHG_F32, 0, n, 0) == 384 && fact_nb(&dev, CHG_F32, 1, n, 0) == 256,
+           "malformed CLHGEMM_FACTOR_NB: %zu / %zu, want 384 / 256",
+           fact_nb(&dev, CHG_F32, 0, n, 0), fact_nb(&dev, CHG_F32, 1, n, 0));
+    unsetenv("CLHGEMM_FACTOR_NB");
+    /* the databases off: the default */
+    setenv("CLHGEMM_TUNING", "off", 1);
+    EXPECT(fact_nb(&dev, CHG_F32, 0, n, 0) == 512, "CLHGEMM_TUNING=off: %zu",
+           fact_nb(&dev, CHG_F32, 0, n, 0));
+    unsetenv("CLHGEMM_TUNING");
+    /* a rewritten entry is seen after a reload */
+    r.prec[CHG_F32].factor_nb[0] = 1024;
+    write_db(p, &r, 1);
+    chg_tuning_reload();
+    EXPECT(fact_nb(&dev, CHG_F32, 0, n, 0) == 1024, "after a reload: %zu, want 1024",
+           fact_nb(&dev, CHG_F32, 0, n, 0));
+    chg_tuning_record_free(&r);
+    set_dirs(NULL, NULL);
+}
+
 static void tuned_cache(void)
 {
     const chg_device_t dev = fake_device("Fake GPU 9000", "1.0", "fake:arch9", "fake");
@@ -1505,6 +1667,50 @@ static void trsm_file(const chg_device_t *dev, const char *file)
     chg_tuning_file_free(&f);
 }
 
+/* After clhgemm-tune --factor wrote file: the exact entry of the device has, in each precision
+ * timed, a panel width per factorization (one of the candidates, with the size and a rate),
+ * and the factorizations take them (CLHGEMM_TUNING_DIR is the file's directory) unless
+ * CLHGEMM_FACTOR_NB is set. */
+static void factor_file(const chg_device_t *dev, const char *file)
+{
+    static const char *const names[] = CHG_TUNING_FACTOR_NAMES;
+    chg_tuning_file_t f;
+    char why[512] = "";
+    EXPECT(chg_tuning_file_read(file, &f, why, sizeof why) == 0, "read %s: %s", file, why);
+    const chg_tuning_record_t *r =
+        chg_tuning_file_find(&f, dev->info.name, dev->info.driver_version);
+    EXPECT(r != NULL, "no exact entry for %s in %s", dev->info.name, file);
+    unsetenv("CLHGEMM_FACTOR_NB");
+    for (int p = 0; r && p < 2; p++) {
+        if (p == CHG_F64 && !(dev->features & CHG_FEAT_FP64)) continue;
+        const chg_tuning_prec_t *x = &r->prec[p];
+        EXPECT(x->present && x->factor_size >= 256, "%c: factor_size %d", p ? 'd' : 's',
+               x->factor_size);
+        for (int k = 0; k < CHG_TUNING_FACTOR_KINDS; k++) {
+            const int nb = x->factor_nb[k];
+            EXPECT((nb == 64 || nb == 96 || nb == 128 || nb == 192 || nb == 256 || nb == 384 ||
+                    nb == 512 || nb == 768 || nb == 1024) && 4 * nb <= x->factor_size &&
+                       x->factor_gflops[k] > 0,
+                   "%c%s: nb %d, %g GFLOP/s", p ? 'd' : 's', names[k], nb, x->factor_gflops[k]);
+            char src[600] = "";
+            const size_t n = (size_t)x->factor_size;
+            const size_t got = fact_nb(dev, (chg_precision_t)p, k, n, 0);
+            EXPECT(got == (size_t)nb &&
+                       chg_tuned_factor_nb(dev, (chg_precision_t)p, k, src, sizeof src) == nb &&
+                       strstr(src, "exact") && strstr(src, file),
+                   "%c%s: the library's nb %zu (%s), the file's %d", p ? 'd' : 's', names[k], got,
+                   src, nb);
+            printf("%c%s: nb %d from %s (%.1f GFLOP/s at n = %d)\n", p ? 'd' : 's', names[k], nb,
+                   src, x->factor_gflops[k], x->factor_size);
+            setenv("CLHGEMM_FACTOR_NB", "48", 1);
+            EXPECT(fact_nb(dev, (chg_precision_t)p, k, n, 0) == 48,
+                   "CLHGEMM_FACTOR_NB does not win");
+            unsetenv("CLHGEMM_FACTOR_NB");
+        }
+    }
+    chg_tuning_file_free(&f);
+}
+
 int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "unit";
@@ -1525,9 +1731,10 @@ int main(int argc, char **argv)
         lookup_levels();
         tuned_cache();
         trsm_nb_precedence();
+        factor_nb_precedence();
         warnings();
     } else if (!strcmp(mode, "device") || ((!strcmp(mode, "tuned") || !strcmp(mode, "cpumodel") ||
-                                                 !strcmp(mode, "trsm") ||
+                                                 !strcmp(mode, "trsm") || !strcmp(mode, "factor") ||
                                                  !strcmp(mode, "cpumodel-guard")) && argc > 2)) {
         g_guard = !strcmp(mode, "cpumodel-guard");
         const int tuned = strcmp(mode, "device") != 0;
@@ -1548,6 +1755,8 @@ int main(int argc, char **argv)
                     cpumodel_file(&env, dev, argv[2]);
                 else if (!strcmp(mode, "trsm"))
                     trsm_file(dev, argv[2]);
+                else if (!strcmp(mode, "factor"))
+                    factor_file(dev, argv[2]);
                 else
                     tuned_file(&env, dev, argv[2]);
             } else if (st == CLHGEMM_SUCCESS) {
@@ -1556,7 +1765,8 @@ int main(int argc, char **argv)
             tc_close(&env);
         }
     } else {
-        fprintf(stderr, "usage: test_tuning unit | device | tuned FILE | cpumodel[-guard] FILE | trsm FILE\n");
+        fprintf(stderr, "usage: test_tuning unit | device | tuned FILE | cpumodel[-guard] FILE"
+                        " | trsm FILE | factor FILE\n");
         rc = 2;
     }
     rm_rf(g_tmp);

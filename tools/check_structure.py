@@ -18,9 +18,10 @@ not build folders); (d) to (f) read the text of the whole tree.
      that cannot be understood, tested or replaced one without the other. Each is printed with
      the names that tie each of its edges.
  (b) The layer order of src/: base < device < kernels < cpu < tuning < core < host < lapack <
-     blas. A folder may use itself and any lower folder, never a higher one; src/ may use
-     nothing outside src/ and include/, and include/ (the public header, which anyone may use)
-     nothing else.
+     blas < lapack_dropin. A folder may use itself and any lower folder, never a higher one;
+     the two drop-ins (blas, lapack_dropin: PEERS) never use each other; src/ may use nothing
+     outside src/ and include/, and include/ (the public header, which anyone may use) nothing
+     else.
  (c) Sizes: line counts per folder and per file, and function lengths (from the definition
      line to the closing brace). A function of src/ longer than --max-function lines (100), or
      of the programs in tools/ and bench/ longer than --max-function-programs lines (150), is
@@ -84,7 +85,11 @@ SCANNED = ("src", "tools", "bench", "include")
 # headers, the public one, and tools/ (cli.h, which bench/ shares through clhgemm_cli)
 INCLUDE_PATHS = ("src", "include", "tools")
 OPENCL_API = re.compile(r"cl[A-Z]")
-LAYERS = ("base", "device", "kernels", "cpu", "tuning", "core", "host", "lapack", "blas")  # lowest first
+LAYERS = ("base", "device", "kernels", "cpu", "tuning", "core", "host", "lapack", "blas",
+          "lapack_dropin")  # lowest first
+# folders of one rank in all but name: each is a library of its own (the drop-ins libblas.so.3 and
+# liblapack.so.3), so neither may use the other although the order puts one above
+PEERS = ("blas", "lapack_dropin")
 KEYWORDS = {
     "if", "for", "while", "switch", "return", "sizeof", "do", "else", "case", "goto",
     "defined", "alignof", "_Alignof", "_Generic", "_Static_assert", "static_assert",
@@ -314,6 +319,9 @@ def layer_problems(edges, label):
                 why = "%s is in no layer folder (%s)" % (a, ", ".join(LAYERS))
             elif la is not None and lb is not None and lb[0] > la[0]:
                 why = "layer %s uses the higher layer %s" % (la[1], lb[1])
+            elif (la is not None and lb is not None and la[1] != lb[1] and la[1] in PEERS
+                  and lb[1] in PEERS):
+                why = "the drop-in %s uses the drop-in %s" % (la[1], lb[1])
             elif la is not None and top_b not in ("src", "include"):
                 why = "src/ uses %s/" % top_b
             elif top_a == "include" and top_b != "include":

@@ -4,8 +4,8 @@
  * that the library reads (src/tuning/dbfile.h, docs/TUNING.md).
  *
  *   clhgemm-tune [--devices SPEC] [--precision s|d|both] [--budget 10m] [--size N]
- *                [--gemm] [--classes] [--occupancy] [--trsm] [--copy] [--pipeline]
- *                [--cpu-model [--force-cpu-model]]
+ *                [--gemm] [--classes] [--occupancy] [--trsm] [--factor] [--copy]
+ *                [--pipeline] [--cpu-model [--force-cpu-model]]
  *                [--out FILE] [--out-dir DIR] [--resume]
  *                [--jobs N] [--seed N] [--quiet] [--dry-run]
  *
@@ -13,7 +13,7 @@
  * pipeline a little each); time a phase does not use passes on to the next. Phases per device:
  * copy kernels (per precision), GEMM search (per precision, see tune_gemm.c), the shape classes
  * (tune_classes.c), their occupancy (tune_occupancy.c), TRSM's diagonal-block order
- * (tune_trsm.c), pipeline figures,
+ * (tune_trsm.c), the factorizations' panel width (tune_factor.c), pipeline figures,
  * the CPU/GPU split model (tune_cpumodel.c; not on CPU devices unless --force-cpu-model).
  * The database is rewritten after every phase (merged into the existing file: other devices and
  * precisions are kept), so a run that is stopped (Ctrl-C, SIGTERM, a time limit) keeps what it
@@ -25,8 +25,9 @@
  * comparison of docs/PERFORMANCE.md is read from); --resume continues those searches.
  *
  * This file is the top of the tool: it calls the phases (tune_gemm.c, tune_copy.c,
- * tune_pipeline.c, tune_cpumodel.c), the worker's main (tune_worker.c) and the shared helpers
- * (tune_common.c: clock, log and progress output, fills, kernel timing); none calls back here.
+ * tune_trsm.c, tune_factor.c, tune_pipeline.c, tune_cpumodel.c), the worker's main
+ * (tune_worker.c) and the shared helpers (tune_common.c: clock, log and progress output,
+ * fills, kernel timing); none calls back here.
  */
 #define _GNU_SOURCE
 #include <ctype.h>
@@ -63,6 +64,8 @@ static void usage(FILE *f)
         "  --classes            the shape classes' configurations (part of --gemm; alone: the\n"
         "                       stored main parameters stay)\n"
         "  --trsm               TRSM's diagonal-block order (trsm_nb; part of the default run)\n"
+        "  --factor             the factorizations' panel width (potrf_nb, getrf_nb, geqrf_nb;\n"
+        "                       part of the default run)\n"
         "  --occupancy          each class's work-groups per compute unit (wgs_per_cu, which the\n"
         "                       tail split plans with; part of --gemm and --classes)\n"
         "  --force-cpu-model    the split model also on CPU devices (tests on PoCL)\n"
@@ -185,6 +188,8 @@ static int parse_args(int argc, char **argv, tune_opts_t *o, int *dry)
             phases |= 32;
         } else if (!strcmp(a, "--occupancy")) {
             phases |= 64;
+        } else if (!strcmp(a, "--factor")) {
+            phases |= 128;
         } else if (!strcmp(a, "--force-cpu-model")) {
             o->force_cpumodel = 1;
         } else if (!strcmp(a, "--resume")) {
@@ -199,13 +204,14 @@ static int parse_args(int argc, char **argv, tune_opts_t *o, int *dry)
             return -1;
         }
     }
-    if (!phases) phases = 15 | 32;
+    if (!phases) phases = 15 | 32 | 128;
     o->do_gemm = phases & 1;
     o->do_classes = (phases & 17) != 0;
     o->do_copy = (phases & 2) != 0;
     o->do_pipeline = (phases & 4) != 0;
     o->do_cpumodel = (phases & 8) != 0;
     o->do_trsm = (phases & 32) != 0;
+    o->do_factor = (phases & 128) != 0;
     o->do_occupancy = (phases & (1 | 16 | 64)) != 0;
     if (o->resume && !o->out_dir) {
         fprintf(stderr, "clhgemm-tune: --resume needs --out-dir (the logs of the search to continue)\n");
@@ -253,10 +259,11 @@ static int mkdir_p(const char *path)
 /* The shape classes after both searches (their reference is the searched main parameters). */
 /* Their occupancy after them (a few calls per configuration). */
 /* TRSM's block order after them (its GEMMs run with the parameters found). */
+/* The factorizations' panel width after TRSM (their updates run TRSM and the GEMMs). */
 enum { PH_COPY_S, PH_COPY_D, PH_GEMM_S, PH_GEMM_D, PH_CLASS_S, PH_CLASS_D, PH_OCC_S, PH_OCC_D,
-       PH_TRSM_S, PH_TRSM_D, PH_PIPE, PH_CPU, PH_COUNT };
+       PH_TRSM_S, PH_TRSM_D, PH_FACT_S, PH_FACT_D, PH_PIPE, PH_CPU, PH_COUNT };
 static const double ph_weight[PH_COUNT] = {0.05, 0.05, 0.30, 0.30, 0.10, 0.10, 0.02, 0.02,
-                                           0.05, 0.05, 0.10, 0.10};
+                                           0.05, 0.05, 0.05, 0.05, 0.10, 0.10};
 
 typedef struct plan_s {
     int on[PH_COUNT];
@@ -365,6 +372,22 @@ static void db_reach(const char *path, char *note, size_t len)
                  dir, u ? u : "no user directory");
 }
 
+/* The summary's line of the panel widths of d's precision p, when it has any. */
+static void summary_factor(FILE *f, const tdev_t *d, int p)
+{
+    static const char *const names[CHG_TUNING_FACTOR_KINDS] = CHG_TUNING_FACTOR_NAMES;
+    const chg_tuning_prec_t *x = &d->rec.prec[p];
+    char line[512];
+    size_t len = 0;
+    for (int k = 0; k < CHG_TUNING_FACTOR_KINDS; k++)
+        if (x->factor_nb[k] > 0 && len < sizeof line)
+            len += (size_t)snprintf(line + len, sizeof line - len, "%s%s nb %d (%.1f GFLOP/s)",
+                                    len ? ", " : "", names[k], x->factor_nb[k],
+                                    x->factor_gflops[k]);
+    if (len) fprintf(f, "%-34.34s %c factor: %s at n = %d\n", d->dev.info.name, p ? 'd' : 's', line,
+                     x->factor_size);
+}
+
 static void summary(tune_run_t *r, tdev_t *devs, int ndev, const char *path, int written)
 {
     char t1[32], t2[32];
@@ -417,6 +440,9 @@ static void summary(tune_run_t *r, tdev_t *devs, int ndev, const char *path, int
                         devs[i].dev.info.name, p ? 'd' : 's', x->trsm_nb, x->trsm_gflops,
                         x->trsm_size);
             }
+        for (int i = 0; i < ndev && r->o.do_factor; i++)
+            for (int p = 0; p < 2; p++)
+                if (r->o.prec_mask & (1 << p)) summary_factor(f, &devs[i], p);
         for (int i = 0; i < ndev; i++) {
             const chg_tuning_pipeline_t *pl = &devs[i].rec.pipeline;
             if (!pl->present || !r->o.do_pipeline) continue;
@@ -606,6 +632,8 @@ static void plan_device(tune_run_t *run, const tdev_t *d, plan_t *plan, double *
     plan->on[PH_OCC_D] = o->do_occupancy && dp;
     plan->on[PH_TRSM_S] = o->do_trsm && s;
     plan->on[PH_TRSM_D] = o->do_trsm && dp;
+    plan->on[PH_FACT_S] = o->do_factor && s;
+    plan->on[PH_FACT_D] = o->do_factor && dp;
     plan->on[PH_PIPE] = o->do_pipeline;
     /* The split model: beside a CPU device OpenBLAS would only compete for its cores. */
     plan->on[PH_CPU] = o->do_cpumodel && (!(d->dev.features & CHG_FEAT_CPU) || o->force_cpumodel);
@@ -630,6 +658,8 @@ static int run_phase(tune_run_t *run, tdev_t *d, int ph, double deadline)
     case PH_OCC_D: return tune_occupancy(run, d, CHG_F64, deadline);
     case PH_TRSM_S: return tune_trsm(run, d, CHG_F32, deadline);
     case PH_TRSM_D: return tune_trsm(run, d, CHG_F64, deadline);
+    case PH_FACT_S: return tune_factor(run, d, CHG_F32, deadline);
+    case PH_FACT_D: return tune_factor(run, d, CHG_F64, deadline);
     case PH_PIPE: return tune_pipeline(run, d, run->o.prec_mask, deadline);
     case PH_CPU: return tune_cpumodel(run, d, run->o.prec_mask, deadline);
     }
@@ -658,13 +688,16 @@ static int tune_device(tune_run_t *run, tdev_t *d, const plan_t *plan, double *w
         const double deadline = now + (end - now) * share;
         *weight_left -= ph_weight[ph];
         if (run_phase(run, d, ph, deadline) != 0) failures++;
-        /* A copy-only (TRSM-only) run still needs the GEMM parameters the copy results
-         * (the block order) go with. */
-        for (int p = 0; p < 2; p++)
-            if ((d->rec.prec[p].has_copy || d->rec.prec[p].trsm_nb) && !d->rec.prec[p].present) {
+        /* A copy-only (TRSM-only, factorization-only) run still needs the GEMM parameters the
+         * copy results (the block order, the panel widths) go with. */
+        for (int p = 0; p < 2; p++) {
+            const chg_tuning_prec_t *x = &d->rec.prec[p];
+            const int factor = x->factor_nb[0] || x->factor_nb[1] || x->factor_nb[2];
+            if ((x->has_copy || x->trsm_nb || factor) && !x->present) {
                 d->rec.prec[p].present = 1;
                 chg_gemm_params_select(&d->dev, (chg_precision_t)p, &d->rec.prec[p].gemm);
             }
+        }
         if (d->rec.prec[0].present || d->rec.prec[1].present || d->rec.pipeline.present ||
             d->rec.cpumodel[0].present || d->rec.cpumodel[1].present)
             *written += save(run, d, dbpath) == 0;

@@ -6,6 +6,7 @@
  *                    tune_gemm_int.h and are called by tune_gemm.c only
  *   tune_classes.c   a kernel configuration and split-K per shape class (after the search)
  *   tune_trsm.c      TRSM's diagonal-block order (clhgemm_{s,d}trsm_cl timed per nb)
+ *   tune_factor.c    the factorizations' panel width (the host driver timed per nb)
  *   tune_copy.c      copy/pack kernel search, next to clEnqueueCopyBuffer
  *   tune_pipeline.c  bus bandwidth, kernel rate vs tile shape, pack threads, routing figures,
  *                    queue count
@@ -121,6 +122,13 @@ void tune_large_reach(tune_run_t *r, tdev_t *d, chg_precision_t prec,
  * each candidate nb (tune_trsm.c); the fastest into d->rec.prec[prec].trsm_nb (with trsm_size
  * and trsm_gflops) when at least two were timed. Returns 0, or -1 when none could be. */
 int tune_trsm(tune_run_t *r, tdev_t *d, chg_precision_t prec, double deadline);
+
+/* The factorizations' panel width for one precision until deadline: Cholesky, LU and QR on host
+ * memory (lapack/fact_driver.h chg_fact_run_host) timed for each candidate nb (tune_factor.c);
+ * per routine the fastest into d->rec.prec[prec].factor_nb (with factor_gflops, and
+ * factor_size) when at least two were timed. Returns 0 (also when skipped: no CPU LAPACK), or
+ * -1 when a routine's every candidate failed or no handle could be made. */
+int tune_factor(tune_run_t *r, tdev_t *d, chg_precision_t prec, double deadline);
 
 /* The occupancy phase (tune_occupancy.c): each class's work-groups per compute unit, measured,
  * into d->rec.prec[prec].classes[].wgs_per_cu (large added as a class of its own); -1 when a

@@ -25,6 +25,8 @@ typedef struct tune_opts_s {
     int do_classes;        /* the shape-class phase (on with --gemm, or alone with --classes) */
     int do_cpumodel;       /* the split model phase (skipped on CPU devices unless forced) */
     int do_trsm;           /* TRSM's diagonal-block order (tune_trsm.c; default run or --trsm) */
+    int do_factor;         /* the factorizations' panel width (tune_factor.c; default run or
+                            * --factor) */
     int do_occupancy;      /* the classes' work-groups per compute unit (tune_occupancy.c; with
                             * the classes, or alone with --occupancy) */
     int force_cpumodel;    /* --force-cpu-model: also on CPU devices (tests on PoCL) */

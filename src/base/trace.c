@@ -49,6 +49,7 @@ typedef struct trace_event_s {
     int track;
     int device;                /* -1: host span */
     cl_event ev;               /* device command (retained), else NULL */
+    cl_event ev0;              /* a span's first marker (retained; its end is the start), or NULL */
     unsigned long long t0, t1; /* host clock ns (device events: filled at the end) */
 } trace_event_t;
 
@@ -144,6 +145,7 @@ static int event_add(chg_trace_t *t, const char *track, int device, const char *
     e->track = tr;
     e->device = device;
     e->ev = ev;
+    e->ev0 = NULL;
     e->t0 = t0;
     e->t1 = t1;
     return 0;
@@ -216,6 +218,26 @@ void chg_trace_device(chg_trace_t *t, int device_index, const char *track, const
     if (event_add(t, track, device_index < 0 ? 0 : device_index, name, ev, 0, 0)) {
         t->dropped++;
         clReleaseEvent(ev);
+    }
+    pthread_mutex_unlock(&t->lock);
+}
+
+void chg_trace_device_span(chg_trace_t *t, int device_index, const char *track,
+                           const char *name, cl_event first, cl_event last)
+{
+    if (!t || !first || !last) return;
+    if (clRetainEvent(first) != CL_SUCCESS) return;
+    if (clRetainEvent(last) != CL_SUCCESS) {
+        clReleaseEvent(first);
+        return;
+    }
+    pthread_mutex_lock(&t->lock);
+    if (event_add(t, track, device_index < 0 ? 0 : device_index, name, last, 0, 0)) {
+        t->dropped++;
+        clReleaseEvent(first);
+        clReleaseEvent(last);
+    } else {
+        t->events[t->nevents - 1].ev0 = first;
     }
     pthread_mutex_unlock(&t->lock);
 }
@@ -309,11 +331,15 @@ static void resolve_device_times(chg_trace_t *t)
         if (!e->ev) continue;
         const trace_offset_t *off = offset_of(t, e->device);
         cl_ulong s = 0, f = 0;
-        cl_int err1 =
-            clGetEventProfilingInfo(e->ev, CL_PROFILING_COMMAND_START, sizeof s, &s, NULL);
+        cl_int err1 = clGetEventProfilingInfo(e->ev0 ? e->ev0 : e->ev,
+                                              e->ev0 ? CL_PROFILING_COMMAND_END
+                                                     : CL_PROFILING_COMMAND_START,
+                                              sizeof s, &s, NULL);
         cl_int err2 = clGetEventProfilingInfo(e->ev, CL_PROFILING_COMMAND_END, sizeof f, &f, NULL);
         clReleaseEvent(e->ev);
         e->ev = NULL;
+        if (e->ev0) clReleaseEvent(e->ev0);
+        e->ev0 = NULL;
         long long h0 = off ? (long long)s + off->offset_ns : 0;
         long long h1 = off ? (long long)f + off->offset_ns : 0;
         if (!off || err1 != CL_SUCCESS || err2 != CL_SUCCESS || f < s || s == 0 || h0 < 0) {
@@ -384,6 +410,7 @@ static void trace_free(chg_trace_t *t)
 {
     for (size_t i = 0; i < t->nevents; i++) {
         if (t->events[i].ev) clReleaseEvent(t->events[i].ev);
+        if (t->events[i].ev0) clReleaseEvent(t->events[i].ev0);
         free(t->events[i].name);
     }
     for (size_t i = 0; i < t->ntracks; i++) free(t->tracks[i].name);

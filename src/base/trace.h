@@ -39,6 +39,12 @@ void chg_trace_host(chg_trace_t *t, const char *track, const char *name, unsigne
 void chg_trace_device(chg_trace_t *t, int device_index, const char *track, const char *name,
                       cl_event ev);
 
+/* A span of several device commands of one in-order queue: from the end of `first` (a marker
+ * enqueued before them) to the end of `last` (the last of them, or a marker after them). Both
+ * events are retained. */
+void chg_trace_device_span(chg_trace_t *t, int device_index, const char *track,
+                           const char *name, cl_event first, cl_event last);
+
 /* Waits for nothing: all recorded events must be complete. Resolves device times, writes the
  * JSON file (replacing it), releases everything. Returns 0, or -1 if the file could not be
  * written: one line "clhgemm: <origin>=<path> cannot be written (...)" on stderr whatever

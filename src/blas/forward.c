@@ -1,5 +1,5 @@
 /*
- * forward.c -- the BLAS drop-in's forwarding (forward.h): the table's resolution at load, the
+ * forward.c -- the BLAS drop-in's forwarding (forward.h): where each entry of the table goes, the
  * report of a function that the CPU BLAS lacks, and the 24 functions of the reference
  * libblas.so.3 that OpenBLAS does not export (the reference CBLAS's Fortran wrappers *sub_ and
  * cblas_[sd]cabs1), used only when the CPU BLAS has none of its own.
@@ -7,7 +7,6 @@
 #include "blas/forward.h"
 
 #include <math.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -137,30 +136,12 @@ static void *fallback(const char *name)
     return NULL;
 }
 
-/* ---- the table ------------------------------------------------------------------------------ */
-static pthread_once_t g_once = PTHREAD_ONCE_INIT;
+/* ---- the table's entries ------------------------------------------------------------------- */
 
-static void resolve_all(void)
+void *chg_blas_fwd_lookup(const char *name)
 {
-    for (unsigned i = 0; i < chg_blas_fwd_count; i++) {
-        void *p = chg_cpu_lib_sym(chg_blas_fwd_names[i]);
-        if (!p) p = fallback(chg_blas_fwd_names[i]);
-        if (!p) p = chg_blas_fwd_missing_stub;
-        /* The trampolines read the entry without a lock: one aligned store, published. */
-        __atomic_store_n(&chg_blas_fwd_table[i], p, __ATOMIC_RELEASE);
-    }
-}
-
-void chg_blas_fwd_resolve(void)
-{
-    pthread_once(&g_once, resolve_all);
-}
-
-/* Resolved when the drop-in is loaded (dlopen of the CPU BLAS, quiet), before any program or
- * library that depends on it runs its own constructors. */
-__attribute__((constructor)) static void resolve_at_load(void)
-{
-    chg_blas_fwd_resolve();
+    void *p = chg_cpu_lib_sym(name);
+    return p ? p : fallback(name);
 }
 
 void chg_blas_fwd_missing(unsigned index)

@@ -2,9 +2,9 @@
  * forward.h -- the BLAS drop-in's forwarding: every function of the reference
  * libblas.so.3 that clhgemm does not implement itself (src/blas/forward_symbols.txt) is an
  * exported trampoline that jumps through chg_blas_fwd_table[i] into the CPU BLAS
- * (src/cpu/blas_dlopen.c). cmake/blas_forward.cmake generates the trampolines, the two stubs below
- * (assembly) and the table and names (C); forward.c resolves the table and supplies what
- * OpenBLAS lacks.
+ * (src/cpu/blas_dlopen.c). cmake/dropin_forward.cmake generates the trampolines, the two stubs
+ * below (assembly), the table, the names and their resolution (C); forward.c looks each name up
+ * and supplies what OpenBLAS lacks.
  */
 #ifndef CHG_BLAS_FORWARD_H
 #define CHG_BLAS_FORWARD_H
@@ -23,10 +23,14 @@ extern CHG_BLAS_HIDDEN const char *const chg_blas_fwd_names[];
 extern CHG_BLAS_HIDDEN char chg_blas_fwd_lazy[];
 extern CHG_BLAS_HIDDEN char chg_blas_fwd_missing_stub[];
 
-/* Fills every entry of the table once (thread-safe; later calls return at once): the CPU
- * BLAS's symbol, else forward.c's own version of it, else the missing stub. Prints nothing.
- * An ELF constructor of the drop-in calls it at load. */
+/* Generated C: fills every entry of the table once (thread-safe; later calls return at once)
+ * with chg_blas_fwd_lookup's answer, else the missing stub. Prints nothing. An ELF constructor
+ * of the drop-in calls it at load. */
 CHG_BLAS_HIDDEN void chg_blas_fwd_resolve(void);
+
+/* forward.c: where the entry of `name` goes -- the CPU BLAS's symbol, else forward.c's own
+ * version of it; NULL when neither exists. */
+CHG_BLAS_HIDDEN void *chg_blas_fwd_lookup(const char *name);
 
 /* Called by the missing stub with the entry's index: says which function is missing from which
  * CPU BLAS (or why none is loaded) on stderr, then aborts. */

@@ -8,7 +8,6 @@
 #include <string.h>
 
 #include "device/cache.h"
-#include "kernels/embedded.h"
 
 /* The largest count from s down to three quarters of s whose slices end exactly at k (as
  * chg_splitk_plan cuts them), else s: split-K reads A or B in place only there (core/gemm.c
@@ -159,23 +158,13 @@ void chg_splitk_elements(const chg_splitk_t *sk, size_t el[3])
 clhgemm_status_t chg_splitk_reduce_kernel(cl_context ctx, const chg_device_t *dev,
                                           chg_precision_t prec, int beta_zero, cl_kernel *out)
 {
-    const char *body = chg_embedded_source("splitk.cl", NULL);
-    if (!body) return CLHGEMM_INTERNAL_ERROR;
-    chg_str_t src;
-    chg_str_init(&src);
-    chg_str_printf(&src, "#define PRECISION %d\n#define BETA0 %d\n", prec == CHG_F64 ? 64 : 32,
-                   beta_zero ? 1 : 0);
-    chg_str_append(&src, body);
-    if (src.failed) {
-        chg_str_free(&src);
-        return CLHGEMM_OUT_OF_HOST_MEMORY;
-    }
-    char name[40];
+    char defines[64], name[40];
+    snprintf(defines, sizeof defines, "#define PRECISION %d\n#define BETA0 %d\n",
+             prec == CHG_F64 ? 64 : 32, beta_zero ? 1 : 0);
     snprintf(name, sizeof name, "%cgemm-splitk-reduce%s", prec == CHG_F64 ? 'd' : 's',
              beta_zero ? "0" : "");
-    const clhgemm_status_t st = chg_kernel_get(ctx, dev, name, src.data, "clhgemm_splitk_reduce", out);
-    chg_str_free(&src);
-    return st;
+    return chg_kernel_get_cl(ctx, dev, "splitk.cl", name, 0, defines, "clhgemm_splitk_reduce",
+                             out);
 }
 
 cl_int chg_enqueue_splitk_reduce(cl_command_queue q, cl_kernel k, chg_precision_t prec,

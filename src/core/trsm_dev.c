@@ -4,11 +4,12 @@
  */
 #include "core/trsm_dev.h"
 
+#include <stdio.h>
+
 #include <stdlib.h>
 #include <string.h>
 
 #include "device/cache.h"
-#include "kernels/embedded.h"
 #include "kernels/params.h"
 
 /* T is lower: forward substitution (T = op(A) for side left, op(A)^T for side right). */
@@ -22,22 +23,11 @@ static int t_lower(const chg_l3_shape_t *sh)
 static clhgemm_status_t inv_kernel(cl_context ctx, const chg_device_t *dev, chg_precision_t prec,
                                    size_t ts, size_t ic, const char *name, cl_kernel *out)
 {
-    const char *body = chg_embedded_source("trsm_inv.cl", NULL);
-    if (!body) return CLHGEMM_INTERNAL_ERROR;
-    chg_str_t src;
-    chg_str_init(&src);
-    chg_device_feature_defines(dev, &src);
-    chg_str_printf(&src, "#define PRECISION %d\n#define TS %zu\n#define IC %zu\n",
-                   prec == CHG_F64 ? 64 : 32, ts, ic);
-    chg_str_append(&src, body);
-    if (src.failed) {
-        chg_str_free(&src);
-        return CLHGEMM_OUT_OF_HOST_MEMORY;
-    }
-    const clhgemm_status_t st = chg_kernel_get(ctx, dev, prec == CHG_F64 ? "dtrsm-inv" : "strsm-inv",
-                                               src.data, name, out);
-    chg_str_free(&src);
-    return st;
+    char defines[96];
+    snprintf(defines, sizeof defines, "#define PRECISION %d\n#define TS %zu\n#define IC %zu\n",
+             prec == CHG_F64 ? 64 : 32, ts, ic);
+    return chg_kernel_get_cl(ctx, dev, "trsm_inv.cl", prec == CHG_F64 ? "dtrsm-inv" : "strsm-inv",
+                             1, defines, name, out);
 }
 
 clhgemm_status_t chg_trsm_inv_kernel(cl_context ctx, const chg_device_t *dev,

@@ -2,11 +2,12 @@
  * blas_table.h -- how the CPU layer reaches OpenBLAS (the only header that includes cblas.h;
  * share_blas.c and route_calls.c include it).
  *
- * In the library (libclhgemm) the calls are linked to OpenBLAS as usual. In the BLAS drop-in
- * (libblas.so.3, built with CLHGEMM_CPU_DLOPEN) the library itself exports cblas_* and the
- * Fortran BLAS, so a linked call could land in its own entry points: there every call below
- * goes through a table of the CPU BLAS that blas_dlopen.c loads privately (dlopen RTLD_LOCAL;
- * CLHGEMM_BLAS_CPU_LIB, else libopenblas.so.0). OpenBLAS's extensions (thread count, config)
+ * In the library (libclhgemm) the calls are linked to OpenBLAS as usual. In the drop-ins
+ * (libblas.so.3, liblapack.so.3, built with CLHGEMM_CPU_DLOPEN) the library itself exports
+ * cblas_* and the Fortran BLAS, or sits beside a libblas.so.3 that may be the BLAS drop-in, so a
+ * linked call could land in its own entry points: there every call below goes through a table
+ * of the CPU library that blas_dlopen.c loads privately (dlopen RTLD_LOCAL;
+ * CLHGEMM_BLAS_CPU_LIB or CLHGEMM_LAPACK_CPU_LIB, else libopenblas.so.0). OpenBLAS's extensions (thread count, config)
  * may be missing from another CPU BLAS: they are then answered with neutral values.
  */
 #ifndef CHG_CPU_BLAS_TABLE_H

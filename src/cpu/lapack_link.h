@@ -6,8 +6,8 @@
  * In the library (libclhgemm) the table holds OpenBLAS's own LAPACK routines, linked as usual.
  * In the drop-ins (built with CLHGEMM_CPU_DLOPEN) the library exports the Fortran LAPACK names
  * itself, so a linked call could land in its own entry points: there the table is filled from
- * the CPU library that cpu/ loads privately (RTLD_LOCAL; CLHGEMM_BLAS_CPU_LIB, else
- * libopenblas.so.0). A build without OpenBLAS, or a CPU library without LAPACK, gives a table
+ * the CPU library that cpu/ loads privately (RTLD_LOCAL; CLHGEMM_BLAS_CPU_LIB or
+ * CLHGEMM_LAPACK_CPU_LIB, else libopenblas.so.0). A build without OpenBLAS, or a CPU library without LAPACK, gives a table
  * whose members are NULL: chg_lapack_ok says so, and the layer answers
  * CLHGEMM_NO_CPU_LAPACK rather than factor without one.
  *
@@ -25,6 +25,10 @@ typedef int chg_fint;  /* LAPACK's INTEGER (LP64) */
 #define CHG_LAPACK_ROUTINES(X, p, t)                                                              \
     X(p##potrf, void, (const char *uplo, const chg_fint *n, t *a, const chg_fint *lda,           \
                        chg_fint *info, size_t luplo))                                            \
+    X(p##potrf2, void, (const char *uplo, const chg_fint *n, t *a, const chg_fint *lda,          \
+                        chg_fint *info, size_t luplo))                                           \
+    X(p##getrf2, void, (const chg_fint *m, const chg_fint *n, t *a, const chg_fint *lda,         \
+                        chg_fint *ipiv, chg_fint *info))                                         \
     X(p##getrf, void, (const chg_fint *m, const chg_fint *n, t *a, const chg_fint *lda,          \
                        chg_fint *ipiv, chg_fint *info))                                          \
     X(p##geqrf, void, (const chg_fint *m, const chg_fint *n, t *a, const chg_fint *lda, t *tau,  \
@@ -37,6 +41,11 @@ typedef int chg_fint;  /* LAPACK's INTEGER (LP64) */
     X(p##potrs, void, (const char *uplo, const chg_fint *n, const chg_fint *nrhs, const t *a,    \
                        const chg_fint *lda, t *b, const chg_fint *ldb, chg_fint *info,           \
                        size_t luplo))                                                            \
+    X(p##posv, void, (const char *uplo, const chg_fint *n, const chg_fint *nrhs, t *a,           \
+                      const chg_fint *lda, t *b, const chg_fint *ldb, chg_fint *info,             \
+                      size_t luplo))                                                             \
+    X(p##gesv, void, (const chg_fint *n, const chg_fint *nrhs, t *a, const chg_fint *lda,        \
+                      chg_fint *ipiv, t *b, const chg_fint *ldb, chg_fint *info))                \
     X(p##getrs, void, (const char *trans, const chg_fint *n, const chg_fint *nrhs, const t *a,   \
                        const chg_fint *lda, const chg_fint *ipiv, t *b, const chg_fint *ldb,     \
                        chg_fint *info, size_t ltrans))                                           \

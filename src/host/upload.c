@@ -4,6 +4,8 @@
  */
 #include "host/upload.h"
 
+#include <stdio.h>
+
 #include "host/event.h"
 #include "host/fault.h"
 
@@ -27,7 +29,7 @@ static cl_int upload_start(chg_pool_t *pool, chg_upload_t *u, int j, chg_copy_t 
         const cl_int err = chg_ev_wait(&u->reg_ev[j % u->nreg]);
         if (err != CL_SUCCESS) return err;
     }
-    chg_copy_start(pool, 0, m, pin, r1 - r0, u->src + (r0 + c0 * u->sld) * u->es, u->sld,
+    chg_copy_start(pool, u->parts, m, pin, r1 - r0, u->src + (r0 + c0 * u->sld) * u->es, u->sld,
                    r1 - r0, c1 - c0, u->es, 0, CHG_TRI_NONE, 0, NULL, "upload");
     return CL_SUCCESS;
 }
@@ -53,6 +55,11 @@ static cl_int upload_dma(const chg_fault_t *fault, chg_handle_dev_t *d, chg_uplo
     }
     if (err != CL_SUCCESS) return err;
     clFlush(q); /* a wait on this copy must not depend on an unflushed queue */
+    if (u->trace) {
+        char track[32];
+        snprintf(track, sizeof track, "dev%d upload", d->index);
+        chg_trace_device(u->trace, d->index, track, "upload", ev);
+    }
     *bytes += (double)(h * w * es);
     if (u->reg_bytes) {
         chg_ev_release(&u->reg_ev[j % u->nreg]);

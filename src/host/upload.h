@@ -28,6 +28,8 @@ typedef struct chg_upload_s {
     size_t dld, dr, dc; /* the block's element (0, 0) is (dr, dc) of dev */
     int nch;
     cl_command_queue queue; /* the DMAs' queue; NULL: the device's h2d queue */
+    chg_trace_t *trace;     /* each DMA on track "dev<d> upload" (NULL: none) */
+    int parts;              /* pack threads a chunk's copy may take (0: all) */
 } chg_upload_t;
 
 /* Runs upload u to device d: the copies on pool's threads, every DMA through the fault hook

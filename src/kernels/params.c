@@ -371,6 +371,23 @@ const char *chg_build_options(const chg_device_t *dev)
     return "-cl-std=CL1.2";
 }
 
+clhgemm_status_t chg_kernel_get_cl(cl_context context, const chg_device_t *dev,
+                                   const char *file, const char *name, int features,
+                                   const char *defines, const char *entry, cl_kernel *out)
+{
+    const char *body = chg_embedded_source(file, NULL);
+    if (!body) return CLHGEMM_INTERNAL_ERROR;
+    chg_str_t src;
+    chg_str_init(&src);
+    if (features) chg_device_feature_defines(dev, &src);
+    chg_str_append(&src, defines);
+    chg_str_append(&src, body);
+    clhgemm_status_t st = CLHGEMM_OUT_OF_HOST_MEMORY;
+    if (!src.failed) st = chg_kernel_get(context, dev, name, src.data, entry, out);
+    chg_str_free(&src);
+    return st;
+}
+
 clhgemm_status_t chg_kernel_get(cl_context context, const chg_device_t *dev, const char *name,
                                 const char *source, const char *entry, cl_kernel *out)
 {

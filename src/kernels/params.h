@@ -121,5 +121,11 @@ const char *chg_build_options(const chg_device_t *dev);
  * generated kernel of the library is made. */
 clhgemm_status_t chg_kernel_get(cl_context context, const chg_device_t *dev, const char *name,
                                 const char *source, const char *entry, cl_kernel *out);
+/* The same for a kernel of cl/<file> (embedded at build time): the source is the device's
+ * feature macros (with features), then `defines` (e.g. "#define PRECISION 64\n"), then the
+ * file. */
+clhgemm_status_t chg_kernel_get_cl(cl_context context, const chg_device_t *dev,
+                                   const char *file, const char *name, int features,
+                                   const char *defines, const char *entry, cl_kernel *out);
 
 #endif

@@ -36,6 +36,7 @@ typedef struct chg_fact_call_s {
     int *ipiv;              /* LU: min(m, n) pivots out, 1-based rows of the view (LAPACK's) */
     void *tau;              /* QR: min(m, n) scalars of the reflectors out */
     int info;               /* out: LAPACK's info (0, or the 1-based order / column) */
+    size_t nb;              /* the panel width to use (0: chg_fact_nb chooses; clhgemm-tune) */
 } chg_fact_call_t;
 
 #endif

@@ -151,15 +151,24 @@ int chg_tuning_file_upsert(chg_tuning_file_t *f, const chg_tuning_record_t *rec)
     chg_tuning_pipeline_t pipe = old->pipeline;
     chg_tuning_cpumodel_t cm[2] = {old->cpumodel[0], old->cpumodel[1]};
     for (int p = 0; p < 2; p++) {
-        if (rec->prec[p].present && !rec->prec[p].trsm_nb && prec[p].present) {
-            /* a precision without the TRSM figure (a GEMM-only writer) keeps the stored one */
+        const chg_tuning_prec_t *x = &rec->prec[p];
+        if (x->present && prec[p].present) {
+            /* a precision without the TRSM or the factorization figures (a GEMM-only writer)
+             * keeps the stored ones; the widths go as a set, since they share their size */
             const chg_tuning_prec_t was = prec[p];
-            prec[p] = rec->prec[p];
-            prec[p].trsm_nb = was.trsm_nb;
-            prec[p].trsm_size = was.trsm_size;
-            prec[p].trsm_gflops = was.trsm_gflops;
-        } else if (rec->prec[p].present) {
-            prec[p] = rec->prec[p];
+            prec[p] = *x;
+            if (!x->trsm_nb) {
+                prec[p].trsm_nb = was.trsm_nb;
+                prec[p].trsm_size = was.trsm_size;
+                prec[p].trsm_gflops = was.trsm_gflops;
+            }
+            if (!x->factor_nb[0] && !x->factor_nb[1] && !x->factor_nb[2]) {
+                memcpy(prec[p].factor_nb, was.factor_nb, sizeof was.factor_nb);
+                prec[p].factor_size = was.factor_size;
+                memcpy(prec[p].factor_gflops, was.factor_gflops, sizeof was.factor_gflops);
+            }
+        } else if (x->present) {
+            prec[p] = *x;
         }
         if (rec->cpumodel[p].present) cm[p] = rec->cpumodel[p];
     }

@@ -75,6 +75,13 @@ typedef struct chg_tuning_class_s {
     int wgs_per_cu;           /* resident work-groups per compute unit (0: not measured) */
 } chg_tuning_class_t;
 
+/* The factorizations of factor_nb[] (potrf, getrf, geqrf: chg_fact_kind_t's order), their key
+ * prefixes, and the bounds of a stored panel width (a reader rejects anything else). */
+#define CHG_TUNING_FACTOR_KINDS 3
+#define CHG_TUNING_FACTOR_NAMES {"potrf", "getrf", "geqrf"}
+#define CHG_TUNING_FACTOR_NB_STEP 16
+#define CHG_TUNING_FACTOR_NB_MAX 4096
+
 /* What was tuned for one precision of one device. */
 typedef struct chg_tuning_prec_s {
     int present;
@@ -99,6 +106,15 @@ typedef struct chg_tuning_prec_s {
                                  CHG_TUNING_TRSM_NB_STEP up to CHG_TUNING_TRSM_NB_MAX */
     int trsm_size;            /* "trsm_size": m = n of the timing (0: not recorded) */
     double trsm_gflops;       /* "trsm_gflops": the TRSM call with trsm_nb, m*n*m flops / s */
+    /* The factorizations' panel width (lapack/fact_driver.c chg_fact_nb), measured by
+     * clhgemm-tune --factor on host memory: per routine (CHG_TUNING_FACTOR_NAMES order, the
+     * lapack layer's chg_fact_kind_t) "<name>_nb" (0: none, the built-in default applies), a
+     * multiple of CHG_TUNING_FACTOR_NB_STEP up to CHG_TUNING_FACTOR_NB_MAX, and "<name>_gflops"
+     * (LAPACK's flop count of the n x n call with it, per second); "factor_size" is that n, one
+     * for the three (0: not recorded). A writer without any of the three keeps the stored set. */
+    int factor_nb[CHG_TUNING_FACTOR_KINDS];
+    int factor_size;
+    double factor_gflops[CHG_TUNING_FACTOR_KINDS];
 } chg_tuning_prec_t;
 
 /* The bounds of a stored trsm_nb (a reader rejects anything else). */
@@ -187,8 +203,9 @@ chg_tuning_record_t *chg_tuning_file_find(chg_tuning_file_t *f, const char *name
 /* Adds rec to f, or merges it into the record of the same device: the precisions, the
  * pipeline and the split models that rec has replace those of the stored record, the others
  * are kept (the model object's other keys too, unless rec has a model object; a precision of
- * rec without trsm_nb keeps the stored trsm_nb, trsm_size and trsm_gflops). Returns 0, or -1
- * when out of memory. */
+ * rec without trsm_nb keeps the stored trsm_nb, trsm_size and trsm_gflops; one without any
+ * factor_nb keeps the stored factor_nb, factor_size and factor_gflops). Returns 0, or -1 when
+ * out of memory. */
 int chg_tuning_file_upsert(chg_tuning_file_t *f, const chg_tuning_record_t *rec);
 
 /* A record holding only dev's identity (name, driver, keys, facts). */

@@ -1,9 +1,9 @@
 /*
  * dbfile_parse.c -- the tuning database's schema on reading: a file's JSON parsed with cJSON and
  * validated key by key into records (the format and library version first, then every entry:
- * device, precisions with their GEMM, copy, rate, route, class and TRSM figures, pipeline, split
- * model), and a file read from disk. See dbfile.h for the contract and docs/TUNING.md for the
- * schema; the rules of a single value are dbfile_value.c's.
+ * device, precisions with their GEMM, copy, rate, route, class, TRSM and factorization figures,
+ * pipeline, split model), and a file read from disk. See dbfile.h for the contract and
+ * docs/TUNING.md for the schema; the rules of a single value are dbfile_value.c's.
  *
  * Why whole-file rejection: a file that breaks the schema anywhere was written by something we
  * do not understand (another version, a hand edit gone wrong, a truncated write), so none of it
@@ -186,6 +186,31 @@ static void parse_trsm(const cJSON *o, const char *path, chg_tuning_prec_t *p, c
              CHG_TUNING_TRSM_NB_STEP, CHG_TUNING_TRSM_NB_STEP, CHG_TUNING_TRSM_NB_MAX);
 }
 
+/* precisions.X: per factorization "<name>_nb" (a multiple of 16 in [16, 4096]) with
+ * "<name>_gflops", and "factor_size" when any of them is there (the timing; both optional),
+ * each width checked as trsm_nb is. */
+static void parse_factor(const cJSON *o, const char *path, chg_tuning_prec_t *p, chg_db_err_t *e)
+{
+    static const char *const names[CHG_TUNING_FACTOR_KINDS] = CHG_TUNING_FACTOR_NAMES;
+    int any = 0;
+    for (int k = 0; k < CHG_TUNING_FACTOR_KINDS && !e->failed; k++) {
+        char nb_key[32], rate_key[32];
+        snprintf(nb_key, sizeof nb_key, "%s_nb", names[k]);
+        snprintf(rate_key, sizeof rate_key, "%s_gflops", names[k]);
+        if (!chg_db_member(o, nb_key)) continue;
+        any = 1;
+        int *nb = &p->factor_nb[k];
+        chg_db_get_int(o, nb_key, path, 1, INT_MAX, nb, e);
+        chg_db_get_num(o, rate_key, path, 0, &p->factor_gflops[k], e);
+        if (!e->failed && (*nb < CHG_TUNING_FACTOR_NB_STEP || *nb > CHG_TUNING_FACTOR_NB_MAX ||
+                           *nb % CHG_TUNING_FACTOR_NB_STEP))
+            chg_db_fail(e, "%s.%s: %d is not a multiple of %d from %d to %d", path, nb_key, *nb,
+                        CHG_TUNING_FACTOR_NB_STEP, CHG_TUNING_FACTOR_NB_STEP,
+                        CHG_TUNING_FACTOR_NB_MAX);
+    }
+    if (any) chg_db_get_int(o, "factor_size", path, 0, 1 << 30, &p->factor_size, e);
+}
+
 static void parse_prec(const cJSON *o, const char *path, chg_precision_t prec,
                        chg_tuning_prec_t *p, chg_db_err_t *e)
 {
@@ -254,6 +279,7 @@ static void parse_prec(const cJSON *o, const char *path, chg_precision_t prec,
     const cJSON *cl = chg_db_get_obj(o, "classes", path, 0, e);
     if (cl && !e->failed) parse_classes(cl, sub, p, e);
     if (!e->failed) parse_trsm(o, path, p, e);
+    if (!e->failed) parse_factor(o, path, p, e);
 }
 
 static void parse_points(const cJSON *arr, const char *path, const char *xkey, const char *vkey,

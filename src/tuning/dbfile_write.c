@@ -103,6 +103,25 @@ static void add_route(cJSON *po, const chg_tuning_route_t *r)
     }
 }
 
+/* The factorizations' panel widths that x has, each with its rate when the size is known. */
+static void add_factor(cJSON *po, const chg_tuning_prec_t *x)
+{
+    static const char *const names[CHG_TUNING_FACTOR_KINDS] = CHG_TUNING_FACTOR_NAMES;
+    int any = 0;
+    for (int k = 0; k < CHG_TUNING_FACTOR_KINDS; k++) {
+        if (x->factor_nb[k] <= 0) continue;
+        char key[32];
+        snprintf(key, sizeof key, "%s_nb", names[k]);
+        cJSON_AddNumberToObject(po, key, x->factor_nb[k]);
+        if (x->factor_size > 0) {
+            snprintf(key, sizeof key, "%s_gflops", names[k]);
+            cJSON_AddNumberToObject(po, key, x->factor_gflops[k]);
+        }
+        any = 1;
+    }
+    if (any && x->factor_size > 0) cJSON_AddNumberToObject(po, "factor_size", x->factor_size);
+}
+
 /* precisions.s / precisions.d */
 static void add_prec(cJSON *ps, int p, const chg_tuning_prec_t *x)
 {
@@ -162,6 +181,7 @@ static void add_prec(cJSON *ps, int p, const chg_tuning_prec_t *x)
             cJSON_AddNumberToObject(po, "trsm_gflops", x->trsm_gflops);
         }
     }
+    add_factor(po, x);
 }
 
 /* An array of {xkey: x, vkey: value} rows. */

@@ -535,6 +535,11 @@ static void resolve(const dbset_t *set, const chg_device_t *dev, chg_precision_t
     if (e->prec.trsm_nb > 0)
         chg_log(1, "tuning: %ctrsm on %s: nb = %d from the same entry", pc, dev->info.name,
                 e->prec.trsm_nb);
+    if (e->prec.factor_nb[0] || e->prec.factor_nb[1] || e->prec.factor_nb[2])
+        chg_log(1, "tuning: %cpotrf / getrf / geqrf on %s: nb = %d / %d / %d from the same entry "
+                   "(0: the built-in default)",
+                pc, dev->info.name, e->prec.factor_nb[0], e->prec.factor_nb[1],
+                e->prec.factor_nb[2]);
     if (e->note[0]) chg_log(1, "tuning: %cgemm on %s: passed over: %s", pc, dev->info.name, e->note);
 }
 

@@ -393,6 +393,34 @@ int chg_tuned_trsm_nb(const chg_device_t *dev, chg_precision_t prec, char *src, 
     return e.prec.trsm_nb;
 }
 
+typedef struct factor_arg_s {
+    int kind, nb;
+    char *src;
+    size_t len;
+} factor_arg_t;
+
+static void take_factor(const tuned_t *t, void *arg)
+{
+    factor_arg_t *a = arg;
+    a->nb = t->entry.prec.factor_nb[a->kind];
+    if (a->src && a->len)
+        snprintf(a->src, a->len, "%s entry %s", chg_tuning_level_name(t->entry.level),
+                 t->entry.source);
+}
+
+int chg_tuned_factor_nb(const chg_device_t *dev, chg_precision_t prec, int kind, char *src,
+                        size_t len)
+{
+    if (kind < 0 || kind >= CHG_TUNING_FACTOR_KINDS) return 0;
+    factor_arg_t a = {kind, 0, src, len};
+    if (with_tuned(dev, prec, take_factor, &a)) return a.nb;
+    chg_tuning_entry_t e; /* out of memory for a slot: resolved for this call alone */
+    chg_tuning_lookup(dev, prec, &e);
+    if (src && len)
+        snprintf(src, len, "%s entry %s", chg_tuning_level_name(e.level), e.source);
+    return e.prec.factor_nb[kind];
+}
+
 typedef struct pack_arg_s {
     int src_contig_i;
     chg_copy_params_t *out;

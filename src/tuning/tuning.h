@@ -81,6 +81,13 @@ chg_tuning_level_t chg_tuned_entry(const chg_device_t *dev, chg_precision_t prec
  * CLHGEMM_TRSM_NB > this > the built-in default is core/trsm_subst.c's (chg_trsm_nb). */
 int chg_tuned_trsm_nb(const chg_device_t *dev, chg_precision_t prec, char *src, size_t len);
 
+/* The factorizations' panel width in (dev, prec)'s entry, the same way: kind 0 potrf, 1 getrf,
+ * 2 geqrf (the lapack layer's chg_fact_kind_t); 0 when the entry has none for it, no entry
+ * applies or kind is out of range. The precedence CLHGEMM_FACTOR_NB > this > the built-in
+ * default is lapack/fact_driver.c's (chg_fact_nb). */
+int chg_tuned_factor_nb(const chg_device_t *dev, chg_precision_t prec, int kind, char *src,
+                        size_t len);
+
 /* Parameters of a generated copy kernel for dev: PACK from the tuning entry (src_contig_i
  * selects the contiguous or the transposing variant; cached as chg_tuned_entry), other kinds
  * the codegen.c defaults. */
