@@ -358,11 +358,13 @@ static clhgemm_status_t solve_device(const chg_l3_shape_t *sh, chg_precision_t p
     return st;
 }
 
-static clhgemm_status_t trsm_cl(chg_precision_t prec, int layout, int side, int uplo, int transA,
-                                int diag, int m, int n, double alpha, cl_mem A, size_t offA,
-                                int lda, cl_mem B, size_t offB, int ldb, cl_command_queue queue,
-                                cl_event *event)
+static clhgemm_status_t trsm_cl(chg_precision_t prec, int cplx, int layout, int side, int uplo,
+                                int transA, int diag, int m, int n, const double alpha_c[2],
+                                cl_mem A, size_t offA, int lda, cl_mem B, size_t offB, int ldb,
+                                cl_command_queue queue, cl_event *event)
 {
+    (void)cplx;
+    const double alpha = alpha_c[0];
     chg_l3_shape_t sh;
     clhgemm_status_t st =
         chg_trsm_check_shape(layout, side, uplo, transA, diag, m, n, lda, ldb, &sh);

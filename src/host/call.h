@@ -26,6 +26,7 @@ typedef struct chg_call_s {
     int ta, tb;                 /* column-major view */
     size_t m, n, k;
     double alpha, beta;
+    double alpha_im, beta_im;   /* complex calls (st.cplx): the imaginary parts */
     const char *a, *b;          /* user memory (column-major view) */
     char *c;
     size_t lda, ldb, ldc;

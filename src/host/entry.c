@@ -186,8 +186,9 @@ static clhgemm_status_t host_l3(clhgemm_handle_t h, chg_precision_t prec, const 
     if (!touch) return CLHGEMM_SUCCESS;
 
     chg_gemm_args_t g;
-    chg_l3_core_args(sh, prec, alpha, (cl_mem)(uintptr_t)A, 0, (size_t)lda, (cl_mem)(uintptr_t)B, 0,
-                     (size_t)ldb, beta, (cl_mem)(uintptr_t)C, 0, (size_t)ldc, &g);
+    chg_l3_core_args(sh, prec, (const double[2]){alpha, 0.0}, (cl_mem)(uintptr_t)A, 0, (size_t)lda,
+                     (cl_mem)(uintptr_t)B, 0, (size_t)ldb, (const double[2]){beta, 0.0},
+                     (cl_mem)(uintptr_t)C, 0, (size_t)ldc, &g);
     /* the routine's own operation count: SYMM 2*m*n*ka, SYRK n*n*k, SYR2K 2*n*n*k, TRMM m*n*ka */
     const int segs = g.swap_sum ? 2 : 1;
     const double mn = (double)g.m * g.n, k = (double)g.k;

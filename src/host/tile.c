@@ -387,7 +387,8 @@ cl_int chg_writeback_tile(chg_drv_t *v, const chg_tile_t *t)
     cl_uint nwb = 0;
     cl_int err = writeback_waits(v, t, wbw, &nwb);
     if (err != CL_SUCCESS) return err;
-    err = chg_enqueue_writeback_at(v->qk, &v->ks, t->i0, t->j0, t->mc, t->nc, c->alpha, c->beta,
+    const double alpha[2] = {c->alpha, c->alpha_im}, beta[2] = {c->beta, c->beta_im};
+    err = chg_enqueue_writeback_at(v->qk, &v->ks, t->i0, t->j0, t->mc, t->nc, alpha, beta,
                                    v->d->buf[B_CP][0], t->mpad, t->cdev, 0, t->mc, nwb, nwb ? wbw : NULL, &wb);
     if (err != CL_SUCCESS) return err;
     chg_tile_trace(v, Q_KERNEL, "write-back", wb);
@@ -454,8 +455,10 @@ cl_int chg_writeback_split(chg_drv_t *v, const chg_tile_t *t)
          * the last piece ends at the tile's end */
         cend[p] = CHG_MIN(t->nc, c0 + cw);
         if (err == CL_SUCCESS && (err = injected(v)) == CL_SUCCESS)
-            err = chg_enqueue_writeback_at(v->qk, &v->ks, t->i0, t->j0 + c0, mc, cend[p] - c0, c->alpha, c->beta,
-                                           cp, t->mpad, t->cdev, c0 * mc, mc, nwb, nwb ? wbw : NULL, &wb[p]);
+            err = chg_enqueue_writeback_at(v->qk, &v->ks, t->i0, t->j0 + c0, mc, cend[p] - c0,
+                                           (const double[2]){c->alpha, c->alpha_im},
+                                           (const double[2]){c->beta, c->beta_im}, cp, t->mpad,
+                                           t->cdev, c0 * mc, mc, nwb, nwb ? wbw : NULL, &wb[p]);
         if (err == CL_SUCCESS) chg_tile_trace(v, Q_KERNEL, "write-back", wb[p]);
         clReleaseMemObject(cp);  /* kept alive by the commands that use it */
         clFlush(v->qk);
