@@ -267,7 +267,8 @@ static clhgemm_status_t call_cl(const prob_t *p, cl_command_queue q, cl_event *e
         return CALL(trmm, c->layout, c->side, c->uplo, c->ta, c->diag, c->m, c->n, al, A->buf,
                     A->off, A->ld, O->buf, O->off, O->ld, q, ev);
     default:
-        return CLHGEMM_INTERNAL_ERROR;
+        return CALL(trsm, c->layout, c->side, c->uplo, c->ta, c->diag, c->m, c->n, al, A->buf,
+                    A->off, A->ld, O->buf, O->off, O->ld, q, ev);
     }
 #undef CALL
 }
@@ -477,7 +478,7 @@ static const int sizes[][3] = {{1, 1, 1}, {7, 5, 3}, {33, 17, 65}, {65, 33, 7}, 
                                {17, 9, 129}};
 static const double scalars[][4] = {
     {1, 0, 0, 0}, {0.5, -1.5, 0, 0}, {1, 0, 1, 0}, {-0.75, 0.25, 0.5, 2}, {0, 1, 1, 0},
-    {1.25, 0.5, -0.5, 0}, {0, 0.75, 0.25, -0.5},
+    {1.25, 0.5, -0.5, 0}, {0, 0.75, 0.25, -0.5}, {1, -0.5, 0, 1.25},
 };
 #define NSC (int)(sizeof scalars / sizeof scalars[0])
 #define NSZ (int)(sizeof sizes / sizeof sizes[0])
@@ -585,7 +586,6 @@ static int run_args(const tc_env_t *env, tc_rng_t *rng)
     const int before = tc_failures();
     for (int z = 0; z < 1 + env->has_fp64; z++)
         for (int r = 0; r < NR; r++) {
-            if (r == TRSM) continue;
             ccase_t c = {.r = r, .z = z, .layout = CLHGEMM_COL_MAJOR, .side = CLHGEMM_LEFT,
                          .uplo = CLHGEMM_UPPER, .ta = CLHGEMM_NO_TRANS, .tb = CLHGEMM_NO_TRANS,
                          .diag = CLHGEMM_NON_UNIT, .m = 7, .n = 5, .k = 3};
@@ -630,7 +630,7 @@ static int run_args(const tc_env_t *env, tc_rng_t *rng)
             expect_rejected(env, &q, CLHGEMM_INVALID_LDA, "lda");
             q = p;
             q.o.ld = 0;
-            expect_rejected(env, &q, r == TRMM ? CLHGEMM_INVALID_LDB : CLHGEMM_INVALID_LDC,
+            expect_rejected(env, &q, triangular(r) ? CLHGEMM_INVALID_LDB : CLHGEMM_INVALID_LDC,
                             "ld of the output");
             if (r != HERK) {
                 /* NULL alpha (and beta where it is a pointer): checked after the shape */
@@ -644,8 +644,16 @@ static int run_args(const tc_env_t *env, tc_rng_t *rng)
                                : clhgemm_cgemm_cl(cc->layout, cc->ta, cc->tb, cc->m, cc->n, cc->k, NULL,
                                                   p.a.buf, p.a.off, p.a.ld, p.b.buf, p.b.off, p.b.ld,
                                                   cc->beta, p.o.buf, p.o.off, p.o.ld, env->queue, &ev);
-                else if (r == TRMM)
-                    st = cc->z ? clhgemm_ztrmm_cl(cc->layout, cc->side, cc->uplo, cc->ta, cc->diag, cc->m,
+                else if (r == TRMM || r == TRSM)
+                    st = r == TRSM ? (cc->z ? clhgemm_ztrsm_cl(cc->layout, cc->side, cc->uplo, cc->ta,
+                                                               cc->diag, cc->m, cc->n, NULL, p.a.buf,
+                                                               p.a.off, p.a.ld, p.o.buf, p.o.off,
+                                                               p.o.ld, env->queue, &ev)
+                                            : clhgemm_ctrsm_cl(cc->layout, cc->side, cc->uplo, cc->ta,
+                                                               cc->diag, cc->m, cc->n, NULL, p.a.buf,
+                                                               p.a.off, p.a.ld, p.o.buf, p.o.off,
+                                                               p.o.ld, env->queue, &ev))
+                   : cc->z ? clhgemm_ztrmm_cl(cc->layout, cc->side, cc->uplo, cc->ta, cc->diag, cc->m,
                                                   cc->n, NULL, p.a.buf, p.a.off, p.a.ld, p.o.buf,
                                                   p.o.off, p.o.ld, env->queue, &ev)
                                : clhgemm_ctrmm_cl(cc->layout, cc->side, cc->uplo, cc->ta, cc->diag, cc->m,
@@ -710,7 +718,7 @@ int main(int argc, char **argv)
             tc_close(&env);
             return TC_SKIP;
         }
-        for (int i = r == NR ? 0 : r; i < (r == NR ? TRSM : r + 1); i++)
+        for (int i = r == NR ? 0 : r; i < (r == NR ? NR : r + 1); i++)
             failed += run_table(&env, z, i, &rng);
     } else if (strcmp(argv[1], "args") == 0) {
         failed += run_args(&env, &rng);

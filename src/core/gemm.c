@@ -407,7 +407,7 @@ static clhgemm_status_t blocked_kernels(blocked_t *b, cl_context ctx, const chg_
     key.prec = a->prec;
     key.trans_a = a->trans_a;
     key.trans_b = a->trans_b;
-    key.beta_zero = a->beta == 0.0;
+    key.beta_zero = a->beta == 0.0 && a->beta_im == 0.0;
     key.direct = b->direct;
     memcpy(&key.gp, b->gp, sizeof key.gp);
     memcpy(&key.st, &a->st, sizeof key.st);

@@ -34,10 +34,10 @@ static clhgemm_status_t update(clhgemm_handle_t h, chg_precision_t prec, const c
     const int m = (int)t->m, n = (int)t->n, k = (int)t->k;
     if (prec == CHG_F64)
         return clhgemm_dgemm(h, CLHGEMM_COL_MAJOR, ta, tb, m, n, k, -1.0, (const double *)l,
-                             (int)t->l.ld, (const double *)r, (int)t->r.ld, t->beta, (double *)c,
+                             (int)t->l.ld, (const double *)r, (int)t->r.ld, t->beta[0], (double *)c,
                              (int)ldb);
     return clhgemm_sgemm(h, CLHGEMM_COL_MAJOR, ta, tb, m, n, k, -1.0f, (const float *)l,
-                         (int)t->l.ld, (const float *)r, (int)t->r.ld, (float)t->beta,
+                         (int)t->l.ld, (const float *)r, (int)t->r.ld, (float)t->beta[0],
                          (float *)c, (int)ldb);
 }
 
@@ -88,10 +88,11 @@ static double blocked_time(const bcall_t *c, const blocked_t *b)
 {
     const size_t steps = chg_trsm_steps(c->sh, b->nb);
     chg_trsm_step_t t, nx;
-    chg_trsm_step(c->sh, b->nb, 0, 1.0, c->lda, c->ldb, &t);
+    static const double one[2] = {1.0, 0.0};
+    chg_trsm_step(c->sh, b->nb, 0, one, c->lda, c->ldb, &t);
     double time = panel_time(c, &t, b->on_device);
     for (size_t s = 0; s + 1 < steps; s++) { /* the last step has no update */
-        chg_trsm_step(c->sh, b->nb, s + 1, 1.0, c->lda, c->ldb, &nx);
+        chg_trsm_step(c->sh, b->nb, s + 1, one, c->lda, c->ldb, &nx);
         const double next = panel_time(c, &nx, b->on_device);
         if (b->lookahead) {
             chg_trsm_step_t near, far;
@@ -195,7 +196,7 @@ static clhgemm_status_t step_lookahead(const bcall_t *c, const blocked_t *b, con
 }
 
 clhgemm_status_t chg_trsm_blocked(clhgemm_handle_t h, chg_precision_t prec, const chg_l3_shape_t *sh,
-                                  double alpha, const void *A, size_t lda, void *B, size_t ldb)
+                                  const double alpha[2], const void *A, size_t lda, void *B, size_t ldb)
 {
     const bcall_t c = {.h = h, .prec = prec, .sh = sh, .A = A, .B = B, .lda = lda, .ldb = ldb};
     const blocked_t b = blocked_plan(&c);

@@ -83,9 +83,10 @@ static clhgemm_status_t host_trsm(clhgemm_handle_t h, chg_precision_t prec, int 
     }
     const trsm_args_t u = {layout, side, uplo, transA, diag, m, n, lda, ldb, alpha, A, B};
     if (ran_on_cpu(h, prec, &sh, &u)) return CLHGEMM_SUCCESS;
-    if (chg_trsm_strips(h, prec, &sh, alpha, A, (size_t)lda, B, (size_t)ldb, &st)) return st;
+    const double al[2] = {alpha, 0.0};
+    if (chg_trsm_strips(h, prec, &sh, al, A, (size_t)lda, B, (size_t)ldb, &st)) return st;
 
-    return chg_trsm_blocked(h, prec, &sh, alpha, A, (size_t)lda, B, (size_t)ldb);
+    return chg_trsm_blocked(h, prec, &sh, al, A, (size_t)lda, B, (size_t)ldb);
 }
 
 /* clhgemm_strsm and clhgemm_dtrsm: host_trsm at the precision of T (TRMM's arguments). */

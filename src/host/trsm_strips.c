@@ -73,7 +73,7 @@ static unsigned long long need_bytes(const chg_handle_dev_t *d, chg_precision_t 
     const unsigned long long es = chg_elem_size(prec), kk = k;
     const unsigned long long ws = CHG_MIN(chg_workspace_budget(&d->dev),
                                           (kk * kk / 4 + kk * w) * es);
-    return kk * kk * es + chg_trsm_dev_bytes(prec, k, nb) + SLOTS * kk * w * es + ws;
+    return kk * kk * es + chg_trsm_dev_bytes(prec, 0, k, nb) + SLOTS * kk * w * es + ws;
 }
 
 /* The strip width (right-hand sides per strip), 0 when the strips do not fit; nb[i] is device
@@ -121,7 +121,7 @@ typedef struct strips_s {
     clhgemm_handle_t h;
     chg_precision_t prec;
     const chg_l3_shape_t *sh;
-    double alpha;
+    double alpha[2];
     const char *A;
     char *B;
     size_t lda, ldb, es, k, rhs, w, nstrips, home, on_cpu;
@@ -636,11 +636,11 @@ size_t chg_trsm_strips_order(clhgemm_handle_t h, chg_precision_t prec, size_t k,
 }
 
 int chg_trsm_strips(clhgemm_handle_t h, chg_precision_t prec, const chg_l3_shape_t *sh,
-                    double alpha, const void *A, size_t lda, void *B, size_t ldb,
+                    const double alpha[2], const void *A, size_t lda, void *B, size_t ldb,
                     clhgemm_status_t *st)
 {
     if (!chg_trsm_panel_on_device(chg_trsm_panel_mode()) || h->ndev == 0) return 0;
-    strips_t c = {.h = h, .prec = prec, .sh = sh, .alpha = alpha, .A = A, .B = B, .lda = lda,
+    strips_t c = {.h = h, .prec = prec, .sh = sh, .alpha = {alpha[0], alpha[1]}, .A = A, .B = B, .lda = lda,
                   .ldb = ldb, .es = chg_elem_size(prec), .k = sh->k,
                   .rhs = sh->left ? sh->n : sh->m,
                   .chunk = CHG_MAX(1ull, chg_env_size("CLHGEMM_TRSM_CHUNK", CHUNK_BYTES))};

@@ -23,7 +23,7 @@
  * setup (B untouched: the caller runs the blocked path); 1 when it ran, with the call's status
  * in *st (a lost device does not fail it: host/fault.h). */
 int chg_trsm_strips(clhgemm_handle_t h, chg_precision_t prec, const chg_l3_shape_t *sh,
-                    double alpha, const void *A, size_t lda, void *B, size_t ldb,
+                    const double alpha[2], const void *A, size_t lda, void *B, size_t ldb,
                     clhgemm_status_t *st);
 
 /* The largest multiple of unit below k such that a TRSM of that order with rhs right-hand sides
