@@ -553,6 +553,93 @@ CLHGEMM_PRECISIONS(CLHGEMM_TRMM_)
 CLHGEMM_PRECISIONS(CLHGEMM_TRSM_)
 #undef CLHGEMM_TRSM_
 
+/* ---- complex routines on host memory ----------------------------------------------------- */
+/* The complex GEMM, SYMM, HEMM, SYRK, HERK, SYR2K, HER2K, TRMM and TRSM on a handle: the
+ * arguments, semantics and checks of the device-buffer complex versions above (the handle
+ * first, no offsets, no queue; NULL alpha or beta: CLHGEMM_INVALID_ARGUMENT after the shape
+ * checks), and everything said for the real host routines: synchronous, routed as a whole
+ * (OpenBLAS's complex routine on this thread for a call the model gives the CPU), tiled over
+ * every device of the handle through the same pipeline (complex elements staged as they are),
+ * a lost device's work done by the others or the CPU. They take no CPU share beside the
+ * devices. */
+/* clhgemm_status_t clhgemm_{c,z}gemm(clhgemm_handle_t handle, clhgemm_layout_t layout,
+ *                                    clhgemm_transpose_t transA, clhgemm_transpose_t transB,
+ *                                    int m, int n, int k, const void *alpha, const void *A,
+ *                                    int lda, const void *B, int ldb, const void *beta, void *C,
+ *                                    int ldc); */
+#define CLHGEMM_CGEMM_(p, T)                                                                       \
+    CLHGEMM_API clhgemm_status_t clhgemm_##p##gemm(                                                \
+        clhgemm_handle_t handle, clhgemm_layout_t layout, clhgemm_transpose_t transA,              \
+        clhgemm_transpose_t transB, int m, int n, int k, const void *alpha, const void *A,         \
+        int lda, const void *B, int ldb, const void *beta, void *C, int ldc);
+CLHGEMM_CPRECISIONS(CLHGEMM_CGEMM_)
+#undef CLHGEMM_CGEMM_
+
+/* clhgemm_status_t clhgemm_{c,z}{symm,hemm}(clhgemm_handle_t handle, clhgemm_layout_t layout,
+ *                                    clhgemm_side_t side, clhgemm_uplo_t uplo, int m, int n,
+ *                                    const void *alpha, const void *A, int lda, const void *B,
+ *                                    int ldb, const void *beta, void *C, int ldc); */
+#define CLHGEMM_CSYMM_(p, name)                                                                    \
+    CLHGEMM_API clhgemm_status_t clhgemm_##p##name(                                                \
+        clhgemm_handle_t handle, clhgemm_layout_t layout, clhgemm_side_t side,                     \
+        clhgemm_uplo_t uplo, int m, int n, const void *alpha, const void *A, int lda,              \
+        const void *B, int ldb, const void *beta, void *C, int ldc);
+#define CLHGEMM_CSYMM2_(p, T) CLHGEMM_CSYMM_(p, symm) CLHGEMM_CSYMM_(p, hemm)
+CLHGEMM_CPRECISIONS(CLHGEMM_CSYMM2_)
+#undef CLHGEMM_CSYMM2_
+#undef CLHGEMM_CSYMM_
+
+/* clhgemm_status_t clhgemm_{c,z}syrk(clhgemm_handle_t handle, clhgemm_layout_t layout,
+ *                                    clhgemm_uplo_t uplo, clhgemm_transpose_t trans, int n, int k,
+ *                                    const void *alpha, const void *A, int lda, const void *beta,
+ *                                    void *C, int ldc);
+ * clhgemm_status_t clhgemm_{c,z}herk(... T alpha, const void *A, int lda, T beta, void *C,
+ *                                    int ldc); */
+#define CLHGEMM_CSYRK_(p, T)                                                                       \
+    CLHGEMM_API clhgemm_status_t clhgemm_##p##syrk(                                                \
+        clhgemm_handle_t handle, clhgemm_layout_t layout, clhgemm_uplo_t uplo,                     \
+        clhgemm_transpose_t trans, int n, int k, const void *alpha, const void *A, int lda,        \
+        const void *beta, void *C, int ldc);                                                       \
+    CLHGEMM_API clhgemm_status_t clhgemm_##p##herk(                                                \
+        clhgemm_handle_t handle, clhgemm_layout_t layout, clhgemm_uplo_t uplo,                     \
+        clhgemm_transpose_t trans, int n, int k, T alpha, const void *A, int lda, T beta, void *C, \
+        int ldc);
+CLHGEMM_CPRECISIONS(CLHGEMM_CSYRK_)
+#undef CLHGEMM_CSYRK_
+
+/* clhgemm_status_t clhgemm_{c,z}syr2k(clhgemm_handle_t handle, clhgemm_layout_t layout,
+ *                                     clhgemm_uplo_t uplo, clhgemm_transpose_t trans, int n,
+ *                                     int k, const void *alpha, const void *A, int lda,
+ *                                     const void *B, int ldb, const void *beta, void *C,
+ *                                     int ldc);
+ * clhgemm_status_t clhgemm_{c,z}her2k(... the same, but T beta ...); */
+#define CLHGEMM_CSYR2K_(p, T)                                                                      \
+    CLHGEMM_API clhgemm_status_t clhgemm_##p##syr2k(                                               \
+        clhgemm_handle_t handle, clhgemm_layout_t layout, clhgemm_uplo_t uplo,                     \
+        clhgemm_transpose_t trans, int n, int k, const void *alpha, const void *A, int lda,        \
+        const void *B, int ldb, const void *beta, void *C, int ldc);                               \
+    CLHGEMM_API clhgemm_status_t clhgemm_##p##her2k(                                               \
+        clhgemm_handle_t handle, clhgemm_layout_t layout, clhgemm_uplo_t uplo,                     \
+        clhgemm_transpose_t trans, int n, int k, const void *alpha, const void *A, int lda,        \
+        const void *B, int ldb, T beta, void *C, int ldc);
+CLHGEMM_CPRECISIONS(CLHGEMM_CSYR2K_)
+#undef CLHGEMM_CSYR2K_
+
+/* clhgemm_status_t clhgemm_{c,z}{trmm,trsm}(clhgemm_handle_t handle, clhgemm_layout_t layout,
+ *                                    clhgemm_side_t side, clhgemm_uplo_t uplo,
+ *                                    clhgemm_transpose_t transA, clhgemm_diag_t diag, int m,
+ *                                    int n, const void *alpha, const void *A, int lda, void *B,
+ *                                    int ldb); */
+#define CLHGEMM_CTRIANGULAR_(p, name)                                                              \
+    CLHGEMM_API clhgemm_status_t clhgemm_##p##name(                                                \
+        clhgemm_handle_t handle, clhgemm_layout_t layout, clhgemm_side_t side,                     \
+        clhgemm_uplo_t uplo, clhgemm_transpose_t transA, clhgemm_diag_t diag, int m, int n,        \
+        const void *alpha, const void *A, int lda, void *B, int ldb);
+#define CLHGEMM_CTRIANGULAR2_(p, T) CLHGEMM_CTRIANGULAR_(p, trmm) CLHGEMM_CTRIANGULAR_(p, trsm)
+CLHGEMM_CPRECISIONS(CLHGEMM_CTRIANGULAR2_)
+#undef CLHGEMM_CTRIANGULAR2_
+#undef CLHGEMM_CTRIANGULAR_
+
 /* What the last call on this handle did (for benchmarks and CLHGEMM_VERBOSE). */
 typedef struct clhgemm_call_info_s {
     int devices_used;

@@ -6,9 +6,16 @@
  *                        a rotation of (ld padding, offset) variants and of complex (alpha, beta)
  *                        pairs including 0 and 1, plus the alpha = 0 / k = 0 / beta = 1 quick
  *                        paths; routine: gemm hemm symm herk syrk her2k syr2k trmm trsm
+ *   test_complex host c|z <routine>|all   the same table through the host-memory API on a
+ *                        handle (the pipeline: CTest sets CLHGEMM_ROUTE=device; and the CPU
+ *                        route with CLHGEMM_ROUTE=cpu)
+ *   test_complex fault   every routine, a few combinations each, on a fresh handle per case:
+ *                        CTest injects a device failure (CLHGEMM_FAULT_INJECT) after a tile or
+ *                        three, so the rest of the call runs on the device left or, with none,
+ *                        the complex CPU region (host/fault.c); results checked as in the table
  *   test_complex args    invalid arguments: each its own status in the reference BLAS order,
  *                        the output bit-identical (HERK takes no transpose, SYRK no conjugate
- *                        transpose), NULL scalars
+ *                        transpose), NULL scalars; the host API's NULL handle and NULL scalars
  *
  * Poisoning, as test_level3.c does for the real routines: every gap of A and B is NaN, the
  * triangle of A that must not be read is NaN, so is a unit diagonal and the imaginary part of a
@@ -60,7 +67,8 @@ typedef struct opnd_s {
     int herm_diag; /* the diagonal's imaginary part is not read (Hermitian) */
     int unit;      /* the diagonal is not read (unit triangular) */
     double *h;
-    cl_mem buf;
+    void *nat;     /* the buffer in the case's precision (the host API works on it) */
+    cl_mem buf;    /* its device copy (the device-buffer API) */
 } opnd_t;
 
 static size_t at(const ccase_t *c, const opnd_t *o, int i, int j)
@@ -132,18 +140,31 @@ static void *native(const ccase_t *c, const double *h, size_t n)
     return p;
 }
 
+/* The native bytes, and the device buffer with them unless env is NULL (the host API). */
 static int opnd_buffer(const ccase_t *c, const tc_env_t *env, opnd_t *o)
 {
-    void *nat = native(c, o->h, o->n);
-    if (!nat) return 1;
-    o->buf = tc_buffer_from_host(env->ctx, nat, 2 * o->n * (c->z ? 8 : 4));
-    free(nat);
+    o->nat = native(c, o->h, o->n);
+    if (!o->nat) return 1;
+    if (!env) return 0;
+    o->buf = tc_buffer_from_host(env->ctx, o->nat, 2 * o->n * (c->z ? 8 : 4));
     return o->buf ? 0 : 1;
+}
+
+/* The operand's contents now: read back from the device, or the host array. */
+static int opnd_read(const ccase_t *c, cl_command_queue q, const opnd_t *o, void *got)
+{
+    const size_t bytes = 2 * o->n * (c->z ? 8 : 4);
+    if (!o->buf) {
+        memcpy(got, o->nat, bytes);
+        return 0;
+    }
+    return tc_read(q, o->buf, got, bytes);
 }
 
 static void opnd_free(opnd_t *o)
 {
     free(o->h);
+    free(o->nat);
     if (o->buf) clReleaseMemObject(o->buf);
     memset(o, 0, sizeof *o);
 }
@@ -273,6 +294,57 @@ static clhgemm_status_t call_cl(const prob_t *p, cl_command_queue q, cl_event *e
 #undef CALL
 }
 
+/* The library's call on host memory (handle h). */
+static clhgemm_status_t call_host(const prob_t *p, clhgemm_handle_t h)
+{
+    const ccase_t *c = &p->c;
+    const float fa[2] = {(float)c->alpha[0], (float)c->alpha[1]},
+                fb[2] = {(float)c->beta[0], (float)c->beta[1]};
+    const void *al = c->z ? (const void *)c->alpha : (const void *)fa;
+    const void *be = c->z ? (const void *)c->beta : (const void *)fb;
+    const opnd_t *A = &p->a, *B = &p->b, *O = &p->o;
+    /* the host API has no offsets: the matrices start where the buffers' offsets say */
+    const size_t es = c->z ? 16 : 8;
+    const void *AP = (const char *)A->nat + A->off * es;
+    const void *BP = B->nat ? (const char *)B->nat + B->off * es : NULL;
+    void *OP = (char *)O->nat + O->off * es;
+#define CALL(fn, ...) (c->z ? clhgemm_z##fn(h, __VA_ARGS__) : clhgemm_c##fn(h, __VA_ARGS__))
+    switch (c->r) {
+    case GEMM:
+        return CALL(gemm, c->layout, c->ta, c->tb, c->m, c->n, c->k, al, AP, A->ld, BP,
+                    B->ld, be, OP, O->ld);
+    case HEMM:
+        return CALL(hemm, c->layout, c->side, c->uplo, c->m, c->n, al, AP, A->ld, BP, B->ld,
+                    be, OP, O->ld);
+    case SYMM:
+        return CALL(symm, c->layout, c->side, c->uplo, c->m, c->n, al, AP, A->ld, BP, B->ld,
+                    be, OP, O->ld);
+    case HERK:
+        return c->z ? clhgemm_zherk(h, c->layout, c->uplo, c->ta, c->n, c->k, c->alpha[0], AP,
+                                    A->ld, c->beta[0], OP, O->ld)
+                    : clhgemm_cherk(h, c->layout, c->uplo, c->ta, c->n, c->k, (float)c->alpha[0],
+                                    AP, A->ld, (float)c->beta[0], OP, O->ld);
+    case SYRK:
+        return CALL(syrk, c->layout, c->uplo, c->ta, c->n, c->k, al, AP, A->ld, be, OP,
+                    O->ld);
+    case HER2K:
+        return c->z ? clhgemm_zher2k(h, c->layout, c->uplo, c->ta, c->n, c->k, al, AP, A->ld,
+                                     BP, B->ld, c->beta[0], OP, O->ld)
+                    : clhgemm_cher2k(h, c->layout, c->uplo, c->ta, c->n, c->k, al, AP, A->ld,
+                                     BP, B->ld, (float)c->beta[0], OP, O->ld);
+    case SYR2K:
+        return CALL(syr2k, c->layout, c->uplo, c->ta, c->n, c->k, al, AP, A->ld, BP, B->ld,
+                    be, OP, O->ld);
+    case TRMM:
+        return CALL(trmm, c->layout, c->side, c->uplo, c->ta, c->diag, c->m, c->n, al, AP,
+                    A->ld, OP, O->ld);
+    default:
+        return CALL(trsm, c->layout, c->side, c->uplo, c->ta, c->diag, c->m, c->n, al, AP,
+                    A->ld, OP, O->ld);
+    }
+#undef CALL
+}
+
 /* OpenBLAS's routine of the case on double copies (a, b, o: whole buffers) with these scalars;
  * HERK's and HER2K's real ones are alpha[0], beta[0]. */
 static void ref_call(const ccase_t *c, const double *alpha, const double *beta, const double *a,
@@ -370,7 +442,7 @@ static int check_unchanged(const ccase_t *c, cl_command_queue q, const opnd_t *o
 {
     const size_t bytes = 2 * o->n * (c->z ? 8 : 4);
     void *got = malloc(bytes), *want = native(c, o->h, o->n);
-    int rc = !got || !want || tc_read(q, o->buf, got, bytes);
+    int rc = !got || !want || opnd_read(c, q, o, got);
     if (!rc) {
         const size_t bad = changed_outside(c, o, got, want, skip_matrix);
         rc = !EXPECT(bad == 0, "%s: %zu parts of %s changed that must not", tag, bad, what);
@@ -391,7 +463,7 @@ static int check_result(const prob_t *p, cl_command_queue q, const char *tag)
     void *got = malloc(bytes);
     int rc = 1;
     if (!a || (p->b.h && (!b || !ab)) || !w || !aa || !bound || !got) goto out;
-    if (tc_read(q, o->buf, got, bytes)) goto out;
+    if (opnd_read(c, q, o, got)) goto out;
     const int ldb = p->b.h ? p->b.ld : 1;
     ref_call(c, c->alpha, c->beta, a + 2 * p->a.off, p->a.ld, b ? b + 2 * p->b.off : NULL, ldb,
              w + 2 * o->off, o->ld);
@@ -448,18 +520,19 @@ out:
     return rc;
 }
 
-static int run_case(const tc_env_t *env, const ccase_t *c, tc_rng_t *rng)
+/* One case on device buffers (h NULL) or through the host API on handle h. */
+static int run_case(const tc_env_t *env, clhgemm_handle_t h, const ccase_t *c, tc_rng_t *rng)
 {
     char tag[256];
     describe(c, tag, sizeof tag);
     prob_t p;
-    if (prob_init(&p, c, env, rng)) {
+    if (prob_init(&p, c, h ? NULL : env, rng)) {
         prob_free(&p);
         return !EXPECT(0, "%s: setup failed", tag);
     }
     cl_event ev = NULL;
-    const clhgemm_status_t st = call_cl(&p, env->queue, &ev);
-    int rc = tc_event_contract(env->ctx, env->queue, st, ev, tag) != 0;
+    const clhgemm_status_t st = h ? call_host(&p, h) : call_cl(&p, env->queue, &ev);
+    int rc = h ? 0 : tc_event_contract(env->ctx, env->queue, st, ev, tag) != 0;
     if (st != CLHGEMM_SUCCESS) {
         EXPECT(0, "%s: %s", tag, clhgemm_status_string(st));
         prob_free(&p);
@@ -502,7 +575,7 @@ static int trans_ok(int r, clhgemm_transpose_t t)
     return 1;
 }
 
-static int run_table(const tc_env_t *env, int z, int r, tc_rng_t *rng)
+static int run_table(const tc_env_t *env, clhgemm_handle_t h, int z, int r, tc_rng_t *rng)
 {
     int cases = 0, failed = 0, v = 0;
     for (int l = 0; l < 2; l++)
@@ -532,7 +605,7 @@ static int run_table(const tc_env_t *env, int z, int r, tc_rng_t *rng)
                                 c.pad = v % 3 == 1 ? 3 : 0;
                                 c.off = v % 4 == 2 ? 5 : 0;
                                 cases++;
-                                failed += run_case(env, &c, rng) != 0;
+                                failed += run_case(env, h, &c, rng) != 0;
                             }
                         }
     /* the quick paths: alpha = 0, k = 0 (beta 0, 1 and other), m or n = 0 */
@@ -553,12 +626,45 @@ static int run_table(const tc_env_t *env, int z, int r, tc_rng_t *rng)
             if (r == HERK) c.alpha[1] = 0.0;
             if (r == HERK || r == HER2K) c.beta[1] = 0.0;
             cases++;
-            failed += run_case(env, &c, rng) != 0;
+            failed += run_case(env, h, &c, rng) != 0;
             c.m = 0;
             cases++;
-            failed += run_case(env, &c, rng) != 0;
+            failed += run_case(env, h, &c, rng) != 0;
         }
-    printf("%c%s: %d cases, %d failed\n", z ? 'z' : 'c', rname[r], cases, failed);
+    printf("%c%s%s: %d cases, %d failed\n", z ? 'z' : 'c', rname[r], h ? " (host)" : "", cases,
+           failed);
+    return failed;
+}
+
+/* ---- a lost device -------------------------------------------------------------------------- */
+
+static int run_fault(const tc_env_t *env, tc_rng_t *rng)
+{
+    int cases = 0, failed = 0;
+    for (int z = 0; z < 1 + env->has_fp64; z++)
+        for (int r = 0; r < NR; r++)
+            for (int v = 0; v < 4; v++) {
+                ccase_t c = {.r = r, .z = z, .diag = CLHGEMM_NON_UNIT};
+                c.layout = v & 1 ? CLHGEMM_ROW_MAJOR : CLHGEMM_COL_MAJOR;
+                c.side = v & 2 ? CLHGEMM_RIGHT : CLHGEMM_LEFT;
+                c.uplo = v & 2 ? CLHGEMM_LOWER : CLHGEMM_UPPER;
+                c.ta = v < 2 ? CLHGEMM_NO_TRANS : CLHGEMM_CONJ_TRANS;
+                if (r == SYRK || r == SYR2K) c.ta = v < 2 ? CLHGEMM_NO_TRANS : CLHGEMM_TRANS;
+                if (r == HEMM || r == SYMM) c.ta = CLHGEMM_NO_TRANS;
+                c.tb = v == 1 ? CLHGEMM_CONJ_TRANS : CLHGEMM_NO_TRANS;
+                c.m = 97, c.n = rank_k(r) ? 97 : 75, c.k = 83;
+                set_scalars(&c, v + 3 * r);
+                c.pad = v;
+                clhgemm_handle_t h = NULL;
+                if (clhgemm_create(&h, NULL) != CLHGEMM_SUCCESS) {
+                    EXPECT(0, "clhgemm_create failed");
+                    return 1;
+                }
+                cases++;
+                failed += run_case(env, h, &c, rng) != 0;
+                clhgemm_destroy(h);
+            }
+    printf("fault: %d cases, %d failed\n", cases, failed);
     return failed;
 }
 
@@ -681,6 +787,29 @@ static int run_args(const tc_env_t *env, tc_rng_t *rng)
             }
             prob_free(&p);
         }
+    /* the host API: the handle first, then the shape, then NULL scalars */
+    clhgemm_handle_t h = NULL;
+    if (EXPECT(clhgemm_create(&h, NULL) == CLHGEMM_SUCCESS, "clhgemm_create")) {
+        const double one[2] = {1, 0};
+        double c2[4] = {0}, a2[4] = {0};
+        EXPECT(clhgemm_zgemm(NULL, CLHGEMM_COL_MAJOR, CLHGEMM_NO_TRANS, CLHGEMM_NO_TRANS, 1, 1, 1,
+                             one, a2, 1, a2, 1, one, c2, 1) == CLHGEMM_NULL_HANDLE, "NULL handle");
+        EXPECT(clhgemm_zgemm(h, CLHGEMM_COL_MAJOR, CLHGEMM_NO_TRANS, CLHGEMM_NO_TRANS, 1, 1, 1,
+                             NULL, a2, 1, a2, 1, one, c2, 1) == CLHGEMM_INVALID_ARGUMENT,
+               "NULL alpha (host)");
+        EXPECT(clhgemm_zgemm(h, CLHGEMM_COL_MAJOR, CLHGEMM_NO_TRANS, (clhgemm_transpose_t)9, 1, 1,
+                             1, NULL, a2, 1, a2, 1, one, c2, 1) == CLHGEMM_INVALID_TRANS_B,
+               "the shape before the scalars (host)");
+        EXPECT(clhgemm_zherk(h, CLHGEMM_COL_MAJOR, CLHGEMM_UPPER, CLHGEMM_TRANS, 1, 1, 1.0, a2, 1,
+                             1.0, c2, 1) == CLHGEMM_INVALID_TRANS, "HERK's TRANS (host)");
+        EXPECT(clhgemm_zsyrk(h, CLHGEMM_COL_MAJOR, CLHGEMM_UPPER, CLHGEMM_CONJ_TRANS, 1, 1, one,
+                             a2, 1, one, c2, 1) == CLHGEMM_INVALID_TRANS, "SYRK's CONJ_TRANS (host)");
+        EXPECT(clhgemm_ztrsm(h, CLHGEMM_COL_MAJOR, CLHGEMM_LEFT, CLHGEMM_UPPER, CLHGEMM_NO_TRANS,
+                             CLHGEMM_NON_UNIT, 1, 1, NULL, a2, 1, c2, 1) == CLHGEMM_INVALID_ARGUMENT,
+               "NULL alpha (host TRSM)");
+        EXPECT(c2[0] == 0 && c2[1] == 0, "C written by a rejected call");
+        clhgemm_destroy(h);
+    }
     printf("args: %d failures\n", tc_failures() - before);
     return tc_failures() != before;
 }
@@ -707,7 +836,7 @@ int main(int argc, char **argv)
     tc_rng_t rng;
     tc_rng_seed(&rng, 20261201);
     int failed = 0;
-    if (strcmp(argv[1], "table") == 0 && argc == 4) {
+    if ((strcmp(argv[1], "table") == 0 || strcmp(argv[1], "host") == 0) && argc == 4) {
         const int z = argv[2][0] == 'z', r = find_routine(argv[3]);
         if (r < 0) {
             fprintf(stderr, "unknown routine %s\n", argv[3]);
@@ -718,8 +847,19 @@ int main(int argc, char **argv)
             tc_close(&env);
             return TC_SKIP;
         }
+        clhgemm_handle_t h = NULL;
+        if (argv[1][0] == 'h') {
+            const clhgemm_status_t st = clhgemm_create(&h, NULL);
+            if (st != CLHGEMM_SUCCESS) {
+                fprintf(stderr, "FAIL: clhgemm_create -> %s\n", clhgemm_status_string(st));
+                return 1;
+            }
+        }
         for (int i = r == NR ? 0 : r; i < (r == NR ? NR : r + 1); i++)
-            failed += run_table(&env, z, i, &rng);
+            failed += run_table(&env, h, z, i, &rng);
+        clhgemm_destroy(h);
+    } else if (strcmp(argv[1], "fault") == 0) {
+        failed += run_fault(&env, &rng);
     } else if (strcmp(argv[1], "args") == 0) {
         failed += run_args(&env, &rng);
     } else {

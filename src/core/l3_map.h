@@ -100,8 +100,19 @@ clhgemm_status_t chg_l3_check_call(const chg_l3_shape_t *sh, chg_precision_t pre
         clhgemm_transpose_t transA, clhgemm_diag_t diag, int m, int n, T alpha, const T *A,        \
         int lda, T *B, int ldb)                                                                    \
     {                                                                                              \
-        return host_##name(h, prec, layout, side, uplo, transA, diag, m, n, alpha, A, lda, B,      \
+        const double al[2] = {alpha, 0.0};                                                         \
+        return host_##name(h, prec, 0, layout, side, uplo, transA, diag, m, n, al, A, lda, B,      \
                            ldb);                                                                   \
+    }
+#define CHG_TRIANGULAR_HOST_C(p, T, prec, name)                                                    \
+    CLHGEMM_API clhgemm_status_t clhgemm_##p##name(                                                \
+        clhgemm_handle_t h, clhgemm_layout_t layout, clhgemm_side_t side, clhgemm_uplo_t uplo,     \
+        clhgemm_transpose_t transA, clhgemm_diag_t diag, int m, int n, const void *alpha,          \
+        const void *A, int lda, void *B, int ldb)                                                  \
+    {                                                                                              \
+        double al[2];                                                                              \
+        return host_##name(h, prec, 1, layout, side, uplo, transA, diag, m, n,                     \
+                           chg_scalar_read(prec, alpha, al), A, lda, B, ldb);                      \
     }
 
 #endif

@@ -205,6 +205,11 @@ cl_int chg_load_a(chg_drv_t *v, size_t ti, size_t s, size_t q0, size_t qk, cl_me
     size_t p0, kc;
     chg_slice_of(c, s, &seg, &p0, &kc);
     if (qk) p0 += q0, kc = CHG_MIN(qk, kc - q0);
+    if (c->alpha_in_pack) {
+        /* HER2K: alpha into the first product's X_A, conj(alpha) into the second's */
+        v->ks.scale_a[0] = c->pack_alpha[0];
+        v->ks.scale_a[1] = seg ? -c->pack_alpha[1] : c->pack_alpha[1];
+    }
     const size_t i0 = ti * c->pl.bm, mc = CHG_MIN(c->pl.bm, c->m - i0);
     chg_stage_t g;
     chg_stage_geometry(&c->st, 1, !c->ta, i0, mc, p0, kc, &g);
