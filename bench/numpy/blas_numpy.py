@@ -92,8 +92,10 @@ def main():
             good = check_rows(c, a, b, dtype)
             ok &= good
             med, lo, hi, count = median_time(lambda: a @ b, args.reps, args.budget, args.min_time)
+            flops = (8.0 if cplx else 2.0) * n**3
             print("matmul %s %d %.1f GFLOP/s (min %.4f s, max %.4f s, %d calls)%s" % (
-                np.dtype(dtype).name, n, (8.0 if cplx else 2.0) * n**3 / med * 1e-9, lo, hi, count, "" if good else " WRONG"), flush=True)
+                np.dtype(dtype).name, n, flops / med * 1e-9, lo, hi, count, "" if good else " WRONG"),
+                flush=True)
             del a, b, c
     x = rng.uniform(-1, 1, (32, 32))
     y = rng.uniform(-1, 1, (32, 32))
