@@ -49,9 +49,9 @@ static clhgemm_status_t inv_kernel(cl_context ctx, const chg_device_t *dev, chg_
 }
 
 clhgemm_status_t chg_trsm_inv_kernel(cl_context ctx, const chg_device_t *dev,
-                                     chg_precision_t prec, cl_kernel *out)
+                                     chg_precision_t prec, int cplx, cl_kernel *out)
 {
-    return inv_kernel(ctx, dev, prec, 0, 32, 8, "trsm_invert", out);
+    return inv_kernel(ctx, dev, prec, cplx, 32, 8, "trsm_invert", out);
 }
 
 /* Work-items per column of trsm_invert_wg, 0 when its x (nb elements) does not fit local

@@ -107,10 +107,10 @@ clhgemm_status_t chg_trsm_dev_solve_rest(chg_trsm_dev_t *t, cl_command_queue q, 
 /* Releases D and the kernel (OpenCL keeps the buffers until the commands using them end). */
 void chg_trsm_dev_release(chg_trsm_dev_t *t);
 
-/* The kernel trsm_invert for (dev, prec) through the program cache (used by
- * tools/kernel_sources.c to list the source, both kernels, for the AMD compile check; the
- * solve launches trsm_invert_wg from the same program where x fits local memory). */
+/* The kernel trsm_invert for (dev, prec; complex elements when cplx) through the program cache
+ * (used by tools/kernel_sources.c to list the source, both kernels, for the AMD compile check;
+ * the solve launches trsm_invert_wg from the same program where x fits local memory). */
 clhgemm_status_t chg_trsm_inv_kernel(cl_context ctx, const chg_device_t *dev,
-                                     chg_precision_t prec, cl_kernel *out);
+                                     chg_precision_t prec, int cplx, cl_kernel *out);
 
 #endif
