@@ -50,6 +50,9 @@
 #   level3      clhgemm-bench-level3 n = $L3_SIZES (8192), s and d: SYMM, SYRK, SYR2K (fused and
 #               two-pass), TRMM next to our GEMM of the same size and CLBlast's same routine
 #   level3host  clhgemm-bench-level3 --host n = 16384 next to the host GEMM of the same size
+#   complex     clhgemm-bench-gemm C/ZGEMM n = $CPLX_SIZES (4096,8192) beside CLBlast, cuBLAS and
+#               cuBLAS's 3M form, then clhgemm-bench-level3 c,z n = $CPLX_L3_SIZES (4096): every
+#               complex routine (HEMM, HERK, HER2K too) next to our CGEMM/ZGEMM and CLBlast's
 #   trsmblocked host DTRSM n = $TB_N (32768) under CLHGEMM_DEVICE_MEMORY_LIMIT=$TB_LIMIT (4G), so that A
 #               does not fit and the blocked path runs (src/host/trsm_blocked.c): the model's
 #               choice, host panels with and without look-ahead, device panels; GEMM beside each
@@ -100,7 +103,7 @@ while [ $# -gt 0 ]; do
       OUT=$2; shift ;;
     --out=*) OUT=${1#--out=} ;;
     all) STAGES+=(build tests device host level3) ;;
-    build | tests | device | tf32 | host | sweep | smallcall | zerocopy | blasnumpy | lapacknumpy | oversize | scaling | level3 | level3host | trsmblocked | cpushare | trace | probe | ptxas)
+    build | tests | device | tf32 | host | sweep | smallcall | zerocopy | blasnumpy | lapacknumpy | oversize | scaling | level3 | level3host | complex | trsmblocked | cpushare | trace | probe | ptxas)
       STAGES+=("$1") ;;
     ab)
       [ $# -ge 2 ] || { echo "gpu_record: ab needs a revision (ab REV)" >&2; exit 2; }
@@ -433,6 +436,20 @@ stage_level3() {
     "$B/clhgemm-bench-level3" --sizes "${L3_SIZES:-8192}" --precision both --reps 5 \
     --csv "$SD/bench-level3.csv" || r=1
   { summary_of "$SD/bench-level3.log"; cat "$SD/clocks.txt"; } >"$SD/summary.txt"
+  return "$r"
+}
+
+stage_complex() {
+  need_build || return 1
+  local r=0
+  run_win "bench-gemm c,z ${CPLX_SIZES:-4096,8192} beta 0.5" "$SD/bench-gemm-complex.log" 360 \
+    "$B/clhgemm-bench-gemm" --precision complex --sizes "${CPLX_SIZES:-4096,8192}" --shapes none \
+    --reps "$REPS" --warmup 2 --csv "$SD/bench-gemm-complex.csv" || r=1
+  run_win "bench-level3 ${CPLX_L3_SIZES:-4096} c,z" "$SD/bench-level3-complex.log" 570 \
+    "$B/clhgemm-bench-level3" --sizes "${CPLX_L3_SIZES:-4096}" --precision complex --reps 5 \
+    --csv "$SD/bench-level3-complex.csv" || r=1
+  { header_of "$SD/bench-gemm-complex.log"; summary_of "$SD/bench-gemm-complex.log"
+    summary_of "$SD/bench-level3-complex.log"; cat "$SD/clocks.txt"; } >"$SD/summary.txt"
   return "$r"
 }
 

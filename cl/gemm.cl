@@ -31,6 +31,11 @@
  *            Bp(col, k)), zero outside its triangle: each work-group runs only the KWG slices
  *            that can hold a non-zero of its rows / columns. 1: Ap upper (k >= row + diag),
  *            2: Ap lower (k <= row + diag), 3: Bp upper (k >= col + diag), 4: Bp lower.
+ *   CPLX 1   with either: the packs hold a complex product in the 1m form (src/kernels/codegen.h):
+ *            Cp's rows and every k row come in pairs, so TRIANGLE's triangle is that of the
+ *            complex C (tiles of MWG/2 of its rows, diag in them) and KLIMIT 3 / 4's bound of a
+ *            tile column is twice its first / last column (Bp's rows are not paired; diag in
+ *            real k rows, as for KLIMIT 1 / 2, whose rows pair like k).
  *
  * SPLITK 1 (plain GEMM, src/core/gemm.c's split of k): the launch has a third dimension, one
  * slice s = get_group_id(2) of kp packed k rows each; slice s multiplies panel rows
@@ -81,6 +86,11 @@
 #ifndef KLIMIT
 #define KLIMIT 0
 #endif
+#ifndef CPLX
+#define CPLX 0
+#endif
+#define TRI_MWG (CPLX ? MWG / 2 : MWG) /* a tile's rows of the C whose triangle TRIANGLE means */
+#define KL_NWG (CPLX ? 2 * NWG : NWG)  /* a tile column's k rows per column of Bp (KLIMIT 3, 4) */
 #ifndef MMA
 #define MMA 0
 #endif
@@ -300,10 +310,10 @@ void clhgemm_gemm(const int kp, const int ldcp,
 #if TRIANGLE == 1
             const int hi = (gn + 1) * NWG - 1 - diag;
             const int first = 0;
-            const int count = hi < 0 ? 0 : min(hi / MWG + 1, mt);
+            const int count = hi < 0 ? 0 : min(hi / TRI_MWG + 1, mt);
 #else
             const int x = gn * NWG - diag + 1;
-            const int first = x <= 0 ? 0 : (x + MWG - 1) / MWG - 1;
+            const int first = x <= 0 ? 0 : (x + TRI_MWG - 1) / TRI_MWG - 1;
             const int count = max(mt - first, 0);
 #endif
             if (gm < count) {
@@ -385,12 +395,12 @@ void clhgemm_gemm(const int kp, const int ldcp,
 
     /* The KWG slices this work-group runs: [KBEG, KEND). */
 #if KLIMIT == 1 || KLIMIT == 3
-    const int kfrom = (KLIMIT == 1 ? (int)GROUP_M * MWG : (int)GROUP_N * NWG) + diag;
+    const int kfrom = (KLIMIT == 1 ? (int)GROUP_M * MWG : (int)GROUP_N * KL_NWG) + diag;
     const int kbeg = kfrom <= 0 ? 0 : min(kfrom / KWG * KWG, kp);
 #define KBEG kbeg
 #define KEND kp
 #elif KLIMIT == 2 || KLIMIT == 4
-    const int kto = (KLIMIT == 2 ? ((int)GROUP_M + 1) * MWG : ((int)GROUP_N + 1) * NWG) + diag;
+    const int kto = (KLIMIT == 2 ? ((int)GROUP_M + 1) * MWG : ((int)GROUP_N + 1) * KL_NWG) + diag;
     const int kend = kto <= 0 ? 0 : min((kto + KWG - 1) / KWG * KWG, kp);
 #define KBEG 0
 #define KEND kend

@@ -27,6 +27,10 @@
  * steps of a few multiply-adds instead of kb^2/2 dependent ones on one work-item, and the
  * launch has k * wg work-items instead of k: the inversion of nb = 512 blocks costs tens of
  * microseconds on a large GPU instead of milliseconds.
+ *
+ * CPLX 1: A and D hold complex elements (interleaved pairs, offsets and leading dimensions in
+ * them) for the complex TRSM; only these two kernels (elem, EMUL, EDIV) take them, the blocked
+ * inversion below stays real (core/trsm_dev.c inverts complex blocks by columns).
  */
 
 #ifndef PRECISION
@@ -35,41 +39,70 @@
 #if PRECISION == 64
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
 typedef double real;
+typedef double2 real2;
 #else
 typedef float real;
+typedef float2 real2;
+#endif
+#ifndef CPLX
+#define CPLX 0
+#endif
+#if CPLX
+/* complex elements: the product as Fortran's, the quotient by Smith's algorithm (no overflow in
+ * |b|^2 for large diagonals) */
+typedef real2 elem;
+#define EZERO ((elem)(0, 0))
+#define EONE ((elem)(1, 0))
+#define EMUL(a, b) ((elem)((a).x * (b).x - (a).y * (b).y, (a).x * (b).y + (a).y * (b).x))
+static elem ediv(const elem a, const elem b)
+{
+    if (fabs(b.x) >= fabs(b.y)) {
+        const real r = b.y / b.x, d = b.x + b.y * r;
+        return (elem)((a.x + a.y * r) / d, (a.y - a.x * r) / d);
+    }
+    const real r = b.x / b.y, d = b.x * r + b.y;
+    return (elem)((a.x * r + a.y) / d, (a.y * r - a.x) / d);
+}
+#define EDIV(a, b) ediv(a, b)
+#else
+typedef real elem;
+#define EZERO ((real)0)
+#define EONE ((real)1)
+#define EMUL(a, b) ((a) * (b))
+#define EDIV(a, b) ((a) / (b))
 #endif
 
 /* Column j of the inverse of the order-n triangle at a (leading dimension lda) into x (n rows),
  * substituting in place; only the stored triangle read, the diagonal only when not unit. */
-static void subst_column(const __global real *a, const ulong lda, __global real *x,
+static void subst_column(const __global elem *a, const ulong lda, __global elem *x,
                          const ulong j, const ulong n, const int upper, const int unit)
 {
-    for (ulong i = 0; i < n; i++) x[i] = i == j ? (real)1 : (real)0;
+    for (ulong i = 0; i < n; i++) x[i] = i == j ? EONE : EZERO;
     if (!upper) {
         /* forward: rows j .. n - 1 */
         for (ulong p = j; p < n; p++) {
-            const __global real *ap = a + p * lda;
-            real xp = x[p];
-            if (!unit) xp /= ap[p];
+            const __global elem *ap = a + p * lda;
+            elem xp = x[p];
+            if (!unit) xp = EDIV(xp, ap[p]);
             x[p] = xp;
-            for (ulong i = p + 1; i < n; i++) x[i] -= ap[i] * xp;
+            for (ulong i = p + 1; i < n; i++) x[i] -= EMUL(ap[i], xp);
         }
     } else {
         /* backward: rows j .. 0 */
         for (ulong r = 0; r <= j; r++) {
             const ulong p = j - r;
-            const __global real *ap = a + p * lda;
-            real xp = x[p];
-            if (!unit) xp /= ap[p];
+            const __global elem *ap = a + p * lda;
+            elem xp = x[p];
+            if (!unit) xp = EDIV(xp, ap[p]);
             x[p] = xp;
-            for (ulong i = 0; i < p; i++) x[i] -= ap[i] * xp;
+            for (ulong i = 0; i < p; i++) x[i] -= EMUL(ap[i], xp);
         }
     }
 }
 
-__kernel void trsm_invert(const __global real *restrict A, const ulong a_off, const ulong lda,
+__kernel void trsm_invert(const __global elem *restrict A, const ulong a_off, const ulong lda,
                           const ulong k, const ulong nb, const ulong q0, const int upper,
-                          const int unit, __global real *restrict D)
+                          const int unit, __global elem *restrict D)
 {
     const ulong g = get_global_id(0);
     const ulong q = q0 + g / nb, j = g % nb;
@@ -84,41 +117,41 @@ __kernel void trsm_invert(const __global real *restrict A, const ulong a_off, co
  * memory. At step p every work-item reads x[p] (final once divided by the diagonal), work-item
  * 0 stores it to D, and the rows still open are updated by all; no row is read and written in
  * the same step, one barrier ends it. Launched over (q1 - q0) * nb groups of any size. */
-__kernel void trsm_invert_wg(const __global real *restrict A, const ulong a_off,
+__kernel void trsm_invert_wg(const __global elem *restrict A, const ulong a_off,
                              const ulong lda, const ulong k, const ulong nb, const ulong q0,
-                             const int upper, const int unit, __global real *restrict D,
-                             __local real *x)
+                             const int upper, const int unit, __global elem *restrict D,
+                             __local elem *x)
 {
     const ulong g = get_group_id(0), l = get_local_id(0), wg = get_local_size(0);
     const ulong q = q0 + g / nb, j = g % nb;
     if (q * nb >= k) return;
     const ulong kb = min(nb, k - q * nb);
     if (j >= kb) return; /* the whole group: j is the group's */
-    const __global real *a = A + a_off + q * nb + q * nb * lda; /* A_qq(0, 0) */
-    __global real *d = D + q * nb * nb + j * nb;                 /* column j of inv(A_qq) */
-    for (ulong i = l; i < kb; i += wg) x[i] = i == j ? (real)1 : (real)0;
+    const __global elem *a = A + a_off + q * nb + q * nb * lda; /* A_qq(0, 0) */
+    __global elem *d = D + q * nb * nb + j * nb;                 /* column j of inv(A_qq) */
+    for (ulong i = l; i < kb; i += wg) x[i] = i == j ? EONE : EZERO;
     barrier(CLK_LOCAL_MEM_FENCE);
     if (!upper) {
         for (ulong p = j; p < kb; p++) {
-            const __global real *ap = a + p * lda;
-            real xp = x[p];
-            if (!unit) xp /= ap[p];
-            for (ulong i = p + 1 + l; i < kb; i += wg) x[i] -= ap[i] * xp;
+            const __global elem *ap = a + p * lda;
+            elem xp = x[p];
+            if (!unit) xp = EDIV(xp, ap[p]);
+            for (ulong i = p + 1 + l; i < kb; i += wg) x[i] -= EMUL(ap[i], xp);
             if (l == 0) d[p] = xp;
             barrier(CLK_LOCAL_MEM_FENCE);
         }
-        for (ulong i = l; i < j; i += wg) d[i] = (real)0;
+        for (ulong i = l; i < j; i += wg) d[i] = EZERO;
     } else {
         for (ulong r = 0; r <= j; r++) {
             const ulong p = j - r;
-            const __global real *ap = a + p * lda;
-            real xp = x[p];
-            if (!unit) xp /= ap[p];
-            for (ulong i = l; i < p; i += wg) x[i] -= ap[i] * xp;
+            const __global elem *ap = a + p * lda;
+            elem xp = x[p];
+            if (!unit) xp = EDIV(xp, ap[p]);
+            for (ulong i = l; i < p; i += wg) x[i] -= EMUL(ap[i], xp);
             if (l == 0) d[p] = xp;
             barrier(CLK_LOCAL_MEM_FENCE);
         }
-        for (ulong i = j + 1 + l; i < kb; i += wg) d[i] = (real)0;
+        for (ulong i = j + 1 + l; i < kb; i += wg) d[i] = EZERO;
     }
 }
 

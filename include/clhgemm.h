@@ -176,6 +176,18 @@ CLHGEMM_API clhgemm_status_t clhgemm_device_info(cl_device_id device, clhgemm_de
  * double) precision; each declaration is written once for T and expanded over this list. */
 #define CLHGEMM_PRECISIONS(X) X(s, float) X(d, double)
 
+/* X(prefix, type of the parts): the complex routines, single (c) and double (z). A complex
+ * matrix is an array of interleaved (real, imaginary) pairs of T -- the layout of C99's
+ * float complex / double complex, C++'s std::complex<T> and Fortran's COMPLEX -- and every
+ * count, offset and leading dimension is in complex elements. A complex scalar (alpha, beta)
+ * is passed as `const void *` pointing at such a pair, and host matrices as `void *`, exactly
+ * as CBLAS passes them: that is portable to every C and C++ compiler (C99's _Complex is
+ * optional in C11, absent from MSVC's C and not a C++ type; a struct passed by value has
+ * another calling convention than _Complex on some ABIs), takes the address of any of those
+ * types without a cast, and lets CBLAS users call without translation. The real scalars of
+ * HERK and HER2K (their alpha / beta) are plain T, as in CBLAS. */
+#define CLHGEMM_CPRECISIONS(X) X(c, float) X(z, double)
+
 /* ---- device-buffer GEMM ----------------------------------------------------------------- */
 /* C := alpha * op(A) * op(B) + beta * C on buffers that live on the queue's device.
  * Offsets and leading dimensions are in elements. The work is enqueued on `queue` and the call
@@ -195,6 +207,109 @@ CLHGEMM_API clhgemm_status_t clhgemm_device_info(cl_device_id device, clhgemm_de
         T beta, cl_mem C, size_t offC, int ldc, cl_command_queue queue, cl_event *event);
 CLHGEMM_PRECISIONS(CLHGEMM_GEMM_CL_)
 #undef CLHGEMM_GEMM_CL_
+
+/* The complex GEMM on device buffers: C := alpha * op(A) * op(B) + beta * C with op one of
+ * X, X^T and X^H (CLHGEMM_CONJ_TRANS), alpha and beta complex (NULL: CLHGEMM_INVALID_ARGUMENT,
+ * after the shape checks); everything said for clhgemm_sgemm_cl holds. It runs on the real
+ * GEMM kernel (the packs lay the complex operands out so that one real product of twice the
+ * rows and twice the inner dimension is the complex product: no extra arithmetic). */
+/* clhgemm_status_t clhgemm_{c,z}gemm_cl(clhgemm_layout_t layout, clhgemm_transpose_t transA,
+ *                                       clhgemm_transpose_t transB, int m, int n, int k,
+ *                                       const void *alpha, cl_mem A, size_t offA, int lda,
+ *                                       cl_mem B, size_t offB, int ldb, const void *beta,
+ *                                       cl_mem C, size_t offC, int ldc,
+ *                                       cl_command_queue queue, cl_event *event); */
+#define CLHGEMM_CGEMM_CL_(p, T)                                                                    \
+    CLHGEMM_API clhgemm_status_t clhgemm_##p##gemm_cl(                                             \
+        clhgemm_layout_t layout, clhgemm_transpose_t transA, clhgemm_transpose_t transB, int m,    \
+        int n, int k, const void *alpha, cl_mem A, size_t offA, int lda, cl_mem B, size_t offB,    \
+        int ldb, const void *beta, cl_mem C, size_t offC, int ldc, cl_command_queue queue,         \
+        cl_event *event);
+CLHGEMM_CPRECISIONS(CLHGEMM_CGEMM_CL_)
+#undef CLHGEMM_CGEMM_CL_
+
+/* The complex SYMM, HEMM, SYRK, HERK, SYR2K, HER2K and TRMM on device buffers, with CBLAS's
+ * arguments and semantics and everything said for the real ones below (checks in the reference
+ * order, then queue and buffers; only the uplo triangle of A, or of C for the rank-k updates,
+ * is read; asynchronous; thread-safe). HEMM's A, and HERK's and HER2K's C, are Hermitian: the
+ * imaginary part of their diagonal is never read (taken as zero), and HERK and HER2K write C's
+ * diagonal with a zero imaginary part (but where alpha == 0 or k == 0 with beta == 1, which
+ * leaves C as it is, as the reference does). HERK takes trans NO_TRANS or CONJ_TRANS, SYRK
+ * NO_TRANS or TRANS (anything else: CLHGEMM_INVALID_TRANS); HERK's alpha and beta and HER2K's
+ * beta are real. TRMM's transA may be CONJ_TRANS (op(A) = A^H). */
+/* clhgemm_status_t clhgemm_{c,z}{symm,hemm}_cl(clhgemm_layout_t layout, clhgemm_side_t side,
+ *                                    clhgemm_uplo_t uplo, int m, int n, const void *alpha,
+ *                                    cl_mem A, size_t offA, int lda, cl_mem B, size_t offB,
+ *                                    int ldb, const void *beta, cl_mem C, size_t offC, int ldc,
+ *                                    cl_command_queue queue, cl_event *event); */
+#define CLHGEMM_CSYMM_CL_(p, name)                                                                 \
+    CLHGEMM_API clhgemm_status_t clhgemm_##p##name##_cl(                                           \
+        clhgemm_layout_t layout, clhgemm_side_t side, clhgemm_uplo_t uplo, int m, int n,           \
+        const void *alpha, cl_mem A, size_t offA, int lda, cl_mem B, size_t offB, int ldb,         \
+        const void *beta, cl_mem C, size_t offC, int ldc, cl_command_queue queue, cl_event *event);
+#define CLHGEMM_CSYMM_CL2_(p, T) CLHGEMM_CSYMM_CL_(p, symm) CLHGEMM_CSYMM_CL_(p, hemm)
+CLHGEMM_CPRECISIONS(CLHGEMM_CSYMM_CL2_)
+#undef CLHGEMM_CSYMM_CL2_
+#undef CLHGEMM_CSYMM_CL_
+
+/* clhgemm_status_t clhgemm_{c,z}syrk_cl(clhgemm_layout_t layout, clhgemm_uplo_t uplo,
+ *                                       clhgemm_transpose_t trans, int n, int k,
+ *                                       const void *alpha, cl_mem A, size_t offA, int lda,
+ *                                       const void *beta, cl_mem C, size_t offC, int ldc,
+ *                                       cl_command_queue queue, cl_event *event);
+ * clhgemm_status_t clhgemm_{c,z}herk_cl(clhgemm_layout_t layout, clhgemm_uplo_t uplo,
+ *                                       clhgemm_transpose_t trans, int n, int k, T alpha,
+ *                                       cl_mem A, size_t offA, int lda, T beta, cl_mem C,
+ *                                       size_t offC, int ldc, cl_command_queue queue,
+ *                                       cl_event *event); */
+#define CLHGEMM_CSYRK_CL_(p, T)                                                                    \
+    CLHGEMM_API clhgemm_status_t clhgemm_##p##syrk_cl(                                             \
+        clhgemm_layout_t layout, clhgemm_uplo_t uplo, clhgemm_transpose_t trans, int n, int k,     \
+        const void *alpha, cl_mem A, size_t offA, int lda, const void *beta, cl_mem C,             \
+        size_t offC, int ldc, cl_command_queue queue, cl_event *event);                            \
+    CLHGEMM_API clhgemm_status_t clhgemm_##p##herk_cl(                                             \
+        clhgemm_layout_t layout, clhgemm_uplo_t uplo, clhgemm_transpose_t trans, int n, int k,     \
+        T alpha, cl_mem A, size_t offA, int lda, T beta, cl_mem C, size_t offC, int ldc,           \
+        cl_command_queue queue, cl_event *event);
+CLHGEMM_CPRECISIONS(CLHGEMM_CSYRK_CL_)
+#undef CLHGEMM_CSYRK_CL_
+
+/* clhgemm_status_t clhgemm_{c,z}syr2k_cl(clhgemm_layout_t layout, clhgemm_uplo_t uplo,
+ *                                        clhgemm_transpose_t trans, int n, int k,
+ *                                        const void *alpha, cl_mem A, size_t offA, int lda,
+ *                                        cl_mem B, size_t offB, int ldb, const void *beta,
+ *                                        cl_mem C, size_t offC, int ldc,
+ *                                        cl_command_queue queue, cl_event *event);
+ * clhgemm_status_t clhgemm_{c,z}her2k_cl(... the same, but T beta ...); */
+#define CLHGEMM_CSYR2K_CL_(p, T)                                                                   \
+    CLHGEMM_API clhgemm_status_t clhgemm_##p##syr2k_cl(                                            \
+        clhgemm_layout_t layout, clhgemm_uplo_t uplo, clhgemm_transpose_t trans, int n, int k,     \
+        const void *alpha, cl_mem A, size_t offA, int lda, cl_mem B, size_t offB, int ldb,         \
+        const void *beta, cl_mem C, size_t offC, int ldc, cl_command_queue queue,                  \
+        cl_event *event);                                                                          \
+    CLHGEMM_API clhgemm_status_t clhgemm_##p##her2k_cl(                                            \
+        clhgemm_layout_t layout, clhgemm_uplo_t uplo, clhgemm_transpose_t trans, int n, int k,     \
+        const void *alpha, cl_mem A, size_t offA, int lda, cl_mem B, size_t offB, int ldb, T beta, \
+        cl_mem C, size_t offC, int ldc, cl_command_queue queue, cl_event *event);
+CLHGEMM_CPRECISIONS(CLHGEMM_CSYR2K_CL_)
+#undef CLHGEMM_CSYR2K_CL_
+
+/* clhgemm_status_t clhgemm_{c,z}{trmm,trsm}_cl(clhgemm_layout_t layout, clhgemm_side_t side,
+ *                                    clhgemm_uplo_t uplo, clhgemm_transpose_t transA,
+ *                                    clhgemm_diag_t diag, int m, int n, const void *alpha,
+ *                                    cl_mem A, size_t offA, int lda, cl_mem B, size_t offB,
+ *                                    int ldb, cl_command_queue queue, cl_event *event);
+ * (TRSM: as clhgemm_{s,d}trsm_cl below.) */
+#define CLHGEMM_CTRIANGULAR_CL_(p, name)                                                           \
+    CLHGEMM_API clhgemm_status_t clhgemm_##p##name##_cl(                                           \
+        clhgemm_layout_t layout, clhgemm_side_t side, clhgemm_uplo_t uplo,                         \
+        clhgemm_transpose_t transA, clhgemm_diag_t diag, int m, int n, const void *alpha,          \
+        cl_mem A, size_t offA, int lda, cl_mem B, size_t offB, int ldb, cl_command_queue queue,    \
+        cl_event *event);
+#define CLHGEMM_CTRIANGULAR_CL2_(p, T) CLHGEMM_CTRIANGULAR_CL_(p, trmm) CLHGEMM_CTRIANGULAR_CL_(p, trsm)
+CLHGEMM_CPRECISIONS(CLHGEMM_CTRIANGULAR_CL2_)
+#undef CLHGEMM_CTRIANGULAR_CL2_
+#undef CLHGEMM_CTRIANGULAR_CL_
 
 /* ---- device-buffer SYMM, SYRK, SYR2K, TRMM ---------------------------------------------- */
 /* The other level-3 routines, with CBLAS argument order and semantics, on buffers of the
@@ -438,6 +553,93 @@ CLHGEMM_PRECISIONS(CLHGEMM_TRMM_)
         T alpha, const T *A, int lda, T *B, int ldb);
 CLHGEMM_PRECISIONS(CLHGEMM_TRSM_)
 #undef CLHGEMM_TRSM_
+
+/* ---- complex routines on host memory ----------------------------------------------------- */
+/* The complex GEMM, SYMM, HEMM, SYRK, HERK, SYR2K, HER2K, TRMM and TRSM on a handle: the
+ * arguments, semantics and checks of the device-buffer complex versions above (the handle
+ * first, no offsets, no queue; NULL alpha or beta: CLHGEMM_INVALID_ARGUMENT after the shape
+ * checks), and everything said for the real host routines: synchronous, routed as a whole
+ * (OpenBLAS's complex routine on this thread for a call the model gives the CPU), tiled over
+ * every device of the handle through the same pipeline (complex elements staged as they are),
+ * a lost device's work done by the others or the CPU. They take no CPU share beside the
+ * devices. */
+/* clhgemm_status_t clhgemm_{c,z}gemm(clhgemm_handle_t handle, clhgemm_layout_t layout,
+ *                                    clhgemm_transpose_t transA, clhgemm_transpose_t transB,
+ *                                    int m, int n, int k, const void *alpha, const void *A,
+ *                                    int lda, const void *B, int ldb, const void *beta, void *C,
+ *                                    int ldc); */
+#define CLHGEMM_CGEMM_(p, T)                                                                       \
+    CLHGEMM_API clhgemm_status_t clhgemm_##p##gemm(                                                \
+        clhgemm_handle_t handle, clhgemm_layout_t layout, clhgemm_transpose_t transA,              \
+        clhgemm_transpose_t transB, int m, int n, int k, const void *alpha, const void *A,         \
+        int lda, const void *B, int ldb, const void *beta, void *C, int ldc);
+CLHGEMM_CPRECISIONS(CLHGEMM_CGEMM_)
+#undef CLHGEMM_CGEMM_
+
+/* clhgemm_status_t clhgemm_{c,z}{symm,hemm}(clhgemm_handle_t handle, clhgemm_layout_t layout,
+ *                                    clhgemm_side_t side, clhgemm_uplo_t uplo, int m, int n,
+ *                                    const void *alpha, const void *A, int lda, const void *B,
+ *                                    int ldb, const void *beta, void *C, int ldc); */
+#define CLHGEMM_CSYMM_(p, name)                                                                    \
+    CLHGEMM_API clhgemm_status_t clhgemm_##p##name(                                                \
+        clhgemm_handle_t handle, clhgemm_layout_t layout, clhgemm_side_t side,                     \
+        clhgemm_uplo_t uplo, int m, int n, const void *alpha, const void *A, int lda,              \
+        const void *B, int ldb, const void *beta, void *C, int ldc);
+#define CLHGEMM_CSYMM2_(p, T) CLHGEMM_CSYMM_(p, symm) CLHGEMM_CSYMM_(p, hemm)
+CLHGEMM_CPRECISIONS(CLHGEMM_CSYMM2_)
+#undef CLHGEMM_CSYMM2_
+#undef CLHGEMM_CSYMM_
+
+/* clhgemm_status_t clhgemm_{c,z}syrk(clhgemm_handle_t handle, clhgemm_layout_t layout,
+ *                                    clhgemm_uplo_t uplo, clhgemm_transpose_t trans, int n, int k,
+ *                                    const void *alpha, const void *A, int lda, const void *beta,
+ *                                    void *C, int ldc);
+ * clhgemm_status_t clhgemm_{c,z}herk(... T alpha, const void *A, int lda, T beta, void *C,
+ *                                    int ldc); */
+#define CLHGEMM_CSYRK_(p, T)                                                                       \
+    CLHGEMM_API clhgemm_status_t clhgemm_##p##syrk(                                                \
+        clhgemm_handle_t handle, clhgemm_layout_t layout, clhgemm_uplo_t uplo,                     \
+        clhgemm_transpose_t trans, int n, int k, const void *alpha, const void *A, int lda,        \
+        const void *beta, void *C, int ldc);                                                       \
+    CLHGEMM_API clhgemm_status_t clhgemm_##p##herk(                                                \
+        clhgemm_handle_t handle, clhgemm_layout_t layout, clhgemm_uplo_t uplo,                     \
+        clhgemm_transpose_t trans, int n, int k, T alpha, const void *A, int lda, T beta, void *C, \
+        int ldc);
+CLHGEMM_CPRECISIONS(CLHGEMM_CSYRK_)
+#undef CLHGEMM_CSYRK_
+
+/* clhgemm_status_t clhgemm_{c,z}syr2k(clhgemm_handle_t handle, clhgemm_layout_t layout,
+ *                                     clhgemm_uplo_t uplo, clhgemm_transpose_t trans, int n,
+ *                                     int k, const void *alpha, const void *A, int lda,
+ *                                     const void *B, int ldb, const void *beta, void *C,
+ *                                     int ldc);
+ * clhgemm_status_t clhgemm_{c,z}her2k(... the same, but T beta ...); */
+#define CLHGEMM_CSYR2K_(p, T)                                                                      \
+    CLHGEMM_API clhgemm_status_t clhgemm_##p##syr2k(                                               \
+        clhgemm_handle_t handle, clhgemm_layout_t layout, clhgemm_uplo_t uplo,                     \
+        clhgemm_transpose_t trans, int n, int k, const void *alpha, const void *A, int lda,        \
+        const void *B, int ldb, const void *beta, void *C, int ldc);                               \
+    CLHGEMM_API clhgemm_status_t clhgemm_##p##her2k(                                               \
+        clhgemm_handle_t handle, clhgemm_layout_t layout, clhgemm_uplo_t uplo,                     \
+        clhgemm_transpose_t trans, int n, int k, const void *alpha, const void *A, int lda,        \
+        const void *B, int ldb, T beta, void *C, int ldc);
+CLHGEMM_CPRECISIONS(CLHGEMM_CSYR2K_)
+#undef CLHGEMM_CSYR2K_
+
+/* clhgemm_status_t clhgemm_{c,z}{trmm,trsm}(clhgemm_handle_t handle, clhgemm_layout_t layout,
+ *                                    clhgemm_side_t side, clhgemm_uplo_t uplo,
+ *                                    clhgemm_transpose_t transA, clhgemm_diag_t diag, int m,
+ *                                    int n, const void *alpha, const void *A, int lda, void *B,
+ *                                    int ldb); */
+#define CLHGEMM_CTRIANGULAR_(p, name)                                                              \
+    CLHGEMM_API clhgemm_status_t clhgemm_##p##name(                                                \
+        clhgemm_handle_t handle, clhgemm_layout_t layout, clhgemm_side_t side,                     \
+        clhgemm_uplo_t uplo, clhgemm_transpose_t transA, clhgemm_diag_t diag, int m, int n,        \
+        const void *alpha, const void *A, int lda, void *B, int ldb);
+#define CLHGEMM_CTRIANGULAR2_(p, T) CLHGEMM_CTRIANGULAR_(p, trmm) CLHGEMM_CTRIANGULAR_(p, trsm)
+CLHGEMM_CPRECISIONS(CLHGEMM_CTRIANGULAR2_)
+#undef CLHGEMM_CTRIANGULAR2_
+#undef CLHGEMM_CTRIANGULAR_
 
 /* What the last call on this handle did (for benchmarks and CLHGEMM_VERBOSE). */
 typedef struct clhgemm_call_info_s {

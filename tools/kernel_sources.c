@@ -39,7 +39,9 @@
  *              where valid, as the structured packs that src/core/blocks.c derives from a
  *              tuned PACK. Every third GEMM sample carries a rasterisation width (SWZ 4, 8 or
  *              16).
- * Both precisions wherever the device class has FP64.
+ * Both precisions wherever the device class has FP64. The class set also lists the complex
+ * routines' kernels (the 1m packs, the GEMM kernel with CPLX, the complex updates and TRSM
+ * inversion) for the same shapes plus HEMM and HERK/HER2K: cshapes() below.
  *
  * Output (--out DIR): DIR/kernels/<hash>.cl, one file per distinct (source, options), the
  * options in its first line as a comment; DIR/manifest.tsv, one row per variant:
@@ -297,6 +299,36 @@ static int shapes(shape_t *out)
 
 #define MAX_SHAPES 64
 
+/* The complex calls' shapes (the C and Z routines, core/blocks.h chg_struct_t.cplx): every real
+ * shape with complex elements, then HEMM (the SYMM shapes with the symmetric operand Hermitian)
+ * and HERK/HER2K (the SYRK shapes with C's diagonal real). Conjugation is a run-time argument
+ * of the complex packs, so it makes no source of its own. */
+static int cshapes(shape_t *out)
+{
+    shape_t real[MAX_SHAPES];
+    const int nr = shapes(real);
+    int n = 0;
+    for (int i = 0; i < nr; i++) {
+        shape_t *s = &out[n++];
+        *s = real[i];
+        snprintf(s->name, sizeof s->name, "cplx-%.40s", real[i].name);
+        s->st.cplx = 1;
+    }
+    for (int i = 0; i < nr; i++) {
+        const int symm = !strncmp(real[i].name, "symm-", 5);
+        const int syrk = !strncmp(real[i].name, "syrk-", 5);
+        if (!symm && !syrk) continue;
+        shape_t *s = &out[n++];
+        *s = real[i];
+        snprintf(s->name, sizeof s->name, "%s%.40s", symm ? "hemm-" : "herk-", real[i].name + 5);
+        s->st.cplx = 1;
+        if (syrk) s->st.herm_c = 1;
+        else if (s->st.kind_a == CHG_SYMMETRIC) s->st.herm_a = 1;
+        else s->st.herm_b = 1;
+    }
+    return n;
+}
+
 static void copy_desc(const chg_copy_params_t *cp, char *buf, size_t len)
 {
     char p[160];
@@ -550,11 +582,11 @@ static int emit_copy(out_t *o, const char *set, const char *prefix, const chg_de
 /* TRSM's diagonal-block inversion (core/trsm_dev.c, cl/trsm_inv.cl): one source per
  * precision and device. */
 static int emit_trsm_inv(out_t *o, const char *set, const char *prefix, const chg_device_t *dev,
-                         chg_precision_t prec)
+                         chg_precision_t prec, int cplx)
 {
     recs_clear();
     cl_kernel k = NULL;
-    if (chg_trsm_inv_kernel((cl_context)&g_dummy_program, dev, prec, &k) != CLHGEMM_SUCCESS ||
+    if (chg_trsm_inv_kernel((cl_context)&g_dummy_program, dev, prec, cplx, &k) != CLHGEMM_SUCCESS ||
         g_nrecs != 1) {
         fprintf(stderr, "clhgemm-kernel-sources: %s/%c: chg_trsm_inv_kernel failed\n", prefix,
                 prec ? 'd' : 's');
@@ -563,17 +595,45 @@ static int emit_trsm_inv(out_t *o, const char *set, const char *prefix, const ch
     }
     clReleaseKernel(k);
     char variant[320];
-    snprintf(variant, sizeof variant, "%s/%c/trsm-inv", prefix, prec ? 'd' : 's');
+    snprintf(variant, sizeof variant, "%s/%c/%strsm-inv", prefix, prec ? 'd' : 's',
+             cplx ? "cplx-" : "");
     const rec_t *r = &g_recs[0];
     const int rc = emit(o, variant, set, prec, r->name, r->entry, "-", r->source, r->options);
     recs_clear();
     return rc;
 }
 
+/* The complex calls' kernels on dev in one precision with GEMM parameters gp: every complex
+ * shape, the complex SCALE kernels of the quick path (C's diagonal real or not where
+ * triangular), the complex inversion of TRSM's diagonal blocks. */
+static int emit_device_cplx(out_t *o, const char *set, const char *prefix,
+                            const chg_device_t *dev, chg_precision_t prec,
+                            const chg_gemm_params_t *gp)
+{
+    shape_t sh[MAX_SHAPES];
+    const int n = cshapes(sh);
+    for (int i = 0; i < n; i++)
+        if (emit_shape(o, set, prefix, dev, prec, gp, &sh[i]) != 0) return -1;
+    for (int tri = 0; tri < 2; tri++)
+        for (int herm = 0; herm <= tri; herm++)
+            for (int bz = 0; bz < 2; bz++) {
+                chg_copy_params_t cp;
+                chg_copy_params_default(dev, tri ? CHG_COPY_SCALE_TRI : CHG_COPY_SCALE, prec, &cp);
+                cp.beta_zero = bz;
+                cp.cplx = 1;
+                cp.herm = herm;
+                if (emit_copy(o, set, prefix, dev, &cp) != 0) return -1;
+            }
+    return emit_trsm_inv(o, set, prefix, dev, prec, 1);
+}
+
 /* Everything the library emits on dev in one precision: every call shape plus the SCALE
- * kernels of the quick path. */
+ * kernels of the quick path; with cplx also the complex routines' (the built-in classes only:
+ * a complex source differs from its real twin by the packs' layout and gemm.cl's CPLX bounds,
+ * which the classes' parameters exercise; under the tuned and sampled parameters they would
+ * mostly double the compile time). */
 static int emit_device(out_t *o, const char *set, const char *prefix, const chg_device_t *dev,
-                       chg_precision_t prec)
+                       chg_precision_t prec, int cplx)
 {
     chg_gemm_params_t gp;
     chg_gemm_params_select(dev, prec, &gp);
@@ -597,7 +657,8 @@ static int emit_device(out_t *o, const char *set, const char *prefix, const chg_
             cp.beta_zero = bz;
             if (emit_copy(o, set, prefix, dev, &cp) != 0) return -1;
         }
-    return emit_trsm_inv(o, set, prefix, dev, prec);
+    if (cplx && emit_device_cplx(o, set, prefix, dev, prec, &gp) != 0) return -1;
+    return emit_trsm_inv(o, set, prefix, dev, prec, 0);
 }
 
 /* ---- the built-in classes ----------------------------------------------------------------- */
@@ -634,7 +695,7 @@ static int emit_classes(out_t *o)
         snprintf(prefix, sizeof prefix, "class:%s", cls[c].name);
         for (int prec = 0; prec < 2 && rc == 0; prec++) {
             if (prec == CHG_F64 && !(dev.features & CHG_FEAT_FP64)) continue;
-            rc = emit_device(o, "class", prefix, &dev, (chg_precision_t)prec);
+            rc = emit_device(o, "class", prefix, &dev, (chg_precision_t)prec, 1);
         }
     }
     chg_tuning_set_bypass(0);
@@ -713,7 +774,7 @@ static int emit_tuned(out_t *o, int *entries)
                 }
                 char prefix[400];
                 snprintf(prefix, sizeof prefix, "tuned:%s:%s", names[i], rec->arch);
-                rc = emit_device(o, "tuned", prefix, &dev, (chg_precision_t)prec);
+                rc = emit_device(o, "tuned", prefix, &dev, (chg_precision_t)prec, 0);
             }
         }
         chg_tuning_file_free(&f);

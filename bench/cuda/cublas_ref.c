@@ -133,13 +133,57 @@ int cublas_ref_gemm_ex(int dbl, int transa, int transb, int m, int n, int k, con
                        int warmup, int reps, double *median_ms, double *min_ms, double *max_ms,
                        void *C_out)
 {
-    const size_t es = dbl ? sizeof(double) : sizeof(float);
+    const double al[2] = {alpha, 0.0}, be[2] = {beta, 0.0};
+    return cublas_ref_gemm_kind(dbl ? CUBLAS_REF_D : CUBLAS_REF_S, transa, transb, m, n, k, A, lda,
+                                B, ldb, C0, ldc, al, be, warmup, reps, median_ms, min_ms, max_ms,
+                                C_out);
+}
+
+/* One GEMM call of the kind on device matrices. */
+static cublasStatus_t call_gemm(cublasHandle_t h, int kind, cublasOperation_t opa,
+                                cublasOperation_t opb, int m, int n, int k, const double *alpha,
+                                const void *dA, int lda, const void *dB, int ldb,
+                                const double *beta, void *dC, int ldc)
+{
+    const float fa[2] = {(float)alpha[0], (float)alpha[1]};
+    const float fb[2] = {(float)beta[0], (float)beta[1]};
+    const cuComplex *ca = (const cuComplex *)fa, *cb = (const cuComplex *)fb;
+    const cuDoubleComplex *za = (const cuDoubleComplex *)alpha, *zb = (const cuDoubleComplex *)beta;
+    switch (kind) {
+    case CUBLAS_REF_D:
+        return cublasDgemm(h, opa, opb, m, n, k, alpha, (const double *)dA, lda, (const double *)dB,
+                           ldb, beta, (double *)dC, ldc);
+    case CUBLAS_REF_C:
+        return cublasCgemm(h, opa, opb, m, n, k, ca, (const cuComplex *)dA, lda,
+                           (const cuComplex *)dB, ldb, cb, (cuComplex *)dC, ldc);
+    case CUBLAS_REF_Z:
+        return cublasZgemm(h, opa, opb, m, n, k, za, (const cuDoubleComplex *)dA, lda,
+                           (const cuDoubleComplex *)dB, ldb, zb, (cuDoubleComplex *)dC, ldc);
+    case CUBLAS_REF_C3M:
+        return cublasCgemm3m(h, opa, opb, m, n, k, ca, (const cuComplex *)dA, lda,
+                             (const cuComplex *)dB, ldb, cb, (cuComplex *)dC, ldc);
+    case CUBLAS_REF_Z3M:
+        return cublasZgemm3m(h, opa, opb, m, n, k, za, (const cuDoubleComplex *)dA, lda,
+                             (const cuDoubleComplex *)dB, ldb, zb, (cuDoubleComplex *)dC, ldc);
+    default:
+        return cublasSgemm(h, opa, opb, m, n, k, fa, (const float *)dA, lda, (const float *)dB,
+                           ldb, fb, (float *)dC, ldc);
+    }
+}
+
+int cublas_ref_gemm_kind(int kind, int transa, int transb, int m, int n, int k, const void *A,
+                         int lda, const void *B, int ldb, const void *C0, int ldc,
+                         const double alpha[2], const double beta[2], int warmup, int reps,
+                         double *median_ms, double *min_ms, double *max_ms, void *C_out)
+{
+    const int dbl = kind == CUBLAS_REF_D || kind == CUBLAS_REF_Z || kind == CUBLAS_REF_Z3M;
+    const int cplx = kind >= CUBLAS_REF_C;
+    const size_t es = (dbl ? sizeof(double) : sizeof(float)) * (cplx ? 2 : 1);
     const size_t na = (size_t)lda * (size_t)(transa ? m : k);
     const size_t nb = (size_t)ldb * (size_t)(transb ? k : n);
     const size_t nc = (size_t)ldc * (size_t)n;
     const cublasOperation_t opa = transa ? CUBLAS_OP_T : CUBLAS_OP_N;
     const cublasOperation_t opb = transb ? CUBLAS_OP_T : CUBLAS_OP_N;
-    const float fa = (float)alpha, fb = (float)beta;
     void *dA = NULL, *dB = NULL, *dC = NULL;
     cublasHandle_t h = NULL;
     cudaEvent_t e0 = NULL, e1 = NULL;
@@ -158,11 +202,7 @@ int cublas_ref_gemm_ex(int dbl, int transa, int transb, int m, int n, int k, con
     if ((ce = cudaMemcpy(dC, C0, nc * es, cudaMemcpyHostToDevice)) != cudaSuccess) { cuda_fail("cudaMemcpy(C)", ce); goto done; }
     if (open_handle(dbl, &h, &e0, &e1)) goto done;
 
-#define CALL_GEMM()                                                                             \
-    (dbl ? cublasDgemm(h, opa, opb, m, n, k, &alpha, (const double *)dA, lda, (const double *)dB, \
-                       ldb, &beta, (double *)dC, ldc)                                           \
-         : cublasSgemm(h, opa, opb, m, n, k, &fa, (const float *)dA, lda, (const float *)dB,    \
-                       ldb, &fb, (float *)dC, ldc))
+#define CALL_GEMM() call_gemm(h, kind, opa, opb, m, n, k, alpha, dA, lda, dB, ldb, beta, dC, ldc)
 
     if (C_out) { /* one call on C0 for the caller's correctness check */
         if ((cs = CALL_GEMM()) != CUBLAS_STATUS_SUCCESS) { cublas_fail("cublas gemm", cs); goto done; }
@@ -203,7 +243,7 @@ done:
  * overwrites and B's pristine copy dB0 (nb_bytes each). */
 typedef struct trsm_dev_s {
     cublasHandle_t h;
-    int dbl, m, n, lda, ldb;
+    int kind, dbl, m, n, lda, ldb; /* kind: CUBLAS_REF_S .. _Z */
     cublasSideMode_t side;
     cublasFillMode_t uplo;
     cublasOperation_t op;
@@ -242,18 +282,37 @@ static int trsm_restore(const trsm_dev_t *t)
 
 /* dB := B0, then one cublas{S,D}trsm; timed with the event pair into *ms where ms != NULL
  * (e0, e1 unused otherwise), else only enqueued. */
+/* One cublas{S,D,C,Z}trsm of t (a complex one with alpha + 0i). */
+static cublasStatus_t trsm_call(const trsm_dev_t *t)
+{
+    const float fa[2] = {(float)t->alpha, 0.0f};
+    const double za[2] = {t->alpha, 0.0};
+    switch (t->kind) {
+    case CUBLAS_REF_D:
+        return cublasDtrsm(t->h, t->side, t->uplo, t->op, t->diag, t->m, t->n, &t->alpha,
+                           (const double *)t->dA, t->lda, (double *)t->dB, t->ldb);
+    case CUBLAS_REF_C:
+        return cublasCtrsm(t->h, t->side, t->uplo, t->op, t->diag, t->m, t->n,
+                           (const cuComplex *)fa, (const cuComplex *)t->dA, t->lda,
+                           (cuComplex *)t->dB, t->ldb);
+    case CUBLAS_REF_Z:
+        return cublasZtrsm(t->h, t->side, t->uplo, t->op, t->diag, t->m, t->n,
+                           (const cuDoubleComplex *)za, (const cuDoubleComplex *)t->dA, t->lda,
+                           (cuDoubleComplex *)t->dB, t->ldb);
+    default:
+        return cublasStrsm(t->h, t->side, t->uplo, t->op, t->diag, t->m, t->n, fa,
+                           (const float *)t->dA, t->lda, (float *)t->dB, t->ldb);
+    }
+}
+
 static int trsm_rep(const trsm_dev_t *t, cudaEvent_t e0, cudaEvent_t e1, float *ms)
 {
-    const float fa = (float)t->alpha;
     cudaError_t ce;
     cublasStatus_t cs;
     if (trsm_restore(t)) return -1;
     if (ms && (ce = cudaEventRecord(e0, 0)) != cudaSuccess) return cuda_fail("cudaEventRecord", ce);
-    cs = t->dbl ? cublasDtrsm(t->h, t->side, t->uplo, t->op, t->diag, t->m, t->n, &t->alpha,
-                              (const double *)t->dA, t->lda, (double *)t->dB, t->ldb)
-                : cublasStrsm(t->h, t->side, t->uplo, t->op, t->diag, t->m, t->n, &fa,
-                              (const float *)t->dA, t->lda, (float *)t->dB, t->ldb);
-    if (cs != CUBLAS_STATUS_SUCCESS) return cublas_fail(t->dbl ? "cublasDtrsm" : "cublasStrsm", cs);
+    cs = trsm_call(t);
+    if (cs != CUBLAS_STATUS_SUCCESS) return cublas_fail("cublas trsm", cs);
     if (!ms) return 0;
     if ((ce = cudaEventRecord(e1, 0)) != cudaSuccess) return cuda_fail("cudaEventRecord", ce);
     if ((ce = cudaEventSynchronize(e1)) != cudaSuccess)
@@ -283,9 +342,21 @@ int cublas_ref_trsm(int dbl, int right, int lower, int trans, int unit, int m, i
                     double alpha, const void *A, int lda, const void *B0, int ldb, int warmup,
                     int reps, double *median_ms, double *min_ms, double *max_ms, void *X_out)
 {
-    const size_t es = dbl ? sizeof(double) : sizeof(float);
+    return cublas_ref_trsm_kind(dbl ? CUBLAS_REF_D : CUBLAS_REF_S, right, lower, trans, unit, m,
+                                n, alpha, A, lda, B0, ldb, warmup, reps, median_ms, min_ms,
+                                max_ms, X_out);
+}
+
+int cublas_ref_trsm_kind(int kind, int right, int lower, int trans, int unit, int m, int n,
+                         double alpha, const void *A, int lda, const void *B0, int ldb,
+                         int warmup, int reps, double *median_ms, double *min_ms,
+                         double *max_ms, void *X_out)
+{
+    const int dbl = kind == CUBLAS_REF_D || kind == CUBLAS_REF_Z;
+    const size_t es = (dbl ? sizeof(double) : sizeof(float)) * (kind >= CUBLAS_REF_C ? 2 : 1);
     const int ka = right ? n : m; /* A is ka x ka */
-    trsm_dev_t t = {.dbl = dbl, .m = m, .n = n, .lda = lda, .ldb = ldb, .alpha = alpha,
+    trsm_dev_t t = {.kind = kind, .dbl = dbl, .m = m, .n = n, .lda = lda, .ldb = ldb,
+                    .alpha = alpha,
                     .side = right ? CUBLAS_SIDE_RIGHT : CUBLAS_SIDE_LEFT,
                     .uplo = lower ? CUBLAS_FILL_MODE_LOWER : CUBLAS_FILL_MODE_UPPER,
                     .op = trans ? CUBLAS_OP_T : CUBLAS_OP_N,

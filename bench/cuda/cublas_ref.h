@@ -39,6 +39,16 @@ int cublas_ref_gemm_ex(int dbl, int transa, int transb, int m, int n, int k, con
                        int warmup, int reps, double *median_ms, double *min_ms, double *max_ms,
                        void *C_out);
 
+/* The same for any precision and form: kind CUBLAS_REF_S, _D, _C, _Z (cublas{S,D,C,Z}gemm) or
+ * _C3M, _Z3M (cublas{C,Z}gemm3m: the 3M form, three real products and more additions, whose
+ * error bound is looser than the complex product's: cuBLAS documents it as an opt-in of its own).
+ * Complex matrices hold (re, im) pairs; alpha and beta are (re, im) (the real kinds use [0]). */
+enum { CUBLAS_REF_S, CUBLAS_REF_D, CUBLAS_REF_C, CUBLAS_REF_Z, CUBLAS_REF_C3M, CUBLAS_REF_Z3M };
+int cublas_ref_gemm_kind(int kind, int transa, int transb, int m, int n, int k, const void *A,
+                         int lda, const void *B, int ldb, const void *C0, int ldc,
+                         const double alpha[2], const double beta[2], int warmup, int reps,
+                         double *median_ms, double *min_ms, double *max_ms, void *C_out);
+
 /* TRSM, column-major: solves op(A) X = alpha B (right 0, A m x m) or X op(A) = alpha B (right 1,
  * A n x n), lower/trans/unit 0 or 1, B m x n with ldb. A and B0 (B's values) are uploaded once;
  * every call, untimed or timed, first restores B from B0 on the device and waits for that
@@ -49,6 +59,13 @@ int cublas_ref_gemm_ex(int dbl, int transa, int transb, int m, int n, int k, con
 int cublas_ref_trsm(int dbl, int right, int lower, int trans, int unit, int m, int n,
                     double alpha, const void *A, int lda, const void *B0, int ldb, int warmup,
                     int reps, double *median_ms, double *min_ms, double *max_ms, void *X_out);
+
+/* cublas_ref_trsm for any precision: kind CUBLAS_REF_S .. _Z (complex: alpha + 0i, A and B0
+ * (re, im) pairs, trans the plain transpose). */
+int cublas_ref_trsm_kind(int kind, int right, int lower, int trans, int unit, int m, int n,
+                         double alpha, const void *A, int lda, const void *B0, int ldb,
+                         int warmup, int reps, double *median_ms, double *min_ms,
+                         double *max_ms, void *X_out);
 
 #ifdef __cplusplus
 }

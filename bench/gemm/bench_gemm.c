@@ -3,7 +3,10 @@
  * when asked or available, cuBLAS and OpenBLAS), all measured in the same process and run.
  *
  * The matrices live on the device before timing starts, so the figures are those of
- * clhgemm_{s,d}gemm_cl itself (packing, kernel, write-back) and not of host transfers. Both
+ * clhgemm_{s,d,c,z}gemm_cl itself (packing, kernel, write-back) and not of host transfers. The
+ * complex precisions (--precision c,z) run the same shapes with complex operands, their GFLOP/s
+ * counting the 8mnk real flops of a complex product, beside CLBlast's and cuBLAS's complex GEMM
+ * and cuBLAS's 3M form (cublas{C,Z}gemm3m: fewer multiplications, a looser error bound). Both
  * OpenCL libraries run on the SAME buffers and queue; their timed reps are interleaved so that
  * drift of a shared, noisy machine (clocks, neighbours) hits both alike. Each timed rep is
  * enqueue -> clWaitForEvents on the returned event, measured with the host monotonic clock;
@@ -59,7 +62,7 @@ extern char *openblas_get_config(void) __attribute__((weak));
  * skipped: 1 after its notes and line, 0 when it fits. */
 static int skip_too_big(const ctx_t *c, const prob_t *p, row_t *row)
 {
-    const size_t es = p->dbl ? 8 : 4;
+    const size_t es = bg_es(p->dbl, p->cplx);
     const double need = (double)es * (double)(p->na + p->nb + p->nc);
     if (need > 0.5 * (double)c->info.global_mem_bytes ||
         (double)es * (double)CHG_BENCH_MAX3(p->na, p->nb, p->nc) > (double)c->info.max_alloc_bytes) {
@@ -78,7 +81,7 @@ static int skip_too_big(const ctx_t *c, const prob_t *p, row_t *row)
  * when the memory is not there (what was allocated stays in h for host_mats_free). */
 static int host_mats_make(host_mats_t *h, const prob_t *p)
 {
-    const size_t es = p->dbl ? 8 : 4;
+    const size_t es = bg_es(p->dbl, p->cplx), x = p->cplx ? 2 : 1;
     h->A = malloc(p->na * es);
     h->B = malloc(p->nb * es);
     h->C0 = malloc(p->nc * es);
@@ -87,10 +90,11 @@ static int host_mats_make(host_mats_t *h, const prob_t *p)
     h->Cdef = malloc(p->nc * es);
     if (!h->A || !h->B || !h->C0 || !h->Cours || !h->Cref || !h->Cdef) return -1;
     const uint64_t seed =
-        ((uint64_t)p->m << 40) ^ ((uint64_t)p->n << 20) ^ (uint64_t)p->k ^ ((uint64_t)p->dbl << 62);
-    bg_fill_random(h->A, p->dbl, p->na, seed ^ 0xA);
-    bg_fill_random(h->B, p->dbl, p->nb, seed ^ 0xB);
-    bg_fill_random(h->C0, p->dbl, p->nc, seed ^ 0xC);
+        ((uint64_t)p->m << 40) ^ ((uint64_t)p->n << 20) ^ (uint64_t)p->k ^
+        ((uint64_t)bg_pi(p->dbl, p->cplx) << 61);
+    bg_fill_random(h->A, p->dbl, p->na * x, seed ^ 0xA);
+    bg_fill_random(h->B, p->dbl, p->nb * x, seed ^ 0xB);
+    bg_fill_random(h->C0, p->dbl, p->nc * x, seed ^ 0xC);
     return 0;
 }
 
@@ -132,24 +136,25 @@ static void row_append(ctx_t *c, const row_t *row)
     if (c->nrows < c->caprows) c->rows[c->nrows++] = *row;
 }
 
-static void bench_one(ctx_t *c, shape_t shape, int dbl)
+static void bench_one(ctx_t *c, shape_t shape, int dbl, int cplx)
 {
     row_t row;
     memset(&row, 0, sizeof row);
     row.shape = shape;
     row.dbl = dbl;
+    row.cplx = cplx;
     for (int l = 0; l < NLIBS; l++) {
         row.r[l].host.median = row.r[l].host.min = row.r[l].host.max = NAN;
         row.r[l].dev.median = row.r[l].dev.min = row.r[l].dev.max = NAN;
         row.r[l].err = row.r[l].err_ref = NAN;
     }
     prob_t p;
-    bg_prob_init(&p, &c->o, c->queue, shape, dbl);
+    bg_prob_init(&p, &c->o, c->queue, shape, dbl, cplx);
     host_mats_t h;
     memset(&h, 0, sizeof h);
-    const double need = (double)(dbl ? 8 : 4) * (double)(p.na + p.nb + p.nc);
+    const double need = (double)bg_es(dbl, cplx) * (double)(p.na + p.nb + p.nc);
 
-    printf("[%c %dx%dx%d] %.1f MiB of matrices\n", dbl ? 'd' : 's', shape.m, shape.n, shape.k,
+    printf("[%c %dx%dx%d] %.1f MiB of matrices\n", bg_pchar(dbl, cplx), shape.m, shape.n, shape.k,
            need / 1048576.0);
     fflush(stdout);
 
@@ -297,8 +302,11 @@ static void print_header(const ctx_t *c)
            c->info.global_mem_bytes / 1073741824.0, c->info.max_alloc_bytes / 1073741824.0,
            c->info.local_mem_bytes / 1024, c->info.compute_units, c->info.has_fp64 ? "yes" : "no");
     printf("features  : %s\n", c->info.features);
-    if (o->do_s) printf("params s  : %s  [tuning: %s]\n", c->params[0], c->tuning[0]);
-    if (o->do_d && c->info.has_fp64) printf("params d  : %s  [tuning: %s]\n", c->params[1], c->tuning[1]);
+    if (o->do_s || o->do_c) printf("params s  : %s  [tuning: %s]%s\n", c->params[0], c->tuning[0],
+                                   o->do_c ? " (c: the same kernel)" : "");
+    if ((o->do_d || o->do_z) && c->info.has_fp64)
+        printf("params d  : %s  [tuning: %s]%s\n", c->params[1], c->tuning[1],
+               o->do_z ? " (z: the same kernel)" : "");
     if (o->defaults && o->do_s) printf("defaults s: %s\n", c->params_def[0]);
     if (o->defaults && o->do_d && c->info.has_fp64) printf("defaults d: %s\n", c->params_def[1]);
     printf("CLBlast   : %s\n", c->have_clblast ? "yes (same buffers, same queue)"
@@ -356,15 +364,16 @@ int main(int argc, char **argv)
     print_header(&c);
     if (o->csv && bg_csv_open(&c)) return 1;
 
-    for (int d = 0; d < 2; d++) {
-        if (d == 0 && !o->do_s) continue;
-        if (d == 1 && !o->do_d) continue;
-        if (d == 1 && !c.info.has_fp64) {
-            printf("double: skipped (the device has no fp64)\n");
+    const int wanted[4] = {o->do_s, o->do_d, o->do_c, o->do_z}; /* s, d, c, z */
+    for (int pi = 0; pi < 4; pi++) {
+        const int d = pi & 1, cx = pi >> 1;
+        if (!wanted[pi]) continue;
+        if (d && !c.info.has_fp64) {
+            printf("%s: skipped (the device has no fp64)\n", cx ? "double complex" : "double");
             continue;
         }
-        for (int i = 0; i < o->nsquares; i++) bench_one(&c, o->squares[i], d);
-        for (int i = 0; i < o->nrects; i++) bench_one(&c, o->rects[i], d);
+        for (int i = 0; i < o->nsquares; i++) bench_one(&c, o->squares[i], d, cx);
+        for (int i = 0; i < o->nrects; i++) bench_one(&c, o->rects[i], d, cx);
     }
 
     const int failures = count_failures(&c);

@@ -38,7 +38,8 @@ static void usage(FILE *f)
         "run, optionally cuBLAS and OpenBLAS. C := 1*op(A)*op(B) + beta*C (--beta, default 0.5) on random data in [-1,1].\n"
         "  --device SPEC        device selection as in clhgemm_devices_get (index, name substring,\n"
         "                       gpu/cpu); default: the first GPU, else the first device\n"
-        "  --precision s|d|both default both (d is skipped without fp64)\n"
+        "  --precision LIST     s, d, c, z in any combination (e.g. cz), or both (s,d), complex\n"
+        "                       (c,z), all; default both (d, z are skipped without fp64)\n"
         "  --sizes N,N,...      square sizes (default 512,1024,2048,4096,8192; 'none' for none)\n"
         "  --shapes MxNxK,...   rectangular shapes run after the squares; 'default' for\n"
         "                       8192x8192x1024,1024x1024x8192,4096x16384x4096,2000x3000x1500,\n"
@@ -67,7 +68,8 @@ static void usage(FILE *f)
         "  --profile            also report device time (OpenCL profiling, marker -> last event)\n"
         "  --parts              also time our call's building blocks apart on the same buffers\n"
         "                       (pack A, pack B, the GEMM kernel alone, write-back; column-major,\n"
-        "                       device time, median of the reps; implies --profile)\n"
+        "                       device time, median of the reps; implies --profile; real\n"
+        "                       precisions only: the parts use the real pack kernels)\n"
         "  --parts-bk BK        with --parts (implied): also time the kernel as the host pipeline\n"
         "                       runs a tile, one accumulating launch per k slice of BK, each\n"
         "                       slice packed into its own region (NN only)\n"
@@ -165,13 +167,23 @@ static int parse_valued_option(const char *a, const char *v, opts_t *o)
     if (!strcmp(a, "--device")) {
         o->device_spec = v;
     } else if (!strcmp(a, "--precision")) {
-        if (!strcmp(v, "s")) o->do_s = 1, o->do_d = 0;
-        else if (!strcmp(v, "d")) o->do_s = 0, o->do_d = 1;
-        else if (!strcmp(v, "both") || !strcmp(v, "sd") || !strcmp(v, "s,d")) o->do_s = o->do_d = 1;
-        else {
-            fprintf(stderr, "error: --precision takes s, d or both\n");
+        /* a list of s, d, c, z (commas optional), or both (s, d), complex (c, z), all */
+        int want[4] = {0, 0, 0, 0}, bad = !*v;
+        if (!strcmp(v, "both")) want[0] = want[1] = 1;
+        else if (!strcmp(v, "complex")) want[2] = want[3] = 1;
+        else if (!strcmp(v, "all")) want[0] = want[1] = want[2] = want[3] = 1;
+        else
+            for (const char *q = v; *q; q++) {
+                const char *at = strchr("sdcz", *q);
+                if (at && *q) want[at - "sdcz"] = 1;
+                else if (*q != ',') bad = 1;
+            }
+        if (bad) {
+            fprintf(stderr,
+                    "error: --precision takes a list of s, d, c, z, or both, complex, all\n");
             return -1;
         }
+        o->do_s = want[0], o->do_d = want[1], o->do_c = want[2], o->do_z = want[3];
     } else if (!strcmp(a, "--png")) {
         o->png = v;
     } else if (!strcmp(a, "--beta")) {

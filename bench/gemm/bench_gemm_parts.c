@@ -134,11 +134,13 @@ static void parts_print(const parts_t *w, const shape_t *s, double *t[4], double
     }
     printf("    parts    pack A %.3f ms, pack B %.3f ms, kernel %.3f ms (%.1f GFLOP/s), "
            "write-back %.3f ms; sum %.3f ms (%.1f GFLOP/s)\n", st4[0].median, st4[1].median,
-           st4[2].median, bg_gflops_of(s, st4[2].median), st4[3].median, sum, bg_gflops_of(s, sum));
+           st4[2].median, bg_gflops_of(s, 0, st4[2].median), st4[3].median, sum,
+           bg_gflops_of(s, 0, sum));
     if (sl_median > 0) {
         const size_t ns = (w->k + w->bk - 1) / w->bk;
         printf("    parts    kernel in %zu slices of k = %zu: %.3f ms (%.1f GFLOP/s), %.2f x the single "
-               "launch\n", ns, w->bk, sl_median, bg_gflops_of(s, sl_median), sl_median / st4[2].median);
+               "launch\n", ns, w->bk, sl_median, bg_gflops_of(s, 0, sl_median),
+               sl_median / st4[2].median);
     }
 }
 #endif

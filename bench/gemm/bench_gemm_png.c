@@ -65,15 +65,17 @@ static int png_shapes(const ctx_t *c, shape_t *shapes)
     return nshapes;
 }
 
-/* The series: (lib, precision) with at least one ratio; returns their count. */
+/* The series: (lib, precision: s, d, c, z as bg_pi) with at least one ratio; returns their
+ * count. */
 static int png_series(const ctx_t *c, int *slib, int *sdbl)
 {
     int libs[NLIBS], nl = bg_competitors(&c->o, libs), ns = 0;
     for (int i = 0; i < nl; i++)
-        for (int d = 0; d < 2; d++) {
+        for (int d = 0; d < 4; d++) {
             int any = 0;
             for (int j = 0; j < c->nrows && !any; j++)
-                any = c->rows[j].dbl == d && !isnan(bg_ratio_of(&c->rows[j], libs[i]));
+                any = bg_pi(c->rows[j].dbl, c->rows[j].cplx) == d &&
+                      !isnan(bg_ratio_of(&c->rows[j], libs[i]));
             if (any) {
                 slib[ns] = libs[i];
                 sdbl[ns++] = d;
@@ -115,8 +117,8 @@ static void png_data(const ctx_t *c, FILE *g, const shape_t *shapes, int nshapes
             double q = NAN;
             for (int j = 0; j < c->nrows; j++) {
                 const row_t *r = &c->rows[j];
-                if (r->dbl == sdbl[s] && r->shape.m == shapes[i].m && r->shape.n == shapes[i].n &&
-                    r->shape.k == shapes[i].k)
+                if (bg_pi(r->dbl, r->cplx) == sdbl[s] && r->shape.m == shapes[i].m &&
+                    r->shape.n == shapes[i].n && r->shape.k == shapes[i].k)
                     q = bg_ratio_of(r, slib[s]);
             }
             if (isnan(q)) fprintf(g, " ?");
@@ -127,7 +129,7 @@ static void png_data(const ctx_t *c, FILE *g, const shape_t *shapes, int nshapes
     fprintf(g, "EOD\nplot ");
     for (int s = 0; s < ns; s++) {
         char t[64];
-        snprintf(t, sizeof t, "%s ours/%s", sdbl[s] ? "d" : "s", bg_lib_title[slib[s]]);
+        snprintf(t, sizeof t, "%c ours/%s", "sdcz"[sdbl[s]], bg_lib_title[slib[s]]);
         fprintf(g, "%s$D using %d%s title ", s ? ", " : "", s + 2, s ? "" : ":xtic(1)");
         gp_quoted(g, t);
     }
@@ -141,7 +143,7 @@ void bg_write_png(const ctx_t *c)
     shape_t *shapes = calloc((size_t)(c->nrows > 0 ? c->nrows : 1), sizeof *shapes);
     if (!shapes) return;
     const int nshapes = png_shapes(c, shapes);
-    int slib[2 * NLIBS], sdbl[2 * NLIBS];
+    int slib[4 * NLIBS], sdbl[4 * NLIBS];
     const int ns = png_series(c, slib, sdbl);
     if (!ns) {
         printf("png: no shape has both ours and a competitor: no PNG\n");

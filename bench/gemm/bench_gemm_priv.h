@@ -36,7 +36,7 @@ typedef struct shape_s {
 
 typedef struct opts_s {
     const char *device_spec;
-    int do_s, do_d;
+    int do_s, do_d, do_c, do_z; /* --precision: the real and the complex ones (default s, d) */
     shape_t squares[MAX_SHAPES];
     int nsquares, squares_set;
     shape_t rects[MAX_SHAPES];
@@ -63,7 +63,7 @@ typedef struct stats_s {
 } stats_t;
 
 typedef struct prob_s {
-    int dbl, row, ta, tb;
+    int dbl, cplx, row, ta, tb; /* cplx: complex elements (C, Z), dbl their parts' precision */
     int m, n, k;
     size_t lda, ldb, ldc;
     size_t na, nb, nc; /* elements */
@@ -83,7 +83,10 @@ typedef struct host_mats_s {
 /* The OpenCL libraries come first (indices below NCL): they run on the same buffers and queue
  * with interleaved reps. LIB_DEFAULT is clhgemm with the tuning database bypassed (built-in
  * parameters), next to the tuned one in the same process (--defaults). */
-enum { LIB_OURS, LIB_CLBLAST, LIB_DEFAULT, NCL, LIB_CUBLAS = NCL, LIB_OPENBLAS, NLIBS };
+enum {
+    LIB_OURS, LIB_CLBLAST, LIB_DEFAULT, NCL,
+    LIB_CUBLAS = NCL, LIB_OPENBLAS, LIB_CUBLAS3M, NLIBS
+};
 
 typedef struct result_s {
     int ran;          /* a figure exists */
@@ -96,9 +99,14 @@ typedef struct result_s {
 
 typedef struct row_s {
     shape_t shape;
-    int dbl;
+    int dbl, cplx;
     result_t r[NLIBS];
 } row_t;
+
+/* A problem's precision: its index s, d, c, z (0..3), its letter, its element size. */
+static inline int bg_pi(int dbl, int cplx) { return (dbl ? 1 : 0) + (cplx ? 2 : 0); }
+static inline char bg_pchar(int dbl, int cplx) { return "sdcz"[bg_pi(dbl, cplx)]; }
+static inline size_t bg_es(int dbl, int cplx) { return (size_t)(dbl ? 8 : 4) * (cplx ? 2 : 1); }
 
 /* ---- the run ------------------------------------------------------------------------------ */
 
@@ -130,8 +138,10 @@ int bg_parse_args(int argc, char **argv, opts_t *o);
 /* Median, min and max of n values (NAN when n <= 0). */
 stats_t bg_stats_of(const double *v, int n);
 /* The problem of one shape and precision under the options, on queue (no buffers yet). */
-void bg_prob_init(prob_t *p, const opts_t *o, cl_command_queue queue, shape_t shape, int dbl);
-/* Reproducible random values in [-1,1], never zero, for a given seed. */
+void bg_prob_init(prob_t *p, const opts_t *o, cl_command_queue queue, shape_t shape, int dbl,
+                  int cplx);
+/* Reproducible random values in [-1,1], never zero, for a given seed: n reals (a complex
+ * matrix of n/2 elements). */
 void bg_fill_random(void *p, int dbl, size_t n, uint64_t seed);
 /* BLIS's cheap check of C against (A, B, C0): 1.0 is the tolerance (see bench_gemm.c). */
 double bg_cheap_check(const prob_t *p, const void *A, const void *B, const void *C0, const void *C);
@@ -160,7 +170,8 @@ void bg_parts_one(const ctx_t *c, const prob_t *p, const shape_t *s);
 extern const char *const bg_lib_name[NLIBS];  /* the CSV's library column */
 extern const char *const bg_lib_title[NLIBS]; /* the printed name */
 
-double bg_gflops_of(const shape_t *s, double ms);
+/* GFLOP/s of a product of shape s in ms: 2mnk flops, 8mnk for a complex one (its real work). */
+double bg_gflops_of(const shape_t *s, int cplx, double ms);
 /* Opens --csv for appending, the header written when the file is empty; -1 after a message. */
 int bg_csv_open(ctx_t *c);
 /* A shape's result lines, its ratios and its CSV rows. */

@@ -87,10 +87,12 @@ static void prob_dims(prob_t *p)
 }
 
 
-void bg_prob_init(prob_t *p, const opts_t *o, cl_command_queue queue, shape_t shape, int dbl)
+void bg_prob_init(prob_t *p, const opts_t *o, cl_command_queue queue, shape_t shape, int dbl,
+                  int cplx)
 {
     memset(p, 0, sizeof *p);
     p->dbl = dbl;
+    p->cplx = cplx;
     p->row = o->row;
     p->ta = o->ta;
     p->tb = o->tb;
@@ -101,6 +103,23 @@ void bg_prob_init(prob_t *p, const opts_t *o, cl_command_queue queue, shape_t sh
     p->beta = o->beta;
     p->queue = queue;
     prob_dims(p);
+}
+
+/* The complex matvec: x, y and M's elements (re, im) pairs (y[2i], y[2i + 1]). */
+static void matvec_c(const void *M, int dbl, size_t rows, size_t cols, size_t si, size_t sj,
+                     const long double *x, long double *y)
+{
+    for (size_t i = 0; i < rows; i++) {
+        long double ar = 0.0L, ai = 0.0L;
+        for (size_t j = 0; j < cols; j++) {
+            const size_t e = 2 * (i * si + j * sj);
+            const long double mr = elem(M, dbl, e), mi = elem(M, dbl, e + 1);
+            ar += mr * x[2 * j] - mi * x[2 * j + 1];
+            ai += mr * x[2 * j + 1] + mi * x[2 * j];
+        }
+        y[2 * i] = ar;
+        y[2 * i + 1] = ai;
+    }
 }
 
 /* y = op(M) x for the rows x cols matrix op(M); element (i,j) at M[i*si + j*sj]. */
@@ -144,28 +163,32 @@ static void op_strides(int row, int t, size_t ld, size_t *si, size_t *sj)
 }
 
 /* BLIS's cheap check: max|C t - (beta C0 t + alpha op(A) (op(B) t))| / (max|ref| k eps).
- * C is the result computed from (A, B, C0); everything on the host in long double. */
+ * C is the result computed from (A, B, C0); everything on the host in long double (a complex
+ * problem: complex t and products, the real alpha and beta of the benchmark, moduli of the
+ * parts). */
 double bg_cheap_check(const prob_t *p, const void *A, const void *B, const void *C0,
                       const void *C)
 {
-    const size_t m = (size_t)p->m, n = (size_t)p->n, k = (size_t)p->k;
-    long double *t = malloc(sizeof(long double) * n), *w = malloc(sizeof(long double) * k);
-    long double *u = malloc(sizeof(long double) * m), *v = malloc(sizeof(long double) * m);
-    long double *y = malloc(sizeof(long double) * m);
+    const size_t m = (size_t)p->m, n = (size_t)p->n, k = (size_t)p->k, x = p->cplx ? 2 : 1;
+    long double *t = malloc(sizeof(long double) * n * x), *w = malloc(sizeof(long double) * k * x);
+    long double *u = malloc(sizeof(long double) * m * x), *v = malloc(sizeof(long double) * m * x);
+    long double *y = malloc(sizeof(long double) * m * x);
     double result = NAN;
     if (!t || !w || !u || !v || !y) goto out;
     uint64_t seed = 0x5eed0000ULL + m * 31 + n * 17 + k;
-    for (size_t j = 0; j < n; j++) t[j] = rng_unit(&seed);
+    for (size_t j = 0; j < n * x; j++) t[j] = rng_unit(&seed);
+    void (*mv)(const void *, int, size_t, size_t, size_t, size_t, const long double *,
+               long double *) = p->cplx ? matvec_c : matvec;
     size_t si, sj;
     op_strides(p->row, p->tb, p->ldb, &si, &sj);
-    matvec(B, p->dbl, k, n, si, sj, t, w);
+    mv(B, p->dbl, k, n, si, sj, t, w);
     op_strides(p->row, p->ta, p->lda, &si, &sj);
-    matvec(A, p->dbl, m, k, si, sj, w, u);
+    mv(A, p->dbl, m, k, si, sj, w, u);
     op_strides(p->row, 0, p->ldc, &si, &sj);
-    matvec(C0, p->dbl, m, n, si, sj, t, v);
-    matvec(C, p->dbl, m, n, si, sj, t, y);
+    mv(C0, p->dbl, m, n, si, sj, t, v);
+    mv(C, p->dbl, m, n, si, sj, t, y);
     long double maxdiff = 0.0L, maxref = 0.0L;
-    for (size_t i = 0; i < m; i++) {
+    for (size_t i = 0; i < m * x; i++) {
         long double ref = (long double)p->alpha * u[i] + (long double)p->beta * v[i];
         long double d = fabsl(y[i] - ref);
         if (!isfinite((double)y[i])) {
@@ -190,7 +213,7 @@ out:
 double bg_compare_full(const prob_t *p, const void *X, const void *Ref)
 {
     double maxdiff = 0.0, maxref = 0.0;
-    for (size_t i = 0; i < p->nc; i++) {
+    for (size_t i = 0; i < p->nc * (p->cplx ? 2 : 1); i++) {
         double x = elem(X, p->dbl, i), r = elem(Ref, p->dbl, i);
         if (!isfinite(x)) return INFINITY;
         double d = fabs(x - r);

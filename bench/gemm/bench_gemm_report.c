@@ -21,12 +21,13 @@
 #endif
 
 const char *const bg_lib_name[NLIBS] = {"clhgemm", "clblast", "clhgemm-defaults", "cublas",
-                                        "openblas"};
-const char *const bg_lib_title[NLIBS] = {"ours", "CLBlast", "defaults", "cuBLAS", "OpenBLAS"};
+                                        "openblas", "cublas-3m"};
+const char *const bg_lib_title[NLIBS] = {"ours", "CLBlast", "defaults", "cuBLAS", "OpenBLAS",
+                                         "cuBLAS-3m"};
 
-double bg_gflops_of(const shape_t *s, double ms)
+double bg_gflops_of(const shape_t *s, int cplx, double ms)
 {
-    return 2.0 * s->m * (double)s->n * s->k / (ms * 1e6);
+    return (cplx ? 8.0 : 2.0) * s->m * (double)s->n * s->k / (ms * 1e6);
 }
 
 /* ---- CSV ---------------------------------------------------------------------------------- */
@@ -60,18 +61,18 @@ static void csv_row(const ctx_t *c, const row_t *row, int lib)
     const result_t *r = &row->r[lib];
     if (!c->csv || !r->ran) return;
     const shape_t *s = &row->shape;
-    double gf = bg_gflops_of(s, r->host.median);
+    double gf = bg_gflops_of(s, row->cplx, r->host.median);
     const char *params = "";
     if (lib == LIB_OURS) params = c->params[row->dbl];
     else if (lib == LIB_DEFAULT) params = c->params_def[row->dbl];
-    else if (lib == LIB_CUBLAS) params = c->cublas_desc;
+    else if (lib == LIB_CUBLAS || lib == LIB_CUBLAS3M) params = c->cublas_desc;
     else if (lib == LIB_OPENBLAS) params = c->openblas_desc;
     fprintf(c->csv, "%s,", c->date);
     csv_field(c->csv, c->info.name);
     fputc(',', c->csv);
     csv_field(c->csv, c->info.driver_version);
-    fprintf(c->csv, ",%c,%d,%d,%d,%s,%.6f,%.3f,%.6f,%.6f,", row->dbl ? 'd' : 's', s->m, s->n, s->k,
-            bg_lib_name[lib], r->host.median, gf, r->host.min, r->host.max);
+    fprintf(c->csv, ",%c,%d,%d,%d,%s,%.6f,%.3f,%.6f,%.6f,", bg_pchar(row->dbl, row->cplx), s->m,
+            s->n, s->k, bg_lib_name[lib], r->host.median, gf, r->host.min, r->host.max);
     csv_field(c->csv, params);
     fprintf(c->csv, ",%s,%c%c,%d,", c->o.row ? "row" : "col", c->o.ta ? 'T' : 'N',
             c->o.tb ? 'T' : 'N', c->o.reps);
@@ -84,11 +85,11 @@ static void csv_row(const ctx_t *c, const row_t *row, int lib)
 
 /* ---- one shape ---------------------------------------------------------------------------- */
 
-static void print_lib_line(const shape_t *s, int lib, const result_t *r)
+static void print_lib_line(const shape_t *s, int cplx, int lib, const result_t *r)
 {
     if (r->ran) {
         printf("    %-8s %10.1f GFLOP/s  median %9.3f ms  min %9.3f  max %9.3f", bg_lib_title[lib],
-               bg_gflops_of(s, r->host.median), r->host.median, r->host.min, r->host.max);
+               bg_gflops_of(s, cplx, r->host.median), r->host.median, r->host.min, r->host.max);
         if (!isnan(r->dev.median)) printf("  device %9.3f ms", r->dev.median);
         if (!isnan(r->err)) printf("  err %.3g", r->err);
         if (!isnan(r->err_ref)) printf("  vs CLBlast %.3g", r->err_ref);
@@ -104,16 +105,19 @@ void bg_report_row(const ctx_t *c, const row_t *row)
     const opts_t *o = &c->o;
     const result_t *r = row->r;
     for (int l = 0; l < NLIBS; l++) {
-        if (l == LIB_CUBLAS && !o->cublas) continue;
+        if ((l == LIB_CUBLAS || l == LIB_CUBLAS3M) && !o->cublas) continue;
+        if (l == LIB_CUBLAS3M && !row->cplx) continue;
         if (l == LIB_OPENBLAS && !o->openblas) continue;
         if (l == LIB_CLBLAST && !o->clblast) continue;
         if (l == LIB_DEFAULT && !o->defaults) continue;
-        print_lib_line(&row->shape, l, &r[l]);
+        print_lib_line(&row->shape, row->cplx, l, &r[l]);
     }
     if (r[LIB_OURS].ran && r[LIB_CLBLAST].ran)
         printf("    ours/CLBlast %.2f\n", r[LIB_CLBLAST].host.median / r[LIB_OURS].host.median);
     if (r[LIB_OURS].ran && r[LIB_CUBLAS].ran)
         printf("    ours/cuBLAS %.2f\n", r[LIB_CUBLAS].host.median / r[LIB_OURS].host.median);
+    if (r[LIB_OURS].ran && r[LIB_CUBLAS3M].ran)
+        printf("    ours/cuBLAS-3m %.2f\n", r[LIB_CUBLAS3M].host.median / r[LIB_OURS].host.median);
     if (r[LIB_OURS].ran && r[LIB_OPENBLAS].ran)
         printf("    ours/OpenBLAS %.2f\n", r[LIB_OPENBLAS].host.median / r[LIB_OURS].host.median);
     if (r[LIB_OURS].ran && r[LIB_DEFAULT].ran)
@@ -124,9 +128,9 @@ void bg_report_row(const ctx_t *c, const row_t *row)
 
 /* ---- summary ------------------------------------------------------------------------------ */
 
-static void fmt_gf(char *buf, size_t len, const shape_t *s, const result_t *r)
+static void fmt_gf(char *buf, size_t len, const shape_t *s, int cplx, const result_t *r)
 {
-    if (r->ran) snprintf(buf, len, "%.1f", bg_gflops_of(s, r->host.median));
+    if (r->ran) snprintf(buf, len, "%.1f", bg_gflops_of(s, cplx, r->host.median));
     else snprintf(buf, len, "n/a");
 }
 
@@ -149,8 +153,14 @@ static void fmt_class(const ctx_t *c, const row_t *r, char *buf, size_t len)
         return;
     }
     chg_gemm_choice_t ch;
-    chg_tuned_gemm_shape(dev, r->dbl ? CHG_F64 : CHG_F32, m, n, k,
+    /* a complex product is chosen for as the real one it runs (2m x n x 2k) */
+    const size_t x = r->cplx ? 2 : 1;
+    chg_tuned_gemm_shape(dev, r->dbl ? CHG_F64 : CHG_F32, x * m, n, x * k,
                          c->o.beta == 0.0 ? CHG_CALL_BETA_ZERO : 0u, &ch);
+    if (r->cplx) { /* the complex core runs the blocked path on the class's configuration */
+        snprintf(buf, len, "%s", chg_shape_class_name(ch.cls));
+        return;
+    }
     if (ch.gp.dk) {
         snprintf(buf, len, "%s/D", chg_shape_class_name(ch.cls));
         return;
@@ -179,23 +189,28 @@ static void fmt_check(const row_t *r, char *buf, size_t len)
 static void print_summary_row(const ctx_t *c, const row_t *r)
 {
     const int show_cu = c->o.cublas, show_ob = c->o.openblas, show_def = c->o.defaults;
-    char shape[48], g0[24], g1[24], g2[24], g3[24], g4[24], q1[16], q2[16], q3[16], chk[40];
+    const int show_3m = show_cu && (c->o.do_c || c->o.do_z), cx = r->cplx;
+    char shape[48], g0[24], g1[24], g2[24], g3[24], g4[24], g5[24], q1[16], q2[16], q3[16], q5[16];
+    char chk[40];
     snprintf(shape, sizeof shape, "%dx%dx%d", r->shape.m, r->shape.n, r->shape.k);
-    fmt_gf(g0, sizeof g0, &r->shape, &r->r[LIB_OURS]);
-    fmt_gf(g1, sizeof g1, &r->shape, &r->r[LIB_CLBLAST]);
-    fmt_gf(g2, sizeof g2, &r->shape, &r->r[LIB_CUBLAS]);
-    fmt_gf(g3, sizeof g3, &r->shape, &r->r[LIB_OPENBLAS]);
+    fmt_gf(g0, sizeof g0, &r->shape, cx, &r->r[LIB_OURS]);
+    fmt_gf(g1, sizeof g1, &r->shape, cx, &r->r[LIB_CLBLAST]);
+    fmt_gf(g2, sizeof g2, &r->shape, cx, &r->r[LIB_CUBLAS]);
+    fmt_gf(g3, sizeof g3, &r->shape, cx, &r->r[LIB_OPENBLAS]);
+    fmt_gf(g5, sizeof g5, &r->shape, cx, &r->r[LIB_CUBLAS3M]);
     fmt_ratio(q1, sizeof q1, &r->r[LIB_OURS], &r->r[LIB_CLBLAST]);
     fmt_ratio(q2, sizeof q2, &r->r[LIB_OURS], &r->r[LIB_CUBLAS]);
-    fmt_gf(g4, sizeof g4, &r->shape, &r->r[LIB_DEFAULT]);
+    fmt_ratio(q5, sizeof q5, &r->r[LIB_OURS], &r->r[LIB_CUBLAS3M]);
+    fmt_gf(g4, sizeof g4, &r->shape, cx, &r->r[LIB_DEFAULT]);
     fmt_ratio(q3, sizeof q3, &r->r[LIB_OURS], &r->r[LIB_DEFAULT]);
     fmt_check(r, chk, sizeof chk);
     char cls[32];
     fmt_class(c, r, cls, sizeof cls);
-    printf("%-18s %-2c %-10s %10s", shape, r->dbl ? 'd' : 's', cls, g0);
+    printf("%-18s %-2c %-10s %10s", shape, bg_pchar(r->dbl, cx), cls, g0);
     if (show_def) printf(" %10s %8s", g4, q3);
     printf(" %10s %7s", g1, q1);
     if (show_cu) printf(" %10s %7s", g2, q2);
+    if (show_3m) printf(" %10s %7s", g5, q5);
     if (show_ob) printf(" %10s", g3);
     printf("  %s\n", chk);
 }
@@ -210,6 +225,7 @@ void bg_print_summary(const ctx_t *c)
     if (show_def) printf(" %10s %8s", "defaults", "ours/def");
     printf(" %10s %7s", "CLBlast", "ours/CB");
     if (show_cu) printf(" %10s %7s", "cuBLAS", "ours/cu");
+    if (show_cu && (c->o.do_c || c->o.do_z)) printf(" %10s %7s", "cuBLAS-3m", "ours/3m");
     if (show_ob) printf(" %10s", "OpenBLAS");
     printf("  %s\n", "check");
     for (int i = 0; i < c->nrows; i++) print_summary_row(c, &c->rows[i]);
@@ -224,6 +240,7 @@ int bg_competitors(const opts_t *o, int *libs)
     int n = 0;
     if (o->clblast) libs[n++] = LIB_CLBLAST;
     if (o->cublas) libs[n++] = LIB_CUBLAS;
+    if (o->cublas && (o->do_c || o->do_z)) libs[n++] = LIB_CUBLAS3M;
     if (o->openblas) libs[n++] = LIB_OPENBLAS;
     if (o->defaults) libs[n++] = LIB_DEFAULT;
     return n;
@@ -249,29 +266,33 @@ void bg_print_geomeans(const ctx_t *c)
         const int lib = libs[i];
         char name[32];
         snprintf(name, sizeof name, "ours/%s", bg_lib_title[lib]);
-        for (int p = 0; p < 3; p++) { /* s, d, all */
+        static const char *const pname[5] = {"s", "d", "c", "z", "all"};
+        for (int p = 0; p < 5; p++) { /* s, d, c, z, all */
             double sum = 0.0;
             int n = 0, total = 0;
             const char *why = NULL;
+            int why_real = 0;
             for (int j = 0; j < c->nrows; j++) {
                 const row_t *r = &c->rows[j];
-                if (p < 2 && r->dbl != p) continue;
+                if (p < 4 && bg_pi(r->dbl, r->cplx) != p) continue;
                 total++;
                 double q = bg_ratio_of(r, lib);
                 if (!isnan(q)) {
                     sum += log(q);
                     n++;
-                } else if (!why && r->r[LIB_OURS].ran && r->r[lib].note[0]) {
+                } else if ((!why || why_real) && r->r[LIB_OURS].ran && r->r[lib].note[0]) {
+                    /* a complex row's reason before the real rows' "complex only" (3M) */
                     why = r->r[lib].note;
+                    why_real = !r->cplx;
                 }
             }
             if (!total) continue;
             if (n)
-                printf("geomean %-14s %-3s %7.3f  (%d of %d shapes)\n", name, p == 0 ? "s" : p == 1 ? "d" : "all",
+                printf("geomean %-14s %-3s %7.3f  (%d of %d shapes)\n", name, pname[p],
                        exp(sum / n), n, total);
             else
-                printf("geomean %-14s %-3s     n/a  (0 of %d shapes%s%s)\n", name,
-                       p == 0 ? "s" : p == 1 ? "d" : "all", total, why ? ": " : "", why ? why : "");
+                printf("geomean %-14s %-3s     n/a  (0 of %d shapes%s%s)\n", name, pname[p], total,
+                       why ? ": " : "", why ? why : "");
         }
     }
     fflush(stdout);

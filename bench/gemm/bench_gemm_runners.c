@@ -31,6 +31,35 @@
 
 /* ---- the OpenCL libraries ----------------------------------------------------------------- */
 
+/* Ours on a complex problem (alpha and beta real, as the real problems', in complex form). */
+static clhgemm_status_t ours_complex(const prob_t *p, clhgemm_layout_t lay, clhgemm_transpose_t ta,
+                                     clhgemm_transpose_t tb, cl_event *ev)
+{
+    const double al[2] = {p->alpha, 0.0}, be[2] = {p->beta, 0.0};
+    const float fa[2] = {(float)p->alpha, 0.0f}, fb[2] = {(float)p->beta, 0.0f};
+    if (p->dbl)
+        return clhgemm_zgemm_cl(lay, ta, tb, p->m, p->n, p->k, al, p->A, 0, (int)p->lda, p->B, 0,
+                                (int)p->ldb, be, p->C, 0, (int)p->ldc, p->queue, ev);
+    return clhgemm_cgemm_cl(lay, ta, tb, p->m, p->n, p->k, fa, p->A, 0, (int)p->lda, p->B, 0,
+                            (int)p->ldb, fb, p->C, 0, (int)p->ldc, p->queue, ev);
+}
+
+#ifdef CLHGEMM_HAVE_CLBLAST
+/* CLBlast on a complex problem. */
+static CLBlastStatusCode clblast_complex(const prob_t *p, CLBlastLayout lay, CLBlastTranspose ta,
+                                         CLBlastTranspose tb, cl_command_queue *q, cl_event *ev)
+{
+    if (p->dbl) {
+        const cl_double2 al = {{p->alpha, 0.0}}, be = {{p->beta, 0.0}};
+        return CLBlastZgemm(lay, ta, tb, (size_t)p->m, (size_t)p->n, (size_t)p->k, al, p->A, 0,
+                            p->lda, p->B, 0, p->ldb, be, p->C, 0, p->ldc, q, ev);
+    }
+    const cl_float2 al = {{(float)p->alpha, 0.0f}}, be = {{(float)p->beta, 0.0f}};
+    return CLBlastCgemm(lay, ta, tb, (size_t)p->m, (size_t)p->n, (size_t)p->k, al, p->A, 0, p->lda,
+                        p->B, 0, p->ldb, be, p->C, 0, p->ldc, q, ev);
+}
+#endif
+
 /* Enqueues one call of library `lib` on p; returns 0 or an error, with *ev set on success. */
 static int enqueue_lib(int lib, const prob_t *p, cl_event *ev, char *why, size_t whylen)
 {
@@ -49,11 +78,13 @@ static int enqueue_lib(int lib, const prob_t *p, cl_event *ev, char *why, size_t
         }
 #endif
         clhgemm_status_t st =
-            p->dbl ? clhgemm_dgemm_cl(lay, ta, tb, p->m, p->n, p->k, p->alpha, p->A, 0, (int)p->lda,
-                                      p->B, 0, (int)p->ldb, p->beta, p->C, 0, (int)p->ldc, p->queue, ev)
-                   : clhgemm_sgemm_cl(lay, ta, tb, p->m, p->n, p->k, (float)p->alpha, p->A, 0,
-                                      (int)p->lda, p->B, 0, (int)p->ldb, (float)p->beta, p->C, 0,
-                                      (int)p->ldc, p->queue, ev);
+            p->cplx ? ours_complex(p, lay, ta, tb, ev)
+            : p->dbl ? clhgemm_dgemm_cl(lay, ta, tb, p->m, p->n, p->k, p->alpha, p->A, 0,
+                                        (int)p->lda, p->B, 0, (int)p->ldb, p->beta, p->C, 0,
+                                        (int)p->ldc, p->queue, ev)
+                     : clhgemm_sgemm_cl(lay, ta, tb, p->m, p->n, p->k, (float)p->alpha, p->A, 0,
+                                        (int)p->lda, p->B, 0, (int)p->ldb, (float)p->beta, p->C, 0,
+                                        (int)p->ldc, p->queue, ev);
 #ifdef CLHGEMM_BENCH_HAVE_INTERNAL
         if (lib == LIB_DEFAULT) chg_tuning_set_bypass(0);
 #endif
@@ -75,7 +106,8 @@ static int enqueue_lib(int lib, const prob_t *p, cl_event *ev, char *why, size_t
         const CLBlastTranspose tb = p->tb ? CLBlastTransposeYes : CLBlastTransposeNo;
         cl_command_queue q = p->queue;
         CLBlastStatusCode st =
-            p->dbl ? CLBlastDgemm(lay, ta, tb, (size_t)p->m, (size_t)p->n, (size_t)p->k, p->alpha,
+            p->cplx ? clblast_complex(p, lay, ta, tb, &q, ev)
+            : p->dbl ? CLBlastDgemm(lay, ta, tb, (size_t)p->m, (size_t)p->n, (size_t)p->k, p->alpha,
                                   p->A, 0, p->lda, p->B, 0, p->ldb, p->beta, p->C, 0, p->ldc, &q, ev)
                    : CLBlastSgemm(lay, ta, tb, (size_t)p->m, (size_t)p->n, (size_t)p->k,
                                   (float)p->alpha, p->A, 0, p->lda, p->B, 0, p->ldb,
@@ -137,7 +169,7 @@ static int run_once(int lib, const prob_t *p, int profile, double *host_ms, doub
  * error (the buffers made stay in p for bg_run_opencl to release). */
 static cl_int cl_buffers(const ctx_t *c, prob_t *p, const host_mats_t *h)
 {
-    const size_t es = p->dbl ? 8 : 4;
+    const size_t es = bg_es(p->dbl, p->cplx);
     cl_int err;
     p->A = clCreateBuffer(c->context, CL_MEM_READ_WRITE, p->na * es, NULL, &err);
     if (p->A) p->B = clCreateBuffer(c->context, CL_MEM_READ_WRITE, p->nb * es, NULL, &err);
@@ -157,7 +189,7 @@ static void cl_first_calls(const ctx_t *c, const prob_t *p, const host_mats_t *h
                            int *active)
 {
     const opts_t *o = &c->o;
-    const size_t es = p->dbl ? 8 : 4;
+    const size_t es = bg_es(p->dbl, p->cplx);
     char why[256];
     for (int l = 0; l < NCL; l++) {
         if (!active[l]) continue;
@@ -250,7 +282,7 @@ void bg_run_opencl(const ctx_t *c, prob_t *p, const host_mats_t *h, row_t *row)
         else if (!c->have_clblast) snprintf(note, notelen, "not built with CLBlast");
         cl_first_calls(c, p, h, row, active);
         cl_timed_reps(c, p, row, active);
-        if (o->parts && active[LIB_OURS]) bg_parts_one(c, p, &row->shape);
+        if (o->parts && active[LIB_OURS] && !p->cplx) bg_parts_one(c, p, &row->shape);
     }
     /* Free the OpenCL buffers before cuBLAS allocates its own copies on the same GPU. */
     clFinish(c->queue);
@@ -262,10 +294,41 @@ void bg_run_opencl(const ctx_t *c, prob_t *p, const host_mats_t *h, row_t *row)
 
 /* ---- cuBLAS ------------------------------------------------------------------------------- */
 
+/* cuBLAS's gemm of the kind (cublas_ref.h) into result r, the rest as bg_run_cublas. */
+static void cublas_kind(const ctx_t *c, const prob_t *p, const host_mats_t *h, int kind,
+                        result_t *r)
+{
+#ifdef CLHGEMM_HAVE_CUBLAS
+    const opts_t *o = &c->o;
+    /* Column-major view: a row-major C = op(A) op(B) is the column-major C^T = op(B)^T op(A)^T,
+     * i.e. the same buffers with A and B (and m and n) swapped. */
+    const double al[2] = {p->alpha, 0.0}, be[2] = {p->beta, 0.0};
+    void *Cw = malloc(p->nc * bg_es(p->dbl, p->cplx));
+    const int rc =
+        !p->row ? cublas_ref_gemm_kind(kind, p->ta, p->tb, p->m, p->n, p->k, h->A, (int)p->lda,
+                                       h->B, (int)p->ldb, h->C0, (int)p->ldc, al, be, o->warmup,
+                                       o->reps, &r->host.median, &r->host.min, &r->host.max, Cw)
+                : cublas_ref_gemm_kind(kind, p->tb, p->ta, p->n, p->m, p->k, h->B, (int)p->ldb,
+                                       h->A, (int)p->lda, h->C0, (int)p->ldc, al, be, o->warmup,
+                                       o->reps, &r->host.median, &r->host.min, &r->host.max, Cw);
+    if (rc == 0) {
+        r->ran = 1;
+        if (o->check && Cw) r->err = bg_cheap_check(p, h->A, h->B, h->C0, Cw);
+    } else {
+        snprintf(r->note, sizeof r->note, "%s", cublas_ref_last_error());
+    }
+    free(Cw);
+#else
+    (void)c, (void)p, (void)h, (void)kind, (void)r;
+#endif
+}
+
 void bg_run_cublas(const ctx_t *c, const prob_t *p, const host_mats_t *h, row_t *row)
 {
     const opts_t *o = &c->o;
     result_t *r = &row->r[LIB_CUBLAS];
+    if (!p->cplx)
+        snprintf(row->r[LIB_CUBLAS3M].note, sizeof row->r[LIB_CUBLAS3M].note, "complex only");
     if (!o->cublas) {
         snprintf(r->note, sizeof r->note, "--no-cublas");
     } else if (!c->have_cublas) {
@@ -276,30 +339,19 @@ void bg_run_cublas(const ctx_t *c, const prob_t *p, const host_mats_t *h, row_t 
 #endif
     } else {
 #ifdef CLHGEMM_HAVE_CUBLAS
-        /* Column-major view: a row-major C = op(A) op(B) is the column-major C^T = op(B)^T op(A)^T,
-         * i.e. the same buffers with A and B (and m and n) swapped. */
-        int rc;
-        void *Cw = malloc(p->nc * (p->dbl ? 8 : 4));
-        if (!p->row)
-            rc = cublas_ref_gemm_ex(p->dbl, p->ta, p->tb, p->m, p->n, p->k, h->A, (int)p->lda, h->B,
-                                    (int)p->ldb, h->C0, (int)p->ldc, p->alpha, p->beta, o->warmup,
-                                    o->reps, &r->host.median, &r->host.min, &r->host.max, Cw);
-        else
-            rc = cublas_ref_gemm_ex(p->dbl, p->tb, p->ta, p->n, p->m, p->k, h->B, (int)p->ldb, h->A,
-                                    (int)p->lda, h->C0, (int)p->ldc, p->alpha, p->beta, o->warmup,
-                                    o->reps, &r->host.median, &r->host.min, &r->host.max, Cw);
-        if (rc == 0) {
-            r->ran = 1;
-            if (o->check && Cw) r->err = bg_cheap_check(p, h->A, h->B, h->C0, Cw);
-        } else {
-            snprintf(r->note, sizeof r->note, "%s", cublas_ref_last_error());
-        }
-        free(Cw);
+        const int pi = bg_pi(p->dbl, p->cplx); /* s, d, c, z: CUBLAS_REF_S .. _Z */
+        cublas_kind(c, p, h, pi, r);
+        /* the 3M form beside the complex product (cuBLAS's opt-in of its own) */
+        if (p->cplx)
+            cublas_kind(c, p, h, p->dbl ? CUBLAS_REF_Z3M : CUBLAS_REF_C3M, &row->r[LIB_CUBLAS3M]);
 #else
         (void)p;
         (void)h;
+        (void)cublas_kind;
 #endif
     }
+    if (r->note[0] && p->cplx && !row->r[LIB_CUBLAS3M].ran && !row->r[LIB_CUBLAS3M].note[0])
+        snprintf(row->r[LIB_CUBLAS3M].note, sizeof row->r[LIB_CUBLAS3M].note, "%s", r->note);
 }
 
 /* ---- OpenBLAS ----------------------------------------------------------------------------- */
@@ -309,7 +361,16 @@ void bg_run_cublas(const ctx_t *c, const prob_t *p, const host_mats_t *h, row_t 
 static void openblas_call(const prob_t *p, const host_mats_t *h, void *Cw)
 {
     const int lda = (int)p->lda, ldb = (int)p->ldb, ldc = (int)p->ldc;
-    if (p->dbl)
+    const double al[2] = {p->alpha, 0.0}, be[2] = {p->beta, 0.0};
+    const float fa[2] = {(float)p->alpha, 0.0f}, fb[2] = {(float)p->beta, 0.0f};
+    if (p->cplx) {
+        const void *ca = p->dbl ? (const void *)al : (const void *)fa;
+        const void *cb = p->dbl ? (const void *)be : (const void *)fb;
+        (p->dbl ? cblas_zgemm : cblas_cgemm)(p->row ? CblasRowMajor : CblasColMajor,
+                                             p->ta ? CblasTrans : CblasNoTrans,
+                                             p->tb ? CblasTrans : CblasNoTrans, p->m, p->n, p->k,
+                                             ca, h->A, lda, h->B, ldb, cb, Cw, ldc);
+    } else if (p->dbl)
         cblas_dgemm(p->row ? CblasRowMajor : CblasColMajor, p->ta ? CblasTrans : CblasNoTrans,
                     p->tb ? CblasTrans : CblasNoTrans, p->m, p->n, p->k, p->alpha,
                     (const double *)h->A, lda, (const double *)h->B, ldb, p->beta, (double *)Cw, ldc);
@@ -334,10 +395,10 @@ void bg_run_openblas(const ctx_t *c, const prob_t *p, const host_mats_t *h, row_
         snprintf(r->note, sizeof r->note, "size > 4096 (--openblas-all)");
     } else {
 #ifdef CLHGEMM_HAVE_OPENBLAS
-        void *Cw = malloc(p->nc * (p->dbl ? 8 : 4));
+        void *Cw = malloc(p->nc * bg_es(p->dbl, p->cplx));
         double *t = calloc((size_t)o->reps, sizeof(double));
         if (Cw && t) {
-            memcpy(Cw, h->C0, p->nc * (p->dbl ? 8 : 4));
+            memcpy(Cw, h->C0, p->nc * bg_es(p->dbl, p->cplx));
             openblas_call(p, h, Cw);
             if (o->check) r->err = bg_cheap_check(p, h->A, h->B, h->C0, Cw);
             for (int w = 0; w < o->warmup; w++) openblas_call(p, h, Cw);

@@ -16,6 +16,12 @@
  * (diagonal 4..8 in magnitude with random signs, off-diagonal uniform(-1,1)/N), so that every
  * library's solution is stable and comparable.
  *
+ * Complex precisions (--precision c, z): the same routines on complex data (real and imaginary
+ * parts uniform in [-1,1]) plus HEMM, HERK, HER2K (HERK/HER2K take --trans T as the conjugate
+ * transpose), each against clhgemm_{c,z}gemm_cl of the same product and CLBlast's complex
+ * routine; flops are 4x the real counts above (a complex multiply-add is 8 real flops), SYR2K
+ * always fused (CLHGEMM_SYR2K's two-pass form is real-only), cublasXt real-only.
+ *
  * cuBLAS (TRSM rows only, where the benchmark is built with the CUDA toolkit,
  * bench/cuda/cublas_ref.c, and a CUDA device is present; --no-cublas skips it): cublas{S,D}trsm and cublas{S,D}gemm of the
  * GEMM above (same m, n, k, transposes, leading dimensions, alpha and beta) on CUDA device 0,
@@ -39,8 +45,8 @@
  * tests rely on that); a reference library (CLBlast, cublasXt, cuBLAS) that fails or is beyond
  * tolerance is only warned about (WARN).
  *
- *   clhgemm-bench-level3 --sizes 1024,4096 [--routines symm,syrk,syr2k,trmm,trsm]
- *       [--precision s|d|both] [--side L|R] [--uplo U|L] [--trans N|T] [--diag N|U]
+ *   clhgemm-bench-level3 --sizes 1024,4096 [--routines symm,syrk,syr2k,trmm,trsm,hemm,...]
+ *       [--precision s,d,c,z|both|complex|all] [--side L|R] [--uplo U|L] [--trans N|T] [--diag N|U]
  *       [--layout col|row] [--reps R] [--warmup W] [--syr2k lib|fused|two|both] [--csv FILE]
  *       [--no-clblast] [--no-cublas] [--no-check]
  *       [--host [--devices SPEC] [--xt-devices N] [--no-xt]]
@@ -211,15 +217,18 @@ int main(int argc, char **argv)
     const char *env_mode = getenv("CLHGEMM_SYR2K");
     banner(&c, env_mode);
     if (o->csv && csv_open(&c)) return 1;
-    for (int d = 0; d < 2; d++) {
-        if ((d == 0 && !o->do_s) || (d == 1 && !o->do_d)) continue;
-        if (d == 1 && !c.info.has_fp64 && !o->host) {
-            printf("double: skipped (no fp64)\n");
+    const int wanted[4] = {o->do_s, o->do_d, o->do_c, o->do_z}; /* s, d, c, z */
+    for (int pi = 0; pi < 4; pi++) {
+        const int d = pi & 1, cx = pi >> 1;
+        if (!wanted[pi]) continue;
+        if (d && !c.info.has_fp64 && !o->host) {
+            printf("%s: skipped (no fp64)\n", cx ? "double complex" : "double");
             continue;
         }
         for (int s = 0; s < o->nsizes; s++)
-            for (int r = 0; r < NR; r++)
-                if (o->routine[r]) (o->host ? bench_job_host : bench_job)(&c, r, d, o->sizes[s]);
+            for (int r = 0; r < NR; r++) /* HEMM, HERK, HER2K: complex only */
+                if (o->routine[r] && (cx || !is_herm(r)))
+                    (o->host ? bench_job_host : bench_job)(&c, r, d, cx, o->sizes[s]);
     }
     if (env_mode) setenv("CLHGEMM_SYR2K", env_mode, 1);
     summary(&c);

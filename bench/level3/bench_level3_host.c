@@ -21,7 +21,7 @@ static int host_rep(ctx_t *c, int lib, const job_t *j, void *arg, double *ms, ch
                     size_t wl)
 {
     const hjob_t *x = arg;
-    const size_t es = j->dbl ? 8 : 4;
+    const size_t es = job_es(j);
     if (is_tri(j->r) && lib == L_OURS) memcpy(x->B, x->B0, j->nb * es);
     const double t0 = now_ms();
     const clhgemm_status_t st = host_once(c->handle, lib, j, x);
@@ -39,7 +39,7 @@ static int host_rep(ctx_t *c, int lib, const job_t *j, void *arg, double *ms, ch
 static void host_first_calls(ctx_t *c, row_t *row, const job_t *j, hjob_t *x, int *active,
                              const void *C0, void *out, const void *xref)
 {
-    const size_t es = j->dbl ? 8 : 4;
+    const size_t es = job_es(j);
     char why[256];
     for (int l = 0; l < NL; l++) {
         if (!active[l]) continue;
@@ -65,20 +65,20 @@ static void host_first_calls(ctx_t *c, row_t *row, const job_t *j, hjob_t *x, in
 
 /* One row: routine r of the given size and precision in host memory, ours, our GEMM and (TRSM)
  * cublasXt. */
-void bench_job_host(ctx_t *c, int r, int dbl, int size)
+void bench_job_host(ctx_t *c, int r, int dbl, int cplx, int size)
 {
     const opts_t *o = &c->o;
     job_t j;
-    row_t *row = row_begin(c, &j, r, dbl, size);
+    row_t *row = row_begin(c, &j, r, dbl, cplx, size);
     snprintf(row->x[L_CLBLAST].note, sizeof row->x[L_CLBLAST].note, "host memory: no CLBlast");
-    const size_t es = dbl ? 8 : 4;
+    const size_t es = job_es(&j);
     char desc[96];
     describe_job(&j, desc, sizeof desc);
-    printf("[%c%s %d host] %s\n", dbl ? 'd' : 's', rname[r], size, desc);
+    printf("[%c%s %d host] %s\n", prec_char(dbl, cplx), rname[r], size, desc);
     hjob_t x = {malloc(j.na * es), malloc(j.nb * es), malloc(j.nc * es), malloc(j.nb * es), NULL};
     void *B0 = malloc(j.nb * es), *C0 = malloc(j.nc * es), *out = malloc(j.nc * es), *xref = NULL;
     x.B0 = B0;
-    const int xt = r == R_TRSM && c->xt_col;
+    const int xt = r == R_TRSM && c->xt_col && !cplx; /* cublasXt's column: real TRSM only */
     if (!xt) snprintf(row->x[L_XT].note, sizeof row->x[L_XT].note, "-");
     int active[NL] = {0}, shown[NL] = {0};
     active[L_OURS] = active[L_GEMM] = 1;

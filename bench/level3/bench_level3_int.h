@@ -18,13 +18,23 @@
 
 #include "clhgemm.h"
 
-enum { R_SYMM, R_SYRK, R_SYR2K, R_TRMM, R_TRSM, NR };
+/* The routines; HEMM, HERK, HER2K complex only (each the structure of SYMM, SYRK, SYR2K). */
+enum { R_SYMM, R_SYRK, R_SYR2K, R_TRMM, R_TRSM, R_HEMM, R_HERK, R_HER2K, NR };
 extern const char *const rname[NR]; /* "symm" ... (bench_level3_opts.c) */
 
 /* The routines with a side (A square on the left or the right of B) and the triangular ones
- * (uplo of A, transA, diag; B overwritten in place). */
-static inline int has_side(int r) { return r == R_SYMM || r == R_TRMM || r == R_TRSM; }
+ * (uplo of A, transA, diag; B overwritten in place); the Hermitian ones; the rank-k updates. */
+static inline int has_side(int r)
+{
+    return r == R_SYMM || r == R_HEMM || r == R_TRMM || r == R_TRSM;
+}
 static inline int is_tri(int r) { return r == R_TRMM || r == R_TRSM; }
+static inline int is_herm(int r) { return r == R_HEMM || r == R_HERK || r == R_HER2K; }
+static inline int is_rank_k(int r)
+{
+    return r == R_SYRK || r == R_SYR2K || r == R_HERK || r == R_HER2K;
+}
+static inline int is_two(int r) { return r == R_SYR2K || r == R_HER2K; }
 
 /* libraries (columns): ours, ours with the other SYR2K mode, CLBlast, our GEMM, cublasXt (TRSM
  * with --host), cuBLAS's TRSM and cuBLAS's GEMM of the same size (TRSM rows on device buffers) */
@@ -35,7 +45,7 @@ extern const char *const lname[NL]; /* "clhgemm" ... (bench_level3_opts.c) */
 
 typedef struct opts_s {
     const char *device_spec;
-    int do_s, do_d;
+    int do_s, do_d, do_c, do_z; /* --precision: s, d and the complex c, z */
     int sizes[MAX_SIZES], nsizes;
     int routine[NR];
     int reps, warmup;
@@ -49,9 +59,11 @@ typedef struct opts_s {
     int xt, xt_devices;  /* --host: cublasXt's TRSM column (--no-xt), its device count */
 } opts_t;
 
-/* One routine call on fixed buffers, in column-major terms of the caller's layout. */
+/* One routine call on fixed buffers, in column-major terms of the caller's layout. A complex
+ * job (cplx) holds (re, im) pairs; its trans is T for SYRK, SYR2K, TRMM, TRSM and C (the
+ * conjugate transpose) for HERK, HER2K. */
 typedef struct job_s {
-    int r, dbl;
+    int r, dbl, cplx;
     int row, right, lower, trans, unit;
     int m, n, k;        /* SYMM/TRMM/TRSM: B, C are m x n, A ka x ka; SYRK/SYR2K: C n x n, k */
     int ka;             /* order of A for SYMM/TRMM/TRSM */
@@ -85,9 +97,14 @@ typedef struct res_s {
 } res_t;
 
 typedef struct row_s {
-    int r, dbl, size;
+    int r, dbl, cplx, size;
     res_t x[NL];
 } row_t;
+
+/* A job's element size, its precision's letter (s, d, c, z), its flops' factor (a complex
+ * multiply-add is four real ones). */
+static inline size_t job_es(const job_t *j) { return (size_t)(j->dbl ? 8 : 4) * (j->cplx ? 2 : 1); }
+static inline char prec_char(int dbl, int cplx) { return "sdcz"[(dbl ? 1 : 0) + (cplx ? 2 : 0)]; }
 
 typedef struct ctx_s {
     opts_t o;
@@ -101,7 +118,7 @@ typedef struct ctx_s {
     int xt_col; /* --host: the cublasXt TRSM column is built, asked for and has a TRSM to run */
     int have_cublas; /* device mode: cuBLAS's columns are built and asked for */
     int cublas_col;  /* device mode with TRSM: the summary has cuBLAS's columns (n/a if not run) */
-    row_t rows[NR * 2 * MAX_SIZES];
+    row_t rows[NR * 4 * MAX_SIZES];
     int nrows, failures;
 } ctx_t;
 
@@ -114,7 +131,7 @@ typedef int (*rep_fn)(ctx_t *c, int lib, const job_t *j, void *arg, double *ms, 
 int parse_args(int argc, char **argv, opts_t *o);
 
 /* ---- bench_level3_problem.c: the job, its data and the checks ---------------------------- */
-void job_init(job_t *j, const opts_t *o, int r, int dbl, int size);
+void job_init(job_t *j, const opts_t *o, int r, int dbl, int cplx, int size);
 void fill_job(const job_t *j, void *A, void *B, void *C0);
 double flops_routine(const job_t *j);
 void gemm_map(const job_t *j, gemm_map_t *g);
@@ -135,13 +152,13 @@ void dev_cublas(ctx_t *c, row_t *row, const job_t *j, const void *A, const void 
                 const void *C0, void *X);
 
 /* ---- bench_level3_job.c: one job on device buffers, and the steps --host shares ------------ */
-row_t *row_begin(ctx_t *c, job_t *j, int r, int dbl, int size);
+row_t *row_begin(ctx_t *c, job_t *j, int r, int dbl, int cplx, int size);
 void lib_failed(ctx_t *c, row_t *row, int *active, int l, const char *why);
 void time_libs(ctx_t *c, row_t *row, const job_t *j, int *active, rep_fn rep, void *arg);
-void bench_job(ctx_t *c, int r, int dbl, int size);
+void bench_job(ctx_t *c, int r, int dbl, int cplx, int size);
 
 /* ---- bench_level3_host.c: one job of the host-memory routines (--host) --------------------- */
-void bench_job_host(ctx_t *c, int r, int dbl, int size);
+void bench_job_host(ctx_t *c, int r, int dbl, int cplx, int size);
 
 /* ---- bench_level3_report.c: per-job lines, CSV, summary ---------------------------------- */
 void describe_job(const job_t *j, char *buf, size_t n);

@@ -19,15 +19,16 @@
 /* ---- what --host shares ---------------------------------------------------------------------- */
 
 /* The next row of results (nothing ran, no check yet) and the job of routine r. */
-row_t *row_begin(ctx_t *c, job_t *j, int r, int dbl, int size)
+row_t *row_begin(ctx_t *c, job_t *j, int r, int dbl, int cplx, int size)
 {
     row_t *row = &c->rows[c->nrows++];
     memset(row, 0, sizeof *row);
     row->r = r;
     row->dbl = dbl;
+    row->cplx = cplx;
     row->size = size;
     for (int l = 0; l < NL; l++) row->x[l].err = row->x[l].err_ref = row->x[l].err_blas = NAN;
-    job_init(j, &c->o, r, dbl, size);
+    job_init(j, &c->o, r, dbl, cplx, size);
     return row;
 }
 
@@ -83,7 +84,7 @@ void time_libs(ctx_t *c, row_t *row, const job_t *j, int *active, rep_fn rep, vo
 static int restore(const job_t *j)
 {
     if (!is_tri(j->r)) return 0;
-    const size_t es = j->dbl ? 8 : 4;
+    const size_t es = job_es(j);
     if (clEnqueueCopyBuffer(j->q, j->B0, j->B, 0, 0, j->nb * es, 0, NULL, NULL) != CL_SUCCESS)
         return -1;
     return clFinish(j->q) == CL_SUCCESS ? 0 : -1;
@@ -125,7 +126,7 @@ static int run_once(ctx_t *c, int lib, const job_t *j, void *arg, double *ms, ch
 /* The job's buffers from the host data: A; B, B0 and G from B; C from C0. */
 static cl_int create_buffers(const ctx_t *c, job_t *j, void *A, void *B, void *C0)
 {
-    const size_t es = j->dbl ? 8 : 4;
+    const size_t es = job_es(j);
     const cl_mem_flags f = CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR;
     cl_int err = CL_SUCCESS;
     j->A = clCreateBuffer(c->context, f, j->na * es, A, &err);
@@ -141,7 +142,7 @@ static cl_int create_buffers(const ctx_t *c, job_t *j, void *A, void *B, void *C
 static void first_calls(ctx_t *c, row_t *row, const job_t *j, int *active, const void *A,
                         const void *B, const void *C0, void **out)
 {
-    const size_t es = j->dbl ? 8 : 4;
+    const size_t es = job_es(j);
     char why[256];
     for (int l = 0; l < NL; l++) {
         if (!active[l]) continue;
@@ -176,7 +177,7 @@ static void reference_checks(row_t *row, const job_t *j, const int *active, cons
         row->x[L_OURS].err_ref = compare(j, out[L_OURS], out[L_CLBLAST]);
     if (active[L_ALT] && active[L_CLBLAST])
         row->x[L_ALT].err_ref = compare(j, out[L_ALT], out[L_CLBLAST]);
-    void *xref = j->r == R_TRSM ? malloc(j->nb * (j->dbl ? 8 : 4)) : NULL;
+    void *xref = j->r == R_TRSM ? malloc(j->nb * job_es(j)) : NULL;
     if (xref && !blas_trsm_ref(j, A, B, xref))
         for (int l = 0; l < NL; l++)
             if (active[l] && l != L_GEMM && l != L_CUBLAS_GEMM)
@@ -198,14 +199,15 @@ static void release_buffers(ctx_t *c, job_t *j)
 }
 
 /* One row: routine r of the given size and precision on device buffers, every library. */
-void bench_job(ctx_t *c, int r, int dbl, int size)
+void bench_job(ctx_t *c, int r, int dbl, int cplx, int size)
 {
     const opts_t *o = &c->o;
     job_t j;
-    row_t *row = row_begin(c, &j, r, dbl, size);
+    row_t *row = row_begin(c, &j, r, dbl, cplx, size);
     j.q = c->queue;
-    const size_t es = dbl ? 8 : 4;
-    const int alt = r == R_SYR2K && o->syr2k && !strcmp(o->syr2k, "both");
+    const size_t es = job_es(&j);
+    /* complex SYR2K is always fused (CLHGEMM_SYR2K applies to the real ones only) */
+    const int alt = r == R_SYR2K && !cplx && o->syr2k && !strcmp(o->syr2k, "both");
     const int use[NL] = {[L_OURS] = 1, [L_ALT] = alt, [L_CLBLAST] = c->have_clblast,
                          [L_GEMM] = 1};
     const double need = (double)es * (double)(j.na + 3 * j.nb + j.nc);
@@ -213,7 +215,7 @@ void bench_job(ctx_t *c, int r, int dbl, int size)
     int active[NL], got[NL], shown[NL];
     char desc[96];
     describe_job(&j, desc, sizeof desc);
-    printf("[%c%s %d] %s %.1f MiB\n", dbl ? 'd' : 's', rname[r], size, desc, need / 1048576.0);
+    printf("[%c%s %d] %s %.1f MiB\n", prec_char(dbl, cplx), rname[r], size, desc, need / 1048576.0);
     if (need > 0.6 * (double)c->info.global_mem_bytes ||
         (double)es * j.na > (double)c->info.max_alloc_bytes) {
         for (int l = 0; l < NL; l++)

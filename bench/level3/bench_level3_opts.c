@@ -12,7 +12,7 @@
 #include "bench_level3_int.h"
 #include "cli.h"
 
-const char *const rname[NR] = {"symm", "syrk", "syr2k", "trmm", "trsm"};
+const char *const rname[NR] = {"symm", "syrk", "syr2k", "trmm", "trsm", "hemm", "herk", "her2k"};
 const char *const lname[NL] = {"clhgemm", "clhgemm-alt", "clblast", "clhgemm-gemm", "cublasxt",
                                "cublas", "cublas-gemm"};
 
@@ -20,18 +20,22 @@ static void usage(FILE *f)
 {
     fprintf(f,
         "usage: clhgemm-bench-level3 [options]\n"
-        "SYMM, SYRK, SYR2K, TRMM, TRSM of clhgemm (device buffers) next to our GEMM of the same size\n"
-        "and CLBlast's same routine, in the same run. alpha 1, beta 0.5, random data in [-1,1]\n"
-        "(TRSM's A diagonally dominant: diagonal 4..8 in magnitude, off-diagonal in [-1,1]/N).\n"
-        "TRSM also next to cuBLAS's TRSM and GEMM of the same size (where built with CUDA).\n"
+        "SYMM, SYRK, SYR2K, TRMM, TRSM of clhgemm (device buffers) next to our GEMM of the same\n"
+        "size and CLBlast's same routine, in the same run; in complex precisions also HEMM, HERK,\n"
+        "HER2K. alpha 1, beta 0.5, random data in [-1,1] (TRSM's A diagonally dominant: diagonal\n"
+        "4..8 in magnitude, off-diagonal in [-1,1]/N). TRSM also next to cuBLAS's TRSM and GEMM\n"
+        "of the same size (where built with CUDA).\n"
         "  --device SPEC        device (index, name substring, gpu/cpu); default: first GPU, else first\n"
-        "  --precision s|d|both default both (d skipped without fp64)\n"
+        "  --precision LIST     s, d, c, z in any combination (e.g. cz), or both (s,d), complex\n"
+        "                       (c,z), all; default both (d, z skipped without fp64)\n"
         "  --sizes N,N,...      square sizes: SYMM/TRMM/TRSM m = n = N, SYRK/SYR2K n = k = N\n"
         "                       (default 1024,2048,4096,8192)\n"
-        "  --routines LIST      subset of symm,syrk,syr2k,trmm,trsm (default all)\n"
+        "  --routines LIST      subset of symm,syrk,syr2k,trmm,trsm,hemm,herk,her2k (default all;\n"
+        "                       hemm, herk, her2k run in the complex precisions only)\n"
         "  --side L|R  --uplo U|L  --trans N|T  --diag N|U  --layout col|row\n"
         "                       (defaults L, U, N, N, col; trans is SYRK/SYR2K's trans and\n"
-        "                       TRMM/TRSM's transA)\n"
+        "                       TRMM/TRSM's transA; HERK/HER2K take it as the conjugate\n"
+        "                       transpose)\n"
         "  --syr2k lib|fused|two|both  SYR2K mode through CLHGEMM_SYR2K: lib = the library's default,\n"
         "                       both = fused as 'ours' and two-pass as 'ours-alt' (default both)\n"
         "  --reps R             timed reps (default 10)   --warmup W  untimed reps (default 2)\n"
@@ -53,9 +57,19 @@ static void usage(FILE *f)
 static int parse_choice(opts_t *o, const char *a, const char *v)
 {
     if (!strcmp(a, "--precision")) {
-        o->do_s = !strcmp(v, "s") || !strcmp(v, "both");
-        o->do_d = !strcmp(v, "d") || !strcmp(v, "both");
-        if (!o->do_s && !o->do_d) BAD("--precision takes s, d or both");
+        /* a list of s, d, c, z (commas optional), or both (s, d), complex (c, z), all */
+        int want[4] = {0, 0, 0, 0}, bad = !*v;
+        if (!strcmp(v, "both")) want[0] = want[1] = 1;
+        else if (!strcmp(v, "complex")) want[2] = want[3] = 1;
+        else if (!strcmp(v, "all")) want[0] = want[1] = want[2] = want[3] = 1;
+        else
+            for (const char *q = v; *q; q++) {
+                const char *at = strchr("sdcz", *q);
+                if (at) want[at - "sdcz"] = 1;
+                else if (*q != ',') bad = 1;
+            }
+        if (bad) BAD("--precision takes a list of s, d, c, z, or both, complex, all");
+        o->do_s = want[0], o->do_d = want[1], o->do_c = want[2], o->do_z = want[3];
     } else if (!strcmp(a, "--side")) {
         if (strcmp(v, "L") && strcmp(v, "R")) BAD("--side takes L or R");
         o->right = v[0] == 'R';
@@ -98,7 +112,8 @@ static int parse_value(opts_t *o, const char *a, const char *v)
             int found = 0;
             for (int r = 0; r < NR; r++)
                 if (!strcmp(tok, rname[r])) o->routine[r] = found = 1;
-            if (!found) BAD("unknown routine '%s' (symm, syrk, syr2k, trmm, trsm)", tok);
+            if (!found)
+                BAD("unknown routine '%s' (symm, syrk, syr2k, trmm, trsm, hemm, herk, her2k)", tok);
         }
     } else if (!strcmp(a, "--reps")) {
         o->reps = (int)strtol(v, &end, 10);

@@ -26,6 +26,49 @@
 #include "cuda/cublas_ref.h"
 #endif
 
+#ifdef CLHGEMM_HAVE_CLBLAST
+/* CLBlast's complex routine of the job (P C or Z, T2 cl_float2 / cl_double2, R the parts' type):
+ * HERK's and HER2K's trans is CLBlast's conjugate transpose. */
+#define CLBLAST_CZ(P, T2, R)                                                                       \
+    static CLBlastStatusCode clblast_##P(const job_t *j, CLBlastLayout cl, CLBlastSide cs,         \
+                                         CLBlastTriangle ct, CLBlastTranspose cT,                  \
+                                         CLBlastDiagonal cd, cl_command_queue *q, cl_event *ev)    \
+    {                                                                                              \
+        const T2 al = {{(R)j->alpha, 0}}, be = {{(R)j->beta, 0}};                                  \
+        const size_t m = (size_t)j->m, n = (size_t)j->n, k = (size_t)j->k;                         \
+        const size_t lda = (size_t)j->lda, ldb = (size_t)j->ldb, ldc = (size_t)j->ldc;             \
+        const CLBlastTranspose cH = j->trans ? CLBlastTransposeConjugate : CLBlastTransposeNo;     \
+        switch (j->r) {                                                                            \
+        case R_SYMM:                                                                               \
+            return CLBlast##P##symm(cl, cs, ct, m, n, al, j->A, 0, lda, j->B, 0, ldb, be, j->C, 0, \
+                                    ldc, q, ev);                                                   \
+        case R_HEMM:                                                                               \
+            return CLBlast##P##hemm(cl, cs, ct, m, n, al, j->A, 0, lda, j->B, 0, ldb, be, j->C, 0, \
+                                    ldc, q, ev);                                                   \
+        case R_SYRK:                                                                               \
+            return CLBlast##P##syrk(cl, ct, cT, n, k, al, j->A, 0, lda, be, j->C, 0, ldc, q, ev);  \
+        case R_HERK:                                                                               \
+            return CLBlast##P##herk(cl, ct, cH, n, k, (R)j->alpha, j->A, 0, lda, (R)j->beta, j->C, \
+                                    0, ldc, q, ev);                                                \
+        case R_SYR2K:                                                                              \
+            return CLBlast##P##syr2k(cl, ct, cT, n, k, al, j->A, 0, lda, j->B, 0, ldb, be, j->C,   \
+                                     0, ldc, q, ev);                                               \
+        case R_HER2K:                                                                              \
+            return CLBlast##P##her2k(cl, ct, cH, n, k, al, j->A, 0, lda, j->B, 0, ldb, (R)j->beta, \
+                                     j->C, 0, ldc, q, ev);                                         \
+        case R_TRMM:                                                                               \
+            return CLBlast##P##trmm(cl, cs, ct, cT, cd, m, n, al, j->A, 0, lda, j->B, 0, ldb, q,   \
+                                    ev);                                                           \
+        default:                                                                                   \
+            return CLBlast##P##trsm(cl, cs, ct, cT, cd, m, n, al, j->A, 0, lda, j->B, 0, ldb, q,   \
+                                    ev);                                                           \
+        }                                                                                          \
+    }
+CLBLAST_CZ(C, cl_float2, float)
+CLBLAST_CZ(Z, cl_double2, double)
+#undef CLBLAST_CZ
+#endif
+
 /* CLBlast's routine of the job, enqueued on the job's queue; *ev its event. 0, or -1 with why
  * (also where the benchmark is built without CLBlast). */
 int clblast_enqueue(const job_t *j, cl_event *ev, char *why, size_t wl)
@@ -41,7 +84,10 @@ int clblast_enqueue(const job_t *j, cl_event *ev, char *why, size_t wl)
     const size_t lda = (size_t)j->lda, ldb = (size_t)j->ldb, ldc = (size_t)j->ldc;
     cl_command_queue q = j->q;
     CLBlastStatusCode s;
-    switch (j->r) {
+    switch (j->cplx ? -1 : j->r) {
+    case -1:
+        s = (j->dbl ? clblast_Z : clblast_C)(j, cl, cs, ct, cT, cd, &q, ev);
+        break;
     case R_SYMM:
         s = j->dbl ? CLBlastDsymm(cl, cs, ct, m, n, j->alpha, j->A, 0, lda, j->B, 0, ldb, j->beta,
                                   j->C, 0, ldc, &q, ev)
@@ -89,13 +135,19 @@ int clblast_enqueue(const job_t *j, cl_event *ev, char *why, size_t wl)
 int blas_trsm_ref(const job_t *jb, const void *A, const void *B0, void *X)
 {
 #ifdef CLHGEMM_HAVE_OPENBLAS
-    memcpy(X, B0, jb->nb * (jb->dbl ? 8 : 4));
+    memcpy(X, B0, jb->nb * job_es(jb));
     const CBLAS_ORDER lay = jb->row ? CblasRowMajor : CblasColMajor;
     const CBLAS_SIDE side = jb->right ? CblasRight : CblasLeft;
     const CBLAS_UPLO uplo = jb->lower ? CblasLower : CblasUpper;
     const CBLAS_TRANSPOSE tr = jb->trans ? CblasTrans : CblasNoTrans;
     const CBLAS_DIAG dg = jb->unit ? CblasUnit : CblasNonUnit;
-    if (jb->dbl)
+    const double za[2] = {jb->alpha, 0.0};
+    const float ca[2] = {(float)jb->alpha, 0.0f};
+    if (jb->cplx && jb->dbl)
+        cblas_ztrsm(lay, side, uplo, tr, dg, jb->m, jb->n, za, A, jb->lda, X, jb->ldb);
+    else if (jb->cplx)
+        cblas_ctrsm(lay, side, uplo, tr, dg, jb->m, jb->n, ca, A, jb->lda, X, jb->ldb);
+    else if (jb->dbl)
         cblas_dtrsm(lay, side, uplo, tr, dg, jb->m, jb->n, jb->alpha, (const double *)A, jb->lda,
                     (double *)X, jb->ldb);
     else
@@ -134,7 +186,7 @@ void host_xt(ctx_t *c, const job_t *j, const hjob_t *x, void *out, res_t *rs)
     rs->gflops = flops_routine(j) / (rs->med * 1e6);
     snprintf(rs->note, sizeof rs->note, "%d device(s), block %d", o->xt_devices, block);
     if (o->check) {
-        memcpy(out, x->B, j->nb * (j->dbl ? 8 : 4));
+        memcpy(out, x->B, j->nb * job_es(j));
         rs->err = cheap_check(j, x->A, x->B0, NULL, out);
     }
 #else
@@ -163,9 +215,10 @@ static void cublas_trsm_col(ctx_t *c, const job_t *j, const void *A, const void 
 {
     const opts_t *o = &c->o;
     const int m = j->row ? j->n : j->m, n = j->row ? j->m : j->n;
-    if (cublas_ref_trsm(j->dbl, j->right != j->row, j->lower != j->row, j->trans, j->unit, m, n,
-                        j->alpha, A, j->lda, B, j->ldb, o->warmup, o->reps, &rs->med, &rs->min,
-                        &rs->max, X)) {
+    const int kind = (j->dbl ? CUBLAS_REF_D : CUBLAS_REF_S) + (j->cplx ? 2 : 0);
+    if (cublas_ref_trsm_kind(kind, j->right != j->row, j->lower != j->row, j->trans, j->unit, m, n,
+                             j->alpha, A, j->lda, B, j->ldb, o->warmup, o->reps, &rs->med,
+                             &rs->min, &rs->max, X)) {
         cublas_failed(rs, L_CUBLAS);
         return;
     }
@@ -189,12 +242,14 @@ static void cublas_gemm_col(ctx_t *c, const job_t *j, const void *A, const void 
     const int ld[2] = {j->lda, j->ldb};
     const void *a = op[g.a_op], *b = op[g.b_op], *c0 = g.into_g ? B : C0;
     const int lda = ld[g.a_op], ldb = ld[g.b_op], ldc = g.into_g ? j->ldb : j->ldc;
-    const int rc = j->row ? cublas_ref_gemm_ex(j->dbl, g.tb, g.ta, g.n, g.m, g.k, b, ldb, a, lda,
-                                               c0, ldc, j->alpha, j->beta, o->warmup + 1, o->reps,
-                                               &rs->med, &rs->min, &rs->max, NULL)
-                          : cublas_ref_gemm_ex(j->dbl, g.ta, g.tb, g.m, g.n, g.k, a, lda, b, ldb,
-                                               c0, ldc, j->alpha, j->beta, o->warmup + 1, o->reps,
-                                               &rs->med, &rs->min, &rs->max, NULL);
+    const int kind = (j->dbl ? CUBLAS_REF_D : CUBLAS_REF_S) + (j->cplx ? 2 : 0);
+    const double al[2] = {j->alpha, 0.0}, be[2] = {j->beta, 0.0};
+    const int rc = j->row ? cublas_ref_gemm_kind(kind, g.tb, g.ta, g.n, g.m, g.k, b, ldb, a, lda,
+                                                 c0, ldc, al, be, o->warmup + 1, o->reps,
+                                                 &rs->med, &rs->min, &rs->max, NULL)
+                          : cublas_ref_gemm_kind(kind, g.ta, g.tb, g.m, g.n, g.k, a, lda, b, ldb,
+                                                 c0, ldc, al, be, o->warmup + 1, o->reps,
+                                                 &rs->med, &rs->min, &rs->max, NULL);
     if (rc) {
         cublas_failed(rs, L_CUBLAS_GEMM);
         return;

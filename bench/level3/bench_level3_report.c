@@ -127,8 +127,9 @@ void csv_rows(ctx_t *c, const row_t *row, const job_t *j)
         if (!x->ran) continue;
         csv_names(&c->o, j->r, l, &lib, &mode);
         fprintf(c->csv, "%s,\"%s\",\"%s\",%c,%s,%d,%d,%d,%c,%c,%c,%c,%s,%s,%s,%.6f,%.3f,%.6f,%.6f,",
-                c->date, c->info.name, c->info.driver_version, j->dbl ? 'd' : 's', rname[j->r],
-                j->m, j->n, j->k, j->right ? 'R' : 'L', j->lower ? 'L' : 'U', j->trans ? 'T' : 'N',
+                c->date, c->info.name, c->info.driver_version, prec_char(j->dbl, j->cplx),
+                rname[j->r], j->m, j->n, j->k, j->right ? 'R' : 'L', j->lower ? 'L' : 'U',
+                !j->trans ? 'N' : j->r == R_HERK || j->r == R_HER2K ? 'C' : 'T',
                 j->unit ? 'U' : 'N', j->row ? "row" : "col", lib, mode, x->med, x->gflops, x->min,
                 x->max);
         if (row->x[L_GEMM].ran) fprintf(c->csv, "%.3f", row->x[L_GEMM].gflops);
@@ -216,8 +217,8 @@ void summary(const ctx_t *c)
         char cub[4][16], chk[32];
         cublas_cells(r, cub);
         check_cell(x, chk, sizeof chk);
-        printf("%-7s %-2c %6d %10s %10s %7s %10s %8s", rname[r->r], r->dbl ? 'd' : 's', r->size, a,
-               b, q1, g, q2);
+        printf("%-7s %-2c %6d %10s %10s %7s %10s %8s", rname[r->r], prec_char(r->dbl, r->cplx),
+               r->size, a, b, q1, g, q2);
         if (alt) printf(" %10s %8s", t, q3);
         if (c->xt_col) printf(" %10s %7s", xt, q4);
         if (c->cublas_col) printf(" %10s %10s %8s %8s", cub[0], cub[1], cub[2], cub[3]);

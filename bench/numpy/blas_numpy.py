@@ -4,15 +4,16 @@
 Run it twice in one session, once with clhgemm's drop-in first in LD_LIBRARY_PATH and once with
 OpenBLAS's libblas.so.3 (bench/gpu_record.sh stage `blasnumpy` does both), and compare:
 
-  a @ b              n = --sizes, float64 and float32, median of the repetitions (GFLOP/s): at
-                     least --reps calls and --min-time seconds of them
+  a @ b              n = --sizes, each of --dtypes (float64, float32, complex128, complex64: numpy
+                     -> dgemm, sgemm, zgemm, cgemm), median of the repetitions (GFLOP/s, 2n^3
+                     flops, complex 8n^3): at least --reps calls and --min-time seconds of them
   small products     10,000 products of 32 x 32 (numpy -> cblas_dgemm each): seconds
   cholesky / solve   np.linalg.cholesky and np.linalg.solve (LAPACK's blocked dpotrf, dgetrf:
                      many level-3 calls of every size through the library): seconds
 
 Prints one line per measure, `name value unit`, after a line naming the libblas.so.3 the process
-mapped; every product is checked against a float64 product of a random slice (the tolerance
-scales with k).
+mapped; every product is checked against a float64 (complex: complex128) product of a random
+slice (the tolerance scales with k).
 """
 import argparse
 import time
@@ -51,12 +52,21 @@ def median_time(fn, reps, budget, min_time=0.0):
 
 
 def check_rows(c, a, b, dtype, rows=8):
+    wide = np.complex128 if np.issubdtype(dtype, np.complexfloating) else np.float64
     idx = np.linspace(0, a.shape[0] - 1, num=min(rows, a.shape[0])).astype(int)
-    want = a[idx].astype(np.float64) @ b.astype(np.float64)
+    want = a[idx].astype(wide) @ b.astype(wide)
     bound = np.abs(a[idx]).astype(np.float64) @ np.abs(b).astype(np.float64)
-    err = np.abs(c[idx].astype(np.float64) - want)
+    err = np.abs(c[idx].astype(wide) - want)
     tol = 4.0 * max(a.shape[1], 16) * np.finfo(dtype).eps * bound + 1e-300
     return bool((err <= tol).all())
+
+
+def random_matrix(rng, n, dtype):
+    """n x n of dtype, entries (and complex: real and imaginary parts) uniform in [-1, 1]."""
+    x = rng.uniform(-1, 1, (n, n))
+    if np.issubdtype(dtype, np.complexfloating):
+        x = x + 1j * rng.uniform(-1, 1, (n, n))
+    return x.astype(dtype)
 
 
 def main():
@@ -66,22 +76,26 @@ def main():
     ap.add_argument("--budget", type=float, default=20.0, help="seconds of repetitions per case")
     ap.add_argument("--min-time", type=float, default=0.2,
                     help="a product is repeated until this many seconds are sampled (and --reps calls)")
+    ap.add_argument("--dtypes", default="float64,float32,complex128,complex64")
     ap.add_argument("--label", default="")
     ap.add_argument("--factor-n", type=int, default=4096)
     args = ap.parse_args()
     print("label %s; libblas mapped: %s" % (args.label, ", ".join(mapped_blas())))
     rng = np.random.default_rng(7)
     ok = True
-    for dtype in (np.float64, np.float32):
+    for dtype in [np.dtype(d).type for d in args.dtypes.split(",")]:
+        cplx = np.issubdtype(dtype, np.complexfloating)
         for n in [int(s) for s in args.sizes.split(",")]:
-            a = rng.uniform(-1, 1, (n, n)).astype(dtype)
-            b = rng.uniform(-1, 1, (n, n)).astype(dtype)
+            a = random_matrix(rng, n, dtype)
+            b = random_matrix(rng, n, dtype)
             c = a @ b
             good = check_rows(c, a, b, dtype)
             ok &= good
             med, lo, hi, count = median_time(lambda: a @ b, args.reps, args.budget, args.min_time)
+            flops = (8.0 if cplx else 2.0) * n**3
             print("matmul %s %d %.1f GFLOP/s (min %.4f s, max %.4f s, %d calls)%s" % (
-                np.dtype(dtype).name, n, 2.0 * n**3 / med * 1e-9, lo, hi, count, "" if good else " WRONG"), flush=True)
+                np.dtype(dtype).name, n, flops / med * 1e-9, lo, hi, count, "" if good else " WRONG"),
+                flush=True)
             del a, b, c
     x = rng.uniform(-1, 1, (32, 32))
     y = rng.uniform(-1, 1, (32, 32))

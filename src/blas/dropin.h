@@ -16,22 +16,29 @@
 #include "cpu/route_calls.h"
 #include "kernels/precision.h"
 
-enum { BL_GEMM, BL_SYMM, BL_SYRK, BL_SYR2K, BL_TRMM, BL_TRSM, BL_COUNT };
+/* The routines (HEMM, HERK, HER2K: complex only). */
+enum { BL_GEMM, BL_SYMM, BL_SYRK, BL_SYR2K, BL_TRMM, BL_TRSM, BL_HEMM, BL_HERK, BL_HER2K, BL_COUNT };
 
-/* A checked call, Fortran view (upper-case characters; scalars as double). The fields run from
- * the widest to the narrowest, with no padding between them: each entry point builds one with
- * a designated initializer, and a struct with holes in it was zeroed whole first (GCC 12 -O2:
- * `rep stos`, a third of the CBLAS wrapper's time on an n = 4 product). */
+/* A checked call, Fortran view (upper-case characters; scalars as double; complex ones (re, im):
+ * alpha + i alpha_im, HERK's both real, HER2K's beta). The fields run from the widest to the
+ * narrowest, with no padding between them: each entry point builds one with a designated
+ * initializer, and a struct with holes in it was zeroed whole first (GCC 12 -O2: `rep stos`, a
+ * third of the CBLAS wrapper's time on an n = 4 product). */
 typedef struct chg_blas_call_s {
     double alpha, beta;
+    double alpha_im, beta_im;
     const void *a, *b;
     void *c;                    /* TRMM, TRSM: B */
     int routine;                /* BL_* */
     int dbl;
+    int cplx;                   /* C, Z (with dbl: the precision of the parts) */
     int m, n, k;                /* GEMM m x n x k; SYMM/TRMM/TRSM m x n; SYRK/SYR2K n, k */
     int lda, ldb, ldc;
     char side, uplo, ta, tb, diag;
 } chg_blas_call_t;
+
+/* The call's precision as an index of s, d, c, z (the names and counters). */
+static inline int chg_blas_pi(const chg_blas_call_t *c) { return c->dbl + 2 * c->cplx; }
 
 /* Runs the call (CPU BLAS or devices), counting it for CLHGEMM_BLAS_STATS. */
 void chg_blas_run(const chg_blas_call_t *bc);

@@ -1,12 +1,16 @@
 /*
- * dropin_l3.c -- the drop-in's level-3 S and D entry points: the Fortran interface (gfortran's
- * convention: every argument by reference, the hidden lengths of the character arguments last)
- * and the CBLAS interface. Each checks its arguments in the reference BLAS's order and reports
- * the first bad one as the reference does -- xerbla_ with the routine's name and position; CBLAS:
- * cblas_xerbla for the layout and the enum arguments, then the Fortran checks of the mapped call
- * with CBLAS_CallFromC and RowMajorStrg set, as the reference CBLAS does -- before anything is
- * read or written; then the call runs through dropin.c. Everything else of the BLAS is
- * forwarded to the CPU BLAS (src/blas/forward_symbols.txt). TRSM checks as TRMM does.
+ * dropin_l3.c -- the drop-in's level-3 entry points, S, D, C and Z: the Fortran interface
+ * (gfortran's convention: every argument by reference, the hidden lengths of the character
+ * arguments last) and the CBLAS interface. Each checks its arguments in the reference BLAS's
+ * order and reports the first bad one as the reference does -- xerbla_ with the routine's name
+ * and position; CBLAS: cblas_xerbla for the layout and the enum arguments, then the Fortran
+ * checks of the mapped call with CBLAS_CallFromC and RowMajorStrg set, as the reference CBLAS
+ * does -- before anything is read or written; then the call runs through dropin.c. Everything
+ * else of the BLAS is forwarded to the CPU BLAS (src/blas/forward_symbols.txt). TRSM checks as
+ * TRMM does, HEMM as SYMM. The complex rank-k updates take only the transposes the reference
+ * ZSYRK (N, T) and ZHERK (N, C) take; their CBLAS row-major forms map them as the reference
+ * CBLAS does (SYRK: T to N, N to T; HERK, HER2K: C to N, N to C; anything else reported as an
+ * illegal Trans), and row-major HER2K is the column-major one with conj(alpha).
  */
 #include <cblas.h>
 #include <ctype.h>
@@ -25,6 +29,15 @@ BLAS_API const int clhgemm_blas_dropin = 1;
 static char up(const char *c) { return (char)toupper((unsigned char)*c); }
 static int max1(int x) { return x > 1 ? x : 1; }
 static int is_tr(char t) { return t == 'N' || t == 'T' || t == 'C'; }
+
+/* The trans of a rank-k update: any for the real ones, N or T for the complex SYRK / SYR2K, N or
+ * C for HERK / HER2K. */
+static int is_tr_k(const chg_blas_call_t *c)
+{
+    if (c->routine == BL_HERK || c->routine == BL_HER2K) return c->ta == 'N' || c->ta == 'C';
+    if (c->cplx) return c->ta == 'N' || c->ta == 'T';
+    return is_tr(c->ta);
+}
 
 /* ---- the reference checks (their INFO values) -------------------------------------------------- */
 
@@ -60,7 +73,7 @@ static int check_syrk(const chg_blas_call_t *c, int two)
 {
     const int nrowa = c->ta == 'N' ? c->n : c->k;
     if (c->uplo != 'U' && c->uplo != 'L') return 1;
-    if (!is_tr(c->ta)) return 2;
+    if (!is_tr_k(c)) return 2;
     if (c->n < 0) return 3;
     if (c->k < 0) return 4;
     if (c->lda < max1(nrowa)) return 7;
@@ -87,25 +100,43 @@ static int check(const chg_blas_call_t *c)
 {
     switch (c->routine) {
     case BL_GEMM: return check_gemm(c);
-    case BL_SYMM: return check_symm(c);
-    case BL_SYRK: return check_syrk(c, 0);
-    case BL_SYR2K: return check_syrk(c, 1);
+    case BL_SYMM: case BL_HEMM: return check_symm(c);
+    case BL_SYRK: case BL_HERK: return check_syrk(c, 0);
+    case BL_SYR2K: case BL_HER2K: return check_syrk(c, 1);
     default: return check_trmm(c); /* TRMM, TRSM: the same arguments */
     }
 }
 
-static const char *const g_fname[BL_COUNT][2] = {{"SGEMM ", "DGEMM "}, {"SSYMM ", "DSYMM "}, {"SSYRK ", "DSYRK "},
-                                                 {"SSYR2K", "DSYR2K"}, {"STRMM ", "DTRMM "},
-                                                 {"STRSM ", "DTRSM "}};
+/* The reference's names by routine and precision (s, d, c, z: chg_blas_pi). */
+static const char *const g_fname[BL_COUNT][4] = {
+    {"SGEMM ", "DGEMM ", "CGEMM ", "ZGEMM "}, {"SSYMM ", "DSYMM ", "CSYMM ", "ZSYMM "},
+    {"SSYRK ", "DSYRK ", "CSYRK ", "ZSYRK "}, {"SSYR2K", "DSYR2K", "CSYR2K", "ZSYR2K"},
+    {"STRMM ", "DTRMM ", "CTRMM ", "ZTRMM "}, {"STRSM ", "DTRSM ", "CTRSM ", "ZTRSM "},
+    {"", "", "CHEMM ", "ZHEMM "}, {"", "", "CHERK ", "ZHERK "}, {"", "", "CHER2K", "ZHER2K"}};
 
 /* A call in the Fortran view: checked, then run. */
 static void fortran_call(const chg_blas_call_t *c)
 {
     const int info = check(c);
     if (info)
-        chg_blas_xerbla(g_fname[c->routine][c->dbl], info);
+        chg_blas_xerbla(g_fname[c->routine][chg_blas_pi(c)], info);
     else
         chg_blas_run(c);
+}
+
+/* The complex scalars of a call from the caller's pairs of T (dbl: double), NULL for none; a
+ * real one (HERK's, HER2K's beta) from a T. */
+static void cz_scalars(chg_blas_call_t *c, const void *alpha, const void *beta, int real_alpha,
+                       int real_beta)
+{
+    const int n[2] = {real_alpha ? 1 : 2, real_beta ? 1 : 2};
+    const void *v[2] = {alpha, beta};
+    double *out[2][2] = {{&c->alpha, &c->alpha_im}, {&c->beta, &c->beta_im}};
+    for (int s = 0; s < 2; s++)
+        for (int i = 0; i < 2; i++)
+            *out[s][i] = !v[s] || i >= n[s] ? 0.0
+                         : c->dbl     ? ((const double *)v[s])[i]
+                                      : (double)((const float *)v[s])[i];
 }
 
 /* A GEMM of m, n, k <= CHG_BLAS_SMALL_MAX whose arguments pass the checks (check_gemm's, on the
@@ -185,6 +216,84 @@ _Static_assert(CHG_F32 == 0 && CHG_F64 == 1, "DBL of FORTRAN_L3 and CBLAS_L3 is 
     FORTRAN_TRI(P, T, DBL, trsm, BL_TRSM)
 
 CHG_PRECISIONS(FORTRAN_L3)
+
+/* The complex routines (CHG_CPRECISIONS: P c or z, T the parts' type, DBL their precision): the
+ * same checks and path, the scalars read from the caller's (re, im) pairs (HERK's alpha and beta
+ * and HER2K's beta are one T, as in the reference). */
+static void fortran_cz(chg_blas_call_t c, const void *alpha, const void *beta)
+{
+    cz_scalars(&c, alpha, beta, c.routine == BL_HERK, c.routine == BL_HERK || c.routine == BL_HER2K);
+    fortran_call(&c);
+}
+
+#define FORTRAN_CZ_TRI(P, T, DBL, NAME, ROUTINE)                                                                 \
+    BLAS_API void P##NAME##_(const char *side, const char *uplo, const char *transa, const char *diag,           \
+                             const int *m, const int *n, const void *alpha, const void *a, const int *lda,       \
+                             void *b, const int *ldb, size_t l1, size_t l2, size_t l3, size_t l4)                \
+    {                                                                                                            \
+        (void)l1, (void)l2, (void)l3, (void)l4;                                                                  \
+        fortran_cz((chg_blas_call_t){.routine = ROUTINE, .dbl = DBL, .cplx = 1, .side = up(side),                \
+                                     .uplo = up(uplo), .ta = up(transa), .diag = up(diag), .m = *m, .n = *n,     \
+                                     .a = a, .c = b, .lda = *lda, .ldc = *ldb},                                  \
+                   alpha, NULL);                                                                                 \
+    }
+
+/* SYMM and HEMM (ROUTINE); SYRK and HERK; SYR2K and HER2K: the same arguments each pair */
+#define FORTRAN_CZ_SYMM(P, T, DBL, NAME, ROUTINE)                                                                \
+    BLAS_API void P##NAME##_(const char *side, const char *uplo, const int *m, const int *n, const void *alpha,  \
+                             const void *a, const int *lda, const void *b, const int *ldb, const void *beta,     \
+                             void *c, const int *ldc, size_t l1, size_t l2)                                      \
+    {                                                                                                            \
+        (void)l1, (void)l2;                                                                                      \
+        fortran_cz((chg_blas_call_t){.routine = ROUTINE, .dbl = DBL, .cplx = 1, .side = up(side),                \
+                                     .uplo = up(uplo), .m = *m, .n = *n, .a = a, .b = b, .c = c, .lda = *lda,     \
+                                     .ldb = *ldb, .ldc = *ldc},                                                  \
+                   alpha, beta);                                                                                 \
+    }
+#define FORTRAN_CZ_SYRK(P, T, DBL, NAME, ROUTINE)                                                                \
+    BLAS_API void P##NAME##_(const char *uplo, const char *trans, const int *n, const int *k, const void *alpha, \
+                             const void *a, const int *lda, const void *beta, void *c, const int *ldc,           \
+                             size_t l1, size_t l2)                                                               \
+    {                                                                                                            \
+        (void)l1, (void)l2;                                                                                      \
+        fortran_cz((chg_blas_call_t){.routine = ROUTINE, .dbl = DBL, .cplx = 1, .uplo = up(uplo),                \
+                                     .ta = up(trans), .n = *n, .k = *k, .a = a, .c = c, .lda = *lda, .ldb = 1,   \
+                                     .ldc = *ldc},                                                               \
+                   alpha, beta);                                                                                 \
+    }
+#define FORTRAN_CZ_SYR2K(P, T, DBL, NAME, ROUTINE)                                                               \
+    BLAS_API void P##NAME##_(const char *uplo, const char *trans, const int *n, const int *k, const void *alpha, \
+                             const void *a, const int *lda, const void *b, const int *ldb, const void *beta,     \
+                             void *c, const int *ldc, size_t l1, size_t l2)                                      \
+    {                                                                                                            \
+        (void)l1, (void)l2;                                                                                      \
+        fortran_cz((chg_blas_call_t){.routine = ROUTINE, .dbl = DBL, .cplx = 1, .uplo = up(uplo),                \
+                                     .ta = up(trans), .n = *n, .k = *k, .a = a, .b = b, .c = c, .lda = *lda,     \
+                                     .ldb = *ldb, .ldc = *ldc},                                                  \
+                   alpha, beta);                                                                                 \
+    }
+
+#define FORTRAN_CZ(P, T, DBL)                                                                                    \
+    BLAS_API void P##gemm_(const char *ta, const char *tb, const int *m, const int *n, const int *k,             \
+                           const void *alpha, const void *a, const int *lda, const void *b, const int *ldb,      \
+                           const void *beta, void *c, const int *ldc, size_t l1, size_t l2)                      \
+    {                                                                                                            \
+        (void)l1, (void)l2;                                                                                      \
+        fortran_cz((chg_blas_call_t){.routine = BL_GEMM, .dbl = DBL, .cplx = 1, .ta = up(ta), .tb = up(tb),      \
+                                     .m = *m, .n = *n, .k = *k, .a = a, .b = b, .c = c, .lda = *lda,             \
+                                     .ldb = *ldb, .ldc = *ldc},                                                  \
+                   alpha, beta);                                                                                 \
+    }                                                                                                            \
+    FORTRAN_CZ_SYMM(P, T, DBL, symm, BL_SYMM)                                                                    \
+    FORTRAN_CZ_SYMM(P, T, DBL, hemm, BL_HEMM)                                                                    \
+    FORTRAN_CZ_SYRK(P, T, DBL, syrk, BL_SYRK)                                                                    \
+    FORTRAN_CZ_SYRK(P, T, DBL, herk, BL_HERK)                                                                    \
+    FORTRAN_CZ_SYR2K(P, T, DBL, syr2k, BL_SYR2K)                                                                 \
+    FORTRAN_CZ_SYR2K(P, T, DBL, her2k, BL_HER2K)                                                                 \
+    FORTRAN_CZ_TRI(P, T, DBL, trmm, BL_TRMM)                                                                     \
+    FORTRAN_CZ_TRI(P, T, DBL, trsm, BL_TRSM)
+
+CHG_CPRECISIONS(FORTRAN_CZ)
 
 /* ---- CBLAS interface ----------------------------------------------------------------------------- */
 
@@ -310,3 +419,117 @@ static void cb_finish(const chg_blas_call_t *c, int bad_pos, const char *rout, c
     CBLAS_TRI(P, T, DBL, trsm, BL_TRSM)
 
 CHG_PRECISIONS(CBLAS_L3)
+
+/* ---- CBLAS, complex --------------------------------------------------------------------------- */
+
+/* The complex rank-k update's trans in row-major (the reference CBLAS's mapping): SYRK, SYR2K T
+ * to N and N to T; HERK, HER2K C to N and N to C; 0 (illegal) otherwise. */
+static char cb_trans_row_cz(int t, int herm)
+{
+    if (t == CblasNoTrans) return herm ? 'C' : 'T';
+    return t == (herm ? CblasConjTrans : CblasTrans) ? 'N' : 0;
+}
+
+/* A complex call after the layout: the scalars read, then cb_finish. */
+static void cb_finish_cz(chg_blas_call_t *c, const void *alpha, const void *beta, int bad_pos, const char *rout,
+                         const char *what, int value)
+{
+    cz_scalars(c, alpha, beta, c->routine == BL_HERK, c->routine == BL_HERK || c->routine == BL_HER2K);
+    /* row-major HER2K: C^T = conj(C) is the column-major one with conj(alpha) */
+    if (c->routine == BL_HER2K && RowMajorStrg) c->alpha_im = -c->alpha_im;
+    cb_finish(c, bad_pos, rout, what, value);
+}
+
+#define CBLAS_CZ_TRI(P, T, DBL, NAME, ROUTINE)                                                                   \
+    BLAS_API void cblas_##P##NAME(const enum CBLAS_ORDER layout, const enum CBLAS_SIDE S,                        \
+                                  const enum CBLAS_UPLO U, const enum CBLAS_TRANSPOSE TA,                         \
+                                  const enum CBLAS_DIAG D, const blasint M, const blasint N, const void *alpha,   \
+                                  const void *A, const blasint lda, void *B, const blasint ldb)                   \
+    {                                                                                                            \
+        const char *rout = "cblas_" #P #NAME;                                                                    \
+        const int row = cb_layout(layout, rout);                                                                 \
+        if (row < 0) { CBLAS_CallFromC = 0; return; }                                                            \
+        const char side = cb_side(S, row), uplo = cb_uplo(U, row), ta = cb_trans(TA), diag = cb_diag(D);        \
+        chg_blas_call_t c = {.routine = ROUTINE, .dbl = DBL, .cplx = 1, .side = side, .uplo = uplo, .ta = ta,    \
+                             .diag = diag, .m = row ? N : M, .n = row ? M : N, .a = A, .c = B, .lda = lda,       \
+                             .ldc = ldb};                                                                        \
+        const int bad = !side ? 2 : !uplo ? 3 : !ta ? 4 : !diag ? 5 : 0;                                         \
+        static const char *const what[] = {"", "", "Side", "Uplo", "TransA", "Diag"};                           \
+        const int val[] = {0, 0, (int)S, (int)U, (int)TA, (int)D};                                               \
+        cb_finish_cz(&c, alpha, NULL, bad, rout, what[bad], val[bad]);                                           \
+    }
+#define CBLAS_CZ_SYMM(P, T, DBL, NAME, ROUTINE)                                                                  \
+    BLAS_API void cblas_##P##NAME(const enum CBLAS_ORDER layout, const enum CBLAS_SIDE S,                        \
+                                  const enum CBLAS_UPLO U, const blasint M, const blasint N, const void *alpha,   \
+                                  const void *A, const blasint lda, const void *B, const blasint ldb,             \
+                                  const void *beta, void *C, const blasint ldc)                                  \
+    {                                                                                                            \
+        const char *rout = "cblas_" #P #NAME;                                                                    \
+        const int row = cb_layout(layout, rout);                                                                 \
+        if (row < 0) { CBLAS_CallFromC = 0; return; }                                                            \
+        const char side = cb_side(S, row), uplo = cb_uplo(U, row);                                               \
+        chg_blas_call_t c = {.routine = ROUTINE, .dbl = DBL, .cplx = 1, .side = side, .uplo = uplo,              \
+                             .m = row ? N : M, .n = row ? M : N, .a = A, .b = B, .c = C, .lda = lda, .ldb = ldb, \
+                             .ldc = ldc};                                                                        \
+        cb_finish_cz(&c, alpha, beta, !side ? 2 : !uplo ? 3 : 0, rout, !side ? "Side" : "Uplo",                  \
+                     !side ? (int)S : (int)U);                                                                   \
+    }
+/* SYRK (HT const void *, herm 0) and HERK (HT T, herm 1); SYR2K and HER2K (BT: beta's type) */
+#define CBLAS_CZ_SYRK(P, T, DBL, NAME, ROUTINE, HT, HERM, AL, BE)                                               \
+    BLAS_API void cblas_##P##NAME(const enum CBLAS_ORDER layout, const enum CBLAS_UPLO U,                        \
+                                  const enum CBLAS_TRANSPOSE Tr, const blasint N, const blasint K,                \
+                                  const HT alpha, const void *A, const blasint lda, const HT beta, void *C,       \
+                                  const blasint ldc)                                                             \
+    {                                                                                                            \
+        const char *rout = "cblas_" #P #NAME;                                                                    \
+        const int row = cb_layout(layout, rout);                                                                 \
+        if (row < 0) { CBLAS_CallFromC = 0; return; }                                                            \
+        const char uplo = cb_uplo(U, row), tr = row ? cb_trans_row_cz(Tr, HERM) : cb_trans(Tr);                  \
+        chg_blas_call_t c = {.routine = ROUTINE, .dbl = DBL, .cplx = 1, .uplo = uplo, .ta = tr, .n = N, .k = K,  \
+                             .a = A, .c = C, .lda = lda, .ldb = 1, .ldc = ldc};                                  \
+        cb_finish_cz(&c, AL, BE, !uplo ? 2 : !tr ? 3 : 0, rout, !uplo ? "Uplo" : "Trans",                        \
+                     !uplo ? (int)U : (int)Tr);                                                                  \
+    }
+#define CBLAS_CZ_SYR2K(P, T, DBL, NAME, ROUTINE, BT, HERM, BE)                                                   \
+    BLAS_API void cblas_##P##NAME(const enum CBLAS_ORDER layout, const enum CBLAS_UPLO U,                        \
+                                  const enum CBLAS_TRANSPOSE Tr, const blasint N, const blasint K,                \
+                                  const void *alpha, const void *A, const blasint lda, const void *B,             \
+                                  const blasint ldb, const BT beta, void *C, const blasint ldc)                   \
+    {                                                                                                            \
+        const char *rout = "cblas_" #P #NAME;                                                                    \
+        const int row = cb_layout(layout, rout);                                                                 \
+        if (row < 0) { CBLAS_CallFromC = 0; return; }                                                            \
+        const char uplo = cb_uplo(U, row), tr = row ? cb_trans_row_cz(Tr, HERM) : cb_trans(Tr);                  \
+        chg_blas_call_t c = {.routine = ROUTINE, .dbl = DBL, .cplx = 1, .uplo = uplo, .ta = tr, .n = N, .k = K,  \
+                             .a = A, .b = B, .c = C, .lda = lda, .ldb = ldb, .ldc = ldc};                        \
+        cb_finish_cz(&c, alpha, BE, !uplo ? 2 : !tr ? 3 : 0, rout, !uplo ? "Uplo" : "Trans",                     \
+                     !uplo ? (int)U : (int)Tr);                                                                  \
+    }
+
+#define CBLAS_CZ(P, T, DBL)                                                                                      \
+    BLAS_API void cblas_##P##gemm(const enum CBLAS_ORDER layout, const enum CBLAS_TRANSPOSE TA,                  \
+                                  const enum CBLAS_TRANSPOSE TB, const blasint M, const blasint N,                \
+                                  const blasint K, const void *alpha, const void *A, const blasint lda,           \
+                                  const void *B, const blasint ldb, const void *beta, void *C,                    \
+                                  const blasint ldc)                                                             \
+    {                                                                                                            \
+        const char *rout = "cblas_" #P "gemm";                                                                   \
+        const int row = cb_layout(layout, rout);                                                                 \
+        if (row < 0) { CBLAS_CallFromC = 0; return; }                                                            \
+        const char ta = cb_trans(TA), tb = cb_trans(TB);                                                         \
+        chg_blas_call_t c = {.routine = BL_GEMM, .dbl = DBL, .cplx = 1, .ta = row ? tb : ta, .tb = row ? ta : tb, \
+                             .m = row ? N : M, .n = row ? M : N, .k = K, .a = row ? B : A, .b = row ? A : B,      \
+                             .c = C, .lda = row ? ldb : lda, .ldb = row ? lda : ldb, .ldc = ldc};                \
+        cb_finish_cz(&c, alpha, beta, !ta ? 2 : !tb ? 3 : 0, rout, !ta ? "TransA" : "TransB",                    \
+                     !ta ? (int)TA : (int)TB);                                                                   \
+    }                                                                                                            \
+    CBLAS_CZ_SYMM(P, T, DBL, symm, BL_SYMM)                                                                      \
+    CBLAS_CZ_SYMM(P, T, DBL, hemm, BL_HEMM)                                                                      \
+    CBLAS_CZ_SYRK(P, T, DBL, syrk, BL_SYRK, void *, 0, alpha, beta)                                              \
+    CBLAS_CZ_SYRK(P, T, DBL, herk, BL_HERK, T, 1, &alpha, &beta)                                                 \
+    CBLAS_CZ_SYR2K(P, T, DBL, syr2k, BL_SYR2K, void *, 0, beta)                                                  \
+    CBLAS_CZ_SYR2K(P, T, DBL, her2k, BL_HER2K, T, 1, &beta)                                                      \
+    CBLAS_CZ_TRI(P, T, DBL, trmm, BL_TRMM)                                                                       \
+    CBLAS_CZ_TRI(P, T, DBL, trsm, BL_TRSM)
+
+CHG_CPRECISIONS(CBLAS_CZ)

@@ -35,15 +35,20 @@ clhgemm_status_t chg_copy_kernel(cl_context ctx, const chg_device_t *dev,
 }
 
 /* The GEMM kernel; triangle / klimit select the TRIANGLE / KLIMIT variants of cl/gemm.cl
- * (0, 0: the plain kernel, whose source carries neither define). */
+ * (0, 0: the plain kernel, whose source carries neither define), cplx their complex geometry
+ * (CPLX: Cp's rows and a triangular Bp's k rows come in pairs; the plain kernel is the same for
+ * real and complex calls). */
 static clhgemm_status_t gemm_kernel_variant(cl_context ctx, const chg_device_t *dev,
                                             chg_precision_t prec, const chg_gemm_params_t *gp,
-                                            int triangle, int klimit, int direct, cl_kernel *out)
+                                            int triangle, int klimit, int direct, int cplx,
+                                            cl_kernel *out)
 {
     chg_str_t src;
     chg_str_init(&src);
     char name[64];
-    snprintf(name, sizeof name, "%s%s%s%s%s%s", prec == CHG_F64 ? "dgemm" : "sgemm",
+    cplx = cplx && (triangle || klimit);
+    snprintf(name, sizeof name, "%s%s%s%s%s%s%s", prec == CHG_F64 ? "dgemm" : "sgemm",
+             cplx ? "-cplx" : "",
              triangle ? (triangle == CHG_TRI_UPPER ? "-tri-upper" : "-tri-lower")
              : klimit ? "-klimit" : "",
              direct & CHG_DIRECT_A ? "-direct-a" : "",
@@ -56,6 +61,7 @@ static clhgemm_status_t gemm_kernel_variant(cl_context ctx, const chg_device_t *
         chg_str_printf(&src, "#define SPLITK %d\n", direct & CHG_KERNEL_SPLITK_UNEVEN ? 2 : 1);
     if (triangle) chg_str_printf(&src, "#define TRIANGLE %d\n", triangle);
     if (klimit) chg_str_printf(&src, "#define KLIMIT %d\n", klimit);
+    if (cplx) chg_str_append(&src, "#define CPLX 1\n");
     if (direct & CHG_DIRECT_A) chg_str_append(&src, "#define DIRECT_A 1\n");
     if (direct & CHG_DIRECT_B) chg_str_append(&src, "#define DIRECT_B 1\n");
     if (direct & CHG_DIRECT_BK) chg_str_append(&src, "#define DIRECT_B 2\n");
@@ -78,7 +84,7 @@ static clhgemm_status_t gemm_kernel_variant(cl_context ctx, const chg_device_t *
         if (chg_gemm_params_valid(dev, prec, &fma, why, sizeof why)) {
             chg_log(1, "the tensor-core GEMM kernel (MMA=%d) did not build (%s); using the FMA "
                     "kernel on the same tiles", gp->mma, clhgemm_status_string(st));
-            return gemm_kernel_variant(ctx, dev, prec, &fma, triangle, klimit, direct, out);
+            return gemm_kernel_variant(ctx, dev, prec, &fma, triangle, klimit, direct, cplx, out);
         }
         chg_log(1, "the tensor-core GEMM kernel (MMA=%d) did not build and its tiles do not suit "
                 "the FMA kernel (%s)", gp->mma, why);
@@ -90,7 +96,7 @@ clhgemm_status_t chg_gemm_kernel_direct(cl_context ctx, const chg_device_t *dev,
                                         chg_precision_t prec, const chg_gemm_params_t *gp,
                                         int klimit, int direct, cl_kernel *out)
 {
-    return gemm_kernel_variant(ctx, dev, prec, gp, 0, klimit, direct, out);
+    return gemm_kernel_variant(ctx, dev, prec, gp, 0, klimit, direct, 0, out);
 }
 
 cl_int chg_set_real(cl_kernel k, cl_uint i, chg_precision_t prec, double v)
@@ -100,13 +106,25 @@ cl_int chg_set_real(cl_kernel k, cl_uint i, chg_precision_t prec, double v)
     return clSetKernelArg(k, i, sizeof(float), &f);
 }
 
-cl_int chg_set_update_args(cl_kernel k, chg_precision_t prec, size_t mc, size_t nc, double alpha,
-                           double beta, cl_mem cp, size_t ldcp, cl_mem c, size_t off, size_t ldc)
+cl_int chg_set_complex(cl_kernel k, cl_uint i, chg_precision_t prec, const double v[2])
+{
+    if (prec == CHG_F64) {
+        const cl_double2 d = {{v[0], v[1]}};
+        return clSetKernelArg(k, i, sizeof d, &d);
+    }
+    const cl_float2 f = {{(float)v[0], (float)v[1]}};
+    return clSetKernelArg(k, i, sizeof f, &f);
+}
+
+cl_int chg_set_update_args(cl_kernel k, chg_precision_t prec, int cplx, size_t mc, size_t nc,
+                           const double alpha[2], const double beta[2], cl_mem cp, size_t ldcp,
+                           cl_mem c, size_t off, size_t ldc)
 {
     const int mi = (int)mc, ni = (int)nc, ld = (int)ldcp;
     const cl_ulong o = off, l = ldc;
-    cl_int err = chg_set_real(k, 2, prec, alpha);
-    err = err != CL_SUCCESS ? err : chg_set_real(k, 3, prec, beta);
+    cl_int err = cplx ? chg_set_complex(k, 2, prec, alpha) : chg_set_real(k, 2, prec, alpha[0]);
+    if (err == CL_SUCCESS)
+        err = cplx ? chg_set_complex(k, 3, prec, beta) : chg_set_real(k, 3, prec, beta[0]);
     CHG_SETARG(k, 0, mi);
     CHG_SETARG(k, 1, ni);
     CHG_SETARG(k, 4, cp);
@@ -157,6 +175,34 @@ static const char *pack_name(chg_copy_kind_t k)
     return k == CHG_COPY_PACK_SYM ? "pack-sym" : k == CHG_COPY_PACK_TRI ? "pack-tri" : "pack";
 }
 
+/* A complex call's parameters for a copy kernel of the real ones *cp: side 1 (X_A) or 2 (X_B)
+ * for a pack, 1 for an update; herm as codegen.h says. The complex packs stage twice the bytes
+ * of the real structured ones through local memory: where the tuned tile does not fit, the
+ * kind's defaults, halved until they do. */
+static void cplx_params(const chg_device_t *dev, int side, int herm, chg_copy_params_t *cp)
+{
+    cp->cplx = side;
+    cp->herm = herm;
+    if (chg_copy_params_valid(dev, cp, NULL, 0)) return;
+    const int contig = cp->src_contig_i, beta_zero = cp->beta_zero;
+    chg_copy_params_default(dev, cp->kind, cp->prec, cp);
+    cp->src_contig_i = contig;
+    cp->beta_zero = beta_zero;
+    cp->cplx = side;
+    cp->herm = herm;
+    while (!chg_copy_params_valid(dev, cp, NULL, 0) && cp->tile_p > cp->wpt_p) cp->tile_p /= 2;
+}
+
+chg_gemm_params_t chg_l3_tile(const chg_gemm_params_t *gp, const chg_struct_t *st)
+{
+    chg_gemm_params_t t = *gp;
+    if (st->cplx) {
+        t.mwg /= 2;
+        t.kwg /= 2;
+    }
+    return t;
+}
+
 clhgemm_status_t chg_gemm_kernels_create(cl_context ctx, const chg_device_t *dev,
                                          chg_precision_t prec, const chg_gemm_params_t *gp,
                                          int trans_a, int trans_b, int beta_zero,
@@ -186,12 +232,23 @@ clhgemm_status_t chg_l3_kernels_create(cl_context ctx, const chg_device_t *dev,
     const int tri = st->c_tri != CHG_TRI_NONE;
     chg_copy_params_default(dev, tri ? CHG_COPY_WRITEBACK_TRI : CHG_COPY_WRITEBACK, prec, &ks->cpw);
     ks->cpw.beta_zero = beta_zero;
-    clhgemm_status_t s = chg_copy_kernel(ctx, dev, &ks->cpa, pack_name(ka), &ks->pack_a);
-    if (s == CLHGEMM_SUCCESS) s = chg_copy_kernel(ctx, dev, &ks->cpb, pack_name(kb), &ks->pack_b);
+    ks->scale_a[0] = 1.0;
+    if (st->cplx) {
+        /* the 1m packs write pairs of real rows and k rows: the real tile must be even */
+        if (gp->mwg % 2 || gp->kwg % 2) return CLHGEMM_INTERNAL_ERROR;
+        cplx_params(dev, 1, st->herm_a, &ks->cpa);
+        cplx_params(dev, 2, st->herm_b, &ks->cpb);
+        cplx_params(dev, 1, st->herm_c, &ks->cpw);
+    }
+    const char *const names[2][2] = {{"writeback", "writeback-tri"}, {"writeback-c", "writeback-tri-c"}};
+    clhgemm_status_t s = chg_copy_kernel(ctx, dev, &ks->cpa, st->cplx ? "pack-c" : pack_name(ka),
+                                         &ks->pack_a);
     if (s == CLHGEMM_SUCCESS)
-        s = gemm_kernel_variant(ctx, dev, prec, gp, st->c_tri, ks->klimit, 0, &ks->gemm);
+        s = chg_copy_kernel(ctx, dev, &ks->cpb, st->cplx ? "pack-c" : pack_name(kb), &ks->pack_b);
     if (s == CLHGEMM_SUCCESS)
-        s = chg_copy_kernel(ctx, dev, &ks->cpw, tri ? "writeback-tri" : "writeback", &ks->wb);
+        s = gemm_kernel_variant(ctx, dev, prec, gp, st->c_tri, ks->klimit, 0, st->cplx, &ks->gemm);
+    if (s == CLHGEMM_SUCCESS)
+        s = chg_copy_kernel(ctx, dev, &ks->cpw, names[st->cplx != 0][tri], &ks->wb);
     if (s != CLHGEMM_SUCCESS) chg_gemm_kernels_release(ks);
     return s;
 }
@@ -207,11 +264,16 @@ cl_int chg_enqueue_pack_panel(cl_command_queue q, cl_kernel k, const chg_copy_pa
                               size_t off, size_t ld, cl_mem dst, size_t dst_off, size_t dpk,
                               cl_uint nwait, const cl_event *wait, cl_event *ev)
 {
+    /* complex (codegen.h): rows and k in complex elements, the tile's too (X_A's rows and
+     * every k row are pairs of real ones); the destination counts reals, four per complex
+     * element of X_A, two of X_B, in the offsets the caller gives in complex elements */
+    const size_t rpair = cp->cplx == 1 ? 2 : 1, kpair = cp->cplx ? 2 : 1;
     const int r = (int)rows, c = (int)cols;
-    const int ipad = (int)chg_round_up(rows, (size_t)blk), ppad = (int)chg_round_up(cols, (size_t)pmult);
+    const int ipad = (int)chg_round_up(rows, (size_t)blk / rpair),
+              ppad = (int)chg_round_up(cols, (size_t)pmult / kpair);
     /* the destination blocks' k extent: the padded slice itself, or a longer panel */
-    const int pstride = (int)(dpk > (size_t)ppad ? dpk : (size_t)ppad) * blk;
-    const cl_ulong o = off, l = ld, doff = dst_off;
+    const int pstride = (int)((dpk > (size_t)ppad ? dpk : (size_t)ppad) * kpair) * blk;
+    const cl_ulong o = off, l = ld, doff = dst_off * rpair * kpair;
     cl_int err = CL_SUCCESS;
     CHG_SETARG(k, 0, r);
     CHG_SETARG(k, 1, c);
@@ -230,20 +292,44 @@ cl_int chg_enqueue_pack_panel(cl_command_queue q, cl_kernel k, const chg_copy_pa
     return chg_enqueue_2d(q, k, g, lo, nwait, wait, ev);
 }
 
+static cl_int enqueue_pack_struct(cl_command_queue q, cl_kernel k, const chg_copy_params_t *cp,
+                                  int blk, int pmult, size_t rows, size_t cols, cl_mem src,
+                                  size_t off, size_t off_m, size_t ld, long diag, int upper,
+                                  int unit, cl_mem dst, size_t dst_off, size_t dpk, cl_uint nwait,
+                                  const cl_event *wait, cl_event *ev);
+static cl_int set_cplx_pack_args(cl_kernel k, const chg_gemm_kernels_t *ks, int side_b);
+
+/* A general operand's pack of either side (b: X_B): a complex pack takes the structured
+ * kinds' arguments too (unused by the general kind) and its own. */
+static cl_int pack_general(cl_command_queue q, const chg_gemm_kernels_t *ks, int b, size_t rows,
+                           size_t kc, cl_mem src, size_t off, size_t ld, cl_mem dst,
+                           size_t dst_off, size_t dpk, cl_uint nwait, const cl_event *wait,
+                           cl_event *ev)
+{
+    cl_kernel k = b ? ks->pack_b : ks->pack_a;
+    const chg_copy_params_t *cp = b ? &ks->cpb : &ks->cpa;
+    const int blk = b ? ks->gp.nwg : ks->gp.mwg;
+    if (!ks->st.cplx)
+        return chg_enqueue_pack_panel(q, k, cp, blk, ks->gp.kwg, rows, kc, src, off, ld, dst,
+                                      dst_off, dpk, nwait, wait, ev);
+    const cl_int err = set_cplx_pack_args(k, ks, b);
+    if (err != CL_SUCCESS) return err;
+    return enqueue_pack_struct(q, k, cp, blk, ks->gp.kwg, rows, kc, src, off, 0, ld, 0, 0, 0, dst,
+                               dst_off, dpk, nwait, wait, ev);
+}
+
 cl_int chg_enqueue_pack_a(cl_command_queue q, const chg_gemm_kernels_t *ks, size_t mc, size_t kc,
                           cl_mem src, size_t off, size_t ld, cl_mem dst, size_t dst_off,
                           size_t dpk, cl_uint nwait, const cl_event *wait, cl_event *ev)
 {
-    return chg_enqueue_pack_panel(q, ks->pack_a, &ks->cpa, ks->gp.mwg, ks->gp.kwg, mc, kc, src,
-                                  off, ld, dst, dst_off, dpk, nwait, wait, ev);
+    return pack_general(q, ks, 0, mc, kc, src, off, ld, dst, dst_off, dpk, nwait, wait, ev);
 }
 
 cl_int chg_enqueue_pack_b(cl_command_queue q, const chg_gemm_kernels_t *ks, size_t nc, size_t kc,
                           cl_mem src, size_t off, size_t ld, cl_mem dst, size_t dst_off,
                           size_t dpk, cl_uint nwait, const cl_event *wait, cl_event *ev)
 {
-    return chg_enqueue_pack_panel(q, ks->pack_b, &ks->cpb, ks->gp.nwg, ks->gp.kwg, nc, kc, src,
-                                  off, ld, dst, dst_off, dpk, nwait, wait, ev);
+    return pack_general(q, ks, 1, nc, kc, src, off, ld, dst, dst_off, dpk, nwait, wait, ev);
 }
 
 cl_int chg_set_gemm_args(cl_kernel k, size_t kpad, size_t mpad, cl_mem ap, size_t aoff,
@@ -275,16 +361,27 @@ cl_int chg_enqueue_kernel(cl_command_queue q, const chg_gemm_kernels_t *ks, size
                                  accumulate, nwait, wait, ev);
 }
 
+/* The write-back of a C block after its arguments from 9 on (the _TRI kinds' diag and upper). */
+static cl_int writeback(cl_command_queue q, const chg_gemm_kernels_t *ks, size_t mc, size_t nc,
+                        const double alpha[2], const double beta[2], cl_mem cp, size_t ldcp,
+                        cl_mem c, size_t off, size_t ldc, cl_uint nwait, const cl_event *wait,
+                        cl_event *ev)
+{
+    cl_int err = chg_set_update_args(ks->wb, ks->prec, ks->st.cplx, mc, nc, alpha, beta, cp, ldcp,
+                                     c, off, ldc);
+    if (err != CL_SUCCESS) return err;
+    size_t g[2], lo[2];
+    chg_copy_work_size(&ks->cpw, mc, nc, g, lo);
+    return chg_enqueue_2d(q, ks->wb, g, lo, nwait, wait, ev);
+}
+
 cl_int chg_enqueue_writeback(cl_command_queue q, const chg_gemm_kernels_t *ks, size_t mc,
                              size_t nc, double alpha, double beta, cl_mem cp, size_t ldcp,
                              cl_mem c, size_t off, size_t ldc, cl_uint nwait, const cl_event *wait,
                              cl_event *ev)
 {
-    cl_int err = chg_set_update_args(ks->wb, ks->prec, mc, nc, alpha, beta, cp, ldcp, c, off, ldc);
-    if (err != CL_SUCCESS) return err;
-    size_t g[2], lo[2];
-    chg_copy_work_size(&ks->cpw, mc, nc, g, lo);
-    return chg_enqueue_2d(q, ks->wb, g, lo, nwait, wait, ev);
+    const double a[2] = {alpha, 0.0}, b[2] = {beta, 0.0};
+    return writeback(q, ks, mc, nc, a, b, cp, ldcp, c, off, ldc, nwait, wait, ev);
 }
 
 /* ---- level-3 building blocks ------------------------------------------------------------ */
@@ -406,6 +503,17 @@ double chg_l3_klimit_fill(int klimit, chg_precision_t prec, const chg_gemm_param
     return (double)total / ((double)slots * (double)end);
 }
 
+/* A complex pack's own arguments: conj and the scale (X_A's, ks->scale_a; X_B's is 1). */
+static cl_int set_cplx_pack_args(cl_kernel k, const chg_gemm_kernels_t *ks, int side_b)
+{
+    const int conj = side_b ? ks->st.conj_b : ks->st.conj_a;
+    const double one[2] = {1.0, 0.0};
+    cl_int err = clSetKernelArg(k, CHG_PACK_CPLX_ARG, sizeof conj, &conj);
+    if (err == CL_SUCCESS)
+        err = chg_set_complex(k, CHG_PACK_CPLX_ARG + 1, ks->prec, side_b ? one : ks->scale_a);
+    return err;
+}
+
 /* Packs a sub-block of a structured operand: off addresses X(i0,p0), off_m the mirrored
  * element X(p0,i0) (what a symmetric pack reads outside its stored triangle). */
 static cl_int enqueue_pack_struct(cl_command_queue q, cl_kernel k, const chg_copy_params_t *cp,
@@ -414,7 +522,8 @@ static cl_int enqueue_pack_struct(cl_command_queue q, cl_kernel k, const chg_cop
                                   int unit, cl_mem dst, size_t dst_off, size_t dpk, cl_uint nwait,
                                   const cl_event *wait, cl_event *ev)
 {
-    /* the structured kinds take the general pack's arguments 0-10, then these four */
+    /* the structured kinds (and every complex pack) take the general pack's arguments 0-10,
+     * then these four */
     const int d = (int)diag;
     const cl_ulong om = off_m;
     cl_int err = CL_SUCCESS;
@@ -427,20 +536,25 @@ static cl_int enqueue_pack_struct(cl_command_queue q, cl_kernel k, const chg_cop
                                   dpk, nwait, wait, ev);
 }
 
-/* Sub-block (r0.., p0..) of X where X(r,p) = src[base + r*si + p*sp]. */
-static cl_int pack_at(cl_command_queue q, cl_kernel k, const chg_copy_params_t *cp, int blk,
-                      int pmult, chg_struct_kind_t kind, int upper, int unit, size_t r0, size_t p0,
-                      size_t rows, size_t cols, cl_mem src, size_t base, size_t ld, cl_mem dst,
-                      size_t dst_off, cl_uint nwait, const cl_event *wait, cl_event *ev)
+/* Sub-block (r0.., p0..) of X where X(r,p) = src[base + r*si + p*sp] (b: X_B). */
+static cl_int pack_at(cl_command_queue q, const chg_gemm_kernels_t *ks, int b, size_t r0,
+                      size_t p0, size_t rows, size_t cols, cl_mem src, size_t base, size_t ld,
+                      cl_mem dst, size_t dst_off, cl_uint nwait, const cl_event *wait, cl_event *ev)
 {
+    cl_kernel k = b ? ks->pack_b : ks->pack_a;
+    const chg_copy_params_t *cp = b ? &ks->cpb : &ks->cpa;
+    const chg_struct_kind_t kind = b ? ks->st.kind_b : ks->st.kind_a;
+    const int blk = b ? ks->gp.nwg : ks->gp.mwg;
     const size_t si = cp->src_contig_i ? 1 : ld, sp = cp->src_contig_i ? ld : 1;
     const size_t off = base + r0 * si + p0 * sp;
     if (kind == CHG_GENERAL)
-        return chg_enqueue_pack_panel(q, k, cp, blk, pmult, rows, cols, src, off, ld, dst,
-                                      dst_off, 0, nwait, wait, ev);
-    return enqueue_pack_struct(q, k, cp, blk, pmult, rows, cols, src, off, base + p0 * si + r0 * sp,
-                               ld, (long)r0 - (long)p0, upper, unit, dst, dst_off, 0, nwait, wait,
-                               ev);
+        return pack_general(q, ks, b, rows, cols, src, off, ld, dst, dst_off, 0, nwait, wait, ev);
+    cl_int err = ks->st.cplx ? set_cplx_pack_args(k, ks, b) : CL_SUCCESS;
+    if (err != CL_SUCCESS) return err;
+    return enqueue_pack_struct(q, k, cp, blk, ks->gp.kwg, rows, cols, src, off,
+                               base + p0 * si + r0 * sp, ld, (long)r0 - (long)p0,
+                               b ? ks->st.upper_b : ks->st.upper_a,
+                               b ? ks->st.unit_b : ks->st.unit_a, dst, dst_off, 0, nwait, wait, ev);
 }
 
 cl_int chg_enqueue_pack_a_struct(cl_command_queue q, const chg_gemm_kernels_t *ks, long diag,
@@ -448,6 +562,8 @@ cl_int chg_enqueue_pack_a_struct(cl_command_queue q, const chg_gemm_kernels_t *k
                                  size_t ld, cl_mem dst, size_t dst_off, size_t dpk, cl_uint nwait,
                                  const cl_event *wait, cl_event *ev)
 {
+    const cl_int err = ks->st.cplx ? set_cplx_pack_args(ks->pack_a, ks, 0) : CL_SUCCESS;
+    if (err != CL_SUCCESS) return err;
     return enqueue_pack_struct(q, ks->pack_a, &ks->cpa, ks->gp.mwg, ks->gp.kwg, mc, kc, src, off,
                                off_m, ld, diag, ks->st.upper_a, ks->st.unit_a, dst, dst_off, dpk,
                                nwait, wait, ev);
@@ -458,6 +574,8 @@ cl_int chg_enqueue_pack_b_struct(cl_command_queue q, const chg_gemm_kernels_t *k
                                  size_t ld, cl_mem dst, size_t dst_off, size_t dpk, cl_uint nwait,
                                  const cl_event *wait, cl_event *ev)
 {
+    const cl_int err = ks->st.cplx ? set_cplx_pack_args(ks->pack_b, ks, 1) : CL_SUCCESS;
+    if (err != CL_SUCCESS) return err;
     return enqueue_pack_struct(q, ks->pack_b, &ks->cpb, ks->gp.nwg, ks->gp.kwg, nc, kc, src, off,
                                off_m, ld, diag, ks->st.upper_b, ks->st.unit_b, dst, dst_off, dpk,
                                nwait, wait, ev);
@@ -468,8 +586,7 @@ cl_int chg_enqueue_pack_a_at(cl_command_queue q, const chg_gemm_kernels_t *ks, s
                              cl_mem dst, size_t dst_off, cl_uint nwait, const cl_event *wait,
                              cl_event *ev)
 {
-    return pack_at(q, ks->pack_a, &ks->cpa, ks->gp.mwg, ks->gp.kwg, ks->st.kind_a, ks->st.upper_a,
-                   ks->st.unit_a, i0, p0, mc, kc, src, base, ld, dst, dst_off, nwait, wait, ev);
+    return pack_at(q, ks, 0, i0, p0, mc, kc, src, base, ld, dst, dst_off, nwait, wait, ev);
 }
 
 cl_int chg_enqueue_pack_b_at(cl_command_queue q, const chg_gemm_kernels_t *ks, size_t j0,
@@ -477,8 +594,7 @@ cl_int chg_enqueue_pack_b_at(cl_command_queue q, const chg_gemm_kernels_t *ks, s
                              cl_mem dst, size_t dst_off, cl_uint nwait, const cl_event *wait,
                              cl_event *ev)
 {
-    return pack_at(q, ks->pack_b, &ks->cpb, ks->gp.nwg, ks->gp.kwg, ks->st.kind_b, ks->st.upper_b,
-                   ks->st.unit_b, j0, p0, nc, kc, src, base, ld, dst, dst_off, nwait, wait, ev);
+    return pack_at(q, ks, 1, j0, p0, nc, kc, src, base, ld, dst, dst_off, nwait, wait, ev);
 }
 
 long chg_kernel_diag(const chg_gemm_kernels_t *ks, size_t i0, size_t j0, size_t p0)
@@ -497,7 +613,11 @@ cl_int chg_enqueue_kernel_at(cl_command_queue q, const chg_gemm_kernels_t *ks, s
     const chg_gemm_params_t *gp = &ks->gp;
     const int tri = ks->st.c_tri;
     const long diag = chg_kernel_diag(ks, i0, j0, p0);
-    const int d = (int)diag;
+    /* complex: the real kernel's extents and offsets (blocks.h); TRIANGLE's diag stays in C's
+     * complex rows (CPLX: tiles of MWG/2 of them), KLIMIT's counts real k rows */
+    const size_t x = ks->st.cplx ? 2 : 1;
+    const int d = (int)(ks->klimit ? diag * (long)x : diag);
+    mpad *= x, kpad *= x, aoff *= x * x, boff *= x, apk *= x, bpk *= x;
     cl_int err =
         chg_set_gemm_args(ks->gemm, kpad, mpad, ap, aoff, apk, bp, boff, bpk, cp, accumulate);
     if (tri || ks->klimit) CHG_SETARG(ks->gemm, 10, d);
@@ -506,8 +626,8 @@ cl_int chg_enqueue_kernel_at(cl_command_queue q, const chg_gemm_kernels_t *ks, s
     size_t g[2] = {mt * gp->mdimc, nt * gp->ndimc};
     const size_t l[2] = {(size_t)gp->mdimc, (size_t)gp->ndimc};
     if (tri) {
-        const size_t tiles =
-            chg_l3_triangle_tiles(tri == CHG_TRI_UPPER, diag, mt, nt, gp->mwg, gp->nwg);
+        const size_t tiles = chg_l3_triangle_tiles(tri == CHG_TRI_UPPER, diag, mt, nt,
+                                                   gp->mwg / (int)x, gp->nwg);
         if (tiles == 0) return clEnqueueMarkerWithWaitList(q, nwait, nwait ? wait : NULL, ev);
         g[0] = tiles * gp->mdimc;
         g[1] = gp->ndimc;
@@ -516,19 +636,17 @@ cl_int chg_enqueue_kernel_at(cl_command_queue q, const chg_gemm_kernels_t *ks, s
 }
 
 cl_int chg_enqueue_writeback_at(cl_command_queue q, const chg_gemm_kernels_t *ks, size_t i0,
-                                size_t j0, size_t mc, size_t nc, double alpha, double beta,
-                                cl_mem cp, size_t ldcp, cl_mem c, size_t off, size_t ldc,
-                                cl_uint nwait, const cl_event *wait, cl_event *ev)
+                                size_t j0, size_t mc, size_t nc, const double alpha[2],
+                                const double beta[2], cl_mem cp, size_t ldcp, cl_mem c,
+                                size_t off, size_t ldc, cl_uint nwait, const cl_event *wait,
+                                cl_event *ev)
 {
-    if (!ks->st.c_tri)
-        return chg_enqueue_writeback(q, ks, mc, nc, alpha, beta, cp, ldcp, c, off, ldc, nwait,
-                                     wait, ev);
-    cl_int err = chg_set_update_args(ks->wb, ks->prec, mc, nc, alpha, beta, cp, ldcp, c, off, ldc);
-    const int d = (int)((long)i0 - (long)j0), upper = ks->st.c_tri == CHG_TRI_UPPER;
-    CHG_SETARG(ks->wb, 9, d);
-    CHG_SETARG(ks->wb, 10, upper);
-    if (err != CL_SUCCESS) return err;
-    size_t g[2], lo[2];
-    chg_copy_work_size(&ks->cpw, mc, nc, g, lo);
-    return chg_enqueue_2d(q, ks->wb, g, lo, nwait, wait, ev);
+    if (ks->st.c_tri) {
+        const int d = (int)((long)i0 - (long)j0), upper = ks->st.c_tri == CHG_TRI_UPPER;
+        cl_int err = CL_SUCCESS;
+        CHG_SETARG(ks->wb, 9, d);
+        CHG_SETARG(ks->wb, 10, upper);
+        if (err != CL_SUCCESS) return err;
+    }
+    return writeback(q, ks, mc, nc, alpha, beta, cp, ldcp, c, off, ldc, nwait, wait, ev);
 }

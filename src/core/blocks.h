@@ -16,14 +16,33 @@
 typedef enum { CHG_GENERAL = 0, CHG_SYMMETRIC = 1, CHG_TRIANGULAR = 2 } chg_struct_kind_t;
 enum { CHG_TRI_NONE = 0, CHG_TRI_UPPER = 1, CHG_TRI_LOWER = 2 };
 
-/* Structure of a level-3 problem in pack coordinates; all zero is a plain GEMM. "Upper" means
- * X(i,p) with i <= p in global indices (whole matrix, not block). */
+/* Structure of a level-3 problem in pack coordinates; all zero is a plain real GEMM. "Upper"
+ * means X(i,p) with i <= p in global indices (whole matrix, not block).
+ *
+ * cplx: the operands and C are complex (the C and Z routines; kernels/codegen.h says how the
+ * packs turn the product into one real product of the GEMM kernel, Van Zee and Smith's 1m).
+ * Every count, position, offset and leading dimension said to a building block below is then
+ * in complex elements, the tile in complex elements is MWG/2 x NWG x KWG/2 of the real kernel
+ * (chg_l3_tile), and the packed A is twice the complex size of its tile (CHG_PACK_A_FACTOR): a
+ * complex element of X_A becomes a 2 x 2 real block. The plain GEMM's device paths (split-K,
+ * the direct kernel and operands, the tail split) are real only: a complex call is never
+ * "general" in their sense. */
 typedef struct chg_struct_s {
     chg_struct_kind_t kind_a, kind_b;
     int upper_a, upper_b; /* the stored (symmetric) / non-zero (triangular) triangle is upper */
     int unit_a, unit_b;   /* triangular with an implicit unit diagonal (not read) */
     int c_tri;            /* CHG_TRI_*: only that triangle of C (m == n) is computed/written */
+    int cplx;             /* complex elements */
+    int conj_a, conj_b;   /* X_A / X_B conjugated (a conjugate transpose, HERK's A^H) */
+    int herm_a, herm_b;   /* the symmetric operand is Hermitian (its diagonal's imaginary part
+                           * is never read and taken as zero) */
+    int herm_c;           /* C Hermitian (HERK, HER2K): its diagonal's imaginary part is not
+                           * read and is written as zero */
 } chg_struct_t;
+
+/* The packed A's size in elements of the call's type per element of its tile: 2 for complex
+ * (each complex X_A(i,p) is a 2 x 2 block of reals), 1 for real. */
+#define CHG_PACK_A_FACTOR(st) ((st)->cplx ? 2 : 1)
 
 /* ---- building blocks (the blocked core in core/gemm.c, the host pipeline, TRSM) ---------- */
 
@@ -38,7 +57,15 @@ typedef struct chg_gemm_kernels_s {
     chg_struct_t st;
     int trans_a, trans_b;
     int klimit;  /* the KLIMIT of the GEMM kernel (cl/gemm.cl), 0 when none */
+    /* complex: the factor X_A's pack multiplies by (1 + 0i from chg_l3_kernels_create; a
+     * caller's copy sets it per product where alpha goes into the pack: HER2K's two products
+     * take alpha and conj(alpha), core/l3_map.c) */
+    double scale_a[2];
 } chg_gemm_kernels_t;
+
+/* The tile of a kernel set in the call's elements (complex: MWG/2 x NWG x KWG/2 of the real
+ * kernel, chg_struct_t), what its callers pad m, n and k to. */
+chg_gemm_params_t chg_l3_tile(const chg_gemm_params_t *gp, const chg_struct_t *st);
 
 /* Builds (through the program cache) the kernels for op(A) with trans_a, op(B) with trans_b,
  * and a write-back that never reads C when beta_zero. */
@@ -66,7 +93,8 @@ cl_int chg_enqueue_kernel(cl_command_queue q, const chg_gemm_kernels_t *ks, size
                           size_t npad, size_t kpad, cl_mem ap, size_t aoff, cl_mem bp,
                           size_t boff, cl_mem cp, int accumulate, cl_uint nwait,
                           const cl_event *wait, cl_event *ev);
-/* C(mc x nc at off, ldc) := alpha*Cp + beta*C (beta ignored and C not read if beta_zero). */
+/* C(mc x nc at off, ldc) := alpha*Cp + beta*C (beta ignored and C not read if beta_zero).
+ * Real kernel sets (chg_enqueue_writeback_at takes complex alpha and beta). */
 cl_int chg_enqueue_writeback(cl_command_queue q, const chg_gemm_kernels_t *ks, size_t mc,
                              size_t nc, double alpha, double beta, cl_mem cp, size_t ldcp,
                              cl_mem c, size_t off, size_t ldc, cl_uint nwait, const cl_event *wait,
@@ -133,11 +161,13 @@ cl_int chg_enqueue_kernel_at(cl_command_queue q, const chg_gemm_kernels_t *ks, s
                              size_t bpk, cl_mem cp, int accumulate, cl_uint nwait,
                              const cl_event *wait, cl_event *ev);
 /* chg_enqueue_writeback for the C block at (i0, j0) (c at off is C(i0, j0)): with c_tri only
- * the elements of the triangle are read and written. */
+ * the elements of the triangle are read and written. alpha and beta are (re, im); a real
+ * kernel set takes their real parts. */
 cl_int chg_enqueue_writeback_at(cl_command_queue q, const chg_gemm_kernels_t *ks, size_t i0,
-                                size_t j0, size_t mc, size_t nc, double alpha, double beta,
-                                cl_mem cp, size_t ldcp, cl_mem c, size_t off, size_t ldc,
-                                cl_uint nwait, const cl_event *wait, cl_event *ev);
+                                size_t j0, size_t mc, size_t nc, const double alpha[2],
+                                const double beta[2], cl_mem cp, size_t ldcp, cl_mem c,
+                                size_t off, size_t ldc, cl_uint nwait, const cl_event *wait,
+                                cl_event *ev);
 /* Tiles of an mt x nt tile grid (mwg x nwg tiles) that touch the upper (or lower) triangle of
  * a block whose (0,0) is at global row - column = diag: the work-group count of a TRIANGLE
  * kernel (must agree with cl/gemm.cl). */
@@ -189,10 +219,14 @@ clhgemm_status_t chg_gemm_kernel_direct(cl_context ctx, const chg_device_t *dev,
 
 /* Sets a real-valued kernel argument in the kernel's precision. */
 cl_int chg_set_real(cl_kernel k, cl_uint i, chg_precision_t prec, double v);
+/* The same for a complex one (real2: v[0] + i v[1]). */
+cl_int chg_set_complex(cl_kernel k, cl_uint i, chg_precision_t prec, const double v[2]);
 
-/* Arguments of the generated WRITEBACK and SCALE kernels (one signature for both). */
-cl_int chg_set_update_args(cl_kernel k, chg_precision_t prec, size_t mc, size_t nc, double alpha,
-                           double beta, cl_mem cp, size_t ldcp, cl_mem c, size_t off, size_t ldc);
+/* Arguments of the generated WRITEBACK and SCALE kernels (one signature for both); alpha and
+ * beta (re, im), complex where cplx, else their real parts. */
+cl_int chg_set_update_args(cl_kernel k, chg_precision_t prec, int cplx, size_t mc, size_t nc,
+                           const double alpha[2], const double beta[2], cl_mem cp, size_t ldcp,
+                           cl_mem c, size_t off, size_t ldc);
 
 /* Kernel from a generated copy program (kernels/codegen.h), through the program cache. */
 clhgemm_status_t chg_copy_kernel(cl_context ctx, const chg_device_t *dev,

@@ -44,7 +44,7 @@ int chg_gemm_call_params(const chg_gemm_args_t *a, const chg_device_t *dev,
     const chg_struct_t general = {0};
     const int plain = memcmp(&a->st, &general, sizeof general) == 0 && !a->swap_sum;
     const unsigned flags =
-        (a->beta == 0.0 ? CHG_CALL_BETA_ZERO : 0u) | (plain ? 0u : CHG_CALL_UNSPLIT);
+        (a->beta == 0.0 && a->beta_im == 0.0 ? CHG_CALL_BETA_ZERO : 0u) | (plain ? 0u : CHG_CALL_UNSPLIT);
     chg_gemm_choice_t c;
     if (force) c = *force;
     else chg_tuned_gemm_shape(dev, a->prec, a->m, a->n, a->k, flags, &c);

@@ -108,7 +108,9 @@ int chg_gemm_direct_mode(const chg_gemm_args_t *a, const chg_gemm_params_t *gp, 
 {
     const chg_struct_t general = {0};
     const int structured = memcmp(&a->st, &general, sizeof general) != 0;
-    if (a->st.c_tri != CHG_TRI_NONE || a->swap_sum) return 0;
+    /* complex operands are never in the kernel's layout (the 1m packs expand them), nor is C
+     * written by the real kernel with complex alpha and beta */
+    if (a->st.c_tri != CHG_TRI_NONE || a->swap_sum || a->st.cplx) return 0;
     /* auto: every mode for the FMA kernel, B transposed in small products only (below; on the H100
      * each saved its copy: SGEMM NN n = 8192 +0.5% each, +1% together). For the tensor-core kernels
      * no in-place A or B (each cost the FP64 kernel ~2% at n = 8192, more than the pack it saves:

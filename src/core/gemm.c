@@ -92,9 +92,16 @@ typedef struct plan_s {
     size_t mb, nb, kb;  /* block extents (multiples of MWG, NWG, KWG) */
 } plan_t;
 
-static size_t plan_bytes(const plan_t *p, size_t es)
+/* af: the packed A's elements per element of its block (CHG_PACK_A_FACTOR) */
+static size_t plan_bytes(const plan_t *p, size_t es, size_t af)
 {
-    return (p->mb * p->kb + p->kb * p->nb + p->mb * p->nb) * es;
+    return (af * p->mb * p->kb + p->kb * p->nb + p->mb * p->nb) * es;
+}
+
+/* The element size of a call (complex: two reals). */
+static size_t call_es(const chg_gemm_args_t *a)
+{
+    return chg_elem_size(a->prec) * (a->st.cplx ? 2 : 1);
 }
 
 static size_t balance(size_t total, size_t blk, size_t tile)
@@ -103,18 +110,19 @@ static size_t balance(size_t total, size_t blk, size_t tile)
     return chg_round_up((total + nblk - 1) / nblk, tile);
 }
 
-/* Largest blocks that fit `budget` bytes (and per-buffer limits); 0 if one tile cannot fit. */
+/* Largest blocks that fit `budget` bytes (and per-buffer limits); 0 if one tile cannot fit. gp:
+ * the tile in the call's elements (chg_l3_tile). */
 static int plan_blocks(const chg_gemm_args_t *a, const chg_gemm_params_t *gp, const chg_device_t *dev,
                        unsigned long long budget, plan_t *out)
 {
-    const size_t es = chg_elem_size(a->prec);
+    const size_t es = call_es(a), af = CHG_PACK_A_FACTOR(&a->st);
     const size_t mp = chg_round_up(a->m, gp->mwg), np = chg_round_up(a->n, gp->nwg),
                  kp = chg_round_up(a->k, gp->kwg);
     unsigned long long per_buf = dev->info.max_alloc_bytes;
     if (per_buf > (1ull << 31) * es - es) per_buf = (1ull << 31) * es - es;
     plan_t p = {mp, np, kp};
     for (;;) {
-        const int fits = plan_bytes(&p, es) <= budget && p.mb * p.kb * es <= per_buf &&
+        const int fits = plan_bytes(&p, es, af) <= budget && af * p.mb * p.kb * es <= per_buf &&
                          p.kb * p.nb * es <= per_buf && p.mb * p.nb * es <= per_buf;
         if (fits) break;
         /* Halve the largest dimension that can still shrink; C blocks first, since k slices
@@ -173,15 +181,19 @@ static cl_int chain_marker(chain_t *ch)
 static clhgemm_status_t enqueue_scale(const chg_gemm_args_t *a, cl_context ctx, const chg_device_t *dev,
                                       chain_t *ch)
 {
-    if (a->beta == 1.0) return (clhgemm_status_t)chain_marker(ch);
-    const int tri = a->st.c_tri != CHG_TRI_NONE;
+    if (a->beta == 1.0 && a->beta_im == 0.0) return (clhgemm_status_t)chain_marker(ch);
+    const int tri = a->st.c_tri != CHG_TRI_NONE, cplx = a->st.cplx;
     chg_copy_params_t cp;
     chg_copy_params_default(dev, tri ? CHG_COPY_SCALE_TRI : CHG_COPY_SCALE, a->prec, &cp);
-    cp.beta_zero = a->beta == 0.0;
+    cp.beta_zero = a->beta == 0.0 && a->beta_im == 0.0;
+    cp.cplx = cplx;
+    cp.herm = a->st.herm_c;
+    static const char *const names[2][2] = {{"scale", "scale-tri"}, {"scale-c", "scale-tri-c"}};
     cl_kernel k;
-    clhgemm_status_t st = chg_copy_kernel(ctx, dev, &cp, tri ? "scale-tri" : "scale", &k);
+    clhgemm_status_t st = chg_copy_kernel(ctx, dev, &cp, names[cplx != 0][tri], &k);
     if (st != CLHGEMM_SUCCESS) return st;
-    cl_int err = chg_set_update_args(k, a->prec, a->m, a->n, 0.0, a->beta, NULL, 0, a->c,
+    const double zero[2] = {0.0, 0.0}, beta[2] = {a->beta, a->beta_im};
+    cl_int err = chg_set_update_args(k, a->prec, cplx, a->m, a->n, zero, beta, NULL, 0, a->c,
                                      a->off_c, a->ldc);
     if (tri) {
         const int diag = 0, upper = a->st.c_tri == CHG_TRI_UPPER;
@@ -285,6 +297,7 @@ static cl_int enqueue_split_pass(chain_t *ch, const chg_gemm_kernels_t *ks,
 typedef struct blocked_s {
     const chg_gemm_args_t *a;
     const chg_gemm_params_t *gp;
+    chg_gemm_params_t tv;   /* gp's tile in the call's elements (complex: chg_l3_tile) */
     chg_workspace_t *ws;
     chain_t *ch;
     plan_t pl;
@@ -328,9 +341,9 @@ static size_t plan_tail(blocked_t *b, const chg_device_t *dev, unsigned long lon
 static clhgemm_status_t plan_workspace(blocked_t *b, cl_context ctx, const chg_device_t *dev)
 {
     const chg_gemm_args_t *a = b->a;
-    const chg_gemm_params_t *gp = b->gp;
+    const chg_gemm_params_t *gp = &b->tv;
     chg_workspace_t *ws = b->ws;
-    const size_t es = chg_elem_size(a->prec);
+    const size_t es = call_es(a), af = CHG_PACK_A_FACTOR(&a->st);
     unsigned long long budget = chg_workspace_budget(dev);
     cl_int err;
     for (;;) {
@@ -341,7 +354,7 @@ static clhgemm_status_t plan_workspace(blocked_t *b, cl_context ctx, const chg_d
         const size_t cel = CHG_MAX(cblock, plan_tail(b, dev, budget));
         err = CL_SUCCESS;
         if (!(b->direct & CHG_DIRECT_A))
-            err = chg_ws_reserve(ws, ctx, CHG_WS_A, b->pl.mb * b->pl.kb * es);
+            err = chg_ws_reserve(ws, ctx, CHG_WS_A, af * b->pl.mb * b->pl.kb * es);
         if (err == CL_SUCCESS && !(b->direct & CHG_DIRECT_BANY))
             err = chg_ws_reserve(ws, ctx, CHG_WS_B, b->pl.kb * b->pl.nb * es);
         if (err == CL_SUCCESS && cel) err = chg_ws_reserve(ws, ctx, CHG_WS_C, cel * es);
@@ -355,7 +368,8 @@ static clhgemm_status_t plan_workspace(blocked_t *b, cl_context ctx, const chg_d
     }
     const int direct = b->direct;
     chg_log(2, "gemm %s m=%zu n=%zu k=%zu blocks %zux%zux%zu direct%s%s%s%s",
-            a->prec == CHG_F64 ? "d" : "s", a->m, a->n, a->k, b->pl.mb, b->pl.nb, b->pl.kb,
+            a->st.cplx ? (a->prec == CHG_F64 ? "z" : "c") : a->prec == CHG_F64 ? "d" : "s",
+            a->m, a->n, a->k, b->pl.mb, b->pl.nb, b->pl.kb,
             direct & CHG_DIRECT_A ? " A" : "", direct & CHG_DIRECT_B ? " B" : direct & CHG_DIRECT_BK ? " B (k-major)" : "",
             direct & CHG_DIRECT_C ? " C" : "", direct ? "" : " none");
     if (b->tail.slices)
@@ -393,7 +407,7 @@ static clhgemm_status_t blocked_kernels(blocked_t *b, cl_context ctx, const chg_
     key.prec = a->prec;
     key.trans_a = a->trans_a;
     key.trans_b = a->trans_b;
-    key.beta_zero = a->beta == 0.0;
+    key.beta_zero = a->beta == 0.0 && a->beta_im == 0.0;
     key.direct = b->direct;
     memcpy(&key.gp, b->gp, sizeof key.gp);
     memcpy(&key.st, &a->st, sizeof key.st);
@@ -430,6 +444,11 @@ static cl_int enqueue_packs(blocked_t *b, int seg, size_t i0, size_t mc, size_t 
     const size_t ob = seg ? a->off_a : a->off_b, lb = seg ? a->lda : a->ldb;
     size_t *pa = b->pa, *pb = b->pb;
     cl_int err = CL_SUCCESS;
+    if (a->alpha_in_pack) {
+        /* HER2K: alpha on the first product's X_A, conj(alpha) on the second's */
+        b->ks.scale_a[0] = a->alpha;
+        b->ks.scale_a[1] = seg ? -a->alpha_im : a->alpha_im;
+    }
     if (!(b->direct & CHG_DIRECT_A) &&
         (pa[0] != (size_t)seg || pa[1] != i0 || pa[2] != p0 || pa[3] != kc)) {
         CHAIN(ch, chg_enqueue_pack_a_at(ch->q, &b->ks, i0, p0, mc, kc, sa, oa, la, wsa, 0, nw_,
@@ -457,8 +476,8 @@ static cl_int enqueue_gemm(blocked_t *b, size_t i0, size_t mc, size_t j0, size_t
     const cl_mem wsc = chg_ws_buffer(b->ws, CHG_WS_C);
     chain_t *ch = b->ch;
     const int direct = b->direct;
-    const size_t mpad = chg_round_up(mc, gp->mwg), npad = chg_round_up(nc, gp->nwg);
-    const size_t kpad = chg_round_up(kc, gp->kwg);
+    const size_t mpad = chg_round_up(mc, b->tv.mwg), npad = chg_round_up(nc, b->tv.nwg);
+    const size_t kpad = chg_round_up(kc, b->tv.kwg);
     cl_int err = CL_SUCCESS;
     if (direct) {
         /* direct operands: X_A(i0, p0) = A[off_a + i0 + p0*lda], X_B(j0, p0) =
@@ -509,8 +528,9 @@ static cl_int enqueue_tailed(blocked_t *b)
     const cl_mem wsc = chg_ws_buffer(b->ws, CHG_WS_C);
     cl_int err = enqueue_packs(b, 0, 0, a->m, 0, a->n, 0, a->k);
     if (err == CL_SUCCESS) err = enqueue_gemm(b, 0, ml, 0, nl, 0, a->k, 0);
+    const double alpha[2] = {a->alpha, 0.0}, beta[2] = {a->beta, 0.0}; /* real only */
     if (err == CL_SUCCESS && !(b->direct & CHG_DIRECT_C))
-        CHAIN(ch, chg_enqueue_writeback_at(ch->q, &b->ks, 0, 0, ml, nl, a->alpha, a->beta, wsc,
+        CHAIN(ch, chg_enqueue_writeback_at(ch->q, &b->ks, 0, 0, ml, nl, alpha, beta, wsc,
                                            chg_round_up(ml, gp->mwg), a->c, a->off_c, a->ldc,
                                            nw_, wl_, &ev_));
     if (err != CL_SUCCESS) return err;
@@ -549,10 +569,12 @@ static cl_int enqueue_block(blocked_t *b, size_t i0, size_t mc, size_t j0, size_
             slices++;
         }
     }
+    const double alpha[2] = {a->alpha_in_pack ? 1.0 : a->alpha, a->alpha_in_pack ? 0.0 : a->alpha_im};
+    const double beta[2] = {a->beta, a->beta_im};
     if (err == CL_SUCCESS && !(b->direct & CHG_DIRECT_C))
-        CHAIN(ch, chg_enqueue_writeback_at(ch->q, &b->ks, i0, j0, mc, nc, a->alpha, a->beta,
+        CHAIN(ch, chg_enqueue_writeback_at(ch->q, &b->ks, i0, j0, mc, nc, alpha, beta,
                                            chg_ws_buffer(b->ws, CHG_WS_C),
-                                           chg_round_up(mc, b->gp->mwg), a->c,
+                                           chg_round_up(mc, b->tv.mwg), a->c,
                                            a->off_c + i0 + j0 * a->ldc, a->ldc, nw_, wl_, &ev_));
     return err;
 }
@@ -593,8 +615,8 @@ static clhgemm_status_t enqueue_blocked(const chg_gemm_args_t *a, cl_context ctx
                                         const chg_device_t *dev, const chg_gemm_params_t *gp,
                                         int wgs, chg_workspace_t *ws, chain_t *ch)
 {
-    blocked_t b = {.a = a, .gp = gp, .wgs = wgs, .ws = ws, .ch = ch,
-                   .pa = {(size_t)-1, 0, 0, 0}, .pb = {(size_t)-1, 0, 0, 0}};
+    blocked_t b = {.a = a, .gp = gp, .tv = chg_l3_tile(gp, &a->st), .wgs = wgs, .ws = ws,
+                   .ch = ch, .pa = {(size_t)-1, 0, 0, 0}, .pb = {(size_t)-1, 0, 0, 0}};
     clhgemm_status_t st = plan_workspace(&b, ctx, dev);
     if (st == CLHGEMM_SUCCESS) st = blocked_kernels(&b, ctx, dev);
     if (st != CLHGEMM_SUCCESS) return st;
@@ -835,7 +857,10 @@ static clhgemm_status_t enqueue_product(const chg_gemm_args_t *a, cl_context ctx
 {
     chg_gemm_params_t gp;
     int wgs;
-    const int slices = chg_gemm_call_params(a, dev, force, &gp, &wgs);
+    /* a complex call is chosen for as the real product it runs (2m x n x 2k, codegen.h) */
+    chg_gemm_args_t rv = *a;
+    if (a->st.cplx) rv.m *= 2, rv.k *= 2;
+    const int slices = chg_gemm_call_params(&rv, dev, force, &gp, &wgs);
     if (gp.dk) {
         if (direct_kernel_applies(a)) return enqueue_direct(a, ctx, dev, &gp, ws, ch);
         chg_gemm_params_main(dev, a->prec, &gp); /* the packed kernel on the same tiles */
@@ -864,7 +889,7 @@ static clhgemm_status_t enqueue_call(const chg_gemm_args_t *a, const chg_gemm_ch
     chain_t ch = {queue, NULL, num_wait, wait_list};
     if (a->m == 0 || a->n == 0) {
         st = (clhgemm_status_t)chain_marker(&ch);
-    } else if (a->k == 0 || a->alpha == 0.0) {
+    } else if (a->k == 0 || (a->alpha == 0.0 && a->alpha_im == 0.0)) {
         st = enqueue_scale(a, ctx, dev, &ch);
     } else {
         chg_workspace_t *ws = chg_ws_acquire(queue);

@@ -38,24 +38,29 @@ clhgemm_status_t chg_check_buffer(cl_mem buf, cl_context ctx, size_t off, size_t
     return CLHGEMM_SUCCESS;
 }
 
-static clhgemm_status_t gemm_cl(chg_precision_t prec, clhgemm_layout_t layout,
+/* A real or complex (cplx) GEMM; alpha and beta (re, im), the imaginary parts 0 for real. */
+static clhgemm_status_t gemm_cl(chg_precision_t prec, int cplx, clhgemm_layout_t layout,
                                 clhgemm_transpose_t transA, clhgemm_transpose_t transB, int m,
-                                int n, int k, double alpha, cl_mem A, size_t offA, int lda,
-                                cl_mem B, size_t offB, int ldb, double beta, cl_mem C, size_t offC,
-                                int ldc, cl_command_queue queue, cl_event *event)
+                                int n, int k, const double alpha[2], cl_mem A, size_t offA,
+                                int lda, cl_mem B, size_t offB, int ldb, const double beta[2],
+                                cl_mem C, size_t offC, int ldc, cl_command_queue queue,
+                                cl_event *event)
 {
     chg_shape_t sh;
     clhgemm_status_t st = chg_gemm_check_shape(layout, transA, transB, m, n, k, lda, ldb, ldc, &sh);
     if (st != CLHGEMM_SUCCESS) return st;
+    if (!alpha || !beta) return CLHGEMM_INVALID_ARGUMENT;
     const int col = sh.col, ta = sh.ta, tb = sh.tb;
+    /* a conjugate transpose conjugates its operand, whichever side the row-major swap puts it */
+    const int ca = cplx && transA == CLHGEMM_CONJ_TRANS, cb = cplx && transB == CLHGEMM_CONJ_TRANS;
 
     const chg_device_t *dev;
     cl_context ctx;
     st = chg_queue_device(queue, &dev, &ctx);
     if (st != CLHGEMM_SUCCESS) return st;
-    const size_t es = chg_elem_size(prec);
+    const size_t es = chg_elem_size(prec) * (cplx ? 2 : 1);
     const int touch_c = m > 0 && n > 0;
-    const int read_ab = touch_c && k > 0 && alpha != 0.0;
+    const int read_ab = touch_c && k > 0 && (alpha[0] != 0.0 || alpha[1] != 0.0);
     if (read_ab) {
         st = chg_check_buffer(A, ctx, offA, sh.a_rows, sh.a_cols, (size_t)lda, es,
                               CLHGEMM_NULL_BUFFER_A, CLHGEMM_INSUFFICIENT_BUFFER_A);
@@ -71,16 +76,21 @@ static clhgemm_status_t gemm_cl(chg_precision_t prec, clhgemm_layout_t layout,
     }
     if (prec == CHG_F64 && !(dev->features & CHG_FEAT_FP64)) return CLHGEMM_FP64_NOT_SUPPORTED;
 
-    chg_gemm_args_t a = {.prec = prec, .alpha = alpha, .beta = beta, .c = C, .off_c = offC,
+    chg_gemm_args_t a = {.prec = prec, .alpha = alpha[0], .beta = beta[0], .c = C, .off_c = offC,
                          .ldc = (size_t)ldc, .k = (size_t)k};
+    a.alpha_im = cplx ? alpha[1] : 0.0;
+    a.beta_im = cplx ? beta[1] : 0.0;
+    a.st.cplx = cplx;
     if (col) {
         a.m = (size_t)m; a.n = (size_t)n;
         a.trans_a = ta; a.trans_b = tb;
+        a.st.conj_a = ca; a.st.conj_b = cb;
         a.a = A; a.off_a = offA; a.lda = (size_t)lda;
         a.b = B; a.off_b = offB; a.ldb = (size_t)ldb;
     } else {
         a.m = (size_t)n; a.n = (size_t)m;
         a.trans_a = tb; a.trans_b = ta;
+        a.st.conj_a = cb; a.st.conj_b = ca;
         a.a = B; a.off_a = offB; a.lda = (size_t)ldb;
         a.b = A; a.off_b = offA; a.ldb = (size_t)lda;
     }
@@ -94,11 +104,28 @@ static clhgemm_status_t gemm_cl(chg_precision_t prec, clhgemm_layout_t layout,
         int n, int k, T alpha, cl_mem A, size_t offA, int lda, cl_mem B, size_t offB, int ldb,     \
         T beta, cl_mem C, size_t offC, int ldc, cl_command_queue queue, cl_event *event)           \
     {                                                                                              \
-        return gemm_cl(prec, layout, transA, transB, m, n, k, alpha, A, offA, lda, B, offB, ldb,   \
-                       beta, C, offC, ldc, queue, event);                                          \
+        const double al[2] = {alpha, 0.0}, be[2] = {beta, 0.0};                                    \
+        return gemm_cl(prec, 0, layout, transA, transB, m, n, k, al, A, offA, lda, B, offB, ldb,   \
+                       be, C, offC, ldc, queue, event);                                            \
     }
 CHG_PRECISIONS(GEMM_CL)
 #undef GEMM_CL
+
+/* clhgemm_cgemm_cl and clhgemm_zgemm_cl: gemm_cl on complex elements of T. */
+#define CGEMM_CL(p, T, prec)                                                                       \
+    CLHGEMM_API clhgemm_status_t clhgemm_##p##gemm_cl(                                             \
+        clhgemm_layout_t layout, clhgemm_transpose_t transA, clhgemm_transpose_t transB, int m,    \
+        int n, int k, const void *alpha, cl_mem A, size_t offA, int lda, cl_mem B, size_t offB,    \
+        int ldb, const void *beta, cl_mem C, size_t offC, int ldc, cl_command_queue queue,         \
+        cl_event *event)                                                                           \
+    {                                                                                              \
+        double al[2], be[2];                                                                       \
+        return gemm_cl(prec, 1, layout, transA, transB, m, n, k, chg_scalar_read(prec, alpha, al), \
+                       A, offA, lda, B, offB, ldb, chg_scalar_read(prec, beta, be), C, offC, ldc,  \
+                       queue, event);                                                              \
+    }
+CHG_CPRECISIONS(CGEMM_CL)
+#undef CGEMM_CL
 
 CLHGEMM_API void clhgemm_release_resources(void)
 {

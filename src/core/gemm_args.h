@@ -12,8 +12,12 @@
 typedef struct chg_gemm_args_s {
     chg_precision_t prec;
     int trans_a, trans_b;  /* 0 = no transpose, 1 = transpose (column-major view) */
-    size_t m, n, k;
+    size_t m, n, k;        /* complex calls (st.cplx): complex elements, as offsets and ld */
     double alpha, beta;
+    double alpha_im, beta_im; /* complex calls: the imaginary parts */
+    /* complex: alpha goes into X_A's pack, the write-back takes 1 (HER2K: alpha in the first
+     * product, conj(alpha) in the second, core/l3_map.c) */
+    int alpha_in_pack;
     cl_mem a, b, c;
     size_t off_a, off_b, off_c;  /* elements */
     size_t lda, ldb, ldc;

@@ -23,6 +23,19 @@
  * becomes a right one (side, with m and n exchanged), and SYRK's A*A^T becomes A^T*A (trans).
  * TRMM keeps transA: (op(A)*B)^T = B^T*op(A)^T and op(A)^T read column-major is op(A') of the
  * column-major A' = A^T.
+ *
+ * The complex routines (C, Z) are the same calls with chg_struct_t.cplx and these changes:
+ *   conj   a conjugate transpose conjugates its operand in pack coordinates (GEMM, TRMM: the
+ *          operand of op; HERK, HER2K: X_B = conj(A) for C = A A^H, X_A = conj(A^T) for A^H A);
+ *          the row-major mapping keeps it with its operand, as it keeps trans;
+ *   HEMM   the symmetric pack expands A Hermitian (mirror conjugated, the diagonal's imaginary
+ *          part zero and never read); side R reads X_B = A^T = conj(A): conj on X_B. Row-major:
+ *          the stored A^T = conj(A) is Hermitian too, with the other triangle;
+ *   HERK, HER2K  C's diagonal real (herm_c: written with a zero imaginary part, which is never
+ *          read); HER2K's alpha*A*B^H + conj(alpha)*B*A^H is not alpha times one sum, so alpha
+ *          goes into X_A's pack (alpha in the first product, conj(alpha) in the second, as the
+ *          reference ZHER2K folds it into an operand) and the fused form is its only form.
+ *          Row-major: C^T = conj(C), which is the column-major HER2K with conj(alpha).
  */
 #include "core/l3_map.h"
 #include "core/extent.h"
@@ -33,6 +46,14 @@
 static int valid_trans(int t)
 {
     return t == CLHGEMM_NO_TRANS || t == CLHGEMM_TRANS || t == CLHGEMM_CONJ_TRANS;
+}
+
+/* SYRK's trans for the kind (chg_syrk_check_shape). */
+static int valid_rank_k_trans(int t, int kind)
+{
+    if (kind & CHG_L3_HERM) return t == CLHGEMM_NO_TRANS || t == CLHGEMM_CONJ_TRANS;
+    if (kind & CHG_L3_CSYM) return t == CLHGEMM_NO_TRANS || t == CLHGEMM_TRANS;
+    return valid_trans(t);
 }
 
 static int valid_layout(int l) { return l == CLHGEMM_ROW_MAJOR || l == CLHGEMM_COL_MAJOR; }
@@ -73,11 +94,12 @@ clhgemm_status_t chg_symm_check_shape(int layout, int side, int uplo, int m, int
 }
 
 clhgemm_status_t chg_syrk_check_shape(int layout, int uplo, int trans, int n, int k, int lda,
-                                      int ldb, int ldc, int two_operands, chg_l3_shape_t *sh)
+                                      int ldb, int ldc, int kind, chg_l3_shape_t *sh)
 {
+    const int two_operands = kind & CHG_L3_TWO;
     if (!valid_layout(layout)) return CLHGEMM_INVALID_LAYOUT;
     if (!valid_uplo(uplo)) return CLHGEMM_INVALID_UPLO;
-    if (!valid_trans(trans)) return CLHGEMM_INVALID_TRANS;
+    if (!valid_rank_k_trans(trans, kind)) return CLHGEMM_INVALID_TRANS;
     if (n < 0) return CLHGEMM_INVALID_N;
     if (k < 0) return CLHGEMM_INVALID_K;
     const int col = layout == CLHGEMM_COL_MAJOR, t = trans != CLHGEMM_NO_TRANS;
@@ -103,6 +125,8 @@ clhgemm_status_t chg_syrk_check_shape(int layout, int uplo, int trans, int n, in
     sh->trans = col ? t : !t;
     sh->m = sh->n = (size_t)n;
     sh->k = (size_t)k;
+    sh->cplx = (kind & (CHG_L3_CSYM | CHG_L3_HERM)) != 0;
+    sh->herm = (kind & CHG_L3_HERM) != 0;
     return CLHGEMM_SUCCESS;
 }
 
@@ -140,17 +164,22 @@ clhgemm_status_t chg_trmm_check_shape(int layout, int side, int uplo, int transA
 
 /* ---- mapping onto the core -------------------------------------------------------------- */
 
-void chg_l3_core_args(const chg_l3_shape_t *sh, chg_precision_t prec, double alpha, cl_mem A,
-                      size_t offA, size_t ldA, cl_mem B, size_t offB, size_t ldB, double beta,
-                      cl_mem C, size_t offC, size_t ldc, chg_gemm_args_t *a)
+void chg_l3_core_args(const chg_l3_shape_t *sh, chg_precision_t prec, const double alpha[2],
+                      cl_mem A, size_t offA, size_t ldA, cl_mem B, size_t offB, size_t ldB,
+                      const double beta[2], cl_mem C, size_t offC, size_t ldc, chg_gemm_args_t *a)
 {
     memset(a, 0, sizeof *a);
     a->prec = prec;
     a->m = sh->m;
     a->n = sh->n;
     a->k = sh->k;
-    a->alpha = alpha;
-    a->beta = beta;
+    a->alpha = alpha[0];
+    a->beta = beta[0];
+    if (sh->cplx) {
+        a->alpha_im = alpha[1];
+        a->beta_im = beta[1];
+        a->st.cplx = 1;
+    }
     a->c = C;
     a->off_c = offC;
     a->ldc = ldc;
@@ -165,13 +194,16 @@ void chg_l3_core_args(const chg_l3_shape_t *sh, chg_precision_t prec, double alp
             RIGHT_IS(B);
             a->st.kind_a = CHG_SYMMETRIC;
             a->st.upper_a = sh->upper;
+            a->st.herm_a = sh->herm;
         } else {
-            /* C = B*A: X_B = A^T = A, i.e. trans_b (X_B(j,p) = A[j + p*lda]) */
+            /* C = B*A: X_B = A^T = A, i.e. trans_b (X_B(j,p) = A[j + p*lda]); Hermitian:
+             * A^T = conj(A) */
             LEFT_IS(B);
             RIGHT_IS(A);
             a->trans_b = 1;
             a->st.kind_b = CHG_SYMMETRIC;
             a->st.upper_b = sh->upper;
+            a->st.herm_b = a->st.conj_b = sh->herm;
         }
         break;
     case CHG_L3_SYRK:
@@ -186,6 +218,16 @@ void chg_l3_core_args(const chg_l3_shape_t *sh, chg_precision_t prec, double alp
         a->trans_a = sh->trans;
         a->trans_b = !sh->trans;
         a->st.c_tri = sh->upper ? CHG_TRI_UPPER : CHG_TRI_LOWER;
+        if (sh->herm) {
+            /* A A^H: X_B = conj(A); A^H A: X_A = conj(A^T) */
+            a->st.conj_a = sh->trans;
+            a->st.conj_b = !sh->trans;
+            a->st.herm_c = 1;
+            if (sh->routine == CHG_L3_SYR2K) {
+                a->alpha_in_pack = 1;
+                if (!sh->col) a->alpha_im = -a->alpha_im; /* C^T = conj(C) */
+            }
+        }
         break;
     case CHG_L3_TRMM:
         a->c = B;
@@ -201,6 +243,7 @@ void chg_l3_core_args(const chg_l3_shape_t *sh, chg_precision_t prec, double alp
             a->st.kind_a = CHG_TRIANGULAR;
             a->st.upper_a = sh->upper != sh->trans;
             a->st.unit_a = sh->unit;
+            a->st.conj_a = sh->conj;
         } else {
             /* B := B*op(A): GEMM's op(B) = op(A), X_B = op(A)^T: upper when A is upper and
              * transposed, or lower and not */
@@ -210,6 +253,7 @@ void chg_l3_core_args(const chg_l3_shape_t *sh, chg_precision_t prec, double alp
             a->st.kind_b = CHG_TRIANGULAR;
             a->st.upper_b = sh->upper == sh->trans;
             a->st.unit_b = sh->unit;
+            a->st.conj_b = sh->conj;
         }
         break;
     }
@@ -233,7 +277,7 @@ clhgemm_status_t chg_l3_check_call(const chg_l3_shape_t *sh, chg_precision_t pre
     cl_context ctx;
     clhgemm_status_t st = chg_queue_device(queue, &dev, &ctx);
     if (st != CLHGEMM_SUCCESS) return st;
-    const size_t es = chg_elem_size(prec);
+    const size_t es = chg_elem_size(prec) * (sh->cplx ? 2 : 1);
     const int touch_c = sh->m > 0 && sh->n > 0;
     const int product = touch_c && sh->k > 0 && alpha != 0.0;
     const int trmm = sh->routine == CHG_L3_TRMM;
@@ -258,19 +302,25 @@ clhgemm_status_t chg_l3_check_call(const chg_l3_shape_t *sh, chg_precision_t pre
     return CLHGEMM_SUCCESS;
 }
 
-static clhgemm_status_t run(const chg_l3_shape_t *sh, chg_precision_t prec, double alpha,
+/* Whether the scalar (re, im) is zero. */
+static int is_zero(const double v[2]) { return v[0] == 0.0 && v[1] == 0.0; }
+
+static clhgemm_status_t run(const chg_l3_shape_t *sh, chg_precision_t prec, const double alpha[2],
                             cl_mem A, size_t offA, int lda, cl_mem B, size_t offB, int ldb,
-                            double beta, cl_mem C, size_t offC, int ldc, cl_command_queue queue,
-                            cl_event *event)
+                            const double beta[2], cl_mem C, size_t offC, int ldc,
+                            cl_command_queue queue, cl_event *event)
 {
+    if (!alpha || !beta) return CLHGEMM_INVALID_ARGUMENT;
+    const double nz = is_zero(alpha) ? 0.0 : 1.0;
     clhgemm_status_t st =
-        chg_l3_check_call(sh, prec, alpha, A, offA, lda, B, offB, ldb, C, offC, ldc, queue);
+        chg_l3_check_call(sh, prec, nz, A, offA, lda, B, offB, ldb, C, offC, ldc, queue);
     if (st != CLHGEMM_SUCCESS) return st;
     chg_gemm_args_t a;
     chg_l3_core_args(sh, prec, alpha, A, offA, (size_t)lda, B, offB, (size_t)ldb, beta, C, offC,
                      (size_t)ldc, &a);
-    const int product = a.m > 0 && a.n > 0 && a.k > 0 && alpha != 0.0;
-    if (!(a.swap_sum && product && chg_syr2k_two_pass()))
+    const int product = a.m > 0 && a.n > 0 && a.k > 0 && nz != 0.0;
+    /* the complex SYR2K / HER2K: fused only (HER2K's alpha is in the packs) */
+    if (!(a.swap_sum && product && !sh->cplx && chg_syr2k_two_pass()))
         return chg_gemm_enqueue(&a, queue, 0, NULL, event);
 
     /* SYR2K in two passes: C := alpha*op(A)op(B)^T + beta*C, then C += alpha*op(B)op(A)^T. */
@@ -290,38 +340,47 @@ static clhgemm_status_t run(const chg_l3_shape_t *sh, chg_precision_t prec, doub
 
 /* ---- public entry points ---------------------------------------------------------------- */
 
-static clhgemm_status_t symm_cl(chg_precision_t prec, int layout, int side, int uplo, int m,
-                                int n, double alpha, cl_mem A, size_t offA, int lda, cl_mem B,
-                                size_t offB, int ldb, double beta, cl_mem C, size_t offC, int ldc,
-                                cl_command_queue queue, cl_event *event)
+/* SYMM (cplx 0), complex SYMM (1) or HEMM (2). */
+static clhgemm_status_t symm_cl(chg_precision_t prec, int cplx, int layout, int side, int uplo,
+                                int m, int n, const double alpha[2], cl_mem A, size_t offA,
+                                int lda, cl_mem B, size_t offB, int ldb, const double beta[2],
+                                cl_mem C, size_t offC, int ldc, cl_command_queue queue,
+                                cl_event *event)
 {
     chg_l3_shape_t sh;
     clhgemm_status_t st = chg_symm_check_shape(layout, side, uplo, m, n, lda, ldb, ldc, &sh);
     if (st != CLHGEMM_SUCCESS) return st;
+    sh.cplx = cplx != 0;
+    sh.herm = cplx == 2;
     return run(&sh, prec, alpha, A, offA, lda, B, offB, ldb, beta, C, offC, ldc, queue, event);
 }
 
-static clhgemm_status_t syrk_cl(chg_precision_t prec, int two, int layout, int uplo, int trans,
-                                int n, int k, double alpha, cl_mem A, size_t offA, int lda,
-                                cl_mem B, size_t offB, int ldb, double beta, cl_mem C,
-                                size_t offC, int ldc, cl_command_queue queue, cl_event *event)
+/* SYRK, SYR2K (kind: chg_syrk_check_shape's) and their complex and Hermitian forms. */
+static clhgemm_status_t syrk_cl(chg_precision_t prec, int kind, int layout, int uplo, int trans,
+                                int n, int k, const double alpha[2], cl_mem A, size_t offA,
+                                int lda, cl_mem B, size_t offB, int ldb, const double beta[2],
+                                cl_mem C, size_t offC, int ldc, cl_command_queue queue,
+                                cl_event *event)
 {
     chg_l3_shape_t sh;
-    clhgemm_status_t st = chg_syrk_check_shape(layout, uplo, trans, n, k, lda, ldb, ldc, two, &sh);
+    clhgemm_status_t st = chg_syrk_check_shape(layout, uplo, trans, n, k, lda, ldb, ldc, kind, &sh);
     if (st != CLHGEMM_SUCCESS) return st;
     return run(&sh, prec, alpha, A, offA, lda, B, offB, ldb, beta, C, offC, ldc, queue, event);
 }
 
-static clhgemm_status_t trmm_cl(chg_precision_t prec, int layout, int side, int uplo, int transA,
-                                int diag, int m, int n, double alpha, cl_mem A, size_t offA,
-                                int lda, cl_mem B, size_t offB, int ldb, cl_command_queue queue,
-                                cl_event *event)
+static clhgemm_status_t trmm_cl(chg_precision_t prec, int cplx, int layout, int side, int uplo,
+                                int transA, int diag, int m, int n, const double alpha[2],
+                                cl_mem A, size_t offA, int lda, cl_mem B, size_t offB, int ldb,
+                                cl_command_queue queue, cl_event *event)
 {
     chg_l3_shape_t sh;
     clhgemm_status_t st =
         chg_trmm_check_shape(layout, side, uplo, transA, diag, m, n, lda, ldb, &sh);
     if (st != CLHGEMM_SUCCESS) return st;
-    return run(&sh, prec, alpha, A, offA, lda, B, offB, ldb, 0.0, NULL, 0, 1, queue, event);
+    sh.cplx = cplx;
+    sh.conj = cplx && transA == CLHGEMM_CONJ_TRANS;
+    const double zero[2] = {0.0, 0.0};
+    return run(&sh, prec, alpha, A, offA, lda, B, offB, ldb, zero, NULL, 0, 1, queue, event);
 }
 
 /* The exported pairs: each routine above at the precision of T (CHG_PRECISIONS). */
@@ -331,11 +390,29 @@ static clhgemm_status_t trmm_cl(chg_precision_t prec, int layout, int side, int 
         cl_mem A, size_t offA, int lda, cl_mem B, size_t offB, int ldb, T beta, cl_mem C,          \
         size_t offC, int ldc, cl_command_queue queue, cl_event *event)                             \
     {                                                                                              \
-        return symm_cl(prec, layout, side, uplo, m, n, alpha, A, offA, lda, B, offB, ldb, beta,    \
-                       C, offC, ldc, queue, event);                                                \
+        const double al[2] = {alpha, 0.0}, be[2] = {beta, 0.0};                                    \
+        return symm_cl(prec, 0, layout, side, uplo, m, n, al, A, offA, lda, B, offB, ldb, be, C,   \
+                       offC, ldc, queue, event);                                                   \
     }
 CHG_PRECISIONS(SYMM_CL)
 #undef SYMM_CL
+
+/* The complex SYMM and HEMM (herm 1): alpha and beta point at their (re, im). */
+#define CSYMM_CL(p, T, prec, name, herm)                                                           \
+    CLHGEMM_API clhgemm_status_t clhgemm_##p##name##_cl(                                           \
+        clhgemm_layout_t layout, clhgemm_side_t side, clhgemm_uplo_t uplo, int m, int n,           \
+        const void *alpha, cl_mem A, size_t offA, int lda, cl_mem B, size_t offB, int ldb,         \
+        const void *beta, cl_mem C, size_t offC, int ldc, cl_command_queue queue, cl_event *event) \
+    {                                                                                              \
+        double al[2], be[2];                                                                       \
+        return symm_cl(prec, 1 + herm, layout, side, uplo, m, n, chg_scalar_read(prec, alpha, al), \
+                       A, offA, lda, B, offB, ldb, chg_scalar_read(prec, beta, be), C, offC, ldc,  \
+                       queue, event);                                                              \
+    }
+#define CSYMM_CL_(p, T, prec) CSYMM_CL(p, T, prec, symm, 0) CSYMM_CL(p, T, prec, hemm, 1)
+CHG_CPRECISIONS(CSYMM_CL_)
+#undef CSYMM_CL_
+#undef CSYMM_CL
 
 #define SYRK_CL(p, T, prec)                                                                        \
     CLHGEMM_API clhgemm_status_t clhgemm_##p##syrk_cl(                                             \
@@ -343,11 +420,36 @@ CHG_PRECISIONS(SYMM_CL)
         T alpha, cl_mem A, size_t offA, int lda, T beta, cl_mem C, size_t offC, int ldc,           \
         cl_command_queue queue, cl_event *event)                                                   \
     {                                                                                              \
-        return syrk_cl(prec, 0, layout, uplo, trans, n, k, alpha, A, offA, lda, NULL, 0, 1,        \
-                       beta, C, offC, ldc, queue, event);                                          \
+        const double al[2] = {alpha, 0.0}, be[2] = {beta, 0.0};                                    \
+        return syrk_cl(prec, 0, layout, uplo, trans, n, k, al, A, offA, lda, NULL, 0, 1, be, C,    \
+                       offC, ldc, queue, event);                                                   \
     }
 CHG_PRECISIONS(SYRK_CL)
 #undef SYRK_CL
+
+/* The complex SYRK (scalars through pointers) and HERK (real scalars, as in CBLAS). */
+#define CSYRK_CL(p, T, prec)                                                                       \
+    CLHGEMM_API clhgemm_status_t clhgemm_##p##syrk_cl(                                             \
+        clhgemm_layout_t layout, clhgemm_uplo_t uplo, clhgemm_transpose_t trans, int n, int k,     \
+        const void *alpha, cl_mem A, size_t offA, int lda, const void *beta, cl_mem C,             \
+        size_t offC, int ldc, cl_command_queue queue, cl_event *event)                             \
+    {                                                                                              \
+        double al[2], be[2];                                                                       \
+        return syrk_cl(prec, CHG_L3_CSYM, layout, uplo, trans, n, k,                               \
+                       chg_scalar_read(prec, alpha, al), A, offA, lda, NULL, 0, 1,                 \
+                       chg_scalar_read(prec, beta, be), C, offC, ldc, queue, event);               \
+    }                                                                                              \
+    CLHGEMM_API clhgemm_status_t clhgemm_##p##herk_cl(                                             \
+        clhgemm_layout_t layout, clhgemm_uplo_t uplo, clhgemm_transpose_t trans, int n, int k,     \
+        T alpha, cl_mem A, size_t offA, int lda, T beta, cl_mem C, size_t offC, int ldc,           \
+        cl_command_queue queue, cl_event *event)                                                   \
+    {                                                                                              \
+        const double al[2] = {alpha, 0.0}, be[2] = {beta, 0.0};                                    \
+        return syrk_cl(prec, CHG_L3_HERM, layout, uplo, trans, n, k, al, A, offA, lda, NULL, 0, 1, \
+                       be, C, offC, ldc, queue, event);                                            \
+    }
+CHG_CPRECISIONS(CSYRK_CL)
+#undef CSYRK_CL
 
 #define SYR2K_CL(p, T, prec)                                                                       \
     CLHGEMM_API clhgemm_status_t clhgemm_##p##syr2k_cl(                                            \
@@ -355,12 +457,42 @@ CHG_PRECISIONS(SYRK_CL)
         T alpha, cl_mem A, size_t offA, int lda, cl_mem B, size_t offB, int ldb, T beta, cl_mem C, \
         size_t offC, int ldc, cl_command_queue queue, cl_event *event)                             \
     {                                                                                              \
-        return syrk_cl(prec, 1, layout, uplo, trans, n, k, alpha, A, offA, lda, B, offB, ldb,      \
-                       beta, C, offC, ldc, queue, event);                                          \
+        const double al[2] = {alpha, 0.0}, be[2] = {beta, 0.0};                                    \
+        return syrk_cl(prec, CHG_L3_TWO, layout, uplo, trans, n, k, al, A, offA, lda, B, offB,     \
+                       ldb, be, C, offC, ldc, queue, event);                                       \
     }
 CHG_PRECISIONS(SYR2K_CL)
 #undef SYR2K_CL
 
+/* The complex SYR2K and HER2K (a complex alpha, a real beta, as in CBLAS). */
+#define CSYR2K_CL(p, T, prec)                                                                      \
+    CLHGEMM_API clhgemm_status_t clhgemm_##p##syr2k_cl(                                            \
+        clhgemm_layout_t layout, clhgemm_uplo_t uplo, clhgemm_transpose_t trans, int n, int k,     \
+        const void *alpha, cl_mem A, size_t offA, int lda, cl_mem B, size_t offB, int ldb,         \
+        const void *beta, cl_mem C, size_t offC, int ldc, cl_command_queue queue, cl_event *event) \
+    {                                                                                              \
+        double al[2], be[2];                                                                       \
+        return syrk_cl(prec, CHG_L3_TWO | CHG_L3_CSYM, layout, uplo, trans, n, k,                  \
+                       chg_scalar_read(prec, alpha, al), A, offA, lda, B, offB, ldb,               \
+                       chg_scalar_read(prec, beta, be), C, offC, ldc, queue, event);               \
+    }                                                                                              \
+    CLHGEMM_API clhgemm_status_t clhgemm_##p##her2k_cl(                                            \
+        clhgemm_layout_t layout, clhgemm_uplo_t uplo, clhgemm_transpose_t trans, int n, int k,     \
+        const void *alpha, cl_mem A, size_t offA, int lda, cl_mem B, size_t offB, int ldb, T beta, \
+        cl_mem C, size_t offC, int ldc, cl_command_queue queue, cl_event *event)                   \
+    {                                                                                              \
+        double al[2];                                                                              \
+        const double be[2] = {beta, 0.0};                                                          \
+        return syrk_cl(prec, CHG_L3_TWO | CHG_L3_HERM, layout, uplo, trans, n, k,                  \
+                       chg_scalar_read(prec, alpha, al), A, offA, lda, B, offB, ldb, be, C, offC,  \
+                       ldc, queue, event);                                                         \
+    }
+CHG_CPRECISIONS(CSYR2K_CL)
+#undef CSYR2K_CL
+
 #define TRMM_CL(p, T, prec) CHG_TRIANGULAR_CL(p, T, prec, trmm)
 CHG_PRECISIONS(TRMM_CL)
 #undef TRMM_CL
+#define CTRMM_CL(p, T, prec) CHG_TRIANGULAR_CL_C(p, T, prec, trmm)
+CHG_CPRECISIONS(CTRMM_CL)
+#undef CTRMM_CL

@@ -18,30 +18,39 @@ static int t_lower(const chg_l3_shape_t *sh)
     return sh->left ? sh->upper == sh->trans : sh->upper != sh->trans;
 }
 
-/* Kernel `name` of cl/trsm_inv.cl for (dev, prec) with the blocked inversion's tile ts and
- * panel width ic, through the program cache. */
-static clhgemm_status_t inv_kernel(cl_context ctx, const chg_device_t *dev, chg_precision_t prec,
-                                   size_t ts, size_t ic, const char *name, cl_kernel *out)
+/* The element size of a call (complex: two reals). */
+static size_t elem_size(chg_precision_t prec, int cplx)
 {
-    char defines[96];
-    snprintf(defines, sizeof defines, "#define PRECISION %d\n#define TS %zu\n#define IC %zu\n",
-             prec == CHG_F64 ? 64 : 32, ts, ic);
-    return chg_kernel_get_cl(ctx, dev, "trsm_inv.cl", prec == CHG_F64 ? "dtrsm-inv" : "strsm-inv",
-                             1, defines, name, out);
+    return chg_elem_size(prec) * (cplx ? 2 : 1);
+}
+
+/* Kernel `name` of cl/trsm_inv.cl for (dev, prec; complex elements when cplx) with the blocked
+ * inversion's tile ts and panel width ic, through the program cache. */
+static clhgemm_status_t inv_kernel(cl_context ctx, const chg_device_t *dev, chg_precision_t prec,
+                                   int cplx, size_t ts, size_t ic, const char *name,
+                                   cl_kernel *out)
+{
+    char defines[128];
+    snprintf(defines, sizeof defines,
+             "#define PRECISION %d\n#define TS %zu\n#define IC %zu\n#define CPLX %d\n",
+             prec == CHG_F64 ? 64 : 32, ts, ic, cplx != 0);
+    static const char *const names[2][2] = {{"strsm-inv", "dtrsm-inv"}, {"ctrsm-inv", "ztrsm-inv"}};
+    return chg_kernel_get_cl(ctx, dev, "trsm_inv.cl", names[cplx != 0][prec == CHG_F64], 1,
+                             defines, name, out);
 }
 
 clhgemm_status_t chg_trsm_inv_kernel(cl_context ctx, const chg_device_t *dev,
-                                     chg_precision_t prec, cl_kernel *out)
+                                     chg_precision_t prec, int cplx, cl_kernel *out)
 {
-    return inv_kernel(ctx, dev, prec, 32, 8, "trsm_invert", out);
+    return inv_kernel(ctx, dev, prec, cplx, 32, 8, "trsm_invert", out);
 }
 
 /* Work-items per column of trsm_invert_wg, 0 when its x (nb elements) does not fit local
  * memory (then trsm_invert, a work-item per column). */
-static size_t inv_wg(const chg_device_t *dev, chg_precision_t prec, size_t nb)
+static size_t inv_wg(const chg_device_t *dev, chg_precision_t prec, int cplx, size_t nb)
 {
     const unsigned long long lm = dev->info.local_mem_bytes;
-    if (lm < 1024 || nb * chg_elem_size(prec) > lm / 2) return 0;
+    if (lm < 1024 || nb * elem_size(prec, cplx) > lm / 2) return 0;
     return CHG_MAX((size_t)1, CHG_MIN(CHG_MIN((size_t)64, nb), dev->info.max_work_group_size));
 }
 
@@ -51,12 +60,13 @@ static size_t inv_wg(const chg_device_t *dev, chg_precision_t prec, size_t nb)
  * 0 in *ts where it does not apply -- one tile per block, a panel or a tile that does not fit
  * local memory (with 1 KB to spare: FP64 nb = 512 takes 34 KB of the 48 KB most GPUs give a
  * work-group), a tile wider than a work-group, or CLHGEMM_TRSM_INV=column (then the
- * substitution by columns). */
-static void blocked_inv(const chg_device_t *dev, chg_precision_t prec, size_t nb, size_t *ts,
-                        size_t *ic)
+ * substitution by columns; also for complex blocks, which only the column kernels take). */
+static void blocked_inv(const chg_device_t *dev, chg_precision_t prec, int cplx, size_t nb,
+                        size_t *ts, size_t *ic)
 {
     *ts = 0;
     *ic = 0;
+    if (cplx) return;
     const char *mode = chg_getenv("CLHGEMM_TRSM_INV");
     if (mode && strcmp(mode, "column") == 0) return;
     if (mode && strcmp(mode, "blocked") != 0)
@@ -75,9 +85,9 @@ static void blocked_inv(const chg_device_t *dev, chg_precision_t prec, size_t nb
     *ic = c;
 }
 
-size_t chg_trsm_dev_bytes(chg_precision_t prec, size_t k, size_t nb)
+size_t chg_trsm_dev_bytes(chg_precision_t prec, int cplx, size_t k, size_t nb)
 {
-    return chg_ceil_div(k, nb) * nb * nb * chg_elem_size(prec);
+    return chg_ceil_div(k, nb) * nb * nb * elem_size(prec, cplx);
 }
 
 clhgemm_status_t chg_trsm_dev_init(chg_trsm_dev_t *t, cl_context ctx, const chg_device_t *dev,
@@ -89,17 +99,18 @@ clhgemm_status_t chg_trsm_dev_init(chg_trsm_dev_t *t, cl_context ctx, const chg_
     t->nb = CHG_MIN(nb, sh->k);
     t->dev = dev;
     cl_int err;
-    t->d = clCreateBuffer(ctx, CL_MEM_READ_WRITE, chg_trsm_dev_bytes(prec, sh->k, t->nb), NULL,
-                          &err);
+    const int cx = sh->cplx;
+    t->d = clCreateBuffer(ctx, CL_MEM_READ_WRITE, chg_trsm_dev_bytes(prec, cx, sh->k, t->nb),
+                          NULL, &err);
     clhgemm_status_t st = (clhgemm_status_t)err;
-    t->inv_wg = inv_wg(dev, prec, t->nb);
-    blocked_inv(dev, prec, t->nb, &t->ts, &t->ic);
+    t->inv_wg = inv_wg(dev, prec, cx, t->nb);
+    blocked_inv(dev, prec, cx, t->nb, &t->ts, &t->ic);
     if (st == CLHGEMM_SUCCESS && t->ts) {
-        st = inv_kernel(ctx, dev, prec, t->ts, t->ic, "trsm_invert_tiles", &t->tiles);
+        st = inv_kernel(ctx, dev, prec, cx, t->ts, t->ic, "trsm_invert_tiles", &t->tiles);
         if (st == CLHGEMM_SUCCESS)
-            st = inv_kernel(ctx, dev, prec, t->ts, t->ic, "trsm_invert_panel", &t->panel);
+            st = inv_kernel(ctx, dev, prec, cx, t->ts, t->ic, "trsm_invert_panel", &t->panel);
     } else if (st == CLHGEMM_SUCCESS) {
-        st = inv_kernel(ctx, dev, prec, 32, 8, t->inv_wg ? "trsm_invert_wg" : "trsm_invert",
+        st = inv_kernel(ctx, dev, prec, cx, 32, 8, t->inv_wg ? "trsm_invert_wg" : "trsm_invert",
                         &t->inv);
     }
     if (st != CLHGEMM_SUCCESS) chg_trsm_dev_release(t);
@@ -174,7 +185,7 @@ static clhgemm_status_t invert_rows(chg_trsm_dev_t *t, cl_command_queue q, cl_me
     if (t->ts) return invert_blocked(t, q, A, offA, lda, r0, r1, nwait, wait, ev);
     cl_int err = inv_args(t, t->inv, A, offA, lda, r0);
     if (t->inv_wg && err == CL_SUCCESS)
-        err = clSetKernelArg(t->inv, 9, t->nb * chg_elem_size(t->prec), NULL);
+        err = clSetKernelArg(t->inv, 9, t->nb * elem_size(t->prec, t->sh.cplx), NULL);
     if (err != CL_SUCCESS) return (clhgemm_status_t)err;
     const size_t cols = chg_ceil_div(r1 - r0, t->nb) * t->nb;
     /* trsm_invert_wg: a work-group of inv_wg per column; trsm_invert: one work-item per
@@ -200,7 +211,7 @@ typedef struct solve_s {
     cl_command_queue q;
     cl_mem a, b;
     size_t off_a, lda, off_b, ldb, rhs;
-    double alpha;
+    double alpha[2];
     cl_uint nwait;        /* the caller's wait list, for the first command */
     const cl_event *wait;
     cl_event last;        /* the last command enqueued, NULL before the first */
@@ -219,9 +230,13 @@ static void chain_set(solve_t *s, cl_event ev)
     s->last = ev;
 }
 
+/* g's complex parts: the call's element type, and conj(op(A)) where op(A) = A^H. */
 static clhgemm_status_t gemm(solve_t *s, chg_gemm_args_t *g)
 {
     g->prec = s->t->prec;
+    g->st.cplx = s->t->sh.cplx;
+    if (s->t->sh.left) g->st.conj_a = s->t->sh.conj;
+    else g->st.conj_b = s->t->sh.conj;
     const cl_event *wl;
     const cl_uint nw = chain_wait(s, &wl);
     cl_event ev = NULL;
@@ -237,13 +252,14 @@ static clhgemm_status_t gemm(solve_t *s, chg_gemm_args_t *g)
  * temporary and a copy back per leaf cost 16 copies of 32 MB and their launches per DTRSM
  * n = 8192 (nb = 512). D_q is triangular (A's triangle, flipped by op): a structured operand,
  * so that the core skips its zero blocks -- half the leaf flops. */
-static clhgemm_status_t leaf(solve_t *s, size_t r0, size_t kb, double a)
+static clhgemm_status_t leaf(solve_t *s, size_t r0, size_t kb, const double a[2])
 {
     const chg_trsm_dev_t *t = s->t;
     const int left = t->sh.left;
     chg_gemm_args_t g;
     memset(&g, 0, sizeof g);
-    g.alpha = a;
+    g.alpha = a[0];
+    g.alpha_im = a[1];
     g.beta = 0.0;
     g.k = kb;
     /* left: B_q (kb x rhs) = op(D_q) * B_q; right: B_q (rhs x kb) = B_q * op(D_q).
@@ -272,13 +288,14 @@ static clhgemm_status_t leaf(solve_t *s, size_t r0, size_t kb, double a)
 /* B_I := -T(I, P) * X_P + beta * B_I (left), B_I := -X_P * T(I, P)^T + beta * B_I (right):
  * rows (columns) I = i0 .. i0 + ni of B from the solved P = p0 .. p0 + np. */
 static clhgemm_status_t update(solve_t *s, size_t i0, size_t ni, size_t p0, size_t np,
-                               double beta)
+                               const double beta[2])
 {
     const chg_l3_shape_t *sh = &s->t->sh;
     chg_gemm_args_t g;
     memset(&g, 0, sizeof g);
     g.alpha = -1.0;
-    g.beta = beta;
+    g.beta = beta[0];
+    g.beta_im = beta[1];
     g.k = np;
     g.c = s->b;
     g.ldc = s->ldb;
@@ -312,9 +329,11 @@ static size_t split_row(const chg_trsm_dev_t *t, size_t r0, size_t r1)
 static clhgemm_status_t solve_range(solve_t *s, size_t r0, size_t r1, int scaled)
 {
     const size_t nb = s->t->nb, blocks = chg_ceil_div(r1 - r0, nb);
-    if (blocks == 1) return leaf(s, r0, r1 - r0, scaled ? 1.0 : s->alpha);
+    static const double one[2] = {1.0, 0.0};
+    /* scaled: 1, else alpha -- the leaf's alpha, or the update's beta */
+    const double *beta = scaled ? one : s->alpha;
+    if (blocks == 1) return leaf(s, r0, r1 - r0, beta);
     const size_t mid = split_row(s->t, r0, r1);
-    const double beta = scaled ? 1.0 : s->alpha;
     clhgemm_status_t st;
     if (t_lower(&s->t->sh)) {
         st = solve_range(s, r0, mid, scaled);
@@ -330,12 +349,12 @@ static clhgemm_status_t solve_range(solve_t *s, size_t r0, size_t r1, int scaled
 
 /* A solve of rhs right-hand sides, its first command after the events in wait. */
 static solve_t solve_of(chg_trsm_dev_t *t, cl_command_queue q, cl_mem A, size_t offA, size_t lda,
-                        size_t rhs, double alpha, cl_mem B, size_t offB, size_t ldb,
+                        size_t rhs, const double alpha[2], cl_mem B, size_t offB, size_t ldb,
                         cl_uint nwait, const cl_event *wait)
 {
     return (solve_t){.t = t, .q = q, .a = A, .b = B, .off_a = offA, .lda = lda, .off_b = offB,
-                     .ldb = ldb, .rhs = rhs, .alpha = alpha, .nwait = nwait, .wait = wait,
-                     .last = NULL};
+                     .ldb = ldb, .rhs = rhs, .alpha = {alpha[0], t->sh.cplx ? alpha[1] : 0.0},
+                     .nwait = nwait, .wait = wait, .last = NULL};
 }
 
 /* The end of a solve: on success *ev receives the last command's event; on failure what was
@@ -352,8 +371,8 @@ static clhgemm_status_t solve_end(solve_t *s, clhgemm_status_t st, cl_event *ev)
 }
 
 clhgemm_status_t chg_trsm_dev_solve(chg_trsm_dev_t *t, cl_command_queue q, cl_mem A, size_t offA,
-                                    size_t lda, size_t rhs, double alpha, cl_mem B, size_t offB,
-                                    size_t ldb, cl_uint nwait, const cl_event *wait,
+                                    size_t lda, size_t rhs, const double alpha[2], cl_mem B,
+                                    size_t offB, size_t ldb, cl_uint nwait, const cl_event *wait,
                                     cl_event *ev)
 {
     solve_t s = solve_of(t, q, A, offA, lda, rhs, alpha, B, offB, ldb, nwait, wait);
@@ -382,9 +401,10 @@ clhgemm_status_t chg_trsm_dev_invert_first(chg_trsm_dev_t *t, cl_command_queue q
 }
 
 clhgemm_status_t chg_trsm_dev_solve_first(chg_trsm_dev_t *t, cl_command_queue q, cl_mem A,
-                                          size_t offA, size_t lda, size_t rhs, double alpha,
-                                          cl_mem B, size_t offB, size_t ldb, cl_uint nwait,
-                                          const cl_event *wait, cl_event *ev)
+                                          size_t offA, size_t lda, size_t rhs,
+                                          const double alpha[2], cl_mem B, size_t offB,
+                                          size_t ldb, cl_uint nwait, const cl_event *wait,
+                                          cl_event *ev)
 {
     size_t f0, f1;
     if (!chg_trsm_dev_halves(t, &f0, &f1)) return CLHGEMM_INTERNAL_ERROR;
@@ -393,8 +413,9 @@ clhgemm_status_t chg_trsm_dev_solve_first(chg_trsm_dev_t *t, cl_command_queue q,
 }
 
 clhgemm_status_t chg_trsm_dev_solve_rest(chg_trsm_dev_t *t, cl_command_queue q, cl_mem A,
-                                         size_t offA, size_t lda, size_t rhs, double alpha,
-                                         cl_mem B, size_t offB, size_t ldb, cl_event first,
+                                         size_t offA, size_t lda, size_t rhs,
+                                         const double alpha[2], cl_mem B, size_t offB,
+                                         size_t ldb, cl_event first,
                                          cl_event a_off, cl_event a_diag, cl_event *inv,
                                          cl_event *ev)
 {
@@ -404,7 +425,7 @@ clhgemm_status_t chg_trsm_dev_solve_rest(chg_trsm_dev_t *t, cl_command_queue q, 
     const cl_event w0[2] = {first, a_off};
     solve_t s = solve_of(t, q, A, offA, lda, rhs, alpha, B, offB, ldb, 2, w0);
     /* the update from the first half: B_I is still unscaled, so beta = alpha */
-    clhgemm_status_t st = update(&s, r0, r1 - r0, f0, f1 - f0, alpha);
+    clhgemm_status_t st = update(&s, r0, r1 - r0, f0, f1 - f0, s.alpha);
     if (st == CLHGEMM_SUCCESS) {
         /* the other half's diagonal blocks, once they are on the device; after the update so
          * that the in-order queue does not hold the update back for them */

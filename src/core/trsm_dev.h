@@ -26,6 +26,13 @@
  * updates of inner dimension nb, the same flops (m*n*k for the whole call) at the GEMM core's
  * rate for large products. Every command of a solve is chained by events after the previous
  * one, so any queue works (in order or not).
+ *
+ * A complex call (sh.cplx; ZTRSM, CTRSM) is the same algorithm: its GEMMs and TRMM leaves are
+ * the core's complex ones (op(A) = A^H conjugates the operand: inv(A^H) = inv(A)^H), and its
+ * blocks are inverted by columns with complex arithmetic (cl/trsm_inv.cl CPLX), which keeps
+ * the code one algorithm rather than a second solver on a real embedding: the 2n x 2n real form
+ * of a complex triangle is not triangular, so the real route could not solve it. alpha is
+ * (re, im) everywhere below; real calls ignore the imaginary part.
  */
 #ifndef CHG_TRSM_DEV_H
 #define CHG_TRSM_DEV_H
@@ -50,8 +57,8 @@ typedef struct chg_trsm_dev_s {
 clhgemm_status_t chg_trsm_dev_init(chg_trsm_dev_t *t, cl_context ctx, const chg_device_t *dev,
                                    chg_precision_t prec, const chg_l3_shape_t *sh, size_t nb);
 
-/* Device bytes chg_trsm_dev_init allocates for these arguments. */
-size_t chg_trsm_dev_bytes(chg_precision_t prec, size_t k, size_t nb);
+/* Device bytes chg_trsm_dev_init allocates for these arguments (cplx: complex elements). */
+size_t chg_trsm_dev_bytes(chg_precision_t prec, int cplx, size_t k, size_t nb);
 
 /* Enqueues the inversion of A's diagonal blocks into D (A(0,0) at element offA, lda). */
 clhgemm_status_t chg_trsm_dev_invert(chg_trsm_dev_t *t, cl_command_queue q, cl_mem A, size_t offA,
@@ -63,8 +70,8 @@ clhgemm_status_t chg_trsm_dev_invert(chg_trsm_dev_t *t, cl_command_queue q, cl_m
  * include the inversion's); *ev (not NULL) receives the last command's event. Solves of one t
  * may run on several queues (they only read D). */
 clhgemm_status_t chg_trsm_dev_solve(chg_trsm_dev_t *t, cl_command_queue q, cl_mem A, size_t offA,
-                                    size_t lda, size_t rhs, double alpha, cl_mem B, size_t offB,
-                                    size_t ldb, cl_uint nwait, const cl_event *wait,
+                                    size_t lda, size_t rhs, const double alpha[2], cl_mem B,
+                                    size_t offB, size_t ldb, cl_uint nwait, const cl_event *wait,
                                     cl_event *ev);
 
 /* A solve in two stages, for a caller whose A arrives in parts (the host path's first strip
@@ -86,22 +93,24 @@ clhgemm_status_t chg_trsm_dev_invert_first(chg_trsm_dev_t *t, cl_command_queue q
                                            size_t offA, size_t lda, cl_uint nwait,
                                            const cl_event *wait, cl_event *ev);
 clhgemm_status_t chg_trsm_dev_solve_first(chg_trsm_dev_t *t, cl_command_queue q, cl_mem A,
-                                          size_t offA, size_t lda, size_t rhs, double alpha,
-                                          cl_mem B, size_t offB, size_t ldb, cl_uint nwait,
-                                          const cl_event *wait, cl_event *ev);
+                                          size_t offA, size_t lda, size_t rhs,
+                                          const double alpha[2], cl_mem B, size_t offB,
+                                          size_t ldb, cl_uint nwait, const cl_event *wait,
+                                          cl_event *ev);
 clhgemm_status_t chg_trsm_dev_solve_rest(chg_trsm_dev_t *t, cl_command_queue q, cl_mem A,
-                                         size_t offA, size_t lda, size_t rhs, double alpha,
-                                         cl_mem B, size_t offB, size_t ldb, cl_event first,
+                                         size_t offA, size_t lda, size_t rhs,
+                                         const double alpha[2], cl_mem B, size_t offB,
+                                         size_t ldb, cl_event first,
                                          cl_event a_off, cl_event a_diag, cl_event *inv,
                                          cl_event *ev);
 
 /* Releases D and the kernel (OpenCL keeps the buffers until the commands using them end). */
 void chg_trsm_dev_release(chg_trsm_dev_t *t);
 
-/* The kernel trsm_invert for (dev, prec) through the program cache (used by
- * tools/kernel_sources.c to list the source, both kernels, for the AMD compile check; the
- * solve launches trsm_invert_wg from the same program where x fits local memory). */
+/* The kernel trsm_invert for (dev, prec; complex elements when cplx) through the program cache
+ * (used by tools/kernel_sources.c to list the source, both kernels, for the AMD compile check;
+ * the solve launches trsm_invert_wg from the same program where x fits local memory). */
 clhgemm_status_t chg_trsm_inv_kernel(cl_context ctx, const chg_device_t *dev,
-                                     chg_precision_t prec, cl_kernel *out);
+                                     chg_precision_t prec, int cplx, cl_kernel *out);
 
 #endif

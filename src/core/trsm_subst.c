@@ -73,8 +73,8 @@ static int t_lower(const chg_l3_shape_t *sh)
     return sh->left ? sh->upper == sh->trans : sh->upper != sh->trans;
 }
 
-void chg_trsm_step(const chg_l3_shape_t *sh, size_t nb, size_t s, double alpha, size_t lda,
-                   size_t ldb, chg_trsm_step_t *o)
+void chg_trsm_step(const chg_l3_shape_t *sh, size_t nb, size_t s, const double alpha[2],
+                   size_t lda, size_t ldb, chg_trsm_step_t *o)
 {
     const int lower = t_lower(sh);
     const size_t kk = sh->k, nblk = chg_trsm_steps(sh, nb);
@@ -85,8 +85,8 @@ void chg_trsm_step(const chg_l3_shape_t *sh, size_t nb, size_t s, double alpha, 
     o->k0 = k0;
     o->kb = kb;
     o->a_off = k0 + k0 * lda;
-    o->p_alpha = s == 0 ? alpha : 1.0;
-    o->beta = s == 0 ? alpha : 1.0;
+    o->p_alpha[0] = o->beta[0] = s == 0 ? alpha[0] : 1.0;
+    o->p_alpha[1] = o->beta[1] = s == 0 && sh->cplx ? alpha[1] : 0.0;
     o->k = kb;
     o->c_off = sh->left ? r0 : r0 * ldb;
     if (sh->left) {
@@ -176,32 +176,73 @@ static void ref_solve_vec(int dbl, int lower, int tr, int unit, size_t len, doub
     }
 }
 
+/* The complex ref_solve_vec: elements are (re, im) pairs at every index, T conjugated when cj
+ * (op(A) = A^H: T = conj(A^T) for side left, conj(A) for side right). */
+static void ref_solve_vec_c(int dbl, int lower, int tr, int cj, int unit, size_t len,
+                            const double alpha[2], const void *a, size_t lda, void *x, size_t inc)
+{
+    for (size_t q = 0; q < len; q++) {
+        const size_t i = lower ? q : len - 1 - q;
+        const size_t p0 = lower ? 0 : i + 1, p1 = lower ? i : len;
+        const double xr = get(x, dbl, 2 * i * inc), xi = get(x, dbl, 2 * i * inc + 1);
+        double sr = alpha[0] * xr - alpha[1] * xi, si = alpha[0] * xi + alpha[1] * xr;
+        for (size_t p = p0; p < p1; p++) {
+            const size_t t = tr ? p + i * lda : i + p * lda;
+            const double tr_ = get(a, dbl, 2 * t), ti = cj ? -get(a, dbl, 2 * t + 1) : get(a, dbl, 2 * t + 1);
+            const double pr = get(x, dbl, 2 * p * inc), pi = get(x, dbl, 2 * p * inc + 1);
+            sr -= tr_ * pr - ti * pi;
+            si -= tr_ * pi + ti * pr;
+        }
+        if (!unit) {
+            const double dr = get(a, dbl, 2 * (i + i * lda));
+            const double di = cj ? -get(a, dbl, 2 * (i + i * lda) + 1) : get(a, dbl, 2 * (i + i * lda) + 1);
+            const double d = dr * dr + di * di, qr = (sr * dr + si * di) / d;
+            si = (si * dr - sr * di) / d;
+            sr = qr;
+        }
+        put(x, dbl, 2 * i * inc, sr);
+        put(x, dbl, 2 * i * inc + 1, si);
+    }
+}
+
 /* The library's own substitution: used without OpenBLAS, and under CLHGEMM_TRSM_PANEL=ref. */
 static int use_ref_panel(void) { return chg_trsm_panel_mode() == CHG_TRSM_PANEL_REF; }
 
+/* OpenBLAS's TRSM on the panel (column-major): 0, or -1 without OpenBLAS. */
+static int cpu_panel(chg_precision_t prec, const chg_l3_shape_t *sh, size_t rows, size_t cols,
+                     const double alpha[2], const void *a, size_t lda, void *b, size_t ldb)
+{
+    const int side = sh->left ? CLHGEMM_LEFT : CLHGEMM_RIGHT;
+    const int uplo = sh->upper ? CLHGEMM_UPPER : CLHGEMM_LOWER;
+    const int ta = sh->conj ? CLHGEMM_CONJ_TRANS : sh->trans ? CLHGEMM_TRANS : CLHGEMM_NO_TRANS;
+    const int diag = sh->unit ? CLHGEMM_UNIT : CLHGEMM_NON_UNIT;
+    if (!sh->cplx)
+        return chg_cpu_blas_trsm(prec, CLHGEMM_COL_MAJOR, side, uplo, ta, diag, (int)rows,
+                                 (int)cols, alpha[0], a, (int)lda, b, (int)ldb);
+    const chg_cpu_cargs_t u = {.routine = CHG_CPU_TRSM, .layout = CLHGEMM_COL_MAJOR,
+                               .side = side, .uplo = uplo, .ta = ta, .diag = diag,
+                               .m = (int)rows, .n = (int)cols, .alpha = {alpha[0], alpha[1]},
+                               .a = a, .lda = (int)lda, .c = b, .ldc = (int)ldb};
+    return chg_cpu_blas_complex(prec, &u);
+}
+
 void chg_trsm_solve_panel(chg_precision_t prec, const chg_l3_shape_t *sh, size_t rows,
-                          size_t cols, double alpha, const void *a, size_t lda, void *b,
+                          size_t cols, const double alpha[2], const void *a, size_t lda, void *b,
                           size_t ldb)
 {
     if (rows == 0 || cols == 0) return;
-    if (!use_ref_panel() &&
-        chg_cpu_blas_trsm(prec, CLHGEMM_COL_MAJOR, sh->left ? CLHGEMM_LEFT : CLHGEMM_RIGHT,
-                          sh->upper ? CLHGEMM_UPPER : CLHGEMM_LOWER,
-                          sh->trans ? CLHGEMM_TRANS : CLHGEMM_NO_TRANS,
-                          sh->unit ? CLHGEMM_UNIT : CLHGEMM_NON_UNIT, (int)rows, (int)cols, alpha,
-                          a, (int)lda, b, (int)ldb) == 0)
-        return;
-    const int dbl = prec == CHG_F64, es = (int)chg_elem_size(prec);
-    if (sh->left) {
-        /* every column: op(A) x = alpha b */
-        for (size_t j = 0; j < cols; j++)
-            ref_solve_vec(dbl, t_lower(sh), sh->trans, sh->unit, rows, alpha, a, lda,
-                          (char *)b + j * ldb * es, 1);
-    } else {
-        /* every row: x op(A) = alpha b, i.e. op(A)^T x^T = alpha b^T */
-        for (size_t i = 0; i < rows; i++)
-            ref_solve_vec(dbl, t_lower(sh), !sh->trans, sh->unit, cols, alpha, a, lda,
-                          (char *)b + i * es, ldb);
+    if (!use_ref_panel() && cpu_panel(prec, sh, rows, cols, alpha, a, lda, b, ldb) == 0) return;
+    const int dbl = prec == CHG_F64, cx = sh->cplx;
+    const size_t es = chg_elem_size(prec) * (cx ? 2 : 1);
+    /* side left, every column: op(A) x = alpha b; side right, every row: x op(A) = alpha b,
+     * i.e. op(A)^T x^T = alpha b^T */
+    const size_t count = sh->left ? cols : rows, len = sh->left ? rows : cols;
+    const int tr = sh->left ? sh->trans : !sh->trans;
+    for (size_t v = 0; v < count; v++) {
+        void *x = (char *)b + v * (sh->left ? ldb : 1) * es;
+        const size_t inc = sh->left ? 1 : ldb;
+        if (cx) ref_solve_vec_c(dbl, t_lower(sh), tr, sh->conj, sh->unit, len, alpha, a, lda, x, inc);
+        else ref_solve_vec(dbl, t_lower(sh), tr, sh->unit, len, alpha[0], a, lda, x, inc);
     }
 }
 
@@ -260,8 +301,8 @@ static void set_last(dsolve_t *d, cl_event ev)
 
 /* Step s: A's diagonal block and B's panel to the host, the solve, the panel back, the update
  * on the device after it. abuf holds kb x kb, pbuf the panel. */
-static clhgemm_status_t dev_step(dsolve_t *d, size_t nb, size_t s, double alpha, void *abuf,
-                                 void *pbuf)
+static clhgemm_status_t dev_step(dsolve_t *d, size_t nb, size_t s, const double alpha[2],
+                                 void *abuf, void *pbuf)
 {
     chg_trsm_step_t t;
     chg_trsm_step(d->sh, nb, s, alpha, d->lda, d->ldb, &t);
@@ -286,7 +327,11 @@ static clhgemm_status_t dev_step(dsolve_t *d, size_t nb, size_t s, double alpha,
     g.n = t.n;
     g.k = t.k;
     g.alpha = -1.0;
-    g.beta = t.beta;
+    g.beta = t.beta[0];
+    g.beta_im = t.beta[1];
+    g.st.cplx = d->sh->cplx;
+    g.st.conj_a = !t.l.is_b && d->sh->conj; /* op(A) = A^H: the operand that is A */
+    g.st.conj_b = !t.r.is_b && d->sh->conj;
     g.a = t.l.is_b ? d->b : d->a;
     g.off_a = (t.l.is_b ? d->off_b : d->off_a) + t.l.off;
     g.lda = t.l.ld;
@@ -303,7 +348,7 @@ static clhgemm_status_t dev_step(dsolve_t *d, size_t nb, size_t s, double alpha,
     return CLHGEMM_SUCCESS;
 }
 
-static clhgemm_status_t solve_blocked(dsolve_t *d, double alpha, cl_event *event)
+static clhgemm_status_t solve_blocked(dsolve_t *d, const double alpha[2], cl_event *event)
 {
     const chg_l3_shape_t *sh = d->sh;
     const chg_device_t *dev = NULL;
@@ -328,7 +373,8 @@ static clhgemm_status_t solve_blocked(dsolve_t *d, double alpha, cl_event *event
 
 /* The device path (trsm_dev.h): invert, solve, release (the buffers live on until the
  * commands end). *solving is set once B may have been written. */
-static clhgemm_status_t solve_device(const chg_l3_shape_t *sh, chg_precision_t prec, double alpha,
+static clhgemm_status_t solve_device(const chg_l3_shape_t *sh, chg_precision_t prec,
+                                     const double alpha[2],
                                      cl_mem A, size_t offA, size_t lda, cl_mem B, size_t offB,
                                      size_t ldb, cl_command_queue q, cl_event *event,
                                      int *solving)
@@ -358,22 +404,28 @@ static clhgemm_status_t solve_device(const chg_l3_shape_t *sh, chg_precision_t p
     return st;
 }
 
-static clhgemm_status_t trsm_cl(chg_precision_t prec, int layout, int side, int uplo, int transA,
-                                int diag, int m, int n, double alpha, cl_mem A, size_t offA,
-                                int lda, cl_mem B, size_t offB, int ldb, cl_command_queue queue,
-                                cl_event *event)
+static clhgemm_status_t trsm_cl(chg_precision_t prec, int cplx, int layout, int side, int uplo,
+                                int transA, int diag, int m, int n, const double alpha[2],
+                                cl_mem A, size_t offA, int lda, cl_mem B, size_t offB, int ldb,
+                                cl_command_queue queue, cl_event *event)
 {
     chg_l3_shape_t sh;
     clhgemm_status_t st =
         chg_trsm_check_shape(layout, side, uplo, transA, diag, m, n, lda, ldb, &sh);
     if (st != CLHGEMM_SUCCESS) return st;
-    st = chg_l3_check_call(&sh, prec, alpha, A, offA, lda, B, offB, ldb, NULL, 0, 1, queue);
+    if (!alpha) return CLHGEMM_INVALID_ARGUMENT;
+    sh.cplx = cplx;
+    sh.conj = cplx && transA == CLHGEMM_CONJ_TRANS;
+    const int zero = alpha[0] == 0.0 && (!cplx || alpha[1] == 0.0);
+    st = chg_l3_check_call(&sh, prec, zero ? 0.0 : 1.0, A, offA, lda, B, offB, ldb, NULL, 0, 1,
+                           queue);
     if (st != CLHGEMM_SUCCESS) return st;
-    if (sh.m == 0 || sh.n == 0 || alpha == 0.0) {
+    if (sh.m == 0 || sh.n == 0 || zero) {
         /* the core's quick paths: a marker, or B := 0 without reading A or B */
         chg_gemm_args_t z;
         memset(&z, 0, sizeof z);
         z.prec = prec;
+        z.st.cplx = cplx;
         z.m = sh.m;
         z.n = sh.n;
         z.c = B;
@@ -390,13 +442,17 @@ static clhgemm_status_t trsm_cl(chg_precision_t prec, int layout, int side, int 
         chg_log(1, "trsm: no device memory for the inverted blocks (%s); solving the diagonal "
                 "blocks on the host", clhgemm_status_string(st));
     }
-    dsolve_t d = {.sh = &sh, .prec = prec, .es = chg_elem_size(prec), .a = A, .b = B,
+    dsolve_t d = {.sh = &sh, .prec = prec, .es = chg_elem_size(prec) * (cplx ? 2 : 1), .a = A, .b = B,
                   .off_a = offA, .off_b = offB, .lda = (size_t)lda, .ldb = (size_t)ldb,
                   .q = queue, .last = NULL};
     return solve_blocked(&d, alpha, event);
 }
 
-/* clhgemm_strsm_cl and clhgemm_dtrsm_cl: trsm_cl at the precision of T (TRMM's arguments). */
+/* clhgemm_strsm_cl and clhgemm_dtrsm_cl: trsm_cl at the precision of T (TRMM's arguments); the
+ * complex clhgemm_ctrsm_cl and clhgemm_ztrsm_cl. */
 #define TRSM_CL(p, T, prec) CHG_TRIANGULAR_CL(p, T, prec, trsm)
 CHG_PRECISIONS(TRSM_CL)
 #undef TRSM_CL
+#define CTRSM_CL(p, T, prec) CHG_TRIANGULAR_CL_C(p, T, prec, trsm)
+CHG_CPRECISIONS(CTRSM_CL)
+#undef CTRSM_CL

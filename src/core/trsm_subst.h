@@ -73,18 +73,21 @@ typedef struct chg_trsm_step_s {
     size_t a_off;        /* A(k0, k0) */
     size_t p_off;        /* the panel: B(k0, 0) (left) or B(0, k0) (right) */
     size_t p_rows, p_cols;
-    double p_alpha;      /* the panel is solved with this alpha (the call's on step 0, else 1) */
+    double p_alpha[2];   /* the panel is solved with this alpha (the call's on step 0, else 1) */
     /* the trailing update C := -1 * op(L) * op(R) + beta * C; m == 0 or n == 0: none */
     int ta, tb;
     size_t m, n, k;
     chg_trsm_operand_t l, r;
     size_t c_off;        /* in B, leading dimension ldb */
-    double beta;
+    double beta[2];
 } chg_trsm_step_t;
 
-/* Step s (0 .. chg_trsm_steps - 1, in dependency order) of a checked call. */
-void chg_trsm_step(const chg_l3_shape_t *sh, size_t nb, size_t s, double alpha, size_t lda,
-                   size_t ldb, chg_trsm_step_t *out);
+/* Step s (0 .. chg_trsm_steps - 1, in dependency order) of a checked call; alpha (re, im), the
+ * imaginary part 0 for a real call. Complex calls (sh->cplx) count elements, offsets and
+ * leading dimensions in complex elements, and op(A) = A^H (sh->conj) conjugates the operand of
+ * the update that is A. */
+void chg_trsm_step(const chg_l3_shape_t *sh, size_t nb, size_t s, const double alpha[2],
+                   size_t lda, size_t ldb, chg_trsm_step_t *out);
 
 /* The update of step t (m, n > 0) cut in two: `near`, the rows (left) or columns (right) of the
  * next diagonal block -- its first kb_next of the rest for a lower T, its last for an upper one --
@@ -100,7 +103,7 @@ void chg_trsm_step_split(const chg_l3_shape_t *sh, const chg_trsm_step_t *t, siz
  * library where there is no OpenBLAS or CLHGEMM_TRSM_PANEL=ref (a test hook). Only the uplo
  * triangle of Ad is read, its diagonal not when unit. */
 void chg_trsm_solve_panel(chg_precision_t prec, const chg_l3_shape_t *sh, size_t rows,
-                          size_t cols, double alpha, const void *a, size_t lda, void *b,
+                          size_t cols, const double alpha[2], const void *a, size_t lda, void *b,
                           size_t ldb);
 
 #endif

@@ -21,7 +21,9 @@
 
 #define CHG_CBLAS_CALLS(X) \
     X(sgemm) X(dgemm) X(ssymm) X(dsymm) X(ssyrk) X(dsyrk) X(ssyr2k) X(dsyr2k) X(strmm) X(dtrmm) \
-    X(strsm) X(dtrsm)
+    X(strsm) X(dtrsm) \
+    X(cgemm) X(zgemm) X(chemm) X(zhemm) X(csymm) X(zsymm) X(cherk) X(zherk) X(csyrk) X(zsyrk) \
+    X(cher2k) X(zher2k) X(csyr2k) X(zsyr2k) X(ctrmm) X(ztrmm) X(ctrsm) X(ztrsm)
 
 typedef struct chg_cblas_s {
 #define CHG_CBLAS_MEMBER_(f) __typeof__(cblas_##f) *p_##f;
@@ -49,6 +51,24 @@ const chg_cblas_t *chg_cblas(void);
 #define cblas_dtrmm (chg_cblas()->p_dtrmm)
 #define cblas_strsm (chg_cblas()->p_strsm)
 #define cblas_dtrsm (chg_cblas()->p_dtrsm)
+#define cblas_cgemm (chg_cblas()->p_cgemm)
+#define cblas_zgemm (chg_cblas()->p_zgemm)
+#define cblas_chemm (chg_cblas()->p_chemm)
+#define cblas_zhemm (chg_cblas()->p_zhemm)
+#define cblas_csymm (chg_cblas()->p_csymm)
+#define cblas_zsymm (chg_cblas()->p_zsymm)
+#define cblas_cherk (chg_cblas()->p_cherk)
+#define cblas_zherk (chg_cblas()->p_zherk)
+#define cblas_csyrk (chg_cblas()->p_csyrk)
+#define cblas_zsyrk (chg_cblas()->p_zsyrk)
+#define cblas_cher2k (chg_cblas()->p_cher2k)
+#define cblas_zher2k (chg_cblas()->p_zher2k)
+#define cblas_csyr2k (chg_cblas()->p_csyr2k)
+#define cblas_zsyr2k (chg_cblas()->p_zsyr2k)
+#define cblas_ctrmm (chg_cblas()->p_ctrmm)
+#define cblas_ztrmm (chg_cblas()->p_ztrmm)
+#define cblas_ctrsm (chg_cblas()->p_ctrsm)
+#define cblas_ztrsm (chg_cblas()->p_ztrsm)
 
 static inline int chg_ob_get_threads(void) { return chg_cblas()->get_threads ? chg_cblas()->get_threads() : 1; }
 static inline void chg_ob_set_threads(int n) { if (chg_cblas()->set_threads) chg_cblas()->set_threads(n); }

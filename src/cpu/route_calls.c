@@ -82,6 +82,64 @@ int chg_cpu_blas_trsm(chg_precision_t prec, int layout, int side, int uplo, int 
     return 0;
 }
 
+/* One complex routine in one precision: f is the c or z prefix of CBLAS's names, T the type of
+ * the real scalars (HERK's, HER2K's beta); the complex scalars travel as pointers to pairs of T. */
+#define CHG_CPU_COMPLEX_(f, T)                                                                     \
+    static void complex_##f(const chg_cpu_cargs_t *u)                                              \
+    {                                                                                              \
+        const T al[2] = {(T)u->alpha[0], (T)u->alpha[1]}, be[2] = {(T)u->beta[0], (T)u->beta[1]};  \
+        const enum CBLAS_ORDER o = (enum CBLAS_ORDER)u->layout;                                    \
+        const enum CBLAS_SIDE s = (enum CBLAS_SIDE)u->side;                                        \
+        const enum CBLAS_UPLO up = (enum CBLAS_UPLO)u->uplo;                                       \
+        const enum CBLAS_TRANSPOSE ta = (enum CBLAS_TRANSPOSE)u->ta;                               \
+        const enum CBLAS_TRANSPOSE tb = (enum CBLAS_TRANSPOSE)u->tb;                               \
+        const enum CBLAS_DIAG d = (enum CBLAS_DIAG)u->diag;                                        \
+        switch (u->routine) {                                                                      \
+        case CHG_CPU_GEMM:                                                                         \
+            cblas_##f##gemm(o, ta, tb, u->m, u->n, u->k, al, u->a, u->lda, u->b, u->ldb, be, u->c, \
+                            u->ldc);                                                               \
+            break;                                                                                 \
+        case CHG_CPU_HEMM:                                                                         \
+            cblas_##f##hemm(o, s, up, u->m, u->n, al, u->a, u->lda, u->b, u->ldb, be, u->c,        \
+                            u->ldc);                                                               \
+            break;                                                                                 \
+        case CHG_CPU_SYMM:                                                                         \
+            cblas_##f##symm(o, s, up, u->m, u->n, al, u->a, u->lda, u->b, u->ldb, be, u->c,        \
+                            u->ldc);                                                               \
+            break;                                                                                 \
+        case CHG_CPU_HERK:                                                                         \
+            cblas_##f##herk(o, up, ta, u->n, u->k, al[0], u->a, u->lda, be[0], u->c, u->ldc);      \
+            break;                                                                                 \
+        case CHG_CPU_SYRK:                                                                         \
+            cblas_##f##syrk(o, up, ta, u->n, u->k, al, u->a, u->lda, be, u->c, u->ldc);            \
+            break;                                                                                 \
+        case CHG_CPU_HER2K:                                                                        \
+            cblas_##f##her2k(o, up, ta, u->n, u->k, al, u->a, u->lda, u->b, u->ldb, be[0], u->c,   \
+                             u->ldc);                                                              \
+            break;                                                                                 \
+        case CHG_CPU_SYR2K:                                                                        \
+            cblas_##f##syr2k(o, up, ta, u->n, u->k, al, u->a, u->lda, u->b, u->ldb, be, u->c,      \
+                             u->ldc);                                                              \
+            break;                                                                                 \
+        case CHG_CPU_TRMM:                                                                         \
+            cblas_##f##trmm(o, s, up, ta, d, u->m, u->n, al, u->a, u->lda, u->c, u->ldc);          \
+            break;                                                                                 \
+        default:                                                                                   \
+            cblas_##f##trsm(o, s, up, ta, d, u->m, u->n, al, u->a, u->lda, u->c, u->ldc);          \
+            break;                                                                                 \
+        }                                                                                          \
+    }
+CHG_CPU_COMPLEX_(c, float)
+CHG_CPU_COMPLEX_(z, double)
+#undef CHG_CPU_COMPLEX_
+
+int chg_cpu_blas_complex(chg_precision_t prec, const chg_cpu_cargs_t *u)
+{
+    if (prec == CHG_F64) complex_z(u);
+    else complex_c(u);
+    return 0;
+}
+
 static pthread_mutex_t g_rates_mu = PTHREAD_MUTEX_INITIALIZER;
 static double g_rates[2][CHG_CPU_RATE_SIZES];
 
@@ -163,6 +221,11 @@ int chg_cpu_blas_trsm(chg_precision_t prec, int layout, int side, int uplo, int 
 {
     (void)prec; (void)layout; (void)side; (void)uplo; (void)ta; (void)diag; (void)m; (void)n;
     (void)alpha; (void)a; (void)lda; (void)b; (void)ldb;
+    return -1;
+}
+int chg_cpu_blas_complex(chg_precision_t prec, const chg_cpu_cargs_t *u)
+{
+    (void)prec; (void)u;
     return -1;
 }
 void chg_cpu_blas_rates(chg_precision_t prec, double out[CHG_CPU_RATE_SIZES])

@@ -42,6 +42,22 @@ int chg_cpu_blas_trmm(chg_precision_t prec, int layout, int side, int uplo, int 
 int chg_cpu_blas_trsm(chg_precision_t prec, int layout, int side, int uplo, int ta, int diag, int m, int n,
                       double alpha, const void *a, int lda, void *b, int ldb);
 
+/* The complex routines (C, Z: prec is the parts' precision) for the CPU route, the TRSM panels
+ * and a lost device's regions: one call with the CBLAS arguments of the routine (the enums
+ * clhgemm's, with CBLAS's values). TRMM and TRSM work on c (their B); HERK uses alpha[0] and
+ * beta[0], HER2K beta[0], as CBLAS's real scalars. Returns 0, or -1 without OpenBLAS. */
+enum { CHG_CPU_GEMM, CHG_CPU_HEMM, CHG_CPU_SYMM, CHG_CPU_HERK, CHG_CPU_SYRK, CHG_CPU_HER2K,
+       CHG_CPU_SYR2K, CHG_CPU_TRMM, CHG_CPU_TRSM };
+typedef struct chg_cpu_cargs_s {
+    int routine; /* CHG_CPU_* */
+    int layout, side, uplo, ta, tb, diag, m, n, k;
+    double alpha[2], beta[2];
+    const void *a, *b;
+    void *c;
+    int lda, ldb, ldc;
+} chg_cpu_cargs_t;
+int chg_cpu_blas_complex(chg_precision_t prec, const chg_cpu_cargs_t *u);
+
 /* The square sizes at which OpenBLAS's rate is measured for the routing model. */
 #define CHG_CPU_RATE_SIZES 4
 extern const int chg_cpu_rate_size[CHG_CPU_RATE_SIZES]; /* 64, 256, 1024, 2048 */

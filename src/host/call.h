@@ -26,6 +26,11 @@ typedef struct chg_call_s {
     int ta, tb;                 /* column-major view */
     size_t m, n, k;
     double alpha, beta;
+    double alpha_im, beta_im;   /* complex calls (st.cplx): the imaginary parts */
+    /* complex calls whose alpha goes into X_A's pack (HER2K: pack_alpha in the first product,
+     * its conjugate in the second; alpha is then 1): core/gemm_args.h alpha_in_pack */
+    int alpha_in_pack;
+    double pack_alpha[2];
     const char *a, *b;          /* user memory (column-major view) */
     char *c;
     size_t lda, ldb, ldc;
@@ -62,6 +67,9 @@ typedef struct chg_call_s {
     double flops;               /* the routine's own operation count (for the log) */
     const char *name;
 } chg_call_t;
+
+/* Whether the call's beta is zero (both parts): C is then never read. */
+static inline int chg_call_beta_zero(const chg_call_t *c) { return c->beta == 0.0 && c->beta_im == 0.0; }
 
 /* Records the call's first error (the drivers stop taking tiles). */
 static inline void chg_call_fail(chg_call_t *c, clhgemm_status_t st)

@@ -25,7 +25,8 @@ static cl_int reserve_buffers(const chg_call_t *c, chg_handle_dev_t *d, const ch
     const size_t bmp = chg_round_up(p->bm, g->mwg), bnp = chg_round_up(p->bn, g->nwg),
                  bkp = chg_round_up(p->bk, g->kwg);
     const size_t kg = (size_t)CHG_MAX(p->kg, 1);
-    const size_t aband = bmp * bkp * es * (p->amode == AMODE_STREAM ? 1 : p->kt);
+    /* the packed A: twice its tile's elements for a complex call (core/blocks.h) */
+    const size_t aband = bmp * bkp * es * CHG_PACK_A_FACTOR(&c->st) * (p->amode == AMODE_STREAM ? 1 : p->kt);
     cl_int err = chg_devmem_reserve(d, B_ARAW, p->bm * p->bk * es, NSTAGE);
     if (err == CL_SUCCESS) err = chg_devmem_reserve(d, B_BRAW, p->bk * p->bn * es, NSTAGE);
     if (err == CL_SUCCESS) err = chg_devmem_reserve(d, B_BPACK, bkp * bnp * es * kg, 1);
@@ -34,7 +35,8 @@ static cl_int reserve_buffers(const chg_call_t *c, chg_handle_dev_t *d, const ch
     if (err == CL_SUCCESS) err = chg_devmem_reserve(d, B_CP, bmp * bnp * es, 1);
     if (err == CL_SUCCESS) err = chg_devmem_reserve_pinned(d, d->st_a, NSTAGE, p->bm * p->bk * es);
     if (err == CL_SUCCESS && !c->bs) err = chg_devmem_reserve_pinned(d, d->st_b, NSTAGE, p->bk * p->bn * es);
-    if (err == CL_SUCCESS && c->beta != 0.0) err = chg_devmem_reserve_pinned(d, &d->st_cin, 1, p->bm * p->bn * es);
+    if (err == CL_SUCCESS && !chg_call_beta_zero(c))
+        err = chg_devmem_reserve_pinned(d, &d->st_cin, 1, p->bm * p->bn * es);
     if (err == CL_SUCCESS) err = chg_devmem_reserve_pinned(d, d->st_cout, NOUT, p->bm * p->bn * es);
     return err;
 }
@@ -48,8 +50,11 @@ static clhgemm_status_t setup(chg_drv_t *v)
     const chg_plan_t *pl = &c->pl;
     chg_tuned_gemm(&d->dev, c->prec, &v->gp);
     clhgemm_status_t st = chg_l3_kernels_create(d->ctx, &d->dev, c->prec, &v->gp, c->ta, c->tb,
-                                                c->beta == 0.0, &c->st, &v->ks);
+                                                chg_call_beta_zero(c), &c->st, &v->ks);
     if (st != CLHGEMM_SUCCESS) return st;
+    /* from here on the tile in the call's elements (complex: core/blocks.h chg_l3_tile): the
+     * pads, the packed offsets and the buffers count them */
+    v->gp = chg_l3_tile(&v->gp, &c->st);
     const cl_int err = reserve_buffers(c, d, &v->gp);
     if (err != CL_SUCCESS) {
         chg_gemm_kernels_release(&v->ks);
@@ -326,7 +331,7 @@ static cl_int run_piece(chg_drv_t *v, chg_tile_t *t, int stolen, int final)
     band_buffers(v, t, stolen);
     /* C input chunks are spread over the k steps (they are needed only by the write-back); the
      * staging is free once the previous tile's input copies finished. */
-    t->nci = c->beta != 0.0 ? chg_c_chunks(c, t->mc, t->nc) : 0;
+    t->nci = !chg_call_beta_zero(c) ? chg_c_chunks(c, t->mc, t->nc) : 0;
     t->ci = 0;
     if (t->nci && (err = chg_ev_wait(&v->cin_last)) != CL_SUCCESS) return err;
     if (t->nci && (err = chg_free_cdev(v, t->cslot)) != CL_SUCCESS) return err;

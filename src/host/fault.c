@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cpu/route_calls.h"
 #include "cpu/share_blas.h"
 #include "host/devmem.h"
 #include "host/fault.h"
@@ -224,6 +225,119 @@ static void dense_product(const chg_call_t *c, size_t mc, size_t nc, size_t kk, 
         }
 }
 
+/* ---- a complex region: dense copies in the call's precision, then one complex product ------ */
+
+/* The complex X(r, p) (an operand of a complex call) into v: x_elem's structure, then a
+ * Hermitian operand's mirror conjugated and diagonal real, the operand's conjugation, and
+ * (X_A of a call with alpha in its packs) alpha, conjugated in the second product. */
+static void x_elem_c(const xop_t *x, const chg_call_t *c, int herm, int conj, int scaled, size_t r,
+                     size_t p, double v[2])
+{
+    const int seg = p >= x->k;
+    if (seg) p -= x->k;
+    int mirrored = 0;
+    v[0] = v[1] = 0.0;
+    if (x->kind == CHG_TRIANGULAR) {
+        if (x->upper ? r > p : r < p) return;
+        if (x->unit && r == p) {
+            v[0] = 1.0;
+            return;
+        }
+    } else if (x->kind == CHG_SYMMETRIC && (x->upper ? r > p : r < p)) {
+        const size_t t = r;
+        r = p;
+        p = t;
+        mirrored = 1;
+    }
+    const size_t idx = x->rows ? r * x->ld[seg] + p : r + p * x->ld[seg], ps = x->es / 2;
+    v[0] = get(x->base[seg], 2 * idx, ps);
+    v[1] = herm && r == p ? 0.0 : get(x->base[seg], 2 * idx + 1, ps);
+    if ((herm && mirrored) != conj) v[1] = -v[1];
+    if (scaled) {
+        const double sr = c->pack_alpha[0], si = seg ? -c->pack_alpha[1] : c->pack_alpha[1];
+        const double re = sr * v[0] - si * v[1];
+        v[1] = sr * v[1] + si * v[0];
+        v[0] = re;
+    }
+}
+
+/* t := alpha * xa * xb + beta * t for complex elements (as dense_product). */
+static void dense_product_c(const chg_call_t *c, size_t mc, size_t nc, size_t kk, const void *xa,
+                            const void *xb, void *t)
+{
+    const chg_cpu_cargs_t u = {.routine = CHG_CPU_GEMM, .layout = CLHGEMM_COL_MAJOR,
+                               .ta = CLHGEMM_NO_TRANS, .tb = CLHGEMM_NO_TRANS, .m = (int)mc,
+                               .n = (int)nc, .k = (int)kk, .alpha = {c->alpha, c->alpha_im},
+                               .beta = {c->beta, c->beta_im}, .a = xa, .lda = (int)mc, .b = xb,
+                               .ldb = (int)kk, .c = t, .ldc = (int)mc};
+    if (chg_cpu_blas_complex(c->prec, &u) == 0) return;
+    const size_t ps = c->es / 2;
+    for (size_t j = 0; j < nc; j++)
+        for (size_t i = 0; i < mc; i++) {
+            double sr = 0.0, si = 0.0;
+            for (size_t p = 0; p < kk; p++) {
+                const size_t a = 2 * (i + p * mc), b = 2 * (p + j * kk);
+                const double ar = get(xa, a, ps), ai = get(xa, a + 1, ps);
+                const double br = get(xb, b, ps), bi = get(xb, b + 1, ps);
+                sr += ar * br - ai * bi;
+                si += ar * bi + ai * br;
+            }
+            const size_t o = 2 * (i + j * mc);
+            const double tr = chg_call_beta_zero(c) ? 0.0 : get(t, o, ps);
+            const double ti = chg_call_beta_zero(c) ? 0.0 : get(t, o + 1, ps);
+            put(t, o, ps, c->alpha * sr - c->alpha_im * si + c->beta * tr - c->beta_im * ti);
+            put(t, o + 1, ps, c->alpha * si + c->alpha_im * sr + c->beta * ti + c->beta_im * tr);
+        }
+}
+
+/* chg_cpu_region for a complex call: always through dense copies (BLAS has no op for a
+ * conjugate without a transpose, which the column-major view may hold). */
+static clhgemm_status_t cpu_region_c(const chg_call_t *c, size_t i0, size_t mc, size_t j0, size_t nc,
+                                     const xop_t *A, const xop_t *B, size_t kk)
+{
+    const size_t es = c->es, ps = es / 2;
+    char *xa = malloc(mc * kk * es), *xb = malloc(kk * nc * es), *t = malloc(mc * nc * es);
+    if (!xa || !xb || !t) {
+        free(xa);
+        free(xb);
+        free(t);
+        return CLHGEMM_OUT_OF_HOST_MEMORY;
+    }
+    const chg_struct_t *st = &c->st;
+    double v[2];
+    for (size_t p = 0; p < kk; p++)
+        for (size_t i = 0; i < mc; i++) {
+            x_elem_c(A, c, st->herm_a, st->conj_a, c->alpha_in_pack, i0 + i, p, v);
+            put(xa, 2 * (i + p * mc), ps, v[0]);
+            put(xa, 2 * (i + p * mc) + 1, ps, v[1]);
+        }
+    for (size_t j = 0; j < nc; j++)
+        for (size_t p = 0; p < kk; p++) {
+            x_elem_c(B, c, st->herm_b, st->conj_b, 0, j0 + j, p, v);
+            put(xb, 2 * (p + j * kk), ps, v[0]);
+            put(xb, 2 * (p + j * kk) + 1, ps, v[1]);
+        }
+    for (size_t j = 0; j < nc; j++)
+        for (size_t i = 0; i < mc; i++) {
+            const size_t u = 2 * (i0 + i + (j0 + j) * c->ldc), o = 2 * (i + j * mc);
+            const int keep = !chg_call_beta_zero(c) && in_c(c, i0 + i, j0 + j);
+            const int real_diag = st->herm_c && i0 + i == j0 + j;
+            put(t, o, ps, keep ? get(c->c, u, ps) : 0.0);
+            put(t, o + 1, ps, keep && !real_diag ? get(c->c, u + 1, ps) : 0.0);
+        }
+    dense_product_c(c, mc, nc, kk, xa, xb, t);
+    for (size_t j = 0; j < nc; j++)
+        for (size_t i = 0; i < mc; i++) {
+            if (!in_c(c, i0 + i, j0 + j)) continue;
+            if (st->herm_c && i0 + i == j0 + j) put(t, 2 * (i + j * mc) + 1, ps, 0.0);
+            memcpy(c->c + (i0 + i + (j0 + j) * c->ldc) * es, t + (i + j * mc) * es, es);
+        }
+    free(xa);
+    free(xb);
+    free(t);
+    return CLHGEMM_SUCCESS;
+}
+
 clhgemm_status_t chg_cpu_region(const chg_call_t *c, size_t i0, size_t mc, size_t j0, size_t nc, int threads)
 {
     const size_t es = c->es;
@@ -237,6 +351,11 @@ clhgemm_status_t chg_cpu_region(const chg_call_t *c, size_t i0, size_t mc, size_
     /* Otherwise dense copies of the region's X_A rows and X_B rows (k' = segs * k) and of its C,
      * all taken before C is written (TRMM: C is one of the operands). */
     const size_t kk = (size_t)CHG_MAX(c->segs, 1) * c->k;
+    const xop_t XA = {.base = {c->a, c->b}, .ld = {c->lda, c->ldb}, .k = c->k, .es = es, .rows = c->ta,
+                      .upper = c->st.upper_a, .unit = c->st.unit_a, .kind = c->st.kind_a};
+    const xop_t XB = {.base = {c->b, c->a}, .ld = {c->ldb, c->lda}, .k = c->k, .es = es, .rows = !c->tb,
+                      .upper = c->st.upper_b, .unit = c->st.unit_b, .kind = c->st.kind_b};
+    if (c->st.cplx) return cpu_region_c(c, i0, mc, j0, nc, &XA, &XB, kk);
     char *xa = malloc(mc * kk * es), *xb = malloc(kk * nc * es), *t = malloc(mc * nc * es);
     if (!xa || !xb || !t) {
         free(xa);
@@ -244,18 +363,14 @@ clhgemm_status_t chg_cpu_region(const chg_call_t *c, size_t i0, size_t mc, size_
         free(t);
         return CLHGEMM_OUT_OF_HOST_MEMORY;
     }
-    const xop_t A = {.base = {c->a, c->b}, .ld = {c->lda, c->ldb}, .k = c->k, .es = es, .rows = c->ta,
-                     .upper = c->st.upper_a, .unit = c->st.unit_a, .kind = c->st.kind_a};
-    const xop_t B = {.base = {c->b, c->a}, .ld = {c->ldb, c->lda}, .k = c->k, .es = es, .rows = !c->tb,
-                     .upper = c->st.upper_b, .unit = c->st.unit_b, .kind = c->st.kind_b};
     for (size_t p = 0; p < kk; p++)
-        for (size_t i = 0; i < mc; i++) put(xa, i + p * mc, es, x_elem(&A, i0 + i, p));
+        for (size_t i = 0; i < mc; i++) put(xa, i + p * mc, es, x_elem(&XA, i0 + i, p));
     for (size_t j = 0; j < nc; j++)
-        for (size_t p = 0; p < kk; p++) put(xb, p + j * kk, es, x_elem(&B, j0 + j, p));
+        for (size_t p = 0; p < kk; p++) put(xb, p + j * kk, es, x_elem(&XB, j0 + j, p));
     for (size_t j = 0; j < nc; j++)
         for (size_t i = 0; i < mc; i++) {
             const size_t u = i0 + i + (j0 + j) * c->ldc;
-            put(t, i + j * mc, es, c->beta != 0.0 && in_c(c, i0 + i, j0 + j) ? get(c->c, u, es) : 0.0);
+            put(t, i + j * mc, es, !chg_call_beta_zero(c) && in_c(c, i0 + i, j0 + j) ? get(c->c, u, es) : 0.0);
         }
     dense_product(c, mc, nc, kk, xa, xb, t, threads);
     for (size_t j = 0; j < nc; j++)

@@ -22,8 +22,9 @@ static unsigned long long plan_mem(const chg_pctx_t *c, size_t bm, size_t bn, si
     const unsigned long long bmp = chg_round_up(bm, c->tile_m), bnp = chg_round_up(bn, c->tile_n),
                              bkp = chg_round_up(bk, c->tile_k), kt = chg_plan_kt(c, bk);
     const unsigned long long kg = (unsigned long long)CHG_MAX(c->kgroup, 1);
+    const unsigned long long af = c->cplx ? 2 : 1; /* the packed A of a complex call (core/blocks.h) */
     const unsigned long long araw = bm * bk * es, braw = bk * bn * es, bpack = bkp * bnp * es * kg,
-                             aband = bmp * bkp * es * (amode == AMODE_STREAM ? 1 : kt),
+                             aband = af * bmp * bkp * es * (amode == AMODE_STREAM ? 1 : kt),
                              cdev = bm * bn * es, cp = bmp * bnp * es;
     const int nbands = amode == AMODE_PREFETCH ? 2 : 1;
     if (largest) *largest = CHG_MAX(CHG_MAX(CHG_MAX(araw, braw), CHG_MAX(bpack, aband)), CHG_MAX(cdev, cp));
@@ -49,9 +50,10 @@ static int plan_fits(const chg_pctx_t *c, size_t bm, size_t bn, size_t bk, int a
      * group of slices). */
     const unsigned long long bmp = chg_round_up(bm, c->tile_m), bnp = chg_round_up(bn, c->tile_n),
                              bkp = chg_round_up(bk, c->tile_k);
-    if (amode != AMODE_STREAM && bmp * bkp * chg_plan_kt(c, bk) >= (1ull << 31)) return 0;
-    if (bnp * bkp * (unsigned long long)CHG_MAX(c->kgroup, 1) >= (1ull << 31)) return 0;
-    return bmp * bnp < (1ull << 31);
+    const unsigned long long x = c->cplx ? 2 : 1; /* the kernel's reals per complex k row, C row */
+    if (amode != AMODE_STREAM && x * x * bmp * bkp * chg_plan_kt(c, bk) >= (1ull << 31)) return 0;
+    if (x * bnp * bkp * (unsigned long long)CHG_MAX(c->kgroup, 1) >= (1ull << 31)) return 0;
+    return x * bmp * bnp < (1ull << 31);
 }
 
 /* The steady state: the four stages run concurrently, so the slowest binds, but a stage
@@ -144,7 +146,9 @@ double chg_plan_time(const chg_pctx_t *c, size_t bm, size_t bn, size_t bk, int a
     const double fill = wgs / (ceil(wgs / round_wgs) * round_wgs);
     const double dev_rate = c->rate / nd * fill;
     chg_pterms_t t = {0};
-    t.compute = 2.0 * m * n * k / (dev_rate * nd);
+    /* a complex product is 4 real ones (the kernel's rate counts real flops) */
+    const double fl = c->cplx ? 8.0 : 2.0;
+    t.compute = fl * m * n * k / (dev_rate * nd);
     /* A moves once per tile when streamed; resident, once per band and device working on it
      * (with fewer bands than devices, several devices share a band and each loads it). */
     const double a_bytes = amode == AMODE_STREAM ? s * m * k * nt
@@ -171,7 +175,7 @@ double chg_plan_time(const chg_pctx_t *c, size_t bm, size_t bn, size_t bk, int a
     t.pack = (a_bytes + b_pack + cin + cout) / c->pack;
     /* A band start without prefetch: the tile that loads the band moves A and B slices and its
      * C traffic through pack threads shared by all devices, against one tile's kernel time. */
-    const double tile_compute = 2.0 * bm * bn * k / dev_rate;
+    const double tile_compute = fl * bm * bn * k / dev_rate;
     if (amode != AMODE_STREAM) {
         const double tile_pack = s * (k * (bm * nd + bn * bsh) + (c->beta_zero ? 1.0 : 2.0) * bm * bn * nd) / c->pack;
         const double burst = CHG_MAX(0.0, tile_pack - tile_compute);
@@ -408,7 +412,7 @@ static int same_shape(const chg_pctx_t *a, const chg_pctx_t *b)
            a->segs == b->segs && a->fix_m == b->fix_m && a->fix_n == b->fix_n && a->square == b->square &&
            a->no_prefetch == b->no_prefetch && a->kgroup == b->kgroup && a->ramp == b->ramp &&
            a->pinned == b->pinned && a->mem == b->mem && a->ndev == b->ndev && a->all_devices == b->all_devices &&
-           a->share_b == b->share_b;
+           a->share_b == b->share_b && a->cplx == b->cplx && a->prec == b->prec;
 }
 
 static int cached_plan(clhgemm_handle_t h, const chg_pctx_t *pc, chg_plan_t *out)
@@ -470,6 +474,7 @@ static void context_devices(clhgemm_handle_t h, int d, chg_pctx_t *pc)
         chg_handle_dev_t *dv = &h->devs[i];
         chg_gemm_params_t gp;
         chg_tuned_gemm(&dv->dev, prec, &gp);
+        if (pc->cplx) gp = chg_l3_tile(&gp, &(chg_struct_t){.cplx = 1}); /* in complex elements */
         pc->tile_m = CHG_MAX(pc->tile_m, (size_t)gp.mwg);
         pc->tile_n = CHG_MAX(pc->tile_n, (size_t)gp.nwg);
         pc->tile_k = CHG_MAX(pc->tile_k, (size_t)gp.kwg);
@@ -507,9 +512,10 @@ int chg_plan_all_devices(void)
 void chg_plan_context(clhgemm_handle_t h, chg_precision_t prec, size_t m, size_t n, size_t k,
                       int beta_zero, const chg_struct_t *st, int segs, chg_pctx_t *pc)
 {
-    *pc = (chg_pctx_t){.m = m, .n = n, .k = k, .es = chg_elem_size(prec), .beta_zero = beta_zero,
-                   .mem = ~0ull, .max_alloc = ~0ull, .ndev = h->ndev, .segs = CHG_MAX(segs, 1),
-                   .tile_m = 1, .tile_n = 1, .tile_k = 1, .cus = ~0u};
+    *pc = (chg_pctx_t){.m = m, .n = n, .k = k, .es = chg_elem_size(prec) * (st->cplx ? 2 : 1),
+                   .beta_zero = beta_zero, .mem = ~0ull, .max_alloc = ~0ull, .ndev = h->ndev,
+                   .segs = CHG_MAX(segs, 1), .tile_m = 1, .tile_n = 1, .tile_k = 1, .cus = ~0u,
+                   .cplx = st->cplx};
     /* Level-3 calls: what the schedule must respect (docs/ARCHITECTURE.md, host level 3).
      * TRMM is in place (C is B). Its tiles span the independent direction of B whole -- all
      * rows for side left (B's columns are independent), all columns for side right (rows) --

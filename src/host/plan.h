@@ -68,6 +68,9 @@ typedef struct chg_pctx_s {
      * (square 1) or columns (square 2: a symmetric operand's diagonal blocks are then the
      * squares on its diagonal); no prefetch of the next band (TRMM). */
     int segs, fix_m, fix_n, square, no_prefetch;
+    /* A complex call (C, Z): es and the tiles in complex elements, the packed A twice its
+     * tile's elements, four real flops per complex multiply-add (core/blocks.h) */
+    int cplx;
     /* k slices one kernel launch covers in a tile whose A is resident (CLHGEMM_KGROUP,
      * 1..NSTAGE-1, default 2): each launch after a tile's first re-reads and re-writes its Cp;
      * the slices of a group are packed contiguously along k, so one launch runs over all of

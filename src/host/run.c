@@ -22,7 +22,7 @@
  * right: a piece would re-read the row band another piece wrote). */
 static int plan(clhgemm_handle_t h, chg_call_t *c, chg_pctx_t *pc)
 {
-    chg_plan_context(h, c->prec, c->m, c->n, c->k, c->beta == 0.0, &c->st, c->segs, pc);
+    chg_plan_context(h, c->prec, c->m, c->n, c->k, chg_call_beta_zero(c), &c->st, c->segs, pc);
     c->align_n = c->st.kind_b == CHG_SYMMETRIC;
     c->no_pieces = c->st.kind_b != CHG_GENERAL;
     return chg_plan_call(h, pc, &c->pl);

@@ -205,6 +205,11 @@ cl_int chg_load_a(chg_drv_t *v, size_t ti, size_t s, size_t q0, size_t qk, cl_me
     size_t p0, kc;
     chg_slice_of(c, s, &seg, &p0, &kc);
     if (qk) p0 += q0, kc = CHG_MIN(qk, kc - q0);
+    if (c->alpha_in_pack) {
+        /* HER2K: alpha into the first product's X_A, conj(alpha) into the second's */
+        v->ks.scale_a[0] = c->pack_alpha[0];
+        v->ks.scale_a[1] = seg ? -c->pack_alpha[1] : c->pack_alpha[1];
+    }
     const size_t i0 = ti * c->pl.bm, mc = CHG_MIN(c->pl.bm, c->m - i0);
     chg_stage_t g;
     chg_stage_geometry(&c->st, 1, !c->ta, i0, mc, p0, kc, &g);
@@ -387,7 +392,8 @@ cl_int chg_writeback_tile(chg_drv_t *v, const chg_tile_t *t)
     cl_uint nwb = 0;
     cl_int err = writeback_waits(v, t, wbw, &nwb);
     if (err != CL_SUCCESS) return err;
-    err = chg_enqueue_writeback_at(v->qk, &v->ks, t->i0, t->j0, t->mc, t->nc, c->alpha, c->beta,
+    const double alpha[2] = {c->alpha, c->alpha_im}, beta[2] = {c->beta, c->beta_im};
+    err = chg_enqueue_writeback_at(v->qk, &v->ks, t->i0, t->j0, t->mc, t->nc, alpha, beta,
                                    v->d->buf[B_CP][0], t->mpad, t->cdev, 0, t->mc, nwb, nwb ? wbw : NULL, &wb);
     if (err != CL_SUCCESS) return err;
     chg_tile_trace(v, Q_KERNEL, "write-back", wb);
@@ -454,8 +460,10 @@ cl_int chg_writeback_split(chg_drv_t *v, const chg_tile_t *t)
          * the last piece ends at the tile's end */
         cend[p] = CHG_MIN(t->nc, c0 + cw);
         if (err == CL_SUCCESS && (err = injected(v)) == CL_SUCCESS)
-            err = chg_enqueue_writeback_at(v->qk, &v->ks, t->i0, t->j0 + c0, mc, cend[p] - c0, c->alpha, c->beta,
-                                           cp, t->mpad, t->cdev, c0 * mc, mc, nwb, nwb ? wbw : NULL, &wb[p]);
+            err = chg_enqueue_writeback_at(v->qk, &v->ks, t->i0, t->j0 + c0, mc, cend[p] - c0,
+                                           (const double[2]){c->alpha, c->alpha_im},
+                                           (const double[2]){c->beta, c->beta_im}, cp, t->mpad,
+                                           t->cdev, c0 * mc, mc, nwb, nwb ? wbw : NULL, &wb[p]);
         if (err == CL_SUCCESS) chg_tile_trace(v, Q_KERNEL, "write-back", wb[p]);
         clReleaseMemObject(cp);  /* kept alive by the commands that use it */
         clFlush(v->qk);

@@ -20,24 +20,36 @@
 #include "host/route.h"
 #include "host/trsm_strips.h"
 
-/* One trailing update: C := -op(L)*op(R) + beta*C through the host GEMM. */
-static clhgemm_status_t update(clhgemm_handle_t h, chg_precision_t prec, const chg_trsm_step_t *t,
-                               const char *A, char *B, size_t ldb)
+/* One trailing update: C := -op(L)*op(R) + beta*C through the host GEMM (complex: op(A) = A^H
+ * conjugates the operand that is A, a conjugate transpose in the column-major view, since
+ * core/trsm_subst.c's steps read A transposed exactly where op(A) is). */
+static clhgemm_status_t update(clhgemm_handle_t h, chg_precision_t prec, const chg_l3_shape_t *sh,
+                               const chg_trsm_step_t *t, const char *A, char *B, size_t ldb)
 {
     if (t->m == 0 || t->n == 0) return CLHGEMM_SUCCESS;
-    const size_t es = chg_elem_size(prec);
+    const size_t es = chg_elem_size(prec) * (sh->cplx ? 2 : 1);
     const char *l = (t->l.is_b ? B : A) + t->l.off * es;
     const char *r = (t->r.is_b ? B : A) + t->r.off * es;
     char *c = B + t->c_off * es;
-    const clhgemm_transpose_t ta = t->ta ? CLHGEMM_TRANS : CLHGEMM_NO_TRANS;
-    const clhgemm_transpose_t tb = t->tb ? CLHGEMM_TRANS : CLHGEMM_NO_TRANS;
+    const clhgemm_transpose_t tr = sh->conj ? CLHGEMM_CONJ_TRANS : CLHGEMM_TRANS;
+    const clhgemm_transpose_t ta = t->ta ? tr : CLHGEMM_NO_TRANS;
+    const clhgemm_transpose_t tb = t->tb ? tr : CLHGEMM_NO_TRANS;
     const int m = (int)t->m, n = (int)t->n, k = (int)t->k;
+    if (sh->cplx) {
+        const double mone[2] = {-1.0, 0.0};
+        const float fm[2] = {-1.0f, 0.0f}, fb[2] = {(float)t->beta[0], (float)t->beta[1]};
+        if (prec == CHG_F64)
+            return clhgemm_zgemm(h, CLHGEMM_COL_MAJOR, ta, tb, m, n, k, mone, l, (int)t->l.ld, r,
+                                 (int)t->r.ld, t->beta, c, (int)ldb);
+        return clhgemm_cgemm(h, CLHGEMM_COL_MAJOR, ta, tb, m, n, k, fm, l, (int)t->l.ld, r,
+                             (int)t->r.ld, fb, c, (int)ldb);
+    }
     if (prec == CHG_F64)
         return clhgemm_dgemm(h, CLHGEMM_COL_MAJOR, ta, tb, m, n, k, -1.0, (const double *)l,
-                             (int)t->l.ld, (const double *)r, (int)t->r.ld, t->beta, (double *)c,
+                             (int)t->l.ld, (const double *)r, (int)t->r.ld, t->beta[0], (double *)c,
                              (int)ldb);
     return clhgemm_sgemm(h, CLHGEMM_COL_MAJOR, ta, tb, m, n, k, -1.0f, (const float *)l,
-                         (int)t->l.ld, (const float *)r, (int)t->r.ld, (float)t->beta,
+                         (int)t->l.ld, (const float *)r, (int)t->r.ld, (float)t->beta[0],
                          (float *)c, (int)ldb);
 }
 
@@ -88,10 +100,11 @@ static double blocked_time(const bcall_t *c, const blocked_t *b)
 {
     const size_t steps = chg_trsm_steps(c->sh, b->nb);
     chg_trsm_step_t t, nx;
-    chg_trsm_step(c->sh, b->nb, 0, 1.0, c->lda, c->ldb, &t);
+    static const double one[2] = {1.0, 0.0};
+    chg_trsm_step(c->sh, b->nb, 0, one, c->lda, c->ldb, &t);
     double time = panel_time(c, &t, b->on_device);
     for (size_t s = 0; s + 1 < steps; s++) { /* the last step has no update */
-        chg_trsm_step(c->sh, b->nb, s + 1, 1.0, c->lda, c->ldb, &nx);
+        chg_trsm_step(c->sh, b->nb, s + 1, one, c->lda, c->ldb, &nx);
         const double next = panel_time(c, &nx, b->on_device);
         if (b->lookahead) {
             chg_trsm_step_t near, far;
@@ -118,7 +131,8 @@ static blocked_t blocked_plan(const bcall_t *c)
     blocked_t dev = {0, 1, 0}, pick = cpu;
     double tc = 0, td = 0;
     if (chg_trsm_panel_on_device(mode) && h->ndev > 0)
-        dev.nb = chg_trsm_strips_order(h, c->prec, c->sh->k, c->sh->left ? c->sh->n : c->sh->m, cpu.nb);
+        dev.nb = chg_trsm_strips_order(h, c->prec, c->sh->cplx, c->sh->k, c->sh->left ? c->sh->n : c->sh->m,
+                                       cpu.nb);
     if (dev.nb && mode == CHG_TRSM_PANEL_DEVICE) {
         pick = dev;
     } else if (dev.nb) {
@@ -145,7 +159,7 @@ static blocked_t blocked_plan(const bcall_t *c)
  * TRSM of its own, alpha its p_alpha) when b says so and they take it, else on this thread. */
 static clhgemm_status_t solve_panel(const bcall_t *c, const blocked_t *b, const chg_trsm_step_t *t)
 {
-    const size_t es = chg_elem_size(c->prec);
+    const size_t es = chg_elem_size(c->prec) * (c->sh->cplx ? 2 : 1);
     if (b->on_device) {
         chg_l3_shape_t sub = *c->sh;
         sub.k = t->kb;
@@ -171,7 +185,7 @@ typedef struct far_job_s {
 static void *far_main(void *p)
 {
     far_job_t *j = p;
-    j->st = update(j->c->h, j->c->prec, &j->t, j->c->A, j->c->B, j->c->ldb);
+    j->st = update(j->c->h, j->c->prec, j->c->sh, &j->t, j->c->A, j->c->B, j->c->ldb);
     return NULL;
 }
 
@@ -182,7 +196,7 @@ static clhgemm_status_t step_lookahead(const bcall_t *c, const blocked_t *b, con
     chg_trsm_step_t near;
     far_job_t job = {.c = c, .st = CLHGEMM_SUCCESS};
     chg_trsm_step_split(c->sh, t, nx->kb, c->lda, c->ldb, &near, &job.t);
-    clhgemm_status_t st = update(c->h, c->prec, &near, c->A, c->B, c->ldb);
+    clhgemm_status_t st = update(c->h, c->prec, c->sh, &near, c->A, c->B, c->ldb);
     if (st != CLHGEMM_SUCCESS) return st;
     pthread_t th;
     const int threaded = job.t.m && job.t.n && pthread_create(&th, NULL, far_main, &job) == 0;
@@ -195,7 +209,7 @@ static clhgemm_status_t step_lookahead(const bcall_t *c, const blocked_t *b, con
 }
 
 clhgemm_status_t chg_trsm_blocked(clhgemm_handle_t h, chg_precision_t prec, const chg_l3_shape_t *sh,
-                                  double alpha, const void *A, size_t lda, void *B, size_t ldb)
+                                  const double alpha[2], const void *A, size_t lda, void *B, size_t ldb)
 {
     const bcall_t c = {.h = h, .prec = prec, .sh = sh, .A = A, .B = B, .lda = lda, .ldb = ldb};
     const blocked_t b = blocked_plan(&c);
@@ -209,7 +223,7 @@ clhgemm_status_t chg_trsm_blocked(clhgemm_handle_t h, chg_precision_t prec, cons
         if (lookahead) {
             st = step_lookahead(&c, &b, &t, &nx);
         } else {
-            st = update(h, prec, &t, c.A, c.B, ldb);
+            st = update(h, prec, sh, &t, c.A, c.B, ldb);
             if (st == CLHGEMM_SUCCESS) st = solve_panel(&c, &b, &nx);
         }
         t = nx;

@@ -31,6 +31,7 @@
  * m, n > 0, alpha != 0) by the blocked path; the status of the first update or panel that
  * failed (B then partly solved), else CLHGEMM_SUCCESS. */
 clhgemm_status_t chg_trsm_blocked(clhgemm_handle_t h, chg_precision_t prec, const chg_l3_shape_t *sh,
-                                  double alpha, const void *A, size_t lda, void *B, size_t ldb);
+                                  const double alpha[2], const void *A, size_t lda, void *B,
+                                  size_t ldb);
 
 #endif

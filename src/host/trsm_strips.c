@@ -67,18 +67,18 @@ _Static_assert(SLOTS <= NSTAGE, "the strips' pinned buffers are the handle's st_
 
 /* Device bytes of the strips on one device: A (k x k, dense), D, SLOTS strips of k x w,
  * and what the GEMM core's workspace may take for the largest update (k/2 x w, inner k/2). */
-static unsigned long long need_bytes(const chg_handle_dev_t *d, chg_precision_t prec, size_t k, size_t nb,
-                                     size_t w)
+static unsigned long long need_bytes(const chg_handle_dev_t *d, chg_precision_t prec, int cplx, size_t k,
+                                     size_t nb, size_t w)
 {
-    const unsigned long long es = chg_elem_size(prec), kk = k;
+    const unsigned long long es = chg_elem_size(prec) * (cplx ? 2 : 1), kk = k;
     const unsigned long long ws = CHG_MIN(chg_workspace_budget(&d->dev),
                                           (kk * kk / 4 + kk * w) * es);
-    return kk * kk * es + chg_trsm_dev_bytes(prec, k, nb) + SLOTS * kk * w * es + ws;
+    return kk * kk * es + chg_trsm_dev_bytes(prec, cplx, k, nb) + SLOTS * kk * w * es + ws;
 }
 
 /* The strip width (right-hand sides per strip), 0 when the strips do not fit; nb[i] is device
  * i's diagonal-block order. */
-static size_t strip_width(clhgemm_handle_t h, chg_precision_t prec, size_t k, const size_t *nb,
+static size_t strip_width(clhgemm_handle_t h, chg_precision_t prec, int cplx, size_t k, const size_t *nb,
                           size_t rhs)
 {
     const size_t forced = (size_t)chg_env_int("CLHGEMM_TRSM_STRIP", 0, 0, INT_MAX);
@@ -88,7 +88,7 @@ static size_t strip_width(clhgemm_handle_t h, chg_precision_t prec, size_t k, co
     for (;;) {
         int fit = 1;
         for (int i = 0; i < h->ndev && fit; i++)
-            fit = need_bytes(&h->devs[i], prec, k, nb[i], w) <= h->devs[i].mem_limit;
+            fit = need_bytes(&h->devs[i], prec, cplx, k, nb[i], w) <= h->devs[i].mem_limit;
         if (fit) return w;
         if (w / 2 < wmin) return 0;
         w = chg_ceil_div(w, 2);
@@ -121,7 +121,7 @@ typedef struct strips_s {
     clhgemm_handle_t h;
     chg_precision_t prec;
     const chg_l3_shape_t *sh;
-    double alpha;
+    double alpha[2];
     const char *A;
     char *B;
     size_t lda, ldb, es, k, rhs, w, nstrips, home, on_cpu;
@@ -607,7 +607,7 @@ static cl_int run_strips(strips_t *c)
     return CL_SUCCESS;
 }
 
-size_t chg_trsm_strips_order(clhgemm_handle_t h, chg_precision_t prec, size_t k, size_t rhs,
+size_t chg_trsm_strips_order(clhgemm_handle_t h, chg_precision_t prec, int cplx, size_t k, size_t rhs,
                              size_t unit)
 {
     if (unit == 0 || k <= unit) return 0;
@@ -622,7 +622,7 @@ size_t chg_trsm_strips_order(clhgemm_handle_t h, chg_precision_t prec, size_t k,
         while (lo <= hi) {
             const size_t mid = lo + (hi - lo) / 2, kb = mid * unit;
             for (int j = 0; j < nd; j++) nb[j] = CHG_MIN(own[j], kb);
-            if (strip_width(h, prec, kb, nb, rhs)) {
+            if (strip_width(h, prec, cplx, kb, nb, rhs)) {
                 best = kb;
                 lo = mid + 1;
             } else {
@@ -636,12 +636,12 @@ size_t chg_trsm_strips_order(clhgemm_handle_t h, chg_precision_t prec, size_t k,
 }
 
 int chg_trsm_strips(clhgemm_handle_t h, chg_precision_t prec, const chg_l3_shape_t *sh,
-                    double alpha, const void *A, size_t lda, void *B, size_t ldb,
+                    const double alpha[2], const void *A, size_t lda, void *B, size_t ldb,
                     clhgemm_status_t *st)
 {
     if (!chg_trsm_panel_on_device(chg_trsm_panel_mode()) || h->ndev == 0) return 0;
-    strips_t c = {.h = h, .prec = prec, .sh = sh, .alpha = alpha, .A = A, .B = B, .lda = lda,
-                  .ldb = ldb, .es = chg_elem_size(prec), .k = sh->k,
+    strips_t c = {.h = h, .prec = prec, .sh = sh, .alpha = {alpha[0], alpha[1]}, .A = A, .B = B, .lda = lda,
+                  .ldb = ldb, .es = chg_elem_size(prec) * (sh->cplx ? 2 : 1), .k = sh->k,
                   .rhs = sh->left ? sh->n : sh->m,
                   .chunk = CHG_MAX(1ull, chg_env_size("CLHGEMM_TRSM_CHUNK", CHUNK_BYTES))};
     pthread_mutex_lock(&h->call_lock);
@@ -650,7 +650,7 @@ int chg_trsm_strips(clhgemm_handle_t h, chg_precision_t prec, const chg_l3_shape
     size_t *nb = malloc((size_t)c.ndev * sizeof *nb);
     for (int j = 0; c.sd && nb && j < c.ndev; j++)
         nb[j] = c.sd[j].nb = CHG_MIN(chg_trsm_nb(&h->devs[j].dev, prec), c.k);
-    c.w = c.sd && nb ? strip_width(h, prec, c.k, nb, c.rhs) : 0;
+    c.w = c.sd && nb ? strip_width(h, prec, sh->cplx, c.k, nb, c.rhs) : 0;
     if (c.w == 0) {
         pthread_mutex_unlock(&h->call_lock);
         free(c.sd);

@@ -23,7 +23,7 @@
  * setup (B untouched: the caller runs the blocked path); 1 when it ran, with the call's status
  * in *st (a lost device does not fail it: host/fault.h). */
 int chg_trsm_strips(clhgemm_handle_t h, chg_precision_t prec, const chg_l3_shape_t *sh,
-                    double alpha, const void *A, size_t lda, void *B, size_t ldb,
+                    const double alpha[2], const void *A, size_t lda, void *B, size_t ldb,
                     clhgemm_status_t *st);
 
 /* The largest multiple of unit below k such that a TRSM of that order with rhs right-hand sides
@@ -31,7 +31,7 @@ int chg_trsm_strips(clhgemm_handle_t h, chg_precision_t prec, const chg_l3_shape
  * inverted blocks, strips of at least min(rhs, 256) and workspace within each device's budget); 0
  * when none does (or the handle has no device). The blocked host path (host/trsm_entry.c) solves
  * its diagonal blocks of that order by strips. */
-size_t chg_trsm_strips_order(clhgemm_handle_t h, chg_precision_t prec, size_t k, size_t rhs,
-                             size_t unit);
+size_t chg_trsm_strips_order(clhgemm_handle_t h, chg_precision_t prec, int cplx, size_t k,
+                             size_t rhs, size_t unit);
 
 #endif

@@ -22,6 +22,23 @@
  *             with unit != 0 the diagonal is 1 (not read).
  *   WRITEBACK_TRI, SCALE_TRI  WRITEBACK / SCALE on the elements of C with i + diag <= j (upper)
  *             or >= j (lower) only; the rest of C is neither read nor written.
+ * Complex operands (cplx; the C and Z routines on the real GEMM kernel by the 1m method of Van
+ * Zee and Smith, "Implementing high-performance complex matrix multiplication via the 1m
+ * method", SIAM J. Sci. Comput. 2017): the source and C hold interleaved (re, im) pairs and
+ * every count, offset and leading dimension of them is in complex elements. A pack reads the
+ * complex X(i,p) (any of the three kinds, always staged through local memory), takes conj(X)
+ * when the run-time `conj` is set and multiplies by the run-time complex `scale`, and writes
+ * the real packed operand of the kernel's real product Cr = Xr_A * Xr_B^T, where Cr is C's
+ * memory read as a real 2m x n matrix (rows 2i, 2i+1: the real and imaginary parts of row i):
+ *   cplx 1 (X_A)  2 x 2 real blocks: Xr_A(2i.., 2p..) = [re -im; im re] of X(i,p) (2m x 2k);
+ *   cplx 2 (X_B)  Xr_B(j, 2p) = re, Xr_B(j, 2p + 1) = im of X(j,p) (n x 2k),
+ * so that the real kernel's 4mnk multiply-adds are exactly the complex product's. rows, cols,
+ * ipad, ppad count complex elements; blk, pstride and dst_off count the destination's reals.
+ * herm (PACK_SYM): X Hermitian, the mirrored elements conjugated and the diagonal's imaginary
+ * part taken as zero (never read). The update kinds with cplx take complex alpha and beta and
+ * C (Cp: the real kernel's 2m x n result, i.e. complex with leading dimension ldcp); with herm
+ * (the _TRI kinds: HERK, HER2K) the diagonal of C is real: its imaginary part is not read and
+ * is written as zero, beta's as well as the product's.
  * CLHGEMM_DUMP_KERNELS=dir writes every generated source (through the program cache).
  */
 #ifndef CHG_CODEGEN_H
@@ -50,7 +67,13 @@ typedef struct chg_copy_params_s {
     int ud_i, ud_p;     /* unroll degrees of the work-item loops along i and p (Matsumoto
                          * et al.'s M_ud, N_ud); 0 = unroll completely. The transposing PACK has one
                          * loop per phase: ud_p unrolls its reads (along p), ud_i its writes. */
+    int cplx;           /* complex elements (above): packs 1 = X_A, 2 = X_B; updates 1 */
+    int herm;           /* PACK_SYM: Hermitian; WRITEBACK_TRI / SCALE_TRI: C's diagonal real */
 } chg_copy_params_t;
+
+/* The argument index of a complex pack's `conj` (then its `scale`): every complex pack takes
+ * the structured packs' arguments 0-14 (the general kind ignores 11-14). */
+#define CHG_PACK_CPLX_ARG 15
 
 /* Defaults for a device class. */
 void chg_copy_params_default(const chg_device_t *dev, chg_copy_kind_t kind, chg_precision_t prec,
