@@ -52,8 +52,9 @@ static cl_int syrk(chg_fact_t *f, int d, int trans, size_t n, size_t k, double a
                                                (int)k, (int)A.ld, 1, (int)C.ld, 0, &sh);
     if (st != CLHGEMM_SUCCESS) return (cl_int)st;
     chg_gemm_args_t a;
-    chg_l3_core_args(&sh, f->c->prec, alpha, A.buf, A.off, A.ld, NULL, 0, 1, beta, C.buf, C.off,
-                     C.ld, &a);
+    const double al[2] = {alpha, 0.0}, be[2] = {beta, 0.0};
+    chg_l3_core_args(&sh, f->c->prec, al, A.buf, A.off, A.ld, NULL, 0, 1, be, C.buf, C.off, C.ld,
+                     &a);
     const chg_fdev_t *x = &f->fd[d];
     return (cl_int)chg_gemm_enqueue_on(&a, x->dev, x->ctx, x->qk, 0, NULL, NULL);
 }
@@ -77,8 +78,9 @@ static cl_int trsm(chg_fact_t *f, int d, int left, int lower, int ta, int unit, 
     cl_event inv = NULL, done = NULL;
     st = chg_trsm_dev_invert(&t, x->qk, A.buf, A.off, A.ld, 0, NULL, &inv);
     if (st == CLHGEMM_SUCCESS)
-        st = chg_trsm_dev_solve(&t, x->qk, A.buf, A.off, A.ld, sh.left ? sh.n : sh.m, alpha,
-                                B.buf, B.off, B.ld, 1, &inv, &done);
+        st = chg_trsm_dev_solve(&t, x->qk, A.buf, A.off, A.ld, sh.left ? sh.n : sh.m,
+                                (const double[2]){alpha, 0.0}, B.buf, B.off, B.ld, 1, &inv,
+                                &done);
     if (inv) clReleaseEvent(inv);
     if (done) clReleaseEvent(done);
     chg_trsm_dev_release(&t);
@@ -97,8 +99,9 @@ static cl_int trmm_upper_left(chg_fact_t *f, int d, int ta, size_t m, size_t n, 
                              (int)n, (int)A.ld, (int)B.ld, &sh);
     if (st != CLHGEMM_SUCCESS) return (cl_int)st;
     chg_gemm_args_t a;
-    chg_l3_core_args(&sh, f->c->prec, alpha, A.buf, A.off, A.ld, B.buf, B.off, B.ld, 0.0, NULL,
-                     0, 0, &a);
+    const double al[2] = {alpha, 0.0}, zero[2] = {0.0, 0.0};
+    chg_l3_core_args(&sh, f->c->prec, al, A.buf, A.off, A.ld, B.buf, B.off, B.ld, zero, NULL, 0,
+                     0, &a);
     const chg_fdev_t *x = &f->fd[d];
     return (cl_int)chg_gemm_enqueue_on(&a, x->dev, x->ctx, x->qk, 0, NULL, NULL);
 }
