@@ -161,7 +161,10 @@ typedef struct clhgemm_device_info_s {
 /* Lists the OpenCL devices of all platforms, filtered by `spec` (NULL: the environment variable
  * CLHGEMM_DEVICES, or every device when it is unset or empty). A spec is a comma-separated list
  * of items, each a device index (as in `index`) or a case-insensitive substring of the device
- * name, vendor or platform name; "gpu" / "cpu" select by kind. Up to `capacity` entries are
+ * name, vendor or platform name; "gpu" / "cpu" select by kind; "local-rank" keeps one of the
+ * devices the other items select (none: the GPUs, else all), the one at the MPI launcher's local
+ * rank (OMPI_COMM_WORLD_LOCAL_RANK, MPI_LOCALRANKID, SLURM_LOCALID) modulo their count: one
+ * device per rank of a node (docs/ENVIRONMENT.md). Up to `capacity` entries are
  * written to `out` (which may be NULL when capacity is 0); *count receives how many matched.
  * Returns CLHGEMM_INVALID_DEVICE_SPEC if a non-empty spec matches nothing and CLHGEMM_NO_DEVICE
  * when the machine has no OpenCL device at all. */

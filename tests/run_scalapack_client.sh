@@ -2,11 +2,12 @@
 # run_scalapack_client.sh -- CTest scalapack_*: one of ScaLAPACK's own test programs (Debian's
 # scalapack-mpi-test, built on Open MPI) under mpirun on both drop-ins, which the program reaches
 # through libscalapack-openmpi.so's own libblas.so.3 and liblapack.so.3 (LD_LIBRARY_PATH):
-#   sh run_scalapack_client.sh <np> <program> <input .dat> <work dir> <blas> <lapack>
+#   sh run_scalapack_client.sh <np> <program> <input .dat> <work dir> <blas> <lapack> [<line>]
 # <blas>, <lapack>: what the ranks' stats exit lines (CLHGEMM_BLAS_STATS, CLHGEMM_LAPACK_STATS)
 # must show, summed over the ranks: "some" (calls, some offloaded), "calls" (calls, offloaded
 # or not: the default routing's choice), "-" (no check: the dense drivers call none of the
-# LAPACK drop-in's routines, only the band ones do). Each rank gets every CLHGEMM_* variable and
+# LAPACK drop-in's routines, only the band ones do). <line>: a grep -E pattern that one line of
+# the output must match (the library's line on ranks sharing devices, say). Each rank gets every CLHGEMM_* variable and
 # LD_LIBRARY_PATH (mpirun -x). The input is copied into <work dir>, the program's working folder,
 # with its test of the condition estimators and iterative refinement turned off: in Debian 12's
 # ScaLAPACK 2.2.1 on Open MPI 4.1 that part deadlocks on a 1 x 4 grid and fails with
@@ -14,7 +15,7 @@
 # (the reference itself, not the library under test). The program's own summary must count
 # passed tests and no failed one. Skips (77) without mpirun or the program, unless
 # CLHGEMM_SCALAPACK_CLIENTS=require (.ci/run), which makes a missing one a failure.
-np=$1 prog=$2 input=$3 work=$4 want_blas=$5 want_lapack=$6
+np=$1 prog=$2 input=$3 work=$4 want_blas=$5 want_lapack=$6 want_line=${7:-}
 skip() {
   if [ "${CLHGEMM_SCALAPACK_CLIENTS:-}" = require ]; then
     echo "FAIL: $* (the ScaLAPACK clients are required)"
@@ -91,6 +92,8 @@ for lib in blas lapack; do
   [ "$want" = some ] && { [ "$3" -gt 0 ] || { echo "FAIL: $lib: nothing was offloaded"; exit 1; }; }
   summary="$summary $lib: $2 calls on $1 ranks, $3 offloaded;"
 done
+[ -z "$want_line" ] || echo "$out" | grep -qE "$want_line" ||
+  { echo "FAIL: no line matches '$want_line'"; exit 1; }
 warns=$(echo "$out" | grep -c -E "^clhgemm-(blas|lapack): .*(failed|no clhgemm device)")
 [ "$warns" -eq 0 ] || { echo "FAIL: $warns warning lines of the drop-ins"; exit 1; }
 echo "$(basename "$prog"): ok ($verdict;$summary ${secs} s)"

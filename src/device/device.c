@@ -12,6 +12,13 @@
  * under a mutex, and kept for the life of the process: devices do not come and go under a
  * running process, and re-querying every platform on each call would cost milliseconds. A
  * failed enumeration is not remembered, so a later call may try again.
+ *
+ * A spec item "local-rank" gives each process of an MPI job one device of those the spec's
+ * other items select (or of the GPUs, else all devices, when it has none): the one at its local
+ * rank -- its rank among the job's processes on its node, which every launcher exports -- modulo
+ * their count. The device index cannot be written into the launch line for each rank, and a
+ * node's ranks that all take device 0 would queue behind each other on one GPU while the
+ * others idle.
  */
 /* strncasecmp is POSIX, not C11; the build defines this too, but the file should not depend on
  * it. */
@@ -412,8 +419,16 @@ static int item_matches(const char *item, size_t n, const clhgemm_device_info_t 
            contains_nocase(dev->platform_name, item, n);
 }
 
-/* Does the whole spec select dev? *any_item is set when the spec has a non-empty item. */
-static int spec_matches(const char *spec, const clhgemm_device_info_t *dev, int *any_item)
+static int is_local_rank_item(const char *item, size_t n)
+{
+    return n == 10 && strncasecmp(item, "local-rank", 10) == 0;
+}
+
+/* Does the whole spec select dev? *any_item is set when the spec has a non-empty item that
+ * selects devices ("local-rank" picks among them, it selects none). *per_rank, when not NULL,
+ * is set when the spec has the item "local-rank". dev NULL: no match, every item seen. */
+static int spec_matches(const char *spec, const clhgemm_device_info_t *dev, int *any_item,
+                        int *per_rank)
 {
     const char *p = spec;
     for (;;) {
@@ -422,13 +437,71 @@ static int spec_matches(const char *spec, const clhgemm_device_info_t *dev, int 
         const char *a = p, *b = end;
         while (a < b && isspace((unsigned char)*a)) a++;
         while (b > a && isspace((unsigned char)b[-1])) b--;
-        if (b > a) {
+        if (b > a && is_local_rank_item(a, (size_t)(b - a))) {
+            if (per_rank) *per_rank = 1;
+        } else if (b > a) {
             *any_item = 1;
-            if (item_matches(a, (size_t)(b - a), dev)) return 1;
+            if (dev && item_matches(a, (size_t)(b - a), dev)) return 1;
         }
         if (*end == '\0') return 0;
         p = end + 1;
     }
+}
+
+/* ---- one device per MPI rank ------------------------------------------------------------- */
+
+/* The launchers' variables for a process's rank among the job's processes on its node, and for
+ * their number: Open MPI's mpirun, MPICH's and Intel MPI's Hydra, Slurm's srun (whose count,
+ * SLURM_TASKS_PER_NODE, is a per-node list, not one number), MVAPICH2's mpirun_rsh. */
+static const char *const local_rank_vars[] = {"OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID",
+                                              "SLURM_LOCALID", "MV2_COMM_WORLD_LOCAL_RANK"};
+static const char *const local_size_vars[] = {"OMPI_COMM_WORLD_LOCAL_SIZE", "MPI_LOCALNRANKS",
+                                              "MV2_COMM_WORLD_LOCAL_SIZE"};
+
+/* The first of names[0..n) set to a number >= 0 (and its name in *which), else -1. */
+static long first_count(const char *const *names, size_t n, const char **which)
+{
+    for (size_t i = 0; i < n; i++) {
+        const char *v = chg_getenv(names[i]);
+        long x;
+        if (v && chg_parse_long(v, &x) && x >= 0) {
+            *which = names[i];
+            return x;
+        }
+    }
+    return -1;
+}
+
+/* The position, among the n devices selected, of this process's device. One line on stderr
+ * when the node's ranks outnumber the devices (they share): from local rank 0 where the
+ * launcher tells the count, else from each rank beyond the devices. */
+static size_t local_rank_pick(size_t n)
+{
+    const char *rank_var = NULL, *size_var = NULL;
+    long rank = first_count(local_rank_vars, sizeof local_rank_vars / sizeof *local_rank_vars,
+                            &rank_var);
+    const long size = first_count(local_size_vars,
+                                  sizeof local_size_vars / sizeof *local_size_vars, &size_var);
+    if (rank < 0) {
+        chg_log(1, "CLHGEMM_DEVICES=local-rank: no local rank in the environment (%s, %s, %s): "
+                   "the first of %zu devices", local_rank_vars[0], local_rank_vars[1],
+                local_rank_vars[2], n);
+        return 0;
+    }
+    const size_t pick = (size_t)rank % n;
+    chg_log(1, "CLHGEMM_DEVICES=local-rank: local rank %ld (%s) takes selected device %zu of %zu",
+            rank, rank_var, pick, n);
+    if (size > (long)n && rank == 0)
+        chg_warn_once("local-rank-share",
+                      "CLHGEMM_DEVICES=local-rank: %ld ranks on this node (%s) for %zu "
+                      "device%s: they share them, local rank r on device r mod %zu", size,
+                      size_var, n, n == 1 ? "" : "s", n);
+    else if (size < 0 && rank >= (long)n)
+        chg_warn_once("local-rank-share",
+                      "CLHGEMM_DEVICES=local-rank: local rank %ld (%s) beyond the %zu device%s: "
+                      "it shares device %zu of them with local rank %zu", rank, rank_var, n,
+                      n == 1 ? "" : "s", pick, pick);
+    return pick;
 }
 
 clhgemm_status_t clhgemm_devices_get(const char *spec, clhgemm_device_info_t *out,
@@ -445,18 +518,29 @@ clhgemm_status_t clhgemm_devices_get(const char *spec, clhgemm_device_info_t *ou
     clhgemm_status_t st = enumeration(&devs, &ndev);
     if (st != CLHGEMM_SUCCESS) return st;
 
-    size_t matched = 0;
-    int any_item = 0;
-    for (size_t i = 0; i < ndev; i++) {
-        int item_seen = 0;
-        /* A spec with no non-empty item (empty, blanks, commas) selects everything. */
-        int sel = spec_matches(spec, &devs[i].info, &item_seen) || !item_seen;
-        any_item |= item_seen;
-        if (!sel) continue;
-        if (matched < capacity) out[matched] = devs[i].info;
-        matched++;
+    /* Whether the spec selects (any_item) and whether it picks by local rank do not depend on
+     * the device; local-rank alone picks among the GPUs where there are any, as
+     * clhgemm_create would take them. */
+    int any_item = 0, per_rank = 0, gpus_only = 0;
+    (void)spec_matches(spec, NULL, &any_item, &per_rank);
+    for (size_t i = 0; i < ndev && per_rank && !any_item; i++)
+        gpus_only |= devs[i].info.kind == CLHGEMM_DEVICE_GPU;
+    size_t matched = 0, pick = 0;
+    for (int pass = 0; pass < 1 + per_rank; pass++) {
+        matched = 0;
+        for (size_t i = 0; i < ndev; i++) {
+            int seen = 0;
+            /* A spec with no selecting item (empty, blanks, commas) selects everything. */
+            int sel = (spec_matches(spec, &devs[i].info, &seen, NULL) || !any_item) &&
+                      (!gpus_only || devs[i].info.kind == CLHGEMM_DEVICE_GPU);
+            if (!sel) continue;
+            if (per_rank ? pass == 1 && matched == pick && capacity > 0 : matched < capacity)
+                out[per_rank ? 0 : matched] = devs[i].info;
+            matched++;
+        }
+        if (per_rank && pass == 0 && matched > 0) pick = local_rank_pick(matched);
     }
-    *count = matched;
+    *count = per_rank && matched > 0 ? 1 : matched;
     if (matched == 0 && any_item) {
         if (env_spec)
             chg_env_warn("CLHGEMM_DEVICES", spec, "matches no device; clhgemm_devices_get returns "
