@@ -64,6 +64,16 @@
 #               bench/probe/probe_lmem.c, bench/probe/probe_pinned_share.c (two GPUs: one
 #               context's pinned staging feeding the other)
 #   ptxas       ptxas -v (sm_90) on each GEMM kernel the driver caches: registers, spills, mma.sync
+#   scalapack   clhgemm-bench-scalapack (bench/scalapack/; needs Open MPI's mpirun, libopenmpi-dev
+#               and libscalapack-openmpi-dev where the tree is built): PDGEMM, PDPOTRF, PDGETRF at
+#               n = $SCAL_SIZES (8192,16384), NB = $SCAL_NBS (64..2048), every grid of the ranks:
+#               on one GPU with both drop-ins (CLHGEMM_DEVICES=local-rank) on $SCAL_GPU_RANKS
+#               (1 2 4) ranks, then on OpenBLAS alone (its libblas.so.3 and liblapack.so.3, the
+#               cores shared out as OPENBLAS_NUM_THREADS) on $SCAL_CPU_RANKS (1 4 16) ranks;
+#               SCAL_PARTS (gpu cpu) picks either. GFLOP/s, the ranks' time in local level-3 calls,
+#               in the panels' level 1-2 and LAPACK calls, in MPI; the best NB and grid per routine
+#               and n. Each rank count is one process group under a 590 s limit: for n = 40000 run
+#               the stage with SCAL_SIZES=40000 and the NBs that won at 16384 (SCAL_NBS)
 #   ab REV      REV (a git revision, a source directory, or .scratch/ab-REV made where git is:
 #               git archive --prefix=ab-REV/ REV | tar -x -C .scratch) built in build-ab-REV, the
 #               working tree in $BUILD_DIR; then device n = 8192 S/D, host 16384/32768 S/D
@@ -83,7 +93,8 @@
 # (80s), CPU_MODEL (1), TRACE_N (32768), TRACE_ENVS (-), AB_PARTS (device host level3),
 # AB_ROUNDS (1), AB_SRC, AB_HOST_SIZES, AB_MID_SIZES, NUMPY_BUDGET (12), NUMPY_SIZES, NUMPY_ROUNDS (3), NUMPY_ROUND_SIZES (256,512,1024),
 # LAPACK_NUMPY_SIZES, LAPACK_NUMPY_OB_MAX (16384), LAPACK_NUMPY_BUDGET (20), LAPACK_C_SIZES,
-# CLHGEMM_CACHE_DIR (/tmp/clhgemm-cache).
+# SCAL_SIZES, SCAL_NBS, SCAL_GPU_RANKS, SCAL_CPU_RANKS, SCAL_PARTS, CLHGEMM_CACHE_DIR
+# (/tmp/clhgemm-cache).
 set -u -o pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.." || exit 2
@@ -103,7 +114,7 @@ while [ $# -gt 0 ]; do
       OUT=$2; shift ;;
     --out=*) OUT=${1#--out=} ;;
     all) STAGES+=(build tests device host level3) ;;
-    build | tests | device | tf32 | host | sweep | smallcall | zerocopy | blasnumpy | lapacknumpy | oversize | scaling | level3 | level3host | complex | trsmblocked | cpushare | trace | probe | ptxas)
+    build | tests | device | tf32 | host | sweep | smallcall | zerocopy | blasnumpy | lapacknumpy | oversize | scaling | level3 | level3host | complex | trsmblocked | cpushare | trace | probe | ptxas | scalapack)
       STAGES+=("$1") ;;
     ab)
       [ $# -ge 2 ] || { echo "gpu_record: ab needs a revision (ab REV)" >&2; exit 2; }
@@ -402,6 +413,49 @@ stage_lapacknumpy() {
     paste -d'|' <(cut -c1-56 "$SD/openblas.txt") <(cut -c1-56 "$SD/lapack.txt") <(cut -c1-56 "$SD/both.txt")
     grep -h '^clhgemm-' "$SD/lapack.txt" "$SD/both.txt"
     echo "the LAPACK calls alone (clhgemm-bench-lapack-dropin):"; cat "$SD/dropin.txt"
+    cat "$SD/clocks.txt"; } >"$SD/summary.txt"
+  return "$r"
+}
+
+stage_scalapack() {
+  # ScaLAPACK over MPI: on one GPU through both drop-ins, then on OpenBLAS alone (bench/scalapack/)
+  local r=0 L=/tmp/gpuenv/usr/lib/x86_64-linux-gnu ranks part mpirun prog log cores
+  local sizes=${SCAL_SIZES:-8192,16384} nbs=${SCAL_NBS:-64,128,256,512,1024,2048}
+  mpirun=$(command -v mpirun.openmpi || command -v mpirun) ||
+    { echo "no mpirun (openmpi-bin) on this machine" | tee "$SD/summary.txt"; return 1; }
+  cmake "$BUILD_DIR" >"$SD/build.log" 2>&1
+  cmake --build "$BUILD_DIR" -j"$JOBS" --target clhgemm_blas clhgemm_lapack clhgemm-bench-scalapack \
+    >>"$SD/build.log" 2>&1 || { tail -5 "$SD/build.log" | tee "$SD/summary.txt"; return 1; }
+  prog=$B/scalapack/clhgemm-bench-scalapack
+  cores=$(nproc)
+  local mpi=("$mpirun" --oversubscribe --bind-to none)
+  [ "$(id -u)" -eq 0 ] && mpi+=(--allow-run-as-root)
+  for part in ${SCAL_PARTS:-gpu cpu}; do
+    for ranks in $([ "$part" = gpu ] && echo "${SCAL_GPU_RANKS:-1 2 4}" || echo "${SCAL_CPU_RANKS:-1 4 16}"); do
+      log=$SD/$part-$ranks.txt
+      if [ "$part" = gpu ]; then
+        run_win "scalapack gpu, $ranks ranks" "$log" 590 "${mpi[@]}" -np "$ranks" \
+          -x LD_LIBRARY_PATH="$BUILD_DIR/blas:$BUILD_DIR/lapack:${LD_LIBRARY_PATH:-}" \
+          -x CLHGEMM_DEVICES=local-rank -x CLHGEMM_BLAS_STATS=1 -x CLHGEMM_LAPACK_STATS=1 \
+          -x CLHGEMM_CACHE_DIR -x OPENBLAS_NUM_THREADS=$((cores / ranks > 0 ? cores / ranks : 1)) \
+          "$prog" --sizes "$sizes" --nb "$nbs" || r=1
+      else
+        run_win "scalapack OpenBLAS, $ranks ranks" "$log" 590 "${mpi[@]}" -np "$ranks" \
+          -x LD_LIBRARY_PATH="$L/openblas-pthread:${LD_LIBRARY_PATH:-}" \
+          -x OPENBLAS_NUM_THREADS=$((cores / ranks > 0 ? cores / ranks : 1)) \
+          "$prog" --sizes "$sizes" --nb "$nbs" || r=1
+      fi
+    done
+  done
+  { echo "columns: s (slowest rank), GFLOP/s, then the ranks' mean seconds in local level-3"
+    echo "calls, in the panels (levels 1-2, LAPACK), in MPI, elsewhere"
+    for log in "$SD"/gpu-*.txt "$SD"/cpu-*.txt; do
+      [ -f "$log" ] || continue
+      echo "== $(basename "$log" .txt)"
+      grep -E '^(routine|pd(gemm|potrf|getrf)) ' "$log" | awk 'NF >= 10'
+      sed -n '/^== best NB/,$p' "$log" | grep -E '^(==|routine|pd)'
+      grep -E '^clhgemm-(blas|lapack): [0-9]+ ' "$log" | sort | uniq -c | head -8
+    done
     cat "$SD/clocks.txt"; } >"$SD/summary.txt"
   return "$r"
 }

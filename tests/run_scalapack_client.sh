@@ -15,6 +15,7 @@
 # (the reference itself, not the library under test). The program's own summary must count
 # passed tests and no failed one. Skips (77) without mpirun or the program, unless
 # CLHGEMM_SCALAPACK_CLIENTS=require (.ci/run), which makes a missing one a failure.
+# shellcheck disable=SC2034  # want_blas, want_lapack: read through eval below
 np=$1 prog=$2 input=$3 work=$4 want_blas=$5 want_lapack=$6 want_line=${7:-}
 skip() {
   if [ "${CLHGEMM_SCALAPACK_CLIENTS:-}" = require ]; then

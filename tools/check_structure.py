@@ -347,7 +347,7 @@ BARE_NAME = re.compile(r"[A-Za-z0-9_+-][\w.+-]*\.(c|h|cl|md|py|sh|cmake)")
 FILE_EXT = re.compile(r"\.(c|h|cl|md|py|sh|cmake|txt|json|in|R|m|supp)$")
 # bare names of files that are not the project's: other projects' headers and CMake config,
 # and the reader's own program of README's example
-EXTERNAL = {"cblas.h", "f77blas.h", "cl.h", "cl_ext.h", "OpenBLASConfig.cmake", "app.c"}
+EXTERNAL = {"cblas.h", "f77blas.h", "cl.h", "cl_ext.h", "mpi.h", "OpenBLASConfig.cmake", "app.c"}
 # the build's files that no <name>.in of the tree makes (configure_file): embed_kernels.cmake's
 GENERATED = {"kernels_embedded.c"}
 URL = re.compile(r"\b[A-Za-z][\w+.-]*://[^\s`'\"<>)\]]+|\bwww\.[^\s`'\"<>)\]]+")
