@@ -66,7 +66,8 @@
 #   ptxas       ptxas -v (sm_90) on each GEMM kernel the driver caches: registers, spills, mma.sync
 #   scalapack   clhgemm-bench-scalapack (bench/scalapack/; needs Open MPI's mpirun, libopenmpi-dev
 #               and libscalapack-openmpi-dev where the tree is built): PDGEMM, PDPOTRF, PDGETRF at
-#               n = $SCAL_SIZES (8192,16384), NB = $SCAL_NBS (64..2048), every grid of the ranks:
+#               n = $SCAL_SIZES (8192,16384), NB = $SCAL_NBS (64..2048), the grids of $SCAL_GRIDS
+#               (1x1,1x2,2x1,2x2,1x4,4x4,2x8) that use every rank (none: 1 x ranks):
 #               on one GPU with both drop-ins (CLHGEMM_DEVICES=local-rank) on $SCAL_GPU_RANKS
 #               (1 2 4) ranks, then on OpenBLAS alone (its libblas.so.3 and liblapack.so.3, the
 #               cores shared out as OPENBLAS_NUM_THREADS) on $SCAL_CPU_RANKS (1 4 16) ranks;
@@ -93,7 +94,7 @@
 # (80s), CPU_MODEL (1), TRACE_N (32768), TRACE_ENVS (-), AB_PARTS (device host level3),
 # AB_ROUNDS (1), AB_SRC, AB_HOST_SIZES, AB_MID_SIZES, NUMPY_BUDGET (12), NUMPY_SIZES, NUMPY_ROUNDS (3), NUMPY_ROUND_SIZES (256,512,1024),
 # LAPACK_NUMPY_SIZES, LAPACK_NUMPY_OB_MAX (16384), LAPACK_NUMPY_BUDGET (20), LAPACK_C_SIZES,
-# SCAL_SIZES, SCAL_NBS, SCAL_GPU_RANKS, SCAL_CPU_RANKS, SCAL_PARTS, CLHGEMM_CACHE_DIR
+# SCAL_SIZES, SCAL_NBS, SCAL_GRIDS, SCAL_GPU_RANKS, SCAL_CPU_RANKS, SCAL_PARTS, CLHGEMM_CACHE_DIR
 # (/tmp/clhgemm-cache).
 set -u -o pipefail
 
@@ -419,11 +420,18 @@ stage_lapacknumpy() {
 
 stage_scalapack() {
   # ScaLAPACK over MPI: on one GPU through both drop-ins, then on OpenBLAS alone (bench/scalapack/)
-  local r=0 L=/tmp/gpuenv/usr/lib/x86_64-linux-gnu ranks part mpirun prog log cores
+  local r=0 L=/tmp/gpuenv/usr/lib/x86_64-linux-gnu ranks part mpirun prog log cores grids
   local sizes=${SCAL_SIZES:-8192,16384} nbs=${SCAL_NBS:-64,128,256,512,1024,2048}
   mpirun=$(command -v mpirun.openmpi || command -v mpirun) ||
     { echo "no mpirun (openmpi-bin) on this machine" | tee "$SD/summary.txt"; return 1; }
-  cmake "$BUILD_DIR" >"$SD/build.log" 2>&1
+  # Open MPI unpacked away from /usr (.gpuenv's /tmp/gpuenv) finds its own files, and mpicc
+  # reports its folders to CMake, only through OPAL_PREFIX
+  case $mpirun in
+    /usr/bin/*) ;;
+    */usr/bin/*) export OPAL_PREFIX=${OPAL_PREFIX:-${mpirun%/bin/*}} ;;
+  esac
+  cmake "$BUILD_DIR" -UCLHGEMM_MPI_INCLUDE -UCLHGEMM_MPI_LIBRARY -UCLHGEMM_MPICC \
+    >"$SD/build.log" 2>&1
   cmake --build "$BUILD_DIR" -j"$JOBS" --target clhgemm_blas clhgemm_lapack clhgemm-bench-scalapack \
     >>"$SD/build.log" 2>&1 || { tail -5 "$SD/build.log" | tee "$SD/summary.txt"; return 1; }
   prog=$B/scalapack/clhgemm-bench-scalapack
@@ -433,17 +441,20 @@ stage_scalapack() {
   for part in ${SCAL_PARTS:-gpu cpu}; do
     for ranks in $([ "$part" = gpu ] && echo "${SCAL_GPU_RANKS:-1 2 4}" || echo "${SCAL_CPU_RANKS:-1 4 16}"); do
       log=$SD/$part-$ranks.txt
+      grids=$(echo "${SCAL_GRIDS:-1x1,1x2,2x1,2x2,1x4,4x4,2x8}" | tr ',' '\n' |
+              awk -F x -v r="$ranks" '$1 * $2 == r' | paste -sd, -)
+      [ -n "$grids" ] || grids=1x$ranks
       if [ "$part" = gpu ]; then
         run_win "scalapack gpu, $ranks ranks" "$log" 590 "${mpi[@]}" -np "$ranks" \
           -x LD_LIBRARY_PATH="$BUILD_DIR/blas:$BUILD_DIR/lapack:${LD_LIBRARY_PATH:-}" \
           -x CLHGEMM_DEVICES=local-rank -x CLHGEMM_BLAS_STATS=1 -x CLHGEMM_LAPACK_STATS=1 \
           -x CLHGEMM_CACHE_DIR -x OPENBLAS_NUM_THREADS=$((cores / ranks > 0 ? cores / ranks : 1)) \
-          "$prog" --sizes "$sizes" --nb "$nbs" || r=1
+          "$prog" --sizes "$sizes" --nb "$nbs" --grids "$grids" || r=1
       else
         run_win "scalapack OpenBLAS, $ranks ranks" "$log" 590 "${mpi[@]}" -np "$ranks" \
           -x LD_LIBRARY_PATH="$L/openblas-pthread:${LD_LIBRARY_PATH:-}" \
           -x OPENBLAS_NUM_THREADS=$((cores / ranks > 0 ? cores / ranks : 1)) \
-          "$prog" --sizes "$sizes" --nb "$nbs" || r=1
+          "$prog" --sizes "$sizes" --nb "$nbs" --grids "$grids" || r=1
       fi
     done
   done
