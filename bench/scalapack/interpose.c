@@ -49,13 +49,24 @@ static void *real(const char *name)
     return f;
 }
 
+/* Only the outermost call is timed: a LAPACK routine that calls the BLAS by its symbols comes
+ * back through these wrappers, and its time is already counted. One thread per rank calls
+ * ScaLAPACK, so a plain counter does. */
+static int depth;
+
 #define P void *
 #define TIMED(group, call)                                                                        \
     do {                                                                                          \
+        if (depth++) {                                                                            \
+            call;                                                                                 \
+            depth--;                                                                              \
+            break;                                                                                \
+        }                                                                                         \
         const double t0_ = now_s();                                                               \
         call;                                                                                     \
         bsp_time[group] += now_s() - t0_;                                                         \
         bsp_calls[group]++;                                                                       \
+        depth--;                                                                                  \
     } while (0)
 
 /* WRAPn(group, name): void name(n pointer-sized arguments), timed into group. */
