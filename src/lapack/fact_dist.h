@@ -104,6 +104,7 @@ typedef struct chg_fact_s {
     size_t hold;
     atomic_size_t steps_done;
     atomic_int unhold;
+    struct chg_fu_slow_s *slow; /* CLHGEMM_FACTOR_SLOW (a test hook; fact_update.h), or NULL */
     chg_trace_t *trace;        /* CLHGEMM_TRACE (host memory): panels, transfers, updates */
 } chg_fact_t;
 

@@ -410,6 +410,7 @@ static cl_int trailing(drv_t *v, size_t k, size_t *blk)
             if (!chg_fx_arrived(f, j, !v->single, &err)) continue; /* pending: catches up later */
             blk[nb++] = j;
         }
+        if (err == CL_SUCCESS) err = chg_fu_slow_step(f, d);
         if (err == CL_SUCCESS) err = bring(v, d, blk, nb, k + 1);
         if (err == CL_SUCCESS && f->ndev > 1) { /* panel k's buffer is free after this */
             chg_ev_release(&f->fd[d].pan_free[k % CHG_FACT_PANELS]);
@@ -774,6 +775,7 @@ clhgemm_status_t chg_fact_run_host(clhgemm_handle_t h, chg_fact_call_t *c)
     clhgemm_status_t st = h->ndev > 0 ? host_setup(&v, h) : CLHGEMM_NO_DEVICE;
     cl_int err = (cl_int)st;
     if (err == CL_SUCCESS) v.f.hold = (size_t)chg_env_int("CLHGEMM_FACTOR_HOLD", 0, 0, INT_MAX);
+    if (err == CL_SUCCESS) err = (cl_int)chg_fu_slow_start(&v.f);
     if (err == CL_SUCCESS && h->trace_path) {
         v.f.trace = chg_trace_begin(h->trace_path, h->trace_origin);
         for (int d = 0; d < v.f.ndev; d++) chg_trace_align(v.f.trace, d, v.f.fd[d].qk);
@@ -781,6 +783,7 @@ clhgemm_status_t chg_fact_run_host(clhgemm_handle_t h, chg_fact_call_t *c)
     for (int d = 0; d < v.f.ndev && err == CL_SUCCESS; d++) err = chg_fx_up_start(&v.f, d);
     const int looped = err == CL_SUCCESS;
     if (looped) err = run_loop(&v);
+    chg_fu_slow_stop(&v.f); /* its waits complete at once: nothing is left behind them */
     int dropped = 0;
     if (v.f.fd) {
         const cl_int up = chg_fx_up_join(&v.f);
