@@ -39,10 +39,23 @@ clhgemm_status_t chg_fact_dist_init(chg_fact_t *f, int ndev)
     atomic_init(&f->steps_done, 0);
     atomic_init(&f->unhold, 0);
     for (size_t j = 0; j < f->nblk; j++) f->owner[j] = (int)(j % (size_t)ndev);
+    f->cpu = -1;
     f->wblk = f->nblk;
     f->stage_blk = 0;
     chg_fact_window(f, 0);
     return CLHGEMM_SUCCESS;
+}
+
+void chg_fact_dist_cpu(chg_fact_t *f, size_t every)
+{
+    f->cpu = every >= 2 ? f->ndev : -1;
+    f->cpu_every = f->cpu >= 0 ? every : 0;
+    size_t next = 0; /* the devices' blocks stay cyclic among themselves */
+    for (size_t j = 0; j < f->nblk; j++)
+        f->owner[j] = f->cpu >= 0 && j % every == every - 1 ? f->cpu
+                                                           : (int)(next++ % (size_t)f->ndev);
+    for (int d = 0; d < f->ndev; d++) f->fd[d].ncols = 0;
+    chg_fact_window(f, 0);
 }
 
 void chg_fact_window(chg_fact_t *f, size_t w0)
@@ -61,6 +74,7 @@ void chg_fact_window(chg_fact_t *f, size_t w0)
         for (size_t j = w0; j < f->w1; j++) nb += f->owner[j] == d;
         f->fd[d].nblk = nb;
     }
+    if (f->cpu >= 0 && f->cpu < 64) f->cpu_ncols = used[f->cpu];
 }
 
 /* The local columns of the widest window of wblk blocks on device d. */
@@ -146,7 +160,7 @@ static sizes_t sizes(const chg_fact_t *f, int d)
     const size_t m = c->m, nb = f->nb;
     sizes_t s = {0};
     if (c->a) s.mat = m * (x->ncols ? x->ncols : 1); /* host memory: its blocks */
-    if (f->ndev > 1) s.pan = CHG_FACT_PANELS * m * nb;
+    if (f->ndev > 1 || f->cpu >= 0) s.pan = CHG_FACT_PANELS * m * nb; /* others' panels */
     if (c->kind == CHG_FACT_GETRF) {
         s.piv = f->kmax;
         if (c->trans) s.col = m * nb;

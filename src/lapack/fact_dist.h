@@ -85,7 +85,15 @@ typedef struct chg_fact_s {
     size_t wblk, w0, w1, stage_blk;
     int ndev;
     chg_fdev_t *fd;
-    int *owner;                /* block -> device */
+    int *owner;                /* block -> device, or cpu (the CPU's share) */
+    /* The CPU's share (fact_cpu.h; host memory, in core): one block of every cpu_every on the
+     * CPU cores, owner cpu (= ndev; -1: no share), held in cmat (the column-major view's rows
+     * 0 .. m of those blocks, ld m, block j at local column lcol[j]) and updated there with
+     * the CPU BLAS; cpu_ncols its local columns. cvw, cw: QR's explicit V and W there. */
+    int cpu;
+    size_t cpu_every, cpu_ncols;
+    void *cmat, *cvw, *cw;
+    size_t cv_step;            /* the panel whose V cvw holds (+1; 0 none) */
     size_t *lcol;              /* block -> first local column on its owner */
     /* Per block: panels applied to it on its device (a block is current at step k when k
      * panels have been applied), and whether its upload has arrived (1; set by the driver
@@ -104,6 +112,7 @@ typedef struct chg_fact_s {
     size_t hold;
     atomic_size_t steps_done;
     atomic_int unhold;
+    struct chg_fu_slow_s *slow; /* CLHGEMM_FACTOR_SLOW (a test hook; fact_update.h), or NULL */
     chg_trace_t *trace;        /* CLHGEMM_TRACE (host memory): panels, transfers, updates */
 } chg_fact_t;
 
@@ -135,7 +144,10 @@ static inline chg_dview_t chg_fact_local(const chg_fact_t *f, int d, size_t i, s
     return chg_dview_at(f->fd[d].mat, i, jl);
 }
 
-/* Block j on its owner at view row i. */
+/* Whether block j is the CPU's. */
+static inline int chg_fact_on_cpu(const chg_fact_t *f, size_t j) { return f->owner[j] == f->cpu; }
+
+/* Block j on its owner at view row i (a device's). */
 static inline chg_dview_t chg_fact_block(const chg_fact_t *f, size_t j, size_t i)
 {
     return chg_fact_local(f, f->owner[j], i, f->lcol[j]);
@@ -146,6 +158,9 @@ static inline chg_dview_t chg_fact_block(const chg_fact_t *f, size_t j, size_t i
 clhgemm_status_t chg_fact_dist_init(chg_fact_t *f, int ndev);
 /* The bytes device d needs for its storage and buffers with the present window size. */
 unsigned long long chg_fact_dist_bytes(const chg_fact_t *f, int d);
+/* The CPU's share: one block of every `every` (>= 2; else none) on the CPU, the rest cyclic
+ * over the devices, in core (the first window). */
+void chg_fact_dist_cpu(chg_fact_t *f, size_t every);
 /* In core when the whole matrix fits every device's budget (avail[d] bytes), else windows as
  * wide as it allows (out of core); CLHGEMM_WORKSPACE_TOO_SMALL when not even two blocks per
  * device fit. */

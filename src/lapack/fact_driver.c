@@ -22,6 +22,7 @@
 #include "host/fault.h"
 #include "host/devmem.h"
 #include "host/staging.h"
+#include "lapack/fact_cpu.h"
 #include "lapack/fact_panel.h"
 #include "lapack/fact_rescue.h"
 #include "lapack/fact_update.h"
@@ -110,6 +111,16 @@ static cl_int panel_down(drv_t *v, size_t k)
 {
     chg_fact_t *f = &v->f;
     const chg_fact_call_t *c = f->c;
+    if (chg_fact_on_cpu(f, k)) { /* already in host memory: copied, no event to wait for */
+        if (c->kind != CHG_FACT_POTRF) {
+            chg_fx_home_finish(f, &v->home[k % 2]);
+            chg_ev_release(&v->down[k % 2]);
+        } else {
+            chg_ev_release(&v->ddown);
+        }
+        chg_fc_panel_down(f, k, v->pin[k % 2].ptr, v->pld, diag_pin(v, k));
+        return CL_SUCCESS;
+    }
     const int o = f->owner[k];
     chg_fdev_t *x = &f->fd[o];
     const size_t kr = k * f->nb, kw = width(v, k);
@@ -250,15 +261,47 @@ static cl_int panel_up_lu_qr(drv_t *v, size_t k, int d)
     return err;
 }
 
+/* Cholesky: panel k's L21 (in pinned memory) up to every device but its owner. */
+static cl_int l21_up(drv_t *v, size_t k, size_t below, size_t kw)
+{
+    chg_fact_t *f = &v->f;
+    const size_t hld = f->c->trans ? f->nb : f->c->n;
+    cl_int err = CL_SUCCESS;
+    for (int d = 0; d < f->ndev && err == CL_SUCCESS; d++) {
+        if (d == f->owner[k] || f->fd[d].lost) continue;
+        chg_fdev_t *y = &f->fd[d];
+        cl_event busy = y->pan_free[k % CHG_FACT_PANELS], up = NULL;
+        err = chg_fx_write(y->qh, f->es, chg_dview_at(chg_fact_panel(f, d, k), kw, 0), below, kw,
+                           v->pin[k % 2].ptr, hld, busy ? 1 : 0, busy ? &busy : NULL, &up);
+        if (err == CL_SUCCESS) err = chg_fu_after(f, d, up);
+        if (err == CL_SUCCESS) err = clWaitForEvents(1, &up);
+        chg_ev_release(&up);
+    }
+    return err;
+}
+
+/* Cholesky, panel k the CPU's: its L21 solved on the CPU into pinned memory (home from there),
+ * then up to the devices. */
+static cl_int potrf_l21_cpu(drv_t *v, size_t k, size_t below, size_t kw)
+{
+    chg_fact_t *f = &v->f;
+    chg_fx_home_finish(f, &v->home[k % 2]);
+    chg_ev_release(&v->down[k % 2]);
+    chg_fc_potrf_solve(f, k, diag_pin(v, k), v->pin[k % 2].ptr, f->c->trans ? f->nb : f->c->n);
+    return l21_up(v, k, below, kw);
+}
+
 /* Cholesky: L_kk up to the owner, L21 solved there and sent down (home; other devices). */
 static cl_int panel_up_potrf(drv_t *v, size_t k)
 {
     chg_fact_t *f = &v->f;
     const chg_fact_call_t *c = f->c;
     const int o = f->owner[k];
-    chg_fdev_t *x = &f->fd[o];
     const size_t kr = k * f->nb, kw = width(v, k), below = c->n - kr - kw;
     cl_event up = NULL, mark = NULL;
+    if (chg_fact_on_cpu(f, k)) /* L21 solved by the CPU, then up to every device */
+        return v->stopped || !below ? CL_SUCCESS : potrf_l21_cpu(v, k, below, kw);
+    chg_fdev_t *x = &f->fd[o];
     cl_int err = chg_fx_write(x->qh, f->es, chg_fact_block(f, k, kr), kw, kw, diag_pin(v, k),
                               f->nb, 0, NULL, &up);
     if (err == CL_SUCCESS) traced(v, o, CHG_FQ_H2D, "panel up", k, up);
@@ -281,16 +324,7 @@ static cl_int panel_up_potrf(drv_t *v, size_t k)
     if (err == CL_SUCCESS) traced(v, o, CHG_FQ_D2H, "L21 down", k, v->down[k % 2]);
     if (err != CL_SUCCESS || f->ndev == 1) return err;
     err = clWaitForEvents(1, &v->down[k % 2]);
-    for (int d = 0; d < f->ndev && err == CL_SUCCESS; d++) {
-        if (d == o || f->fd[d].lost) continue;
-        chg_fdev_t *y = &f->fd[d];
-        cl_event busy = y->pan_free[k % CHG_FACT_PANELS];
-        err = chg_fx_write(y->qh, f->es, chg_dview_at(chg_fact_panel(f, d, k), kw, 0), below, kw,
-                           v->pin[k % 2].ptr, hld, busy ? 1 : 0, busy ? &busy : NULL, &up);
-        if (err == CL_SUCCESS) err = chg_fu_after(f, d, up);
-        if (err == CL_SUCCESS) err = clWaitForEvents(1, &up);
-        chg_ev_release(&up);
-    }
+    if (err == CL_SUCCESS) err = l21_up(v, k, below, kw);
     return err;
 }
 
@@ -305,7 +339,7 @@ static cl_int panel_home(drv_t *v, size_t k)
     const size_t kr = k * f->nb, kw = width(v, k);
     if (c->kind == CHG_FACT_POTRF) {
         const size_t below = c->n - kr - kw;
-        if (below) {
+        if (below && v->down[k % 2]) { /* none: the CPU's own L21 */
             const cl_int err = clWaitForEvents(1, &v->down[k % 2]);
             if (err != CL_SUCCESS) return err;
         }
@@ -359,6 +393,24 @@ static cl_int bring(drv_t *v, int d, const size_t *blk, size_t nblk, size_t to)
     return err;
 }
 
+/* Panel k applied to the CPU's blocks blk[0 .. n) (the CPU's share, fact_cpu.h): the panel
+ * where the driver keeps it, Cholesky's L21 once it is down. */
+static cl_int cpu_update(drv_t *v, size_t k, const size_t *blk, size_t n)
+{
+    chg_fact_t *f = &v->f;
+    if (!n) return CL_SUCCESS;
+    const int chol = f->c->kind == CHG_FACT_POTRF;
+    if (chol && v->down[k % 2]) {
+        const cl_int err = clWaitForEvents(1, &v->down[k % 2]);
+        if (err != CL_SUCCESS) return chg_fact_fail(f, f->owner[k], err);
+    }
+    const chg_fc_panel_t p = {.pin = v->pin[k % 2].ptr,
+                              .ld = chol ? (f->c->trans ? f->nb : f->c->n) : v->pld,
+                              .ipiv0 = v->ipiv0, .t = v->t};
+    chg_fc_apply(f, k, blk, n, &p);
+    return CL_SUCCESS;
+}
+
 /* Step k's look-ahead: block k + 1 current with panel k (with every panel up to k where it
  * arrived late), and its panel sent down. */
 static cl_int look_ahead(drv_t *v, size_t k)
@@ -369,6 +421,11 @@ static cl_int look_ahead(drv_t *v, size_t k)
     const size_t one[1] = {j};
     cl_int err = CL_SUCCESS;
     if (!chg_fx_arrived(f, j, 1, &err)) return err != CL_SUCCESS ? err : CLHGEMM_INTERNAL_ERROR;
+    if (chg_fact_on_cpu(f, j)) {
+        err = cpu_update(v, k, one, 1);
+        if (err == CL_SUCCESS && j < f->nsteps) err = panel_down(v, j);
+        return err;
+    }
     if (f->c->kind == CHG_FACT_POTRF && f->cur[j] == k) {
         /* its diagonal block first and down to the CPU, then the rest of it */
         err = chg_fu_potrf_diag(f, k, j);
@@ -410,6 +467,7 @@ static cl_int trailing(drv_t *v, size_t k, size_t *blk)
             if (!chg_fx_arrived(f, j, !v->single, &err)) continue; /* pending: catches up later */
             blk[nb++] = j;
         }
+        if (err == CL_SUCCESS) err = chg_fu_slow_step(f, d);
         if (err == CL_SUCCESS) err = bring(v, d, blk, nb, k + 1);
         if (err == CL_SUCCESS && f->ndev > 1) { /* panel k's buffer is free after this */
             chg_ev_release(&f->fd[d].pan_free[k % CHG_FACT_PANELS]);
@@ -417,6 +475,12 @@ static cl_int trailing(drv_t *v, size_t k, size_t *blk)
         }
         atomic_fetch_add(&f->steps[d], 1); /* CLHGEMM_FAULT_INJECT counts steps */
         clFlush(f->fd[d].qk);
+    }
+    if (err == CL_SUCCESS && f->cpu >= 0) { /* the CPU's blocks, while the devices run theirs */
+        size_t nb = 0;
+        for (size_t j = k + 2; j < f->w1; j++)
+            if (chg_fact_on_cpu(f, j)) blk[nb++] = j;
+        err = cpu_update(v, k, blk, nb);
     }
     return err;
 }
@@ -435,7 +499,7 @@ static cl_int step(drv_t *v, size_t k, size_t *blk)
     chg_fact_t *f = &v->f;
     const chg_fact_call_t *c = f->c;
     cl_event *down = c->kind == CHG_FACT_POTRF ? &v->ddown : &v->down[k % 2];
-    cl_int err = clWaitForEvents(1, down);
+    cl_int err = *down ? clWaitForEvents(1, down) : CL_SUCCESS; /* none: the CPU's panel */
     if (c->kind == CHG_FACT_POTRF) chg_ev_release(down);
     if (err != CL_SUCCESS) return err;
     if (c->kind == CHG_FACT_POTRF && k > 0) err = panel_home(v, k - 1);
@@ -479,6 +543,12 @@ static cl_int tail(drv_t *v, size_t *blk)
     for (size_t j = CHG_MAX(f->nsteps, f->w0); j < f->w1 && err == CL_SUCCESS; j++) {
         const int o = f->owner[j];
         const size_t kw = width(v, j);
+        if (chg_fact_on_cpu(f, j)) { /* current with every panel (fact_cpu.h) */
+            chg_fx_home_finish(f, &v->home[0]);
+            chg_fc_home(f, j);
+            v->tail_col = chg_fact_c0(f, j) + kw;
+            continue;
+        }
         cl_event mark = NULL, ev = NULL;
         chg_dview_t src = chg_fact_block(f, j, 0);
         err = chg_fu_mark(f, o, &mark);
@@ -606,9 +676,10 @@ static cl_int run_loop(drv_t *v)
     /* a failure no device op claimed is the current panel owner's (its transfers) */
     int claimed = 0;
     for (int d = 0; d < f->ndev; d++) claimed |= f->fd[d].lost;
+    const size_t kl = k < f->nsteps ? k : f->nsteps - 1;
     if (err != CL_SUCCESS && !claimed && err != CLHGEMM_NO_CPU_LAPACK &&
-        err != CLHGEMM_OUT_OF_HOST_MEMORY)
-        chg_fact_fail(f, f->owner[k < f->nsteps ? k : f->nsteps - 1], err);
+        err != CLHGEMM_OUT_OF_HOST_MEMORY && !chg_fact_on_cpu(f, kl))
+        chg_fact_fail(f, f->owner[kl], err);
     free(blk);
     return err;
 }
@@ -651,6 +722,7 @@ static void drv_free(drv_t *v, cl_command_queue q)
         chg_fact_dist_release(f, d);
         if (f->h && f->fd[d].qu) clReleaseCommandQueue(f->fd[d].qu);
     }
+    chg_fc_free(f);
     chg_fact_dist_free(f);
     free(v->ipiv0);
     free(v->piv);
@@ -684,7 +756,6 @@ static clhgemm_status_t host_setup(drv_t *v, clhgemm_handle_t h)
     f->nb = chg_fact_nb(&devs[0].dev, f->c);
     clhgemm_status_t st = chg_fact_dist_init(f, ndev);
     if (st != CLHGEMM_SUCCESS) return st;
-    v->single = ndev == 1;
     for (int d = 0; d < ndev; d++) {
         chg_fdev_t *x = &f->fd[d];
         chg_handle_dev_t *hd = &devs[d];
@@ -706,6 +777,17 @@ static clhgemm_status_t host_setup(drv_t *v, clhgemm_handle_t h)
     }
     if (ndev > 64 || (st = chg_fact_dist_plan(f, avail)) != CLHGEMM_SUCCESS)
         return CLHGEMM_WORKSPACE_TOO_SMALL;
+    const size_t every = chg_fc_every(h, f);
+    if (every) { /* the CPU's share; where the devices then need windows, none */
+        chg_fact_dist_cpu(f, every);
+        if (chg_fact_dist_plan(f, avail) != CLHGEMM_SUCCESS || f->wblk < f->nblk) {
+            chg_log(1, "factor: CPU share: none (the devices' panel buffers do not fit)");
+            chg_fact_dist_cpu(f, 0);
+            if ((st = chg_fact_dist_plan(f, avail)) != CLHGEMM_SUCCESS)
+                return CLHGEMM_WORKSPACE_TOO_SMALL;
+        }
+    }
+    v->single = ndev == 1 && f->cpu < 0; /* catch-up reads panels from the device itself */
     chg_log(1, "factor: %c%s %zu x %zu (%s) on %d device%s, panels of %zu, %s", kind_prec(f),
             kind_name(f), f->c->m, f->c->n, f->c->trans ? "stored transposed" : "column-major",
             ndev, ndev > 1 ? "s" : "", f->nb,
@@ -716,6 +798,7 @@ static clhgemm_status_t host_setup(drv_t *v, clhgemm_handle_t h)
                    "block columns, earlier panels streamed %zu at a time",
                 f->wblk, f->stage_blk);
     st = host_buffers(v);
+    if (st == CLHGEMM_SUCCESS && f->cpu >= 0) st = chg_fc_alloc(f);
     for (int d = 0; d < ndev && st == CLHGEMM_SUCCESS; d++) {
         chg_fdev_t *x = &f->fd[d];
         cl_int err = CL_SUCCESS;
@@ -774,6 +857,7 @@ clhgemm_status_t chg_fact_run_host(clhgemm_handle_t h, chg_fact_call_t *c)
     clhgemm_status_t st = h->ndev > 0 ? host_setup(&v, h) : CLHGEMM_NO_DEVICE;
     cl_int err = (cl_int)st;
     if (err == CL_SUCCESS) v.f.hold = (size_t)chg_env_int("CLHGEMM_FACTOR_HOLD", 0, 0, INT_MAX);
+    if (err == CL_SUCCESS) err = (cl_int)chg_fu_slow_start(&v.f);
     if (err == CL_SUCCESS && h->trace_path) {
         v.f.trace = chg_trace_begin(h->trace_path, h->trace_origin);
         for (int d = 0; d < v.f.ndev; d++) chg_trace_align(v.f.trace, d, v.f.fd[d].qk);
@@ -781,6 +865,7 @@ clhgemm_status_t chg_fact_run_host(clhgemm_handle_t h, chg_fact_call_t *c)
     for (int d = 0; d < v.f.ndev && err == CL_SUCCESS; d++) err = chg_fx_up_start(&v.f, d);
     const int looped = err == CL_SUCCESS;
     if (looped) err = run_loop(&v);
+    chg_fu_slow_stop(&v.f); /* its waits complete at once: nothing is left behind them */
     int dropped = 0;
     if (v.f.fd) {
         const cl_int up = chg_fx_up_join(&v.f);

@@ -8,9 +8,13 @@
  */
 #include "lapack/fact_update.h"
 
+#include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
+#include "base/util.h"
 #include "core/l3_map.h"
 #include "core/trsm_dev.h"
 #include "core/trsm_subst.h"
@@ -222,6 +226,121 @@ static cl_int span_close(chg_fact_t *f, int d, cl_event first, const char *name,
     if (last) clReleaseEvent(last);
     clReleaseEvent(first);
     return err;
+}
+
+/* ---- markers -------------------------------------------------------------------------------- */
+
+/* ---- a slowed device (CLHGEMM_FACTOR_SLOW) ------------------------------------------------- */
+
+#define SLOW_RING 64 /* waits enqueued and not yet completed, at most */
+
+struct chg_fu_slow_s {
+    int dev;
+    long ms;
+    pthread_t th;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    cl_event ring[SLOW_RING];
+    size_t head, tail; /* ring[head % SLOW_RING] is the next to complete */
+    int stop;
+};
+
+/* Completes each user event ms after it was queued (at once after stop). */
+static void *slow_thread(void *arg)
+{
+    struct chg_fu_slow_s *s = arg;
+    pthread_mutex_lock(&s->mu);
+    for (;;) {
+        while (s->head == s->tail && !s->stop) pthread_cond_wait(&s->cv, &s->mu);
+        if (s->head == s->tail) break;
+        cl_event ev = s->ring[s->head % SLOW_RING];
+        const int now = s->stop;
+        pthread_mutex_unlock(&s->mu);
+        if (!now) {
+            const struct timespec ts = {.tv_sec = s->ms / 1000, .tv_nsec = s->ms % 1000 * 1000000L};
+            nanosleep(&ts, NULL);
+        }
+        clSetUserEventStatus(ev, CL_COMPLETE);
+        clReleaseEvent(ev);
+        pthread_mutex_lock(&s->mu);
+        s->head++;
+        pthread_cond_broadcast(&s->cv); /* a full ring has room again */
+    }
+    pthread_mutex_unlock(&s->mu);
+    return NULL;
+}
+
+clhgemm_status_t chg_fu_slow_start(chg_fact_t *f)
+{
+    const char *v = chg_getenv("CLHGEMM_FACTOR_SLOW");
+    if (!v || !*v) return CLHGEMM_SUCCESS;
+    const char *colon = strchr(v, ':');
+    char dev[32];
+    long d = -1, ms = -1;
+    if (colon && (size_t)(colon - v) < sizeof dev) {
+        memcpy(dev, v, (size_t)(colon - v));
+        dev[colon - v] = '\0';
+        if (!chg_parse_long(dev, &d) || !chg_parse_long(colon + 1, &ms)) d = ms = -1;
+    }
+    if (d < 0 || d >= f->ndev || ms < 1 || ms > 10000) {
+        chg_env_warn("CLHGEMM_FACTOR_SLOW", v,
+                     "is not DEVICE:MS with a device of this call (0 .. %d) and 1 .. 10000 ms; "
+                     "no device is slowed", f->ndev - 1);
+        return CLHGEMM_SUCCESS;
+    }
+    struct chg_fu_slow_s *s = calloc(1, sizeof *s);
+    if (!s) return CLHGEMM_OUT_OF_HOST_MEMORY;
+    s->dev = (int)d;
+    s->ms = ms;
+    pthread_mutex_init(&s->mu, NULL);
+    pthread_cond_init(&s->cv, NULL);
+    if (pthread_create(&s->th, NULL, slow_thread, s) != 0) {
+        pthread_cond_destroy(&s->cv);
+        pthread_mutex_destroy(&s->mu);
+        free(s);
+        return CLHGEMM_OUT_OF_HOST_MEMORY;
+    }
+    chg_log(1, "factor: CLHGEMM_FACTOR_SLOW: device %ld waits %ld ms before each step's update",
+            d, ms);
+    f->slow = s;
+    return CLHGEMM_SUCCESS;
+}
+
+cl_int chg_fu_slow_step(chg_fact_t *f, int d)
+{
+    struct chg_fu_slow_s *s = f->slow;
+    if (!s || d != s->dev) return CL_SUCCESS;
+    cl_int err = CL_SUCCESS;
+    cl_event ev = clCreateUserEvent(f->fd[d].ctx, &err);
+    if (err != CL_SUCCESS) return chg_fact_fail(f, d, err);
+    err = clEnqueueMarkerWithWaitList(f->fd[d].qk, 1, &ev, NULL);
+    if (err != CL_SUCCESS) { /* nothing waits for it */
+        clSetUserEventStatus(ev, CL_COMPLETE);
+        clReleaseEvent(ev);
+        return chg_fact_fail(f, d, err);
+    }
+    clFlush(f->fd[d].qk);
+    pthread_mutex_lock(&s->mu);
+    while (s->tail - s->head == SLOW_RING) pthread_cond_wait(&s->cv, &s->mu);
+    s->ring[s->tail++ % SLOW_RING] = ev; /* the thread completes and releases it */
+    pthread_cond_broadcast(&s->cv);
+    pthread_mutex_unlock(&s->mu);
+    return CL_SUCCESS;
+}
+
+void chg_fu_slow_stop(chg_fact_t *f)
+{
+    struct chg_fu_slow_s *s = f->slow;
+    if (!s) return;
+    pthread_mutex_lock(&s->mu);
+    s->stop = 1;
+    pthread_cond_broadcast(&s->cv);
+    pthread_mutex_unlock(&s->mu);
+    pthread_join(s->th, NULL);
+    pthread_cond_destroy(&s->cv);
+    pthread_mutex_destroy(&s->mu);
+    free(s);
+    f->slow = NULL;
 }
 
 /* ---- markers -------------------------------------------------------------------------------- */

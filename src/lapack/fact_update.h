@@ -28,6 +28,18 @@
 
 #include "lapack/fact_dist.h"
 
+/* CLHGEMM_FACTOR_SLOW=D:MS (a test hook, host memory): device D's kernel queue waits MS
+ * milliseconds of wall time before each step's trailing update, as a device that much slower
+ * would, while the driver goes on -- a user event in the queue that a thread of the call
+ * completes MS ms after the driver enqueued it. So two devices of unequal speed are tested on
+ * equal PoCL devices: the driver then waits for the slow one's panels and panel buffers.
+ * chg_fu_slow_start reads the variable (a malformed value or a device the call does not have:
+ * one line naming it, and no delay); chg_fu_slow_step enqueues device d's wait (d not the slow
+ * one: nothing); chg_fu_slow_stop completes what is still waiting at once and ends the thread. */
+clhgemm_status_t chg_fu_slow_start(chg_fact_t *f);
+cl_int chg_fu_slow_step(chg_fact_t *f, int d);
+void chg_fu_slow_stop(chg_fact_t *f);
+
 /* A marker on device d's kernel queue after ev (NULL: nothing). */
 cl_int chg_fu_after(chg_fact_t *f, int d, cl_event ev);
 

@@ -91,7 +91,8 @@ static void *uploader(void *arg)
     double bytes = 0;
     size_t done = 0, reg_was = 0;
     cl_int err = CL_SUCCESS;
-    for (size_t j = f->w0 + (size_t)u->d; j < f->w1 && err == CL_SUCCESS; j += (size_t)f->ndev) {
+    for (size_t j = f->w0; j < f->w1 && err == CL_SUCCESS; j++) {
+        if (f->owner[j] != u->d) continue;
         while (f->hold && done >= 2 && atomic_load(&f->steps_done) < f->hold &&
                !atomic_load(&f->unhold)) {
             const struct timespec ts = {0, 100000};
@@ -175,7 +176,8 @@ int chg_fx_arrived(chg_fact_t *f, size_t j, int wait, cl_int *err)
 {
     if (f->arrived[j]) return 1;
     const int d = f->owner[j];
-    const size_t t = (j - f->w0) / (size_t)f->ndev; /* its index among its owner's blocks */
+    size_t t = 0; /* its index among its owner's blocks of the window */
+    for (size_t i = f->w0; i < j; i++) t += f->owner[i] == d;
     upl_t *u = f->fd[d].uploader;
     if (wait) atomic_store(&f->unhold, 1);
     while (atomic_load(&f->ups[d]) <= t) {
