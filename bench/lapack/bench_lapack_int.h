@@ -62,8 +62,9 @@ typedef struct bl_cell_s {
     int bad;           /* the call failed or its check did: ours FAILED, a competitor WARN */
     char why[160];     /* why it did not run or what failed */
     /* ours on a handle (C_HOST, C_LIM, C_ONE): the devices its calls spread over (0: the
-     * route gave them to the CPU LAPACK; -1: not known; bench_lapack_runs.c says how it is told), and whether the
-     * matrix exceeds the devices' room for it (BL_OOC_*; C_HOST and C_LIM) */
+     * route gave them to the CPU LAPACK; -1: not known; bench_lapack_runs.c says how it is
+     * told), and whether the matrix exceeds the devices' room for it (BL_OOC_*; C_HOST and
+     * C_LIM) */
     int devs, ooc;
 } bl_cell_t;
 

@@ -8,8 +8,8 @@
  * OpenBLAS; and the host column's variants over it: under --memory-limit (lim/host) and all
  * devices over the first alone (host/1dev). Beside the host column the devices its calls used and
  * whether the matrix exceeds their room (ooc), again beside the limit column; the variants'
- * columns appear only where their option is given. Backward errors are printed as ratios to OpenBLAS's ("x1.3") where OpenBLAS ran at
- * that size, else as the scaled value itself.
+ * columns appear only where their option is given. Backward errors are printed as ratios to
+ * OpenBLAS's ("x1.3") where OpenBLAS ran at that size, else as the scaled value itself.
  */
 #define _POSIX_C_SOURCE 200809L
 

@@ -39,7 +39,8 @@ case $mode in
     done ;;
   onedev)
     rows=$(grep -cE "^ *$n +$num +2 +[^ ]+ +$num +$num " "$log")
-    [ "$rows" -ge 6 ] || fail "$rows row(s) with ours on 2 devices and a host/1dev ratio, 6 expected" ;;
+    [ "$rows" -ge 6 ] ||
+      fail "$rows row(s) with ours on 2 devices and a host/1dev ratio, 6 expected" ;;
   *) fail "unknown mode $mode" ;;
 esac
 echo "smoke_check: $mode ok"
