@@ -21,13 +21,13 @@
  *       [--png FILE] [--trace FILE] [--device SPEC] [--no-openblas] [--no-cusolver]
  *       [--no-host] [--no-device] [--warmup W] [--memory-limit SIZE] [--one-device]
  *
- * Timing: one warm-up call (--warmup), then --reps timed calls (default 3), each on a fresh
- * copy of the input (the copy not timed); the median, as GFLOP/s by LAPACK's counts (potrf n^3/3, getrf
- * 2n^3/3, geqrf 4n^3/3, S and D alike). Checks: the backward error of each result by an O(n^2)
- * test with a random vector (bench_lapack_problem.c), and info = 0 (the matrices are made
- * positive definite and nonsingular); ours beyond tolerance is FAILED and the exit status 1, a
- * competitor beyond it a WARN. --layout row runs ours on row-major matrices; the competitors,
- * which have only column-major forms, factor the same matrix in column-major order.
+ * Timing: one warm-up call (--warmup), then --reps timed calls (default 3), each on a fresh copy of
+ * the input (the copy not timed); the median, as GFLOP/s by LAPACK's counts (potrf n^3/3, getrf
+ * 2n^3/3, geqrf 4n^3/3, S and D alike). Checks: the backward error of each result by an O(n^2) test
+ * with a random vector (bench_lapack_problem.c), and info = 0 (the matrices are made positive
+ * definite and nonsingular); ours beyond tolerance is FAILED and the exit status 1, a competitor
+ * beyond it a WARN. --layout row runs ours on row-major matrices; the competitors, which have only
+ * column-major forms, factor the same matrix in column-major order.
  *
  * The program in parts: bench_lapack_opts.c (the options), _problem.c (the data and the
  * checks), _runs.c (the columns and their timing), _report.c (table, CSV, PNG); what they share
