@@ -64,6 +64,24 @@
 #               bench/probe/probe_lmem.c, bench/probe/probe_pinned_share.c (two GPUs: one
 #               context's pinned staging feeding the other)
 #   ptxas       ptxas -v (sm_90) on each GEMM kernel the driver caches: registers, spills, mma.sync
+#   factor      the factorizations' record, clhgemm-bench-lapack (one process per precision and
+#               routine; every result checked; FACTOR_PARTS, default all of: incore ooc big trace
+#               scaling): incore: d potrf n = $FACTOR_D_POTRF (4096,8192,20000,40000), getrf
+#               $FACTOR_D_GETRF (8192,20000,40000), geqrf $FACTOR_D_GEQRF (8192,20000,30000), s of
+#               the three at $FACTOR_S_SIZES (8192,20000,40000), --reps $FACTOR_REPS (2), OpenBLAS up
+#               to $FACTOR_OB_MAX (8192); ooc: DPOTRF and DGEQRF n = $FACTOR_OOC_N (40000) again
+#               under --memory-limit $FACTOR_LIMIT (8G) beside the in-core host column
+#               (CLHGEMM_VERBOSE=1: the driver's own "out of core" line); big: DGETRF n =
+#               $FACTOR_BIG_N (110000, 97 GB) from host memory, 1 call, no warm-up: plain where it
+#               exceeds the GPU (nvidia-smi's memory.total up to 100 GiB: the H100), else under
+#               --memory-limit $FACTOR_BIG_LIMIT (64G) alone (an H200); trace: one traced call of
+#               each d routine at n = $FACTOR_TRACE_N (16384), summed by trace_summary.py;
+#               scaling: where $FACTOR_GPUS (nvidia-smi's count) > 1, d potrf, getrf, geqrf at
+#               $FACTOR_SCALING_SIZES (20000,40000,60000) on every GPU and on the first alone
+#               (--one-device). Each run under FACTOR_TIMEOUT (570 s); the whole takes more than
+#               one 10-minute device command: run the parts apart (FACTOR_PARTS=incore, then
+#               FACTOR_PARTS="ooc big", ...) with a --out each, since a stage's folder is cleared
+#               when it starts
 #   scalapack   clhgemm-bench-scalapack (bench/scalapack/; needs Open MPI's mpirun, libopenmpi-dev
 #               and libscalapack-openmpi-dev where the tree is built): PDGEMM, PDPOTRF, PDGETRF at
 #               n = $SCAL_SIZES (8192,16384), NB = $SCAL_NBS (64..2048), the grids of $SCAL_GRIDS
@@ -94,8 +112,11 @@
 # (80s), CPU_MODEL (1), TRACE_N (32768), TRACE_ENVS (-), AB_PARTS (device host level3),
 # AB_ROUNDS (1), AB_SRC, AB_HOST_SIZES, AB_MID_SIZES, NUMPY_BUDGET (12), NUMPY_SIZES, NUMPY_ROUNDS (3), NUMPY_ROUND_SIZES (256,512,1024),
 # LAPACK_NUMPY_SIZES, LAPACK_NUMPY_OB_MAX (16384), LAPACK_NUMPY_BUDGET (20), LAPACK_C_SIZES,
-# SCAL_SIZES, SCAL_NBS, SCAL_GRIDS, SCAL_GPU_RANKS, SCAL_CPU_RANKS, SCAL_PARTS, CLHGEMM_CACHE_DIR
-# (/tmp/clhgemm-cache).
+# FACTOR_PARTS, FACTOR_D_POTRF, FACTOR_D_GETRF, FACTOR_D_GEQRF, FACTOR_S_SIZES, FACTOR_REPS (2),
+# FACTOR_OB_MAX (8192), FACTOR_OOC_N (40000), FACTOR_LIMIT (8G), FACTOR_BIG_N (110000),
+# FACTOR_BIG_LIMIT (64G), FACTOR_TRACE_N (16384), FACTOR_GPUS, FACTOR_SCALING_SIZES,
+# FACTOR_TIMEOUT (570), SCAL_SIZES, SCAL_NBS, SCAL_GRIDS, SCAL_GPU_RANKS, SCAL_CPU_RANKS,
+# SCAL_PARTS, CLHGEMM_CACHE_DIR (/tmp/clhgemm-cache).
 set -u -o pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.." || exit 2
@@ -115,7 +136,7 @@ while [ $# -gt 0 ]; do
       OUT=$2; shift ;;
     --out=*) OUT=${1#--out=} ;;
     all) STAGES+=(build tests device host level3) ;;
-    build | tests | device | tf32 | host | sweep | smallcall | zerocopy | blasnumpy | lapacknumpy | oversize | scaling | level3 | level3host | complex | trsmblocked | cpushare | trace | probe | ptxas | scalapack)
+    build | tests | device | tf32 | host | sweep | smallcall | zerocopy | blasnumpy | lapacknumpy | oversize | scaling | level3 | level3host | complex | trsmblocked | cpushare | trace | factor | probe | ptxas | scalapack)
       STAGES+=("$1") ;;
     ab)
       [ $# -ge 2 ] || { echo "gpu_record: ab needs a revision (ab REV)" >&2; exit 2; }
@@ -586,6 +607,92 @@ stage_trace() {
       grep -E '^dev[0-9]+:' "$SD/trace-$i.txt"; } >>"$SD/summary.txt"
   done
   cat "$SD/clocks.txt" >>"$SD/summary.txt"
+  return "$r"
+}
+
+# factor: a bench-lapack log's tables (its routine heads, rows, notes and verdict; not the
+# library's verbose lines)
+factor_tables() { sed -n '/^== /,$p' "$1" | grep -vE '^(CSV|PNG):|^clhgemm:|^$'; }
+
+stage_factor() {
+  need_build || return 1
+  local r=0 p rt sizes n lim mem gpus big=() i
+  local bl=$B/lapack/clhgemm-bench-lapack t=${FACTOR_TIMEOUT:-570} reps=${FACTOR_REPS:-2}
+  local parts=" ${FACTOR_PARTS:-incore ooc big trace scaling} "
+  [ -x "$bl" ] || { echo "no $bl (built with OpenBLAS only)" >"$SD/summary.txt"; return 1; }
+  if [[ $parts == *" incore "* ]]; then
+    for p in d s; do
+      for rt in potrf getrf geqrf; do
+        case $p$rt in
+          dpotrf) sizes=${FACTOR_D_POTRF:-4096,8192,20000,40000} ;;
+          dgetrf) sizes=${FACTOR_D_GETRF:-8192,20000,40000} ;;
+          dgeqrf) sizes=${FACTOR_D_GEQRF:-8192,20000,30000} ;;
+          *) sizes=${FACTOR_S_SIZES:-8192,20000,40000} ;;
+        esac
+        run_win "bench-lapack $p$rt $sizes" "$SD/$p$rt.log" "$t" "$bl" --prec "$p" --routines "$rt" \
+          --sizes "$sizes" --reps "$reps" --no-openblas-above "${FACTOR_OB_MAX:-8192}" \
+          --csv "$SD/$p$rt.csv" || r=1
+      done
+    done
+  fi
+  if [[ $parts == *" ooc "* ]]; then
+    n=${FACTOR_OOC_N:-40000} lim=${FACTOR_LIMIT:-8G}
+    for rt in potrf geqrf; do
+      run_win "bench-lapack d$rt $n --memory-limit $lim" "$SD/ooc-d$rt.log" "$t" env CLHGEMM_VERBOSE=1 \
+        "$bl" --prec d --routines "$rt" --sizes "$n" --reps "$reps" --memory-limit "$lim" --no-device \
+        --no-cusolver --no-openblas --csv "$SD/ooc-d$rt.csv" || r=1
+    done
+  fi
+  if [[ $parts == *" big "* ]]; then
+    # larger than an 80 GB GPU as it is; on a larger one (H200: 141 GB) under a limit instead
+    mem=0
+    [ "$HAVE_SMI" = 1 ] && mem=$(nvidia-smi --query-gpu=memory.total --format=csv,noheader,nounits 2>/dev/null |
+      head -1 | tr -dc 0-9)
+    [ "${mem:-0}" -gt 102400 ] && big=(--memory-limit "${FACTOR_BIG_LIMIT:-64G}" --no-host)
+    n=${FACTOR_BIG_N:-110000}
+    run_win "bench-lapack dgetrf $n ${big[*]:-(plain)}" "$SD/big-dgetrf.log" "$t" env CLHGEMM_VERBOSE=1 \
+      "$bl" --prec d --routines getrf --sizes "$n" --reps 1 --warmup 0 --no-device --no-cusolver \
+      --no-openblas "${big[@]+"${big[@]}"}" --csv "$SD/big-dgetrf.csv" || r=1
+  fi
+  if [[ $parts == *" trace "* ]]; then
+    n=${FACTOR_TRACE_N:-16384}
+    run_win "bench-lapack d traces $n" "$SD/trace.log" "$t" "$bl" --prec d --sizes "$n" --reps 1 \
+      --no-device --no-cusolver --no-openblas --trace "$SD/trace.json" || r=1
+    for rt in potrf getrf geqrf; do
+      [ -f "$SD/trace-d$rt.json" ] || continue
+      python3 "$ROOT/bench/prof/trace_summary.py" "$SD/trace-d$rt.json" --gaps 8 >"$SD/trace-d$rt.txt" 2>&1 || r=1
+      gzip -f "$SD/trace-d$rt.json" 2>/dev/null
+    done
+  fi
+  if [[ $parts == *" scaling "* ]]; then
+    gpus=${FACTOR_GPUS:-0}
+    [ -z "${FACTOR_GPUS:-}" ] && [ "$HAVE_SMI" = 1 ] && gpus=$(nvidia-smi -L 2>/dev/null | wc -l)
+    if [ "$gpus" -gt 1 ]; then
+      sizes=${FACTOR_SCALING_SIZES:-20000,40000,60000}
+      for rt in potrf getrf geqrf; do
+        run_win "bench-lapack d$rt $sizes --one-device" "$SD/scaling-d$rt.log" "$t" "$bl" --prec d \
+          --routines "$rt" --sizes "$sizes" --reps "$reps" --one-device --no-device --no-cusolver \
+          --no-openblas --csv "$SD/scaling-d$rt.csv" || r=1
+      done
+    else
+      echo "one GPU: no scaling runs" >"$SD/scaling.txt"
+    fi
+  fi
+  {
+    [ -f "$SD/dpotrf.log" ] && grep -E '^(device|handles|cuSOLVER|OpenBLAS) *:' "$SD/dpotrf.log"
+    for i in dpotrf dgetrf dgeqrf spotrf sgetrf sgeqrf ooc-dpotrf ooc-dgeqrf big-dgetrf trace \
+      scaling-dpotrf scaling-dgetrf scaling-dgeqrf; do
+      [ -f "$SD/$i.log" ] || continue
+      echo "-- $i"; grep -E '^(limit|one dev) *:' "$SD/$i.log"; factor_tables "$SD/$i.log"
+      grep -hE '^clhgemm: factor: [sd][a-z]+ [0-9]+ x [0-9]+ .*(in core|out of core)$' "$SD/$i.log" | sort | uniq -c
+    done
+    for rt in potrf getrf geqrf; do
+      [ -f "$SD/trace-d$rt.txt" ] || continue
+      echo "-- trace d$rt"; grep -E '^trace |^dev[0-9]+:' "$SD/trace-d$rt.txt"
+    done
+    cat "$SD/scaling.txt" 2>/dev/null
+    cat "$SD/clocks.txt"
+  } >"$SD/summary.txt"
   return "$r"
 }
 

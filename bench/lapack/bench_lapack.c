@@ -9,20 +9,25 @@
  * timed), OpenBLAS's LAPACK on the host (its own threads; up to --no-openblas-above, since at
  * n = 40000 it takes minutes), and, where built with the CUDA toolkit and a CUDA device answers,
  * cuSOLVER on a device array (the upload not timed) and cuSOLVER with the copies from and to
- * pageable host memory timed (bench/lapack/cusolver_ref.c). Public API of clhgemm only.
+ * pageable host memory timed (bench/lapack/cusolver_ref.c). Public API of clhgemm only. With
+ * --memory-limit SIZE the host column runs again on a handle whose device memory limit is SIZE
+ * (out of core where the matrix exceeds it), with --one-device again on a handle of the first
+ * device alone (the scaling over devices); beside each host column the devices its calls used
+ * and whether the matrix exceeds the devices' room for it (bench_lapack_opts.c's help text says
+ * exactly what those columns mean).
  *
  *   clhgemm-bench-lapack [--routines potrf,getrf,geqrf] [--prec s|d|both] [--sizes N,...]
  *       [--layout col|row] [--uplo L|U] [--reps R] [--no-openblas-above N] [--csv FILE]
  *       [--png FILE] [--trace FILE] [--device SPEC] [--no-openblas] [--no-cusolver]
- *       [--no-host] [--no-device]
+ *       [--no-host] [--no-device] [--warmup W] [--memory-limit SIZE] [--one-device]
  *
- * Timing: one warm-up call, then --reps timed calls (default 3), each on a fresh copy of the
- * input (the copy not timed); the median, as GFLOP/s by LAPACK's counts (potrf n^3/3, getrf
- * 2n^3/3, geqrf 4n^3/3, S and D alike). Checks: the backward error of each result by an O(n^2)
- * test with a random vector (bench_lapack_problem.c), and info = 0 (the matrices are made
- * positive definite and nonsingular); ours beyond tolerance is FAILED and the exit status 1, a
- * competitor beyond it a WARN. --layout row runs ours on row-major matrices; the competitors,
- * which have only column-major forms, factor the same matrix in column-major order.
+ * Timing: one warm-up call (--warmup), then --reps timed calls (default 3), each on a fresh copy of
+ * the input (the copy not timed); the median, as GFLOP/s by LAPACK's counts (potrf n^3/3, getrf
+ * 2n^3/3, geqrf 4n^3/3, S and D alike). Checks: the backward error of each result by an O(n^2) test
+ * with a random vector (bench_lapack_problem.c), and info = 0 (the matrices are made positive
+ * definite and nonsingular); ours beyond tolerance is FAILED and the exit status 1, a competitor
+ * beyond it a WARN. --layout row runs ours on row-major matrices; the competitors, which have only
+ * column-major forms, factor the same matrix in column-major order.
  *
  * The program in parts: bench_lapack_opts.c (the options), _problem.c (the data and the
  * checks), _runs.c (the columns and their timing), _report.c (table, CSV, PNG); what they share
@@ -74,6 +79,52 @@ static int pick_device(const bl_opts_t *o, clhgemm_device_info_t *out)
     return 0;
 }
 
+/* The room for the matrix on the handle's devices of memory mem[0 .. n), as the factorization
+ * driver reckons it (src/lapack/fact_driver.c host_setup): per device its memory limit (limit,
+ * else CLHGEMM_DEVICE_MEMORY_LIMIT, else 80% of its memory; never above its memory) less the
+ * GEMM workspace it keeps (CLHGEMM_WORKSPACE_LIMIT, else a quarter of its memory; at most a
+ * quarter of the limit). A malformed variable counts as unset, as the library takes it. */
+static unsigned long long room(const unsigned long long *mem, int n, unsigned long long limit)
+{
+    unsigned long long env_lim = 0, env_ws = 0, sum = 0;
+    bl_parse_size(getenv("CLHGEMM_DEVICE_MEMORY_LIMIT"), &env_lim);
+    bl_parse_size(getenv("CLHGEMM_WORKSPACE_LIMIT"), &env_ws);
+    if (!limit) limit = env_lim;
+    for (int d = 0; d < n; d++) {
+        const unsigned long long lim = limit ? (limit < mem[d] ? limit : mem[d]) : mem[d] / 10 * 8;
+        const unsigned long long ws = env_ws ? env_ws : mem[d] / 4;
+        sum += lim - (ws < lim / 4 ? ws : lim / 4);
+    }
+    return sum;
+}
+
+/* The devices a handle of the run takes (clhgemm_create's rule: CLHGEMM_DEVICES, else every
+ * GPU, else every device), the first one's index, and the rooms of c->o's limits. */
+static void handle_devices(bl_ctx_t *c)
+{
+    enum { MAXD = 64 };
+    size_t count = 0;
+    c->hdev_first = -1;
+    if (clhgemm_devices_get(NULL, NULL, 0, &count) != CLHGEMM_SUCCESS || !count) return;
+    clhgemm_device_info_t *list = calloc(count, sizeof *list);
+    if (!list || clhgemm_devices_get(NULL, list, count, &count) != CLHGEMM_SUCCESS) {
+        free(list);
+        return;
+    }
+    const char *env = getenv("CLHGEMM_DEVICES");
+    size_t ngpu = 0;
+    for (size_t i = 0; i < count; i++) ngpu += list[i].kind == CLHGEMM_DEVICE_GPU;
+    unsigned long long mem[MAXD];
+    for (size_t i = 0; i < count && c->hdev < MAXD; i++) {
+        if (!(env && *env) && ngpu > 0 && list[i].kind != CLHGEMM_DEVICE_GPU) continue;
+        if (c->hdev_first < 0) c->hdev_first = list[i].index;
+        mem[c->hdev++] = list[i].global_mem_bytes;
+    }
+    free(list);
+    c->room_default = room(mem, c->hdev, 0);
+    c->room_limit = c->o.mem_limit ? room(mem, c->hdev, c->o.mem_limit) : 0;
+}
+
 /* The context and queue of the device-buffer column, the handle, cuSOLVER's availability. */
 static int open_run(bl_ctx_t *c, char *cus_line, size_t len)
 {
@@ -84,6 +135,7 @@ static int open_run(bl_ctx_t *c, char *cus_line, size_t len)
     if (!c->context) return fprintf(stderr, "clCreateContext: %d\n", err), 1;
     c->queue = clCreateCommandQueue(c->context, c->info.device, 0, &err);
     if (!c->queue) return fprintf(stderr, "clCreateCommandQueue: %d\n", err), 1;
+    handle_devices(c);
     if (!c->o.no_host) {
         const double t0 = bl_now_ms();
         clhgemm_status_t st = clhgemm_create(&c->handle, NULL);
@@ -144,6 +196,15 @@ static void banner_top(const bl_ctx_t *c)
            c->info.has_fp64 ? "yes" : "no");
 }
 
+/* bytes as GiB, MiB or KiB */
+static const char *human(unsigned long long b, char *buf, size_t len)
+{
+    if (b >= 1ull << 30) snprintf(buf, len, "%.1f GiB", b / 1073741824.0);
+    else if (b >= 1ull << 20) snprintf(buf, len, "%.1f MiB", b / 1048576.0);
+    else snprintf(buf, len, "%.1f KiB", b / 1024.0);
+    return buf;
+}
+
 static void banner_rest(const bl_ctx_t *c, const char *cus_line)
 {
     const bl_opts_t *o = &c->o;
@@ -152,10 +213,23 @@ static void banner_rest(const bl_ctx_t *c, const char *cus_line)
     if (!o->openblas) printf("; column off (--no-openblas)\n");
     else printf("; its LAPACK up to n = %d\n", o->ob_max);
     printf("cuSOLVER: %s\n", cus_line);
-    printf("run     : ours %s-major (the competitors column-major, the same matrix)%s; 1 warm-up "
+    char r1[32], r2[32];
+    printf("handles : %d device(s), the first [%d]; room for a matrix in core %s (the devices' "
+           "limits less the driver's GEMM workspace; ooc: the matrix exceeds it)\n",
+           c->hdev, c->hdev_first, human(c->room_default, r1, sizeof r1));
+    if (o->mem_limit)
+        printf("limit   : ours-lim on a handle of its own with a device memory limit of %s per "
+               "device: room %s\n", o->mem_limit_arg, human(c->room_limit, r2, sizeof r2));
+    if (o->one_device && c->hdev < 2)
+        printf("one dev : --one-device skipped: the handle has %d device(s), nothing to compare\n",
+               c->hdev);
+    else if (o->one_device)
+        printf("one dev : ours-1dev on a handle of device [%d] alone; host/1dev = the %d devices' "
+               "rate over it\n", c->hdev_first, c->hdev);
+    printf("run     : ours %s-major (the competitors column-major, the same matrix)%s; %d warm-up "
            "and %d timed calls, each on a fresh copy of the input (not timed), median; host "
            "clock around each synchronous call\n", o->row ? "row" : "column",
-           o->upper ? ", potrf upper" : ", potrf lower", o->reps);
+           o->upper ? ", potrf upper" : ", potrf lower", o->warmup, o->reps);
     printf("check   : berr = ||r||_inf / (n eps ||A||_inf ||x||_inf) for a random x (potrf "
            "A x - L L^T x, getrf P A x - L U x, geqrf A x - Q R x, Q by the CPU LAPACK's ormqr), "
            "and info = 0; above %g ours fails (exit status 1), a competitor is a WARN\n", BL_BERR_FAIL);
@@ -191,7 +265,10 @@ static void one_size(bl_ctx_t *c, int r, int dbl, int n, int largest)
         return;
     }
     c->nrows++;
-    for (int k = 0; k < NC; k++) bl_run_column(c, &p, k, &row->c[k]);
+    if (p.lowmem)
+        printf("  note n=%d: one host copy of the matrix (two do not fit): each call's input is "
+               "generated afresh\n", n);
+    for (int k = 0; k < NC; k++) bl_run_column(c, &p, bl_col_order[k], &row->c[bl_col_order[k]]);
     bl_table_row(c, row);
     if (largest && c->o.trace && c->handle) {
         char file[1100];

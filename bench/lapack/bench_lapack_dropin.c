@@ -167,7 +167,8 @@ static double run_col(bl_ctx_t *c, bl_prob_t *p, int col, int warm, int reps, do
     *bad = 0;
     if (reps > 64) reps = 64;
     for (int k = warm ? -1 : 0; k < reps; k++) {
-        bl_copy(c->threads, p->w, p->a0, p->elems * p->es);
+        if (p->lowmem) bl_refill(c, p, p->row); /* one host copy: the input made afresh */
+        else bl_copy(c->threads, p->w, p->a0, p->elems * p->es);
         const double t0 = bl_now_ms();
         if (call(c, p, col, &info) != 0) {
             *bad = 1;

@@ -23,12 +23,17 @@
 enum { R_POTRF, R_GETRF, R_GEQRF, NR };
 extern const char *const bl_rname[NR]; /* "potrf", "getrf", "geqrf" */
 
-/* The columns, in the order they run for each size. */
-enum { C_HOST, C_DEV, C_OB, C_CUS_RES, C_CUS_CP, NC };
+/* The columns (they run in the order bl_col_order gives): ours on host memory, on a device
+ * buffer, OpenBLAS, cuSOLVER's two, then the host column again on a handle with
+ * --memory-limit's device memory limit and on a handle of the first device alone
+ * (--one-device). */
+enum { C_HOST, C_DEV, C_OB, C_CUS_RES, C_CUS_CP, C_LIM, C_ONE, NC };
+extern const int bl_col_order[NC];
 extern const char *const bl_cname[NC];  /* CSV and PNG names: "ours_host" ... */
 extern const char *const bl_ctitle[NC]; /* table headings: "ours-host" ... */
 
 #define BL_MAX_SIZES 64
+#define BL_MAX_N 1000000  /* the largest order taken (int n; host memory decides below it) */
 #define BL_BERR_FAIL 10.0 /* the scaled backward error above which a result fails */
 
 typedef struct bl_opts_s {
@@ -37,11 +42,14 @@ typedef struct bl_opts_s {
     int sizes[BL_MAX_SIZES], nsizes;
     int row;           /* --layout row: ours on row-major matrices */
     int upper;         /* --uplo U: potrf's upper triangle */
-    int reps;
+    int reps, warmup;  /* --reps; --warmup: untimed calls before them (default 1) */
     int openblas, ob_max; /* --no-openblas; --no-openblas-above N */
     int cusolver;      /* --no-cusolver */
     int no_host, no_dev; /* --no-host, --no-device: leave a column of ours out */
     const char *device_spec; /* --device: the device of the device-buffer column */
+    unsigned long long mem_limit; /* --memory-limit: bytes per device of C_LIM's handle */
+    const char *mem_limit_arg;    /* as given */
+    int one_device;    /* --one-device: C_ONE */
     const char *csv, *png, *trace;
 } bl_opts_t;
 
@@ -53,7 +61,15 @@ typedef struct bl_cell_s {
     int info;          /* the routine's info on the checked result */
     int bad;           /* the call failed or its check did: ours FAILED, a competitor WARN */
     char why[160];     /* why it did not run or what failed */
+    /* ours on a handle (C_HOST, C_LIM, C_ONE): the devices its calls spread over (0: the
+     * route gave them to the CPU LAPACK; -1: not known; bench_lapack_runs.c says how it is
+     * told), and whether the matrix exceeds the devices' room for it (BL_OOC_*; C_HOST and
+     * C_LIM) */
+    int devs, ooc;
 } bl_cell_t;
+
+/* the help text (bench_lapack_opts.c) says what each means */
+enum { BL_OOC_NA = -1, BL_OOC_NO, BL_OOC_YES, BL_OOC_NEAR, BL_OOC_YES_TIGHT };
 
 typedef struct bl_row_s {
     int r, dbl, n;
@@ -65,6 +81,8 @@ typedef struct bl_row_s {
  * every call factors (w), and the check's vector and norm. */
 typedef struct bl_prob_s {
     int r, dbl, n, row, upper;
+    int lowmem;        /* one host copy only (a0, a0c NULL): each refresh regenerates w */
+    uint64_t seed;     /* the generator's seed of the matrix */
     size_t es, elems;  /* element size, n * n */
     void *a0, *a0c, *w;
     int *ipiv;
@@ -80,6 +98,12 @@ typedef struct bl_ctx_s {
     cl_context context;
     cl_command_queue queue;
     clhgemm_handle_t handle;
+    /* The devices a handle of the run takes (clhgemm_create's rule: CLHGEMM_DEVICES, else
+     * every GPU, else every device), the first one's index (--one-device's handle), and the
+     * matrix bytes the factorization driver can keep on them in core by default and under
+     * --memory-limit (bench_lapack.c's handle_devices says how). */
+    int hdev, hdev_first;
+    unsigned long long room_default, room_limit;
     int threads;       /* host threads for copies and checks */
     char date[32];
     int cusolver_ok;   /* built with cuSOLVER and a CUDA device answers */
@@ -90,6 +114,9 @@ typedef struct bl_ctx_s {
 
 /* ---- bench_lapack_opts.c ---- */
 int bl_parse_args(int argc, char **argv, bl_opts_t *o);
+/* The library's byte counts (digits with an optional K, M or G suffix, case-insensitive): 1 and
+ * *out set, or 0 when s is not one (or is zero or too large). */
+int bl_parse_size(const char *s, unsigned long long *out);
 /* The default sizes for a GPU or a CPU device, where --sizes was not given. */
 void bl_default_sizes(bl_opts_t *o, int gpu);
 
@@ -99,6 +126,8 @@ double bl_flops(int r, int n);
 /* The problem's arrays and data (0), or -1 with why set (host memory). */
 int bl_prob_make(bl_ctx_t *c, bl_prob_t *p, int r, int dbl, int n, char *why, size_t len);
 void bl_prob_free(bl_prob_t *p);
+/* The problem's matrix into p->w afresh (row: row-major; a lowmem problem's refresh). */
+void bl_refill(const bl_ctx_t *c, bl_prob_t *p, int row);
 /* dst = src, bytes, by the run's threads (the untimed refresh of a call's input). */
 void bl_copy(int threads, void *dst, const void *src, size_t bytes);
 /* The scaled backward error of the factors in f (column-major, ld n; ipiv or tau as the routine

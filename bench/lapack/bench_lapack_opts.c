@@ -5,6 +5,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,8 +14,11 @@
 
 const char *const bl_rname[NR] = {"potrf", "getrf", "geqrf"};
 const char *const bl_cname[NC] = {"ours_host", "ours_dev", "openblas", "cusolver_res",
-                                  "cusolver_copies"};
-const char *const bl_ctitle[NC] = {"ours-host", "ours-dev", "OpenBLAS", "cuS-res", "cuS-copy"};
+                                  "cusolver_copies", "ours_limit", "ours_1dev"};
+const char *const bl_ctitle[NC] = {"ours-host", "ours-dev", "OpenBLAS", "cuS-res", "cuS-copy",
+                                   "ours-lim", "ours-1dev"};
+/* ours on a handle first (the host column, then its two variants), then the rest */
+const int bl_col_order[NC] = {C_HOST, C_LIM, C_ONE, C_DEV, C_OB, C_CUS_RES, C_CUS_CP};
 
 static void usage(FILE *f)
 {
@@ -30,18 +34,48 @@ static void usage(FILE *f)
         "  --layout col|row      ours' layout (default col; the competitors factor the same\n"
         "                        matrix in column-major order)\n"
         "  --uplo L|U            potrf's triangle (default L)\n"
-        "  --reps R              timed calls after one warm-up call (default 3); the median\n"
+        "  --reps R              timed calls after the warm-up (default 3); the median\n"
+        "  --warmup W            untimed calls before them (default 1; 0 for a size whose call\n"
+        "                        takes minutes: the first call then includes the kernel builds\n"
+        "                        and pinned staging)\n"
         "  --no-openblas-above N OpenBLAS only up to order N (default 16384)\n"
         "  --no-openblas  --no-cusolver  --no-host  --no-device   leave a column out\n"
         "  --device SPEC         the device of the device-buffer column (index, name, gpu/cpu;\n"
         "                        default: CLHGEMM_DEVICES' first, else the first GPU, else the\n"
         "                        first)\n"
+        "  --memory-limit SIZE   ours on host memory once more, on a handle whose device memory\n"
+        "                        limit is SIZE per device (the library's syntax: digits with\n"
+        "                        K, M or G, as CLHGEMM_DEVICE_MEMORY_LIMIT; that handle's\n"
+        "                        option, the other columns keep theirs): columns ours-lim, its\n"
+        "                        ooc, and lim/host, its rate over the in-core host column's\n"
+        "                        (--no-host leaves the limit column alone)\n"
+        "  --one-device          ours on host memory once more, on a handle of the handle's first\n"
+        "                        device alone: columns ours-1dev and host/1dev, all devices' rate\n"
+        "                        over the first's (skipped, with a line, where there is one)\n"
         "  --csv FILE            a line per routine, precision and size\n"
         "  --png FILE            GFLOP/s against n (gnuplot)\n"
         "  --trace FILE          one more host call of ours at the largest size, traced into FILE\n"
         "                        (CLHGEMM_TRACE; FILE-<p><routine>.json per routine and precision\n"
         "                        when several run)\n"
-        "  -h, --help\n");
+        "  -h, --help\n"
+        "Columns of ours on a handle: devs, the devices its calls spread over (the handle's\n"
+        "devices; cpu where the library's call record says the route gave the call to the CPU\n"
+        "LAPACK, cpu? where a cpu record from an earlier size was not overwritten: the record\n"
+        "is written by a call on the CPU only); ooc, yes where the matrix's n^2 elements exceed\n"
+        "the devices' room for it -- the sum over the handle's devices of its memory limit\n"
+        "(SIZE, else CLHGEMM_DEVICE_MEMORY_LIMIT, else 80%% of the device's memory; at most the\n"
+        "memory) less the GEMM workspace the factorization driver keeps (CLHGEMM_WORKSPACE_LIMIT,\n"
+        "else a quarter of the device's memory; at most a quarter of the limit) -- so that the\n"
+        "call cannot run in core: the driver runs it out of core; yes? the same where the room\n"
+        "holds fewer than 10 block columns (n x nb, nb CLHGEMM_FACTOR_NB, else 512) a device:\n"
+        "where not even two fit beside the driver's buffers the call runs on the CPU LAPACK\n"
+        "instead; no where the matrix and 8 block columns a device (the driver's panel and\n"
+        "staging buffers) fit the room: in core; near where only the matrix fits: either.\n"
+        "An estimate from the sizes, not the driver's decision: CLHGEMM_VERBOSE=1 prints that\n"
+        "('in core' or 'out of core', or 'does not fit the devices' for the CPU LAPACK).\n"
+        "A matrix whose two host copies (the input kept and the work copy) do not fit the host's\n"
+        "memory runs with one: each call's input is generated afresh (untimed), and cuSOLVER's\n"
+        "columns, which need both, are skipped.\n");
 }
 
 static int parse_sizes(const char *s, bl_opts_t *o)
@@ -51,7 +85,7 @@ static int parse_sizes(const char *s, bl_opts_t *o)
     while (*p) {
         char *end;
         long v = strtol(p, &end, 10);
-        if (end == p || v <= 0 || v > 46340 || n >= BL_MAX_SIZES) return -1; /* n^2 fits int */
+        if (end == p || v <= 0 || v > BL_MAX_N || n >= BL_MAX_SIZES) return -1;
         o->sizes[n++] = (int)v;
         p = end;
         if (*p == ',') p++;
@@ -83,6 +117,22 @@ void bl_default_sizes(bl_opts_t *o, int gpu)
     const int *s = gpu ? big : small;
     o->nsizes = gpu ? (int)(sizeof big / sizeof *big) : (int)(sizeof small / sizeof *small);
     memcpy(o->sizes, s, (size_t)o->nsizes * sizeof *s);
+}
+
+int bl_parse_size(const char *s, unsigned long long *out)
+{
+    if (!s || *s < '0' || *s > '9') return 0;
+    char *end = NULL;
+    errno = 0;
+    const unsigned long long v = strtoull(s, &end, 10);
+    unsigned shift = 0;
+    if (*end == 'K' || *end == 'k') shift = 10;
+    else if (*end == 'M' || *end == 'm') shift = 20;
+    else if (*end == 'G' || *end == 'g') shift = 30;
+    if (shift) end++;
+    if (*end || errno == ERANGE || v == 0 || v > (~0ULL >> shift)) return 0;
+    *out = v << shift;
+    return 1;
 }
 
 /* The value of option i (and i advanced), or NULL when it is missing. */
@@ -126,7 +176,18 @@ static int one_option(int argc, char **argv, int *i, bl_opts_t *o)
         VAL();
         o->reps = atoi(v);
         if (o->reps < 1) return fprintf(stderr, "bad --reps %s\n", v), -1;
-    } else if (!strcmp(a, "--no-openblas-above")) {
+    } else if (!strcmp(a, "--warmup")) {
+        VAL();
+        o->warmup = atoi(v);
+        if (o->warmup < 0 || (o->warmup == 0 && strcmp(v, "0")))
+            return fprintf(stderr, "bad --warmup %s\n", v), -1;
+    } else if (!strcmp(a, "--memory-limit")) {
+        VAL();
+        if (!bl_parse_size(v, &o->mem_limit))
+            return fprintf(stderr, "bad --memory-limit %s (digits with K, M or G)\n", v), -1;
+        o->mem_limit_arg = v;
+    } else if (!strcmp(a, "--one-device")) o->one_device = 1;
+    else if (!strcmp(a, "--no-openblas-above")) {
         VAL();
         o->ob_max = atoi(v);
     } else if (!strcmp(a, "--no-openblas")) o->openblas = 0;
@@ -162,6 +223,7 @@ int bl_parse_args(int argc, char **argv, bl_opts_t *o)
     for (int r = 0; r < NR; r++) o->routine[r] = 1;
     o->do_s = o->do_d = 1;
     o->reps = 3;
+    o->warmup = 1;
     o->openblas = o->cusolver = 1;
     o->ob_max = 16384;
     for (int i = 1; i < argc; i++) {

@@ -13,7 +13,9 @@
  * the one vector R x -- as ||r||_inf / (n eps ||A||_inf ||x||_inf), in long double, so that the
  * check's own rounding stays below the factorization's. Work that touches n^2 elements (fill,
  * copies, products, transposes) is spread over the host's cores: at n = 40000 in double a
- * single thread takes seconds for each.
+ * single thread takes seconds for each. A matrix whose two host copies do not fit the host's
+ * memory (DGETRF n = 110000 is 97 GB) is kept once: the check's vectors are taken from it
+ * first, and each call's input is generated afresh into the work array (bl_refill).
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -273,8 +275,8 @@ void bl_prob_free(bl_prob_t *p)
     memset(p, 0, sizeof *p);
 }
 
-/* x, A x and the norms the check scales by. */
-static void prob_vectors(const bl_ctx_t *c, bl_prob_t *p)
+/* x, A x and the norms the check scales by, from the column-major matrix a. */
+static void prob_vectors(const bl_ctx_t *c, bl_prob_t *p, const void *a)
 {
     const size_t n = (size_t)p->n;
     long double *ones = malloc(n * sizeof *ones), *rs = malloc(n * sizeof *rs);
@@ -284,15 +286,37 @@ static void prob_vectors(const bl_ctx_t *c, bl_prob_t *p)
         p->xnorm = fmax(p->xnorm, fabs((double)p->x[i]));
         if (ones) ones[i] = 1;
     }
-    mv(c->threads, p->a0c, p->dbl, p->n, P_FULL, 0, p->x, p->ax);
+    mv(c->threads, a, p->dbl, p->n, P_FULL, 0, p->x, p->ax);
     p->anorm = 0;
     if (ones && rs) { /* the row sums of |A| */
-        mv_t m = {p->a0c, p->dbl, p->n, 0, 1, P_FULL, ones, rs};
+        mv_t m = {a, p->dbl, p->n, 0, 1, P_FULL, ones, rs};
         par_run(n < 512 ? 1 : c->threads, mv_part, &m);
         for (size_t i = 0; i < n; i++) p->anorm = fmax(p->anorm, (double)rs[i]);
     }
     free(ones);
     free(rs);
+}
+
+void bl_refill(const bl_ctx_t *c, bl_prob_t *p, int row)
+{
+    fill_t f = {p, p->w, row, p->seed};
+    par_run(c->threads, fill_part, &f);
+}
+
+/* The host memory the problem takes: 0 with p->lowmem set where two copies of the matrix (the
+ * input kept, the work copy; three for a row-major LU or QR) fit, else where one does (its
+ * input made afresh before each call), or -1 with why. */
+static int host_plan(bl_prob_t *p, int copies, char *why, size_t len)
+{
+    const size_t bytes = p->elems * p->es, vec = (size_t)p->n * (2 * sizeof(long double) + 16);
+    const unsigned long long avail = host_available(), usable = avail / 10 * 9;
+    p->lowmem = avail && bytes * copies + vec > usable;
+    if (p->lowmem && bytes + vec > usable) {
+        snprintf(why, len, "needs %.1f GiB of host memory (one copy of the matrix), %.1f GiB "
+                 "available", (bytes + vec) / 1073741824.0, avail / 1073741824.0);
+        return -1;
+    }
+    return 0;
 }
 
 int bl_prob_make(bl_ctx_t *c, bl_prob_t *p, int r, int dbl, int n, char *why, size_t len)
@@ -305,35 +329,38 @@ int bl_prob_make(bl_ctx_t *c, bl_prob_t *p, int r, int dbl, int n, char *why, si
     p->upper = c->o.upper;
     p->es = dbl ? 8 : 4;
     p->elems = (size_t)n * (size_t)n;
+    p->seed = 1000003u * (uint64_t)(r + 1) + (uint64_t)n;
     /* Cholesky's matrix is symmetric: the competitors' column-major copy is ours' */
     const int own_c = p->row && r != R_POTRF;
-    const size_t bytes = p->elems * p->es, need = bytes * (own_c ? 3 : 2);
-    const unsigned long long avail = host_available();
-    if (avail && need > avail / 10 * 9) {
-        snprintf(why, len, "needs %.1f GiB of host memory, %.1f GiB available", need / 1073741824.0,
-                 avail / 1073741824.0);
-        return -1;
+    const size_t bytes = p->elems * p->es;
+    if (host_plan(p, own_c ? 3 : 2, why, len)) return -1;
+    const size_t need = p->lowmem ? bytes : bytes * (own_c ? 3 : 2);
+    if (!p->lowmem) {
+        p->a0 = malloc(bytes);
+        p->a0c = own_c ? malloc(bytes) : p->a0;
     }
-    p->a0 = malloc(bytes);
-    p->a0c = own_c ? malloc(bytes) : p->a0;
     p->w = malloc(bytes);
     p->ipiv = malloc((size_t)n * sizeof *p->ipiv);
     p->tau = malloc((size_t)n * p->es);
     p->x = malloc((size_t)n * sizeof *p->x);
     p->ax = malloc((size_t)n * sizeof *p->ax);
-    if (!p->a0 || !p->a0c || !p->w || !p->ipiv || !p->tau || !p->x || !p->ax) {
+    if ((!p->lowmem && (!p->a0 || !p->a0c)) || !p->w || !p->ipiv || !p->tau || !p->x || !p->ax) {
         snprintf(why, len, "out of host memory (%.1f GiB)", need / 1073741824.0);
         bl_prob_free(p);
         return -1;
     }
-    const uint64_t seed = 1000003u * (uint64_t)(r + 1) + (uint64_t)n;
-    fill_t f = {p, p->a0, p->row, seed};
+    if (p->lowmem) { /* the vectors from the column-major matrix in w, refilled before a call */
+        bl_refill(c, p, 0);
+        prob_vectors(c, p, p->w);
+        return 0;
+    }
+    fill_t f = {p, p->a0, p->row, p->seed};
     par_run(c->threads, fill_part, &f);
     if (own_c) {
-        fill_t fc = {p, p->a0c, 0, seed};
+        fill_t fc = {p, p->a0c, 0, p->seed};
         par_run(c->threads, fill_part, &fc);
     }
-    prob_vectors(c, p);
+    prob_vectors(c, p, p->a0c);
     return 0;
 }
 
