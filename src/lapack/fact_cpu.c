@@ -48,7 +48,8 @@ static double model_time(clhgemm_handle_t h, const chg_fact_t *f, size_t every)
     const double share = every ? 1.0 / (double)every : 0;
     double sum = 0;
     for (size_t k = 0; k < f->nsteps; k++) {
-        const double rows = (double)c->m - (double)k * nb, cols = (double)c->n - (double)(k + 1) * nb;
+        const double rows = (double)c->m - (double)k * nb;
+        const double cols = (double)c->n - (double)(k + 1) * nb;
         /* Cholesky updates the lower half of the trailing matrix: half a GEMM's flops */
         const double half = c->kind == CHG_FACT_POTRF ? 0.5 : 1.0;
         const double mult = c->kind == CHG_FACT_GEQRF ? 2.0 : 1.0; /* larfb: two GEMMs */

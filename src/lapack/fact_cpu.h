@@ -17,10 +17,13 @@
  * rate at the update's shape, from the tuning entry that `clhgemm-tune` writes, else measured
  * once per process). A step takes the longer of the devices' share of the trailing update and
  * the CPU's part (its panel, then its share of the update); the share is the N that minimises
- * the sum over the steps, taken only where that is 2% below the sum without a share -- never
- * where the devices are CPUs themselves (PoCL), where it would slow the call (CLHGEMM_CPU_SHARE_ANY_DEVICE=1 lets the tests run the model
- there). CLHGEMM_VERBOSE=1
- * says what the model chose and why.
+ * the sum over the steps, taken only where that is 2% below the sum without a share. Never
+ * beside devices that are CPUs themselves (PoCL): they run on the very cores the share would
+ * take, which the model does not count; there the routing sends a factorization to the CPU
+ * LAPACK anyway (fact_route.h), which is faster still. CLHGEMM_CPU_SHARE_ANY_DEVICE=1 lets the
+ * model run there (the tests; with CLHGEMM_ROUTE=device on PoCL it takes one block of every 3
+ * or 4 at n = 2048, and a forced share measured 1.3-3x the driver's rate without one).
+ * CLHGEMM_VERBOSE=1 says what the model chose and why.
  */
 #ifndef CHG_LAPACK_FACT_CPU_H
 #define CHG_LAPACK_FACT_CPU_H

@@ -8,7 +8,8 @@
  * device owner[j], at local columns lcol[j] .. lcol[j] + width of that device's storage. The
  * distribution is the static 1-D block-cyclic one of "Enabling and Scaling Matrix Computations
  * on Heterogeneous Multi-Core and Multi-GPU Systems" (Song, Tomov, Dongarra): block j on device
- * j mod ndev, so that every device keeps a share of the trailing matrix to the end. With one device it is the
+ * j mod ndev, so that every device keeps a share of the trailing matrix to the end (and with
+ * the CPU's share, fact_cpu.h, one block of every N on the CPU). With one device it is the
  * whole matrix in its own layout; on device buffers it is the caller's buffer itself.
  *
  * A device's storage has the view's orientation: element (i, jl) of its local view at

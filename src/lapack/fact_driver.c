@@ -402,7 +402,8 @@ static cl_int cpu_update(drv_t *v, size_t k, const size_t *blk, size_t n)
     const int chol = f->c->kind == CHG_FACT_POTRF;
     if (chol && v->down[k % 2]) {
         const cl_int err = clWaitForEvents(1, &v->down[k % 2]);
-        if (err != CL_SUCCESS) return chg_fact_fail(f, f->owner[k], err);
+        if (err != CL_SUCCESS)
+            return chg_fact_on_cpu(f, k) ? err : chg_fact_fail(f, f->owner[k], err);
     }
     const chg_fc_panel_t p = {.pin = v->pin[k % 2].ptr,
                               .ld = chol ? (f->c->trans ? f->nb : f->c->n) : v->pld,

@@ -42,7 +42,8 @@ static clhgemm_status_t potrf_rest(chg_fact_t *f, size_t s)
     const char *uplo = c->trans ? "U" : "L";
     int info = 0;
     if (c->prec == CHG_F64 && L->dpotrf) L->dpotrf(uplo, &r, (double *)at(f, s, s), &lda, &info, 1);
-    else if (c->prec == CHG_F32 && L->spotrf) L->spotrf(uplo, &r, (float *)at(f, s, s), &lda, &info, 1);
+    else if (c->prec == CHG_F32 && L->spotrf)
+        L->spotrf(uplo, &r, (float *)at(f, s, s), &lda, &info, 1);
     else return CLHGEMM_NO_CPU_LAPACK;
     if (info > 0) c->info = (int)s + info;
     return CLHGEMM_SUCCESS;

@@ -20,7 +20,10 @@
 #include "core/trsm_subst.h"
 #include "kernels/params.h"
 
-static int layout_of(const chg_fact_t *f) { return f->c->trans ? CLHGEMM_ROW_MAJOR : CLHGEMM_COL_MAJOR; }
+static int layout_of(const chg_fact_t *f)
+{
+    return f->c->trans ? CLHGEMM_ROW_MAJOR : CLHGEMM_COL_MAJOR;
+}
 
 /* ---- the core's calls on views -------------------------------------------------------------- */
 
@@ -217,7 +220,8 @@ static cl_int span_close(chg_fact_t *f, int d, cl_event first, const char *name,
 {
     if (!first) return err;
     cl_event last = NULL;
-    if (err == CL_SUCCESS && clEnqueueMarkerWithWaitList(f->fd[d].qk, 0, NULL, &last) == CL_SUCCESS) {
+    if (err == CL_SUCCESS &&
+        clEnqueueMarkerWithWaitList(f->fd[d].qk, 0, NULL, &last) == CL_SUCCESS) {
         char track[48], label[64];
         snprintf(track, sizeof track, "dev%d kernel", f->fd[d].index);
         snprintf(label, sizeof label, "%s %zu", name, k);

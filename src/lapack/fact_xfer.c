@@ -205,7 +205,7 @@ int chg_fx_arrived(chg_fact_t *f, size_t j, int wait, cl_int *err)
     return 1;
 }
 
-/* ---- out of core: earlier windows' panels ----------------------------------------------------- */
+/* ---- out of core: earlier windows' panels -------------------------------------------------- */
 
 cl_int chg_fx_stream(chg_fact_t *f, int d, size_t p0, size_t p1, size_t r0, int slot,
                      chg_lsrc_t *src, cl_event *last)
