@@ -470,7 +470,9 @@ static cl_int trailing(drv_t *v, size_t k, size_t *blk)
         }
         if (err == CL_SUCCESS) err = chg_fu_slow_step(f, d);
         if (err == CL_SUCCESS) err = bring(v, d, blk, nb, k + 1);
-        if (err == CL_SUCCESS && f->ndev > 1) { /* panel k's buffer is free after this */
+        if (err == CL_SUCCESS && (f->ndev > 1 || f->cpu >= 0)) {
+            /* panel k's buffer (another owner's panel: several devices, the CPU's) is free
+             * after this */
             chg_ev_release(&f->fd[d].pan_free[k % CHG_FACT_PANELS]);
             err = chg_fu_mark(f, d, &f->fd[d].pan_free[k % CHG_FACT_PANELS]);
         }
