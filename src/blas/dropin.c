@@ -22,6 +22,7 @@
 #include "cpu/blas_dlopen.h"
 #include "cpu/share_blas.h"
 #include "blas/snapshot.h"
+#include "host/dropin_session.h"
 #include "host/handle.h"
 #include "host/route.h"
 
@@ -29,20 +30,13 @@
  * creating the handle): on the H100 machine OpenBLAS won every size up to n = 512 (2.7e8 flops). */
 #define AUTO_MIN_FLOPS 1e8
 
-enum { OFF_AUTO, OFF_ALWAYS, OFF_NEVER };
-
-static pthread_once_t g_once = PTHREAD_ONCE_INIT, g_handle_once = PTHREAD_ONCE_INIT;
-static int g_mode = OFF_AUTO;
-static int g_stats;
+static pthread_once_t g_once = PTHREAD_ONCE_INIT;
 static int g_cblas;                 /* the CPU BLAS has the CBLAS GEMMs (the small-GEMM route's) */
 /* dropin.h's chg_blas_small_gemm: its state, set once by init (the pointers before the state,
  * released by it). */
 atomic_int chg_blas_small_;
 chg_blas_dgemm_fn chg_blas_dgemm_;
 chg_blas_sgemm_fn chg_blas_sgemm_;
-static atomic_int g_child;          /* this process is a fork() child of one that used the library */
-static atomic_int g_warned;
-static clhgemm_handle_t g_handle;
 /* by routine and precision (s, d, c, z: chg_blas_pi) */
 static atomic_long g_calls[BL_COUNT][4], g_offloaded[BL_COUNT][4];
 
@@ -54,12 +48,6 @@ static const char *const g_names[BL_COUNT][4] = {
     {NULL, NULL, "cher2k", "zher2k"}};
 
 /* One line per process, for every kind of failure: what failed, and what runs instead. */
-static void warn_once(const char *what, const char *status, const char *instead)
-{
-    if (atomic_exchange(&g_warned, 1)) return;
-    fprintf(stderr, "clhgemm-blas: %s (%s): %s on the CPU BLAS (%s)\n", what, status, instead, chg_cpu_lib_name());
-}
-
 static void print_stats(void)
 {
     long calls = 0, off = 0;
@@ -76,20 +64,19 @@ static void print_stats(void)
         }
 }
 
-static void on_fork_child(void) { atomic_store(&g_child, 1); }
-
 static void init(void)
 {
-    static const char *const modes[] = {"auto", "always", "never", NULL}; /* as OFF_* */
-    g_mode = chg_env_choice("CLHGEMM_BLAS_OFFLOAD", modes, OFF_AUTO);
-    g_stats = chg_env_flag("CLHGEMM_BLAS_STATS", 0);
+    /* its handle's routing is set to the devices: the drop-in asks the model itself */
+    static const chg_dropin_conf_t conf = {.tag = "clhgemm-blas", .cpu_what = "CPU BLAS",
+                                           .calls = "level-3 call",
+                                           .mode_var = "CLHGEMM_BLAS_OFFLOAD",
+                                           .stats_var = "CLHGEMM_BLAS_STATS",
+                                           .print_stats = print_stats, .device_route = 1};
+    chg_dropin_init(&conf);
     /* cpu/tiny_select.c measures the kernel against the CPU BLAS's cblas_?gemm: without them (a CPU
      * BLAS with the Fortran interface only) small GEMMs take that interface, as before */
     g_cblas = chg_cpu_available();
-    if (g_stats) atexit(print_stats);
-    /* A child of fork() must not touch the parent's OpenCL contexts or threads: CPU only. */
-    pthread_atfork(NULL, NULL, on_fork_child);
-    int small = g_cblas && g_mode != OFF_ALWAYS && !g_stats ? 1 : -1;
+    int small = g_cblas && chg_dropin_mode_ != CHG_OFF_ALWAYS && !chg_dropin_stats_ ? 1 : -1;
 #ifdef HAVE_CBLAS_TABLE
     if (g_cblas) {
         chg_blas_dgemm_ = chg_cblas()->p_dgemm;
@@ -99,20 +86,6 @@ static void init(void)
     small = -1; /* no table to call (and no CPU BLAS: g_cblas is 0) */
 #endif
     atomic_store_explicit(&chg_blas_small_, small, memory_order_release);
-}
-
-/* The handle, created at the first call that may go to the devices; its own routing is set to
- * the devices, since the drop-in asks the model itself. */
-static void make_handle(void)
-{
-    clhgemm_handle_t h = NULL;
-    const clhgemm_status_t st = clhgemm_create(&h, NULL);
-    if (st != CLHGEMM_SUCCESS) {
-        warn_once("no clhgemm device", clhgemm_status_string(st), "every level-3 call runs");
-        return;
-    }
-    h->route.mode = ROUTE_DEVICE;
-    g_handle = h;
 }
 
 /* ---- the two ways ---------------------------------------------------------------------------- */
@@ -304,13 +277,13 @@ static chg_route_call_t model_call(const chg_blas_call_t *c)
 
 static clhgemm_handle_t offload_handle(const chg_blas_call_t *c)
 {
-    if (g_mode == OFF_NEVER || atomic_load_explicit(&g_child, memory_order_relaxed)) return NULL;
+    if (chg_dropin_mode_ == CHG_OFF_NEVER || chg_dropin_child()) return NULL;
     const chg_route_call_t rc = model_call(c);
-    if (g_mode == OFF_AUTO && rc.flops < AUTO_MIN_FLOPS) return NULL;
-    pthread_once(&g_handle_once, make_handle);
-    if (!g_handle) return NULL;
-    if (g_mode == OFF_AUTO && chg_route_model_cpu(g_handle, &rc)) return NULL;
-    return g_handle;
+    if (chg_dropin_mode_ == CHG_OFF_AUTO && rc.flops < AUTO_MIN_FLOPS) return NULL;
+    clhgemm_handle_t h = chg_dropin_handle();
+    if (!h) return NULL;
+    if (chg_dropin_mode_ == CHG_OFF_AUTO && chg_route_model_cpu(h, &rc)) return NULL;
+    return h;
 }
 
 void chg_blas_run(const chg_blas_call_t *bc)
@@ -319,7 +292,7 @@ void chg_blas_run(const chg_blas_call_t *bc)
     /* (a small GEMM came here only where chg_blas_small_gemm declined it) */
     /* counted only for CLHGEMM_BLAS_STATS: a locked add on every call is a few ns of a small
      * product's ~20 (and a shared cache line between the threads of an OpenMP loop) */
-    if (g_stats) atomic_fetch_add_explicit(&g_calls[bc->routine][chg_blas_pi(bc)], 1, memory_order_relaxed);
+    if (chg_dropin_stats_) atomic_fetch_add_explicit(&g_calls[bc->routine][chg_blas_pi(bc)], 1, memory_order_relaxed);
     clhgemm_handle_t h = offload_handle(bc);
     if (h) {
         /* the block the devices may overwrite, copied first where the call reads it (a failure
@@ -330,13 +303,13 @@ void chg_blas_run(const chg_blas_call_t *bc)
         if (!need || chg_snap_take(&snap, h->pool, bc->c, (size_t)bc->ldc, rows, cols, elem_bytes(bc)) == 0) {
             const clhgemm_status_t st = run_device(h, bc);
             if (st == CLHGEMM_SUCCESS) {
-                if (g_stats) atomic_fetch_add(&g_offloaded[bc->routine][chg_blas_pi(bc)], 1);
+                if (chg_dropin_stats_) atomic_fetch_add(&g_offloaded[bc->routine][chg_blas_pi(bc)], 1);
                 if (need) chg_snap_release(&snap);
                 return;
             }
             char what[64];
             snprintf(what, sizeof what, "%s on the devices failed", g_names[bc->routine][chg_blas_pi(bc)]);
-            warn_once(what, clhgemm_status_string(st), "the call, and any other that fails, runs");
+            chg_dropin_warn_once(what, clhgemm_status_string(st), "the call, and any other that fails, runs");
             if (need) {
                 chg_snap_restore(&snap, h->pool, bc->c, (size_t)bc->ldc);
                 chg_snap_release(&snap);

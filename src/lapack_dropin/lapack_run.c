@@ -33,6 +33,7 @@
 #include "clhgemm.h"
 #include "cpu/blas_dlopen.h"
 #include "cpu/lapack_link.h"
+#include "host/dropin_session.h"
 #include "host/handle.h"
 #include "host/route.h"
 #include "host/staging.h"
@@ -43,14 +44,7 @@
  * an LU of n < 530. */
 #define AUTO_MIN_FLOPS 1e8
 
-enum { OFF_AUTO, OFF_ALWAYS, OFF_NEVER };
-
-static pthread_once_t g_once = PTHREAD_ONCE_INIT, g_handle_once = PTHREAD_ONCE_INIT;
-static int g_mode = OFF_AUTO;
-static int g_stats;
-static atomic_int g_child;          /* this process is a fork() child of one that used the library */
-static atomic_int g_warned;
-static clhgemm_handle_t g_handle;
+static pthread_once_t g_once = PTHREAD_ONCE_INIT;
 static atomic_long g_calls[LA_COUNT][2], g_offloaded[LA_COUNT][2];
 
 static const char *const g_names[LA_COUNT] = {"potrf", "potrs", "posv",  "getrf", "getrs",
@@ -59,14 +53,6 @@ static const char *const g_names[LA_COUNT] = {"potrf", "potrs", "posv",  "getrf"
 static void name_of(const chg_la_call_t *c, char *out, size_t size)
 {
     snprintf(out, size, "%c%s", c->dbl ? 'd' : 's', g_names[c->routine]);
-}
-
-/* One line per process, for every kind of failure: what failed, and what runs instead. */
-static void warn_once(const char *what, const char *status, const char *instead)
-{
-    if (atomic_exchange(&g_warned, 1)) return;
-    fprintf(stderr, "clhgemm-lapack: %s (%s): %s on the CPU LAPACK (%s)\n", what, status, instead,
-            chg_cpu_lib_name());
 }
 
 static void print_stats(void)
@@ -88,30 +74,15 @@ static void print_stats(void)
         }
 }
 
-static void on_fork_child(void) { atomic_store(&g_child, 1); }
-
 static void init(void)
 {
-    static const char *const modes[] = {"auto", "always", "never", NULL}; /* as OFF_* */
-    g_mode = chg_env_choice("CLHGEMM_LAPACK_OFFLOAD", modes, OFF_AUTO);
-    g_stats = chg_env_flag("CLHGEMM_LAPACK_STATS", 0);
-    if (g_stats) atexit(print_stats);
-    /* A child of fork() must not touch the parent's OpenCL contexts or threads: CPU only. */
-    pthread_atfork(NULL, NULL, on_fork_child);
-}
-
-/* The handle, created at the first call that may go to the devices. Under always its routing is
- * set to the devices (CLHGEMM_ROUTE=device); under auto it keeps the library's. */
-static void make_handle(void)
-{
-    clhgemm_handle_t h = NULL;
-    const clhgemm_status_t st = clhgemm_create(&h, NULL);
-    if (st != CLHGEMM_SUCCESS) {
-        warn_once("no clhgemm device", clhgemm_status_string(st), "every call runs");
-        return;
-    }
-    if (g_mode == OFF_ALWAYS) h->route.mode = ROUTE_DEVICE;
-    g_handle = h;
+    /* under always its handle's routing is set to the devices; under auto it keeps the
+     * library's */
+    static const chg_dropin_conf_t conf = {.tag = "clhgemm-lapack", .cpu_what = "CPU LAPACK",
+                                           .calls = "call", .mode_var = "CLHGEMM_LAPACK_OFFLOAD",
+                                           .stats_var = "CLHGEMM_LAPACK_STATS",
+                                           .print_stats = print_stats, .device_route = 0};
+    chg_dropin_init(&conf);
 }
 
 /* ---- the CPU LAPACK ---------------------------------------------------------------------- */
@@ -261,7 +232,7 @@ static void warn_failed(const chg_la_call_t *c, clhgemm_status_t st)
     char what[64], name[8];
     name_of(c, name, sizeof name);
     snprintf(what, sizeof what, "%s on the devices failed", name);
-    warn_once(what, clhgemm_status_string(st), "the call, and any other that fails, runs");
+    chg_dropin_warn_once(what, clhgemm_status_string(st), "the call, and any other that fails, runs");
 }
 
 /* One library call, what it may write copied first: 1 when it ran, 0 when the caller's data
@@ -380,15 +351,14 @@ static int route_cpu(clhgemm_handle_t h, const chg_la_call_t *c)
 
 static clhgemm_handle_t offload_handle(const chg_la_call_t *c)
 {
-    if (g_mode == OFF_NEVER || atomic_load_explicit(&g_child, memory_order_relaxed) || empty(c))
-        return NULL;
-    if (g_mode == OFF_AUTO && flops(c) < AUTO_MIN_FLOPS) return NULL;
-    pthread_once(&g_handle_once, make_handle);
+    if (chg_dropin_mode_ == CHG_OFF_NEVER || chg_dropin_child() || empty(c)) return NULL;
+    if (chg_dropin_mode_ == CHG_OFF_AUTO && flops(c) < AUTO_MIN_FLOPS) return NULL;
+    clhgemm_handle_t h = chg_dropin_handle();
     /* a handle whose devices were all lost (lapack/fact_rescue.h finished their calls) routes
      * everything to the CPU LAPACK itself: say so in the stats */
-    if (!g_handle || g_handle->ndev == 0) return NULL;
-    if (g_mode == OFF_AUTO && route_cpu(g_handle, c)) return NULL;
-    return g_handle;
+    if (!h || h->ndev == 0) return NULL;
+    if (chg_dropin_mode_ == CHG_OFF_AUTO && route_cpu(h, c)) return NULL;
+    return h;
 }
 
 void chg_la_run(const chg_la_call_t *c)
@@ -398,13 +368,13 @@ void chg_la_run(const chg_la_call_t *c)
         chg_la_cpu(c);
         return;
     }
-    if (g_stats) atomic_fetch_add_explicit(&g_calls[c->routine][c->dbl], 1, memory_order_relaxed);
+    if (chg_dropin_stats_) atomic_fetch_add_explicit(&g_calls[c->routine][c->dbl], 1, memory_order_relaxed);
     clhgemm_handle_t h = offload_handle(c);
     if (h) {
         const int done = c->routine == LA_POSV || c->routine == LA_GESV ? factor_solve(h, c)
                                                                            : guarded(h, c);
         if (done) {
-            if (g_stats) atomic_fetch_add(&g_offloaded[c->routine][c->dbl], 1);
+            if (chg_dropin_stats_) atomic_fetch_add(&g_offloaded[c->routine][c->dbl], 1);
             return;
         }
     }
