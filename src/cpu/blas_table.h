@@ -1,6 +1,6 @@
 /*
  * blas_table.h -- how the CPU layer reaches OpenBLAS (the only header that includes cblas.h;
- * share_blas.c, route_calls.c and lapack/fact_cpu.c include it).
+ * share_blas.c and route_calls.c include it).
  *
  * In the library (libclhgemm) the calls are linked to OpenBLAS as usual. In the drop-ins
  * (libblas.so.3, liblapack.so.3, built with CLHGEMM_CPU_DLOPEN) the library itself exports

@@ -12,7 +12,7 @@
 
 #include "base/trace.h"
 #include "base/util.h"
-#include "cpu/blas_table.h"
+#include "cpu/route_calls.h"
 #include "host/route.h"
 #include "lapack/fact_xfer.h"
 
@@ -79,10 +79,7 @@ size_t chg_fc_every(clhgemm_handle_t h, const chg_fact_t *f)
         }
     }
     const char *why = NULL;
-#ifndef CLHGEMM_HAVE_OPENBLAS
-    why = "no CPU BLAS in this build";
-#endif
-    if (!why && !h->route.cpu_ok) why = "no CPU BLAS";
+    if (!h->route.cpu_ok) why = "no CPU BLAS";
     if (!why && !f->c->a) why = "device buffers";
     if (!why && f->wblk < f->nblk) why = "out of core";
     if (!why && f->nblk < 3) why = "too few block columns";
@@ -122,64 +119,47 @@ size_t chg_fc_every(clhgemm_handle_t h, const chg_fact_t *f)
     return take ? every : 0;
 }
 
-#ifdef CLHGEMM_HAVE_OPENBLAS
+/* ---- the CPU BLAS (cpu/route_calls.h), column-major -------------------------------------- */
 
-/* ---- the CPU BLAS in either precision ------------------------------------------------------- */
-
-#define CM CblasColMajor
-static CBLAS_TRANSPOSE tr(int t) { return t ? CblasTrans : CblasNoTrans; }
+static int tr(int t) { return t ? CLHGEMM_TRANS : CLHGEMM_NO_TRANS; }
 
 static void gemm(chg_precision_t p, int ta, int tb, size_t m, size_t n, size_t k, double alpha,
                  const void *a, size_t lda, const void *b, size_t ldb, double beta, void *c,
                  size_t ldc)
 {
     if (!m || !n) return;
-    if (p == CHG_F64)
-        cblas_dgemm(CM, tr(ta), tr(tb), (int)m, (int)n, (int)k, alpha, a, (int)lda, b, (int)ldb,
-                    beta, c, (int)ldc);
-    else
-        cblas_sgemm(CM, tr(ta), tr(tb), (int)m, (int)n, (int)k, (float)alpha, a, (int)lda, b,
-                    (int)ldb, (float)beta, c, (int)ldc);
+    chg_cpu_blas_gemm(p, CLHGEMM_COL_MAJOR, tr(ta), tr(tb), (int)m, (int)n, (int)k, alpha, a,
+                      (int)lda, b, (int)ldb, beta, c, (int)ldc);
 }
 
+/* C := C - op(A) op(A)^T, C's lower triangle */
 static void syrk_lower(chg_precision_t p, int t, size_t n, size_t k, const void *a, size_t lda,
                        void *c, size_t ldc)
 {
     if (!n) return;
-    if (p == CHG_F64)
-        cblas_dsyrk(CM, CblasLower, tr(t), (int)n, (int)k, -1.0, a, (int)lda, 1.0, c, (int)ldc);
-    else
-        cblas_ssyrk(CM, CblasLower, tr(t), (int)n, (int)k, -1.0f, a, (int)lda, 1.0f, c, (int)ldc);
+    chg_cpu_blas_syrk(p, CLHGEMM_COL_MAJOR, CLHGEMM_LOWER, tr(t), (int)n, (int)k, -1.0, a,
+                      (int)lda, NULL, 0, 1.0, c, (int)ldc);
 }
 
-/* B := op(A)^-1 B (left) or B op(A)^-1 (right), or op(A) B (trmm, left) */
+/* B := op(A)^-1 B (left) or B op(A)^-1 (right) */
 static void trsm(chg_precision_t p, int right, int upper, int t, int unit, size_t m, size_t n,
                  const void *a, size_t lda, void *b, size_t ldb)
 {
     if (!m || !n) return;
-    const CBLAS_SIDE s = right ? CblasRight : CblasLeft;
-    const CBLAS_UPLO u = upper ? CblasUpper : CblasLower;
-    const CBLAS_DIAG dg = unit ? CblasUnit : CblasNonUnit;
-    if (p == CHG_F64)
-        cblas_dtrsm(CM, s, u, tr(t), dg, (int)m, (int)n, 1.0, a, (int)lda, b, (int)ldb);
-    else
-        cblas_strsm(CM, s, u, tr(t), dg, (int)m, (int)n, 1.0f, a, (int)lda, b, (int)ldb);
+    chg_cpu_blas_trsm(p, CLHGEMM_COL_MAJOR, right ? CLHGEMM_RIGHT : CLHGEMM_LEFT,
+                      upper ? CLHGEMM_UPPER : CLHGEMM_LOWER, tr(t),
+                      unit ? CLHGEMM_UNIT : CLHGEMM_NON_UNIT, (int)m, (int)n, 1.0, a, (int)lda, b,
+                      (int)ldb);
 }
 
+/* B := op(A) B */
 static void trmm_left(chg_precision_t p, int upper, int t, size_t m, size_t n, const void *a,
                       size_t lda, void *b, size_t ldb)
 {
     if (!m || !n) return;
-    const CBLAS_UPLO u = upper ? CblasUpper : CblasLower;
-    if (p == CHG_F64)
-        cblas_dtrmm(CM, CblasLeft, u, tr(t), CblasNonUnit, (int)m, (int)n, 1.0, a, (int)lda, b,
-                    (int)ldb);
-    else
-        cblas_strmm(CM, CblasLeft, u, tr(t), CblasNonUnit, (int)m, (int)n, 1.0f, a, (int)lda, b,
-                    (int)ldb);
+    chg_cpu_blas_trmm(p, CLHGEMM_COL_MAJOR, CLHGEMM_LEFT, upper ? CLHGEMM_UPPER : CLHGEMM_LOWER,
+                      tr(t), CLHGEMM_NON_UNIT, (int)m, (int)n, 1.0, a, (int)lda, b, (int)ldb);
 }
-
-#endif
 
 /* ---- storage -------------------------------------------------------------------------------- */
 
@@ -254,7 +234,6 @@ void chg_fc_panel_down(chg_fact_t *f, size_t k, void *pin, size_t pld, void *dia
 
 void chg_fc_potrf_solve(chg_fact_t *f, size_t k, const void *diag, void *pin, size_t hld)
 {
-#ifdef CLHGEMM_HAVE_OPENBLAS
     const chg_fact_call_t *c = f->c;
     const size_t es = f->es, kr = k * f->nb, kw = chg_fact_w(f, k), r0 = kr + kw;
     const size_t below = c->n - r0, jl = f->lcol[k];
@@ -268,14 +247,10 @@ void chg_fc_potrf_solve(chg_fact_t *f, size_t k, const void *diag, void *pin, si
         for (size_t i = 0; i < below; i++)
             memcpy((char *)pin + (i * hld + q) * es, at(f, r0 + i, jl + q), es);
     }
-#else
-    (void)f, (void)k, (void)diag, (void)pin, (void)hld;
-#endif
 }
 
 /* ---- updates -------------------------------------------------------------------------------- */
 
-#ifdef CLHGEMM_HAVE_OPENBLAS
 
 /* Cholesky: A(c0:n, block) -= L(c0:n, k) L(c0:c0+w, k)^T, L21 of panel k in the stored
  * orientation from row kr + kw (stored transposed: the column-major L21^T). */
@@ -343,12 +318,10 @@ static void geqrf_block(chg_fact_t *f, size_t k, size_t j, const chg_fc_panel_t 
     gemm(c->prec, 0, 0, rows, w, pw, -1.0, V, rows, W, nb, 1.0, A, c->m);
 }
 
-#endif
 
 void chg_fc_apply(chg_fact_t *f, size_t k, const size_t *blk, size_t nblk,
                   const chg_fc_panel_t *p)
 {
-#ifdef CLHGEMM_HAVE_OPENBLAS
     const unsigned long long t0 = f->trace ? chg_now_ns() : 0;
     for (size_t i = 0; i < nblk; i++) {
         switch (f->c->kind) {
@@ -363,9 +336,6 @@ void chg_fc_apply(chg_fact_t *f, size_t k, const size_t *blk, size_t nblk,
         snprintf(name, sizeof name, "update %zu (%zu block%s)", k, nblk, nblk > 1 ? "s" : "");
         chg_trace_host(f->trace, "cpu update", name, t0, chg_now_ns());
     }
-#else
-    (void)f, (void)k, (void)blk, (void)nblk, (void)p;
-#endif
 }
 
 void chg_fc_home(chg_fact_t *f, size_t j)
